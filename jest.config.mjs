@@ -1,0 +1,55 @@
+// One jest run for the whole workspace: a project per package or service that has tests.
+// TypeScript is transformed by swc to ESM (oidc-provider is ESM-only), so jest runs with
+// --experimental-vm-modules (see the root `test` script).
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = import.meta.dirname;
+
+const transform = {
+  '^.+\\.(t|j)s$': [
+    '@swc/jest',
+    {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+      module: { type: 'es6' },
+      sourceMaps: 'inline',
+    },
+  ],
+};
+
+const moduleNameMapper = {
+  // Workspace packages resolve to their sources, so tests never run stale builds.
+  '^@plant/([a-z0-9-]+)$': `${root}/packages/$1/src/index.ts`,
+  // NodeNext imports end in .js; the files on disk are .ts.
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+
+function project(dir) {
+  const name = dir.split('/').slice(-1)[0];
+  return {
+    displayName: name,
+    rootDir: join(root, dir),
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    testEnvironment: 'node',
+    extensionsToTreatAsEsm: ['.ts'],
+    transform,
+    moduleNameMapper,
+    testTimeout: 30_000,
+  };
+}
+
+const dirs = ['packages', 'services'].flatMap((group) =>
+  existsSync(join(root, group))
+    ? readdirSync(join(root, group))
+        .map((d) => `${group}/${d}`)
+        .filter((d) => existsSync(join(root, d, 'test')))
+    : [],
+);
+
+export default {
+  projects: dirs.map(project),
+  // Creates the test database and applies every service's migrations once per run.
+  globalSetup: join(root, 'packages/test-kit/global-setup.mjs'),
+  // Two cores: more workers only add contention with the services the tests start.
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+};

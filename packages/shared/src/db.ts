@@ -1,0 +1,69 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+export type { Knex } from 'knex';
+
+/** A migration as a plain module: services list theirs in code, so builds and tests load the same files. */
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  connectionString: string;
+  /** The service's own schema: its tables and its migration bookkeeping live there. */
+  schema: string;
+  poolMax?: number;
+  applicationName?: string;
+}
+
+/** A knex instance bound to one schema. int8 stays a string (exact int64 end to end). */
+export function createDatabase({ connectionString, schema, poolMax = 10, applicationName }: DatabaseOptions): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString, application_name: applicationName ?? schema },
+    searchPath: [schema],
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
+    acquireConnectionTimeout: 5_000,
+  });
+}
+
+/** Applies the service's migrations; knex's lock keeps concurrent runners from both applying. */
+export async function migrateLatest(db: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
+  await db.raw('create schema if not exists ??', [schema]);
+  const byName = new Map(migrations.map((m) => [m.name, m]));
+  const [, applied] = (await db.migrate.latest({
+    schemaName: schema,
+    tableName: 'knex_migrations',
+    migrationSource: {
+      getMigrations: async () => migrations.map((m) => m.name),
+      getMigrationName: (name: string) => name,
+      getMigration: async (name: string) => byName.get(name)!,
+    },
+  })) as [number, string[]];
+  return applied;
+}
+
+/** Creates the database named in the URL if it is missing (local development and tests only). */
+export async function ensureDatabaseExists(connectionString: string): Promise<void> {
+  const url = new URL(connectionString);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (name === '' || name === 'postgres') return;
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`create database "${name.replace(/"/g, '""')}"`);
+      } catch (err) {
+        // Another process created it between our check and create.
+        if ((err as { code?: string }).code !== '42P04' && (err as { code?: string }).code !== '23505') throw err;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,58 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+import { currentRequestId } from './request-context.js';
+
+export type { Logger } from 'pino';
+
+/**
+ * Paths pino censors wherever they appear in a log object. Secrets, passwords and
+ * tokens must never reach a log, even when a developer logs a whole body or header set.
+ */
+export const REDACT_PATHS = [
+  'authorization',
+  'cookie',
+  'client_secret',
+  'password',
+  'secret',
+  'access_token',
+  'token',
+  '*.authorization',
+  '*.cookie',
+  '*.client_secret',
+  '*.password',
+  '*.secret',
+  '*.access_token',
+  '*.token',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'body.client_secret',
+  'body.password',
+  'body.secret',
+];
+
+export interface CreateLoggerOptions {
+  /** The service name, on every line. */
+  name: string;
+  level?: string;
+  /** Where lines go; defaults to stdout. Tests pass a stream to capture and scan logs. */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger({ name, level = 'info', destination }: CreateLoggerOptions): Logger {
+  const options: LoggerOptions = {
+    name,
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: { service: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin() {
+      const reqId = currentRequestId();
+      return reqId === undefined ? {} : { reqId };
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}

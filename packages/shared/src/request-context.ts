@@ -1,0 +1,29 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+/** What travels with a request through every await: its id, for every log line. */
+export interface RequestContext {
+  requestId: string;
+}
+
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+// Accept a caller's id only if it cannot smuggle anything into logs or headers.
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+/** Adopts a well-formed incoming `x-request-id` (so ids cross services) or makes one. */
+export function requestIdMiddleware() {
+  return function requestId(req: Request, res: Response, next: NextFunction): void {
+    const incoming = req.headers[REQUEST_ID_HEADER];
+    const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    (req as Request & { id: string }).id = id;
+    res.setHeader(REQUEST_ID_HEADER, id);
+    requestContext.run({ requestId: id }, next);
+  };
+}

@@ -1,0 +1,68 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+
+export interface WebServer {
+  server: Server;
+  /** The bound port (useful with port 0 in tests). */
+  port: number;
+  url: string;
+  /** Stop accepting, let in-flight requests finish (up to `graceMs`), then close the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Listens with production-safe timeouts. Keep-alive outlives typical load-balancer idle
+ * timeouts (60 s) so the proxy, not us, closes idle connections: otherwise a request can
+ * race our close and get a reset.
+ */
+export async function startWebServer(handler: RequestListener, { port, host = '0.0.0.0' }: { port: number; host?: string }): Promise<WebServer> {
+  const server = createServer(handler);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  server.listen(port, host);
+  await once(server, 'listening');
+  const bound = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port: bound,
+    url: `http://127.0.0.1:${bound}`,
+    close(graceMs = 10_000) {
+      closing ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        // Idle keep-alive sockets would hold close() open; busy ones get `Connection: close`.
+        server.closeIdleConnections();
+        server.on('request', (_req, res) => res.setHeader('connection', 'close'));
+      });
+      return closing;
+    },
+  };
+}
+
+/**
+ * Runs `shutdown` once on SIGTERM or SIGINT, then exits. A second signal exits at once.
+ * `shutdown` should stop the listeners (drain), then close pools and clients.
+ */
+export function onShutdownSignal(shutdown: (signal: string) => Promise<void>, log: (msg: string) => void = () => {}): void {
+  let stopping = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log(`received ${signal}, draining`);
+    shutdown(signal).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
+}
