@@ -1,0 +1,31 @@
+import { env, loadConfig } from '@plant/shared';
+import { z } from 'zod';
+
+/** Every environment variable of the token service (docs/architecture.md). */
+export const configShape = {
+  PORT: env.port(8082).describe('Public HTTP port: realm endpoints (0 = ephemeral)'),
+  INTERNAL_PORT: env.port(9082).describe('Internal API port, never routed by the ingress (0 = ephemeral)'),
+  HOST: env.string('0.0.0.0').describe('Listen address'),
+  AUTH_URL: env.url('http://localhost:8082').describe('Public base URL; issuers are {AUTH_URL}/realms/<tenant>'),
+  PORTAL_URL: env.url('http://localhost:8083').describe("The portal's base URL (its sign-in redirect URIs derive from it)"),
+  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/plantstore').describe('Postgres URL; the service uses schema auth'),
+  DATABASE_POOL_MAX: env.int(10, 1, 100).describe('Postgres pool size'),
+  REDIS_URL: env.url('redis://127.0.0.1:6379').describe('Redis URL (revocation events, rate limits)'),
+  LOG_LEVEL: env.logLevel().describe('pino log level'),
+  INTERNAL_API_TOKEN: env.secret().describe('Shared token for the internal API (secret)'),
+  SECRET_PEPPER: env.secret(32).describe('HMAC-SHA-256 key for client-secret digests (secret)'),
+  KEY_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be base64 of 32 bytes' })
+    .describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
+  COOKIE_KEYS: env.secret().describe('Comma-separated keys signing the sign-in cookies (secret)'),
+  ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
+  PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
+  ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),
+};
+
+export type TokenServiceConfig = ReturnType<typeof loadTokenServiceConfig>;
+
+export function loadTokenServiceConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(configShape, source);
+}
