@@ -1,0 +1,2 @@
+/** Helpers shared by the end-to-end tests (platform start-up, clients) live here. */
+export {};
