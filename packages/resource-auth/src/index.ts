@@ -1,1 +1,2 @@
 export * from './revocation/types.js';
+export * from './bearer/index.js';

@@ -1,2 +1,3 @@
 export * from './env.js';
 export * from './service-process.js';
+export * from './test-issuer.js';

@@ -1,0 +1,262 @@
+/**
+ * Bearer-token authentication for resource servers (the Plant Store, account-admin's API).
+ *
+ * A token is accepted when, in this order (cheap checks first, so garbage never costs a
+ * key fetch or an RSA verification):
+ * 1. it is a compact JWS of bounded size;
+ * 2. its header says `alg: RS256`, `typ: at+jwt` (RFC 9068) and names a `kid`;
+ * 3. its `tenant` claim is a valid realm name and `iss` is exactly `{authUrl}/realms/<tenant>`;
+ *    it has not expired;
+ * 4. the realm's JWKS (cached, see `JwksCache`) has the `kid`, and the RS256 signature
+ *    verifies with it (`jsonwebtoken`, algorithms pinned, so `alg: none` and HS256 signed
+ *    with the public key are refused);
+ * 5. `aud`, `exp`, `nbf`, `iat`, `ver`, role and grants are well formed (`principalFromClaims`);
+ * 6. on EVERY request, even when steps 1-5 come from the verified-token cache, the
+ *    revocation checker accepts (tenant, sub, ver).
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import jwt from 'jsonwebtoken';
+import type { Logger } from '@plant/shared';
+import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
+import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
+import { JwksCache } from './jwks-cache.js';
+import { hasRole, principalFromClaims, TENANT_NAME_PATTERN, type Principal, type Role } from './principal.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The verified caller, set by `BearerAuth.middleware`. */
+      auth?: Principal;
+    }
+  }
+}
+
+export interface BearerAuthOptions {
+  /** Public base URL of the token service: a token's `iss` must be `{authUrl}/realms/<tenant>`. */
+  authUrl: string;
+  /** The `aud` this resource server accepts (e.g. `PLANT_STORE_AUDIENCE`). */
+  audience: string;
+  /** Base URL of the token service's internal API, where `/internal/v1/realms/<tenant>/jwks` lives. */
+  jwksBaseUrl: string;
+  /** The `realm` of `WWW-Authenticate: Bearer realm="..."` (e.g. `plants`). Not a tenant. */
+  realm: string;
+  /** Checked on every request after the token verified; absent means no revocation (tests only). */
+  revocation?: RevocationChecker;
+  logger: Logger;
+  /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 5). */
+  clockToleranceSec?: number;
+  /** Verified tokens remembered, least recently used dropped first (default 10 000; 0 disables). */
+  verifiedCacheSize?: number;
+  /** Minimum time between two JWKS fetches of one realm (default 5 000 ms). */
+  jwksMinRefetchMs?: number;
+  /** How long an unknown realm (JWKS 404) is remembered (default 5 000 ms). */
+  jwksNotFoundTtlMs?: number;
+  /** Age after which a realm's key set is refetched on its next use (default 10 min). */
+  jwksMaxAgeMs?: number;
+}
+
+export interface BearerAuth {
+  /** Express middleware: sets `req.auth`, or passes a 401/503 `AppError` to the error middleware. */
+  middleware: RequestHandler;
+  /** Verifies a raw token (without the `Bearer ` prefix), revocation included. Rejects with an `AppError`. */
+  verify(token: string): Promise<Principal>;
+  /** Middleware answering 403 `insufficient_scope` unless `req.auth` has `minimum` or a higher role. */
+  requireRole(minimum: Role): RequestHandler;
+  /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
+  insufficientScope(message: string): InsufficientScope;
+  /** Drops caches and aborts JWKS fetches in flight. */
+  close(): void;
+}
+
+/** Longer than any token our issuer mints by far; bounds the cache key and the parse cost. */
+const MAX_TOKEN_LENGTH = 8192;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
+const BEARER = /^bearer$/i;
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+function decodeSegment(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function deepFreeze(principal: Principal): Principal {
+  for (const grant of principal.grants) Object.freeze(grant);
+  Object.freeze(principal.grants);
+  return Object.freeze(principal);
+}
+
+/** Builds the bearer verification of one resource server; see the module comment for the checks. */
+export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
+  const { audience, realm, revocation, logger } = options;
+  const authUrl = options.authUrl.replace(/\/+$/, '');
+  const tolerance = options.clockToleranceSec ?? 5;
+  const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 10_000);
+  const jwks = new JwksCache({
+    jwksBaseUrl: options.jwksBaseUrl,
+    logger,
+    ...(options.jwksMinRefetchMs === undefined ? {} : { minRefetchMs: options.jwksMinRefetchMs }),
+    ...(options.jwksNotFoundTtlMs === undefined ? {} : { notFoundTtlMs: options.jwksNotFoundTtlMs }),
+    ...(options.jwksMaxAgeMs === undefined ? {} : { maxAgeMs: options.jwksMaxAgeMs }),
+  });
+
+  const invalid = (message: string): InvalidToken => {
+    logger.debug({ reason: message }, 'bearer token rejected');
+    return new InvalidToken(realm, message);
+  };
+
+  /** Steps 1-3: everything that can be decided without keys. Returns the tenant. */
+  function precheck(token: string): { tenant: string; kid: string } {
+    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
+    const [headerPart = '', payloadPart = ''] = token.split('.');
+    const header = decodeSegment(headerPart);
+    const payload = decodeSegment(payloadPart);
+    if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
+    if (header.alg !== 'RS256') throw invalid('Token algorithm must be RS256');
+    if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
+    if (header.crit !== undefined) throw invalid('Token has unsupported critical header parameters');
+    const { kid } = header;
+    if (typeof kid !== 'string' || kid === '' || kid.length > 255) throw invalid('Token has no valid key id');
+    const { tenant, iss, exp } = payload;
+    if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant)) throw invalid('Token tenant claim is missing or invalid');
+    if (iss !== `${authUrl}/realms/${tenant}`) throw invalid('Token issuer is not accepted');
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
+    if (Date.now() / 1000 >= exp + tolerance) throw invalid('Token has expired');
+    return { tenant, kid };
+  }
+
+  /** Steps 1-5 for a token not in the verified cache. */
+  async function verifyToken(token: string): Promise<Principal> {
+    const { tenant, kid } = precheck(token);
+    const lookup = await jwks.getKey(tenant, kid);
+    if (lookup.kind === 'unavailable') throw new AuthUnavailable();
+    if (lookup.kind === 'unknown-realm') throw invalid('Token issuer is not a known realm');
+    if (lookup.kind === 'unknown-kid') throw invalid('Token signing key is not known');
+    let claims: Record<string, unknown>;
+    try {
+      claims = jwt.verify(token, lookup.key, {
+        algorithms: ['RS256'],
+        audience,
+        issuer: `${authUrl}/realms/${tenant}`,
+        clockTolerance: tolerance,
+      }) as Record<string, unknown>;
+    } catch (err) {
+      throw invalid(describeJwtError(err));
+    }
+    const nowSec = Date.now() / 1000;
+    if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat) || claims.iat > nowSec + tolerance) {
+      throw invalid('Token iat claim is missing or in the future');
+    }
+    const principal = principalFromClaims(tenant, claims);
+    if (typeof principal === 'string') throw invalid(principal);
+    deepFreeze(principal);
+    verified.set(token, principal, (principal.exp + tolerance) * 1000);
+    return principal;
+  }
+
+  function settle(verdict: RevocationVerdict, principal: Principal): Principal {
+    if (verdict === 'valid') return principal;
+    if (verdict === 'revoked') throw invalid('Token has been revoked');
+    throw new AuthUnavailable();
+  }
+
+  /** Step 6, synchronous when the checker answers from memory. */
+  function checkRevocation(principal: Principal): Principal | Promise<Principal> {
+    if (revocation === undefined) return principal;
+    let verdict: RevocationVerdict | Promise<RevocationVerdict>;
+    try {
+      verdict = revocation.check(principal.tenant, principal.sub, principal.ver);
+    } catch (err) {
+      logger.warn({ err: { message: (err as Error).message } }, 'revocation check failed');
+      throw new AuthUnavailable();
+    }
+    if (typeof verdict === 'string') return settle(verdict, principal);
+    return verdict.then(
+      (v) => settle(v, principal),
+      (err: unknown) => {
+        logger.warn({ err: { message: (err as Error)?.message } }, 'revocation check failed');
+        throw new AuthUnavailable();
+      },
+    );
+  }
+
+  function authenticate(token: string): Principal | Promise<Principal> {
+    const cached = verified.get(token, Date.now());
+    if (cached !== undefined) return checkRevocation(cached);
+    return verifyToken(token).then(checkRevocation);
+  }
+
+  function tokenFromHeader(req: Request): string {
+    const header = req.headers.authorization;
+    if (header === undefined || header.trim() === '') throw new MissingToken(realm);
+    const [scheme = '', ...rest] = header.trim().split(/ +/);
+    // Another scheme (Basic, ...) carries no bearer credentials: challenge without an error.
+    if (!BEARER.test(scheme)) throw new MissingToken(realm);
+    const token = rest.length === 1 ? rest[0]! : '';
+    if (!B64TOKEN.test(token)) throw invalid('Authorization header is not "Bearer <token>"');
+    return token;
+  }
+
+  const middleware: RequestHandler = function bearerAuth(req: Request, _res: Response, next: NextFunction): void {
+    let result: Principal | Promise<Principal>;
+    try {
+      result = authenticate(tokenFromHeader(req));
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then((principal) => {
+        req.auth = principal;
+        next();
+      }, next);
+    } else {
+      req.auth = result;
+      next();
+    }
+  };
+
+  return {
+    middleware,
+    async verify(token: string) {
+      return authenticate(token);
+    },
+    requireRole(minimum: Role): RequestHandler {
+      return function requireRoleMiddleware(req: Request, _res: Response, next: NextFunction): void {
+        const principal = req.auth;
+        if (principal === undefined) next(new MissingToken(realm));
+        else if (!hasRole(principal, minimum)) next(new InsufficientScope(realm, `This operation needs the ${minimum} role or above`));
+        else next();
+      };
+    },
+    insufficientScope(message: string) {
+      return new InsufficientScope(realm, message);
+    },
+    close() {
+      jwks.close();
+      verified.clear();
+    },
+  };
+}
+
+function describeJwtError(err: unknown): string {
+  if (err instanceof jwt.TokenExpiredError) return 'Token has expired';
+  if (err instanceof jwt.NotBeforeError) return 'Token is not yet valid';
+  const message = (err as Error)?.message ?? '';
+  if (message.startsWith('jwt audience invalid')) return 'Token audience is not accepted';
+  if (message.startsWith('jwt issuer invalid')) return 'Token issuer is not accepted';
+  if (message === 'invalid signature') return 'Token signature is invalid';
+  return 'Token is invalid';
+}
+
+/** The verified caller of a request behind `BearerAuth.middleware` (a missing one is a wiring bug). */
+export function principalOf(req: Request): Principal {
+  if (req.auth === undefined) throw new Error('principalOf called on a route without bearer authentication');
+  return req.auth;
+}

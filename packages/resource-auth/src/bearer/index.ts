@@ -1,0 +1,4 @@
+export * from './bearer-auth.js';
+export * from './bearer-errors.js';
+export { JwksCache, type JwksCacheOptions, type KeyLookup } from './jwks-cache.js';
+export * from './principal.js';

@@ -1,0 +1,106 @@
+/**
+ * Who a verified access token speaks for, read from its claims (docs/architecture.md,
+ * "Access tokens"). Only `createBearerAuth` builds one, after the signature and every
+ * claim checked out, so handlers can trust each field.
+ */
+
+/** Tenant (realm) names: DNS-label-like, 1..63 characters (docs/architecture.md). */
+export const TENANT_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export const ROLES = ['View', 'Edit', 'Account Admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PRINCIPAL_TYPES = ['service_account', 'user'] as const;
+export type PrincipalType = (typeof PRINCIPAL_TYPES)[number];
+
+/** A permission on one plant group (tag): `edit` lets a View principal create plants of that tag. */
+export interface Grant {
+  tag: string;
+  permission: 'edit';
+}
+
+export interface Principal {
+  /** The realm the token was issued by; the only source of the caller's tenant. */
+  tenant: string;
+  /** The principal id: a service account's client_id or a user's id. */
+  sub: string;
+  /** The OAuth client that obtained the token. */
+  clientId: string;
+  principalType: PrincipalType;
+  role: Role;
+  grants: Grant[];
+  /** Space-separated OAuth scopes, as issued. */
+  scope: string;
+  /** The principal's token version when the token was minted (revocation compares it). */
+  ver: number;
+  /** Expiry, seconds since the epoch. */
+  exp: number;
+  /** The token id, when the issuer set one. */
+  jti?: string;
+}
+
+const ROLE_RANK: Record<Role, number> = { View: 1, Edit: 2, 'Account Admin': 3 };
+
+/** True when the principal's role is `minimum` or above (View < Edit < Account Admin). */
+export function hasRole(principal: Principal, minimum: Role): boolean {
+  return ROLE_RANK[principal.role] >= ROLE_RANK[minimum];
+}
+
+/** True when the principal holds an `edit` grant on exactly this tag. */
+export function hasEditGrant(principal: Principal, tag: string): boolean {
+  return principal.grants.some((grant) => grant.permission === 'edit' && grant.tag === tag);
+}
+
+const MAX_GRANTS = 1000;
+const MAX_CLAIM_TEXT = 255;
+
+function isText(value: unknown, max = MAX_CLAIM_TEXT): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= max;
+}
+
+/**
+ * Reads the principal from an already signature-checked payload, or returns the reason
+ * the claims are unusable. The issuer/tenant relation is checked earlier (before any key
+ * fetch), so here `tenant` is known to be valid.
+ */
+export function principalFromClaims(tenant: string, claims: Record<string, unknown>): Principal | string {
+  const { sub, client_id: clientId, principal_type: principalType, role, scope, ver, exp, jti } = claims;
+  if (!isText(sub)) return 'Token sub claim is missing or invalid';
+  if (!isText(clientId)) return 'Token client_id claim is missing or invalid';
+  if (typeof principalType !== 'string' || !(PRINCIPAL_TYPES as readonly string[]).includes(principalType)) {
+    return 'Token principal_type claim is missing or invalid';
+  }
+  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) return 'Token role claim is missing or invalid';
+  if (scope !== undefined && typeof scope !== 'string') return 'Token scope claim is invalid';
+  if (typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 1) return 'Token ver claim must be a positive integer';
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'Token exp claim is missing or invalid';
+  if (jti !== undefined && !isText(jti)) return 'Token jti claim is invalid';
+  const grants = readGrants(claims.grants);
+  if (grants === undefined) return 'Token grants claim is invalid';
+  const principal: Principal = {
+    tenant,
+    sub,
+    clientId,
+    principalType: principalType as PrincipalType,
+    role: role as Role,
+    grants,
+    scope: scope ?? '',
+    ver,
+    exp,
+  };
+  if (jti !== undefined) principal.jti = jti;
+  return principal;
+}
+
+function readGrants(value: unknown): Grant[] | undefined {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_GRANTS) return undefined;
+  const grants: Grant[] = [];
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const { tag, permission } = item as { tag?: unknown; permission?: unknown };
+    if (!isText(tag) || permission !== 'edit') return undefined;
+    grants.push({ tag, permission });
+  }
+  return grants;
+}

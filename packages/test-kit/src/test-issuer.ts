@@ -1,0 +1,201 @@
+/**
+ * A stand-in for the token service in component tests: it mints RFC 9068 access tokens
+ * for any realm it knows, with any claim or header overridden, and serves each realm's
+ * JWKS at `GET /internal/v1/realms/:tenant/jwks` on an ephemeral local port (404 for a
+ * realm it does not know), exactly where resource servers fetch it from the real one.
+ *
+ * Every realm gets its own RSA key, so a token of realm A re-labelled as realm B fails
+ * the signature check, as it would against the token service. The end-to-end tests use
+ * the real token service instead.
+ */
+import { createHmac, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface TestIssuerOptions {
+  /** Issuers are `{authUrl}/realms/<tenant>`; give the resource server the same value. */
+  authUrl?: string;
+  /** Default `aud` of minted tokens. */
+  audience?: string;
+}
+
+export interface MintOptions {
+  tenant: string;
+  /** Claims merged over the defaults; a value of `undefined` removes the claim. */
+  claims?: Record<string, unknown>;
+  /** Header parameters merged over `{alg: 'RS256', typ: 'at+jwt', kid}`; `undefined` removes one. */
+  header?: Record<string, unknown>;
+  /** Sign with this key of the realm (default: its newest). */
+  kid?: string;
+}
+
+interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+export interface TestIssuer {
+  /** Base URL of the JWKS server: pass as `jwksBaseUrl` / `TOKEN_SERVICE_INTERNAL_URL`. */
+  url: string;
+  authUrl: string;
+  audience: string;
+  /** Makes a realm known (with one fresh key); returns the key id. Idempotent per tenant. */
+  addRealm(tenant: string): string;
+  /** Adds a new key to a realm (key rotation) and returns its kid; later tokens use it. */
+  addKey(tenant: string): string;
+  /** `{AUTH_URL}/realms/<tenant>`. */
+  issuerOf(tenant: string): string;
+  /** A correctly signed access token (defaults: an Edit service account, 300 s lifetime, ver 1). */
+  mint(options: MintOptions): string;
+  /** The same claims with `alg: none` and an empty signature. */
+  mintAlgNone(options: MintOptions): string;
+  /** HS256 with the realm's PUBLIC key (PEM) as the HMAC secret: the classic key-confusion attack. */
+  mintHs256WithPublicKey(options: MintOptions): string;
+  /** Signed by an unrelated RSA key, but naming the realm's real kid. */
+  mintWithOtherKey(options: MintOptions): string;
+  /** Expired an hour ago. */
+  mintExpired(options: MintOptions): string;
+  /** How many JWKS requests the realm got (404s included). */
+  jwksRequests(tenant: string): number;
+  /** While true the JWKS route answers 503 (the token service is down). */
+  setUnavailable(down: boolean): void;
+  close(): Promise<void>;
+}
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function withOverrides(base: Record<string, unknown>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base, ...overrides };
+  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
+  return merged;
+}
+
+function newKey(): SigningKey {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { kid: randomUUID(), privateKey, publicKey };
+}
+
+/** Starts the issuer's JWKS server on 127.0.0.1 and an ephemeral port. */
+export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<TestIssuer> {
+  const authUrl = (options.authUrl ?? 'http://auth.test').replace(/\/+$/, '');
+  const audience = options.audience ?? 'http://plant-store.test';
+  const realms = new Map<string, SigningKey[]>();
+  const requests = new Map<string, number>();
+  const otherKey = newKey();
+  let unavailable = false;
+
+  const server: Server = createServer((req, res) => {
+    const match = /^\/internal\/v1\/realms\/([^/?]+)\/jwks(?:\?.*)?$/.exec(req.url ?? '');
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'GET' || !match) return reply(404, { error: 404, message: 'Not found' });
+    const tenant = decodeURIComponent(match[1]!);
+    requests.set(tenant, (requests.get(tenant) ?? 0) + 1);
+    if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
+    const keys = realms.get(tenant);
+    if (!keys) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
+    reply(200, {
+      keys: keys.map(({ kid, publicKey }) => ({ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' })),
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const keysOf = (tenant: string): SigningKey[] => {
+    const keys = realms.get(tenant);
+    if (!keys) throw new Error(`test issuer: unknown realm ${tenant}; call addRealm first`);
+    return keys;
+  };
+  const keyOf = (tenant: string, kid?: string): SigningKey => {
+    const keys = keysOf(tenant);
+    const key = kid === undefined ? keys[keys.length - 1] : keys.find((k) => k.kid === kid);
+    if (!key) throw new Error(`test issuer: realm ${tenant} has no key ${kid}`);
+    return key;
+  };
+  const issuerOf = (tenant: string) => `${authUrl}/realms/${tenant}`;
+
+  function parts({ tenant, claims, header, kid }: MintOptions, alg: string): { signingInput: string; key: SigningKey } {
+    // Tokens for realms the issuer does not know can still be minted (with a throwaway key).
+    const key = realms.has(tenant) ? keyOf(tenant, kid) : otherKey;
+    const now = Math.floor(Date.now() / 1000);
+    const sub = `sa-${randomUUID()}`;
+    const payload = withOverrides(
+      {
+        iss: issuerOf(tenant),
+        sub,
+        aud: audience,
+        client_id: sub,
+        iat: now,
+        exp: now + 300,
+        jti: randomUUID(),
+        scope: 'plants:read plants:write',
+        tenant,
+        principal_type: 'service_account',
+        role: 'Edit',
+        grants: [],
+        ver: 1,
+      },
+      claims,
+    );
+    const fullHeader = withOverrides({ alg, typ: 'at+jwt', kid: key.kid }, header);
+    return { signingInput: `${b64url(fullHeader)}.${b64url(payload)}`, key };
+  }
+
+  const rs256 = (signingInput: string, privateKey: KeyObject) =>
+    `${signingInput}.${sign('sha256', Buffer.from(signingInput), privateKey).toString('base64url')}`;
+
+  const issuer: TestIssuer = {
+    url,
+    authUrl,
+    audience,
+    issuerOf,
+    addRealm(tenant) {
+      const existing = realms.get(tenant);
+      if (existing) return existing[existing.length - 1]!.kid;
+      const key = newKey();
+      realms.set(tenant, [key]);
+      return key.kid;
+    },
+    addKey(tenant) {
+      const key = newKey();
+      keysOf(tenant).push(key);
+      return key.kid;
+    },
+    mint(opts) {
+      const { signingInput, key } = parts(opts, 'RS256');
+      return rs256(signingInput, key.privateKey);
+    },
+    mintAlgNone(opts) {
+      return `${parts(opts, 'none').signingInput}.`;
+    },
+    mintHs256WithPublicKey(opts) {
+      const { signingInput, key } = parts(opts, 'HS256');
+      const secret = key.publicKey.export({ format: 'pem', type: 'spki' });
+      return `${signingInput}.${createHmac('sha256', secret).update(signingInput).digest('base64url')}`;
+    },
+    mintWithOtherKey(opts) {
+      const { signingInput } = parts(opts, 'RS256');
+      return rs256(signingInput, otherKey.privateKey);
+    },
+    mintExpired(opts) {
+      const now = Math.floor(Date.now() / 1000);
+      return issuer.mint({ ...opts, claims: { iat: now - 3900, exp: now - 3600, ...opts.claims } });
+    },
+    jwksRequests(tenant) {
+      return requests.get(tenant) ?? 0;
+    },
+    setUnavailable(down) {
+      unavailable = down;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return issuer;
+}
