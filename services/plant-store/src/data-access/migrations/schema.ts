@@ -1,0 +1,2 @@
+/** The Postgres schema the Plant Store owns; no other service reads it. */
+export const SCHEMA = 'plants';

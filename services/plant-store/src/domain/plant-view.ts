@@ -1,0 +1,6 @@
+import type { Plant } from '@plant/shared';
+
+/** The wire Plant: name and, when set, tag. The id is accepted but never returned (seed). */
+export function toPlant({ name, tag }: { name: string; tag?: string | null | undefined }): Plant {
+  return tag === undefined || tag === null ? { name } : { name, tag };
+}

@@ -1,0 +1,83 @@
+import express, { type Express, type Request, type Response } from 'express';
+import {
+  errorMiddleware,
+  healthRoutes,
+  httpLogger,
+  httpMetricsMiddleware,
+  methodNotAllowed,
+  metricsHandler,
+  notFoundHandler,
+  requestIdMiddleware,
+  startWebServer as listen,
+  type createMetricsRegistry,
+  type Logger,
+  type WebServer,
+} from '@plant/shared';
+import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
+import type { PlantRepository } from '../../data-access/plant-repository.js';
+import { openApiDocument } from './openapi.js';
+import { plantRoutes } from './routes.js';
+
+export interface AppDependencies {
+  plants: PlantRepository;
+  auth: BearerAuth;
+  logger: Logger;
+  metrics: ReturnType<typeof createMetricsRegistry>;
+  /** Base URL clients use ({base_url}): Link headers and the OpenAPI `servers` entry. */
+  publicUrl: string;
+  /**
+   * The revocation map the bearer auth consults, when there is one: /readyz waits for its
+   * first snapshot. Pass the same checker to `createBearerAuth`.
+   */
+  revocation?: RevocationChecker;
+}
+
+/** The Plant Store as an express app: tests drive it in-process, `start.ts` serves it. */
+export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  // Probes and metrics first: they skip request logging and metrics, keeping them cheap.
+  app.use(
+    healthRoutes({
+      database: () => plants.ping(),
+      ...(revocation
+        ? {
+            revocation: () => {
+              if (!revocation.isReady()) throw new Error('revocation snapshot not loaded');
+            },
+          }
+        : {}),
+    }),
+  );
+  app.get('/metrics', metricsHandler(metrics));
+
+  app.use(requestIdMiddleware());
+  app.use(httpMetricsMiddleware(metrics));
+  app.use(httpLogger(logger));
+
+  const document = JSON.stringify(openApiDocument(publicUrl));
+  app
+    .route('/openapi.json')
+    .get((_req: Request, res: Response) => {
+      res.type('application/json').send(document);
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  app.use(plantRoutes({ plants, auth, publicUrl }));
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(logger));
+  return app;
+}
+
+/** Listens (port 0 = ephemeral); `close()` drains in-flight requests. */
+export function startWebServer(app: Express, options: { port: number; host?: string }): Promise<WebServer> {
+  return listen(app, options);
+}
+
+/** Stops accepting and waits for in-flight requests (bounded by `graceMs`). */
+export function stopWebServer(server: WebServer, graceMs?: number): Promise<void> {
+  return server.close(graceMs);
+}

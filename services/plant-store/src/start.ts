@@ -1,0 +1,79 @@
+/**
+ * The Plant Store process: load config, connect, listen, log `listening` once;
+ * SIGTERM/SIGINT drain in-flight requests, then close the pool.
+ */
+import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
+import { createDatabase, createLogger, createMetricsRegistry, exitOnConfigError, onShutdownSignal, type Logger } from '@plant/shared';
+import { loadPlantStoreConfig, type PlantStoreConfig } from './config.js';
+import { SCHEMA } from './data-access/migrations/index.js';
+import { createPlantRepository } from './data-access/plant-repository.js';
+import { PLANTS_REALM } from './domain/plant-authorization.js';
+import { createApp, startWebServer, stopWebServer } from './entry-points/api/server.js';
+
+/** A revocation checker with a life cycle (the map's Redis subscription and re-sync timer). */
+export interface RevocationService extends RevocationChecker {
+  start?(): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}
+
+export interface PlantStoreProcess {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires and starts the service. `revocation` is the seam for the revocation map of
+ * `@plant/resource-auth`: when given it is started here, consulted on every request and
+ * gates /readyz; without it tokens are checked for signature and claims only.
+ */
+export async function runPlantStore(config: PlantStoreConfig, logger: Logger, revocation?: RevocationService): Promise<PlantStoreProcess> {
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store' });
+  const auth = createBearerAuth({
+    authUrl: config.AUTH_URL,
+    audience: config.PLANT_STORE_AUDIENCE,
+    jwksBaseUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    realm: PLANTS_REALM,
+    logger,
+    ...(revocation ? { revocation } : {}),
+  });
+  await revocation?.start?.();
+  const app = createApp({
+    plants: createPlantRepository(db),
+    auth,
+    logger,
+    metrics: createMetricsRegistry('plant-store'),
+    publicUrl: config.PUBLIC_URL,
+    ...(revocation ? { revocation } : {}),
+  });
+  const web = await startWebServer(app, { port: config.PORT, host: config.HOST });
+  return {
+    port: web.port,
+    async stop() {
+      await stopWebServer(web);
+      await revocation?.stop?.();
+      auth.close();
+      await db.destroy();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let config: PlantStoreConfig;
+  try {
+    config = loadPlantStoreConfig();
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  const logger = createLogger({ name: 'plant-store', level: config.LOG_LEVEL });
+  const running = await runPlantStore(config, logger);
+  logger.info({ port: running.port }, 'listening');
+  onShutdownSignal(async () => {
+    await running.stop();
+    logger.info('stopped');
+  }, (msg) => logger.info(msg));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`plant-store failed to start: ${(err as Error)?.message ?? String(err)}\n`);
+  process.exit(1);
+});
