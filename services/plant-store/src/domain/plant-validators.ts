@@ -15,7 +15,8 @@ const INT64_LITERAL = /^-?(0|[1-9][0-9]{0,18})$/;
 /** The body of `POST /plants`: a JSON object of shape NewPlant, or 400 naming the first problem. */
 export function parseNewPlant(body: unknown): NewPlant {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest('Request body must be a JSON object');
-  const result = NewPlantSchema.safeParse(body);
+  // reportInput lets the message tell a missing field ("is required") from a wrong type.
+  const result = NewPlantSchema.safeParse(body, { reportInput: true });
   if (!result.success) throw new BadRequest(describeZodError(result.error));
   return result.data;
 }
