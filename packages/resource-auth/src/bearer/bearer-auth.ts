@@ -199,7 +199,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     // Another scheme (Basic, ...) carries no bearer credentials: challenge without an error.
     if (!BEARER.test(scheme)) throw new MissingToken(realm);
     const token = rest.length === 1 ? rest[0]! : '';
-    if (!B64TOKEN.test(token)) throw invalid('Authorization header is not "Bearer <token>"');
+    if (!B64TOKEN.test(token)) throw invalid('Authorization header must be Bearer followed by a token');
     return token;
   }
 
