@@ -47,6 +47,5 @@ export class InsufficientScope extends AppError {
 export class AuthUnavailable extends ServiceUnavailable {
   constructor(message = 'Token verification is temporarily unavailable') {
     super(message, { headers: { 'retry-after': '1' }, expose: true });
-    this.name = 'AuthUnavailable';
   }
 }
