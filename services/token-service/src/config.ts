@@ -20,6 +20,13 @@ export const configShape = {
     .describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
   COOKIE_KEYS: env.secret().describe('Comma-separated keys signing the sign-in cookies (secret)'),
   ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
+  TRUST_PROXY: env.int(0, 0, 10).describe('Proxy hops whose X-Forwarded-For/-Proto to trust (0 = none; 1 behind the ingress)'),
+  CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
+  CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window before 429'),
+  CLIENT_AUTH_FAILURES_PER_CLIENT: env.int(500, 1, 1_000_000).describe('Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass'),
+  SIGN_IN_FAILURES_PER_ACCOUNT: env.int(5, 1, 100_000).describe('Failed sign-ins per account (email) and IP per window before 429'),
+  SIGN_IN_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed sign-ins per IP (any account) per window before 429'),
+  THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),
 };

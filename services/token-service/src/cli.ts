@@ -1,0 +1,125 @@
+import { parseArgs } from 'node:util';
+import { AppError, ConfigError, createDatabase, env, loadConfig } from '@plant/shared';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { SCHEMA } from './data-access/migrations/index.js';
+import { KeyEncryption } from './domain/key-encryption.js';
+import { EmailSchema, PasswordSchema, TenantNameSchema, UserRoleSchema } from './domain/principal-validators.js';
+import { createTenant, createUser, rotateSigningKey } from './domain/tenants.js';
+import { issuerOf, KEY_ROTATION_CHANNEL, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
+import { configShape } from './config.js';
+
+/**
+ * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on
+ * success, or one line on stderr and a non-zero exit code.
+ */
+const USAGE = `usage:
+  cli tenant create <tenant> --admin-email <email> --admin-password <password>
+  cli user create <tenant> --email <email> --password <password> --role <View|Edit|Account Admin>
+  cli keys rotate <tenant>`;
+
+class UsageError extends Error {}
+
+const cliShape = {
+  DATABASE_URL: configShape.DATABASE_URL,
+  REDIS_URL: configShape.REDIS_URL,
+  AUTH_URL: configShape.AUTH_URL,
+  KEY_ENCRYPTION_KEY: configShape.KEY_ENCRYPTION_KEY,
+  PORTAL_URL: configShape.PORTAL_URL,
+  CLI_PUBLISH_EVENTS: env.bool(true).describe('Announce key rotations on Redis so running replicas reload at once'),
+};
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+function option(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function main(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'admin-email': { type: 'string' },
+      'admin-password': { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string' },
+    },
+  });
+  const [noun, verb, tenantArg, ...rest] = positionals;
+  const command = `${noun ?? ''} ${verb ?? ''}`;
+  if (!['tenant create', 'user create', 'keys rotate'].includes(command)) throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
+  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  const tenant = parse(TenantNameSchema, tenantArg, 'tenant');
+
+  const config = loadConfig(cliShape);
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: 2, applicationName: 'token-service-cli' });
+  const encryption = new KeyEncryption(config.KEY_ENCRYPTION_KEY);
+  try {
+    if (command === 'tenant create') {
+      const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
+      const adminPassword = parse(PasswordSchema, option(values, 'admin-password'), '--admin-password');
+      const created = await createTenant({ db, encryption }, { tenant, adminEmail, adminPassword });
+      return {
+        tenant: created.tenant,
+        issuer: issuerOf(config.AUTH_URL, tenant),
+        kid: created.kid,
+        portal_client_id: PORTAL_CLIENT_ID,
+        admin: created.admin,
+      };
+    }
+    if (command === 'user create') {
+      const email = parse(EmailSchema, option(values, 'email'), '--email');
+      const password = parse(PasswordSchema, option(values, 'password'), '--password');
+      const role = parse(UserRoleSchema, option(values, 'role'), '--role');
+      const user = await createUser({ db }, tenant, { email, password, role, actor: 'cli' });
+      return { tenant, user };
+    }
+    const rotated = await rotateSigningKey({ db, encryption }, tenant);
+    if (config.CLI_PUBLISH_EVENTS) await announceRotation(config.REDIS_URL, tenant);
+    return { tenant, kid: rotated.kid, retired: rotated.retired };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Best effort: replicas also re-check their realm's key every 30 s. */
+async function announceRotation(redisUrl: string, tenant: string): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ tenant }));
+  } catch {
+    process.stderr.write('note: could not announce the rotation on Redis; running replicas pick it up within 30 s\n');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+try {
+  const result = await main(process.argv.slice(2));
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+} catch (err) {
+  let line: string;
+  let code = 1;
+  if (err instanceof UsageError) {
+    line = `error: ${err.message}`;
+    code = 2;
+  } else if (err instanceof ConfigError || err instanceof AppError) line = `error: ${err.message}`;
+  else if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    line = `error: ${(err as Error).message}\n${USAGE}`;
+    code = 2;
+  } else line = `error: ${(err as Error).message ?? String(err)}`;
+  process.stderr.write(`${line}\n`);
+  process.exit(code);
+}

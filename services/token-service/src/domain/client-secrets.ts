@@ -1,0 +1,61 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Service-account secrets: `pss_` + base62(32 CSPRNG bytes, 43 chars) + base62 checksum
+ * (6 chars of SHA-256 of the body). The prefix and checksum let secret scanners recognise
+ * a leaked secret without a call to us; the checksum also rejects typos without a lookup.
+ * Only HMAC-SHA-256(pepper, secret) is stored: the secret carries 256 random bits, so a
+ * fast keyed hash is sound, and a slow password hash would cap token throughput.
+ */
+export const SECRET_PREFIX = 'pss_';
+const BODY_LENGTH = 43;
+const CHECKSUM_LENGTH = 6;
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const SECRET_SHAPE = new RegExp(`^${SECRET_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
+
+function base62(bytes: Buffer, length: number): string {
+  let n = BigInt(`0x${bytes.toString('hex') || '0'}`);
+  let out = '';
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 62n)]! + out;
+    n /= 62n;
+  }
+  return out.padStart(length, '0').slice(-length);
+}
+
+function checksumOf(body: string): string {
+  return base62(createHash('sha256').update(body).digest().subarray(0, 5), CHECKSUM_LENGTH);
+}
+
+export function generateClientSecret(): string {
+  const body = base62(randomBytes(32), BODY_LENGTH);
+  return `${SECRET_PREFIX}${body}${checksumOf(body)}`;
+}
+
+/** True when the value has our prefix, shape and a matching checksum. */
+export function isWellFormedClientSecret(value: string): boolean {
+  if (!SECRET_SHAPE.test(value)) return false;
+  const rest = value.slice(SECRET_PREFIX.length);
+  const body = rest.slice(0, BODY_LENGTH);
+  return checksumOf(body) === rest.slice(BODY_LENGTH);
+}
+
+export function digestClientSecret(pepper: string, secret: string): string {
+  return createHmac('sha256', pepper).update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of a presented secret with a stored digest. */
+export function clientSecretMatches(pepper: string, presented: string, storedDigest: string): boolean {
+  const expected = Buffer.from(storedDigest, 'hex');
+  const actual = createHmac('sha256', pepper).update(presented, 'utf8').digest();
+  // The HMAC is computed whatever the shape, so a malformed secret costs the same time.
+  const wellFormed = isWellFormedClientSecret(presented);
+  return expected.length === actual.length && timingSafeEqual(expected, actual) && wellFormed;
+}
+
+/** Constant-time equality of two strings of any length (length is not secret). */
+export function constantTimeEquals(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
+  return timingSafeEqual(left, right) && a.length === b.length;
+}

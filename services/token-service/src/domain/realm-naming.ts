@@ -1,0 +1,13 @@
+/** Names shared by the service and the CLI (kept free of oidc-provider so the CLI stays light). */
+export const PORTAL_CLIENT_ID = 'portal';
+
+/** Key rotations (by the CLI, another process) are announced here so every replica reloads the realm. */
+export const KEY_ROTATION_CHANNEL = 'plantstore:token-service:keys';
+
+export function issuerOf(authUrl: string, tenant: string): string {
+  return `${authUrl.replace(/\/+$/, '')}/realms/${tenant}`;
+}
+
+export function realmPath(tenant: string): string {
+  return `/realms/${tenant}`;
+}

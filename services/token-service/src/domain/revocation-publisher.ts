@@ -1,0 +1,45 @@
+import type { Logger } from '@plant/shared';
+import type { Redis } from 'ioredis';
+import type { RevocationRow } from '../data-access/principal-repository.js';
+
+export const REVOCATION_CHANNEL = 'plantstore:revocations';
+const PUBLISH_TIMEOUT_MS = 1000;
+
+export type RevocationEntry = RevocationRow;
+
+/**
+ * Publishes `{tenant, sub, version, deleted}` after commit. Local listeners (this
+ * replica's client cache) hear it synchronously, so this replica never serves a stale
+ * secret even for the instant the Redis round trip takes.
+ */
+export class RevocationPublisher {
+  readonly #listeners: Array<(entry: RevocationEntry) => void> = [];
+
+  constructor(
+    private readonly redis: Redis | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  onLocal(listener: (entry: RevocationEntry) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async publish(entry: RevocationEntry): Promise<void> {
+    for (const listener of this.#listeners) listener(entry);
+    if (!this.redis) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.redis.publish(REVOCATION_CHANNEL, JSON.stringify(entry)),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('publish timed out')), PUBLISH_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (err) {
+      // The change is committed; resource servers re-sync from the snapshot (REVOCATION_RESYNC_MS).
+      this.logger.error({ err: { message: (err as Error).message }, tenant: entry.tenant, sub: entry.sub }, 'revocation publish failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

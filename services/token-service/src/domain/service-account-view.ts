@@ -1,0 +1,24 @@
+import type { Grant, ServiceAccountRole, ServiceAccountRow } from '../data-access/service-account-repository.js';
+
+/** The `ServiceAccount` shape of the internal API. */
+export interface ServiceAccount {
+  name: string;
+  client_id: string;
+  role: ServiceAccountRole;
+  grants: Grant[];
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+}
+
+export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
+  return {
+    name: row.name,
+    client_id: row.sub,
+    role: row.role,
+    grants: row.grants.map((g) => ({ tag: g.tag, permission: g.permission })),
+    created_at: new Date(row.created_at).toISOString(),
+    created_by: row.created_by,
+    last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+  };
+}

@@ -1,0 +1,27 @@
+import { errorMiddleware, httpLogger, notFoundHandler, requestIdMiddleware, type Knex, type Logger } from '@plant/shared';
+import express, { type Express } from 'express';
+import type { IdentityContext } from '../../domain/identity-context.js';
+import { requireInternalToken } from './internal-auth.js';
+import { internalRoutes, jwksRoutes } from './internal-routes.js';
+
+export interface InternalAppDeps {
+  logger: Logger;
+  db: Knex;
+  identity: IdentityContext;
+  internalApiToken: string;
+  accessTokenTtl: number;
+}
+
+/** The internal listener (account-admin, resource servers): never routed by the ingress. */
+export function createInternalApp(deps: InternalAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestIdMiddleware());
+  app.use(httpLogger(deps.logger));
+  app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'));
+  app.use(requireInternalToken(deps.internalApiToken));
+  app.use(internalRoutes({ identity: deps.identity, db: deps.db, accessTokenTtl: deps.accessTokenTtl }));
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

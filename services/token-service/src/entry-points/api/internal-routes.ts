@@ -1,0 +1,137 @@
+import { jsonBody, methodNotAllowed, type Knex } from '@plant/shared';
+import { Router, type Request, type Response } from 'express';
+import { NotFound } from '@plant/shared';
+import type { IdentityContext } from '../../domain/identity-context.js';
+import { ActorBodySchema, CreateServiceAccountSchema, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
+import { publishedJwks } from '../../domain/published-keys.js';
+import { getRevocationEntry, getRevocationSnapshot } from '../../domain/revocations.js';
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  getServiceAccount,
+  listServiceAccounts,
+  resetServiceAccountSecret,
+  updateServiceAccount,
+} from '../../domain/service-accounts.js';
+import { getTenant } from '../../domain/tenants.js';
+import { getUser, listUsers } from '../../domain/users.js';
+import { optionalJsonBody } from './optional-json-body.js';
+
+export interface InternalRoutesDeps {
+  identity: IdentityContext;
+  db: Knex;
+  accessTokenTtl: number;
+}
+
+/** Path parameters are checked before any query: a bad tenant name is simply an unknown realm. */
+function tenantOf(req: Request): string {
+  const tenant = String(req.params.tenant);
+  if (!isTenantName(tenant)) throw new NotFound('Tenant not found');
+  return tenant;
+}
+
+function idOf(req: Request, name: string): string {
+  const value = String(req.params[name]);
+  if (value.length > 128) throw new NotFound();
+  return value;
+}
+
+function noStore(res: Response): Response {
+  return res.setHeader('cache-control', 'no-store');
+}
+
+/** Routes behind the internal token (the JWKS route is mounted separately, open). */
+export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesDeps): Router {
+  const router = Router();
+  const base = '/internal/v1/realms/:tenant';
+
+  router
+    .route(base)
+    .get(async (req, res) => {
+      res.json(await getTenant(db, tenantOf(req)));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route(`${base}/service-accounts`)
+    .get(async (req, res) => {
+      res.json(await listServiceAccounts(identity, tenantOf(req)));
+    })
+    .post(jsonBody(), async (req, res) => {
+      const tenant = tenantOf(req);
+      const input = CreateServiceAccountSchema.parse(req.body);
+      noStore(res).status(201).json(await createServiceAccount(identity, tenant, input));
+    })
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route(`${base}/service-accounts/:client_id`)
+    .get(async (req, res) => {
+      res.json(await getServiceAccount(identity, tenantOf(req), idOf(req, 'client_id')));
+    })
+    .patch(jsonBody(), async (req, res) => {
+      const tenant = tenantOf(req);
+      const clientId = idOf(req, 'client_id');
+      const input = UpdateServiceAccountSchema.parse(req.body);
+      res.json(await updateServiceAccount(identity, tenant, clientId, input));
+    })
+    .delete(async (req, res) => {
+      await deleteServiceAccount(identity, tenantOf(req), idOf(req, 'client_id'));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(['GET', 'PATCH', 'DELETE']));
+
+  router
+    .route(`${base}/service-accounts/:client_id/reset-secret`)
+    .post(optionalJsonBody, async (req, res) => {
+      const tenant = tenantOf(req);
+      const clientId = idOf(req, 'client_id');
+      ActorBodySchema.parse(req.body);
+      noStore(res).json(await resetServiceAccountSecret(identity, tenant, clientId));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route(`${base}/users`)
+    .get(async (req, res) => {
+      res.json(await listUsers(db, tenantOf(req)));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route(`${base}/users/:id`)
+    .get(async (req, res) => {
+      res.json(await getUser(db, tenantOf(req), idOf(req, 'id')));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route(`${base}/principals/:sub`)
+    .get(async (req, res) => {
+      noStore(res).json(await getRevocationEntry(db, tenantOf(req), idOf(req, 'sub')));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/internal/v1/revocations')
+    .get(async (_req, res) => {
+      noStore(res).json(await getRevocationSnapshot(db, accessTokenTtl));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  return router;
+}
+
+/** Open: public keys only. */
+export function jwksRoutes(db: Knex, accessTokenTtl: number, path: string): Router {
+  const router = Router();
+  router
+    .route(path)
+    .get(async (req, res) => {
+      const jwks = await publishedJwks(db, tenantOf(req), accessTokenTtl);
+      res.setHeader('cache-control', 'public, max-age=30');
+      res.json(jwks);
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}

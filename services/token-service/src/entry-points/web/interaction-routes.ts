@@ -1,0 +1,124 @@
+import { createHmac } from 'node:crypto';
+import type { Knex, Logger } from '@plant/shared';
+import express, { Router, type Request, type Response } from 'express';
+import { constantTimeEquals } from '../../domain/client-secrets.js';
+import { isTenantName } from '../../domain/principal-validators.js';
+import { authenticateUser } from '../../domain/sign-in.js';
+import type { SignInThrottle } from '../../domain/sign-in-throttle.js';
+import { escapeHtml, page } from '../../provider/provider-pages.js';
+import type { RealmProviders } from '../../provider/realm-providers.js';
+
+export interface InteractionDeps {
+  providers: RealmProviders;
+  db: Knex;
+  throttle: SignInThrottle;
+  csrfKey: string;
+  logger: Logger;
+}
+
+const FIELD_MAX = 1024;
+
+function securityHeaders(res: Response): void {
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  res.setHeader('referrer-policy', 'no-referrer');
+}
+
+function sendPage(res: Response, status: number, title: string, body: string): void {
+  securityHeaders(res);
+  res.status(status).type('html').send(page(title, body));
+}
+
+/**
+ * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
+ * SameSite=Lax, path-scoped cookie set by oidc-provider, and the form carries a token
+ * derived from the uid with a server key. A cross-site POST lacks the cookie and the token.
+ */
+function csrfToken(key: string, tenant: string, uid: string): string {
+  return createHmac('sha256', key).update(`sign-in:${tenant}:${uid}`).digest('base64url');
+}
+
+function loginForm(tenant: string, uid: string, csrf: string, { email = '', error = '' } = {}): string {
+  const action = `/realms/${escapeHtml(tenant)}/interaction/${escapeHtml(uid)}/login`;
+  return `<h1>Sign in</h1>
+<p>Plant Store account <strong>${escapeHtml(tenant)}</strong></p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${action}" autocomplete="on">
+<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${escapeHtml(email)}" autofocus>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="${FIELD_MAX}">
+<button type="submit">Sign in</button>
+</form>`;
+}
+
+export function interactionRoutes(deps: InteractionDeps): Router {
+  const router = Router();
+  const base = '/realms/:tenant/interaction/:uid';
+
+  async function loadInteraction(req: Request, res: Response) {
+    const tenant = String(req.params.tenant);
+    const uid = String(req.params.uid);
+    const provider = isTenantName(tenant) ? await deps.providers.providerFor(tenant) : undefined;
+    if (!provider) {
+      sendPage(res, 404, 'Not found', '<h1>Unknown account</h1>');
+      return undefined;
+    }
+    try {
+      const details = await provider.interactionDetails(req, res);
+      if (details.uid !== uid) throw new Error('interaction mismatch');
+      return { tenant, uid, provider, details };
+    } catch {
+      sendPage(res, 400, 'Sign-in expired', '<h1>This sign-in has expired</h1><p>Go back to the portal and start again.</p>');
+      return undefined;
+    }
+  }
+
+  router.get(base, async (req, res) => {
+    const loaded = await loadInteraction(req, res);
+    if (!loaded) return;
+    const { tenant, uid, provider, details } = loaded;
+    if (details.prompt.name === 'login') {
+      sendPage(res, 200, 'Sign in', loginForm(tenant, uid, csrfToken(deps.csrfKey, tenant, uid)));
+      return;
+    }
+    // First-party portal: consent is implied by sign-in (loadExistingGrant normally makes this unreachable).
+    const grant = new provider.Grant({ accountId: details.session!.accountId!, clientId: String(details.params.client_id) });
+    grant.addOIDCScope(String(details.params.scope ?? 'openid'));
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  });
+
+  router.post(`${base}/login`, express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), async (req, res) => {
+    const loaded = await loadInteraction(req, res);
+    if (!loaded) return;
+    const { tenant, uid, provider, details } = loaded;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const expected = csrfToken(deps.csrfKey, tenant, uid);
+    if (typeof body.csrf !== 'string' || !constantTimeEquals(body.csrf, expected) || details.prompt.name !== 'login') {
+      sendPage(res, 403, 'Sign-in refused', '<h1>This sign-in form is not valid</h1><p>Go back to the portal and start again.</p>');
+      return;
+    }
+    const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
+    const ip = req.ip ?? 'unknown';
+    const wait = await deps.throttle.retryAfter(tenant, email, ip);
+    if (wait > 0) {
+      res.setHeader('retry-after', String(wait));
+      sendPage(res, 429, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Too many failed sign-ins. Try again later.' }));
+      return;
+    }
+    const accountId = email && password ? await authenticateUser(deps.db, tenant, email, password) : undefined;
+    if (!accountId) {
+      await deps.throttle.recordFailure(tenant, email, ip);
+      sendPage(res, 401, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Email or password is incorrect.' }));
+      return;
+    }
+    deps.throttle.recordSuccess(tenant, email, ip);
+    await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+  });
+
+  return router;
+}

@@ -1,0 +1,116 @@
+import type { Logger } from '@plant/shared';
+import type { Redis } from 'ioredis';
+import { errors } from 'oidc-provider';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+
+/** Where Retry-After goes (a Koa context). */
+export interface HeaderSink {
+  set(name: string, value: string): void;
+}
+
+export interface ThrottleLimits {
+  perClientIp: number;
+  perIp: number;
+  perClient: number;
+  windowSeconds: number;
+}
+
+/** 429 in the token endpoint's own error format, with Retry-After. */
+export class TooManyFailedAuthentications extends errors.OIDCProviderError {
+  override error_description = 'too many failed client authentications; retry later';
+
+  constructor() {
+    super(429, 'too_many_requests');
+  }
+}
+
+function limiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+  if (!redis) return memory;
+  // Redis down: count in memory rather than refuse every client (secrets carry 256 bits; throttling is a brake, not the lock).
+  return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, insuranceLimiter: memory, rejectIfRedisNotReady: true });
+}
+
+/**
+ * Failed client authentications, counted in Redis so every replica sees them.
+ *  - per (client_id, IP): a guessing source is stopped for that client (429) before the secret is compared;
+ *  - per IP, any client: a source spraying many clients is stopped;
+ *  - per client_id, all IPs: above it a wrong secret is answered 429 instead of 401, but the
+ *    secret is still compared and a right one passes: an attacker elsewhere never locks out the owner.
+ * A success clears its (client_id, IP) counter.
+ */
+export class ClientAuthThrottle {
+  readonly #pair: RateLimiterAbstract;
+  readonly #ip: RateLimiterAbstract;
+  readonly #client: RateLimiterAbstract;
+
+  constructor(
+    redis: Redis | undefined,
+    private readonly limits: ThrottleLimits,
+    private readonly logger: Logger,
+  ) {
+    this.#pair = limiter(redis, 'plantstore:auth-fail:client-ip', limits.perClientIp, limits.windowSeconds);
+    this.#ip = limiter(redis, 'plantstore:auth-fail:ip', limits.perIp, limits.windowSeconds);
+    this.#client = limiter(redis, 'plantstore:auth-fail:client', limits.perClient, limits.windowSeconds);
+  }
+
+  async #blockedFor(limiter: RateLimiterAbstract, key: string, points: number): Promise<number> {
+    try {
+      const res = await limiter.get(key);
+      return res !== null && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
+      return 0;
+    }
+  }
+
+  async #consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
+    try {
+      await limiter.consume(key);
+    } catch (rejection) {
+      // A RateLimiterRes rejection only means the limit is now reached: that is what we count.
+      if (rejection instanceof Error) this.logger.warn({ err: { message: rejection.message } }, 'throttle store unavailable');
+    }
+  }
+
+  static #retryAfter(ctx: HeaderSink | undefined, seconds: number): void {
+    ctx?.set('Retry-After', String(seconds));
+  }
+
+  /** Before the token endpoint does anything: a source over its failure budget gets 429. */
+  async assertIpAllowed(_tenant: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
+    const wait = await this.#blockedFor(this.#ip, ip, this.limits.perIp);
+    if (wait > 0) {
+      ClientAuthThrottle.#retryAfter(ctx, wait);
+      throw new TooManyFailedAuthentications();
+    }
+  }
+
+  /** Before comparing a secret. */
+  async assertAllowed(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
+    const wait = await this.#blockedFor(this.#pair, `${tenant}:${clientId}:${ip}`, this.limits.perClientIp);
+    if (wait > 0) {
+      ClientAuthThrottle.#retryAfter(ctx, wait);
+      throw new TooManyFailedAuthentications();
+    }
+  }
+
+  recordSuccess(tenant: string, clientId: string, ip: string): void {
+    this.#pair.delete(`${tenant}:${clientId}:${ip}`).catch(() => {});
+  }
+
+  async recordFailure(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
+    await Promise.all([this.#consume(this.#pair, `${tenant}:${clientId}:${ip}`), this.#consume(this.#ip, ip), this.#consume(this.#client, `${tenant}:${clientId}`)]);
+    const wait = await this.#blockedFor(this.#client, `${tenant}:${clientId}`, this.limits.perClient);
+    if (wait > 0) {
+      ClientAuthThrottle.#retryAfter(ctx, wait);
+      throw new TooManyFailedAuthentications();
+    }
+  }
+
+  recordUnknownClient(_tenant: string, ip: string): void {
+    void this.#consume(this.#ip, ip);
+  }
+}
+
+export type { RateLimiterRes };

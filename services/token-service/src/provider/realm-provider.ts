@@ -1,0 +1,221 @@
+import type { Knex, Logger } from '@plant/shared';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { findUser } from '../data-access/user-repository.js';
+import { clientSecretMatches } from '../domain/client-secrets.js';
+import type { TokenServiceConfig } from '../config.js';
+import type { ClientDirectory } from './client-directory.js';
+import { TooManyFailedAuthentications, type ClientAuthThrottle } from './client-auth-throttle.js';
+import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
+import { postgresAdapterFactory } from './postgres-adapter.js';
+import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './service-account-client.js';
+import type { UsageRecorder } from './usage-recorder.js';
+import { issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
+
+const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
+
+export interface RealmProviderDeps {
+  config: TokenServiceConfig;
+  db: Knex;
+  directory: ClientDirectory;
+  usage: UsageRecorder;
+  throttle: ClientAuthThrottle;
+  logger: Logger;
+}
+
+
+/** URLs compare equal with or without a trailing slash on an empty path. */
+function sameResource(a: string, b: string): boolean {
+  const left = URL.parse(a);
+  const right = URL.parse(b);
+  return left !== null && right !== null && left.href === right.href;
+}
+
+/**
+ * Client credentials without `scope` get the role's scope (RFC 6749 §3.3 default);
+ * unknown scope values are refused with invalid_scope rather than silently dropped.
+ */
+function applyClientCredentialsScope(ctx: KoaContextWithOIDC, role: string): void {
+  const params = ctx.oidc.params as Record<string, unknown>;
+  const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
+  if (requested.length === 0) {
+    params.scope = ROLE_SCOPES[role];
+    return;
+  }
+  for (const scope of requested) {
+    if (!KNOWN_RESOURCE_SCOPES.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
+  }
+}
+
+function principalOf(client: unknown): PrincipalMetadata | undefined {
+  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
+}
+
+export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
+  const { config, db } = deps;
+  const issuer = issuerOf(config.AUTH_URL, tenant);
+  const path = realmPath(tenant);
+  const cookieKeys = config.COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
+  const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
+
+  const configuration: Configuration = {
+    adapter: postgresAdapterFactory(tenant, db, deps.directory),
+    clients: [
+      {
+        client_id: PORTAL_CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [`${portalUrl}/auth/callback`],
+        post_logout_redirect_uris: [`${portalUrl}/`],
+        scope: 'openid email profile plants:read plants:write',
+      },
+    ],
+    jwks: { keys: [signingJwk as never] },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    responseTypes: ['code'],
+    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
+    claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },
+    // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
+    conformIdTokenClaims: false,
+    extraClientMetadata: { properties: [PRINCIPAL_METADATA] },
+    cookies: {
+      keys: cookieKeys,
+      names: { session: '_session', interaction: '_interaction', resume: '_interaction_resume' },
+      long: { httpOnly: true, sameSite: 'lax', path, signed: true },
+      short: { httpOnly: true, sameSite: 'lax', path, signed: true },
+    },
+    routes: {
+      authorization: '/protocol/openid-connect/auth',
+      token: '/protocol/openid-connect/token',
+      jwks: '/protocol/openid-connect/certs',
+      userinfo: '/protocol/openid-connect/userinfo',
+      end_session: '/protocol/openid-connect/logout',
+    },
+    pkce: { required: () => true },
+    ttl: {
+      AccessToken: config.ACCESS_TOKEN_TTL,
+      ClientCredentials: config.ACCESS_TOKEN_TTL,
+      AuthorizationCode: 60,
+      IdToken: config.ACCESS_TOKEN_TTL,
+      Interaction: 600,
+      Session: 8 * 3600,
+      Grant: 8 * 3600,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLogoutSuccessPage },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => (oneOf && oneOf.length > 0 ? oneOf : config.PLANT_STORE_AUDIENCE),
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, indicator, client) => {
+          const isPortal = client.clientId === PORTAL_CLIENT_ID;
+          let audience: string | undefined;
+          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE)) audience = config.PLANT_STORE_AUDIENCE;
+          // Service accounts never get account-admin tokens: automation cannot manage service accounts.
+          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE)) audience = config.ACCOUNT_ADMIN_AUDIENCE;
+          if (audience === undefined) throw new errors.InvalidTarget();
+          const principal = principalOf(client);
+          if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal.role);
+          return {
+            audience,
+            scope: 'plants:read plants:write',
+            accessTokenTTL: config.ACCESS_TOKEN_TTL,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    extraTokenClaims: async (ctx, token) => {
+      if (token.kind === 'ClientCredentials') {
+        const principal = principalOf(ctx.oidc.client);
+        if (!principal) return undefined;
+        deps.usage.record(token.clientId!);
+        return { tenant, principal_type: 'service_account', role: principal.role, grants: principal.grants, ver: principal.version };
+      }
+      const accountId = (token as { accountId?: string }).accountId;
+      const user = accountId === undefined ? undefined : await findUser(db, tenant, accountId);
+      if (!user) throw new errors.InvalidGrant('the account is no longer active');
+      return { tenant, principal_type: 'user', role: user.role, grants: [], ver: user.token_version };
+    },
+    findAccount: async (_ctx, sub) => {
+      const user = await findUser(db, tenant, sub);
+      if (!user) return undefined;
+      return {
+        accountId: user.sub,
+        claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
+      };
+    },
+    interactions: { url: (_ctx, interaction) => `${path}/interaction/${interaction.uid}` },
+    loadExistingGrant: async (ctx) => {
+      // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
+      const accountId = ctx.oidc.session?.accountId;
+      const client = ctx.oidc.client;
+      if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
+      const user = await findUser(db, tenant, accountId);
+      if (!user) return undefined;
+      const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
+      const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
+      if (existing) return existing;
+      const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
+      grant.addOIDCScope('openid email profile');
+      const roleScope = ROLE_SCOPES[user.role]!;
+      grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
+      grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
+      await grant.save();
+      return grant;
+    },
+    renderError: renderErrorPage,
+  };
+
+  const provider = new Provider(issuer, configuration);
+  if (config.TRUST_PROXY > 0) {
+    provider.proxy = true;
+    provider.maxIpsCount = config.TRUST_PROXY;
+  }
+
+  const pepper = config.SECRET_PEPPER;
+  const { throttle } = deps;
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, actual: string) {
+    const ctx = Provider.ctx;
+    const ip = ctx?.ip ?? 'unknown';
+    await throttle.assertAllowed(tenant, this.clientId, ip, ctx);
+    const matches = clientSecretMatches(pepper, actual, this.clientSecret);
+    if (matches) throttle.recordSuccess(tenant, this.clientId, ip);
+    else await throttle.recordFailure(tenant, this.clientId, ip, ctx);
+    return matches;
+  };
+
+  provider.use(async (ctx, next) => {
+    if (ctx.method === 'POST' && ctx.path === '/protocol/openid-connect/token') {
+      try {
+        await throttle.assertIpAllowed(tenant, ctx.ip, ctx);
+      } catch (err) {
+        if (!(err instanceof TooManyFailedAuthentications)) throw err;
+        ctx.status = 429;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = { error: err.message, error_description: err.error_description };
+        return;
+      }
+    }
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = { error: 404, message: 'Not found' };
+    }
+  });
+
+  provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
+    if (err.error === 'invalid_client' && !ctx.oidc.client) throttle.recordUnknownClient(tenant, ctx.ip);
+  });
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => {
+    deps.logger.error({ err, tenant }, 'oidc-provider server error');
+  });
+
+  return provider;
+}
