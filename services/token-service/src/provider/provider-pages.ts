@@ -26,7 +26,15 @@ const HTML_HEADERS = (ctx: KoaContextWithOIDC) => {
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' *; frame-ancestors 'none'");
 };
 
+/** Routes whose callers are programs: their errors stay JSON (RFC 6749 §5.2) whatever Accept says. */
+const API_ROUTES = new Set(['token', 'userinfo', 'jwks', 'discovery']);
+
 export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): Promise<void> {
+  if (API_ROUTES.has(ctx.oidc?.route ?? '')) {
+    ctx.type = 'json';
+    ctx.body = out;
+    return;
+  }
   HTML_HEADERS(ctx);
   ctx.body = page('Sign-in error', `<h1>Something went wrong</h1><p class="error">${escapeHtml(out.error_description ?? out.error ?? 'error')}</p>`);
 }

@@ -50,6 +50,23 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
   return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
 }
 
+const TOKEN_PATH = '/protocol/openid-connect/token';
+const ABSENT_CLIENT_AUTH = new Set(['no client authentication mechanism provided', 'client_secret must be provided in the Authorization header']);
+
+function oauthError(ctx: KoaContextWithOIDC | Parameters<Parameters<Provider['use']>[0]>[0], status: number, error: string, description: string): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error, error_description: description };
+}
+
+/** RFC 6749 §5.2: a request with no client authentication is `invalid_client` (401), not `invalid_request`. */
+function rewriteAbsentClientAuthentication(ctx: Parameters<Parameters<Provider['use']>[0]>[0], issuer: string): void {
+  const body = ctx.body as { error?: string; error_description?: string } | undefined;
+  if (ctx.status !== 400 || body?.error !== 'invalid_request' || !ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
+  ctx.set('WWW-Authenticate', `Basic realm="${issuer}"`);
+  oauthError(ctx, 401, 'invalid_client', 'client authentication is required');
+}
+
 export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
   const { config, db } = deps;
   const issuer = issuerOf(config.AUTH_URL, tenant);
@@ -192,18 +209,23 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   };
 
   provider.use(async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.path === '/protocol/openid-connect/token') {
+    const isToken = ctx.path === TOKEN_PATH;
+    if (isToken && ctx.method === 'POST') {
       try {
         await throttle.assertIpAllowed(tenant, ctx.ip, ctx);
       } catch (err) {
         if (!(err instanceof TooManyFailedAuthentications)) throw err;
-        ctx.status = 429;
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = { error: err.message, error_description: err.error_description };
+        oauthError(ctx, 429, err.message, err.error_description);
         return;
       }
     }
+    if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
+      ctx.set('Allow', 'POST');
+      oauthError(ctx, 405, 'invalid_request', 'the token endpoint accepts POST requests only');
+      return;
+    }
     await next();
+    if (isToken) rewriteAbsentClientAuthentication(ctx, issuer);
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
       ctx.body = { error: 404, message: 'Not found' };
