@@ -51,6 +51,7 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
 }
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
+const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
 const ABSENT_CLIENT_AUTH = new Set(['no client authentication mechanism provided', 'client_secret must be provided in the Authorization header']);
 
 function oauthError(ctx: KoaContextWithOIDC | Parameters<Parameters<Provider['use']>[0]>[0], status: number, error: string, description: string): void {
@@ -59,10 +60,16 @@ function oauthError(ctx: KoaContextWithOIDC | Parameters<Parameters<Provider['us
   ctx.body = { error, error_description: description };
 }
 
-/** RFC 6749 §5.2: a request with no client authentication is `invalid_client` (401), not `invalid_request`. */
-function rewriteAbsentClientAuthentication(ctx: Parameters<Parameters<Provider['use']>[0]>[0], issuer: string): void {
+/** RFC 6749 §5.2 codes where oidc-provider answers invalid_request: no client authentication is invalid_client (401). */
+function rewriteTokenErrors(ctx: Parameters<Parameters<Provider['use']>[0]>[0], issuer: string): void {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
-  if (ctx.status !== 400 || body?.error !== 'invalid_request' || !ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
+  if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
+  // RFC 6749 §5.2: a grant type the client may not use is unauthorized_client.
+  if (body.error_description === GRANT_NOT_ALLOWED) {
+    body.error = 'unauthorized_client';
+    return;
+  }
+  if (!ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
   ctx.set('WWW-Authenticate', `Basic realm="${issuer}"`);
   oauthError(ctx, 401, 'invalid_client', 'client authentication is required');
 }
@@ -225,7 +232,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
       return;
     }
     await next();
-    if (isToken) rewriteAbsentClientAuthentication(ctx, issuer);
+    if (isToken) rewriteTokenErrors(ctx, issuer);
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
       ctx.body = { error: 404, message: 'Not found' };

@@ -1,0 +1,106 @@
+import { Writable } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createLogger, startWebServer, type WebServer } from '@plant/shared';
+import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
+import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
+import { KeyEncryption } from '../../src/domain/key-encryption.js';
+import { createTenant, createUser } from '../../src/domain/tenants.js';
+import { createTokenService, type TokenService } from '../../src/token-service.js';
+
+export const TEST_ENV = {
+  DATABASE_URL: TEST_DATABASE_URL,
+  REDIS_URL: TEST_REDIS_URL,
+  INTERNAL_API_TOKEN: 'test-internal-token-0123456789',
+  SECRET_PEPPER: 'test-pepper-0123456789-0123456789-0123456789',
+  KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  COOKIE_KEYS: 'test-cookie-key-0123456789',
+  PLANT_STORE_AUDIENCE: 'http://plant-store.test',
+  ACCOUNT_ADMIN_AUDIENCE: 'http://account-admin.test',
+  PORTAL_URL: 'http://portal.test',
+  LOG_LEVEL: 'debug',
+  // Tests send X-Forwarded-For so each test's failure counters are its own.
+  TRUST_PROXY: '1',
+} as const;
+
+export const ADMIN_PASSWORD = 'correct horse battery';
+
+export interface Harness {
+  service: TokenService;
+  config: TokenServiceConfig;
+  publicUrl: string;
+  internalUrl: string;
+  /** Every log line the service wrote, for secret scans. */
+  logs: string[];
+  createTenant(): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
+  createUser(tenant: string, role: 'View' | 'Edit' | 'Account Admin'): Promise<{ id: string; email: string; password: string }>;
+  issuer(tenant: string): string;
+  tokenUrl(tenant: string): string;
+  close(): Promise<void>;
+}
+
+/** Starts the token service in-process on ephemeral ports; AUTH_URL is the real public URL (discovery checks it). */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  let publicHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+  let internalHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+  const publicServer: WebServer = await startWebServer((req, res) => publicHandler(req, res), { port: 0, host: '127.0.0.1' });
+  const internalServer: WebServer = await startWebServer((req, res) => internalHandler(req, res), { port: 0, host: '127.0.0.1' });
+  const config = loadTokenServiceConfig({ ...TEST_ENV, AUTH_URL: publicServer.url, PORT: '0', INTERNAL_PORT: '0', ...env });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = createLogger({ name: 'token-service', level: config.LOG_LEVEL, destination });
+  const service = await createTokenService(config, logger);
+  publicHandler = service.publicApp;
+  internalHandler = service.internalApp;
+  const encryption = new KeyEncryption(config.KEY_ENCRYPTION_KEY);
+
+  return {
+    service,
+    config,
+    publicUrl: publicServer.url,
+    internalUrl: internalServer.url,
+    logs,
+    async createTenant() {
+      const tenant = uniqueName('ts');
+      const adminEmail = `admin@${tenant}.test`;
+      const created = await createTenant({ db: service.db, encryption }, { tenant, adminEmail, adminPassword: ADMIN_PASSWORD });
+      return { tenant, adminId: created.admin.id, adminEmail, kid: created.kid };
+    },
+    async createUser(tenant, role) {
+      const email = `${uniqueName('user')}@example.test`;
+      const password = `pw-${uniqueName('secret')}`;
+      const user = await createUser({ db: service.db }, tenant, { email, password, role });
+      return { id: user.id, email, password };
+    },
+    issuer: (tenant) => `${publicServer.url}/realms/${tenant}`,
+    tokenUrl: (tenant) => `/realms/${tenant}/protocol/openid-connect/token`,
+    async close() {
+      await Promise.all([publicServer.close(100), internalServer.close(100)]);
+      await service.close();
+    },
+  };
+}
+
+let ipCounter = 0;
+/** A source address of its own (sent as X-Forwarded-For; the harness trusts one proxy hop). */
+export function uniqueIp(): string {
+  ipCounter += 1;
+  const n = (process.pid * 1000 + ipCounter) % 16_000_000;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+export function basic(clientId: string, secret: string): string {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+}
+
+export function decodeJwt(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
+  const [header, payload] = token.split('.');
+  return {
+    header: JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Record<string, unknown>,
+    payload: JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,38 @@
+import request from 'supertest';
+import type { Harness } from './harness.js';
+import { TEST_ENV } from './harness.js';
+
+export const AUTH = `Bearer ${TEST_ENV.INTERNAL_API_TOKEN}`;
+
+export interface CreatedAccount {
+  name: string;
+  client_id: string;
+  role: string;
+  grants: Array<{ tag: string; permission: string }>;
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+  secret: string;
+}
+
+/** The internal API as account-admin calls it. */
+export function internal(h: Harness) {
+  const agent = request(h.internalUrl);
+  return {
+    raw: agent,
+    async createServiceAccount(tenant: string, name = `robot-${Math.random().toString(36).slice(2, 10)}`): Promise<CreatedAccount> {
+      const res = await agent.post(`/internal/v1/realms/${tenant}/service-accounts`).set('authorization', AUTH).send({ name, actor: 'admin@example.test' });
+      if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as CreatedAccount;
+    },
+    patch(tenant: string, clientId: string, body: unknown) {
+      return agent.patch(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`).set('authorization', AUTH).send(body as object);
+    },
+    reset(tenant: string, clientId: string) {
+      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/reset-secret`).set('authorization', AUTH).send({ actor: 'admin@example.test' });
+    },
+    remove(tenant: string, clientId: string) {
+      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`).set('authorization', AUTH);
+    },
+  };
+}
