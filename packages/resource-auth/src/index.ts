@@ -1,2 +1,3 @@
 export * from './revocation/types.js';
 export * from './bearer/index.js';
+export * from './revocation/index.js';

@@ -1,0 +1,58 @@
+/**
+ * The wire shape of revocation state (docs/architecture.md): published on the Redis channel
+ * `plantstore:revocations`, listed by `GET /internal/v1/revocations`, answered by
+ * `GET /internal/v1/realms/:tenant/principals/:sub`.
+ */
+export const REVOCATION_CHANNEL = 'plantstore:revocations';
+
+/** A principal's token version (tokens with a lower `ver` are revoked) and whether it is deleted. */
+export interface RevocationEntry {
+  tenant: string;
+  sub: string;
+  version: number;
+  deleted: boolean;
+}
+
+const MAX_NAME_LENGTH = 255;
+
+function isName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH;
+}
+
+/** The entry, or undefined when `value` is not exactly a well-formed `RevocationEntry`. */
+export function toRevocationEntry(value: unknown): RevocationEntry | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tenant, sub, version, deleted } = value as Record<string, unknown>;
+  if (!isName(tenant) || !isName(sub)) return undefined;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) return undefined;
+  if (typeof deleted !== 'boolean') return undefined;
+  return { tenant, sub, version, deleted };
+}
+
+/** Parses a channel message; undefined for anything malformed (it is then counted and ignored). */
+export function parseRevocationMessage(message: string): RevocationEntry | undefined {
+  if (message.length > 4096) return undefined;
+  try {
+    return toRevocationEntry(JSON.parse(message));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The snapshot's entries, or undefined when the body is not `{entries: RevocationEntry[]}`.
+ * One bad entry rejects the whole snapshot: skipping it could leave a revoked principal
+ * looking valid, so the caller keeps its previous state and retries instead.
+ */
+export function parseRevocationSnapshot(body: unknown): RevocationEntry[] | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { entries } = body as { entries?: unknown };
+  if (!Array.isArray(entries)) return undefined;
+  const parsed: RevocationEntry[] = [];
+  for (const item of entries) {
+    const entry = toRevocationEntry(item);
+    if (entry === undefined) return undefined;
+    parsed.push(entry);
+  }
+  return parsed;
+}
