@@ -35,8 +35,13 @@ export async function startWebServer(handler: RequestListener, { port, host = '0
       closing ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
+        // A keep-alive socket whose in-flight response just finished turns idle but stays
+        // open until the client drops it; sweep idle sockets so close() ends with the last response.
+        const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+        sweeper.unref();
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(sweeper);
           resolve();
         });
         // Idle keep-alive sockets would hold close() open; busy ones get `Connection: close`.
