@@ -4,6 +4,11 @@
  * JWKS at `GET /internal/v1/realms/:tenant/jwks` on an ephemeral local port (404 for a
  * realm it does not know), exactly where resource servers fetch it from the real one.
  *
+ * It also answers the two revocation routes resource servers use, from entries the test
+ * sets with `revoke`: `GET /internal/v1/revocations` (the snapshot) and
+ * `GET /internal/v1/realms/:tenant/principals/:sub` (every principal of a known realm
+ * exists at version 1 unless revoked). It does not publish on Redis.
+ *
  * Every realm gets its own RSA key, so a token of realm A re-labelled as realm B fails
  * the signature check, as it would against the token service. The end-to-end tests use
  * the real token service instead.
@@ -59,6 +64,8 @@ export interface TestIssuer {
   mintExpired(options: MintOptions): string;
   /** How many JWKS requests the realm got (404s included). */
   jwksRequests(tenant: string): number;
+  /** Records a revocation entry (a bumped version or a deletion) for the revocation routes. */
+  revoke(tenant: string, sub: string, change: { version?: number; deleted?: boolean }): void;
   /** While true the JWKS route answers 503 (the token service is down). */
   setUnavailable(down: boolean): void;
   close(): Promise<void>;
@@ -83,6 +90,7 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
   const audience = options.audience ?? 'http://plant-store.test';
   const realms = new Map<string, SigningKey[]>();
   const requests = new Map<string, number>();
+  const revocations = new Map<string, { tenant: string; sub: string; version: number; deleted: boolean }>();
   const otherKey = newKey();
   let unavailable = false;
 
@@ -92,6 +100,13 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    const principal = /^\/internal\/v1\/realms\/([^/?]+)\/principals\/([^/?]+)$/.exec(req.url ?? '');
+    if (req.method === 'GET' && req.url === '/internal/v1/revocations') return reply(200, { entries: [...revocations.values()] });
+    if (req.method === 'GET' && principal) {
+      const [tenant, sub] = [decodeURIComponent(principal[1]!), decodeURIComponent(principal[2]!)];
+      if (!realms.has(tenant)) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
+      return reply(200, revocations.get(`${tenant}/${sub}`) ?? { tenant, sub, version: 1, deleted: false });
+    }
     if (req.method !== 'GET' || !match) return reply(404, { error: 404, message: 'Not found' });
     const tenant = decodeURIComponent(match[1]!);
     requests.set(tenant, (requests.get(tenant) ?? 0) + 1);
@@ -188,6 +203,11 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     },
     jwksRequests(tenant) {
       return requests.get(tenant) ?? 0;
+    },
+    revoke(tenant, sub, { version, deleted }) {
+      const key = `${tenant}/${sub}`;
+      const current = revocations.get(key) ?? { tenant, sub, version: 1, deleted: false };
+      revocations.set(key, { tenant, sub, version: Math.max(current.version, version ?? 1), deleted: current.deleted || deleted === true });
     },
     setUnavailable(down) {
       unavailable = down;

@@ -2,7 +2,7 @@
  * The Plant Store process: load config, connect, listen, log `listening` once;
  * SIGTERM/SIGINT drain in-flight requests, then close the pool.
  */
-import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
+import { createBearerAuth, createRevocationSync, type RevocationChecker } from '@plant/resource-auth';
 import { createDatabase, createLogger, createMetricsRegistry, exitOnConfigError, onShutdownSignal, type Logger } from '@plant/shared';
 import { loadPlantStoreConfig, type PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -22,11 +22,15 @@ export interface PlantStoreProcess {
 }
 
 /**
- * Wires and starts the service. `revocation` is the seam for the revocation map of
- * `@plant/resource-auth`: when given it is started here, consulted on every request and
- * gates /readyz; without it tokens are checked for signature and claims only.
+ * Wires and starts the service. `revocation` (the revocation map of `@plant/resource-auth`)
+ * is started here, consulted on every request and gates /readyz; without it tokens are
+ * checked for signature and claims only, which only tests may want.
  */
-export async function runPlantStore(config: PlantStoreConfig, logger: Logger, revocation?: RevocationService): Promise<PlantStoreProcess> {
+export async function runPlantStore(
+  config: PlantStoreConfig,
+  logger: Logger,
+  { revocation, metrics = createMetricsRegistry('plant-store') }: { revocation?: RevocationService; metrics?: ReturnType<typeof createMetricsRegistry> } = {},
+): Promise<PlantStoreProcess> {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store' });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
@@ -41,7 +45,7 @@ export async function runPlantStore(config: PlantStoreConfig, logger: Logger, re
     plants: createPlantRepository(db),
     auth,
     logger,
-    metrics: createMetricsRegistry('plant-store'),
+    metrics,
     publicUrl: config.PUBLIC_URL,
     ...(revocation ? { revocation } : {}),
   });
@@ -65,7 +69,16 @@ async function main(): Promise<void> {
     exitOnConfigError(err);
   }
   const logger = createLogger({ name: 'plant-store', level: config.LOG_LEVEL });
-  const running = await runPlantStore(config, logger);
+  const metrics = createMetricsRegistry('plant-store');
+  const revocation = createRevocationSync({
+    redisUrl: config.REDIS_URL,
+    tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    internalToken: config.INTERNAL_API_TOKEN,
+    resyncMs: config.REVOCATION_RESYNC_MS,
+    logger,
+    metricsRegistry: metrics,
+  });
+  const running = await runPlantStore(config, logger, { revocation, metrics });
   logger.info({ port: running.port }, 'listening');
   onShutdownSignal(async () => {
     await running.stop();

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { spawnService, startTestIssuer, TEST_DATABASE_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
+import { spawnService, startTestIssuer, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
 
-// The built service as production runs it (dist/start.js), against the test issuer's JWKS.
+// The built service as production runs it (dist/start.js), against the test issuer's JWKS
+// and revocation routes (standing in for the token service's internal API) and real Redis.
 let issuer: TestIssuer;
 let env: Record<string, string>;
 
@@ -12,6 +13,8 @@ beforeAll(async () => {
   issuer = await startTestIssuer({ authUrl: 'http://auth.test:8082', audience: 'http://plant-store.test:8081' });
   env = {
     DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    REVOCATION_RESYNC_MS: '200',
     INTERNAL_API_TOKEN: 'test-internal-token-0123456789',
     AUTH_URL: issuer.authUrl,
     PLANT_STORE_AUDIENCE: issuer.audience,
@@ -67,6 +70,30 @@ describe('The plant-store process', () => {
       expect(logs).not.toContain(env.INTERNAL_API_TOKEN);
     } finally {
       await svc.stop('SIGKILL');
+    }
+  }, 30_000);
+
+  test('When a principal is revoked at the token service, then the running service refuses its older tokens after a re-sync', async () => {
+    const svc = await spawnService('plant-store', { env });
+    try {
+      const tenant = uniqueName('t');
+      issuer.addRealm(tenant);
+      const old = issuer.mint({ tenant, claims: { sub: 'sa-revoked', ver: 1 } });
+      expect((await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`)).status).toBe(200);
+      expect((await request(svc.url).get('/readyz')).body).toEqual({ status: 'ready' });
+
+      issuer.revoke(tenant, 'sa-revoked', { version: 2 });
+      let res = await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`);
+      // The periodic re-sync (200 ms here) picks the change up; bounded wait, no timing assertion.
+      for (let i = 0; i < 100 && res.status === 200; i += 1) {
+        await sleep(100);
+        res = await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`);
+      }
+      expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: 401, message: 'Token has been revoked' } });
+      const fresh = issuer.mint({ tenant, claims: { sub: 'sa-revoked', ver: 2 } });
+      expect((await request(svc.url).get('/plants').set('authorization', `Bearer ${fresh}`)).status).toBe(200);
+    } finally {
+      await svc.stop();
     }
   }, 30_000);
 
