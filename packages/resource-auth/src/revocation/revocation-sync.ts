@@ -72,6 +72,8 @@ export interface RevocationSyncState {
   entries: number;
   /** Milliseconds since the last loaded snapshot was requested; undefined before the first. */
   snapshotAgeMs: number | undefined;
+  /** Snapshots loaded since start. */
+  snapshotsLoaded: number;
 }
 
 /** The revocation map of one resource-server process, with its life cycle. */
@@ -125,6 +127,7 @@ export function createRevocationSync(options: RevocationSyncOptions): Revocation
   let started = false;
   let stopped = false;
   let lastSnapshotAt: number | undefined;
+  let snapshotsLoaded = 0;
   let syncFailures = 0;
   let syncInFlight: Promise<void> | undefined;
   let syncAgain = false;
@@ -265,6 +268,7 @@ export function createRevocationSync(options: RevocationSyncOptions): Revocation
     for (const entry of entries) map.apply(entry);
     map.sweep(epoch);
     lastSnapshotAt = requestedAt;
+    snapshotsLoaded += 1;
     lastSnapshotError = '';
     if (!ready) {
       ready = true;
@@ -401,6 +405,7 @@ export function createRevocationSync(options: RevocationSyncOptions): Revocation
         live,
         entries: map.size,
         snapshotAgeMs: lastSnapshotAt === undefined ? undefined : Date.now() - lastSnapshotAt,
+        snapshotsLoaded,
       };
     },
   };

@@ -1,0 +1,253 @@
+/**
+ * The revocation map against the shared real Redis (events published on the real channel,
+ * for this file's own tenants) and a stand-in for the token service's internal API.
+ * Faults (Redis stopped, killed, flushed, paused) are in revocation-faults.test.ts, on a
+ * redis-server of their own.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
+import { createRevocationSync, REVOCATION_CHANNEL, type RevocationEntry, type RevocationSync, type RevocationSyncOptions } from '../src/index.js';
+import { captureLogs, eventually, INTERNAL_TOKEN, startFakeInternalApi, type CapturedLogger, type FakeInternalApi } from './revocation-support.js';
+
+let api: FakeInternalApi;
+let publisher: Redis;
+const running: RevocationSync[] = [];
+const logs: CapturedLogger[] = [];
+
+beforeAll(async () => {
+  api = await startFakeInternalApi();
+  publisher = new Redis(TEST_REDIS_URL);
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((sync) => sync.stop()));
+});
+
+afterAll(async () => {
+  publisher.disconnect();
+  await api.close();
+  // Whatever happened, the internal token never reached a log line, and every call carried it.
+  for (const captured of logs) expect(captured.text()).not.toContain(INTERNAL_TOKEN);
+  expect(api.unauthorized()).toBe(0);
+});
+
+function newSync(overrides: Partial<RevocationSyncOptions> = {}) {
+  const captured = captureLogs();
+  logs.push(captured);
+  const registry = new Registry();
+  const sync = createRevocationSync({
+    redisUrl: TEST_REDIS_URL,
+    tokenServiceUrl: api.url,
+    internalToken: INTERNAL_TOKEN,
+    // Long, so that only what a test does (events, reconnects) can change the map.
+    resyncMs: 60_000,
+    logger: captured.logger,
+    metricsRegistry: registry,
+    ...overrides,
+  });
+  running.push(sync);
+  return { sync, registry, logs: captured };
+}
+
+async function metric(registry: Registry, name: string): Promise<Record<string, number>> {
+  const found = registry.getSingleMetric(name);
+  if (!found) throw new Error(`no metric ${name}`);
+  const { values } = await found.get();
+  return Object.fromEntries(values.map((v) => [Object.values(v.labels).filter((l) => l !== undefined).join(',') || '_', v.value]));
+}
+
+/** A principal that exists in the token service's table, at version 1. */
+function newPrincipal(): { tenant: string; sub: string } {
+  const tenant = uniqueName('rev');
+  const sub = `sa-${uniqueName('p')}`;
+  api.addPrincipal(tenant, sub);
+  return { tenant, sub };
+}
+
+/** Commits a change in the "token service" and publishes it, as the token service does. */
+async function revokeAndPublish(tenant: string, sub: string, options: { deleted?: boolean } = {}): Promise<RevocationEntry> {
+  const entry = api.revoke(tenant, sub, options);
+  await publisher.publish(REVOCATION_CHANNEL, JSON.stringify(entry));
+  return entry;
+}
+
+describe('revocation sync: start-up', () => {
+  test('When the first snapshot has loaded, then isReady turns true and checks answer synchronously from memory', async () => {
+    const revoked = newPrincipal();
+    api.revoke(revoked.tenant, revoked.sub);
+    api.revoke(revoked.tenant, revoked.sub);
+    const deleted = newPrincipal();
+    api.revoke(deleted.tenant, deleted.sub, { deleted: true });
+    const untouched = newPrincipal();
+    const { sync, registry } = newSync();
+    expect(sync.isReady()).toBe(false);
+    expect(await metric(registry, 'revocation_snapshot_age_seconds')).toEqual({ _: Infinity });
+
+    await sync.start();
+
+    expect(sync.isReady()).toBe(true);
+    expect(sync.state()).toMatchObject({ ready: true, subscribed: true, live: true });
+    expect([1, 2, 3, 4].map((ver) => sync.check(revoked.tenant, revoked.sub, ver))).toEqual(['revoked', 'revoked', 'valid', 'valid']);
+    expect([1, 2, 9].map((ver) => sync.check(deleted.tenant, deleted.sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
+    expect(sync.check(untouched.tenant, untouched.sub, 1)).toBe('valid');
+    expect(api.lookups(untouched.tenant, untouched.sub)).toBe(0);
+    const age = await metric(registry, 'revocation_snapshot_age_seconds');
+    expect(age._).toBeGreaterThanOrEqual(0);
+    expect(age._).toBeLessThan(60);
+    expect(await metric(registry, 'revocation_subscription_up')).toEqual({ _: 1 });
+    expect(await metric(registry, 'revocation_live')).toEqual({ _: 1 });
+  });
+
+  test('When the snapshot API fails at start, then the sync is not ready, counts the failure, fails closed, and becomes ready once the API answers', async () => {
+    const principal = newPrincipal();
+    api.setDown(true);
+    try {
+      const { sync, registry } = newSync({ resyncMs: 300 });
+      await sync.start();
+
+      expect(sync.isReady()).toBe(false);
+      expect(sync.state()).toMatchObject({ ready: false, live: false, snapshotAgeMs: undefined });
+      expect((await metric(registry, 'revocation_snapshot_failures_total'))._).toBeGreaterThanOrEqual(1);
+      await expect(sync.check(principal.tenant, principal.sub, 1)).resolves.toBe('unavailable');
+
+      api.setDown(false);
+      await eventually(() => sync.state().live, 'the sync is live');
+      expect(sync.isReady()).toBe(true);
+      expect(sync.check(principal.tenant, principal.sub, 1)).toBe('valid');
+    } finally {
+      api.setDown(false);
+    }
+  });
+});
+
+describe('revocation sync: events', () => {
+  test('When a reset is published on the channel, then the older token is refused and the newer one accepted, from memory', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync, registry } = newSync();
+    await sync.start();
+    expect(sync.check(tenant, sub, 1)).toBe('valid');
+
+    await revokeAndPublish(tenant, sub);
+
+    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the event is applied');
+    expect(sync.check(tenant, sub, 2)).toBe('valid');
+    expect(await metric(registry, 'revocation_events_received_total')).toMatchObject({ applied: 1 });
+    expect(api.lookups(tenant, sub)).toBe(0);
+  });
+
+  test('When a principal is deleted, then every token of it is refused whatever its ver', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync } = newSync();
+    await sync.start();
+
+    await revokeAndPublish(tenant, sub, { deleted: true });
+
+    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the deletion is applied');
+    expect([2, 3, 1000].map((ver) => sync.check(tenant, sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
+  });
+
+  test('When events arrive out of order or twice, then the highest version wins and a deletion sticks', async () => {
+    const { tenant, sub } = newPrincipal();
+    const other = newPrincipal();
+    const { sync, registry } = newSync();
+    await sync.start();
+    const publish = (entry: RevocationEntry) => publisher.publish(REVOCATION_CHANNEL, JSON.stringify(entry));
+
+    await publish({ tenant, sub, version: 5, deleted: false });
+    await publish({ tenant, sub, version: 3, deleted: false });
+    await publish({ tenant, sub, version: 5, deleted: false });
+    await publish({ tenant: other.tenant, sub: other.sub, version: 4, deleted: true });
+    await publish({ tenant: other.tenant, sub: other.sub, version: 6, deleted: false });
+
+    await eventually(async () => ((await metric(registry, 'revocation_events_received_total')).applied ?? 0) >= 3, 'the events are received');
+    await eventually(async () => (await metric(registry, 'revocation_events_received_total')).unchanged === 2, 'the repeats are received');
+    expect([4, 5, 6].map((ver) => sync.check(tenant, sub, ver))).toEqual(['revoked', 'valid', 'valid']);
+    expect([5, 6, 7].map((ver) => sync.check(other.tenant, other.sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
+  });
+
+  test('When a malformed event arrives, then it is counted and ignored, and later events still apply', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync, registry, logs: captured } = newSync();
+    await sync.start();
+
+    await publisher.publish(REVOCATION_CHANNEL, 'not json');
+    await publisher.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant, sub, version: '9', deleted: false }));
+    await revokeAndPublish(tenant, sub);
+
+    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the valid event is applied');
+    expect(await metric(registry, 'revocation_events_received_total')).toMatchObject({ malformed: 2, applied: 1 });
+    expect(sync.check(tenant, sub, 2)).toBe('valid');
+    expect(captured.text()).toContain('malformed revocation event ignored');
+  });
+
+  test('When an event arrives while a snapshot read before it is still loading, then the event survives the snapshot', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync } = newSync({ resyncMs: 200 });
+    await sync.start();
+    let release!: () => void;
+    const requestsBefore = api.snapshotRequests();
+    api.holdSnapshots(new Promise<void>((resolve) => (release = resolve)), 'after-read');
+    try {
+      // The periodic re-sync reads the table now (version 1) and answers later.
+      await eventually(() => api.snapshotRequests() > requestsBefore, 'a re-sync is in flight');
+      await revokeAndPublish(tenant, sub);
+      await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the event is applied');
+      const loadedBefore = sync.state().snapshotsLoaded;
+      release();
+      api.holdSnapshots(undefined);
+      await eventually(() => sync.state().snapshotsLoaded > loadedBefore, 'the stale snapshot is applied');
+    } finally {
+      release();
+      api.holdSnapshots(undefined);
+    }
+
+    expect(sync.check(tenant, sub, 1)).toBe('revoked');
+    expect(sync.check(tenant, sub, 2)).toBe('valid');
+  });
+
+  test('When a change is committed but never published, then the periodic re-sync refuses the older token', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync } = newSync({ resyncMs: 200 });
+    await sync.start();
+
+    api.revoke(tenant, sub);
+
+    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'a re-sync brings the change');
+    expect(sync.check(tenant, sub, 2)).toBe('valid');
+    expect(api.lookups(tenant, sub)).toBe(0);
+  });
+
+  test('When a deletion drops out of the snapshot (older than a token lifetime), then the next re-sync frees its memory', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync } = newSync({ resyncMs: 200 });
+    await sync.start();
+    await revokeAndPublish(tenant, sub, { deleted: true });
+    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the deletion is applied');
+    const loaded = sync.state().snapshotsLoaded;
+    // Still listed: re-syncs keep it.
+    await eventually(() => sync.state().snapshotsLoaded >= loaded + 2, 'two re-syncs');
+    expect(sync.check(tenant, sub, 1)).toBe('revoked');
+
+    api.forget(tenant, sub);
+
+    // Absent means "version 1, not deleted": the entry is gone from memory. (Its tokens expired
+    // before the token service stopped listing it, so bearer verification refuses them anyway.)
+    await eventually(() => sync.check(tenant, sub, 1) === 'valid', 'the entry is swept');
+  });
+});
+
+describe('revocation sync: stop', () => {
+  test('When stopped, then checks fail closed and the subscription is gone', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync, registry } = newSync();
+    await sync.start();
+
+    await sync.stop();
+
+    expect(sync.check(tenant, sub, 1)).toBe('unavailable');
+    expect(sync.state()).toMatchObject({ subscribed: false, live: false });
+    expect(await metric(registry, 'revocation_subscription_up')).toEqual({ _: 0 });
+  });
+});
