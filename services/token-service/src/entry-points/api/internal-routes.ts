@@ -17,6 +17,9 @@ import { getTenant } from '../../domain/tenants.js';
 import { getUser, listUsers } from '../../domain/users.js';
 import { optionalJsonBody } from './optional-json-body.js';
 
+/** With the input on each issue, the shared error text tells "missing" from "wrong type". */
+const REPORT_INPUT = { reportInput: true } as const;
+
 export interface InternalRoutesDeps {
   identity: IdentityContext;
   db: Knex;
@@ -59,7 +62,7 @@ export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesD
     })
     .post(jsonBody(), async (req, res) => {
       const tenant = tenantOf(req);
-      const input = CreateServiceAccountSchema.parse(req.body);
+      const input = CreateServiceAccountSchema.parse(req.body, REPORT_INPUT);
       noStore(res).status(201).json(await createServiceAccount(identity, tenant, input));
     })
     .all(methodNotAllowed(['GET', 'POST']));
@@ -72,7 +75,7 @@ export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesD
     .patch(jsonBody(), async (req, res) => {
       const tenant = tenantOf(req);
       const clientId = idOf(req, 'client_id');
-      const input = UpdateServiceAccountSchema.parse(req.body);
+      const input = UpdateServiceAccountSchema.parse(req.body, REPORT_INPUT);
       res.json(await updateServiceAccount(identity, tenant, clientId, input));
     })
     .delete(async (req, res) => {
@@ -86,7 +89,7 @@ export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesD
     .post(optionalJsonBody, async (req, res) => {
       const tenant = tenantOf(req);
       const clientId = idOf(req, 'client_id');
-      ActorBodySchema.parse(req.body);
+      ActorBodySchema.parse(req.body, REPORT_INPUT);
       noStore(res).json(await resetServiceAccountSecret(identity, tenant, clientId));
     })
     .all(methodNotAllowed(['POST']));
