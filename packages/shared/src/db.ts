@@ -31,7 +31,10 @@ export function createDatabase({ connectionString, schema, poolMax = 10, applica
 
 /** Applies the service's migrations; knex's lock keeps concurrent runners from both applying. */
 export async function migrateLatest(db: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
-  await db.raw('create schema if not exists ??', [schema]);
+  // In production the service's role owns its schema but may not create schemas, and
+  // Postgres checks that privilege even for `create schema if not exists`: ask first.
+  const found = await db.raw('select 1 from pg_namespace where nspname = ?', [schema]);
+  if (found.rows.length === 0) await db.raw('create schema if not exists ??', [schema]);
   const byName = new Map(migrations.map((m) => [m.name, m]));
   const [, applied] = (await db.migrate.latest({
     schemaName: schema,
