@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import request from 'supertest';
+import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { internal } from './helpers/internal-client.js';
+import { KeyEncryption } from '../src/domain/key-encryption.js';
+import { decryptSigningKey } from '../src/domain/signing-keys.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+/** Every row of every table of the auth schema, as text (bytea as hex and as text). */
+async function dumpAuthSchema(): Promise<string> {
+  const tables = await h.service.db.raw<{ rows: Array<{ table_name: string }> }>("select table_name from information_schema.tables where table_schema = 'auth' and table_type = 'BASE TABLE'");
+  const parts: string[] = [];
+  for (const { table_name } of tables.rows) {
+    const rows = await h.service.db.raw<{ rows: Array<{ t: string }> }>(`select t::text as t from auth.${table_name} t`);
+    parts.push(...rows.rows.map((r) => r.t));
+    const binaries = await h.service.db.raw<{ rows: Array<{ column_name: string }> }>(
+      "select column_name from information_schema.columns where table_schema = 'auth' and table_name = ? and data_type = 'bytea'",
+      [table_name],
+    );
+    for (const { column_name } of binaries.rows) {
+      const values = await h.service.db.raw<{ rows: Array<{ v: Buffer }> }>(`select ${column_name} as v from auth.${table_name}`);
+      parts.push(...values.rows.map((r) => r.v.toString('latin1')));
+    }
+  }
+  return parts.join('\n');
+}
+
+describe('secrets at rest and in logs', () => {
+  test('When a secret is created, used, reset and used again, then neither secret appears in the auth schema or the logs', async () => {
+    const { tenant } = await h.createTenant();
+    const api = internal(h);
+    const account = await api.createServiceAccount(tenant);
+    const token = await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .set('x-forwarded-for', uniqueIp())
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' })
+      .expect(200);
+    await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .set('x-forwarded-for', uniqueIp())
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: `${account.secret}x` })
+      .expect(401);
+    const reset = await api.reset(tenant, account.client_id).expect(200);
+    await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .set('x-forwarded-for', uniqueIp())
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: reset.body.secret })
+      .expect(200);
+
+    const stored = await dumpAuthSchema();
+    const logs = h.logs.join('\n');
+
+    expect(stored).toContain(account.client_id);
+    expect(logs).toContain('request completed');
+    for (const secret of [account.secret, reset.body.secret as string]) {
+      // The whole secret, and its random body without prefix or checksum.
+      for (const needle of [secret, secret.slice(4, 47)]) {
+        expect(stored).not.toContain(needle);
+        expect(logs).not.toContain(needle);
+      }
+    }
+    expect(logs).not.toContain(token.body.access_token);
+  });
+
+  test('When a realm is created, then its private key is stored only encrypted and decrypts under the key-encryption key', async () => {
+    const { tenant, kid } = await h.createTenant();
+    const row = await h.service.db('signing_keys').where({ realm: tenant, kid }).first();
+    const jwk = decryptSigningKey(new KeyEncryption(h.config.KEY_ENCRYPTION_KEY), kid, row.private_key_encrypted as Buffer);
+
+    const stored = await dumpAuthSchema();
+
+    expect(jwk).toMatchObject({ kty: 'RSA', kid, alg: 'RS256', d: expect.any(String), p: expect.any(String) });
+    expect(stored).not.toContain(jwk.d as string);
+    expect(stored).not.toContain(jwk.p as string);
+    expect(() => decryptSigningKey(new KeyEncryption(Buffer.alloc(32, 9).toString('base64')), kid, row.private_key_encrypted as Buffer)).toThrow();
+  });
+});
