@@ -149,6 +149,7 @@ export async function startDedicatedRedis(): Promise<DedicatedRedis> {
   let child: ChildProcess | undefined;
 
   const start = async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
       stdio: 'ignore',
     });
