@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { REPO_ROOT, uniqueName } from '@plant/test-kit';
+import request from 'supertest';
+import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import { AUTH } from './helpers/internal-client.js';
+
+const run = promisify(execFile);
+const CLI = join(REPO_ROOT, 'services/token-service/dist/cli.js');
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: TEST_ENV.DATABASE_URL,
+    REDIS_URL: TEST_ENV.REDIS_URL,
+    KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY,
+    AUTH_URL: h.publicUrl,
+  };
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('operator CLI (built dist/cli.js)', () => {
+  test('When a tenant is created, then one JSON line describes it and its admin can be listed through the internal API', async () => {
+    const tenant = uniqueName('cli');
+
+    const res = await cli('tenant', 'create', tenant, '--admin-email', 'Owner@Example.test', '--admin-password', 'a long password');
+    const users = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/users`).set('authorization', AUTH);
+
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(res.stdout.endsWith('\n')).toBe(true);
+    expect(res.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(res.stdout)).toEqual({
+      tenant,
+      issuer: `${h.publicUrl}/realms/${tenant}`,
+      kid: expect.any(String),
+      portal_client_id: 'portal',
+      admin: { id: expect.any(String), email: 'Owner@Example.test', role: 'Account Admin' },
+    });
+    expect(users.body).toEqual([{ id: JSON.parse(res.stdout).admin.id, email: 'Owner@Example.test', role: 'Account Admin', created_at: expect.any(String) }]);
+  });
+
+  test('When the tenant exists already, then it exits non-zero with one clear line', async () => {
+    const tenant = uniqueName('cli');
+    await cli('tenant', 'create', tenant, '--admin-email', 'a@example.test', '--admin-password', 'a long password');
+
+    const res = await cli('tenant', 'create', tenant, '--admin-email', 'b@example.test', '--admin-password', 'a long password');
+
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe(`error: Tenant "${tenant}" already exists\n`);
+  });
+
+  test.each([
+    [['tenant', 'create', 'Bad_Name', '--admin-email', 'a@example.test', '--admin-password', 'a long password'], 'error: tenant: tenant must be 1-63 characters of a-z, 0-9 and inner hyphens\n'],
+    [['tenant', 'create', 'ok-name', '--admin-password', 'a long password'], 'error: --admin-email is required\n'],
+    [['tenant', 'create', 'ok-name', '--admin-email', 'not-an-email', '--admin-password', 'a long password'], 'error: --admin-email: email must be an email address\n'],
+    [['tenant', 'create', 'ok-name', '--admin-email', 'a@example.test', '--admin-password', 'short'], 'error: --admin-password: password must be at least 8 characters\n'],
+  ])('When the arguments are %j, then it exits 2 with one clear line', async (args, line) => {
+    const res = await cli(...args);
+
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe(line);
+  });
+
+  test('When a user is added, then it is listed with its role; an unknown tenant or role is refused', async () => {
+    const { tenant } = await h.createTenant();
+
+    const res = await cli('user', 'create', tenant, '--email', 'viewer@example.test', '--password', 'a long password', '--role', 'View');
+    const unknownTenant = await cli('user', 'create', 'no-such-cli-tenant', '--email', 'v@example.test', '--password', 'a long password', '--role', 'Edit');
+    const badRole = await cli('user', 'create', tenant, '--email', 'v2@example.test', '--password', 'a long password', '--role', 'Owner');
+    const users = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/users`).set('authorization', AUTH);
+
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ tenant, user: { id: expect.any(String), email: 'viewer@example.test', role: 'View' } });
+    expect(unknownTenant).toEqual({ code: 1, stdout: '', stderr: 'error: Tenant not found\n' });
+    expect(badRole).toEqual({ code: 2, stdout: '', stderr: 'error: --role: role must be "View", "Edit" or "Account Admin"\n' });
+    expect(users.body.map((u: { email: string; role: string }) => [u.email, u.role])).toContainEqual(['viewer@example.test', 'View']);
+  });
+
+  test('When an unknown command is given, then it exits 2 with the usage', async () => {
+    const res = await cli('tenant', 'delete', 'x');
+
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^error: unknown command "tenant delete"\nusage:\n/);
+  });
+});
