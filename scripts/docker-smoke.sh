@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Real image builds, offline from Docker Hub: start Debian's dockerd by hand, make a Node 20
+# base image from a debootstrapped Debian root plus this machine's node binary and CA bundle,
+# build every service's image on it (NODE_IMAGE build argument), run the migrations as the
+# image's separate command, run each container with --network host against the local
+# Postgres and Redis on ports of its own, and check /healthz and the image's HEALTHCHECK.
+#
+# Needs root (dockerd). Installs docker.io and debootstrap from Debian when missing.
+# If the daemon cannot start this says so loudly and exits 1, unless SKIP_DOCKER_SMOKE=1.
+#
+# Environment (all optional):
+#   SKIP_DOCKER_SMOKE=1       a daemon that cannot start is a warning, not a failure
+#   SMOKE_SERVICES            services to check (default: plant-store token-service account-admin)
+#   SMOKE_WORK_DIR            daemon data root, socket, base root fs (default /var/tmp/plant-docker-smoke;
+#                             kept between runs as a build cache)
+#   SMOKE_PG_URL              admin URL of the local Postgres (default postgres://postgres@127.0.0.1:5432/postgres)
+#   SMOKE_REDIS_URL           default redis://127.0.0.1:6379
+#   SMOKE_PORT_BASE           public ports are BASE+1..3, the internal API BASE+1082 (default 18080)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+SERVICES=(${SMOKE_SERVICES:-plant-store token-service account-admin})
+WORK=${SMOKE_WORK_DIR:-/var/tmp/plant-docker-smoke}
+PG_ADMIN_URL=${SMOKE_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+REDIS_URL=${SMOKE_REDIS_URL:-redis://127.0.0.1:6379}
+PORT_BASE=${SMOKE_PORT_BASE:-18080}
+SOCK="$WORK/docker.sock"
+RUN_ID="$(date +%s)-$$"
+SMOKE_DB="plantstore_smoke_${RUN_ID//-/_}"
+NODE_VERSION=$(node --version)
+BASE_IMAGE="plant-smoke/node-base:${NODE_VERSION#v}"
+
+say() { printf '== docker-smoke: %s\n' "$*"; }
+# The daemon (or its prerequisites) is unavailable: loud, and fatal unless explicitly skipped.
+unavailable() {
+  {
+    echo
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+    echo "!! DOCKER SMOKE TEST NOT RUN: $*"
+    echo "!! No image was built or started. Set SKIP_DOCKER_SMOKE=1 to accept this."
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+  } >&2
+  if [ "${SKIP_DOCKER_SMOKE:-0}" = "1" ]; then exit 0; fi
+  exit 1
+}
+fail() { echo "docker-smoke: FAILED: $*" >&2; exit 1; }
+
+[ "$(id -u)" = "0" ] || unavailable "dockerd must be started as root (running as uid $(id -u))"
+
+# --- tools ---------------------------------------------------------------------------------
+need=()
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing from Debian: ${need[*]}"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; } ||
+    unavailable "could not install ${need[*]} from Debian"
+fi
+# Debian's client matches Debian's daemon; the legacy builder needs no buildx plugin and
+# never pulls a frontend image.
+DOCKER_BIN=/usr/bin/docker
+[ -x "$DOCKER_BIN" ] || DOCKER_BIN=$(command -v docker) || unavailable "no docker client"
+export DOCKER_BUILDKIT=0
+dk() { "$DOCKER_BIN" -H "unix://$SOCK" "$@"; }
+
+# --- daemon ----------------------------------------------------------------------------------
+mkdir -p "$WORK"
+DOCKERD_PID=""
+CONTAINERS=()
+cleanup() {
+  local code=$?
+  set +e
+  for c in "${CONTAINERS[@]}"; do dk rm -f "$c" >/dev/null 2>&1; done
+  if [ -n "$DOCKERD_PID" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
+    kill "$DOCKERD_PID"
+    for _ in $(seq 1 30); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 1; done
+  fi
+  psql "$PG_ADMIN_URL" -qAt -c "drop database if exists \"$SMOKE_DB\" with (force)" >/dev/null 2>&1
+  exit $code
+}
+trap cleanup EXIT
+
+if [ -S "$SOCK" ] && dk info >/dev/null 2>&1; then
+  say "reusing the daemon already listening on $SOCK"
+else
+  rm -f "$SOCK" "$WORK/dockerd.pid"
+  say "starting dockerd (data root $WORK/data, socket $SOCK)"
+  dockerd --iptables=false --ip6tables=false --bridge=none \
+    --data-root "$WORK/data" --exec-root "$WORK/exec" --pidfile "$WORK/dockerd.pid" \
+    -H "unix://$SOCK" >"$WORK/dockerd.log" 2>&1 &
+  DOCKERD_PID=$!
+  for _ in $(seq 1 60); do
+    dk info >/dev/null 2>&1 && break
+    kill -0 "$DOCKERD_PID" 2>/dev/null || break
+    sleep 1
+  done
+  if ! dk info >/dev/null 2>&1; then
+    tail -n 20 "$WORK/dockerd.log" >&2 || true
+    unavailable "dockerd did not start (log: $WORK/dockerd.log)"
+  fi
+fi
+say "daemon up: $(dk version --format 'server {{.Server.Version}}')"
+
+# --- local Node base image -------------------------------------------------------------------
+if ! dk image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+  ROOTFS="$WORK/rootfs-bookworm"
+  if [ ! -x "$ROOTFS/bin/sh" ]; then
+    # The host's own Debian mirror (the one apt uses here).
+    MIRROR=$(grep -h -m1 -oE '^URIs: *[^ ]+' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | head -1)
+    [ -n "$MIRROR" ] || MIRROR=$(grep -h -m1 -E '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | head -1)
+    [ -n "$MIRROR" ] || fail "no Debian mirror found in the apt sources"
+    say "debootstrap bookworm (minbase) from $MIRROR"
+    rm -rf "$ROOTFS.tmp"
+    debootstrap --variant=minbase bookworm "$ROOTFS.tmp" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
+      { tail -n 20 "$WORK/debootstrap.log" >&2; fail "debootstrap failed"; }
+    rm -rf "$ROOTFS.tmp/var/cache/apt/archives/"*.deb "$ROOTFS.tmp/var/lib/apt/lists/"*
+    mv "$ROOTFS.tmp" "$ROOTFS"
+  fi
+  say "assembling $BASE_IMAGE from the host's node $NODE_VERSION"
+  STAGE="$WORK/base-stage"
+  rm -rf "$STAGE" && cp -a "$ROOTFS" "$STAGE"
+  NODE_BIN=$(readlink -f "$(command -v node)")
+  NODE_LIB=$(dirname "$(dirname "$NODE_BIN")")/lib/node_modules
+  install -m 0755 "$NODE_BIN" "$STAGE/usr/local/bin/node"
+  mkdir -p "$STAGE/usr/local/lib/node_modules" "$STAGE/etc/ssl/certs"
+  for tool in npm corepack; do
+    [ -d "$NODE_LIB/$tool" ] && cp -a "$NODE_LIB/$tool" "$STAGE/usr/local/lib/node_modules/"
+  done
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$STAGE/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$STAGE/usr/local/bin/npx"
+  ln -sf ../lib/node_modules/corepack/dist/corepack.js "$STAGE/usr/local/bin/corepack"
+  cp /etc/ssl/certs/ca-certificates.crt "$STAGE/etc/ssl/certs/ca-certificates.crt"
+  # The official images' user: uid/gid 1000 named node.
+  chroot "$STAGE" /usr/sbin/groupadd --gid 1000 node
+  chroot "$STAGE" /usr/sbin/useradd --uid 1000 --gid node --shell /bin/bash --create-home node
+  tar -C "$STAGE" -c . | dk import \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
+    --change 'CMD ["node"]' - "$BASE_IMAGE" >/dev/null
+  rm -rf "$STAGE"
+fi
+dk run --rm --network host "$BASE_IMAGE" node -e 'console.log("base image node", process.version)'
+
+# --- images ------------------------------------------------------------------------------------
+for svc in "${SERVICES[@]}"; do
+  say "building plant-smoke/$svc"
+  dk build --network host --build-arg "NODE_IMAGE=$BASE_IMAGE" \
+    -f "services/$svc/Dockerfile" -t "plant-smoke/$svc" . >"$WORK/build-$svc.log" 2>&1 ||
+    { tail -n 40 "$WORK/build-$svc.log" >&2; fail "image build of $svc (log: $WORK/build-$svc.log)"; }
+  uid=$(dk run --rm --network host "plant-smoke/$svc" id -u)
+  [ "$uid" != "0" ] || fail "$svc runs as root"
+  [ "$(dk image inspect -f '{{.Config.Env}}' "plant-smoke/$svc" | grep -c 'NODE_ENV=production')" = "1" ] || fail "$svc lacks NODE_ENV=production"
+  say "$svc: built, runs as uid $uid"
+done
+
+# --- run them against the local Postgres and Redis -------------------------------------------
+psql "$PG_ADMIN_URL" -qAt -c "create database \"$SMOKE_DB\"" >/dev/null
+DB_URL="${PG_ADMIN_URL%/*}/$SMOKE_DB"
+port_of() {
+  case $1 in plant-store) echo $((PORT_BASE + 1)) ;; token-service) echo $((PORT_BASE + 2)) ;; account-admin) echo $((PORT_BASE + 3)) ;; esac
+}
+INTERNAL_PORT=$((PORT_BASE + 1082))
+# Fake development-only secrets for this throwaway run.
+COMMON_ENV=(
+  -e "DATABASE_URL=$DB_URL" -e "REDIS_URL=$REDIS_URL" -e HOST=127.0.0.1 -e LOG_LEVEL=info
+  -e "AUTH_URL=http://localhost:$(port_of token-service)"
+  -e "TOKEN_SERVICE_INTERNAL_URL=http://127.0.0.1:$INTERNAL_PORT"
+  -e "PORTAL_URL=http://localhost:$(port_of account-admin)"
+  -e "PUBLIC_URL=http://localhost:$(port_of plant-store)"
+  -e INTERNAL_API_TOKEN=smoke-internal-token-not-a-secret
+  -e SECRET_PEPPER=smoke-pepper-not-a-secret-0123456789abcdef
+  -e KEY_ENCRYPTION_KEY=c21va2Uta2V5LWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=
+  -e COOKIE_KEYS=smoke-cookie-key-not-a-secret-0001
+  -e SESSION_SECRET=smoke-session-secret-not-a-secret
+  -e "INTERNAL_PORT=$INTERNAL_PORT"
+)
+# The token service first: the resource servers load its revocation snapshot.
+ORDERED=()
+for svc in token-service plant-store account-admin; do
+  for s in "${SERVICES[@]}"; do [ "$s" = "$svc" ] && ORDERED+=("$svc"); done
+done
+for svc in "${ORDERED[@]}"; do
+  say "$svc: migrations (node dist/migrate.js, a separate command of the image)"
+  dk run --rm --network host "${COMMON_ENV[@]}" "plant-smoke/$svc" node dist/migrate.js ||
+    fail "$svc migrations"
+  name="plant-smoke-$svc-$RUN_ID"
+  port=$(port_of "$svc")
+  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" -e "PORT=$port" "plant-smoke/$svc" >/dev/null
+  CONTAINERS+=("$name")
+  ok=""
+  for _ in $(seq 1 60); do
+    if curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then ok=1; break; fi
+    [ "$(dk inspect -f '{{.State.Running}}' "$name")" = "true" ] || break
+    sleep 1
+  done
+  if [ -z "$ok" ]; then
+    dk logs "$name" 2>&1 | tail -n 30 >&2
+    fail "$svc did not answer /healthz on port $port"
+  fi
+  say "$svc: /healthz answers on $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
+done
+if printf '%s\n' "${ORDERED[@]}" | grep -qx token-service; then
+  out=$(dk run --rm --network host "${COMMON_ENV[@]}" plant-smoke/token-service \
+    node dist/cli.js tenant create "smoke-$$" --admin-email admin@smoke.example --admin-password 'smoke-password-not-a-secret') ||
+    fail "token-service CLI in the image"
+  say "token-service CLI created a tenant: $out"
+fi
+# The images' own HEALTHCHECK (node + fetch) must turn healthy too.
+for svc in "${ORDERED[@]}"; do
+  name="plant-smoke-$svc-$RUN_ID"
+  status=""
+  for _ in $(seq 1 45); do
+    status=$(dk inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}' "$name")
+    [ "$status" = "healthy" ] && break
+    [ "$status" = "none" ] && break
+    sleep 2
+  done
+  [ "$status" = "healthy" ] || { dk inspect -f '{{json .State.Health}}' "$name" >&2; fail "$svc HEALTHCHECK is $status"; }
+  say "$svc: HEALTHCHECK healthy"
+done
+for svc in "${ORDERED[@]}"; do
+  name="plant-smoke-$svc-$RUN_ID"
+  dk stop -t 20 "$name" >/dev/null
+  code=$(dk inspect -f '{{.State.ExitCode}}' "$name")
+  [ "$code" = "0" ] || { dk logs "$name" 2>&1 | tail -n 20 >&2; fail "$svc exited $code on SIGTERM (expected a drain and 0)"; }
+  say "$svc: stopped cleanly on SIGTERM"
+done
+say "OK: ${ORDERED[*]}"
