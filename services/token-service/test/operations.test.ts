@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnService, type ServiceProcess } from '@plant/test-kit';
+import request from 'supertest';
+import { TEST_ENV } from './helpers/harness.js';
+
+let svc: ServiceProcess;
+
+beforeAll(async () => {
+  svc = await spawnService('token-service', { env: { ...TEST_ENV, INTERNAL_PORT: '0', LOG_LEVEL: 'info' } });
+});
+
+afterAll(async () => {
+  await svc.stop();
+});
+
+describe('the built service as a process', () => {
+  test('When it starts, then it logs one listening line with both ports', () => {
+    const listening = svc.logs.filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    expect(listening).toHaveLength(1);
+    expect(listening[0]).toMatchObject({ msg: 'listening', port: svc.port, internalPort: svc.internalPort });
+  });
+
+  test('When probed, then healthz, readyz and metrics answer on the public port', async () => {
+    const health = await request(svc.url).get('/healthz');
+    const ready = await request(svc.url).get('/readyz');
+    const metrics = await request(svc.url).get('/metrics');
+
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready' });
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('http_requests_total');
+  });
+
+  test('When the internal API is called on the public port, then it is not there', async () => {
+    const res = await request(svc.url).get('/internal/v1/revocations').set('authorization', `Bearer ${TEST_ENV.INTERNAL_API_TOKEN}`);
+
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 404, message: 'No route for GET /internal/v1/revocations' });
+  });
+
+  test('When a configuration value is missing, then it stops with one line naming the variable', async () => {
+    const { INTERNAL_API_TOKEN: _omitted, ...env } = TEST_ENV;
+
+    await expect(spawnService('token-service', { env: { ...env, INTERNAL_PORT: '0' }, timeoutMs: 10_000 })).rejects.toThrow(
+      'configuration error: INTERNAL_API_TOKEN is required but not set',
+    );
+  });
+
+  test('When it gets SIGTERM, then it drains and exits 0', async () => {
+    const other = await spawnService('token-service', { env: { ...TEST_ENV, INTERNAL_PORT: '0' } });
+    // supertest sends on then(); start the request, then signal while it may still be in flight.
+    const inFlight = request(other.url).get('/readyz').then((res) => res);
+    await new Promise((r) => setTimeout(r, 20));
+
+    const code = await other.stop('SIGTERM');
+
+    expect(code).toBe(0);
+    expect((await inFlight).status).toBe(200);
+  });
+});
