@@ -1,0 +1,61 @@
+// One plain-text table for the terminal (and docs/performance.md), and the machine facts
+// every result file carries: absolute figures only make sense with them.
+import { cpus, loadavg, totalmem } from 'node:os';
+
+/** @param {number | null | undefined} value */
+const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+
+export function machine() {
+  const list = cpus();
+  return {
+    cores: list.length,
+    cpuModel: list[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
+  };
+}
+
+/**
+ * @param {string[]} header
+ * @param {string[][]} rows
+ */
+export function table(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/**
+ * Ratios, both "higher is better": throughput ours/baseline; CPU efficiency baseline/ours.
+ * @param {{ours: any, baseline: any}} pair
+ */
+export function ratios({ ours, baseline }) {
+  return {
+    rps: baseline && baseline.rps > 0 ? ours.rps / baseline.rps : null,
+    cpuPerRequest: baseline && ours.cpuUsPerReq ? baseline.cpuUsPerReq / ours.cpuUsPerReq : null,
+  };
+}
+
+/** @param {any[]} scenarios rows {scenario, ours, baseline, ratio} */
+export function loadTable(scenarios) {
+  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', '× base req/s', '× base CPU/req'];
+  const rows = [];
+  for (const s of scenarios) {
+    rows.push([s.scenario, 'ours', fmt(s.ours.rps), fmt(s.ours.p50Ms, 2), fmt(s.ours.p99Ms, 2), String(s.ours.errors), fmt(s.ours.cpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2)]);
+    if (s.baseline) {
+      rows.push(['', 'baseline', fmt(s.baseline.rps), fmt(s.baseline.p50Ms, 2), fmt(s.baseline.p99Ms, 2), String(s.baseline.errors), fmt(s.baseline.cpuUsPerReq), '1.00', '1.00']);
+    }
+  }
+  return table(header, rows);
+}
+
+/** @param {{service: string, idleMb: number, afterMb: number}[]} memory */
+export function memoryTable(memory) {
+  return table(
+    ['memory', 'idle RSS MB', 'after RSS MB', 'growth'],
+    memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.afterMb, 1), `${fmt(((m.afterMb - m.idleMb) / m.idleMb) * 100, 1)} %`]),
+  );
+}
+
+export { fmt };

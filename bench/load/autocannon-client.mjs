@@ -1,0 +1,98 @@
+// The load generator, always its own process (never in the orchestrator or a server):
+// `node bench/load/autocannon-client.mjs '<json>'`. Runs a warm-up, prints
+// {"event":"measuring"} (the orchestrator then reads the servers' CPU time), runs the measured
+// window, prints {"event":"result", ...}. Latencies are taken from every response with
+// sub-millisecond precision (autocannon's own histogram keeps whole milliseconds).
+import autocannon from 'autocannon';
+
+/**
+ * @typedef {object} LoadSpec
+ * @property {string} url            base URL of the server
+ * @property {'GET'|'POST'} method
+ * @property {string} path
+ * @property {Record<string, string>} headers
+ * @property {string} [body]         fixed body
+ * @property {{idStart: number, name: string, tag: string}} [plant]  a NewPlant body with a fresh id per request
+ * @property {number} connections
+ * @property {number} warmupSec
+ * @property {number} durationSec
+ */
+
+/** @type {LoadSpec} */
+const spec = JSON.parse(process.argv[2] ?? '{}');
+let nextId = spec.plant?.idStart ?? 0;
+
+function request() {
+  /** @type {Record<string, unknown>} */
+  const base = { method: spec.method, path: spec.path, headers: spec.headers };
+  if (spec.body !== undefined) base.body = spec.body;
+  if (spec.plant) {
+    const { name, tag } = spec.plant;
+    const suffix = `,"name":${JSON.stringify(name)},"tag":${JSON.stringify(tag)}}`;
+    base.setupRequest = (/** @type {Record<string, unknown>} */ req) => {
+      nextId += 1;
+      return { ...req, body: `{"id":${nextId}${suffix}` };
+    };
+  }
+  return base;
+}
+
+/**
+ * @param {number} durationSec
+ * @param {number[] | undefined} latencies
+ */
+function run(durationSec, latencies) {
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: durationSec,
+    requests: [request()],
+    timeout: 10,
+  });
+  /** @type {Record<string, number>} */
+  const statuses = {};
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    latencies?.push(responseTime);
+  });
+  return new Promise((resolve, reject) => {
+    instance.once('done', (result) => resolve({ result, statuses }));
+    instance.once('error', reject);
+  });
+}
+
+/**
+ * @param {number[]} sorted
+ * @param {number} q
+ */
+function quantile(sorted, q) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+if (spec.warmupSec > 0) await run(spec.warmupSec, undefined);
+process.stdout.write(`${JSON.stringify({ event: 'measuring' })}\n`);
+/** @type {number[]} */
+const latencies = [];
+const started = process.hrtime.bigint();
+const { result, statuses } = /** @type {{result: any, statuses: Record<string, number>}} */ (await run(spec.durationSec, latencies));
+const elapsedSec = Number(process.hrtime.bigint() - started) / 1e9;
+latencies.sort((a, b) => a - b);
+const responses = latencies.length;
+const ok = Object.entries(statuses).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
+process.stdout.write(
+  `${JSON.stringify({
+    event: 'result',
+    requests: responses,
+    ok,
+    elapsedSec,
+    rps: responses / result.duration,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    maxMs: latencies[latencies.length - 1] ?? null,
+    errors: result.errors + result.timeouts + (responses - ok),
+    connectionErrors: result.errors,
+    timeouts: result.timeouts,
+    statuses,
+  })}\n`,
+);

@@ -1,0 +1,250 @@
+#!/usr/bin/env node
+// `pnpm bench [-- --quick] [--profile] [--only=token,list]`: starts the three services as
+// production runs them, seeds a tenant, runs each scenario and its baseline back to back
+// from a separate load-generator process, prints one table and writes
+// bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
+//
+// Absolute figures drift ±20% between runs on shared machines; the ratios to the baselines,
+// measured in the same run, and CPU time per request are what to compare.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { measureLoad } from './lib/load.mjs';
+import {
+  ROOT,
+  connect,
+  createServiceAccount,
+  createTenant,
+  distOf,
+  dropPlants,
+  ensureBaselineTable,
+  grantToken,
+  issuerOf,
+  migrate,
+  missingServices,
+  PLANT_STORE_AUDIENCE,
+  DATABASE_URL,
+  resetSecret,
+  seedPlants,
+  startPlatform,
+  stopPlatform,
+  tokenPath,
+  grantBody,
+  INTERNAL_API_TOKEN,
+} from './lib/platform.mjs';
+import { rssMb, startServer } from './lib/processes.mjs';
+import { loadTable, machine, memoryTable, ratios } from './lib/report.mjs';
+import * as tokenScenario from './scenarios/token.mjs';
+import * as listScenario from './scenarios/list.mjs';
+import * as createScenario from './scenarios/create.mjs';
+
+/**
+ * @typedef {object} ScenarioContext
+ * @property {import('./lib/platform.mjs').Platform} platform
+ * @property {string} tenant
+ * @property {{reader: {client_id: string, secret: string}, writer: {client_id: string, secret: string}}} accounts
+ * @property {{reader: string, writer: string}} tokens   fresh access tokens of those accounts
+ * @property {{oidc: import('./lib/processes.mjs').ServerProcess, naive: import('./lib/processes.mjs').ServerProcess, oidcClient: {id: string, secret: string}}} baselines
+ * @property {{connections: number, warmupSec: number, durationSec: number}} load
+ */
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    connections: { type: 'string' },
+    duration: { type: 'string' },
+  },
+});
+
+const SCENARIOS = [tokenScenario, listScenario, createScenario];
+const PLANTS = 10_000;
+const quick = args.quick;
+const load = {
+  connections: Number(args.connections ?? 10),
+  warmupSec: quick ? 1 : 3,
+  durationSec: Number(args.duration ?? (quick ? 3 : 10)),
+};
+const only = args.only ? new Set(args.only.split(',')) : undefined;
+const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+const resultsDir = join(ROOT, 'bench/results');
+const logDir = join(resultsDir, 'logs', stamp);
+const profileDir = join(resultsDir, 'profiles', stamp);
+const log = (/** @type {string} */ msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+const missing = missingServices().filter((s) => s !== 'account-admin');
+if (missing.length > 0) {
+  log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
+  process.exit(1);
+}
+
+/** The revocation scenario belongs to its own module (pnpm bench:revocation); run it when present. */
+async function loadRevocation() {
+  const file = join(ROOT, 'bench/revocation/index.mjs');
+  if (!existsSync(file)) return { module: undefined, reason: 'bench/revocation/index.mjs not present' };
+  const module = await import(file);
+  if (typeof module.runRevocationScenario !== 'function') return { module: undefined, reason: 'bench/revocation/index.mjs exports no runRevocationScenario' };
+  return { module, reason: undefined };
+}
+
+const started = Date.now();
+const revocation = only && !only.has('revocation') ? { module: undefined, reason: 'not selected (--only)' } : await loadRevocation();
+log(`migrating ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+await migrate();
+const db = await connect();
+await ensureBaselineTable(db);
+const tenant = `bench-${stamp.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+await createTenant(tenant);
+
+if (args.profile) mkdirSync(profileDir, { recursive: true });
+const platform = await startPlatform({
+  logDir,
+  plantStoreCount: revocation.module ? 2 : 1,
+  nodeArgs: (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []),
+});
+/** @type {import('./lib/processes.mjs').ServerProcess[]} */
+const baselineProcesses = [];
+let exitCode = 0;
+try {
+  log(`platform up (tenant ${tenant}); seeding ${PLANTS} plants and service accounts`);
+  const accounts = {
+    reader: await createServiceAccount(platform, tenant, 'bench-reader', 'View'),
+    writer: await createServiceAccount(platform, tenant, 'bench-writer', 'Edit'),
+  };
+  await seedPlants(db, tenant, PLANTS);
+
+  const oidcClient = { id: 'baseline-client', secret: 'baseline-secret-0123456789abcdef' };
+  const baselineEnv = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0' };
+  const [oidc, naive] = await Promise.all([
+    startServer({
+      name: 'baseline-oidc-provider',
+      script: join(ROOT, 'bench/baselines/oidc-provider-server.mjs'),
+      env: { ...baselineEnv, ISSUER: issuerOf('baseline'), AUDIENCE: PLANT_STORE_AUDIENCE, CLIENT_ID: oidcClient.id, CLIENT_SECRET: oidcClient.secret },
+      logDir,
+    }),
+    startServer({
+      name: 'baseline-naive-plants',
+      script: join(ROOT, 'bench/baselines/naive-plants-server.mjs'),
+      env: {
+        ...baselineEnv,
+        DATABASE_URL,
+        JWKS_URL: `${platform.tokenService.internalUrl}/internal/v1/realms/${tenant}/jwks`,
+        ISSUER: issuerOf(tenant),
+        AUDIENCE: PLANT_STORE_AUDIENCE,
+        BASELINE_TENANT: tenant,
+      },
+      logDir,
+    }),
+  ]);
+  baselineProcesses.push(oidc, naive);
+  const baselines = { oidc, naive, oidcClient };
+
+  const services = [platform.tokenService, ...platform.plantStores, ...(platform.accountAdmin ? [platform.accountAdmin] : [])];
+  await sleep(1000);
+  const idle = new Map(services.map((s) => [s.name, rssMb(s.pid)]));
+
+  /** @type {any[]} */
+  const results = [];
+  for (const scenario of SCENARIOS) {
+    if (only && !only.has(scenario.name)) continue;
+    // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
+    const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
+    await assertScenarioWorks(scenario.name, { platform, tenant, tokens, baselines, oidcClient, accounts });
+    log(`${scenario.name}: ${load.warmupSec}s warm-up + ${load.durationSec}s, ours then baseline`);
+    const pair = await scenario.run({ platform, tenant, accounts, tokens, baselines, load });
+    results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, ...pair, ratio: ratios(pair) });
+  }
+
+  /** @type {any} */
+  let revocationResult = { skipped: revocation.reason };
+  if (revocation.module) {
+    log('revocation: bench/revocation/index.mjs');
+    revocationResult = await revocation.module.runRevocationScenario({
+      platform,
+      tenant,
+      quick,
+      internalApiToken: INTERNAL_API_TOKEN,
+      createServiceAccount: (/** @type {string} */ name, /** @type {'View'|'Edit'} */ role) => createServiceAccount(platform, tenant, name, role),
+      grantToken: (/** @type {{client_id: string, secret: string}} */ account) => grantToken(platform, tenant, account),
+      resetSecret: (/** @type {string} */ clientId) => resetSecret(platform, tenant, clientId),
+      tokenPath: tokenPath(tenant),
+      grantBody,
+    });
+  }
+
+  await sleep(500);
+  const memory = services.map((s) => ({ service: s.name, idleMb: /** @type {number} */ (idle.get(s.name)), afterMb: rssMb(s.pid) }));
+
+  const output = {
+    date: new Date(started).toISOString(),
+    quick,
+    machine: machine(),
+    load,
+    plants: PLANTS,
+    environment: 'built JS, NODE_ENV=production, LOG_LEVEL=info, one process per service, loopback, autocannon in its own process',
+    scenarios: results,
+    revocation: revocationResult,
+    memory,
+    elapsedSec: Math.round((Date.now() - started) / 1000),
+  };
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}.json`);
+  writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+
+  const cores = output.machine.cores;
+  process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}\n`);
+  process.stdout.write(`${load.connections} connections, ${load.warmupSec}s warm-up + ${load.durationSec}s per server; ratios > 1 are better than the baseline\n\n`);
+  process.stdout.write(`${loadTable(results)}\n\n`);
+  if (revocationResult.skipped) process.stdout.write(`revocation: not run (${revocationResult.skipped})\n\n`);
+  else process.stdout.write(`revocation: ${JSON.stringify(revocationResult)}\n\n`);
+  process.stdout.write(`${memoryTable(memory)}\n\n`);
+  process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile ? `; CPU profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`);
+} catch (err) {
+  exitCode = 1;
+  log(`failed: ${/** @type {Error} */ (err).stack ?? err}`);
+  log(`service logs: ${logDir}`);
+} finally {
+  await Promise.all(baselineProcesses.map((p) => p.stop()));
+  await stopPlatform(platform);
+  await dropPlants(db, tenant).catch(() => undefined);
+  await db.end();
+}
+process.exit(exitCode);
+
+/**
+ * One request of each kind before loading, so a broken setup fails loudly instead of
+ * benchmarking error responses.
+ * @param {string} name
+ * @param {any} ctx
+ */
+async function assertScenarioWorks(name, { platform, tenant, tokens, baselines, oidcClient, accounts }) {
+  /** @type {[string, RequestInit][]} */
+  const checks = [];
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (name === 'token') {
+    checks.push([`${platform.tokenService.url}${tokenPath(tenant)}`, { method: 'POST', headers: form, body: grantBody(accounts.writer.client_id, accounts.writer.secret) }]);
+    checks.push([`${baselines.oidc.url}/protocol/openid-connect/token`, { method: 'POST', headers: form, body: grantBody(oidcClient.id, oidcClient.secret) }]);
+  }
+  if (name === 'list') {
+    for (const url of [platform.plantStores[0].url, baselines.naive.url]) {
+      checks.push([`${url}/plants?limit=20`, { headers: { authorization: `Bearer ${tokens.reader}` } }]);
+    }
+  }
+  if (name === 'create') {
+    for (const url of [platform.plantStores[0].url, baselines.naive.url]) {
+      checks.push([
+        `${url}/plants`,
+        { method: 'POST', headers: { authorization: `Bearer ${tokens.writer}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 999_999, name: 'check', tag: 'bench' }) },
+      ]);
+    }
+  }
+  for (const [url, init] of checks) {
+    const res = await fetch(url, init);
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`${name}: ${init.method ?? 'GET'} ${url} answered ${res.status} ${body.slice(0, 200)}`);
+  }
+}
+
