@@ -1,0 +1,124 @@
+/**
+ * Issue 5, end to end: real processes (token service, two Plant Stores, a redis-server of this
+ * file), real Postgres. A reset, a deletion or a role/grant change refuses every older token at
+ * both Plant Stores at their next call, while a token minted after it works, even within the
+ * same second. The re-sync period is long (60 s) so only the published events can do it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { LISTED, REVOKED, startPlatform, type Platform } from './revocation-platform.js';
+
+let platform: Platform;
+let tenant: string;
+
+beforeAll(async () => {
+  platform = await startPlatform({ stores: 2, resyncMs: 60_000 });
+  tenant = await platform.createTenant();
+}, 60_000);
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+/** The answer of every Plant Store to `GET /plants` with `token`, in order. */
+async function atEveryStore(token: string) {
+  return Promise.all(platform.stores.map((store) => platform.listPlants(store, token)));
+}
+
+const iatOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { iat: number }).iat;
+
+describe('revocation reaches every Plant Store', () => {
+  test('When a secret is reset, then the older token is refused by both Plant Stores at their next call and a token minted after it works, in the same second', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const before = await platform.mint(tenant, account);
+    expect(await atEveryStore(before)).toEqual([LISTED, LISTED]);
+
+    const secret = await platform.resetSecret(tenant, account.clientId);
+    const after = await platform.mint(tenant, { clientId: account.clientId, secret });
+
+    expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
+    expect(await atEveryStore(after)).toEqual([LISTED, LISTED]);
+  });
+
+  test('When a token is minted in the same second as the reset that revoked its predecessor, then only the predecessor is refused', async () => {
+    // Repeat until a pair shares its iat second (the interesting case), at most a few times.
+    let sameSecond = false;
+    for (let attempt = 0; attempt < 5 && !sameSecond; attempt += 1) {
+      const account = await platform.createServiceAccount(tenant);
+      const before = await platform.mint(tenant, account);
+      const secret = await platform.resetSecret(tenant, account.clientId);
+      const after = await platform.mint(tenant, { clientId: account.clientId, secret });
+      sameSecond = iatOf(before) === iatOf(after);
+
+      expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
+      expect(await atEveryStore(after)).toEqual([LISTED, LISTED]);
+    }
+    expect(sameSecond).toBe(true);
+  });
+
+  test('When a service account is deleted, then its token is refused by both Plant Stores at their next call', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const token = await platform.mint(tenant, account);
+    expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
+
+    await platform.deleteServiceAccount(tenant, account.clientId);
+
+    expect(await atEveryStore(token)).toEqual([REVOKED, REVOKED]);
+  });
+
+  test('When a role is changed, then the token with the old role is refused by both Plant Stores and a new token carries the new role', async () => {
+    // A tenant of its own: this test creates plants, the others expect an empty list.
+    const tenant = await platform.createTenant();
+    const account = await platform.createServiceAccount(tenant);
+    const viewToken = await platform.mint(tenant, account);
+    const [store1, store2] = platform.stores as [(typeof platform.stores)[0], (typeof platform.stores)[0]];
+    expect(await platform.createPlant(store1, viewToken, { id: 1, name: 'Basil' })).toMatchObject({ status: 403 });
+
+    await platform.updateServiceAccount(tenant, account.clientId, { role: 'Edit' });
+    const editToken = await platform.mint(tenant, account);
+
+    expect(await atEveryStore(viewToken)).toEqual([REVOKED, REVOKED]);
+    expect(await platform.createPlant(store2, editToken, { id: Date.now(), name: 'Basil' })).toEqual({ status: 200, body: { name: 'Basil' }, wwwAuthenticate: null });
+
+    // A demotion revokes just the same: the Edit token loses its power at once.
+    await platform.updateServiceAccount(tenant, account.clientId, { role: 'View' });
+    expect(await platform.createPlant(store1, editToken, { id: Date.now() + 1, name: 'Mint' })).toEqual(REVOKED);
+    expect(await platform.createPlant(store2, editToken, { id: Date.now() + 2, name: 'Mint' })).toEqual(REVOKED);
+  });
+
+  test('When a grant is added or removed, then older tokens are refused by both Plant Stores', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const plain = await platform.mint(tenant, account);
+
+    await platform.updateServiceAccount(tenant, account.clientId, { grants: [{ tag: 'herbs', permission: 'edit' }] });
+    const granted = await platform.mint(tenant, account);
+    expect(await atEveryStore(plain)).toEqual([REVOKED, REVOKED]);
+    expect(await atEveryStore(granted)).toEqual([LISTED, LISTED]);
+
+    await platform.updateServiceAccount(tenant, account.clientId, { grants: [] });
+    expect(await atEveryStore(granted)).toEqual([REVOKED, REVOKED]);
+  });
+
+  test('When a Plant Store process starts after the reset, then it refuses the old token from its first request', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const before = await platform.mint(tenant, account);
+    await platform.resetSecret(tenant, account.clientId);
+
+    const late = await platform.startPlantStore();
+
+    expect(await platform.listPlants(late, before)).toEqual(REVOKED);
+    expect(await platform.metric(late, 'revocation_live')).toBe(1);
+  }, 30_000);
+
+  test('When tokens are revoked, then no token, secret or internal token appears in any process log', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const token = await platform.mint(tenant, account);
+    await atEveryStore(token);
+    await platform.resetSecret(tenant, account.clientId);
+    await atEveryStore(token);
+
+    const logs = [platform.tokenService, ...platform.stores].flatMap((p) => p.logs).join('\n');
+    expect(logs).not.toContain(token.split('.')[2]!);
+    expect(logs).not.toContain(account.secret);
+    expect(logs).not.toContain('e2e-internal-token-revocation');
+  });
+});
