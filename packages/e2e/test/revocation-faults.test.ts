@@ -1,0 +1,113 @@
+/**
+ * Issue 5, end to end under faults: the Plant Stores' Redis (a server of this file alone) is
+ * stopped, restarted empty, flushed, or has its subscriber connections killed while
+ * revocations happen; the token service goes down too. A revoked token is never accepted,
+ * the stores recover without a restart, and with neither Redis nor the token service the
+ * answer is 503, not 200. The re-sync period is long (60 s) so recovery is the reconnect's doing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { eventually, LISTED, REVOKED, startPlatform, type Platform } from './revocation-platform.js';
+
+let platform: Platform;
+let tenant: string;
+
+beforeAll(async () => {
+  platform = await startPlatform({ stores: 2, resyncMs: 60_000 });
+  tenant = await platform.createTenant();
+}, 60_000);
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+async function atEveryStore(token: string) {
+  return Promise.all(platform.stores.map((store) => platform.listPlants(store, token)));
+}
+
+/** Waits until every Plant Store reports `revocation_live` = `value` on /metrics. */
+async function everyStoreLive(value: 0 | 1): Promise<void> {
+  await eventually(
+    async () => (await Promise.all(platform.stores.map((store) => platform.metric(store, 'revocation_live')))).every((v) => v === value),
+    `every Plant Store reports revocation_live ${value}`,
+  );
+}
+
+describe('revocation while Redis fails', () => {
+  test('When Redis is stopped while a reset happens, then both Plant Stores still refuse the old token; when Redis is back, they recover without a restart', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const before = await platform.mint(tenant, account);
+    expect(await atEveryStore(before)).toEqual([LISTED, LISTED]);
+
+    await platform.redis.stop();
+    await everyStoreLive(0);
+    await platform.resetSecret(tenant, account.clientId); // its publish fails: nobody hears it
+
+    expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
+
+    await platform.redis.start();
+    await everyStoreLive(1);
+    expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
+    // Events flow again: a new reset is refused at the next call, from memory.
+    const fallbacksBefore = await platform.metric(platform.stores[0]!, 'revocation_fallbacks_total');
+    const next = await platform.createServiceAccount(tenant);
+    const nextToken = await platform.mint(tenant, next);
+    expect(await atEveryStore(nextToken)).toEqual([LISTED, LISTED]);
+    await platform.resetSecret(tenant, next.clientId);
+    expect(await atEveryStore(nextToken)).toEqual([REVOKED, REVOKED]);
+    expect(await platform.metric(platform.stores[0]!, 'revocation_fallbacks_total')).toBe(fallbacksBefore);
+  }, 60_000);
+
+  test('When the subscriber connections are killed while a reset happens, then both Plant Stores refuse the old token and re-subscribe', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const before = await platform.mint(tenant, account);
+    expect(await atEveryStore(before)).toEqual([LISTED, LISTED]);
+
+    const killed = await platform.redis.cli('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    const secret = await platform.resetSecret(tenant, account.clientId);
+
+    expect(Number(killed)).toBeGreaterThanOrEqual(2);
+    expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
+    const after = await platform.mint(tenant, { clientId: account.clientId, secret });
+    expect(await atEveryStore(after)).toEqual([LISTED, LISTED]);
+    await everyStoreLive(1);
+    expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
+  }, 60_000);
+
+  test('When Redis is flushed, or restarted empty, then no revoked token comes back to life', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const token = await platform.mint(tenant, account);
+    await platform.deleteServiceAccount(tenant, account.clientId);
+    expect(await atEveryStore(token)).toEqual([REVOKED, REVOKED]);
+
+    expect(await platform.redis.cli('FLUSHALL')).toBe('OK');
+    expect(await atEveryStore(token)).toEqual([REVOKED, REVOKED]);
+
+    await platform.redis.stop();
+    await platform.redis.start();
+    await everyStoreLive(1);
+    expect(await atEveryStore(token)).toEqual([REVOKED, REVOKED]);
+  }, 60_000);
+
+  test('When the token service and Redis are both down, then a Plant Store answers 503, not 200; when they are back, the token works again', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const token = await platform.mint(tenant, account);
+    expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
+
+    await platform.stopTokenService();
+    // Redis alone still carries the stores: their maps are complete.
+    expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
+    await platform.redis.stop();
+    await everyStoreLive(0);
+
+    const answers = await atEveryStore(token);
+    expect(answers.map(({ status, body }) => ({ status, body }))).toEqual([
+      { status: 503, body: { error: 503, message: 'Token verification is temporarily unavailable' } },
+      { status: 503, body: { error: 503, message: 'Token verification is temporarily unavailable' } },
+    ]);
+
+    await platform.redis.start();
+    await platform.startTokenService();
+    await everyStoreLive(1);
+    expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
+  }, 60_000);
+});
