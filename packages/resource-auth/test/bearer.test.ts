@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import request from 'supertest';
 import { createLogger, errorMiddleware, startWebServer, type WebServer } from '@plant/shared';
 import { startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
 import { createBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions, type RevocationChecker, type RevocationVerdict } from '../src/index.js';
+
+// RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
+jest.setTimeout(20_000);
 
 const AUTH_URL = 'http://auth.test:8082';
 const AUDIENCE = 'http://plant-store.test:8081';

@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
 import { startPlantStore, type PlantStoreHarness } from './support/plant-store-harness.js';
+
+// RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
+jest.setTimeout(20_000);
 
 let store: PlantStoreHarness;
 

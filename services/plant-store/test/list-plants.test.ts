@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
 import { openApiValidator } from './support/openapi-validator.js';
 import { PUBLIC_URL, startPlantStore, type PlantStoreHarness } from './support/plant-store-harness.js';
+
+// RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
+jest.setTimeout(20_000);
 
 let store: PlantStoreHarness;
 let expectDocumented: Awaited<ReturnType<typeof openApiValidator>>;

@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
 import type { RevocationChecker } from '@plant/resource-auth';
 import { openApiValidator } from './support/openapi-validator.js';
 import { PUBLIC_URL, startPlantStore, type PlantStoreHarness } from './support/plant-store-harness.js';
+
+// RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
+jest.setTimeout(20_000);
 
 let store: PlantStoreHarness;
 let expectDocumented: Awaited<ReturnType<typeof openApiValidator>>;
@@ -38,6 +41,24 @@ describe('Probes and metrics', () => {
     expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/plants",status="401",service="plant-store"\} [1-9]/);
     expect(res.text).toMatch(/http_request_duration_seconds_count\{service="plant-store",method="GET",route="\/plants",status="200"\} [1-9]/);
     expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",service="plant-store",method="GET",route="\/plants",status="200"\} \d/);
+  });
+});
+
+describe('Database outage', () => {
+  test('When the database cannot be reached, then /readyz and /plants answer 503 in the Error shape (fail closed, no 500)', async () => {
+    const down = await startPlantStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/plantstore_test' });
+    try {
+      const ready = await request(down.url).get('/readyz');
+      expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { error: 503, message: 'Not ready: database' } });
+      const tenant = down.newTenant();
+      const list = await request(down.url).get('/plants').set('authorization', `Bearer ${down.token(tenant)}`);
+      expectDocumented('GET', '/plants', list);
+      expect({ status: list.status, body: list.body }).toEqual({ status: 503, body: { error: 503, message: 'Service temporarily unavailable' } });
+      const create = await request(down.url).post('/plants').set('authorization', `Bearer ${down.token(tenant)}`).send({ id: 1, name: 'x' });
+      expect({ status: create.status, body: create.body }).toEqual({ status: 503, body: { error: 503, message: 'Service temporarily unavailable' } });
+    } finally {
+      await down.close();
+    }
   });
 });
 

@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { spawnService, startTestIssuer, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
+
+// RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
+jest.setTimeout(20_000);
 
 // The built service as production runs it (dist/start.js), against the test issuer's JWKS
 // and revocation routes (standing in for the token service's internal API) and real Redis.

@@ -25,11 +25,11 @@ export interface PlantStoreHarness {
   close(): Promise<void>;
 }
 
-export async function startPlantStore(options: { revocation?: RevocationChecker } = {}): Promise<PlantStoreHarness> {
+export async function startPlantStore(options: { revocation?: RevocationChecker; databaseUrl?: string } = {}): Promise<PlantStoreHarness> {
   const issuer = await startTestIssuer({ authUrl: 'http://auth.test:8082', audience: 'http://plant-store.test:8081' });
   const logs: string[] = [];
   const logger = createLogger({ name: 'plant-store', level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
-  const db = createDatabase({ connectionString: TEST_DATABASE_URL, schema: SCHEMA, poolMax: 5 });
+  const db = createDatabase({ connectionString: options.databaseUrl ?? TEST_DATABASE_URL, schema: SCHEMA, poolMax: 5 });
   const auth = createBearerAuth({
     authUrl: issuer.authUrl,
     audience: issuer.audience,
