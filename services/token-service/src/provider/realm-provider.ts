@@ -134,8 +134,11 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
       rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLogoutSuccessPage },
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx, _client, oneOf) => (oneOf && oneOf.length > 0 ? oneOf : config.PLANT_STORE_AUDIENCE),
-        useGrantedResource: () => true,
+        // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
+        defaultResource: (_ctx, client, oneOf) => {
+          if (oneOf && oneOf.length > 0) return oneOf;
+          return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
+        },
         getResourceServerInfo: (ctx, indicator, client) => {
           const isPortal = client.clientId === PORTAL_CLIENT_ID;
           let audience: string | undefined;
@@ -187,8 +190,9 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
       const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
       if (existing) return existing;
       const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
-      grant.addOIDCScope('openid email profile');
       const roleScope = ROLE_SCOPES[user.role]!;
+      // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
+      grant.addOIDCScope(`openid email profile ${roleScope}`);
       grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
       grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
       await grant.save();

@@ -84,11 +84,13 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       sendPage(res, 200, 'Sign in', loginForm(tenant, uid, csrfToken(deps.csrfKey, tenant, uid)));
       return;
     }
-    // First-party portal: consent is implied by sign-in (loadExistingGrant normally makes this unreachable).
-    const grant = new provider.Grant({ accountId: details.session!.accountId!, clientId: String(details.params.client_id) });
-    grant.addOIDCScope(String(details.params.scope ?? 'openid'));
-    const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    // Sign-in grants what the user's role allows (loadExistingGrant); asking for more is refused, never prompted.
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'the requested scope exceeds what this account may be granted' },
+      { mergeWithLastSubmission: false },
+    );
   });
 
   router.post(`${base}/login`, express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), async (req, res) => {

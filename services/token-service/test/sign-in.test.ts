@@ -1,0 +1,287 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import request from 'supertest';
+import { ADMIN_PASSWORD, decodeJwt, startHarness, TEST_ENV, uniqueIp, type Harness } from './helpers/harness.js';
+
+let h: Harness;
+let tenant: string;
+let adminEmail: string;
+let adminId: string;
+
+const REDIRECT_URI = `${TEST_ENV.PORTAL_URL}/auth/callback`;
+
+beforeAll(async () => {
+  h = await startHarness({ SIGN_IN_FAILURES_PER_ACCOUNT: '3' });
+  ({ tenant, adminEmail, adminId } = await h.createTenant());
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A browser: its own cookie jar and source address. */
+function browser() {
+  const ip = uniqueIp();
+  const agent = request.agent(h.publicUrl);
+  return {
+    ip,
+    get: (path: string) => agent.get(path).set('x-forwarded-for', ip),
+    post: (path: string) => agent.post(path).set('x-forwarded-for', ip),
+  };
+}
+
+function pathOf(location: string): string {
+  const url = new URL(location, h.publicUrl);
+  return `${url.pathname}${url.search}`;
+}
+
+async function startSignIn(b: ReturnType<typeof browser>, extra: Record<string, string> = {}) {
+  const { verifier, challenge } = pkce();
+  const state = randomBytes(8).toString('hex');
+  const nonce = randomBytes(8).toString('hex');
+  const query = new URLSearchParams({
+    client_id: 'portal',
+    response_type: 'code',
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid email profile',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  });
+  const auth = await b.get(`/realms/${tenant}/protocol/openid-connect/auth?${query}`);
+  expect(auth.status).toBe(303);
+  const interactionPath = pathOf(auth.headers.location!);
+  expect(interactionPath).toMatch(new RegExp(`^/realms/${tenant}/interaction/[A-Za-z0-9_-]+$`));
+  const form = await b.get(interactionPath);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(form.text)?.[1];
+  return { verifier, state, nonce, interactionPath, form, csrf: csrf! };
+}
+
+async function completeSignIn(b: ReturnType<typeof browser>, started: Awaited<ReturnType<typeof startSignIn>>, email: string, password: string) {
+  const login = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email, password });
+  expect(login.status).toBe(303);
+  const resume = await b.get(pathOf(login.headers.location!));
+  expect(resume.status).toBe(303);
+  if (!/^https?:/.test(resume.headers.location ?? "")) throw new Error(`unexpected redirect ${resume.headers.location} ${resume.text}`);
+  const callback = new URL(resume.headers.location!);
+  return { login, callback };
+}
+
+async function exchange(code: string, verifier: string) {
+  return request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'portal', code_verifier: verifier });
+}
+
+describe('portal sign-in (authorization code + PKCE)', () => {
+  test('When the sign-in page is shown, then it is a plain form with email and password fields, autocomplete hints and a CSRF token', async () => {
+    const b = browser();
+
+    const { form, csrf } = await startSignIn(b);
+
+    expect(form.status).toBe(200);
+    expect(form.headers['content-type']).toMatch(/^text\/html/);
+    expect(form.headers['cache-control']).toBe('no-store');
+    expect(form.headers['x-frame-options']).toBe('DENY');
+    expect(form.text).toContain('<input id="email" name="email" type="email" autocomplete="username" required');
+    expect(form.text).toContain('<input id="password" name="password" type="password" autocomplete="current-password" required');
+    expect(form.text).toMatch(/<form method="post" action="\/realms\/[a-z0-9-]+\/interaction\/[A-Za-z0-9_-]+\/login"/);
+    expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  test('When the Account Admin signs in, then the portal gets a code, then an ID token and userinfo with sub, email, role and tenant', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+
+    const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+    const tokens = await exchange(callback.searchParams.get('code')!, started.verifier);
+    const userinfo = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`).set('authorization', `Bearer ${tokens.body.access_token}`);
+
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    expect(callback.searchParams.get('state')).toBe(started.state);
+    expect(callback.searchParams.get('iss')).toBe(h.issuer(tenant));
+    expect(tokens.status).toBe(200);
+    expect(tokens.headers['cache-control']).toBe('no-store');
+    expect(tokens.body).toEqual({
+      access_token: expect.any(String),
+      id_token: expect.any(String),
+      expires_in: 300,
+      scope: 'openid email profile',
+      token_type: 'Bearer',
+    });
+    expect(decodeJwt(tokens.body.id_token).payload).toMatchObject({
+      iss: h.issuer(tenant),
+      aud: 'portal',
+      sub: adminId,
+      email: adminEmail,
+      role: 'Account Admin',
+      tenant,
+      nonce: started.nonce,
+    });
+    expect(userinfo.status).toBe(200);
+    expect(userinfo.body).toEqual({ sub: adminId, email: adminEmail, role: 'Account Admin', tenant });
+  });
+
+  test('When the portal names the account-admin API as resource, then the access token is a JWT for it with the role, scope and version', async () => {
+    const b = browser();
+    const started = await startSignIn(b, { resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE, scope: 'openid email profile plants:read plants:write' });
+
+    const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+    const tokens = await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .type('form')
+      .send({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: 'portal', code_verifier: started.verifier, resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE });
+
+    expect(tokens.status).toBe(200);
+    const { header, payload } = decodeJwt(tokens.body.access_token);
+    expect(header.typ).toBe('at+jwt');
+    expect(payload).toMatchObject({
+      iss: h.issuer(tenant),
+      sub: adminId,
+      aud: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      client_id: 'portal',
+      scope: 'plants:read plants:write',
+      tenant,
+      principal_type: 'user',
+      role: 'Account Admin',
+      grants: [],
+      ver: 1,
+    });
+  });
+
+  test('When a View user asks for plants:write, then the portal gets access_denied instead of a consent screen', async () => {
+    const viewer = await h.createUser(tenant, 'View');
+    const b = browser();
+    const started = await startSignIn(b, { resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE, scope: 'openid plants:read plants:write' });
+    const login = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: viewer.email, password: viewer.password });
+    const resume = await b.get(pathOf(login.headers.location!));
+
+    const consent = await b.get(pathOf(resume.headers.location!));
+    const back = await b.get(pathOf(consent.headers.location!));
+
+    expect(consent.status).toBe(303);
+    const callback = new URL(back.headers.location!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('code')).toBeNull();
+  });
+
+  test('When the code verifier is wrong, then the code is refused with invalid_grant', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+    const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+
+    const res = await exchange(callback.searchParams.get('code')!, pkce().verifier);
+
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'grant request is invalid' });
+  });
+
+  test('When PKCE is missing, then the portal is sent back with an error', async () => {
+    const b = browser();
+    const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', state: 'x' });
+
+    const res = await b.get(`/realms/${tenant}/protocol/openid-connect/auth?${query}`);
+
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.location!);
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toBe('Authorization Server policy requires PKCE to be used for this request');
+  });
+
+  test('When the password is wrong, then the form is shown again with one neutral message and no session', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+
+    const res = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: adminEmail, password: 'wrong password' });
+    const unknown = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: 'nobody@example.test', password: 'wrong password' });
+
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('Email or password is incorrect.');
+    expect(unknown.status).toBe(401);
+    expect(unknown.text).toContain('Email or password is incorrect.');
+  });
+
+  test('When the CSRF token is missing or wrong, then the sign-in is refused', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+
+    const missing = await b.post(`${started.interactionPath}/login`).type('form').send({ email: adminEmail, password: ADMIN_PASSWORD });
+    const wrong = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: 'x'.repeat(43), email: adminEmail, password: ADMIN_PASSWORD });
+
+    expect(missing.status).toBe(403);
+    expect(wrong.status).toBe(403);
+  });
+
+  test('When the form is posted without the interaction cookie (cross-site), then it is refused', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+
+    const res = await request(h.publicUrl).post(`${started.interactionPath}/login`).set('x-forwarded-for', b.ip).type('form').send({ csrf: started.csrf, email: adminEmail, password: ADMIN_PASSWORD });
+
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('This sign-in has expired');
+  });
+
+  test('When an account fails too often from one address, then that address gets 429 with Retry-After while another address still signs in', async () => {
+    const user = await h.createUser(tenant, 'Edit');
+    const attacker = browser();
+    const started = await startSignIn(attacker);
+    for (let i = 0; i < 3; i += 1) {
+      await attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: user.email, password: 'guess' }).expect(401);
+    }
+
+    const blocked = await attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: user.email, password: user.password });
+    const owner = browser();
+    const ownerStart = await startSignIn(owner);
+    const { callback } = await completeSignIn(owner, ownerStart, user.email, user.password);
+
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.text).toContain('Too many failed sign-ins. Try again later.');
+    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  test('When the user signs out, then the session ends and the next sign-in asks for the password again', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+    const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+    const tokens = await exchange(callback.searchParams.get('code')!, started.verifier);
+
+    const logout = await b.get(
+      `/realms/${tenant}/protocol/openid-connect/logout?${new URLSearchParams({ id_token_hint: tokens.body.id_token, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/`, state: 'bye' })}`,
+    );
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(logout.text)?.[1];
+    const action = /action="([^"]+)"/.exec(logout.text)?.[1];
+    const confirm = await b.post(pathOf(action!)).type('form').send({ xsrf: xsrf!, logout: 'yes' });
+    const again = await startSignIn(b);
+
+    expect(logout.status).toBe(200);
+    expect(confirm.status).toBe(303);
+    expect(confirm.headers.location).toBe(`${TEST_ENV.PORTAL_URL}/?state=bye`);
+    expect(again.form.status).toBe(200);
+    expect(again.form.text).toContain('name="password"');
+  });
+
+  test('When a signed-in user starts another sign-in, then no form is shown (the session is kept)', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+    await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+    const { challenge } = pkce();
+
+    const res = await b.get(
+      `/realms/${tenant}/protocol/openid-connect/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256', state: 's' })}`,
+    );
+
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.location!).origin + new URL(res.headers.location!).pathname).toBe(REDIRECT_URI);
+  });
+});
