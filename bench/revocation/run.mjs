@@ -1,0 +1,236 @@
+#!/usr/bin/env node
+// `pnpm bench:revocation [-- --iterations=300]`: how fast a revocation reaches every replica.
+//
+// Starts the token service and two Plant Store processes as production runs them (built JS,
+// NODE_ENV=production) on the bench database and a redis-server of this run alone (so other
+// work on the machine's Redis neither disturbs the figures nor receives our events). Then, many
+// times: mint a token, use it once at both stores (it is now in their verified-token caches:
+// the revocation check is the only thing that can refuse it), reset the account's secret or
+// delete the account through the internal API (what the portal calls), and from the moment
+// that API response has arrived, poll both stores back to back with the old token until each
+// refuses it. Latency = arrival of the first 401 - arrival of the API response; it includes
+// one poll round trip, so it is an upper bound. "stale" counts 200s answered after the API
+// response (a correct system at target has almost none; each is a window of exposure).
+//
+// Target (DESIGN.md): p99 <= 50 ms at every replica. Peers that keep JWT access tokens valid
+// until expiry (Keycloak, Auth0, Hydra) have the token lifetime, 300 s, as their figure.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    iterations: { type: 'string', default: '300' },
+    'delete-every': { type: 'string', default: '3' },
+    'resync-ms': { type: 'string', default: '5000' },
+  },
+});
+const ITERATIONS = Number(args.iterations);
+const DELETE_EVERY = Number(args['delete-every']);
+const POLL_TIMEOUT_MS = 10_000;
+const TOKEN_LIFETIME_MS = 300_000;
+
+async function freePort() {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** A redis-server of this run: no persistence, its own port. */
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const probe = spawn('redis-cli', ['-p', String(port), 'PING'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      probe.stdout.on('data', (c) => (out += c));
+      probe.once('exit', () => resolve(out.trim() === 'PONG'));
+    });
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('redis-server did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+/**
+ * One HTTP call on a kept-alive connection; resolves with the status and body when the
+ * response has fully arrived (and the time it did).
+ * @returns {Promise<{status: number, body: string, at: number}>}
+ */
+function call(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, at: performance.now() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function summary(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
+  };
+}
+
+async function main() {
+  const redis = await startRedis();
+  // The bench library reads BENCH_REDIS_URL when it is loaded.
+  process.env.BENCH_REDIS_URL = redis.url;
+  const lib = await import('../lib/platform.mjs');
+  const { startServer } = await import('../lib/processes.mjs');
+  const { machine, table, fmt } = await import('../lib/report.mjs');
+
+  const missing = ['token-service', 'plant-store'].filter((s) => lib.missingServices().includes(s));
+  if (missing.length > 0) throw new Error(`build first (pnpm build): missing dist of ${missing.join(', ')}`);
+
+  const logDir = join(lib.ROOT, 'bench/results/logs/revocation');
+  const processes = [];
+  try {
+    await lib.migrate();
+    const tokenService = await startServer({ name: 'token-service', script: lib.distOf('token-service'), env: lib.serviceEnv({ INTERNAL_PORT: '0' }), logDir });
+    processes.push(tokenService);
+    const storeEnv = lib.serviceEnv({ TOKEN_SERVICE_INTERNAL_URL: tokenService.internalUrl, REVOCATION_RESYNC_MS: args['resync-ms'] });
+    const stores = [];
+    for (const name of ['plant-store-1', 'plant-store-2']) {
+      const store = await startServer({ name, script: lib.distOf('plant-store'), env: storeEnv, logDir });
+      processes.push(store);
+      stores.push(store);
+    }
+    const platform = { tokenService, plantStores: stores, accountAdmin: undefined };
+    const tenant = `bench-rev-${Date.now().toString(36)}`;
+    await lib.createTenant(tenant);
+
+    const internal = `${tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts`;
+    const internalHeaders = { authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
+    const resettable = [];
+    for (let i = 0; i < 5; i += 1) resettable.push(await lib.createServiceAccount(platform, tenant, `reset-${i}`, 'View'));
+
+    /** Polls one store with the old token until it refuses it; returns [latency ms, stale 200s]. */
+    async function firstRefusal(store, token, since) {
+      let stale = 0;
+      for (;;) {
+        const res = await call(`${store.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+        if (res.status === 401) return { latencyMs: res.at - since, stale };
+        if (res.status !== 200) throw new Error(`${store.name} answered ${res.status}: ${res.body}`);
+        stale += 1;
+        if (res.at - since > POLL_TIMEOUT_MS) throw new Error(`${store.name} still accepts a revoked token after ${POLL_TIMEOUT_MS} ms`);
+      }
+    }
+
+    const samples = [];
+    const started = performance.now();
+    for (let i = 0; i < ITERATIONS; i += 1) {
+      const op = DELETE_EVERY > 0 && i % DELETE_EVERY === DELETE_EVERY - 1 ? 'delete' : 'reset';
+      const account = op === 'delete' ? await lib.createServiceAccount(platform, tenant, `del-${i}`, 'View') : resettable[i % resettable.length];
+      const token = await lib.grantToken(platform, tenant, account);
+      for (const store of stores) {
+        const warm = await call(`${store.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+        if (warm.status !== 200) throw new Error(`${store.name} refused a fresh token: ${warm.status} ${warm.body}`);
+      }
+      const sent = performance.now();
+      let answer;
+      if (op === 'reset') {
+        answer = await call(`${internal}/${account.client_id}/reset-secret`, { method: 'POST', headers: internalHeaders, body: JSON.stringify({ actor: 'bench' }) });
+        if (answer.status !== 200) throw new Error(`reset answered ${answer.status}`);
+        account.secret = JSON.parse(answer.body).secret;
+      } else {
+        answer = await call(`${internal}/${account.client_id}`, { method: 'DELETE', headers: internalHeaders });
+        if (answer.status !== 204) throw new Error(`delete answered ${answer.status}`);
+      }
+      const refusals = await Promise.all(stores.map((store) => firstRefusal(store, token, answer.at)));
+      samples.push({ op, apiMs: answer.at - sent, stores: refusals });
+    }
+    const elapsedS = (performance.now() - started) / 1000;
+
+    const rows = [];
+    const byStore = {};
+    for (const [s, store] of stores.entries()) {
+      for (const op of ['reset', 'delete', 'all']) {
+        const chosen = samples.filter((x) => op === 'all' || x.op === op);
+        if (chosen.length === 0) continue;
+        const stats = { ...summary(chosen.map((x) => x.stores[s].latencyMs)), stale: chosen.reduce((n, x) => n + x.stores[s].stale, 0) };
+        byStore[`${store.name}/${op}`] = stats;
+        rows.push([store.name, op, String(stats.n), fmt(stats.p50Ms, 2), fmt(stats.p95Ms, 2), fmt(stats.p99Ms, 2), fmt(stats.maxMs, 2), String(stats.stale)]);
+      }
+    }
+    const everyReplica = summary(samples.map((x) => Math.max(...x.stores.map((r) => r.latencyMs))));
+    rows.push(['every replica', 'all', String(everyReplica.n), fmt(everyReplica.p50Ms, 2), fmt(everyReplica.p95Ms, 2), fmt(everyReplica.p99Ms, 2), fmt(everyReplica.maxMs, 2), '']);
+    const api = summary(samples.map((x) => x.apiMs));
+
+    console.log(`\nRevocation propagation: ${samples.length} changes (${samples.filter((x) => x.op === 'reset').length} resets, ${samples.filter((x) => x.op === 'delete').length} deletes) in ${elapsedS.toFixed(1)} s`);
+    console.log('ms from the internal API response to the first 401 (upper bound: includes one poll round trip)\n');
+    console.log(table(['replica', 'change', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'stale 200s'], rows));
+    console.log(`\ninternal API (reset/delete) latency: p50 ${fmt(api.p50Ms, 2)} ms, p99 ${fmt(api.p99Ms, 2)} ms`);
+    console.log(`target: p99 <= 50 ms at every replica -> ${everyReplica.p99Ms <= 50 ? 'met' : 'NOT met'} (${fmt(everyReplica.p99Ms, 2)} ms)`);
+    console.log(`reference: peers with JWT access tokens (Keycloak, Auth0, Hydra) keep a revoked token valid until expiry: ${TOKEN_LIFETIME_MS} ms`);
+
+    const resultsDir = join(lib.ROOT, 'bench/results');
+    mkdirSync(resultsDir, { recursive: true });
+    const file = join(resultsDir, `revocation-${new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}.json`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        {
+          benchmark: 'revocation',
+          date: new Date().toISOString(),
+          machine: machine(),
+          settings: { iterations: ITERATIONS, deleteEvery: DELETE_EVERY, resyncMs: Number(args['resync-ms']), plantStores: stores.length, redis: 'dedicated redis-server' },
+          targetP99Ms: 50,
+          targetMet: everyReplica.p99Ms <= 50,
+          referenceMs: { peersTokenLifetime: TOKEN_LIFETIME_MS },
+          everyReplica,
+          byStore,
+          internalApi: api,
+          samples,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    console.log(`\nwritten ${file.slice(lib.ROOT.length + 1)}`);
+  } finally {
+    await Promise.all(processes.reverse().map((p) => p.stop()));
+    agent.destroy();
+    await redis.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(`bench:revocation failed: ${err?.message ?? err}`);
+  process.exit(1);
+});
