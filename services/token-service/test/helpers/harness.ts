@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLogger, startWebServer, type WebServer } from '@plant/shared';
@@ -85,12 +86,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   };
 }
 
-let ipCounter = 0;
-/** A source address of its own (sent as X-Forwarded-For; the harness trusts one proxy hop). */
+/** A source address of its own (sent as X-Forwarded-For; the harness trusts one proxy hop). Random, because failure counters outlive a test run in Redis. */
 export function uniqueIp(): string {
-  ipCounter += 1;
-  const n = (process.pid * 1000 + ipCounter) % 16_000_000;
-  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  const [a, b, c] = randomBytes(3);
+  return `10.${a}.${b}.${c}`;
 }
 
 export function basic(clientId: string, secret: string): string {
