@@ -3,7 +3,7 @@
  * the dialect of OpenAPI 3.1), so the document and the behaviour cannot drift apart.
  */
 import { expect } from '@jest/globals';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 type Doc = {
   paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
