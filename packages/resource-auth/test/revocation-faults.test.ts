@@ -170,7 +170,7 @@ describe('revocation sync: subscription faults', () => {
     api.holdSnapshots(new Promise<void>((resolve) => (release = resolve)), 'before-read');
     try {
       const killed = await admin.client('KILL', 'TYPE', 'pubsub');
-      expect(killed).toBe(1);
+      expect(killed).toBeGreaterThanOrEqual(1);
       await eventually(() => api.snapshotRequests() > requestsBefore, 'the reconnect asks for a snapshot');
       expect(sync.state()).toMatchObject({ subscribed: true, live: false });
 

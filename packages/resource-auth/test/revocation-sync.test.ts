@@ -187,8 +187,9 @@ describe('revocation sync: events', () => {
     const { sync } = newSync({ resyncMs: 200 });
     await sync.start();
     let release!: () => void;
-    const requestsBefore = api.snapshotRequests();
     api.holdSnapshots(new Promise<void>((resolve) => (release = resolve)), 'after-read');
+    // Counted after the hold is in place: the next request counted is a held one.
+    const requestsBefore = api.snapshotRequests();
     try {
       // The periodic re-sync reads the table now (version 1) and answers later.
       await eventually(() => api.snapshotRequests() > requestsBefore, 'a re-sync is in flight');
