@@ -10,29 +10,20 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { measureLoad } from './lib/load.mjs';
 import {
   ROOT,
-  connect,
   createServiceAccount,
-  createTenant,
-  distOf,
-  dropPlants,
-  ensureBaselineTable,
+  DATABASE_URL,
+  grantBody,
   grantToken,
+  INTERNAL_API_TOKEN,
   issuerOf,
-  migrate,
   missingServices,
   PLANT_STORE_AUDIENCE,
-  DATABASE_URL,
   resetSecret,
-  seedPlants,
-  startPlatform,
-  stopPlatform,
   tokenPath,
-  grantBody,
-  INTERNAL_API_TOKEN,
 } from './lib/platform.mjs';
+import { openSession } from './lib/session.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { loadTable, machine, memoryTable, ratios } from './lib/report.mjs';
 import * as tokenScenario from './scenarios/token.mjs';
@@ -90,32 +81,27 @@ async function loadRevocation() {
   return { module, reason: undefined };
 }
 
+/** @param {string} name */
+const profileArgs = (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
 const started = Date.now();
 const revocation = only && !only.has('revocation') ? { module: undefined, reason: 'not selected (--only)' } : await loadRevocation();
 log(`migrating ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
-await migrate();
-const db = await connect();
-await ensureBaselineTable(db);
-const tenant = `bench-${stamp.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-await createTenant(tenant);
-
 if (args.profile) mkdirSync(profileDir, { recursive: true });
-const platform = await startPlatform({
+const session = await openSession({
+  stamp,
   logDir,
   plantStoreCount: revocation.module ? 2 : 1,
-  nodeArgs: (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []),
+  nodeArgs: profileArgs,
+  accounts: { reader: 'View', writer: 'Edit' },
+  plants: PLANTS,
+  log,
 });
+const { platform, tenant } = session;
+const accounts = /** @type {ScenarioContext['accounts']} */ (session.accounts);
 /** @type {import('./lib/processes.mjs').ServerProcess[]} */
 const baselineProcesses = [];
 let exitCode = 0;
 try {
-  log(`platform up (tenant ${tenant}); seeding ${PLANTS} plants and service accounts`);
-  const accounts = {
-    reader: await createServiceAccount(platform, tenant, 'bench-reader', 'View'),
-    writer: await createServiceAccount(platform, tenant, 'bench-writer', 'Edit'),
-  };
-  await seedPlants(db, tenant, PLANTS);
-
   const oidcClient = { id: 'baseline-client', secret: 'baseline-secret-0123456789abcdef' };
   const baselineEnv = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0' };
   const [oidc, naive] = await Promise.all([
@@ -124,6 +110,7 @@ try {
       script: join(ROOT, 'bench/baselines/oidc-provider-server.mjs'),
       env: { ...baselineEnv, ISSUER: issuerOf('baseline'), AUDIENCE: PLANT_STORE_AUDIENCE, CLIENT_ID: oidcClient.id, CLIENT_SECRET: oidcClient.secret },
       logDir,
+      nodeArgs: profileArgs('baseline-oidc-provider'),
     }),
     startServer({
       name: 'baseline-naive-plants',
@@ -137,6 +124,7 @@ try {
         BASELINE_TENANT: tenant,
       },
       logDir,
+      nodeArgs: profileArgs('baseline-naive-plants'),
     }),
   ]);
   baselineProcesses.push(oidc, naive);
@@ -208,9 +196,7 @@ try {
   log(`service logs: ${logDir}`);
 } finally {
   await Promise.all(baselineProcesses.map((p) => p.stop()));
-  await stopPlatform(platform);
-  await dropPlants(db, tenant).catch(() => undefined);
-  await db.end();
+  await session.close();
 }
 process.exit(exitCode);
 

@@ -1,0 +1,50 @@
+// What `pnpm bench` and `pnpm bench:soak` both do before loading: migrate the bench
+// database, create a fresh tenant with the operator CLI, start the platform, create the
+// service accounts through the internal API and seed the plants; and undo it afterwards.
+import { connect, createServiceAccount, createTenant, dropPlants, ensureBaselineTable, migrate, seedPlants, startPlatform, stopPlatform } from './platform.mjs';
+
+/**
+ * @typedef {{client_id: string, secret: string}} Account
+ * @typedef {object} BenchSession
+ * @property {import('./platform.mjs').Platform} platform
+ * @property {string} tenant
+ * @property {Record<string, Account>} accounts
+ * @property {import('pg').Client} db
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * @param {{stamp: string, logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], accounts: Record<string, 'View' | 'Edit'>, plants: number, log: (msg: string) => void}} options
+ * @returns {Promise<BenchSession>}
+ */
+export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs, accounts: roles, plants, log }) {
+  await migrate();
+  const db = await connect();
+  await ensureBaselineTable(db);
+  const tenant = `bench-${stamp.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+  await createTenant(tenant);
+  /** @type {import('./platform.mjs').Platform} */
+  let platform;
+  try {
+    platform = await startPlatform({ logDir, plantStoreCount, ...(nodeArgs ? { nodeArgs } : {}) });
+  } catch (err) {
+    await db.end();
+    throw err;
+  }
+  const close = async () => {
+    await stopPlatform(platform);
+    await dropPlants(db, tenant).catch(() => undefined);
+    await db.end();
+  };
+  try {
+    log(`platform up (tenant ${tenant}); seeding ${plants} plants and ${Object.keys(roles).length} service accounts`);
+    /** @type {Record<string, Account>} */
+    const accounts = {};
+    for (const [key, role] of Object.entries(roles)) accounts[key] = await createServiceAccount(platform, tenant, `bench-${key}`, role);
+    await seedPlants(db, tenant, plants);
+    return { platform, tenant, accounts, db, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

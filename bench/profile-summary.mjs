@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// `node bench/profile-summary.mjs <file.cpuprofile> [--top=25] [--match=<regex>]`: where a `node --cpu-prof`
+// profile spent its time. Self time by function and by package (the dependency or our own
+// package a frame belongs to), and inclusive time by function (each function counted once
+// per sample, however deep it recurses). Profiles come from `pnpm bench -- --profile --only=<scenario>`.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, match: { type: 'string' } } });
+const match = values.match ? new RegExp(values.match) : undefined;
+const top = Number(values.top);
+
+/** Which package a script URL belongs to: a dependency, one of ours, or node itself. */
+function packageOf(url) {
+  if (url === '') return '(vm)';
+  if (url.startsWith('node:')) return 'node:internal';
+  const dep = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url) ?? /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (dep) return dep[1];
+  const ours = /\/(services|packages)\/([^/]+)\//.exec(url);
+  if (ours) return `${ours[1]}/${ours[2]}`;
+  return url;
+}
+
+for (const file of positionals) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  /** @type {Map<number, any>} */
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  /** @type {Map<number, number>} */
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+  // Sample counts per node, and the sampling interval, from samples/timeDeltas.
+  const hits = new Map();
+  let totalUs = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    totalUs += dt;
+    hits.set(id, (hits.get(id) ?? 0) + dt);
+  });
+
+  const label = (n) => {
+    const { functionName, url, lineNumber } = n.callFrame;
+    const short = url.replace(/^file:\/\//, '').replace(/.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/.*\/work\/main\//, '');
+    return `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
+  };
+
+  const self = new Map();
+  const byPackage = new Map();
+  const inclusive = new Map();
+  for (const [id, us] of hits) {
+    const node = nodes.get(id);
+    const name = label(node);
+    self.set(name, (self.get(name) ?? 0) + us);
+    const pkg = ['(idle)', '(program)', '(garbage collector)'].includes(node.callFrame.functionName) ? node.callFrame.functionName : packageOf(node.callFrame.url);
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const l = label(nodes.get(cur));
+      if (seen.has(l)) continue;
+      seen.add(l);
+      inclusive.set(l, (inclusive.get(l) ?? 0) + us);
+    }
+  }
+  const idle = byPackage.get('(idle)') ?? 0;
+  const busy = totalUs - idle;
+  const pct = (us) => `${((us / busy) * 100).toFixed(1).padStart(5)} %`;
+  const print = (title, map, n = top) => {
+    process.stdout.write(`\n${title}\n`);
+    [...map.entries()]
+      .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(root)'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .forEach(([k, us]) => process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}\n`));
+  };
+  process.stdout.write(`\n== ${file}: ${(busy / 1e6).toFixed(2)} s busy of ${(totalUs / 1e6).toFixed(2)} s (percentages of busy time)\n`);
+  print('self time by package', byPackage, 20);
+  print('self time by function', self);
+  print('inclusive time by function', inclusive);
+  if (match) print(`inclusive time of functions matching ${match}`, new Map([...inclusive].filter(([k]) => match.test(k))), 60);
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// `pnpm bench:soak [-- --duration=60 --warmup=10 --workers=16]`: the platform as production
+// runs it under a mixed load for a minute: token grants, creates, lists, and secret resets
+// through the internal API (each checked: new secret works, older token refused). Reports
+// throughput, p50/p99 per operation, unexpected outcomes (must be 0; the refused old tokens
+// are intended and counted apart) and every process's RSS at the start and end of the
+// measured window (after the warm-up), sampled every 5 s in between.
+// Writes bench/results/<date>-soak.json. Build first (`pnpm build`).
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/platform.mjs';
+import { cpuSeconds, rssMb } from './lib/processes.mjs';
+import { fmt, machine, table } from './lib/report.mjs';
+import { openSession } from './lib/session.mjs';
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    duration: { type: 'string', default: '60' },
+    warmup: { type: 'string', default: '10' },
+    workers: { type: 'string', default: '16' },
+    'reset-every-ms': { type: 'string', default: '250' },
+  },
+});
+const CLIENT = fileURLToPath(new URL('./load/soak-client.mjs', import.meta.url));
+const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+const resultsDir = join(ROOT, 'bench/results');
+const logDir = join(resultsDir, 'logs', `${stamp}-soak`);
+const log = (/** @type {string} */ msg) => process.stderr.write(`[soak] ${msg}\n`);
+
+const missing = missingServices().filter((s) => s !== 'account-admin');
+if (missing.length > 0) {
+  log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
+  process.exit(1);
+}
+
+const started = Date.now();
+const session = await openSession({
+  stamp,
+  logDir,
+  accounts: { reader: 'View', writer: 'Edit', rotator: 'Edit' },
+  plants: 10_000,
+  log,
+});
+const { platform, tenant, accounts } = session;
+const processes = [platform.tokenService, ...platform.plantStores, ...(platform.accountAdmin ? [platform.accountAdmin] : [])];
+let exitCode = 0;
+try {
+  const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
+  const spec = {
+    plantStoreUrl: platform.plantStores[0].url,
+    tokenUrl: platform.tokenService.url,
+    internalUrl: platform.tokenService.internalUrl,
+    internalToken: INTERNAL_API_TOKEN,
+    tenant,
+    accounts,
+    tokens,
+    workers: Number(args.workers),
+    warmupSec: Number(args.warmup),
+    durationSec: Number(args.duration),
+    resetEveryMs: Number(args['reset-every-ms']),
+    firstId: 1_000_000,
+  };
+  log(`${spec.warmupSec}s warm-up, then ${spec.durationSec}s measured; ${spec.workers} workers, a reset every ${spec.resetEveryMs} ms`);
+  const idle = processes.map((p) => rssMb(p.pid));
+
+  /** @type {{atSec: number, rssMb: Record<string, number>}[]} */
+  const samples = [];
+  /** @type {number[]} */
+  let cpuBefore = [];
+  let measureStart = 0;
+  /** @type {NodeJS.Timeout | undefined} */
+  let sampler;
+  const sample = () => samples.push({ atSec: Math.round((Date.now() - measureStart) / 1000), rssMb: Object.fromEntries(processes.map((p) => [p.name, Number(rssMb(p.pid).toFixed(1))])) });
+
+  const result = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLIENT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    /** @type {any} */
+    let out;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (message.event === 'measuring') {
+        measureStart = Date.now();
+        cpuBefore = processes.map((p) => cpuSeconds(p.pid));
+        sample();
+        sampler = setInterval(sample, 5000);
+      }
+      if (message.event === 'result') {
+        clearInterval(sampler);
+        sample();
+        out = message;
+      }
+    });
+    child.once('exit', (code) => (out ? resolve(out) : reject(new Error(`soak client exited ${code}:\n${stderr}`))));
+  });
+  const cpuAfter = processes.map((p) => cpuSeconds(p.pid));
+
+  const first = samples[0]?.rssMb ?? {};
+  const last = samples[samples.length - 1]?.rssMb ?? {};
+  const memory = processes.map((p, i) => ({
+    service: p.name,
+    idleMb: Number(idle[i]?.toFixed(1)),
+    startMb: first[p.name],
+    endMb: last[p.name],
+    growthPct: Number((((last[p.name] - first[p.name]) / first[p.name]) * 100).toFixed(1)),
+    cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
+  }));
+  const output = {
+    date: new Date(started).toISOString(),
+    machine: machine(),
+    environment: 'built JS, NODE_ENV=production, LOG_LEVEL=info, one process per service, loopback, load generator in its own process',
+    workload: { workers: spec.workers, warmupSec: spec.warmupSec, durationSec: spec.durationSec, resetEveryMs: spec.resetEveryMs, mix: 'list 60 %, create 20 %, token grant 20 % (closed loop) + a rotator: reset, grant with the new secret, old token refused, new token accepted' },
+    result,
+    memory,
+    rssSamples: samples,
+  };
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${stamp}-soak.json`);
+  writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+
+  const r = /** @type {any} */ (result);
+  process.stdout.write(`\nPlant Store platform soak, ${output.date}, ${output.machine.cores} cores, node ${process.version}\n`);
+  process.stdout.write(`${spec.durationSec}s measured after ${spec.warmupSec}s warm-up: ${fmt(r.perSec)} req/s, p50 ${fmt(r.p50Ms, 2)} ms, p99 ${fmt(r.p99Ms, 2)} ms, ${r.errors} unexpected, ${r.intendedRefusals} intended refusals (old tokens after a reset)\n\n`);
+  process.stdout.write(
+    `${table(
+      ['operation', 'count', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'unexpected'],
+      r.operations.map((/** @type {any} */ o) => [o.op, String(o.count), fmt(o.perSec, 1), fmt(o.p50Ms, 2), fmt(o.p99Ms, 2), fmt(o.maxMs, 1), String(o.errors)]),
+    )}\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ['process', 'idle RSS MB', 'start MB', 'end MB', 'growth', 'CPU s'],
+      memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, fmt(m.cpuSec, 1)]),
+    )}\n\n`,
+  );
+  for (const o of r.operations) if (o.errors > 0) process.stdout.write(`${o.op}: ${o.errorSamples.join(' | ')}\n`);
+  process.stdout.write(`written ${file.slice(ROOT.length + 1)}\n`);
+  if (r.errors > 0) exitCode = 1;
+} catch (err) {
+  exitCode = 1;
+  log(`failed: ${/** @type {Error} */ (err).stack ?? err}`);
+  log(`service logs: ${logDir}`);
+} finally {
+  await session.close();
+}
+process.exit(exitCode);
