@@ -34,7 +34,6 @@ function project(dir) {
     extensionsToTreatAsEsm: ['.ts'],
     transform,
     moduleNameMapper,
-    testTimeout: 30_000,
   };
 }
 
@@ -52,4 +51,6 @@ export default {
   globalSetup: join(root, 'packages/test-kit/global-setup.mjs'),
   // Two cores: more workers only add contention with the services the tests start.
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+  // Real services on a shared 2-core machine: generous, never a timing assertion.
+  testTimeout: 30_000,
 };

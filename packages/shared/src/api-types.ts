@@ -80,6 +80,8 @@ export function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'Invalid request';
   const path = issue.path.map(String).join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${path} is required`;
+  // zod reports the input only with `reportInput`; its message names what it received either way.
+  const missing = issue.code === 'invalid_type' && (('input' in issue && issue.input === undefined) || issue.message.endsWith('received undefined'));
+  if (missing) return `${path} is required`;
   return issue.message.startsWith(path) || path === '' ? issue.message : `${path}: ${issue.message}`;
 }

@@ -16,11 +16,20 @@ export interface DatabaseOptions {
   schema: string;
   poolMax?: number;
   applicationName?: string;
+  /** Where knex's own warnings go (it writes plain text to the console otherwise). */
+  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; debug(obj: object, msg: string): void };
 }
 
 /** A knex instance bound to one schema. int8 stays a string (exact int64 end to end). */
-export function createDatabase({ connectionString, schema, poolMax = 10, applicationName }: DatabaseOptions): Knex {
+export function createDatabase({ connectionString, schema, poolMax = 10, applicationName, logger }: DatabaseOptions): Knex {
+  const text = (message: unknown) => ({ detail: typeof message === 'string' ? message : String((message as Error)?.message ?? message) });
   return knexFactory({
+    log: {
+      warn: (m: unknown) => logger?.warn(text(m), 'knex warning'),
+      error: (m: unknown) => logger?.error(text(m), 'knex error'),
+      deprecate: (m: unknown) => logger?.warn(text(m), 'knex deprecation'),
+      debug: (m: unknown) => logger?.debug(text(m), 'knex debug'),
+    },
     client: 'pg',
     connection: { connectionString, application_name: applicationName ?? schema },
     searchPath: [schema],
