@@ -6,7 +6,8 @@
 //
 // Absolute figures drift ±20% between runs on shared machines; the ratios to the baselines,
 // measured in the same run, and CPU time per request are what to compare.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,7 +26,7 @@ import {
 } from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
-import { loadTable, machine, memoryTable, ratios } from './lib/report.mjs';
+import { loadTable, machine, memoryTable, ratios, revocationTable } from './lib/report.mjs';
 import * as tokenScenario from './scenarios/token.mjs';
 import * as listScenario from './scenarios/list.mjs';
 import * as createScenario from './scenarios/create.mjs';
@@ -72,25 +73,43 @@ if (missing.length > 0) {
   process.exit(1);
 }
 
-/** The revocation scenario belongs to its own module (pnpm bench:revocation); run it when present. */
-async function loadRevocation() {
-  const file = join(ROOT, 'bench/revocation/index.mjs');
-  if (!existsSync(file)) return { module: undefined, reason: 'bench/revocation/index.mjs not present' };
-  const module = await import(file);
-  if (typeof module.runRevocationScenario !== 'function') return { module: undefined, reason: 'bench/revocation/index.mjs exports no runRevocationScenario' };
-  return { module, reason: undefined };
+/**
+ * The revocation scenario belongs to the revocation engineer's `pnpm bench:revocation`
+ * (bench/revocation/run.mjs, a CLI with its own token service, two Plant Stores and
+ * redis-server). It runs after ours, as its own process, and its summary joins this table.
+ * @returns {Promise<any>}
+ */
+async function runRevocation() {
+  const script = join(ROOT, 'bench/revocation/run.mjs');
+  if (!existsSync(script)) return { skipped: 'bench/revocation/run.mjs not present' };
+  const iterations = quick ? 30 : 300; // a third are deletes: 200 resets in a full run
+  const out = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, `--iterations=${iterations}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    child.stderr.on('data', (c) => (text += c));
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench:revocation exited ${code}:\n${text.slice(-2000)}`))));
+  });
+  mkdirSync(logDir, { recursive: true });
+  writeFileSync(join(logDir, 'bench-revocation.txt'), /** @type {string} */ (out));
+  const written = /written (\S+\.json)/.exec(/** @type {string} */ (out));
+  if (!written) throw new Error('bench:revocation printed no result file');
+  const file = join(ROOT, /** @type {string} */ (written[1]));
+  const result = JSON.parse(readFileSync(file, 'utf8'));
+  // Its figures are embedded here; the per-change samples stay out of our file.
+  unlinkSync(file);
+  const { samples: _samples, ...summary } = result;
+  return summary;
 }
 
 /** @param {string} name */
 const profileArgs = (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
 const started = Date.now();
-const revocation = only && !only.has('revocation') ? { module: undefined, reason: 'not selected (--only)' } : await loadRevocation();
 log(`migrating ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
 if (args.profile) mkdirSync(profileDir, { recursive: true });
 const session = await openSession({
   stamp,
   logDir,
-  plantStoreCount: revocation.module ? 2 : 1,
   nodeArgs: profileArgs,
   accounts: { reader: 'View', writer: 'Edit' },
   plants: PLANTS,
@@ -101,6 +120,7 @@ const accounts = /** @type {ScenarioContext['accounts']} */ (session.accounts);
 /** @type {import('./lib/processes.mjs').ServerProcess[]} */
 const baselineProcesses = [];
 let exitCode = 0;
+let closed = false;
 try {
   const oidcClient = { id: 'baseline-client', secret: 'baseline-secret-0123456789abcdef' };
   const baselineEnv = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0' };
@@ -146,25 +166,18 @@ try {
     results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, ...pair, ratio: ratios(pair) });
   }
 
-  /** @type {any} */
-  let revocationResult = { skipped: revocation.reason };
-  if (revocation.module) {
-    log('revocation: bench/revocation/index.mjs');
-    revocationResult = await revocation.module.runRevocationScenario({
-      platform,
-      tenant,
-      quick,
-      internalApiToken: INTERNAL_API_TOKEN,
-      createServiceAccount: (/** @type {string} */ name, /** @type {'View'|'Edit'} */ role) => createServiceAccount(platform, tenant, name, role),
-      grantToken: (/** @type {{client_id: string, secret: string}} */ account) => grantToken(platform, tenant, account),
-      resetSecret: (/** @type {string} */ clientId) => resetSecret(platform, tenant, clientId),
-      tokenPath: tokenPath(tenant),
-      grantBody,
-    });
-  }
-
   await sleep(500);
   const memory = services.map((s) => ({ service: s.name, idleMb: /** @type {number} */ (idle.get(s.name)), afterMb: rssMb(s.pid) }));
+  await Promise.all(baselineProcesses.splice(0).map((p) => p.stop()));
+  await session.close();
+  closed = true;
+
+  /** @type {any} */
+  let revocationResult = { skipped: 'not selected (--only)' };
+  if (!only || only.has('revocation')) {
+    log(`revocation: pnpm bench:revocation (${quick ? 30 : 300} changes)`);
+    revocationResult = await runRevocation().catch((/** @type {Error} */ err) => ({ skipped: `bench:revocation failed: ${err.message.split('\n')[0]}` }));
+  }
 
   const output = {
     date: new Date(started).toISOString(),
@@ -186,8 +199,7 @@ try {
   process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}\n`);
   process.stdout.write(`${load.connections} connections, ${load.warmupSec}s warm-up + ${load.durationSec}s per server; ratios > 1 are better than the baseline\n\n`);
   process.stdout.write(`${loadTable(results)}\n\n`);
-  if (revocationResult.skipped) process.stdout.write(`revocation: not run (${revocationResult.skipped})\n\n`);
-  else process.stdout.write(`revocation: ${JSON.stringify(revocationResult)}\n\n`);
+  process.stdout.write(`${revocationTable(revocationResult)}\n\n`);
   process.stdout.write(`${memoryTable(memory)}\n\n`);
   process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile ? `; CPU profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`);
 } catch (err) {
@@ -196,7 +208,7 @@ try {
   log(`service logs: ${logDir}`);
 } finally {
   await Promise.all(baselineProcesses.map((p) => p.stop()));
-  await session.close();
+  if (!closed) await session.close();
 }
 process.exit(exitCode);
 

@@ -59,3 +59,18 @@ export function memoryTable(memory) {
 }
 
 export { fmt };
+
+/**
+ * The revocation row: from the reset/delete API response to the first refusal at every
+ * Plant Store replica, against what peers give (the token stays valid until it expires).
+ * @param {any} r the summary `pnpm bench:revocation` writes, or `{skipped}`
+ */
+export function revocationTable(r) {
+  if (r.skipped) return `revocation: not run (${r.skipped})`;
+  const e = r.everyReplica;
+  const lifetime = r.referenceMs?.peersTokenLifetime ?? 300_000;
+  return table(
+    ['revocation', 'changes', 'p50 ms', 'p99 ms', 'max ms', 'baseline (token lifetime) ms', '× base (p99)'],
+    [['every replica (2 Plant Stores)', String(e.n), fmt(e.p50Ms, 2), fmt(e.p99Ms, 2), fmt(e.maxMs, 2), String(lifetime), fmt(lifetime / e.p99Ms, 0)]],
+  );
+}
