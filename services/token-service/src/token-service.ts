@@ -14,6 +14,7 @@ import { createPublicApp } from './entry-points/api/public-app.js';
 import { ClientAuthThrottle } from './provider/client-auth-throttle.js';
 import { ClientDirectory } from './provider/client-directory.js';
 import { RealmProviders } from './provider/realm-providers.js';
+import { TokenMetrics } from './provider/token-metrics.js';
 import { UsageRecorder } from './provider/usage-recorder.js';
 
 const CLEANUP_MS = 10 * 60_000;
@@ -62,7 +63,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     { perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT, perIp: config.SIGN_IN_FAILURES_PER_IP, windowSeconds: config.THROTTLE_WINDOW_SECONDS },
     logger,
   );
-  const providers = new RealmProviders(db, encryption, { config, db, directory, usage, throttle: clientThrottle, logger });
+  const metrics = createMetricsRegistry('token-service');
+  const providers = new RealmProviders(db, encryption, { config, db, directory, usage, throttle: clientThrottle, logger, metrics: new TokenMetrics(metrics) });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
   publisher.onLocal((entry) => directory.invalidate(entry.tenant, entry.sub));
@@ -85,7 +87,6 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   cleanup.unref();
 
   const identity: IdentityContext = { db, secretPepper: config.SECRET_PEPPER, publisher };
-  const metrics = createMetricsRegistry('token-service');
   const readiness = {
     database: () => db.raw('select 1'),
     redis: () => redis.ping(),

@@ -130,6 +130,22 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     expect(userinfo.body).toEqual({ sub: adminId, email: adminEmail, role: 'Account Admin', tenant });
   });
 
+  test('When the userinfo access token has expired or is absent, then userinfo answers 401 invalid_token', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+    const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+    const tokens = await exchange(callback.searchParams.get('code')!, started.verifier);
+    await h.service.db('oidc_payloads').where({ realm: tenant, model: 'AccessToken' }).update({ expires_at: h.service.db.raw("now() - interval '1 second'") });
+
+    const expired = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`).set('authorization', `Bearer ${tokens.body.access_token}`);
+    const absent = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`);
+
+    expect(expired.status).toBe(401);
+    expect(expired.body).toEqual({ error: 'invalid_token', error_description: 'invalid token provided' });
+    expect(absent.status).toBe(401);
+    expect(absent.body).toEqual({ error: 'invalid_token', error_description: 'no access token provided' });
+  });
+
   test('When the portal names the account-admin API as resource, then the access token is a JWT for it with the role, scope and version', async () => {
     const b = browser();
     const started = await startSignIn(b, { resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE, scope: 'openid email profile plants:read plants:write' });

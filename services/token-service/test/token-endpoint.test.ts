@@ -315,3 +315,24 @@ describe('realms', () => {
     expect(atB.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
   });
 });
+
+describe('metrics', () => {
+  function counter(text: string, name: string, labels: string): number {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((label) => l.includes(label)));
+    return line === undefined ? 0 : Number(line.split(' ').pop());
+  }
+
+  test('When tokens are issued and refused, then /metrics counts them by grant type and error', async () => {
+    const account = await api.createServiceAccount(tenant);
+    const before = (await request(h.publicUrl).get('/metrics')).text;
+
+    await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    await tokenRequest().set('authorization', basic(account.client_id, 'pss_wrong')).type('form').send({ grant_type: 'client_credentials' }).expect(401);
+    const after = (await request(h.publicUrl).get('/metrics')).text;
+
+    const issued = 'grant_type="client_credentials"';
+    expect(counter(after, 'oauth_tokens_issued_total', issued) - counter(before, 'oauth_tokens_issued_total', issued)).toBe(1);
+    const failed = 'grant_type="client_credentials",error="invalid_client"';
+    expect(counter(after, 'oauth_token_errors_total', failed) - counter(before, 'oauth_token_errors_total', failed)).toBe(1);
+  });
+});

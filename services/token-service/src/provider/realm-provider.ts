@@ -9,6 +9,7 @@ import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './pr
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './service-account-client.js';
 import type { UsageRecorder } from './usage-recorder.js';
+import { grantTypeLabel, type TokenMetrics } from './token-metrics.js';
 import { issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 
 const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
@@ -20,6 +21,7 @@ export interface RealmProviderDeps {
   usage: UsageRecorder;
   throttle: ClientAuthThrottle;
   logger: Logger;
+  metrics: TokenMetrics;
 }
 
 
@@ -243,8 +245,13 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
     }
   });
 
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    deps.metrics.issued.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type) });
+  });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
     if (err.error === 'invalid_client' && !ctx.oidc.client) throttle.recordUnknownClient(tenant, ctx.ip);
+    const error = /^[a-z_]{1,40}$/.test(err.error ?? '') ? err.error! : 'other';
+    deps.metrics.failed.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type), error });
   });
   provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => {
     deps.logger.error({ err, tenant }, 'oidc-provider server error');
