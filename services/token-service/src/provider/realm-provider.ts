@@ -1,4 +1,4 @@
-import type { Knex, Logger } from '@plant/shared';
+import { isDatabaseUnavailable, type Knex, type Logger } from '@plant/shared';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { findUser } from '../data-access/user-repository.js';
 import { clientSecretMatches } from '../domain/client-secrets.js';
@@ -238,6 +238,11 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
       return;
     }
     await next();
+    if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
+      // The database, not the request, failed: tell the client to retry rather than blame it.
+      ctx.set('Retry-After', '1');
+      oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
+    }
     if (isToken) rewriteTokenErrors(ctx, issuer);
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
@@ -253,8 +258,11 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
     const error = /^[a-z_]{1,40}$/.test(err.error ?? '') ? err.error! : 'other';
     deps.metrics.failed.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type), error });
   });
-  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => {
-    deps.logger.error({ err, tenant }, 'oidc-provider server error');
+  provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
+    if (isDatabaseUnavailable(err)) {
+      ctx.state.dependencyUnavailable = true;
+      deps.logger.warn({ err: { message: err.message }, tenant }, 'dependency unavailable');
+    } else deps.logger.error({ err, tenant }, 'oidc-provider server error');
   });
 
   return provider;
