@@ -1,0 +1,238 @@
+// Plant Store admin portal: the page's only script (CSP: script-src 'self').
+// Every state-changing call sends the csrf_token cookie value in X-CSRF-Token.
+// Secrets live only in this page's memory while the dialog shows them: never stored.
+'use strict';
+
+(function portal() {
+  const $ = (selector, root = document) => root.querySelector(selector);
+
+  function csrfToken() {
+    const match = document.cookie.split(';').map((c) => c.trim()).find((c) => c.startsWith('csrf_token='));
+    return match ? decodeURIComponent(match.slice('csrf_token='.length)) : '';
+  }
+
+  async function api(method, path, body) {
+    const headers = { 'X-CSRF-Token': csrfToken(), Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let res;
+    try {
+      res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      return { status: 0, body: { message: 'The portal could not be reached. Check your connection and try again.' } };
+    }
+    let parsed = null;
+    if (res.status !== 204) {
+      try { parsed = await res.json(); } catch { parsed = null; }
+    }
+    if (res.status === 401) {
+      window.location.assign('/?return_to=' + encodeURIComponent(window.location.pathname));
+    }
+    return { status: res.status, body: parsed };
+  }
+
+  function messageOf(result) {
+    if (result.body && typeof result.body.message === 'string') return result.body.message;
+    return 'Something went wrong (' + result.status + '). Try again.';
+  }
+
+  function showError(element, message) {
+    element.textContent = message;
+    element.hidden = false;
+  }
+
+  function clearError(element) {
+    element.textContent = '';
+    element.hidden = true;
+  }
+
+  function busy(form, on) {
+    for (const button of form.querySelectorAll('button')) button.disabled = on;
+  }
+
+  function openDialog(dialog, focusSelector) {
+    dialog.showModal();
+    const target = focusSelector ? $(focusSelector, dialog) : null;
+    if (target) target.focus();
+  }
+
+  // Closing buttons, and Escape (native) for every dialog.
+  for (const button of document.querySelectorAll('dialog [data-close]')) {
+    button.addEventListener('click', () => button.closest('dialog').close());
+  }
+
+  const rowOf = (element) => element.closest('tr[data-client-id]');
+  let lastTrigger = null;
+
+  // Create
+  const createDialog = $('#create-dialog');
+  const createForm = createDialog && $('form', createDialog);
+  const createButton = $('[data-action="create"]');
+  if (createButton && createDialog) {
+    createButton.addEventListener('click', () => {
+      lastTrigger = createButton;
+      createForm.reset();
+      clearError($('#create-error'));
+      openDialog(createDialog, '#create-name');
+    });
+    createForm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const name = $('#create-name').value;
+      clearError($('#create-error'));
+      busy(createForm, true);
+      const result = await api('POST', '/api/v1/service-accounts', { name });
+      busy(createForm, false);
+      if (result.status === 201) {
+        createDialog.close();
+        showSecret(result.body, 'Service account “' + result.body.name + '” created');
+      } else {
+        showError($('#create-error'), messageOf(result));
+        $('#create-name').focus();
+      }
+    });
+  }
+
+  // The secret, shown once.
+  const secretDialog = $('#secret-dialog');
+  function showSecret(account, title) {
+    $('#secret-title').textContent = title;
+    $('#secret-client-id').value = account.client_id;
+    $('#secret-value').value = account.secret;
+    $('#copy-status').textContent = '';
+    openDialog(secretDialog, '[data-copy="secret-value"]');
+  }
+  if (secretDialog) {
+    const forget = () => {
+      $('#secret-value').value = '';
+      window.location.reload();
+    };
+    $('[data-action="secret-done"]', secretDialog).addEventListener('click', () => secretDialog.close());
+    secretDialog.addEventListener('close', forget);
+    for (const button of secretDialog.querySelectorAll('[data-copy]')) {
+      button.addEventListener('click', async () => {
+        const input = document.getElementById(button.dataset.copy);
+        let copied = false;
+        try {
+          await navigator.clipboard.writeText(input.value);
+          copied = true;
+        } catch {
+          input.select();
+          copied = document.execCommand && document.execCommand('copy');
+        }
+        const what = button.dataset.copy === 'secret-value' ? 'Secret' : 'Client ID';
+        $('#copy-status').textContent = copied ? what + ' copied to the clipboard.' : 'Select the text and copy it.';
+        button.textContent = copied ? 'Copied' : 'Copy';
+        setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+      });
+    }
+  }
+
+  // Confirmations: reset secret and delete.
+  const confirmDialog = $('#confirm-dialog');
+  let confirmAction = null;
+  function confirm({ title, message, button, danger, action }) {
+    $('#confirm-title').textContent = title;
+    $('#confirm-message').textContent = message;
+    const confirmButton = $('#confirm-button');
+    confirmButton.textContent = button;
+    confirmButton.className = danger ? 'button button-danger-solid' : 'button button-primary';
+    clearError($('#confirm-error'));
+    confirmAction = action;
+    openDialog(confirmDialog, '[data-close]');
+  }
+  if (confirmDialog) {
+    const form = $('form', confirmDialog);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!confirmAction) return;
+      busy(form, true);
+      const error = await confirmAction();
+      busy(form, false);
+      if (error) showError($('#confirm-error'), error);
+    });
+  }
+
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-action]');
+    if (!button) return;
+    const row = rowOf(button);
+    const action = button.dataset.action;
+    if (action === 'sign-out') {
+      signOut();
+      return;
+    }
+    if (!row) return;
+    lastTrigger = button;
+    const clientId = row.dataset.clientId;
+    const name = row.dataset.name;
+    const path = '/api/v1/service-accounts/' + encodeURIComponent(clientId);
+    if (action === 'reset') {
+      confirm({
+        title: 'Reset secret of “' + name + '”?',
+        message: 'A new secret is generated. The current secret and every token obtained with it stop working immediately.',
+        button: 'Reset secret',
+        danger: true,
+        action: async () => {
+          const result = await api('POST', path + '/reset-secret');
+          if (result.status !== 200) return messageOf(result);
+          confirmDialog.close();
+          showSecret(result.body, 'New secret for “' + result.body.name + '”');
+          return null;
+        },
+      });
+    } else if (action === 'delete') {
+      confirm({
+        title: 'Delete “' + name + '”?',
+        message: 'Automation using this service account stops working immediately. This cannot be undone.',
+        button: 'Delete',
+        danger: true,
+        action: async () => {
+          const result = await api('DELETE', path);
+          if (result.status !== 204) return messageOf(result);
+          window.location.reload();
+          return null;
+        },
+      });
+    } else if (action === 'edit') {
+      openEdit(row, path);
+    }
+  });
+
+  // Role and grants.
+  const editDialog = $('#edit-dialog');
+  let editPath = null;
+  function openEdit(row, path) {
+    editPath = path;
+    $('#edit-title').textContent = 'Edit “' + row.dataset.name + '”';
+    for (const radio of editDialog.querySelectorAll('input[name="role"]')) radio.checked = radio.value === row.dataset.role;
+    $('#edit-grants').value = row.dataset.grants || '';
+    clearError($('#edit-error'));
+    openDialog(editDialog, 'input[name="role"]:checked');
+  }
+  if (editDialog) {
+    const form = $('form', editDialog);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const role = (editDialog.querySelector('input[name="role"]:checked') || {}).value;
+      const tags = $('#edit-grants').value.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+      const grants = [...new Set(tags)].map((tag) => ({ tag, permission: 'edit' }));
+      busy(form, true);
+      const result = await api('PATCH', editPath, { role, grants });
+      busy(form, false);
+      if (result.status === 200) window.location.reload();
+      else showError($('#edit-error'), messageOf(result));
+    });
+  }
+
+  // Return focus to what opened a dialog.
+  for (const dialog of document.querySelectorAll('dialog')) {
+    dialog.addEventListener('close', () => {
+      if (lastTrigger && document.contains(lastTrigger)) lastTrigger.focus();
+    });
+  }
+
+  async function signOut() {
+    const result = await api('POST', '/logout');
+    const target = result.body && typeof result.body.redirect === 'string' ? result.body.redirect : '/';
+    window.location.assign(target);
+  }
+})();

@@ -1,0 +1,123 @@
+/**
+ * Wires account-admin: Postgres (audit trail), Redis (sessions), the token service's
+ * internal API, bearer verification with the revocation map, and the express app.
+ */
+import { createBearerAuth, createRevocationSync, type RevocationSync } from '@plant/resource-auth';
+import { createDatabase, createMetricsRegistry, type Logger } from '@plant/shared';
+import { Redis } from 'ioredis';
+import { Counter } from 'prom-client';
+import type { AccountAdminConfig } from './config.js';
+import { createAuditRepository } from './data-access/audit-repository.js';
+import { SCHEMA } from './data-access/migrations/index.js';
+import { createSessionStore } from './data-access/session-store.js';
+import { createTokenServiceClient } from './data-access/token-service-client.js';
+import { API_REALM } from './entry-points/api/authenticate.js';
+import { createApp, startWebServer, stopWebServer } from './entry-points/api/server.js';
+import { createOidcClients } from './entry-points/web/oidc-clients.js';
+import { createPortalSessions } from './entry-points/web/session-cookies.js';
+
+export interface AccountAdminOptions {
+  /** Without it, bearer tokens are checked for signature and claims only (some component tests). */
+  revocation?: boolean;
+  /** Where bearer verification fetches realm keys (default: the token service's internal API). */
+  jwksBaseUrl?: string;
+}
+
+export interface AccountAdmin {
+  app: ReturnType<typeof createApp>;
+  /** Starts the revocation map; call before serving. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, options: AccountAdminOptions = {}): AccountAdmin {
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'account-admin' });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+  redis.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  const metrics = createMetricsRegistry('account-admin');
+  const auditFailures = new Counter({
+    name: 'audit_write_failures_total',
+    help: 'Audit events that could not be written after an action had happened (logged in full for replay)',
+    registers: [metrics],
+  });
+
+  const tokenService = createTokenServiceClient({ baseUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN });
+  const revocation: RevocationSync | undefined =
+    options.revocation === false
+      ? undefined
+      : createRevocationSync({
+          redisUrl: config.REDIS_URL,
+          tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+          internalToken: config.INTERNAL_API_TOKEN,
+          resyncMs: config.REVOCATION_RESYNC_MS,
+          logger,
+          metricsRegistry: metrics,
+        });
+  const auth = createBearerAuth({
+    authUrl: config.AUTH_URL,
+    audience: config.ACCOUNT_ADMIN_AUDIENCE,
+    jwksBaseUrl: options.jwksBaseUrl ?? config.TOKEN_SERVICE_INTERNAL_URL,
+    realm: API_REALM,
+    logger,
+    ...(revocation ? { revocation } : {}),
+  });
+  const audit = createAuditRepository(db);
+  const store = createSessionStore(redis, config.SESSION_SECRET);
+  const sessions = createPortalSessions({
+    store,
+    tokenService,
+    secret: config.SESSION_SECRET,
+    secure: config.PORTAL_URL.startsWith('https:'),
+    ttlSeconds: config.SESSION_TTL_SECONDS,
+  });
+  const oidc = createOidcClients({ authUrl: config.AUTH_URL, authInternalUrl: config.AUTH_INTERNAL_URL, portalUrl: config.PORTAL_URL });
+
+  const app = createApp({
+    accounts: { tokenService, audit, logger, onAuditWriteFailure: () => auditFailures.inc() },
+    audit,
+    tokenService,
+    store,
+    sessions,
+    oidc,
+    auth,
+    logger,
+    metrics,
+    portalUrl: config.PORTAL_URL,
+    authUrl: config.AUTH_URL,
+    sessionSecret: config.SESSION_SECRET,
+    trustProxy: config.TRUST_PROXY,
+    ...(revocation ? { revocation } : {}),
+  });
+
+  return {
+    app,
+    async start() {
+      await revocation?.start();
+    },
+    async close() {
+      await revocation?.stop();
+      auth.close();
+      redis.disconnect();
+      await db.destroy();
+    },
+  };
+}
+
+export interface AccountAdminProcess {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the service and listens; `stop` drains in-flight requests, then closes pools and Redis. */
+export async function runAccountAdmin(config: AccountAdminConfig, logger: Logger): Promise<AccountAdminProcess> {
+  const service = createAccountAdmin(config, logger);
+  await service.start();
+  const web = await startWebServer(service.app, { port: config.PORT, host: config.HOST });
+  return {
+    port: web.port,
+    async stop() {
+      await stopWebServer(web);
+      await service.close();
+    },
+  };
+}

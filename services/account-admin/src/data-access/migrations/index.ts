@@ -1,0 +1,7 @@
+import type { Migration } from '@plant/shared';
+import { createAuditEvents } from './0001-create-audit-events.js';
+
+export { SCHEMA } from './schema.js';
+
+/** Applied in order by `migrate.ts` and by the jest global setup. */
+export const migrations: Migration[] = [createAuditEvents];

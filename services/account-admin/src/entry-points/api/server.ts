@@ -1,0 +1,149 @@
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import {
+  errorMiddleware,
+  healthRoutes,
+  httpLogger,
+  httpMetricsMiddleware,
+  methodNotAllowed,
+  metricsHandler,
+  notFoundHandler,
+  requestIdMiddleware,
+  startWebServer as listen,
+  type Logger,
+  type WebServer,
+} from '@plant/shared';
+import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
+import type { Registry } from 'prom-client';
+import type { AuditRepository } from '../../data-access/audit-repository.js';
+import type { SessionStore } from '../../data-access/session-store.js';
+import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
+import type { OidcClients } from '../web/oidc-clients.js';
+import { portalRoutes } from '../web/portal-routes.js';
+import type { PortalSessions } from '../web/session-cookies.js';
+import { signInRoutes } from '../web/sign-in-routes.js';
+import { authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
+import { openApiDocument } from './openapi.js';
+import { apiRoutes } from './routes.js';
+
+export interface AppDependencies {
+  accounts: ServiceAccountDeps;
+  audit: AuditRepository;
+  tokenService: TokenServiceClient;
+  store: SessionStore;
+  sessions: PortalSessions;
+  oidc: OidcClients;
+  auth: BearerAuth;
+  logger: Logger;
+  metrics: Registry;
+  portalUrl: string;
+  authUrl: string;
+  sessionSecret: string;
+  /** Proxy hops whose X-Forwarded-For to trust (the audit address). */
+  trustProxy: number;
+  revocation?: RevocationChecker;
+}
+
+/** Static files live beside src/ and dist/, so the same path works from both. */
+export const ASSETS_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}
+
+/** account-admin as an express app: the portal pages, sign-in, and the REST API under /api/v1. */
+export function createApp(deps: AppDependencies): Express {
+  const { logger, metrics, portalUrl } = deps;
+  const https = portalUrl.startsWith('https:');
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  app.set('trust proxy', deps.trustProxy);
+
+  app.use(
+    healthRoutes({
+      database: () => deps.audit.ping(),
+      redis: () => deps.store.ping(),
+      ...(deps.revocation
+        ? {
+            revocation: () => {
+              if (!deps.revocation!.isReady()) throw new Error('revocation snapshot not loaded');
+            },
+          }
+        : {}),
+    }),
+  );
+  app.get('/metrics', metricsHandler(metrics));
+
+  app.use(requestIdMiddleware());
+  app.use(httpMetricsMiddleware(metrics));
+  app.use(httpLogger(logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          fontSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'none'"],
+          frameAncestors: ["'none'"],
+          // The tenant picker's form redirects to the realm's sign-in page.
+          formAction: ["'self'", origin(deps.authUrl)],
+          ...(https ? { upgradeInsecureRequests: [] } : {}),
+        },
+      },
+      strictTransportSecurity: https,
+      referrerPolicy: { policy: 'same-origin' },
+    }),
+  );
+
+  app.use('/assets', express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: '5m' }));
+
+  const document = JSON.stringify(openApiDocument(portalUrl));
+  app
+    .route('/api/v1/openapi.json')
+    .get((_req: Request, res: Response) => {
+      res.type('application/json').send(document);
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  app.use(
+    '/api/v1',
+    authenticateApi(deps.auth, deps.sessions, deps.tokenService),
+    apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl }),
+    bearerForbiddenChallenge(),
+  );
+
+  app.use(
+    signInRoutes({
+      oidc: deps.oidc,
+      store: deps.store,
+      sessions: deps.sessions,
+      tokenService: deps.tokenService,
+      secret: deps.sessionSecret,
+      portalUrl,
+      logger,
+    }),
+  );
+  app.use(portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger }));
+
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(logger));
+  return app;
+}
+
+export function startWebServer(app: Express, options: { port: number; host?: string }): Promise<WebServer> {
+  return listen(app, options);
+}
+
+export function stopWebServer(server: WebServer, graceMs?: number): Promise<void> {
+  return server.close(graceMs);
+}

@@ -1,0 +1,97 @@
+/** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
+import { AppError, toErrorResponse, type Logger } from '@plant/shared';
+import { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import type { AuditRepository } from '../../data-access/audit-repository.js';
+import type { Session } from '../../data-access/session-store.js';
+import { canManage } from '../../domain/actor.js';
+import { listAuditEvents, parseAuditCursor } from '../../domain/audit-events.js';
+import { listServiceAccounts, type ServiceAccountDeps } from '../../domain/service-accounts.js';
+import { activityPage, messagePage, serviceAccountsPage, tenantPickerPage } from './pages.js';
+import { safeReturnTo } from './return-to.js';
+import { actorFromSession, type PortalSessions } from './session-cookies.js';
+import { sendPage } from './sign-in-routes.js';
+
+export interface PortalDeps {
+  accounts: ServiceAccountDeps;
+  audit: AuditRepository;
+  sessions: PortalSessions;
+  logger: Logger;
+}
+
+const ACTIVITY_PAGE_SIZE = 25;
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      portalSession?: Session;
+    }
+  }
+}
+
+export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps): Router {
+  const router = Router();
+
+  /** Signed-out visitors go to the tenant picker and come back here after sign-in. */
+  async function requireSession(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const loaded = await sessions.load(req);
+    if (!loaded) {
+      res.redirect(303, `/?return_to=${encodeURIComponent(safeReturnTo(req.originalUrl))}`);
+      return;
+    }
+    req.portalSession = loaded.session;
+    next();
+  }
+
+  router.get('/', async (req, res) => {
+    const loaded = await sessions.load(req);
+    if (loaded) {
+      res.redirect(303, '/settings/service-accounts');
+      return;
+    }
+    const returnTo = req.query.return_to === undefined ? undefined : safeReturnTo(req.query.return_to);
+    sendPage(res, 200, tenantPickerPage(returnTo === undefined ? {} : { returnTo }));
+  });
+
+  router.get('/settings', (_req, res) => res.redirect(303, '/settings/service-accounts'));
+
+  router.get('/settings/service-accounts', requireSession, async (req, res) => {
+    const session = req.portalSession!;
+    const actor = actorFromSession(session);
+    const list = await listServiceAccounts(accounts, actor);
+    sendPage(res, 200, serviceAccountsPage({ session, accounts: list, canManage: canManage(actor) }));
+  });
+
+  router.get('/activity', requireSession, async (req, res) => {
+    const session = req.portalSession!;
+    const before = parseAuditCursor(req.query.cursor);
+    const page = await listAuditEvents(audit, actorFromSession(session), ACTIVITY_PAGE_SIZE, before);
+    sendPage(
+      res,
+      200,
+      activityPage({
+        session,
+        events: page.events,
+        nextHref: page.nextCursor === undefined ? undefined : `/activity?cursor=${page.nextCursor}`,
+        firstHref: before === undefined ? undefined : '/activity',
+      }),
+    );
+  });
+
+  /** Page errors are pages, not JSON: a person is reading. */
+  const pageErrors: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const mapped = toErrorResponse(err);
+    if (mapped.unexpected) logger.error({ err, path: req.path }, 'unexpected error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const title = mapped.status === 503 ? 'Temporarily unavailable' : mapped.status === 400 ? 'That link is not valid' : 'Something went wrong';
+    const message = mapped.status === 503 || err instanceof AppError ? mapped.body.message : 'Something went wrong on our side. Try again.';
+    for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
+    sendPage(res, mapped.status, messagePage(title, message, { ...(req.portalSession ? { session: req.portalSession } : {}), link: { href: '/settings/service-accounts', text: 'Back to service accounts' } }));
+  };
+  router.use(pageErrors);
+
+  return router;
+}

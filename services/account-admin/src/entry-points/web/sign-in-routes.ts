@@ -1,0 +1,157 @@
+/**
+ * GET /login?tenant=<t>[&return_to=/path] starts authorization code + PKCE against the
+ * tenant's realm; GET /auth/callback finishes it and opens a server-side session;
+ * POST /logout (CSRF-checked) ends it and returns where to end the realm session.
+ */
+import type { Logger } from '@plant/shared';
+import { Router, type Request, type Response } from 'express';
+import * as oidc from 'openid-client';
+import { bindingHash, randomId, type SessionStore } from '../../data-access/session-store.js';
+import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import { TokenServiceUnavailable } from '../../domain/admin-errors.js';
+import type { Role } from '../../domain/actor.js';
+import { TENANT_NAME_PATTERN } from '@plant/resource-auth';
+import type { OidcClients } from './oidc-clients.js';
+import { messagePage, signOutPage, tenantPickerPage } from './pages.js';
+import { safeReturnTo } from './return-to.js';
+import { readCookies, safeEquals, SIGNIN_COOKIE, type PortalSessions } from './session-cookies.js';
+
+export interface SignInDeps {
+  oidc: OidcClients;
+  store: SessionStore;
+  sessions: PortalSessions;
+  tokenService: TokenServiceClient;
+  secret: string;
+  portalUrl: string;
+  logger: Logger;
+}
+
+const SIGN_IN_TTL_SECONDS = 600;
+const ROLES: readonly Role[] = ['View', 'Edit', 'Account Admin'];
+
+export function sendPage(res: Response, status: number, body: string): void {
+  res.status(status).setHeader('cache-control', 'no-store').type('html').send(body);
+}
+
+export function signInRoutes(deps: SignInDeps): Router {
+  const router = Router();
+  const portalBase = deps.portalUrl.replace(/\/+$/, '');
+
+  router.get('/login', async (req: Request, res: Response) => {
+    const tenantParam = req.query.tenant;
+    const returnTo = safeReturnTo(req.query.return_to);
+    if (tenantParam === undefined || tenantParam === '') {
+      sendPage(res, 200, tenantPickerPage({ returnTo }));
+      return;
+    }
+    const tenant = typeof tenantParam === 'string' ? tenantParam.trim().toLowerCase() : '';
+    if (!TENANT_NAME_PATTERN.test(tenant)) {
+      sendPage(res, 400, tenantPickerPage({ error: 'Account names are 1 to 63 lower-case letters, digits and inner hyphens.', tenant: typeof tenantParam === 'string' ? tenantParam.slice(0, 63) : '', returnTo }));
+      return;
+    }
+    try {
+      await deps.tokenService.getTenant(tenant);
+    } catch (err) {
+      if (err instanceof TokenServiceUnavailable) {
+        sendPage(res, 503, messagePage('Sign-in is unavailable', 'Sign-in is temporarily unavailable. Try again in a moment.'));
+        return;
+      }
+      sendPage(res, 404, tenantPickerPage({ error: `There is no Plant Store account named “${tenant}”. Check the name and try again.`, tenant, returnTo }));
+      return;
+    }
+    let config: oidc.Configuration;
+    try {
+      config = await deps.oidc.configFor(tenant);
+    } catch (err) {
+      deps.logger.warn({ err: { message: (err as Error).message }, tenant }, 'realm discovery failed');
+      sendPage(res, 503, messagePage('Sign-in is unavailable', 'Sign-in is temporarily unavailable. Try again in a moment.'));
+      return;
+    }
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const binding = randomId();
+    await deps.store.savePendingSignIn(state, { tenant, codeVerifier, nonce, returnTo, binding: bindingHash(deps.secret, binding) }, SIGN_IN_TTL_SECONDS);
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: deps.oidc.redirectUri,
+      scope: 'openid email profile',
+      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    res.cookie(SIGNIN_COOKIE, binding, deps.sessions.cookieOptions(SIGN_IN_TTL_SECONDS * 1000));
+    res.setHeader('cache-control', 'no-store');
+    res.redirect(303, deps.oidc.toPublic(url).href);
+  });
+
+  router.get('/auth/callback', async (req: Request, res: Response) => {
+    const expired = () => sendPage(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was started in another browser. Start again.'));
+    const state = req.query.state;
+    if (typeof state !== 'string' || state.length === 0 || state.length > 256) return expired();
+    const pending = await deps.store.takePendingSignIn(state);
+    const binding = readCookies(req)[SIGNIN_COOKIE];
+    res.clearCookie(SIGNIN_COOKIE, deps.sessions.cookieOptions());
+    if (!pending || binding === undefined || !safeEquals(bindingHash(deps.secret, binding), pending.binding)) return expired();
+    if (typeof req.query.error === 'string') {
+      sendPage(res, 400, messagePage('Sign-in was not completed', 'The sign-in was cancelled or refused. Start again.', { link: { href: `/login?tenant=${encodeURIComponent(pending.tenant)}`, text: 'Sign in again' } }));
+      return;
+    }
+    let claims: oidc.IDToken | undefined;
+    try {
+      const config = await deps.oidc.configFor(pending.tenant);
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(req.originalUrl, portalBase), {
+        pkceCodeVerifier: pending.codeVerifier,
+        expectedState: state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims();
+    } catch (err) {
+      deps.logger.warn({ err: { message: (err as Error).message, code: (err as { code?: unknown }).code }, tenant: pending.tenant }, 'sign-in code exchange failed');
+      sendPage(res, 400, messagePage('Sign-in failed', 'The sign-in could not be completed. Start again.', { link: { href: `/login?tenant=${encodeURIComponent(pending.tenant)}`, text: 'Sign in again' } }));
+      return;
+    }
+    const role = claims?.role;
+    if (!claims || claims.tenant !== pending.tenant || typeof claims.sub !== 'string' || typeof role !== 'string' || !ROLES.includes(role as Role)) {
+      sendPage(res, 403, messagePage('Sign-in refused', 'This sign-in cannot open an admin session.'));
+      return;
+    }
+    // A fresh session id on every sign-in: a planted cookie can never become a signed-in session.
+    await deps.sessions.end(req, res);
+    await deps.sessions.start(res, { tenant: pending.tenant, sub: claims.sub, email: typeof claims.email === 'string' ? claims.email : null, role: role as Role });
+    res.setHeader('cache-control', 'no-store');
+    res.redirect(303, safeReturnTo(pending.returnTo));
+  });
+
+  router.get('/logout', async (req: Request, res: Response) => {
+    const loaded = await deps.sessions.load(req);
+    if (!loaded) {
+      res.redirect(303, '/');
+      return;
+    }
+    sendPage(res, 200, signOutPage(loaded.session));
+  });
+
+  router.post('/logout', async (req: Request, res: Response) => {
+    const loaded = await deps.sessions.load(req);
+    if (loaded && !deps.sessions.csrfValid(req, loaded.id)) {
+      res.status(403).json({ error: 403, message: 'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header' });
+      return;
+    }
+    await deps.sessions.end(req, res);
+    let redirect = '/';
+    if (loaded) {
+      try {
+        const config = await deps.oidc.configFor(loaded.session.tenant);
+        redirect = deps.oidc.toPublic(oidc.buildEndSessionUrl(config, { client_id: 'portal', post_logout_redirect_uri: `${portalBase}/` })).href;
+      } catch {
+        // The realm session outlives ours; the portal session is gone either way.
+      }
+    }
+    res.setHeader('cache-control', 'no-store');
+    res.json({ redirect });
+  });
+
+  return router;
+}
