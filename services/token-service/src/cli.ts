@@ -58,7 +58,9 @@ async function main(argv: string[]): Promise<unknown> {
   const command = `${noun ?? ''} ${verb ?? ''}`;
   if (!['tenant create', 'user create', 'keys rotate'].includes(command)) throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
-  const tenant = parse(TenantNameSchema, tenantArg, 'tenant');
+  if (tenantArg === undefined) throw new UsageError(`the tenant name is missing\n${USAGE}`);
+  if (!TenantNameSchema.safeParse(tenantArg).success) throw new UsageError(`invalid tenant name ${JSON.stringify(tenantArg)}: use 1-63 characters of a-z, 0-9 and inner hyphens`);
+  const tenant = tenantArg;
 
   const config = loadConfig(cliShape);
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: 2, applicationName: 'token-service-cli' });

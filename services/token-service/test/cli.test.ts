@@ -70,7 +70,7 @@ describe('operator CLI (built dist/cli.js)', () => {
   });
 
   test.each([
-    [['tenant', 'create', 'Bad_Name', '--admin-email', 'a@example.test', '--admin-password', 'a long password'], 'error: tenant: tenant must be 1-63 characters of a-z, 0-9 and inner hyphens\n'],
+    [['tenant', 'create', 'Bad_Name', '--admin-email', 'a@example.test', '--admin-password', 'a long password'], 'error: invalid tenant name "Bad_Name": use 1-63 characters of a-z, 0-9 and inner hyphens\n'],
     [['tenant', 'create', 'ok-name', '--admin-password', 'a long password'], 'error: --admin-email is required\n'],
     [['tenant', 'create', 'ok-name', '--admin-email', 'not-an-email', '--admin-password', 'a long password'], 'error: --admin-email: email must be an email address\n'],
     [['tenant', 'create', 'ok-name', '--admin-email', 'a@example.test', '--admin-password', 'short'], 'error: --admin-password: password must be at least 8 characters\n'],
