@@ -1,2 +1,5 @@
-/** Helpers shared by the end-to-end tests (platform start-up, clients) live here. */
-export {};
+/** Helpers shared by the end-to-end tests (platform start-up, clients, hostile-input checks). */
+export * from './infrastructure.js';
+export * from './http-client.js';
+export * from './platform.js';
+export * from './response-checks.js';

@@ -1,0 +1,62 @@
+/**
+ * What every answer to hostile input must look like, as plain predicates that return a
+ * reason (or undefined), so a fuzzer can report the first counterexample with its answer.
+ */
+import type { Answer } from './http-client.js';
+
+/** Traces of internals that must never reach a client: stack frames, paths, SQL, driver and JS error names. */
+const INTERNAL_DETAIL = [
+  /\bat [\w.<>$]+ \(/, // stack frame "at fn ("
+  /\bat (?:file:|node:|\/)/, // stack frame "at /path" or "at node:internal"
+  /node_modules/,
+  /\/work\/|\/src\/|\/dist\//,
+  /\.(?:ts|js|mjs):\d+/,
+  /\b(?:select|insert into|update \w+ set|delete from)\b[^"]{0,80}\b(?:from|values|where)\b/i,
+  /\b(?:knex|pg-protocol|ECONNREFUSED|ECONNRESET|duplicate key value|violates \w+ constraint|relation "|syntax error at)/i,
+  /\b(?:TypeError|ReferenceError|RangeError|SyntaxError|AssertionError)\b/,
+  /Cannot read propert|is not a function|undefined is not/,
+];
+
+export function internalDetail(text: string): string | undefined {
+  const hit = INTERNAL_DETAIL.find((re) => re.test(text));
+  return hit === undefined ? undefined : `leaks internal detail (${hit}): ${text.slice(0, 300)}`;
+}
+
+/** `Error` `{error: <status>, message}` with exactly those keys and the status equal to the HTTP one. */
+export function errorShapeProblem(answer: Answer): string | undefined {
+  const body = answer.body as Record<string, unknown> | undefined;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `not a JSON object: ${answer.text.slice(0, 200)}`;
+  const keys = Object.keys(body).sort();
+  if (keys.join(',') !== 'error,message') return `keys ${keys.join(',')}`;
+  if (body.error !== answer.status) return `error ${String(body.error)} != status ${answer.status}`;
+  if (typeof body.message !== 'string' || body.message.length === 0) return 'message is not a non-empty string';
+  if (!String(answer.headers['content-type'] ?? '').startsWith('application/json')) return `content-type ${answer.headers['content-type']}`;
+  return undefined;
+}
+
+/** RFC 6749 §5.2: `{error: <ascii code>, error_description?: string}`. */
+export function oauthErrorProblem(answer: Answer): string | undefined {
+  const body = answer.body as Record<string, unknown> | undefined;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `not a JSON object: ${answer.text.slice(0, 200)}`;
+  if (typeof body.error !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(body.error)) return `error code ${JSON.stringify(body.error)}`;
+  const extra = Object.keys(body).filter((k) => !['error', 'error_description', 'error_uri'].includes(k));
+  if (extra.length > 0) return `extra keys ${extra.join(',')}`;
+  if (body.error_description !== undefined && typeof body.error_description !== 'string') return 'error_description is not a string';
+  return undefined;
+}
+
+/**
+ * The properties every answer to hostile input has: no 5xx, no internal detail, and for an
+ * error the documented shape (`oauth`: RFC 6749 or, outside the OAuth endpoint's own
+ * errors such as an unknown realm, the `Error` shape).
+ */
+export function hostileAnswerProblem(answer: Answer, kind: 'error' | 'oauth'): string | undefined {
+  if (answer.status >= 500) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
+  const leak = internalDetail(answer.text);
+  if (leak !== undefined) return leak;
+  if (answer.status < 400) return undefined;
+  if (kind === 'error') return errorShapeProblem(answer);
+  const asError = errorShapeProblem(answer);
+  const asOauth = oauthErrorProblem(answer);
+  return asError === undefined || asOauth === undefined ? undefined : `neither Error (${asError}) nor RFC 6749 (${asOauth})`;
+}
