@@ -216,7 +216,11 @@ for svc in "${ORDERED[@]}"; do
     [ "$status" = "none" ] && break
     sleep 2
   done
-  [ "$status" = "healthy" ] || { dk inspect -f '{{json .State.Health}}' "$name" >&2; fail "$svc HEALTHCHECK is $status"; }
+  if [ "$status" != "healthy" ]; then
+    dk inspect -f '{{json .State}}' "$name" >&2
+    dk logs "$name" 2>&1 | tail -n 30 >&2
+    fail "$svc HEALTHCHECK is $status"
+  fi
   say "$svc: HEALTHCHECK healthy"
 done
 for svc in "${ORDERED[@]}"; do

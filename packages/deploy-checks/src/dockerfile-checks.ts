@@ -1,0 +1,135 @@
+import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { validate } from 'dockerfile-utils';
+
+/** dockerfile-utils' linter: every diagnostic, errors and warnings alike, as a line. */
+export function lintDockerfile(content: string): string[] {
+  return validate(content).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+}
+
+export interface Stage {
+  name: string | undefined;
+  image: string;
+  instructions: Instruction[];
+}
+
+export interface DockerfileFacts {
+  /** ARGs before the first FROM, with their defaults. */
+  globalArgs: Map<string, string | undefined>;
+  stages: Stage[];
+}
+
+export function parseDockerfile(content: string): DockerfileFacts {
+  const dockerfile = DockerfileParser.parse(content);
+  const globalArgs = new Map<string, string | undefined>();
+  for (const arg of dockerfile.getInitialARGs()) {
+    const property = arg.getProperty();
+    if (property) globalArgs.set(property.getName(), property.getValue() ?? undefined);
+  }
+  const stages: Stage[] = [];
+  for (const instruction of dockerfile.getInstructions()) {
+    if (instruction.getKeyword() === 'FROM') {
+      const args = instruction.getArguments().map((a) => a.getValue());
+      const asAt = args.findIndex((a) => a.toUpperCase() === 'AS');
+      stages.push({ name: asAt >= 0 ? args[asAt + 1] : undefined, image: args.find((a) => !a.startsWith('--')) ?? '', instructions: [] });
+    } else if (stages.length > 0) {
+      stages[stages.length - 1]!.instructions.push(instruction);
+    }
+  }
+  return { globalArgs, stages };
+}
+
+const flagValue = (instruction: Instruction, flag: string): string | undefined => {
+  for (const arg of instruction.getArguments()) {
+    const value = arg.getValue();
+    if (value.startsWith(`--${flag}=`)) return value.slice(flag.length + 3);
+  }
+  return undefined;
+};
+
+const isExecForm = (instruction: Instruction): boolean => {
+  const raw = (instruction.getArgumentsContent() ?? '').trim();
+  if (!raw.startsWith('[')) return false;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) && parsed.length > 0 && parsed.every((p) => typeof p === 'string');
+  } catch {
+    return false;
+  }
+};
+
+/** A tag naming an exact release (`20.20.2-bookworm-slim`), not a moving one (`20`, `lts`, `latest`). */
+export function isPinnedNode20(image: string): boolean {
+  if (/@sha256:[0-9a-f]{64}$/.test(image)) return true;
+  const tag = image.split('/').pop()!.split(':')[1];
+  return tag !== undefined && /^20\.\d+\.\d+(-[a-z0-9.-]+)?$/.test(tag);
+}
+
+/**
+ * Our rules for a service image: multi-stage; every FROM is an earlier stage or a pinned
+ * Node 20 image (directly or through a global ARG default); every `COPY --from` names an
+ * earlier stage; the final stage runs as a non-root USER, sets NODE_ENV=production, has a
+ * HEALTHCHECK and an exec-form CMD.
+ */
+export function checkServiceDockerfile(content: string): string[] {
+  const problems: string[] = [];
+  const { globalArgs, stages } = parseDockerfile(content);
+  if (stages.length < 2) problems.push('not multi-stage (expected a build stage and a runtime stage)');
+  const earlier = new Set<string>();
+  stages.forEach((stage, index) => {
+    const ref = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(stage.image);
+    const image = ref ? globalArgs.get(ref[1]!) : stage.image;
+    if (earlier.has(stage.image)) {
+      // built on an earlier stage
+    } else if (image === undefined) {
+      problems.push(`FROM ${stage.image}: the ARG has no default`);
+    } else if (!isPinnedNode20(image)) {
+      problems.push(`FROM ${stage.image}: base ${image} is not a pinned Node 20 image`);
+    }
+    for (const instruction of stage.instructions) {
+      if (instruction.getKeyword() !== 'COPY') continue;
+      const from = flagValue(instruction, 'from');
+      if (from !== undefined && !earlier.has(from) && !(/^\d+$/.test(from) && Number(from) < index)) {
+        problems.push(`COPY --from=${from} does not name an earlier stage`);
+      }
+    }
+    if (stage.name) earlier.add(stage.name);
+  });
+  const final = stages[stages.length - 1];
+  if (!final) return [...problems, 'no FROM'];
+  const last = (keyword: string) => final.instructions.filter((i) => i.getKeyword() === keyword).pop();
+  const user = last('USER');
+  const userName = user?.getArguments()[0]?.getValue().split(':')[0];
+  if (!user || userName === undefined) problems.push('final stage has no USER (would run as root)');
+  else if (userName === 'root' || userName === '0') problems.push(`final stage runs as ${userName}`);
+  const healthcheck = last('HEALTHCHECK');
+  if (!healthcheck) problems.push('final stage has no HEALTHCHECK');
+  else if ((healthcheck.getArgumentsContent() ?? '').trim().toUpperCase() === 'NONE') problems.push('HEALTHCHECK NONE');
+  const cmd = last('CMD');
+  if (!cmd) problems.push('final stage has no CMD');
+  else if (!isExecForm(cmd)) problems.push('CMD is not in exec form (JSON array): signals would go to a shell, not node');
+  const env = final.instructions.filter((i) => i.getKeyword() === 'ENV').map((i) => i.getArgumentsContent() ?? '');
+  if (!env.some((e) => /(^|\s)NODE_ENV=production(\s|$)/.test(e))) problems.push('final stage does not set NODE_ENV=production');
+  return problems;
+}
+
+/** Values of `ARG name=default` anywhere in the file (global or per stage). */
+export function argDefaults(content: string): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  for (const instruction of DockerfileParser.parse(content).getInstructions()) {
+    if (instruction.getKeyword() !== 'ARG') continue;
+    const [decl] = instruction.getArguments().map((a) => a.getValue());
+    if (!decl) continue;
+    const at = decl.indexOf('=');
+    out.set(at === -1 ? decl : decl.slice(0, at), at === -1 ? undefined : decl.slice(at + 1));
+  }
+  return out;
+}
+
+/** Ports in the final stage's EXPOSE instructions. */
+export function exposedPorts(content: string): number[] {
+  const { stages } = parseDockerfile(content);
+  const final = stages[stages.length - 1];
+  return (final?.instructions ?? [])
+    .filter((i) => i.getKeyword() === 'EXPOSE')
+    .flatMap((i) => i.getArguments().map((a) => Number.parseInt(a.getValue(), 10)));
+}

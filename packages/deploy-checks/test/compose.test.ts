@@ -1,0 +1,145 @@
+import { describe, expect, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  commandOf,
+  crossCheckCompose,
+  dependsOnOf,
+  dockerfileOf,
+  environmentOf,
+  loadCompose,
+  validateComposeSchema,
+  type ComposeFile,
+} from '../src/compose-checks.js';
+import { missingVariables } from '../src/config-requirements.js';
+import { repoRoot, SERVICES } from '../src/repo-paths.js';
+import { requirementsOf } from './support/service-configs.js';
+
+const compose = loadCompose(join(repoRoot, 'docker-compose.yml'));
+const clone = (): ComposeFile => structuredClone(compose);
+const buildsService = (name: string) => dockerfileOf(compose.services[name]!);
+
+describe('docker-compose.yml against the compose-spec schema', () => {
+  test('When the file is validated against the schema dclint bundles, then there is no error', () => {
+    expect(validateComposeSchema(compose)).toEqual([]);
+  });
+
+  test('When a service has a key the spec does not know or a wrong type, then the schema check reports both', () => {
+    const broken = clone();
+    broken.services['redis']!['healtcheck'] = { test: ['CMD', 'true'] };
+    broken.services['postgres']!.restart = 5 as never;
+    expect(validateComposeSchema(broken)).toEqual([
+      '/services/postgres/restart: must be string {"type":"string"}',
+      '/services/redis: must NOT have additional properties {"additionalProperty":"healtcheck"}',
+    ]);
+  });
+});
+
+describe('docker-compose.yml cross-checks', () => {
+  test('When references are checked, then every depends_on target exists, waits are satisfiable, volumes are declared and bind sources exist', () => {
+    expect(crossCheckCompose(compose, repoRoot)).toEqual([]);
+  });
+
+  test('When a dependency, a volume and a health check go missing, then the cross-check names each', () => {
+    const broken = clone();
+    broken.services['plant-store']!.depends_on = { 'plant-stor-migrate': { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' } };
+    delete broken.services['redis']!.healthcheck;
+    broken.volumes = {};
+    broken.services['seed']!.volumes = ['./deploy/compose/missing.sh:/seed/seed-demo.sh:ro'];
+    expect(crossCheckCompose(broken, repoRoot).sort()).toEqual(
+      [
+        'account-admin: waits for redis to be healthy, but redis has no healthcheck',
+        'plant-store: depends_on names "plant-stor-migrate", which is not a service',
+        'plant-store: waits for redis to be healthy, but redis has no healthcheck',
+        'postgres: volume "pgdata" is not declared under top-level volumes',
+        'seed: bind mount source ./deploy/compose/missing.sh does not exist',
+        'token-service: waits for redis to be healthy, but redis has no healthcheck',
+      ].sort(),
+    );
+  });
+
+  test.each(SERVICES)('When %s runs, then its environment sets every variable its config schema requires and every back-end URL that defaults to 127.0.0.1', (service) => {
+    const spec = compose.services[service]!;
+    expect(buildsService(service)).toBe(`services/${service}/Dockerfile`);
+    expect(commandOf(spec)).toBeUndefined();
+    const { required, loopbackDefaults } = requirementsOf(service);
+    expect(required.length).toBeGreaterThan(0);
+    expect(missingVariables([...required, ...loopbackDefaults], environmentOf(spec).keys())).toEqual([]);
+  });
+
+  test.each(SERVICES)('When %s runs, then it listens on its contract port, publishes exactly that port and is checked through /healthz', (service) => {
+    const spec = compose.services[service]!;
+    const contractPort = requirementsOf(service).defaults['PORT'];
+    expect(environmentOf(spec).get('PORT')).toBe(String(contractPort));
+    expect(spec.ports).toEqual([`${contractPort}:${contractPort}`]);
+    expect(JSON.stringify(spec.healthcheck?.test)).toContain('/healthz');
+    expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
+    expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');
+  });
+
+  test('When the token service runs, then its internal API port is reachable by the other containers but never published', () => {
+    const spec = compose.services['token-service']!;
+    const internalPort = String(requirementsOf('token-service').defaults['INTERNAL_PORT']);
+    expect(environmentOf(spec).get('INTERNAL_PORT')).toBe(internalPort);
+    expect(JSON.stringify(spec.ports)).not.toContain(internalPort);
+    for (const service of ['plant-store', 'account-admin']) {
+      expect(environmentOf(compose.services[service]!).get('TOKEN_SERVICE_INTERNAL_URL')).toBe(`http://token-service:${internalPort}`);
+    }
+  });
+
+  test.each(SERVICES)('When %s starts, then it waits for its own migration one-shot (same image, node dist/migrate.js) to complete', (service) => {
+    const migrate = compose.services[`${service}-migrate`]!;
+    expect(migrate).toBeDefined();
+    expect(buildsService(`${service}-migrate`)).toBe(`services/${service}/Dockerfile`);
+    expect(migrate.image).toBe(compose.services[service]!.image);
+    expect(commandOf(migrate)).toEqual(['node', 'dist/migrate.js']);
+    expect(environmentOf(migrate).get('DATABASE_URL')).toBe(environmentOf(compose.services[service]!).get('DATABASE_URL'));
+    expect(dependsOnOf(migrate).get('postgres')).toBe('service_healthy');
+    expect(dependsOnOf(compose.services[service]!).get(`${service}-migrate`)).toBe('service_completed_successfully');
+  });
+
+  test('When the services connect to Postgres, then each uses its own role, created by the init script with the password compose gives it', () => {
+    const postgres = compose.services['postgres']!;
+    const pgEnv = environmentOf(postgres);
+    const init = readFileSync(join(repoRoot, 'deploy/postgres/init-roles.sh'), 'utf8');
+    expect(postgres.volumes).toContain('./deploy/postgres/init-roles.sh:/docker-entrypoint-initdb.d/10-init-roles.sh:ro');
+    const roles = SERVICES.map((service) => {
+      const url = new URL(environmentOf(compose.services[service]!).get('DATABASE_URL')!);
+      const prefix = service.toUpperCase().replace(/-/g, '_');
+      expect(init).toContain(`\${${prefix}_DB_ROLE:-${url.username}}`);
+      expect(pgEnv.get(`${prefix}_DB_PASSWORD`)).toBe(decodeURIComponent(url.password));
+      expect(url.hostname).toBe('postgres');
+      expect(url.pathname).toBe(`/${pgEnv.get('POSTGRES_DB')}`);
+      return url.username;
+    });
+    expect(new Set(roles).size).toBe(SERVICES.length);
+  });
+
+  test('When the secrets in the file are read, then every one is marked as a development-only value', () => {
+    const secretNames = new Set(SERVICES.flatMap((service) => requirementsOf(service).required));
+    const values = Object.entries(compose.services).flatMap(([, spec]) =>
+      [...environmentOf(spec)].filter(([name]) => secretNames.has(name) || /PASSWORD/.test(name)).map(([name, value]) => ({ name, value })),
+    );
+    expect(values.length).toBeGreaterThan(secretNames.size);
+    for (const { name, value } of values) {
+      const readable = name === 'KEY_ENCRYPTION_KEY' ? Buffer.from(value!, 'base64').toString('utf8') : value;
+      expect({ name, devOnly: /dev-only/.test(readable ?? '') }).toEqual({ name, devOnly: true });
+    }
+  });
+
+  test('When everything is healthy, then the seed creates tenant demo with an Account Admin and prints the sign-in URL, email and password', () => {
+    const seed = compose.services['seed']!;
+    const env = environmentOf(seed);
+    expect(env.get('DEMO_TENANT')).toBe('demo');
+    expect(env.get('PORTAL_URL')).toBe('http://localhost:8083');
+    for (const service of SERVICES) expect(dependsOnOf(seed).get(service)).toBe('service_healthy');
+    expect(seed.restart).toBe('no');
+    expect(commandOf(seed)).toEqual(['sh', '/seed/seed-demo.sh']);
+    const script = readFileSync(join(repoRoot, 'deploy/compose/seed-demo.sh'), 'utf8');
+    expect(script).toContain('node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password "$DEMO_ADMIN_PASSWORD"');
+    expect(script).toContain('${PORTAL_URL}/login?tenant=${DEMO_TENANT}');
+    expect(script).toMatch(/email: +\$\{DEMO_ADMIN_EMAIL\}/);
+    expect(script).toMatch(/password: +\$\{DEMO_ADMIN_PASSWORD\}/);
+    expect(missingVariables(['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REDIS_URL', 'AUTH_URL'], env.keys())).toEqual([]);
+  });
+});
