@@ -225,8 +225,8 @@ describe('reading, changing, resetting and deleting', () => {
       [{ role: 'Account Admin' }, 'role must be "View" or "Edit"'],
       [{ grants: [{ permission: 'edit' }] }, 'grants.0.tag: tag is required'],
       [{ grants: [{ tag: 'a', permission: 'view' }] }, 'grants.0.permission: permission must be "edit"'],
-      [{ grants: [{ tag: 'a', permission: 'edit' }, { tag: 'a', permission: 'edit' }] }, 'grants: grants must not repeat a tag'],
-      [{ grants: 'roses' }, 'grants: grants must be an array'],
+      [{ grants: [{ tag: 'a', permission: 'edit' }, { tag: 'a', permission: 'edit' }] }, 'grants must not repeat a tag'],
+      [{ grants: 'roses' }, 'grants must be an array'],
       [{ role: 'Edit', actor: 'someone-else' }, 'Unknown field "actor"; the body is {role?, grants?}'],
     ];
     for (const [body, message] of cases) {
