@@ -38,12 +38,11 @@ export function parseDockerfile(content: string): DockerfileFacts {
   return { globalArgs, stages };
 }
 
+// dockerfile-ast keeps `--flag=value` out of getArguments(); COPY, ADD and friends expose getFlags().
 const flagValue = (instruction: Instruction, flag: string): string | undefined => {
-  for (const arg of instruction.getArguments()) {
-    const value = arg.getValue();
-    if (value.startsWith(`--${flag}=`)) return value.slice(flag.length + 3);
-  }
-  return undefined;
+  const flags = (instruction as Instruction & { getFlags?: () => Array<{ getName(): string; getValue(): string | null }> }).getFlags?.() ?? [];
+  const found = flags.find((f) => f.getName() === flag);
+  return found ? (found.getValue() ?? '') : undefined;
 };
 
 const isExecForm = (instruction: Instruction): boolean => {
