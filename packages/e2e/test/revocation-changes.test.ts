@@ -27,12 +27,12 @@ async function atEveryStore(token: string) {
 const iatOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { iat: number }).iat;
 
 describe('revocation reaches every Plant Store', () => {
-  test('When a secret is reset, then the older token is refused by both Plant Stores at their next call and a token minted after it works, in the same second', async () => {
+  test('When a secret is reset, then the older token is refused by both Plant Stores at their next call and a token minted after it works', async () => {
     const account = await platform.createServiceAccount(tenant);
     const before = await platform.mint(tenant, account);
     expect(await atEveryStore(before)).toEqual([LISTED, LISTED]);
 
-    const secret = await platform.resetSecret(tenant, account.clientId);
+    const secret = await platform.published(() => platform.resetSecret(tenant, account.clientId));
     const after = await platform.mint(tenant, { clientId: account.clientId, secret });
 
     expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
@@ -45,8 +45,11 @@ describe('revocation reaches every Plant Store', () => {
     for (let attempt = 0; attempt < 5 && !sameSecond; attempt += 1) {
       const account = await platform.createServiceAccount(tenant);
       const before = await platform.mint(tenant, account);
-      const secret = await platform.resetSecret(tenant, account.clientId);
-      const after = await platform.mint(tenant, { clientId: account.clientId, secret });
+      // Minted right after the reset answers; the assertions wait for the event to arrive.
+      const after = await platform.published(async () => {
+        const secret = await platform.resetSecret(tenant, account.clientId);
+        return platform.mint(tenant, { clientId: account.clientId, secret });
+      });
       sameSecond = iatOf(before) === iatOf(after);
 
       expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
@@ -60,7 +63,7 @@ describe('revocation reaches every Plant Store', () => {
     const token = await platform.mint(tenant, account);
     expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
 
-    await platform.deleteServiceAccount(tenant, account.clientId);
+    await platform.published(() => platform.deleteServiceAccount(tenant, account.clientId));
 
     expect(await atEveryStore(token)).toEqual([REVOKED, REVOKED]);
   });
@@ -73,14 +76,14 @@ describe('revocation reaches every Plant Store', () => {
     const [store1, store2] = platform.stores as [(typeof platform.stores)[0], (typeof platform.stores)[0]];
     expect(await platform.createPlant(store1, viewToken, { id: 1, name: 'Basil' })).toMatchObject({ status: 403 });
 
-    await platform.updateServiceAccount(tenant, account.clientId, { role: 'Edit' });
+    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { role: 'Edit' }));
     const editToken = await platform.mint(tenant, account);
 
     expect(await atEveryStore(viewToken)).toEqual([REVOKED, REVOKED]);
     expect(await platform.createPlant(store2, editToken, { id: Date.now(), name: 'Basil' })).toEqual({ status: 200, body: { name: 'Basil' }, wwwAuthenticate: null });
 
     // A demotion revokes just the same: the Edit token loses its power at once.
-    await platform.updateServiceAccount(tenant, account.clientId, { role: 'View' });
+    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { role: 'View' }));
     expect(await platform.createPlant(store1, editToken, { id: Date.now() + 1, name: 'Mint' })).toEqual(REVOKED);
     expect(await platform.createPlant(store2, editToken, { id: Date.now() + 2, name: 'Mint' })).toEqual(REVOKED);
   });
@@ -89,12 +92,12 @@ describe('revocation reaches every Plant Store', () => {
     const account = await platform.createServiceAccount(tenant);
     const plain = await platform.mint(tenant, account);
 
-    await platform.updateServiceAccount(tenant, account.clientId, { grants: [{ tag: 'herbs', permission: 'edit' }] });
+    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { grants: [{ tag: 'herbs', permission: 'edit' }] }));
     const granted = await platform.mint(tenant, account);
     expect(await atEveryStore(plain)).toEqual([REVOKED, REVOKED]);
     expect(await atEveryStore(granted)).toEqual([LISTED, LISTED]);
 
-    await platform.updateServiceAccount(tenant, account.clientId, { grants: [] });
+    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { grants: [] }));
     expect(await atEveryStore(granted)).toEqual([REVOKED, REVOKED]);
   });
 
