@@ -118,7 +118,8 @@ async function main() {
   const missing = ['token-service', 'plant-store'].filter((s) => lib.missingServices().includes(s));
   if (missing.length > 0) throw new Error(`build first (pnpm build): missing dist of ${missing.join(', ')}`);
 
-  const logDir = join(lib.ROOT, 'bench/results/logs/revocation');
+  // One directory per run: two runs at once must not write into each other's log files.
+  const logDir = join(lib.ROOT, 'bench/results/logs', `revocation-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
   const processes = [];
   try {
     await lib.migrate();
