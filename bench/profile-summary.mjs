@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, match: { type: 'string' } } });
+process.stdout.on('error', () => process.exit(0)); // piped into head
 const match = values.match ? new RegExp(values.match) : undefined;
 const top = Number(values.top);
 

@@ -25,6 +25,7 @@ import {
   tokenPath,
 } from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
+import { measurePair } from './lib/load.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { loadTable, machine, memoryTable, ratios, revocationTable } from './lib/report.mjs';
 import * as tokenScenario from './scenarios/token.mjs';
@@ -38,7 +39,6 @@ import * as createScenario from './scenarios/create.mjs';
  * @property {{reader: {client_id: string, secret: string}, writer: {client_id: string, secret: string}}} accounts
  * @property {{reader: string, writer: string}} tokens   fresh access tokens of those accounts
  * @property {{oidc: import('./lib/processes.mjs').ServerProcess, naive: import('./lib/processes.mjs').ServerProcess, oidcClient: {id: string, secret: string}}} baselines
- * @property {{connections: number, warmupSec: number, durationSec: number}} load
  */
 
 const { values: args } = parseArgs({
@@ -49,16 +49,19 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     connections: { type: 'string' },
     duration: { type: 'string' },
+    rounds: { type: 'string' },
   },
 });
 
 const SCENARIOS = [tokenScenario, listScenario, createScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
+// Full: A B B A, 2 windows of 5 s per side (10 s measured each); quick: one 3 s window per side.
 const load = {
   connections: Number(args.connections ?? 10),
-  warmupSec: quick ? 1 : 3,
-  durationSec: Number(args.duration ?? (quick ? 3 : 10)),
+  warmupSec: quick ? 1 : 2,
+  durationSec: Number(args.duration ?? (quick ? 3 : 5)),
+  rounds: Number(args.rounds ?? (quick ? 1 : 2)),
 };
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
@@ -161,8 +164,8 @@ try {
     // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
     const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
     await assertScenarioWorks(scenario.name, { platform, tenant, tokens, baselines, oidcClient, accounts });
-    log(`${scenario.name}: ${load.warmupSec}s warm-up + ${load.durationSec}s, ours then baseline`);
-    const pair = await scenario.run({ platform, tenant, accounts, tokens, baselines, load });
+    log(`${scenario.name}: ${load.rounds} round(s) of ${load.warmupSec}s warm-up + ${load.durationSec}s per side`);
+    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), load, session.db);
     results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, ...pair, ratio: ratios(pair) });
   }
 
@@ -197,7 +200,9 @@ try {
 
   const cores = output.machine.cores;
   process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}\n`);
-  process.stdout.write(`${load.connections} connections, ${load.warmupSec}s warm-up + ${load.durationSec}s per server; ratios > 1 are better than the baseline\n\n`);
+  process.stdout.write(
+    `${load.connections} connections; per side ${load.rounds} × (${load.warmupSec}s warm-up + ${load.durationSec}s measured)${load.rounds > 1 ? ', alternating A B B A' : ''}; ratios > 1 are better than the baseline\n\n`,
+  );
   process.stdout.write(`${loadTable(results)}\n\n`);
   process.stdout.write(`${revocationTable(revocationResult)}\n\n`);
   process.stdout.write(`${memoryTable(memory)}\n\n`);

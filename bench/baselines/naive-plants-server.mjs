@@ -11,7 +11,7 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
 const env = process.env;
-const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_MAX ?? 10) });
+const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_MAX ?? 10), application_name: 'bench-baseline' });
 const jwks = await (await fetch(/** @type {string} */ (env.JWKS_URL))).json();
 const publicKey = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
 const verifyOptions = { algorithms: /** @type {import('jsonwebtoken').Algorithm[]} */ (['RS256']), issuer: env.ISSUER, audience: env.AUDIENCE };

@@ -1,5 +1,7 @@
-// Runs one load window from the separate load-generator process and measures the servers
-// around the measured part only (after warm-up): CPU seconds from /proc, per request.
+// Runs load windows from the separate load-generator process and measures the servers
+// around the measured part only (after each window's warm-up): CPU seconds of the server
+// process and of its Postgres backends, from /proc. Ours and the baseline alternate
+// (A B B A) so drift on a shared machine falls on both alike.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -8,51 +10,170 @@ import { cpuSeconds } from './processes.mjs';
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
 /**
- * @typedef {object} LoadResult
+ * @typedef {object} Target
+ * @property {Record<string, unknown>} spec  what the load generator sends (see autocannon-client.mjs)
+ * @property {number[]} pids                 the server processes this load costs
+ * @property {string} [dbApp]                application_name of its Postgres connections
+ *
+ * @typedef {object} Window
  * @property {number} requests
  * @property {number} ok
+ * @property {number} durationSec
+ * @property {number} errors
+ * @property {Record<string, number>} statuses
+ * @property {number[]} latencies
+ * @property {number} cpuSec
+ * @property {number | null} dbCpuSec
+ *
+ * @typedef {object} Summary
+ * @property {number} requests
  * @property {number} rps
  * @property {number | null} p50Ms
  * @property {number | null} p99Ms
  * @property {number | null} maxMs
  * @property {number} errors
  * @property {Record<string, number>} statuses
- * @property {number} cpuSec            server CPU seconds during the measured window
- * @property {number | null} cpuUsPerReq server CPU microseconds per request
+ * @property {number | null} cpuUsPerReq    server process CPU µs per request
+ * @property {number | null} dbCpuUsPerReq  its Postgres backends' CPU µs per request
+ * @property {number} windows
  */
 
 /**
- * @param {import('../load/autocannon-client.mjs').LoadSpec | Record<string, unknown>} spec
- * @param {number[]} serverPids the processes whose CPU time this load costs
- * @returns {Promise<LoadResult>}
+ * CPU seconds of every backend of the bench database with this application_name, by pid.
+ * @param {import('pg').Client} db
+ * @param {string | undefined} app
+ * @returns {Promise<Map<number, number>>}
  */
-export function measureLoad(spec, serverPids) {
+async function backendCpu(db, app) {
+  /** @type {Map<number, number>} */
+  const cpu = new Map();
+  if (app === undefined) return cpu;
+  const { rows } = await db.query('select pid from pg_stat_activity where datname = current_database() and application_name = $1', [app]);
+  for (const { pid } of rows) {
+    try {
+      cpu.set(pid, cpuSeconds(pid));
+    } catch {
+      // the backend ended meanwhile
+    }
+  }
+  return cpu;
+}
+
+/**
+ * One warm-up + measured window.
+ * @param {Target} target
+ * @param {{connections: number, warmupSec: number, durationSec: number}} load
+ * @param {import('pg').Client} db
+ * @returns {Promise<Window>}
+ */
+export function measureWindow(target, load, db) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLIENT, JSON.stringify({ ...target.spec, ...load })], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    /** @type {number[] | undefined} */
+    /** @type {Promise<{cpu: number[], db: Map<number, number>}> | undefined} */
     let before;
-    /** @type {any} */
+    /** @type {Promise<Window> | undefined} */
     let result;
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
       let message;
       try {
         message = JSON.parse(line);
       } catch {
         return;
       }
-      if (message.event === 'measuring') before = serverPids.map(cpuSeconds);
+      if (message.event === 'measuring') {
+        const cpu = target.pids.map(cpuSeconds);
+        before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, db: dbCpu }));
+      }
       if (message.event === 'result') {
-        const after = serverPids.map(cpuSeconds);
-        const cpuSec = after.reduce((sum, t, i) => sum + t - (before?.[i] ?? t), 0);
-        const { event: _event, ...rest } = message;
-        result = { ...rest, cpuSec, cpuUsPerReq: rest.requests > 0 ? (cpuSec / rest.requests) * 1e6 : null };
+        const cpuAfter = target.pids.map(cpuSeconds);
+        result = (async () => {
+          const dbAfter = await backendCpu(db, target.dbApp);
+          const start = await /** @type {Promise<{cpu: number[], db: Map<number, number>}>} */ (before);
+          const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
+          let dbCpuSec = null;
+          if (target.dbApp !== undefined) {
+            dbCpuSec = 0;
+            for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
+          }
+          const { event: _event, ...rest } = message;
+          return { ...rest, cpuSec, dbCpuSec };
+        })();
       }
     });
     child.once('exit', (code) => {
-      if (result) resolve(result);
+      if (result) result.then(resolve, reject);
       else reject(new Error(`load generator exited ${code} without a result:\n${stderr}`));
     });
   });
+}
+
+/**
+ * @param {number[]} sorted
+ * @param {number} q
+ */
+function quantile(sorted, q) {
+  if (sorted.length === 0) return null;
+  return /** @type {number} */ (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+}
+
+/**
+ * @param {Window[]} windows
+ * @returns {Summary}
+ */
+export function summarize(windows) {
+  const latencies = windows.flatMap((w) => w.latencies).sort((a, b) => a - b);
+  const requests = windows.reduce((n, w) => n + w.requests, 0);
+  const duration = windows.reduce((n, w) => n + w.durationSec, 0);
+  const cpu = windows.reduce((n, w) => n + w.cpuSec, 0);
+  const dbCpu = windows.every((w) => w.dbCpuSec !== null) ? windows.reduce((n, w) => n + /** @type {number} */ (w.dbCpuSec), 0) : null;
+  /** @type {Record<string, number>} */
+  const statuses = {};
+  for (const w of windows) for (const [code, count] of Object.entries(w.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  return {
+    requests,
+    rps: duration > 0 ? requests / duration : 0,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    maxMs: latencies[latencies.length - 1] ?? null,
+    errors: windows.reduce((n, w) => n + w.errors, 0),
+    statuses,
+    cpuUsPerReq: requests > 0 ? (cpu / requests) * 1e6 : null,
+    dbCpuUsPerReq: requests > 0 && dbCpu !== null ? (dbCpu / requests) * 1e6 : null,
+    windows: windows.length,
+  };
+}
+
+/**
+ * Plants created in a later window start 10 million ids above the previous window's.
+ * @param {Target} target
+ * @param {number} round
+ * @returns {Target}
+ */
+function withFreshIds(target, round) {
+  const plant = /** @type {{idStart: number} | undefined} */ (target.spec.plant);
+  if (plant === undefined || round === 0) return target;
+  return { ...target, spec: { ...target.spec, plant: { ...plant, idStart: plant.idStart + round * 10_000_000 } } };
+}
+
+/**
+ * Ours and the baseline in `rounds` rounds, alternating A B B A ..., each window with its warm-up.
+ * @param {{ours: Target, baseline: Target}} pair
+ * @param {{connections: number, warmupSec: number, durationSec: number, rounds: number}} load
+ * @param {import('pg').Client} db
+ */
+export async function measurePair(pair, { rounds, ...load }, db) {
+  /** @type {Window[]} */
+  const ours = [];
+  /** @type {Window[]} */
+  const baseline = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? /** @type {const} */ (['ours', 'baseline']) : /** @type {const} */ (['baseline', 'ours']);
+    for (const side of order) {
+      const target = withFreshIds(pair[side], round);
+      (side === 'ours' ? ours : baseline).push(await measureWindow(target, load, db));
+    }
+  }
+  return { ours: summarize(ours), baseline: summarize(baseline) };
 }

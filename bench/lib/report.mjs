@@ -39,12 +39,13 @@ export function ratios({ ours, baseline }) {
 
 /** @param {any[]} scenarios rows {scenario, ours, baseline, ratio} */
 export function loadTable(scenarios) {
-  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', '× base req/s', '× base CPU/req'];
+  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'PG CPU µs/req', '× base req/s', '× base CPU/req'];
   const rows = [];
   for (const s of scenarios) {
-    rows.push([s.scenario, 'ours', fmt(s.ours.rps), fmt(s.ours.p50Ms, 2), fmt(s.ours.p99Ms, 2), String(s.ours.errors), fmt(s.ours.cpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2)]);
-    if (s.baseline) {
-      rows.push(['', 'baseline', fmt(s.baseline.rps), fmt(s.baseline.p50Ms, 2), fmt(s.baseline.p99Ms, 2), String(s.baseline.errors), fmt(s.baseline.cpuUsPerReq), '1.00', '1.00']);
+    const { ours, baseline } = s;
+    rows.push([s.scenario, 'ours', fmt(ours.rps), fmt(ours.p50Ms, 2), fmt(ours.p99Ms, 2), String(ours.errors), fmt(ours.cpuUsPerReq), fmt(ours.dbCpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2)]);
+    if (baseline) {
+      rows.push(['', 'baseline', fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00']);
     }
   }
   return table(header, rows);

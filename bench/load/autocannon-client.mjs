@@ -1,8 +1,8 @@
 // The load generator, always its own process (never in the orchestrator or a server):
 // `node bench/load/autocannon-client.mjs '<json>'`. Runs a warm-up, prints
 // {"event":"measuring"} (the orchestrator then reads the servers' CPU time), runs the measured
-// window, prints {"event":"result", ...}. Latencies are taken from every response with
-// sub-millisecond precision (autocannon's own histogram keeps whole milliseconds).
+// window, prints {"event":"result", ...} with every response's latency at sub-millisecond
+// precision (autocannon's own histogram keeps whole milliseconds).
 import autocannon from 'autocannon';
 
 /**
@@ -61,15 +61,6 @@ function run(durationSec, latencies) {
   });
 }
 
-/**
- * @param {number[]} sorted
- * @param {number} q
- */
-function quantile(sorted, q) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
 if (spec.warmupSec > 0) await run(spec.warmupSec, undefined);
 process.stdout.write(`${JSON.stringify({ event: 'measuring' })}\n`);
 /** @type {number[]} */
@@ -77,7 +68,6 @@ const latencies = [];
 const started = process.hrtime.bigint();
 const { result, statuses } = /** @type {{result: any, statuses: Record<string, number>}} */ (await run(spec.durationSec, latencies));
 const elapsedSec = Number(process.hrtime.bigint() - started) / 1e9;
-latencies.sort((a, b) => a - b);
 const responses = latencies.length;
 const ok = Object.entries(statuses).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
 process.stdout.write(
@@ -85,14 +75,13 @@ process.stdout.write(
     event: 'result',
     requests: responses,
     ok,
+    durationSec: result.duration,
     elapsedSec,
-    rps: responses / result.duration,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-    maxMs: latencies[latencies.length - 1] ?? null,
     errors: result.errors + result.timeouts + (responses - ok),
     connectionErrors: result.errors,
     timeouts: result.timeouts,
     statuses,
+    // Raw, to 1 µs: the orchestrator merges windows (ours and the baseline alternate) before taking percentiles.
+    latencies: latencies.map((ms) => Math.round(ms * 1000) / 1000),
   })}\n`,
 );
