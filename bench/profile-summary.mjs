@@ -22,6 +22,26 @@ function packageOf(url) {
   return url;
 }
 
+/** Coarse cost centres, to compare a service with its baseline. */
+const CATEGORIES = [
+  ['logging', /^(pino|pino-http|pino-std-serializers|@pinojs\/redact|sonic-boom|fast-redact|on-exit-leak-free|thread-stream)$/],
+  ['query builder + pool (knex, tarn)', /^(knex|tarn)$/],
+  ['pg driver', /^(pg|pg-protocol|pg-pool|pg-types|pg-connection-string)$/],
+  ['express + router', /^(express|router|parseurl|path-to-regexp|content-type|mime-types|mime-db|on-finished|finalhandler|send|qs|type-is|media-typer|encodeurl|depd|statuses|vary|etag|fresh|accepts|negotiator|http-errors|body-parser|raw-body|iconv-lite|bytes|unpipe|debug|ms)$/],
+  ['metrics (prom-client)', /^(prom-client|tdigest|bintrees)$/],
+  ['redis (ioredis, rate-limiter-flexible)', /^(ioredis|rate-limiter-flexible|@ioredis\/commands|redis-parser|denque|cluster-key-slot|standard-as-callback)$/],
+  ['oidc-provider + koa + jose', /^(oidc-provider|koa|koa-compose|@koa\/router|koa-router|delegates|jose|cookies|keygrip|only|co-body|quick-lru|nanoid|oidc-token-hash|jsesc|eta|lru-cache)$/],
+  ['jsonwebtoken', /^(jsonwebtoken|jws|jwa|buffer-equal-constant-time|ecdsa-sig-formatter|safe-buffer|semver|lodash\..*)$/],
+  ['validation (zod, lossless-json)', /^(zod|lossless-json)$/],
+  ['our code (services/, packages/, bench/)', /^(services|packages)\/|bench\/baselines/],
+  ['garbage collector', /^\(garbage collector\)$/],
+  ['node core, HTTP, sockets (incl. native)', /^(node:internal|\(vm\)|\(program\))$/],
+];
+function categoryOf(pkg) {
+  for (const [name, re] of CATEGORIES) if (re.test(pkg)) return name;
+  return pkg === '(idle)' ? '(idle)' : 'other dependencies';
+}
+
 for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   /** @type {Map<number, any>} */
@@ -75,6 +95,14 @@ for (const file of positionals) {
   };
   process.stdout.write(`\n== ${file}: ${(busy / 1e6).toFixed(2)} s busy of ${(totalUs / 1e6).toFixed(2)} s (percentages of busy time)\n`);
   print('self time by package', byPackage, 20);
+  /** @type {Map<string, number>} */
+  const byCategory = new Map();
+  for (const [pkg, us] of byPackage) byCategory.set(categoryOf(pkg), (byCategory.get(categoryOf(pkg)) ?? 0) + us);
+  // Log lines reach stdout through synchronous fs writes (sonic-boom): count those with logging.
+  const logWrites = [...self.entries()].filter(([k]) => /^(writeString|writeUtf8String) :0$/.test(k)).reduce((n, [, us]) => n + us, 0);
+  byCategory.set('logging', (byCategory.get('logging') ?? 0) + logWrites);
+  byCategory.set('node core, HTTP, sockets (incl. native)', (byCategory.get('node core, HTTP, sockets (incl. native)') ?? 0) - logWrites);
+  print('self time by category', byCategory, 20);
   print('self time by function', self);
   print('inclusive time by function', inclusive);
   if (match) print(`inclusive time of functions matching ${match}`, new Map([...inclusive].filter(([k]) => match.test(k))), 60);
