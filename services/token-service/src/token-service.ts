@@ -99,7 +99,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     db,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
-    interactions: { providers, db, throttle: signInThrottle, csrfKey: config.COOKIE_KEYS, logger },
+    interactions: { providers, db, throttle: signInThrottle, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
   });
   const internalApp = createInternalApp({ logger, db, identity, internalApiToken: config.INTERNAL_API_TOKEN, accessTokenTtl: config.ACCESS_TOKEN_TTL });
 

@@ -19,12 +19,25 @@ ${body}
 </html>`;
 }
 
+/**
+ * No scripts, no framing. form-action also governs the redirects that follow a form post
+ * (sign-in and sign-out end at the portal), so the portal's origin is allowed besides 'self'.
+ */
+export function pageSecurityPolicy(portalOrigin: string): string {
+  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${portalOrigin}; frame-ancestors 'none'`;
+}
+
 const HTML_HEADERS = (ctx: KoaContextWithOIDC) => {
   ctx.type = 'html';
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' *; frame-ancestors 'none'");
+  ctx.set('Content-Security-Policy', pageSecurityPolicy(portalOriginOf(ctx)));
 };
+
+/** The portal's origin, from the realm's only redirecting client. */
+function portalOriginOf(ctx: KoaContextWithOIDC): string {
+  return (ctx.oidc?.provider as unknown as { portalOrigin?: string } | undefined)?.portalOrigin ?? "'none'";
+}
 
 /** Routes whose callers are programs: their errors stay JSON (RFC 6749 §5.2) whatever Accept says. */
 const API_ROUTES = new Set(['token', 'userinfo', 'jwks', 'discovery']);

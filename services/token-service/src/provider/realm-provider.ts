@@ -204,6 +204,8 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   };
 
   const provider = new Provider(issuer, configuration);
+  // Read by the page renderers for their Content-Security-Policy.
+  Object.defineProperty(provider, 'portalOrigin', { value: new URL(portalUrl).origin });
   if (config.TRUST_PROXY > 0) {
     provider.proxy = true;
     provider.maxIpsCount = config.TRUST_PROXY;

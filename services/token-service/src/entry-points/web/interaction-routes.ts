@@ -5,7 +5,7 @@ import { constantTimeEquals } from '../../domain/client-secrets.js';
 import { isTenantName } from '../../domain/principal-validators.js';
 import { authenticateUser } from '../../domain/sign-in.js';
 import type { SignInThrottle } from '../../domain/sign-in-throttle.js';
-import { escapeHtml, page } from '../../provider/provider-pages.js';
+import { escapeHtml, page, pageSecurityPolicy } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
 export interface InteractionDeps {
@@ -13,22 +13,12 @@ export interface InteractionDeps {
   db: Knex;
   throttle: SignInThrottle;
   csrfKey: string;
+  portalUrl: string;
   logger: Logger;
 }
 
 const FIELD_MAX = 1024;
 
-function securityHeaders(res: Response): void {
-  res.setHeader('cache-control', 'no-store');
-  res.setHeader('x-frame-options', 'DENY');
-  res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
-  res.setHeader('referrer-policy', 'no-referrer');
-}
-
-function sendPage(res: Response, status: number, title: string, body: string): void {
-  securityHeaders(res);
-  res.status(status).type('html').send(page(title, body));
-}
 
 /**
  * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
@@ -56,6 +46,16 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 
 export function interactionRoutes(deps: InteractionDeps): Router {
   const router = Router();
+  const policy = pageSecurityPolicy(new URL(deps.portalUrl).origin);
+
+  function sendPage(res: Response, status: number, title: string, body: string): void {
+    res.setHeader('cache-control', 'no-store');
+    res.setHeader('x-frame-options', 'DENY');
+    res.setHeader('content-security-policy', policy);
+    res.setHeader('referrer-policy', 'no-referrer');
+    res.status(status).type('html').send(page(title, body));
+  }
+
   const base = '/realms/:tenant/interaction/:uid';
 
   async function loadInteraction(req: Request, res: Response) {
