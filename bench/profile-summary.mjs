@@ -98,8 +98,9 @@ for (const file of positionals) {
   /** @type {Map<string, number>} */
   const byCategory = new Map();
   for (const [pkg, us] of byPackage) byCategory.set(categoryOf(pkg), (byCategory.get(categoryOf(pkg)) ?? 0) + us);
-  // Log lines reach stdout through synchronous fs writes (sonic-boom): count those with logging.
-  const logWrites = [...self.entries()].filter(([k]) => /^(writeString|writeUtf8String) :0$/.test(k)).reduce((n, [, us]) => n + us, 0);
+  // Log lines reach stdout (a file or pipe) through pino's synchronous fs.writeSync, the native
+  // `writeString`: count it with logging (sockets write through writev/writeUtf8String instead).
+  const logWrites = [...self.entries()].filter(([k]) => /^writeString :0$/.test(k)).reduce((n, [, us]) => n + us, 0);
   byCategory.set('logging', (byCategory.get('logging') ?? 0) + logWrites);
   byCategory.set('node core, HTTP, sockets (incl. native)', (byCategory.get('node core, HTTP, sockets (incl. native)') ?? 0) - logWrites);
   print('self time by category', byCategory, 20);

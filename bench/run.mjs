@@ -50,6 +50,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     duration: { type: 'string' },
     rounds: { type: 'string' },
+    // Experiments only (e.g. warn: what request logging costs); results say so.
+    'log-level': { type: 'string', default: 'info' },
   },
 });
 
@@ -108,6 +110,7 @@ async function runRevocation() {
 /** @param {string} name */
 const profileArgs = (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
 const started = Date.now();
+const loadAtStart = machine().loadAverage1m;
 log(`migrating ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
 if (args.profile) mkdirSync(profileDir, { recursive: true });
 const session = await openSession({
@@ -116,6 +119,7 @@ const session = await openSession({
   nodeArgs: profileArgs,
   accounts: { reader: 'View', writer: 'Edit' },
   plants: PLANTS,
+  logLevel: args['log-level'],
   log,
 });
 const { platform, tenant } = session;
@@ -185,21 +189,23 @@ try {
   const output = {
     date: new Date(started).toISOString(),
     quick,
-    machine: machine(),
+    machine: { ...machine(), loadAverage1mAtStart: loadAtStart },
     load,
     plants: PLANTS,
-    environment: 'built JS, NODE_ENV=production, LOG_LEVEL=info, one process per service, loopback, autocannon in its own process',
+    environment: `built JS, NODE_ENV=production, LOG_LEVEL=${args['log-level']}, one process per service, loopback, autocannon in its own process`,
     scenarios: results,
     revocation: revocationResult,
     memory,
     elapsedSec: Math.round((Date.now() - started) / 1000),
   };
   mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}.json`);
+  const experiment = args['log-level'] !== 'info' ? `-log-${args['log-level']}` : '';
+  const file = join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`);
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
   const cores = output.machine.cores;
-  process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}\n`);
+  process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}, load average ${loadAtStart} → ${output.machine.loadAverage1m}\n`);
+  if (experiment) process.stdout.write(`EXPERIMENT: services ran with LOG_LEVEL=${args['log-level']}, not as in production\n`);
   process.stdout.write(
     `${load.connections} connections; per side ${load.rounds} × (${load.warmupSec}s warm-up + ${load.durationSec}s measured)${load.rounds > 1 ? ', alternating A B B A' : ''}; ratios > 1 are better than the baseline\n\n`,
   );

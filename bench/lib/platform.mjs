@@ -69,18 +69,19 @@ export async function migrate() {
 /**
  * Starts the token service, then `plantStoreCount` Plant Stores and account-admin (they need
  * its internal URL).
- * @param {{logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[]}} options
+ * @param {{logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], logLevel?: string}} options
  * @returns {Promise<Platform>}
  */
-export async function startPlatform({ logDir, plantStoreCount = 1, nodeArgs = () => [] }) {
+export async function startPlatform({ logDir, plantStoreCount = 1, nodeArgs = () => [], logLevel = 'info' }) {
+  const level = { LOG_LEVEL: logLevel };
   const tokenService = await startServer({
     name: 'token-service',
     script: distOf('token-service'),
-    env: serviceEnv({ INTERNAL_PORT: '0' }),
+    env: serviceEnv({ INTERNAL_PORT: '0', ...level }),
     logDir,
     nodeArgs: nodeArgs('token-service'),
   });
-  const internal = { TOKEN_SERVICE_INTERNAL_URL: /** @type {string} */ (tokenService.internalUrl) };
+  const internal = { TOKEN_SERVICE_INTERNAL_URL: /** @type {string} */ (tokenService.internalUrl), ...level };
   const started = await Promise.allSettled([
     ...Array.from({ length: plantStoreCount }, (_, i) =>
       startServer({

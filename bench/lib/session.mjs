@@ -14,10 +14,10 @@ import { connect, createServiceAccount, createTenant, dropPlants, ensureBaseline
  */
 
 /**
- * @param {{stamp: string, logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], accounts: Record<string, 'View' | 'Edit'>, plants: number, log: (msg: string) => void}} options
+ * @param {{stamp: string, logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], accounts: Record<string, 'View' | 'Edit'>, plants: number, log: (msg: string) => void, logLevel?: string}} options
  * @returns {Promise<BenchSession>}
  */
-export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs, accounts: roles, plants, log }) {
+export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs, accounts: roles, plants, log, logLevel = 'info' }) {
   await migrate();
   const db = await connect();
   await ensureBaselineTable(db);
@@ -26,7 +26,7 @@ export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs
   /** @type {import('./platform.mjs').Platform} */
   let platform;
   try {
-    platform = await startPlatform({ logDir, plantStoreCount, ...(nodeArgs ? { nodeArgs } : {}) });
+    platform = await startPlatform({ logDir, plantStoreCount, logLevel, ...(nodeArgs ? { nodeArgs } : {}) });
   } catch (err) {
     await db.end();
     throw err;
