@@ -4,7 +4,8 @@ import { findUser } from '../data-access/user-repository.js';
 import { clientSecretMatches } from '../domain/client-secrets.js';
 import type { TokenServiceConfig } from '../config.js';
 import type { ClientDirectory } from './client-directory.js';
-import { TooManyFailedAuthentications, type ClientAuthThrottle } from './client-auth-throttle.js';
+import type { ClientAuthThrottle } from './client-auth-throttle.js';
+import { tokenEndpointGuard } from './token-endpoint-guard.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './service-account-client.js';
@@ -23,7 +24,6 @@ export interface RealmProviderDeps {
   logger: Logger;
   metrics: TokenMetrics;
 }
-
 
 /** URLs compare equal with or without a trailing slash on an empty path. */
 function sameResource(a: string, b: string): boolean {
@@ -50,30 +50,6 @@ function applyClientCredentialsScope(ctx: KoaContextWithOIDC, role: string): voi
 
 function principalOf(client: unknown): PrincipalMetadata | undefined {
   return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
-}
-
-const TOKEN_PATH = '/protocol/openid-connect/token';
-const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
-const ABSENT_CLIENT_AUTH = new Set(['no client authentication mechanism provided', 'client_secret must be provided in the Authorization header']);
-
-function oauthError(ctx: KoaContextWithOIDC | Parameters<Parameters<Provider['use']>[0]>[0], status: number, error: string, description: string): void {
-  ctx.status = status;
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error, error_description: description };
-}
-
-/** RFC 6749 §5.2 codes where oidc-provider answers invalid_request: no client authentication is invalid_client (401). */
-function rewriteTokenErrors(ctx: Parameters<Parameters<Provider['use']>[0]>[0], issuer: string): void {
-  const body = ctx.body as { error?: string; error_description?: string } | undefined;
-  if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
-  // RFC 6749 §5.2: a grant type the client may not use is unauthorized_client.
-  if (body.error_description === GRANT_NOT_ALLOWED) {
-    body.error = 'unauthorized_client';
-    return;
-  }
-  if (!ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
-  ctx.set('WWW-Authenticate', `Basic realm="${issuer}"`);
-  oauthError(ctx, 401, 'invalid_client', 'client authentication is required');
 }
 
 export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
@@ -223,34 +199,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
     return matches;
   };
 
-  provider.use(async (ctx, next) => {
-    const isToken = ctx.path === TOKEN_PATH;
-    if (isToken && ctx.method === 'POST') {
-      try {
-        await throttle.assertIpAllowed(tenant, ctx.ip, ctx);
-      } catch (err) {
-        if (!(err instanceof TooManyFailedAuthentications)) throw err;
-        oauthError(ctx, 429, err.message, err.error_description);
-        return;
-      }
-    }
-    if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
-      ctx.set('Allow', 'POST');
-      oauthError(ctx, 405, 'invalid_request', 'the token endpoint accepts POST requests only');
-      return;
-    }
-    await next();
-    if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
-      // The database, not the request, failed: tell the client to retry rather than blame it.
-      ctx.set('Retry-After', '1');
-      oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
-    }
-    if (isToken) rewriteTokenErrors(ctx, issuer);
-    if (ctx.status === 404 && ctx.body === undefined) {
-      ctx.status = 404;
-      ctx.body = { error: 404, message: 'Not found' };
-    }
-  });
+  provider.use(tokenEndpointGuard(tenant, issuer, throttle));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     deps.metrics.issued.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type) });
