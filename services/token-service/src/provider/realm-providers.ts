@@ -8,6 +8,8 @@ import { decryptSigningKey } from '../domain/signing-keys.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
 
 const RECHECK_MS = 30_000;
+/** Realms kept built at once; the least recently used is dropped (rebuilding costs one query and a key decryption). */
+const MAX_REALMS = 1000;
 
 interface Entry {
   provider: Provider;
@@ -34,7 +36,12 @@ export class RealmProviders {
   /** The realm's request handler, or undefined when the realm does not exist. */
   async handlerFor(tenant: string): Promise<Entry['handler'] | undefined> {
     const entry = this.#entries.get(tenant);
-    if (entry && Date.now() - entry.checkedAt < RECHECK_MS) return entry.handler;
+    if (entry) {
+      // Map order is recency order.
+      this.#entries.delete(tenant);
+      this.#entries.set(tenant, entry);
+      if (Date.now() - entry.checkedAt < RECHECK_MS) return entry.handler;
+    }
     return (await this.#load(tenant, entry))?.handler;
   }
 
@@ -71,6 +78,7 @@ export class RealmProviders {
     const provider = createRealmProvider(tenant, jwk, this.deps);
     const entry: Entry = { provider, handler: provider.callback(), kid: key.kid, checkedAt: Date.now() };
     this.#entries.set(tenant, entry);
+    if (this.#entries.size > MAX_REALMS) this.#entries.delete(this.#entries.keys().next().value!);
     return entry;
   }
 }
