@@ -3,3 +3,4 @@ export * from './infrastructure.js';
 export * from './http-client.js';
 export * from './platform.js';
 export * from './response-checks.js';
+export * from './hostile-arbitraries.js';

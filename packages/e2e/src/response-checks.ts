@@ -11,8 +11,8 @@ const INTERNAL_DETAIL = [
   /node_modules/,
   /\/work\/|\/src\/|\/dist\//,
   /\.(?:ts|js|mjs):\d+/,
-  /\b(?:select|insert into|update \w+ set|delete from)\b[^"]{0,80}\b(?:from|values|where)\b/i,
-  /\b(?:knex|pg-protocol|ECONNREFUSED|ECONNRESET|duplicate key value|violates \w+ constraint|relation "|syntax error at)/i,
+  // Postgres and driver wording (not SQL keywords: hostile input echoed in a 400 may contain those).
+  /\b(?:knex|pg-protocol|ECONNREFUSED|ECONNRESET|duplicate key value|violates [\w ]*constraint|relation "|syntax error at or near|invalid input syntax for|column "\w+" )/i,
   /\b(?:TypeError|ReferenceError|RangeError|SyntaxError|AssertionError)\b/,
   /Cannot read propert|is not a function|undefined is not/,
 ];
@@ -25,7 +25,7 @@ export function internalDetail(text: string): string | undefined {
 /** `Error` `{error: <status>, message}` with exactly those keys and the status equal to the HTTP one. */
 export function errorShapeProblem(answer: Answer): string | undefined {
   const body = answer.body as Record<string, unknown> | undefined;
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `not a JSON object: ${answer.text.slice(0, 200)}`;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
   const keys = Object.keys(body).sort();
   if (keys.join(',') !== 'error,message') return `keys ${keys.join(',')}`;
   if (body.error !== answer.status) return `error ${String(body.error)} != status ${answer.status}`;
@@ -37,7 +37,7 @@ export function errorShapeProblem(answer: Answer): string | undefined {
 /** RFC 6749 §5.2: `{error: <ascii code>, error_description?: string}`. */
 export function oauthErrorProblem(answer: Answer): string | undefined {
   const body = answer.body as Record<string, unknown> | undefined;
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `not a JSON object: ${answer.text.slice(0, 200)}`;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
   if (typeof body.error !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(body.error)) return `error code ${JSON.stringify(body.error)}`;
   const extra = Object.keys(body).filter((k) => !['error', 'error_description', 'error_uri'].includes(k));
   if (extra.length > 0) return `extra keys ${extra.join(',')}`;
@@ -52,9 +52,10 @@ export function oauthErrorProblem(answer: Answer): string | undefined {
  */
 export function hostileAnswerProblem(answer: Answer, kind: 'error' | 'oauth'): string | undefined {
   if (answer.status >= 500) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
+  // A success body is the caller's own data (which may well contain SQL or stack-like text).
+  if (answer.status < 400) return undefined;
   const leak = internalDetail(answer.text);
   if (leak !== undefined) return leak;
-  if (answer.status < 400) return undefined;
   if (kind === 'error') return errorShapeProblem(answer);
   const asError = errorShapeProblem(answer);
   const asOauth = oauthErrorProblem(answer);

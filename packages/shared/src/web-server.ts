@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
 
 export interface WebServer {
@@ -23,6 +23,7 @@ export async function startWebServer(handler: RequestListener, { port, host = '0
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
+  server.on('clientError', answerClientError);
   server.listen(port, host);
   await once(server, 'listening');
   const bound = (server.address() as AddressInfo).port;
@@ -51,6 +52,32 @@ export async function startWebServer(handler: RequestListener, { port, host = '0
       return closing;
     },
   };
+}
+
+const CLIENT_ERROR_MESSAGES: Record<number, string> = {
+  400: 'Malformed HTTP request',
+  408: 'Request timed out',
+  413: 'Request too large',
+  431: 'Request headers too large',
+};
+
+/**
+ * Requests Node's HTTP parser refuses (bad framing, CR/LF in a header, headers over 16 KiB)
+ * never reach express; Node would answer them with an empty body. Answer with the `Error`
+ * shape instead, as Node does otherwise: only when no response has started on the socket.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : 400;
+  const body = JSON.stringify({ error: status, message: CLIENT_ERROR_MESSAGES[status] });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
