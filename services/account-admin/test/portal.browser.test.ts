@@ -255,7 +255,12 @@ describe('an Account Admin in the portal', () => {
 
   test('When the admin signs out, then the portal pages need a new sign-in', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL((url) => !url.href.startsWith(`${portalUrl}/settings`));
+    // The realm asks to confirm ending its own session, then returns to the portal.
+    await page.waitForURL(`${authUrl}/realms/${acme.tenant}/**`);
+    await shot(page, '15-realm-sign-out');
+    await page.getByRole('button', { name: /sign me out/i }).click();
+    await page.waitForURL(`${portalUrl}/`);
+    await expect(page.getByRole('heading', { name: 'Sign in to the admin portal' }).isVisible()).resolves.toBe(true);
     await shot(page, '15-signed-out');
     const res = await page.request.get(`${portalUrl}/api/v1/me`);
     expect(res.status()).toBe(401);
