@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Knex, Logger } from '@plant/shared';
+import { isDatabaseUnavailable, type Knex, type Logger } from '@plant/shared';
 import express, { Router, type Request, type Response } from 'express';
 import { constantTimeEquals } from '../../domain/client-secrets.js';
 import { isTenantName } from '../../domain/principal-validators.js';
@@ -70,7 +70,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const details = await provider.interactionDetails(req, res);
       if (details.uid !== uid) throw new Error('interaction mismatch');
       return { tenant, uid, provider, details };
-    } catch {
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) throw err;
       sendPage(res, 400, 'Sign-in expired', '<h1>This sign-in has expired</h1><p>Go back to the portal and start again.</p>');
       return undefined;
     }
