@@ -15,7 +15,8 @@
 #                             kept between runs as a build cache)
 #   SMOKE_PG_URL              admin URL of the local Postgres (default postgres://postgres@127.0.0.1:5432/postgres)
 #   SMOKE_REDIS_URL           default redis://127.0.0.1:6379
-#   SMOKE_PORT_BASE           public ports are BASE+1..3, the internal API BASE+1082 (default 18080)
+# The containers listen on free ephemeral ports picked at run time, so they clash with
+# nothing else on this machine (other engineers' services, CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -24,7 +25,6 @@ SERVICES=(${SMOKE_SERVICES:-plant-store token-service account-admin})
 WORK=${SMOKE_WORK_DIR:-/var/tmp/plant-docker-smoke}
 PG_ADMIN_URL=${SMOKE_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 REDIS_URL=${SMOKE_REDIS_URL:-redis://127.0.0.1:6379}
-PORT_BASE=${SMOKE_PORT_BASE:-18080}
 SOCK="$WORK/docker.sock"
 RUN_ID="$(date +%s)-$$"
 SMOKE_DB="plantstore_smoke_${RUN_ID//-/_}"
@@ -157,10 +157,14 @@ done
 # --- run them against the local Postgres and Redis -------------------------------------------
 psql "$PG_ADMIN_URL" -qAt -c "create database \"$SMOKE_DB\"" >/dev/null
 DB_URL="${PG_ADMIN_URL%/*}/$SMOKE_DB"
-port_of() {
-  case $1 in plant-store) echo $((PORT_BASE + 1)) ;; token-service) echo $((PORT_BASE + 2)) ;; account-admin) echo $((PORT_BASE + 3)) ;; esac
+free_port() {
+  node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
 }
-INTERNAL_PORT=$((PORT_BASE + 1082))
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+declare -A PORTS
+for svc in plant-store token-service account-admin; do PORTS[$svc]=$(free_port); done
+INTERNAL_PORT=$(free_port)
+port_of() { echo "${PORTS[$1]}"; }
 # Fake development-only secrets for this throwaway run.
 COMMON_ENV=(
   -e "DATABASE_URL=$DB_URL" -e "REDIS_URL=$REDIS_URL" -e HOST=127.0.0.1 -e LOG_LEVEL=info
@@ -186,12 +190,17 @@ for svc in "${ORDERED[@]}"; do
     fail "$svc migrations"
   name="plant-smoke-$svc-$RUN_ID"
   port=$(port_of "$svc")
+  for p in "$port" $([ "$svc" = token-service ] && echo "$INTERNAL_PORT"); do
+    ! port_in_use "$p" || fail "port $p is taken by another process; cannot check $svc there"
+  done
   dk run -d --name "$name" --network host "${COMMON_ENV[@]}" -e "PORT=$port" "plant-smoke/$svc" >/dev/null
   CONTAINERS+=("$name")
   ok=""
   for _ in $(seq 1 60); do
-    if curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then ok=1; break; fi
     [ "$(dk inspect -f '{{.State.Running}}' "$name")" = "true" ] || break
+    # Our container's own "listening" line, then its /healthz.
+    if dk logs "$name" 2>&1 | grep '"msg":"listening"' | grep -q "\"port\":$port[,}]" &&
+      curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then ok=1; break; fi
     sleep 1
   done
   if [ -z "$ok" ]; then
