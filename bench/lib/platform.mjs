@@ -55,10 +55,11 @@ export function missingServices() {
 
 /** Creates the bench database if needed and applies every service's migrations. */
 export async function migrate() {
-  // Sequential: the first one creates the database; they are quick.
-  for (const service of SERVICES) {
-    if (existsSync(distOf(service, 'migrate.js'))) await runNode(distOf(service, 'migrate.js'), [], serviceEnv());
-  }
+  // The first creates the database (the others tolerate the race); each has its own schema.
+  const services = SERVICES.filter((service) => existsSync(distOf(service, 'migrate.js')));
+  const [first, ...rest] = services;
+  if (first) await runNode(distOf(first, 'migrate.js'), [], serviceEnv());
+  await Promise.all(rest.map((service) => runNode(distOf(service, 'migrate.js'), [], serviceEnv())));
 }
 
 /**

@@ -20,14 +20,15 @@ import { connect, createServiceAccount, createTenant, dropPlants, ensureBaseline
 export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs, accounts: roles, plants, log, logLevel = 'info' }) {
   await migrate();
   const db = await connect();
-  await ensureBaselineTable(db);
   const tenant = `bench-${stamp.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-  await createTenant(tenant);
   /** @type {import('./platform.mjs').Platform} */
   let platform;
+  const starting = startPlatform({ logDir, plantStoreCount, logLevel, ...(nodeArgs ? { nodeArgs } : {}) });
   try {
-    platform = await startPlatform({ logDir, plantStoreCount, logLevel, ...(nodeArgs ? { nodeArgs } : {}) });
+    await Promise.all([ensureBaselineTable(db), createTenant(tenant), starting]);
+    platform = await starting;
   } catch (err) {
+    await starting.then(stopPlatform, () => undefined);
     await db.end();
     throw err;
   }
