@@ -110,4 +110,27 @@ describe('revocation while Redis fails', () => {
     await everyStoreLive(1);
     expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
   }, 60_000);
+
+  test('When a Plant Store starts while the token service is down, then /readyz says not ready until the first snapshot loads, and tokens get 503 meanwhile', async () => {
+    const account = await platform.createServiceAccount(tenant);
+    const token = await platform.mint(tenant, account);
+    await platform.stopTokenService();
+    const late = await platform.startPlantStore();
+    try {
+      const notReady = await fetch(`${late.url}/readyz`);
+      expect({ status: notReady.status, body: await notReady.json() }).toEqual({ status: 503, body: { error: 503, message: 'Not ready: revocation' } });
+      // Neither the JWKS nor the revocation state can be had: fail closed.
+      expect(await platform.listPlants(late, token)).toMatchObject({ status: 503 });
+
+      await platform.startTokenService();
+      await eventually(async () => (await fetch(`${late.url}/readyz`)).status === 200, 'the late Plant Store is ready');
+      expect(await platform.metric(late, 'revocation_live')).toBe(1);
+      // The failed JWKS fetch of the outage is retried at most every 5 s (bearer verification's throttle).
+      await eventually(async () => (await platform.listPlants(late, token)).status !== 503, 'the realm keys are fetched again');
+      expect(await platform.listPlants(late, token)).toEqual(LISTED);
+    } finally {
+      await late.stop();
+      platform.stores.splice(platform.stores.indexOf(late), 1);
+    }
+  }, 60_000);
 });
