@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/platform.mjs';
 import { cpuSeconds, rssMb } from './lib/processes.mjs';
-import { fmt, machine, table } from './lib/report.mjs';
+import { fmt, machine, table, TARGETS } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
 
 const { values: args } = parseArgs({
@@ -36,6 +36,20 @@ const missing = missingServices().filter((s) => s !== 'account-admin');
 if (missing.length > 0) {
   log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
   process.exit(1);
+}
+
+/**
+ * @param {string} url a service's public base URL
+ * @returns {Promise<number | null>}
+ */
+async function heapUsedMb(url) {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+]+)$/m.exec(text);
+    return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
+  } catch {
+    return null;
+  }
 }
 
 const started = Date.now();
@@ -68,14 +82,24 @@ try {
   log(`${spec.warmupSec}s warm-up, then ${spec.durationSec}s measured; ${spec.workers} workers, a reset every ${spec.resetEveryMs} ms`);
   const idle = processes.map((p) => rssMb(p.pid));
 
-  /** @type {{atSec: number, rssMb: Record<string, number>}[]} */
+  /** @type {{atSec: number, rssMb: Record<string, number>, heapUsedMb: Record<string, number | null>}[]} */
   const samples = [];
   /** @type {number[]} */
   let cpuBefore = [];
   let measureStart = 0;
   /** @type {NodeJS.Timeout | undefined} */
   let sampler;
-  const sample = () => samples.push({ atSec: Math.round((Date.now() - measureStart) / 1000), rssMb: Object.fromEntries(processes.map((p) => [p.name, Number(rssMb(p.pid).toFixed(1))])) });
+  // RSS from /proc; the V8 heap in use from each service's /metrics (prom-client's default
+  // nodejs_heap_size_used_bytes), to tell a growing heap from a heap that only reserved more.
+  const sample = () => {
+    const atSec = Math.round((Date.now() - measureStart) / 1000);
+    const rss = Object.fromEntries(processes.map((p) => [p.name, Number(rssMb(p.pid).toFixed(1))]));
+    const entry = { atSec, rssMb: rss, heapUsedMb: /** @type {Record<string, number | null>} */ ({}) };
+    samples.push(entry);
+    return Promise.all(processes.map(async (p) => (entry.heapUsedMb[p.name] = await heapUsedMb(p.url))));
+  };
+  /** @type {Promise<unknown>[]} */
+  const sampling = [];
 
   const result = await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLIENT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -93,27 +117,32 @@ try {
       if (message.event === 'measuring') {
         measureStart = Date.now();
         cpuBefore = processes.map((p) => cpuSeconds(p.pid));
-        sample();
-        sampler = setInterval(sample, 5000);
+        sampling.push(sample());
+        sampler = setInterval(() => sampling.push(sample()), 5000);
       }
       if (message.event === 'result') {
         clearInterval(sampler);
-        sample();
+        sampling.push(sample());
         out = message;
       }
     });
     child.once('exit', (code) => (out ? resolve(out) : reject(new Error(`soak client exited ${code}:\n${stderr}`))));
   });
   const cpuAfter = processes.map((p) => cpuSeconds(p.pid));
+  await Promise.all(sampling);
 
   const first = samples[0]?.rssMb ?? {};
   const last = samples[samples.length - 1]?.rssMb ?? {};
+  const firstHeap = samples[0]?.heapUsedMb ?? {};
+  const lastHeap = samples[samples.length - 1]?.heapUsedMb ?? {};
   const memory = processes.map((p, i) => ({
     service: p.name,
     idleMb: Number(idle[i]?.toFixed(1)),
     startMb: first[p.name],
     endMb: last[p.name],
     growthPct: Number((((last[p.name] - first[p.name]) / first[p.name]) * 100).toFixed(1)),
+    heapStartMb: firstHeap[p.name] ?? null,
+    heapEndMb: lastHeap[p.name] ?? null,
     cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
   }));
   const output = {
@@ -140,10 +169,16 @@ try {
   );
   process.stdout.write(
     `${table(
-      ['process', 'idle RSS MB', 'start MB', 'end MB', 'growth', 'CPU s'],
-      memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, fmt(m.cpuSec, 1)]),
+      ['process', 'idle RSS MB', 'start RSS MB', 'end RSS MB', 'RSS growth', 'heap used start → end MB', 'CPU s'],
+      memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, `${fmt(m.heapStartMb, 1)} → ${fmt(m.heapEndMb, 1)}`, fmt(m.cpuSec, 1)]),
     )}\n\n`,
   );
+  for (const m of memory) {
+    const idleOk = m.idleMb <= TARGETS.idleRssMb;
+    const growthOk = m.growthPct <= TARGETS.growthPct;
+    process.stdout.write(`${m.service}: idle ${fmt(m.idleMb, 1)} MB (target ≤ ${TARGETS.idleRssMb}: ${idleOk ? 'met' : 'missed'}), RSS growth over the measured window ${fmt(m.growthPct, 1)} % (target ≤ ${TARGETS.growthPct} %: ${growthOk ? 'met' : 'missed'})\n`);
+  }
+  process.stdout.write('\n');
   for (const o of r.operations) if (o.errors > 0) process.stdout.write(`${o.op}: ${o.errorSamples.join(' | ')}\n`);
   process.stdout.write(`written ${file.slice(ROOT.length + 1)}\n`);
   if (r.errors > 0) exitCode = 1;

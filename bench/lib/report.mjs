@@ -75,3 +75,29 @@ export function revocationTable(r) {
     [['every replica (2 Plant Stores)', String(e.n), fmt(e.p50Ms, 2), fmt(e.p99Ms, 2), fmt(e.maxMs, 2), String(lifetime), fmt(lifetime / e.p99Ms, 0)]],
   );
 }
+
+/** Issue 7's targets (2-core machine, loopback). Ratios: higher is better. */
+export const TARGETS = { token: 0.9, list: 1.0, create: 0.9, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10 };
+
+/**
+ * One line per target: the figure, the target, met or by how much missed.
+ * @param {{scenarios: any[], revocation: any, memory: {service: string, idleMb: number}[]}} run
+ */
+export function targetLines({ scenarios, revocation, memory }) {
+  const lines = [];
+  for (const s of scenarios) {
+    const target = /** @type {Record<string, number>} */ (TARGETS)[s.scenario];
+    if (target === undefined || s.ratio.rps === null) continue;
+    const verdict = s.ratio.rps >= target ? 'met' : `missed by ${fmt((1 - s.ratio.rps / target) * 100)} %`;
+    lines.push(`${s.scenario}: ${fmt(s.ratio.rps, 2)}× baseline req/s (CPU/req ${fmt(s.ratio.cpuPerRequest, 2)}×), target ≥ ${target}× -> ${verdict}`);
+  }
+  if (revocation && !revocation.skipped) {
+    const p99 = revocation.everyReplica.p99Ms;
+    const verdict = p99 <= TARGETS.revocationP99Ms ? 'met' : p99 <= TARGETS.revocationCeilingMs ? `above the 10 ms target, under the 50 ms ceiling` : 'missed (above the 50 ms ceiling)';
+    lines.push(`revocation: p99 ${fmt(p99, 2)} ms at every replica, target ≤ ${TARGETS.revocationP99Ms} ms (ceiling ${TARGETS.revocationCeilingMs}) -> ${verdict}`);
+  }
+  for (const m of memory) {
+    lines.push(`memory ${m.service}: idle RSS ${fmt(m.idleMb, 1)} MB, target ≤ ${TARGETS.idleRssMb} MB -> ${m.idleMb <= TARGETS.idleRssMb ? 'met' : 'missed'}`);
+  }
+  return lines.join('\n');
+}
