@@ -89,7 +89,10 @@ export function createPortalSessions({ store, tokenService, secret, secure, ttlS
         await store.update(id, refreshed).catch(storeUnavailable);
         return { id, session: refreshed };
       } catch (err) {
-        if (err instanceof TokenServiceUnavailable || err instanceof ServiceUnavailable) throw err;
+        // Token service down: keep the known role (re-checked once it answers). Every
+        // management action needs the token service anyway, so nothing can be changed meanwhile.
+        if (err instanceof TokenServiceUnavailable) return { id, session };
+        if (err instanceof ServiceUnavailable) throw err;
         // The user (or the tenant) no longer exists: the session ends.
         await store.destroy(id).catch(storeUnavailable);
         return undefined;

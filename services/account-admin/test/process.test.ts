@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnService, uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { createTenant, freePort, portalEnv, signIn, startTokenService, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+
+let ts: TokenServiceHandle;
+let portal: ServiceProcess;
+let acme: TestTenant;
+let admin: PortalSession;
+
+beforeAll(async () => {
+  const port = await freePort();
+  ts = await startTokenService(`http://127.0.0.1:${port}`);
+  portal = await spawnService('account-admin', { env: portalEnv(port, ts), timeoutMs: 30_000 });
+  acme = await createTenant(ts.authUrl, portal.url);
+  admin = await signIn(portal.url, acme.tenant, acme.admin);
+}, 60_000);
+
+afterAll(async () => {
+  await portal?.stop();
+  await ts?.stop();
+});
+
+describe('the account-admin process', () => {
+  test('When probed, then /healthz and /readyz answer 200 and /metrics exposes request metrics', async () => {
+    const health = await fetch(`${portal.url}/healthz`);
+    const ready = await fetch(`${portal.url}/readyz`);
+    const metrics = await fetch(`${portal.url}/metrics`);
+
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(text).toContain('http_requests_total');
+    expect(text).toContain('audit_write_failures_total');
+  });
+
+  test('When a portal page is served, then it carries a CSP allowing only its own script and style, and no-store', async () => {
+    const res = await fetch(`${portal.url}/settings/service-accounts`, { headers: { cookie: admin.cookie() } });
+
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp.split(';').map((d) => d.trim())).toEqual(
+      expect.arrayContaining(["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "object-src 'none'", `form-action 'self' ${ts.authUrl}`]),
+    );
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const script = await fetch(`${portal.url}/assets/portal.js`);
+    expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+  });
+
+  test('When a service account name contains markup, then the page shows it as text', async () => {
+    const name = `<img src=x onerror=alert(1)> ${uniqueName('x')}`;
+    const created = await fetch(`${portal.url}/api/v1/service-accounts`, { method: 'POST', headers: admin.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ name }) });
+    expect(created.status).toBe(201);
+
+    const page = await (await fetch(`${portal.url}/settings/service-accounts`, { headers: { cookie: admin.cookie() } })).text();
+
+    expect(page).not.toContain('<img src=x');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  test('When an unknown route or a wrong method is used, then the answer is the Error shape', async () => {
+    const unknown = await fetch(`${portal.url}/api/v1/nothing-here`, { headers: admin.headers() });
+    const wrong = await fetch(`${portal.url}/api/v1/service-accounts`, { method: 'PUT', headers: admin.headers() });
+
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 404, message: 'No route for GET /api/v1/nothing-here' }]);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(await wrong.json()).toEqual({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST' });
+  });
+
+  test('When SIGTERM arrives, then the process drains and exits 0', async () => {
+    const code = await portal.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(portal.logs.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+    expect(portal.logs.join('\n')).not.toContain(admin.csrf);
+  });
+});
