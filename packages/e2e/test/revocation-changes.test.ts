@@ -13,11 +13,11 @@ let tenant: string;
 beforeAll(async () => {
   platform = await startPlatform({ stores: 2, resyncMs: 60_000 });
   tenant = await platform.createTenant();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await platform?.close();
-});
+}, 60_000);
 
 /** The answer of every Plant Store to `GET /plants` with `token`, in order. */
 async function atEveryStore(token: string) {
@@ -110,7 +110,7 @@ describe('revocation reaches every Plant Store', () => {
 
     expect(await platform.listPlants(late, before)).toEqual(REVOKED);
     expect(await platform.metric(late, 'revocation_live')).toBe(1);
-  }, 30_000);
+  }, 90_000);
 
   test('When tokens are revoked, then no token, secret or internal token appears in any process log', async () => {
     const account = await platform.createServiceAccount(tenant);

@@ -14,11 +14,11 @@ let tenant: string;
 beforeAll(async () => {
   platform = await startPlatform({ stores: 2, resyncMs: 60_000 });
   tenant = await platform.createTenant();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await platform?.close();
-});
+}, 60_000);
 
 async function atEveryStore(token: string) {
   return Promise.all(platform.stores.map((store) => platform.listPlants(store, token)));
@@ -55,7 +55,7 @@ describe('revocation while Redis fails', () => {
     await platform.published(() => platform.resetSecret(tenant, next.clientId));
     expect(await atEveryStore(nextToken)).toEqual([REVOKED, REVOKED]);
     expect(await platform.metric(platform.stores[0]!, 'revocation_fallbacks_total')).toBe(fallbacksBefore);
-  }, 60_000);
+  }, 120_000);
 
   test('When the subscriber connections are killed while a reset happens, then both Plant Stores refuse the old token and re-subscribe', async () => {
     const account = await platform.createServiceAccount(tenant);
@@ -71,7 +71,7 @@ describe('revocation while Redis fails', () => {
     expect(await atEveryStore(after)).toEqual([LISTED, LISTED]);
     await everyStoreLive(1);
     expect(await atEveryStore(before)).toEqual([REVOKED, REVOKED]);
-  }, 60_000);
+  }, 120_000);
 
   test('When Redis is flushed, or restarted empty, then no revoked token comes back to life', async () => {
     const account = await platform.createServiceAccount(tenant);
@@ -86,7 +86,7 @@ describe('revocation while Redis fails', () => {
     await platform.redis.start();
     await everyStoreLive(1);
     expect(await atEveryStore(token)).toEqual([REVOKED, REVOKED]);
-  }, 60_000);
+  }, 120_000);
 
   test('When the token service and Redis are both down, then a Plant Store answers 503, not 200; when they are back, the token works again', async () => {
     const account = await platform.createServiceAccount(tenant);
@@ -109,7 +109,7 @@ describe('revocation while Redis fails', () => {
     await platform.startTokenService();
     await everyStoreLive(1);
     expect(await atEveryStore(token)).toEqual([LISTED, LISTED]);
-  }, 60_000);
+  }, 120_000);
 
   test('When a Plant Store starts while the token service is down, then /readyz says not ready until the first snapshot loads, and tokens get 503 meanwhile', async () => {
     const account = await platform.createServiceAccount(tenant);
@@ -132,5 +132,5 @@ describe('revocation while Redis fails', () => {
       await late.stop();
       platform.stores.splice(platform.stores.indexOf(late), 1);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -15,6 +15,8 @@ const run = promisify(execFile);
 
 export const INTERNAL_API_TOKEN = 'e2e-internal-token-revocation-5a1f0c';
 export const PLANT_STORE_AUDIENCE = 'http://plant-store.e2e';
+/** Generous: on the shared 2-core machine a process start can take many seconds under load. */
+const START_TIMEOUT_MS = 60_000;
 
 /** A free TCP port on 127.0.0.1 (closed again at once). */
 export async function freePort(): Promise<number> {
@@ -174,7 +176,7 @@ export async function startPlatform({ stores = 2, resyncMs = 5000 }: { stores?: 
   };
   const internalHeaders = { authorization: `Bearer ${INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
 
-  let tokenService = await spawnService('token-service', { env: tokenServiceEnv });
+  let tokenService = await spawnService('token-service', { env: tokenServiceEnv, timeoutMs: START_TIMEOUT_MS });
   const platform: Platform = {
     redis,
     get tokenService() {
@@ -263,11 +265,11 @@ export async function startPlatform({ stores = 2, resyncMs = 5000 }: { stores?: 
       const stores = [...platform.stores];
       const before = await Promise.all(stores.map(eventsOf));
       const result = await change();
-      await eventually(async () => (await Promise.all(stores.map(eventsOf))).every((n, i) => n > before[i]!), 'every Plant Store received the event', 5000);
+      await eventually(async () => (await Promise.all(stores.map(eventsOf))).every((n, i) => n > before[i]!), 'every Plant Store received the event', 10_000);
       return result;
     },
     async startPlantStore() {
-      const store = await spawnService('plant-store', { env: plantStoreEnv });
+      const store = await spawnService('plant-store', { env: plantStoreEnv, timeoutMs: START_TIMEOUT_MS });
       platform.stores.push(store);
       return store;
     },
@@ -275,7 +277,7 @@ export async function startPlatform({ stores = 2, resyncMs = 5000 }: { stores?: 
       await tokenService.stop();
     },
     async startTokenService() {
-      tokenService = await spawnService('token-service', { env: tokenServiceEnv });
+      tokenService = await spawnService('token-service', { env: tokenServiceEnv, timeoutMs: START_TIMEOUT_MS });
     },
     async close() {
       await Promise.all(platform.stores.map((store) => store.stop()));
