@@ -327,3 +327,12 @@ describe('users', () => {
     expect(missing.body).toEqual({ error: 404, message: 'User not found' });
   });
 });
+
+describe('identifiers Postgres cannot store', () => {
+  test('When a path id contains NUL, then it names nothing (404), never a 500', async () => {
+    for (const path of [`service-accounts/sa-%00x`, `users/%00`, `principals/a%00b`]) {
+      const res = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/${path}`).set('authorization', AUTH);
+      expect(res.status).toBe(404);
+    }
+  });
+});

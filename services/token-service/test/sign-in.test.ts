@@ -228,6 +228,16 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     expect(unknown.text).toContain('Email or password is incorrect.');
   });
 
+  test('When the email contains NUL, then it is a failed sign-in, never a 500', async () => {
+    const b = browser();
+    const started = await startSignIn(b);
+
+    const res = await b.post(`${started.interactionPath}/login`).type('form').send(`csrf=${started.csrf}&email=a%00b%40example.test&password=whatever1`);
+
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('Email or password is incorrect.');
+  });
+
   test('When the CSRF token is missing or wrong, then the sign-in is refused', async () => {
     const b = browser();
     const started = await startSignIn(b);

@@ -203,6 +203,13 @@ describe('RFC 6749 §5.2 errors', () => {
     expect(res.body).toEqual(expected);
   });
 
+  test('When the client_id contains NUL, then 401 invalid_client, never a 500', async () => {
+    const res = await tokenRequest().type('form').send('grant_type=client_credentials&client_id=sa-%00x&client_secret=pss_x');
+
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+  });
+
   test('When the body is JSON, then 400 invalid_request', async () => {
     const res = await tokenRequest().set('authorization', basic(clientId, secret)).set('content-type', 'application/json').send('{"grant_type":"client_credentials"}');
 

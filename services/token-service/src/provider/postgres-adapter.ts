@@ -9,6 +9,7 @@ import {
   revokeOidcPayloadsByGrant,
   upsertOidcPayload,
 } from '../data-access/oidc-payload-repository.js';
+import { isStorableText } from '../data-access/storable-text.js';
 import type { ClientDirectory } from './client-directory.js';
 import { serviceAccountClientMetadata } from './service-account-client.js';
 
@@ -29,14 +30,17 @@ class PostgresAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (!isStorableText(id)) return undefined;
     return (await findOidcPayload(this.db, this.realm, this.model, id)) as AdapterPayload | undefined;
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (!isStorableText(uid)) return undefined;
     return (await findOidcPayloadByUid(this.db, this.realm, this.model, uid)) as AdapterPayload | undefined;
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (!isStorableText(userCode)) return undefined;
     return (await findOidcPayloadByUserCode(this.db, this.realm, this.model, userCode)) as AdapterPayload | undefined;
   }
 
@@ -60,6 +64,7 @@ class ServiceAccountClientAdapter implements Adapter {
   ) {}
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (!isStorableText(id)) return undefined;
     const row = await this.directory.find(this.realm, id);
     return row === undefined ? undefined : (serviceAccountClientMetadata(row) as AdapterPayload);
   }

@@ -15,6 +15,7 @@ import {
 } from '../../domain/service-accounts.js';
 import { getTenant } from '../../domain/tenants.js';
 import { getUser, listUsers } from '../../domain/users.js';
+import { isStorableText } from '../../data-access/storable-text.js';
 import { optionalJsonBody } from './optional-json-body.js';
 
 /** With the input on each issue, the shared error text tells "missing" from "wrong type". */
@@ -35,7 +36,7 @@ function tenantOf(req: Request): string {
 
 function idOf(req: Request, name: string): string {
   const value = String(req.params[name]);
-  if (value.length > 128) throw new NotFound();
+  if (value.length > 128 || !isStorableText(value)) throw new NotFound();
   return value;
 }
 
