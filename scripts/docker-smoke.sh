@@ -101,6 +101,8 @@ else
   fi
 fi
 say "daemon up: $(dk version --format 'server {{.Server.Version}}')"
+# The data root is a build cache across runs; drop what no recent run used.
+dk image prune -f --filter until=24h >/dev/null 2>&1 || true
 
 # --- local Node base image -------------------------------------------------------------------
 if ! dk image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
