@@ -3,6 +3,7 @@ import { findClientCredential, type ClientCredentialRow } from '../data-access/s
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
+const MAX_CLIENT_ID_LENGTH = 128;
 
 /**
  * Service-account credentials for the token endpoint, cached so a token costs no query
@@ -21,6 +22,8 @@ export class ClientDirectory {
   }
 
   async find(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
+    // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
+    if (clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
     const key = this.#key(realm, clientId);
     const cached = this.#entries.get(key);
     if (cached && cached.expires > Date.now()) return cached.row;
