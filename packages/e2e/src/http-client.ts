@@ -30,6 +30,9 @@ export function httpRequest(url: string, { method = 'GET', headers = {}, body, a
   return new Promise((resolve, reject) => {
     const clean: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined && v !== '') clean[k] = v;
+    // Node's client sends a DELETE/GET/OPTIONS body without any length, which the server
+    // then reads as the next request on the keep-alive connection: always frame it.
+    if (body !== undefined && !Object.keys(clean).some((k) => k.toLowerCase() === 'content-length')) clean['content-length'] = String(Buffer.byteLength(body));
     const req = request(url, { method, headers: clean, agent, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

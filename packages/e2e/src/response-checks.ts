@@ -39,7 +39,8 @@ export function oauthErrorProblem(answer: Answer): string | undefined {
   const body = answer.body as Record<string, unknown> | undefined;
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
   if (typeof body.error !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(body.error)) return `error code ${JSON.stringify(body.error)}`;
-  const extra = Object.keys(body).filter((k) => !['error', 'error_description', 'error_uri'].includes(k));
+  // oidc-provider names the refused scope in invalid_scope answers (`scope`), a harmless extension.
+  const extra = Object.keys(body).filter((k) => !['error', 'error_description', 'error_uri', 'scope'].includes(k));
   if (extra.length > 0) return `extra keys ${extra.join(',')}`;
   if (body.error_description !== undefined && typeof body.error_description !== 'string') return 'error_description is not a string';
   return undefined;
