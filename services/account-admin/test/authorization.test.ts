@@ -144,6 +144,18 @@ describe('service-account tokens', () => {
     const still = await call(admin, 'GET', `/service-accounts/${robot.client_id}`);
     expect(still.status).toBe(200);
   });
+
+  test('When a service-account token reads, then the read routes answer 200', async () => {
+    const token = issuer.mint({ tenant: acme.tenant, claims: { sub: robot.client_id, client_id: robot.client_id, principal_type: 'service_account', role: 'View' } });
+    const headers = { authorization: `Bearer ${token}` };
+
+    const list = await fetch(`${issuerPortal.url}/api/v1/service-accounts`, { headers });
+    const me = await fetch(`${issuerPortal.url}/api/v1/me`, { headers });
+
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as Array<{ client_id: string }>).map((a) => a.client_id)).toContain(robot.client_id);
+    expect(await me.json()).toEqual({ tenant: acme.tenant, sub: robot.client_id, email: null, principal_type: 'service_account', role: 'View', can_manage_service_accounts: false });
+  });
 });
 
 describe('tenant isolation', () => {

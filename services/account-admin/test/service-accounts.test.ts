@@ -153,6 +153,33 @@ describe('the 25-account cap', () => {
     const events = await auditEvents(session);
     expect(events).toHaveLength(25);
     expect(events.map((e) => e.name)).not.toContain('bot-25');
+    const page = await (await fetch(`${portal.url}/settings/service-accounts`, { headers: { cookie: session.cookie() } })).text();
+    expect(page).toContain('This account has the maximum of 25 service accounts. Delete one before creating another.');
+
+    // 26 events: the Activity page shows 25, newest first, and links to the older one.
+    await api(`/service-accounts/${events[0]!.client_id as string}`, { method: 'PATCH', headers: session.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ role: 'Edit' }) });
+    const first = await (await fetch(`${portal.url}/activity`, { headers: { cookie: session.cookie() } })).text();
+    const rows = (html: string) => (html.match(/<td data-label="What">/g) ?? []).length;
+    expect(rows(first)).toBe(25);
+    expect(first.indexOf('Changed role or grants of')).toBeLessThan(first.indexOf('bot-24'));
+    const older = /href="(\/activity\?cursor=[^"]+)" rel="next"/.exec(first)?.[1];
+    expect(older).toBeDefined();
+    const second = await (await fetch(`${portal.url}${older!}`, { headers: { cookie: session.cookie() } })).text();
+    expect(rows(second)).toBe(1);
+    expect(second).toContain('bot-0');
+    expect(second).not.toContain('rel="next"');
+  });
+
+  test('When ten admins create the same name at once, then exactly one gets 201, the others 409, and exactly one audit event exists', async () => {
+    const racing = await createTenant(ts.authUrl, portal.url);
+    const session = await signIn(portal.url, racing.tenant, racing.admin);
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => api('/service-accounts', { method: 'POST', headers: session.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ name: 'same-name' }) })),
+    );
+
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    expect((await auditEvents(session)).map((e) => [e.action, e.name])).toEqual([['service_account.create', 'same-name']]);
   });
 });
 
