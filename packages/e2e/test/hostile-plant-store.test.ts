@@ -166,6 +166,7 @@ describe('Plant Store under hostile input', () => {
 
     const answers = [];
     for (const c of cases) answers.push(await rawRequest(port, c.bytes, { end: c.end }));
+    const headWithHugeHeader = await rawRequest(port, `HEAD /plants HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\nConnection: close\r\n\r\n`);
 
     for (const [i, answer] of answers.entries()) {
       // 0: the server closed an incomplete request without answering, which is all it can do.
@@ -173,6 +174,8 @@ describe('Plant Store under hostile input', () => {
       // Node's parser refuses these before express; the shared web server still answers in the Error shape.
       if (answer.status !== 0) expect({ i, body: JSON.parse(answer.body) }).toEqual({ i, body: { error: answer.status, message: expect.any(String) } });
     }
+    // A HEAD answer never has a body, even when the parser refused the request.
+    expect({ status: headWithHugeHeader.status, body: headWithHugeHeader.body }).toEqual({ status: 431, body: '' });
     await assertStillUp();
     expect(await listAll(token)).toEqual(before);
   });

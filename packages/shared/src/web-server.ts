@@ -66,7 +66,7 @@ const CLIENT_ERROR_MESSAGES: Record<number, string> = {
  * never reach express; Node would answer them with an empty body. Answer with the `Error`
  * shape instead, as Node does otherwise: only when no response has started on the socket.
  */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
@@ -75,8 +75,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   const status =
     err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : 400;
   const body = JSON.stringify({ error: status, message: CLIENT_ERROR_MESSAGES[status] });
+  // A response to HEAD carries no body (the parser failed, but the method is usually readable).
+  const head = err.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
 }
 
