@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { runNode, startServer } from './processes.mjs';
+import { freePort, runNode, startServer } from './processes.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 export const SERVICES = /** @type {const} */ (['token-service', 'plant-store', 'account-admin']);
@@ -75,27 +75,39 @@ export async function migrate() {
  */
 export async function startPlatform({ logDir, plantStoreCount = 1, nodeArgs = () => [], logLevel = 'info' }) {
   const level = { LOG_LEVEL: logLevel };
+  // Below info the `listening` line is not written: choose the ports and wait on /healthz instead.
+  const fixedPorts = !['trace', 'debug', 'info'].includes(logLevel);
+  /** @returns {Promise<{ports?: {port: number, internalPort?: number}, env: Record<string, string>}>} */
+  const portsFor = async (/** @type {boolean} */ internal) => {
+    if (!fixedPorts) return { env: internal ? { INTERNAL_PORT: '0' } : {} };
+    const port = await freePort();
+    const internalPort = internal ? await freePort() : undefined;
+    return {
+      ports: { port, ...(internalPort ? { internalPort } : {}) },
+      env: { PORT: String(port), ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}) },
+    };
+  };
+  const tokenPorts = await portsFor(true);
   const tokenService = await startServer({
     name: 'token-service',
     script: distOf('token-service'),
-    env: serviceEnv({ INTERNAL_PORT: '0', ...level }),
+    env: serviceEnv({ ...tokenPorts.env, ...level }),
     logDir,
     nodeArgs: nodeArgs('token-service'),
+    ...(tokenPorts.ports ? { ports: tokenPorts.ports } : {}),
   });
   const internal = { TOKEN_SERVICE_INTERNAL_URL: /** @type {string} */ (tokenService.internalUrl), ...level };
+  /**
+   * @param {string} name
+   * @param {string} service
+   */
+  const start = async (name, service) => {
+    const own = await portsFor(false);
+    return startServer({ name, script: distOf(service), env: serviceEnv({ ...internal, ...own.env }), logDir, nodeArgs: nodeArgs(service), ...(own.ports ? { ports: own.ports } : {}) });
+  };
   const started = await Promise.allSettled([
-    ...Array.from({ length: plantStoreCount }, (_, i) =>
-      startServer({
-        name: i === 0 ? 'plant-store' : `plant-store-${i + 1}`,
-        script: distOf('plant-store'),
-        env: serviceEnv(internal),
-        logDir,
-        nodeArgs: nodeArgs('plant-store'),
-      }),
-    ),
-    existsSync(distOf('account-admin'))
-      ? startServer({ name: 'account-admin', script: distOf('account-admin'), env: serviceEnv(internal), logDir, nodeArgs: nodeArgs('account-admin') })
-      : Promise.resolve(undefined),
+    ...Array.from({ length: plantStoreCount }, (_, i) => start(i === 0 ? 'plant-store' : `plant-store-${i + 1}`, 'plant-store')),
+    existsSync(distOf('account-admin')) ? start('account-admin', 'account-admin') : Promise.resolve(undefined),
   ]);
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) {

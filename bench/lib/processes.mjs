@@ -2,6 +2,8 @@
 // time and RSS from /proc, stop it. Server output goes to a log file (as a container runtime
 // would take it), never through a pipe into this process, so reading it costs us no CPU.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,11 +26,13 @@ const PAGE_SIZE = 4096;
  */
 
 /**
- * Starts `node <script>` with `env` and resolves once it logs `{"msg":"listening","port":N}`.
- * @param {{name: string, script: string, env: Record<string, string>, logDir: string, nodeArgs?: string[], timeoutMs?: number}} options
+ * Starts `node <script>` with `env` and resolves once it logs `{"msg":"listening","port":N}`,
+ * or, given `ports` (it then runs on those, e.g. when its log level hides that line), once
+ * `GET /healthz` answers 200.
+ * @param {{name: string, script: string, env: Record<string, string>, logDir: string, nodeArgs?: string[], timeoutMs?: number, ports?: {port: number, internalPort?: number}}} options
  * @returns {Promise<ServerProcess>}
  */
-export async function startServer({ name, script, env, logDir, nodeArgs = [], timeoutMs = 30_000 }) {
+export async function startServer({ name, script, env, logDir, nodeArgs = [], timeoutMs = 30_000, ports }) {
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const fd = openSync(logFile, 'w');
@@ -39,6 +43,13 @@ export async function startServer({ name, script, env, logDir, nodeArgs = [], ti
   let offset = 0;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;
+    if (ports && (await healthy(ports.port))) {
+      return serverProcess(name, child, exited, logFile, ports.port, ports.internalPort);
+    }
+    if (ports) {
+      await sleep(100);
+      continue;
+    }
     const text = readFileSync(logFile, 'utf8');
     const lines = text.slice(offset).split('\n');
     for (const line of lines.slice(0, -1)) {
@@ -50,23 +61,7 @@ export async function startServer({ name, script, env, logDir, nodeArgs = [], ti
         continue;
       }
       if (entry.msg === 'listening' && typeof entry.port === 'number') {
-        return {
-          name,
-          pid: /** @type {number} */ (child.pid),
-          port: entry.port,
-          internalPort: entry.internalPort,
-          url: `http://127.0.0.1:${entry.port}`,
-          internalUrl: typeof entry.internalPort === 'number' ? `http://127.0.0.1:${entry.internalPort}` : undefined,
-          logFile,
-          child,
-          async stop(signal = 'SIGTERM') {
-            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-            const code = await exited;
-            clearTimeout(timer);
-            return code;
-          },
-        };
+        return serverProcess(name, child, exited, logFile, entry.port, entry.internalPort);
       }
     }
     offset += text.slice(offset).lastIndexOf('\n') + 1;
@@ -75,6 +70,54 @@ export async function startServer({ name, script, env, logDir, nodeArgs = [], ti
   child.kill('SIGKILL');
   const tail = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
   throw new Error(`${name} did not report listening (exit ${child.exitCode ?? child.signalCode ?? 'none'}); last output:\n${tail}`);
+}
+
+/** @param {number} port */
+async function healthy(port) {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * @param {string} name
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {Promise<unknown>} exited
+ * @param {string} logFile
+ * @param {number} port
+ * @param {number | undefined} internalPort
+ * @returns {ServerProcess}
+ */
+function serverProcess(name, child, exited, logFile, port, internalPort) {
+  return {
+    name,
+    pid: /** @type {number} */ (child.pid),
+    port,
+    internalPort,
+    url: `http://127.0.0.1:${port}`,
+    internalUrl: typeof internalPort === 'number' ? `http://127.0.0.1:${internalPort}` : undefined,
+    logFile,
+    child,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = /** @type {number | null} */ (await exited);
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** A port free right now on 127.0.0.1 (for a process that cannot report its ephemeral one). */
+export async function freePort() {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 /**
