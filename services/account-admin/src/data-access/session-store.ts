@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { SessionStoreUnavailable } from '../domain/admin-errors.js';
 
 export interface Session {
   tenant: string;
@@ -43,10 +44,14 @@ export function randomId(): string {
   return randomBytes(32).toString('base64url');
 }
 
+function unavailable(err: unknown): never {
+  throw new SessionStoreUnavailable({ cause: err });
+}
+
 export function createSessionStore(redis: Redis, secret: string): SessionStore {
   const key = (kind: string, id: string) => `${PREFIX}${kind}:${createHmac('sha256', secret).update(`${kind}:${id}`).digest('base64url')}`;
   const read = async <T>(k: string): Promise<T | undefined> => {
-    const raw = await redis.get(k);
+    const raw = await redis.get(k).catch(unavailable);
     if (raw === null) return undefined;
     try {
       return JSON.parse(raw) as T;
@@ -57,21 +62,21 @@ export function createSessionStore(redis: Redis, secret: string): SessionStore {
   return {
     async create(session, ttlSeconds) {
       const id = randomId();
-      await redis.set(key('session', id), JSON.stringify(session), 'EX', ttlSeconds);
+      await redis.set(key('session', id), JSON.stringify(session), 'EX', ttlSeconds).catch(unavailable);
       return id;
     },
     get: (id) => read<Session>(key('session', id)),
     async update(id, session) {
-      await redis.set(key('session', id), JSON.stringify(session), 'KEEPTTL', 'XX');
+      await redis.set(key('session', id), JSON.stringify(session), 'KEEPTTL', 'XX').catch(unavailable);
     },
     async destroy(id) {
-      await redis.del(key('session', id));
+      await redis.del(key('session', id)).catch(unavailable);
     },
     async savePendingSignIn(state, pending, ttlSeconds) {
-      await redis.set(key('signin', state), JSON.stringify(pending), 'EX', ttlSeconds);
+      await redis.set(key('signin', state), JSON.stringify(pending), 'EX', ttlSeconds).catch(unavailable);
     },
     async takePendingSignIn(state) {
-      const raw = await redis.getdel(key('signin', state));
+      const raw = await redis.getdel(key('signin', state)).catch(unavailable);
       if (raw === null) return undefined;
       try {
         return JSON.parse(raw) as PendingSignIn;

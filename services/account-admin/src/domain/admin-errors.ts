@@ -21,3 +21,11 @@ export class AuditUnavailable extends AppError {
     this.name = 'AuditUnavailable';
   }
 }
+
+/** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
+export class SessionStoreUnavailable extends AppError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(503, 'Sessions are temporarily unavailable; try again', { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
+    this.name = 'SessionStoreUnavailable';
+  }
+}

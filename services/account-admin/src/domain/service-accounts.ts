@@ -18,7 +18,7 @@ import type { Logger } from '@plant/shared';
 import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
 import type { ServiceAccount, ServiceAccountWithSecret, TokenServiceClient } from '../data-access/token-service-client.js';
 import { assertCanManage, actorLabel, type Actor, type RequestMeta } from './actor.js';
-import { AuditUnavailable, ServiceAccountNotFound, TokenServiceUnavailable } from './admin-errors.js';
+import { AuditUnavailable, ServiceAccountNotFound } from './admin-errors.js';
 import { isClientId, type CreateServiceAccountInput, type UpdateServiceAccountInput } from './service-account-validators.js';
 
 export interface ServiceAccountDeps {
@@ -129,5 +129,3 @@ export async function deleteServiceAccount(deps: ServiceAccountDeps, actor: Acto
   await deps.tokenService.deleteServiceAccount(actor.tenant, clientId);
   await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.delete', existing));
 }
-
-export { TokenServiceUnavailable };

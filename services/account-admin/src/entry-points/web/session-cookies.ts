@@ -3,13 +3,13 @@
  * the page script, sent back in `X-CSRF-Token`), `aa_signin` (HttpOnly, binds a sign-in to
  * the browser that started it). All SameSite=Lax, Secure when the portal is served over https.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { ServiceUnavailable } from '@plant/shared';
 import { csrfTokenFor, type Session, type SessionStore } from '../../data-access/session-store.js';
 import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import { AppError } from '@plant/shared';
 import { TokenServiceUnavailable } from '../../domain/admin-errors.js';
 import type { Actor } from '../../domain/actor.js';
-import { timingSafeEqual } from 'node:crypto';
 
 export const SESSION_COOKIE = 'aa_session';
 export const CSRF_COOKIE = 'csrf_token';
@@ -62,10 +62,6 @@ export interface PortalSessionOptions {
   ttlSeconds: number;
 }
 
-function storeUnavailable(err: unknown): never {
-  throw new ServiceUnavailable('Sessions are temporarily unavailable; try again', { expose: true, cause: err, headers: { 'retry-after': '1' } });
-}
-
 export function createPortalSessions({ store, tokenService, secret, secure, ttlSeconds }: PortalSessionOptions): PortalSessions {
   const cookieOptions = (maxAgeMs?: number, httpOnly = true) => ({
     httpOnly,
@@ -80,33 +76,33 @@ export function createPortalSessions({ store, tokenService, secret, secure, ttlS
     async load(req) {
       const id = readCookies(req)[SESSION_COOKIE];
       if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-      const session = await store.get(id).catch(storeUnavailable);
+      const session = await store.get(id);
       if (session === undefined) return undefined;
       if (Date.now() - session.checkedAt < ROLE_RECHECK_MS) return { id, session };
       try {
         const user = await tokenService.getUser(session.tenant, session.sub);
         const refreshed: Session = { ...session, role: user.role, email: user.email, checkedAt: Date.now() };
-        await store.update(id, refreshed).catch(storeUnavailable);
+        await store.update(id, refreshed);
         return { id, session: refreshed };
       } catch (err) {
         // Token service down: keep the known role (re-checked once it answers). Every
         // management action needs the token service anyway, so nothing can be changed meanwhile.
         if (err instanceof TokenServiceUnavailable) return { id, session };
-        if (err instanceof ServiceUnavailable) throw err;
+        if (!(err instanceof AppError) || err.status !== 404) throw err;
         // The user (or the tenant) no longer exists: the session ends.
-        await store.destroy(id).catch(storeUnavailable);
+        await store.destroy(id);
         return undefined;
       }
     },
     async start(res, session) {
       const now = Date.now();
-      const id = await store.create({ ...session, checkedAt: now, createdAt: now }, ttlSeconds).catch(storeUnavailable);
+      const id = await store.create({ ...session, checkedAt: now, createdAt: now }, ttlSeconds);
       res.cookie(SESSION_COOKIE, id, cookieOptions(ttlSeconds * 1000));
       res.cookie(CSRF_COOKIE, csrfTokenFor(secret, id), cookieOptions(ttlSeconds * 1000, false));
     },
     async end(req, res) {
       const id = readCookies(req)[SESSION_COOKIE];
-      if (id !== undefined) await store.destroy(id).catch(storeUnavailable);
+      if (id !== undefined) await store.destroy(id);
       res.clearCookie(SESSION_COOKIE, cookieOptions());
       res.clearCookie(CSRF_COOKIE, cookieOptions(undefined, false));
     },
