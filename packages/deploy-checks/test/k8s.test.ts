@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingVariables } from '../src/config-requirements.js';
 import { containerEnv, crossReferences, find, objectsOf, renderKustomization, unknownFields, validateWithModels, type K8sObject } from '../src/k8s-checks.js';
@@ -138,6 +139,20 @@ describe('overlay differences', () => {
       const readable = key === 'KEY_ENCRYPTION_KEY' ? Buffer.from(value, 'base64').toString('utf8') : value;
       expect({ key, devOnly: readable.includes('dev-only') }).toEqual({ key, devOnly: true });
     }
+  });
+});
+
+describe('dev database URLs', () => {
+  test('When the dev Secret names the database roles, then each service has its own, the one deploy/postgres/init-roles.sh creates by default', () => {
+    const init = readFileSync(join(repoRoot, 'deploy/postgres/init-roles.sh'), 'utf8');
+    const devSecret = find(OVERLAYS.dev, 'Secret', SECRET)!.stringData as Record<string, string>;
+    const users = SERVICES.map((service) => {
+      const prefix = service.toUpperCase().replace(/-/g, '_');
+      const user = new URL(devSecret[`${prefix}_DATABASE_URL`]!).username;
+      expect(init).toContain(`\${${prefix}_DB_ROLE:-${user}}`);
+      return user;
+    });
+    expect(new Set(users).size).toBe(SERVICES.length);
   });
 });
 
