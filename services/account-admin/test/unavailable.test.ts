@@ -123,3 +123,44 @@ describe('when the token service is down', () => {
     expect(await res.text()).toContain('Sign-in is temporarily unavailable');
   });
 });
+
+describe('when Redis is down', () => {
+  let ts: TokenServiceHandle;
+  let portal: PortalHandle;
+  let noRedisPortal: PortalHandle;
+  let acme: TestTenant;
+  let admin: PortalSession;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    ts = await startTokenService(`http://127.0.0.1:${port}`);
+    portal = await startPortal(port, ts);
+    // Nothing listens on this port: every session read fails.
+    noRedisPortal = await startPortal(await freePort(), ts, { revocation: false, env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
+    acme = await createTenant(ts.authUrl, portal.url);
+    admin = await signIn(portal.url, acme.tenant, acme.admin);
+  }, 60_000);
+
+  afterAll(async () => {
+    await noRedisPortal?.stop();
+    await portal?.stop();
+    await ts?.stop();
+  });
+
+  test('When a session request arrives, then the API answers 503 and pages show an unavailable page; nothing is created', async () => {
+    const name = uniqueName('noredis');
+    const api = await post(`${noRedisPortal.url}/api/v1/service-accounts`, admin, { name });
+    const page = await fetch(`${noRedisPortal.url}/settings/service-accounts`, { headers: { cookie: admin.cookie() }, redirect: 'manual' });
+    const signInStart = await fetch(`${noRedisPortal.url}/login?tenant=${acme.tenant}`, { redirect: 'manual' });
+    const ready = await fetch(`${noRedisPortal.url}/readyz`);
+
+    expect([api.status, await api.json()]).toEqual([503, { error: 503, message: 'Sessions are temporarily unavailable; try again' }]);
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain('Sessions are temporarily unavailable');
+    expect(signInStart.status).toBe(503);
+    expect(await signInStart.text()).toContain('Temporarily unavailable');
+    expect([ready.status, await ready.json()]).toEqual([503, { error: 503, message: 'Not ready: redis' }]);
+    const list = (await (await fetch(`${portal.url}/api/v1/service-accounts`, { headers: admin.headers() })).json()) as Array<{ name: string }>;
+    expect(list.map((a) => a.name)).not.toContain(name);
+  });
+});

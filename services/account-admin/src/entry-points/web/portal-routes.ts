@@ -1,12 +1,13 @@
 /** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
-import { AppError, toErrorResponse, type Logger } from '@plant/shared';
-import { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from '@plant/shared';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AuditRepository } from '../../data-access/audit-repository.js';
 import type { Session } from '../../data-access/session-store.js';
 import { canManage } from '../../domain/actor.js';
 import { listAuditEvents, parseAuditCursor } from '../../domain/audit-events.js';
 import { listServiceAccounts, type ServiceAccountDeps } from '../../domain/service-accounts.js';
-import { activityPage, messagePage, serviceAccountsPage, tenantPickerPage } from './pages.js';
+import { pageErrorHandler } from './page-errors.js';
+import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import { actorFromSession, type PortalSessions } from './session-cookies.js';
 import { sendPage } from './sign-in-routes.js';
@@ -78,20 +79,7 @@ export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps):
     );
   });
 
-  /** Page errors are pages, not JSON: a person is reading. */
-  const pageErrors: ErrorRequestHandler = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const mapped = toErrorResponse(err);
-    if (mapped.unexpected) logger.error({ err, path: req.path }, 'unexpected error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const title = mapped.status === 503 ? 'Temporarily unavailable' : mapped.status === 400 ? 'That link is not valid' : 'Something went wrong';
-    const message = mapped.status === 503 || err instanceof AppError ? mapped.body.message : 'Something went wrong on our side. Try again.';
-    for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
-    sendPage(res, mapped.status, messagePage(title, message, { ...(req.portalSession ? { session: req.portalSession } : {}), link: { href: '/settings/service-accounts', text: 'Back to service accounts' } }));
-  };
-  router.use(pageErrors);
+  router.use(pageErrorHandler(logger));
 
   return router;
 }

@@ -12,6 +12,7 @@ import { TokenServiceUnavailable } from '../../domain/admin-errors.js';
 import type { Role } from '../../domain/actor.js';
 import { TENANT_NAME_PATTERN } from '@plant/resource-auth';
 import type { OidcClients } from './oidc-clients.js';
+import { pageErrorHandler } from './page-errors.js';
 import { messagePage, signOutPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import { readCookies, safeEquals, SIGNIN_COOKIE, type PortalSessions } from './session-cookies.js';
@@ -153,5 +154,6 @@ export function signInRoutes(deps: SignInDeps): Router {
     res.json({ redirect });
   });
 
+  router.use(pageErrorHandler(deps.logger));
   return router;
 }
