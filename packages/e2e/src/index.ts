@@ -4,3 +4,4 @@ export * from './http-client.js';
 export * from './platform.js';
 export * from './response-checks.js';
 export * from './hostile-arbitraries.js';
+export * from './token-forge.js';

@@ -78,9 +78,9 @@ export interface Platform {
   /** A client credentials access token; throws unless 200. */
   token(tenant: string, account: { clientId: string; secret: string }, extra?: Record<string, string>): Promise<string>;
   /** An access token of a user, through the real sign-in (authorization code + PKCE). */
-  userToken(tenant: string, email: string, resource?: string): Promise<string>;
-  /** A signed-in portal session: its Cookie header and CSRF token. Needs account-admin. */
-  portalSession(tenant: string, email: string): Promise<{ cookie: string; csrf: string }>;
+  userToken(tenant: string, email: string, resource?: string, scope?: string): Promise<string>;
+  /** A signed-in portal session: its Cookie header, CSRF token and where sign-in landed. Needs account-admin. */
+  portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string }>;
   listPlants(token: string, query?: string, store?: ServiceProcess): Promise<Answer>;
   createPlant(token: string, plant: unknown, store?: ServiceProcess): Promise<Answer>;
   startPlantStore(): Promise<ServiceProcess>;
@@ -238,7 +238,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
       return (res.body as { access_token: string }).access_token;
     },
-    async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE) {
+    async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE, scope = 'openid email profile plants:read plants:write') {
       const jar = new CookieJar();
       const get = async (url: string) => {
         const res = await httpRequest(url, { headers: { cookie: jar.header() } });
@@ -251,7 +251,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
         client_id: 'portal',
         response_type: 'code',
         redirect_uri: redirectUri,
-        scope: 'openid email profile plants:read plants:write',
+        scope,
         code_challenge: challenge,
         code_challenge_method: 'S256',
         state: randomBytes(8).toString('hex'),
@@ -281,7 +281,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       if (tokens.status !== 200) throw new Error(`code exchange: ${tokens.status} ${tokens.text}`);
       return (tokens.body as { access_token: string }).access_token;
     },
-    async portalSession(tenant, email) {
+    async portalSession(tenant, email, returnTo) {
       if (platform.accountAdmin === undefined) throw new Error('account-admin is not running');
       const jar = new CookieJar();
       const step = async (url: string, init: Parameters<typeof httpRequest>[1] = {}) => {
@@ -289,7 +289,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
         jar.take(res.setCookie);
         return res;
       };
-      const start = await step(`${portalUrl}/login?tenant=${tenant}`);
+      const start = await step(`${portalUrl}/login?${new URLSearchParams({ tenant, ...(returnTo === undefined ? {} : { return_to: returnTo }) })}`);
       if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
       const auth = await step(start.headers.location as string);
       const interaction = new URL(auth.headers.location as string, authUrl).href;
@@ -306,7 +306,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       if (callback.status !== 303) throw new Error(`portal callback: ${callback.status} ${callback.text.slice(0, 300)}`);
       const token = jar.get('csrf_token');
       if (token === undefined || jar.get('aa_session') === undefined) throw new Error('portal sign-in set no session');
-      return { cookie: jar.header(), csrf: decodeURIComponent(token) };
+      return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string };
     },
     listPlants(token, query = 'limit=1000', store = platform.stores[0]!) {
       return httpRequest(`${store.url}/plants?${query}`, { headers: { authorization: `Bearer ${token}` } });
