@@ -13,6 +13,7 @@ import {
   type TestTenant,
   type TokenServiceHandle,
 } from './helpers/platform.js';
+import { arraySchemaErrors, schemaErrors } from './helpers/openapi-check.js';
 
 let ts: TokenServiceHandle;
 let portal: PortalHandle;
@@ -83,6 +84,7 @@ describe('creating service accounts', () => {
       secret: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(`/api/v1/service-accounts/${body.client_id as string}`);
+    expect(schemaErrors('ServiceAccountWithSecret', body)).toEqual([]);
     const token = await clientCredentialsToken(ts.authUrl, acme.tenant, body.client_id as string, body.secret as string);
     expect(token.status).toBe(200);
   });
@@ -98,6 +100,7 @@ describe('creating service accounts', () => {
     const { secret: _secret, ...withoutSecret } = created;
     expect(list).toContainEqual(withoutSecret);
     for (const account of list) expect(Object.keys(account).sort()).toEqual(['client_id', 'created_at', 'created_by', 'grants', 'last_used_at', 'name', 'role']);
+    expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);
     expect(JSON.stringify(list)).not.toContain(created.secret as string);
   });
 
@@ -108,7 +111,9 @@ describe('creating service accounts', () => {
     const res = await asAdminSession('POST', '/service-accounts', { name: name.toUpperCase() });
 
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: 409, message: 'A service account with this name already exists' });
+    const answer = await res.json();
+    expect(answer).toEqual({ error: 409, message: 'A service account with this name already exists' });
+    expect(schemaErrors('Error', answer)).toEqual([]);
   });
 
   test('When the body is invalid, then create answers 400 and creates nothing', async () => {
@@ -317,6 +322,7 @@ describe('the audit trail', () => {
       { ...common, action: 'service_account.update', details: { role: { from: 'View', to: 'Edit' } } },
       { ...common, action: 'service_account.create', details: { role: 'View' } },
     ]);
+    expect(arraySchemaErrors('AuditEvent', events)).toEqual([]);
     const text = JSON.stringify(events);
     expect(text).not.toContain(created.secret);
     expect(text).not.toContain(reset.secret);
@@ -369,7 +375,9 @@ describe('bearer tokens', () => {
   test('When an Account Admin calls with a bearer token for this API, then they can read and manage service accounts', async () => {
     const me = await asBearer(adminToken, 'GET', '/me');
     expect(me.status).toBe(200);
-    expect(await me.json()).toEqual({ tenant: acme.tenant, sub: expect.any(String), email: acme.admin.email, principal_type: 'user', role: 'Account Admin', can_manage_service_accounts: true });
+    const meBody = await me.json();
+    expect(meBody).toEqual({ tenant: acme.tenant, sub: expect.any(String), email: acme.admin.email, principal_type: 'user', role: 'Account Admin', can_manage_service_accounts: true });
+    expect(schemaErrors('Me', meBody)).toEqual([]);
 
     const created = await asBearer(adminToken, 'POST', '/service-accounts', { name: uniqueName('bearer') });
 
@@ -397,6 +405,10 @@ describe('bearer tokens', () => {
 });
 
 describe('the OpenAPI document', () => {
+  test('When a response lacks a field or carries a wrong type, then the schema check reports it (the check can fail)', () => {
+    expect(schemaErrors('ServiceAccount', { name: 'x', client_id: 'sa-1', role: 'Admin', grants: [], created_at: '2026-01-01T00:00:00Z', created_by: null })).not.toEqual([]);
+  });
+
   test('When /api/v1/openapi.json is fetched without credentials, then it describes every route', async () => {
     const res = await api('/openapi.json');
     expect(res.status).toBe(200);
