@@ -79,6 +79,8 @@ export interface Platform {
   token(tenant: string, account: { clientId: string; secret: string }, extra?: Record<string, string>): Promise<string>;
   /** An access token of a user, through the real sign-in (authorization code + PKCE). */
   userToken(tenant: string, email: string, resource?: string, scope?: string): Promise<string>;
+  /** A sign-in at the token service's form with a wrong password: the status of the form post (401: the form again). */
+  failSignIn(tenant: string, email: string, password: string): Promise<number>;
   /** A signed-in portal session: its Cookie header, CSRF token and where sign-in landed. Needs account-admin. */
   portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string }>;
   listPlants(token: string, query?: string, store?: ServiceProcess): Promise<Answer>;
@@ -280,6 +282,22 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       });
       if (tokens.status !== 200) throw new Error(`code exchange: ${tokens.status} ${tokens.text}`);
       return (tokens.body as { access_token: string }).access_token;
+    },
+    async failSignIn(tenant, email, password) {
+      const jar = new CookieJar();
+      const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: `${portalUrl}/auth/callback`, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
+      const auth = await httpRequest(`${authUrl}/realms/${tenant}/protocol/openid-connect/auth?${query}`);
+      jar.take(auth.setCookie);
+      const interaction = new URL(auth.headers.location as string, authUrl).href;
+      const form = await httpRequest(interaction, { headers: { cookie: jar.header() } });
+      jar.take(form.setCookie);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
+      const login = await httpRequest(`${interaction}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+        body: new URLSearchParams({ csrf, email, password }).toString(),
+      });
+      return login.status;
     },
     async portalSession(tenant, email, returnTo) {
       if (platform.accountAdmin === undefined) throw new Error('account-admin is not running');
