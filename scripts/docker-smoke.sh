@@ -219,10 +219,20 @@ for svc in "${ORDERED[@]}"; do
   say "$svc: /healthz answers on $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
 done
 if printf '%s\n' "${ORDERED[@]}" | grep -qx token-service; then
-  out=$(dk run --rm --network host "${COMMON_ENV[@]}" plant-smoke/token-service \
-    node dist/cli.js tenant create "smoke-$$" --admin-email admin@smoke.example --admin-password 'smoke-password-not-a-secret') ||
-    fail "token-service CLI in the image"
-  say "token-service CLI created a tenant: $out"
+  # compose's seed one-shot, as compose runs it (the token-service image, the script mounted),
+  # twice: the second run must find the tenant and still print the sign-in.
+  tenant="smoke-$$"
+  seed() {
+    dk run --rm --network host "${COMMON_ENV[@]}" -v "$ROOT/deploy/compose/seed-demo.sh:/seed/seed-demo.sh:ro" \
+      -e "DEMO_TENANT=$tenant" -e DEMO_ADMIN_EMAIL=admin@smoke.example -e DEMO_ADMIN_PASSWORD=smoke-password-not-a-secret \
+      plant-smoke/token-service sh /seed/seed-demo.sh
+  }
+  first=$(seed) || fail "the seed script in the token-service image: $first"
+  again=$(seed) || fail "the seed script's second run: $again"
+  grep -q "seed: created tenant $tenant" <<<"$first" || fail "the seed did not create $tenant: $first"
+  grep -q "seed: tenant $tenant already exists" <<<"$again" || fail "the second seed run did not find $tenant: $again"
+  grep -q "/login?tenant=$tenant" <<<"$again" || fail "the seed did not print the sign-in URL: $again"
+  say "seed script: created $tenant, idempotent, prints: $(grep -m1 'login?tenant=' <<<"$again" | sed 's/^ *//')"
 fi
 # The images' own HEALTHCHECK (node + fetch) must turn healthy too.
 for svc in "${ORDERED[@]}"; do
