@@ -253,6 +253,20 @@ describe('sessions and sign-in', () => {
     expect(csrf).toMatch(/; SameSite=Lax/);
   });
 
+  test('When the portal is served over https, then its cookies are Secure and it sends HSTS', async () => {
+    const httpsPortal = await startPortal(await freePort(), ts, { revocation: false, env: { PORTAL_URL: 'https://admin.example.test' } });
+    try {
+      const res = await fetch(`${httpsPortal.url}/login?tenant=${acme.tenant}`, { redirect: 'manual' });
+
+      expect(res.status).toBe(303);
+      expect(res.headers.getSetCookie().find((c) => c.startsWith('aa_signin='))).toMatch(/; Secure/);
+      expect(new URL(res.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://admin.example.test/auth/callback');
+      expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
+    } finally {
+      await httpsPortal.stop();
+    }
+  });
+
   test('When a user signs out, then the session no longer works', async () => {
     const session = await signIn(portal.url, acme.tenant, acme.viewer);
     expect((await call(session, 'GET', '/me')).status).toBe(200);
