@@ -87,6 +87,14 @@ describe('docker-compose.yml cross-checks', () => {
     }
   });
 
+  test('When account-admin talks to the token service server-side, then it uses the container address, not the browser one', () => {
+    const tokenPort = requirementsOf('token-service').defaults['PORT'];
+    const env = environmentOf(compose.services['account-admin']!);
+    expect(requirementsOf('account-admin').keys).toContain('AUTH_INTERNAL_URL');
+    expect(env.get('AUTH_INTERNAL_URL')).toBe(`http://token-service:${tokenPort}`);
+    expect(env.get('AUTH_URL')).toBe(`http://localhost:${tokenPort}`);
+  });
+
   test.each(SERVICES)('When %s starts, then it waits for its own migration one-shot (same image, node dist/migrate.js) to complete', (service) => {
     const migrate = compose.services[`${service}-migrate`]!;
     expect(migrate).toBeDefined();

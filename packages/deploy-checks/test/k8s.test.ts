@@ -88,6 +88,7 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)('k8s/overla
     expect(hostOf('account-admin')).toEqual([new URL(config.PORTAL_URL).host]);
     expect(new Set(routes.map((r: any) => r.host)).size).toBe(3);
     expect(routes.filter((r: any) => r.service === 'token-service')).toEqual([{ host: new URL(config.AUTH_URL).host, path: '/realms/', service: 'token-service', port: { name: 'http' } }]);
+    expect(config.AUTH_INTERNAL_URL).toBe(`http://token-service:${requirementsOf('token-service').defaults['PORT']}`);
     expect(config.PLANT_STORE_AUDIENCE).toBe(config.PUBLIC_URL);
     expect(config.ACCOUNT_ADMIN_AUDIENCE).toBe(config.PORTAL_URL);
   });
