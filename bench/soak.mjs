@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// `pnpm bench:soak [-- --duration=60 --warmup=10 --workers=16]`: the platform as production
+// `pnpm bench:soak [-- --duration=60 --warmup=30 --workers=16]`: the platform as production
 // runs it under a mixed load for a minute: token grants, creates, lists, and secret resets
 // through the internal API (each checked: new secret works, older token refused). Reports
 // throughput, p50/p99 per operation, unexpected outcomes (must be 0; the refused old tokens
 // are intended and counted apart) and every process's RSS at the start and end of the
-// measured window (after the warm-up), sampled every 5 s in between.
+// measured window, sampled every second with the V8 heap in use. The warm-up is 30 s because
+// V8 keeps enlarging its heaps for about that long at this allocation rate (RSS climbs while
+// the heap's floor after collections stays flat); growth after it is what a leak would show.
+// The heap floor (lowest heap-in-use sample) of the first and last 15 s tells the same apart.
 // Writes bench/results/<date>-soak.json. Build first (`pnpm build`).
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,7 +24,7 @@ const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
     duration: { type: 'string', default: '60' },
-    warmup: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '30' },
     workers: { type: 'string', default: '16' },
     'reset-every-ms': { type: 'string', default: '250' },
   },
@@ -118,7 +121,7 @@ try {
         measureStart = Date.now();
         cpuBefore = processes.map((p) => cpuSeconds(p.pid));
         sampling.push(sample());
-        sampler = setInterval(() => sampling.push(sample()), 5000);
+        sampler = setInterval(() => sampling.push(sample()), 1000);
       }
       if (message.event === 'result') {
         clearInterval(sampler);
@@ -135,6 +138,12 @@ try {
   const last = samples[samples.length - 1]?.rssMb ?? {};
   const firstHeap = samples[0]?.heapUsedMb ?? {};
   const lastHeap = samples[samples.length - 1]?.heapUsedMb ?? {};
+  /** Lowest heap in use among samples in [fromSec, toSec): after a collection, what stays. */
+  const heapFloor = (/** @type {string} */ name, /** @type {number} */ fromSec, /** @type {number} */ toSec) => {
+    const values = samples.filter((x) => x.atSec >= fromSec && x.atSec < toSec).map((x) => x.heapUsedMb[name]).filter((v) => typeof v === 'number');
+    return values.length > 0 ? Math.min(.../** @type {number[]} */ (values)) : null;
+  };
+  const span = Number(args.duration);
   const memory = processes.map((p, i) => ({
     service: p.name,
     idleMb: Number(idle[i]?.toFixed(1)),
@@ -143,6 +152,8 @@ try {
     growthPct: Number((((last[p.name] - first[p.name]) / first[p.name]) * 100).toFixed(1)),
     heapStartMb: firstHeap[p.name] ?? null,
     heapEndMb: lastHeap[p.name] ?? null,
+    heapFloorFirst15sMb: heapFloor(p.name, 0, 15),
+    heapFloorLast15sMb: heapFloor(p.name, span - 15, span + 1),
     cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
   }));
   const output = {
@@ -169,8 +180,8 @@ try {
   );
   process.stdout.write(
     `${table(
-      ['process', 'idle RSS MB', 'start RSS MB', 'end RSS MB', 'RSS growth', 'heap used start → end MB', 'CPU s'],
-      memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, `${fmt(m.heapStartMb, 1)} → ${fmt(m.heapEndMb, 1)}`, fmt(m.cpuSec, 1)]),
+      ['process', 'idle RSS MB', 'start RSS MB', 'end RSS MB', 'RSS growth', 'heap floor first → last 15 s MB', 'CPU s'],
+      memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, `${fmt(m.heapFloorFirst15sMb, 1)} → ${fmt(m.heapFloorLast15sMb, 1)}`, fmt(m.cpuSec, 1)]),
     )}\n\n`,
   );
   for (const m of memory) {
