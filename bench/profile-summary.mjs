@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// `node bench/profile-summary.mjs <file.cpuprofile> [--top=25] [--match=<regex>]`: where a `node --cpu-prof`
+// `node bench/profile-summary.mjs <file.cpuprofile> [--top=25] [--match=<regex>] [--callers=<function>]`: where a `node --cpu-prof`
 // profile spent its time. Self time by function and by package (the dependency or our own
 // package a frame belongs to), and inclusive time by function (each function counted once
 // per sample, however deep it recurses). Profiles come from `pnpm bench -- --profile --only=<scenario>`.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, match: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, match: { type: 'string' }, callers: { type: 'string' } } });
 process.stdout.on('error', () => process.exit(0)); // piped into head
 const match = values.match ? new RegExp(values.match) : undefined;
 const top = Number(values.top);
@@ -106,5 +106,18 @@ for (const file of positionals) {
   print('self time by category', byCategory, 20);
   print('self time by function', self);
   print('inclusive time by function', inclusive);
+  if (values.callers) {
+    // Who spends a (typically native) function's self time: the nearest frame outside node itself.
+    /** @type {Map<string, number>} */
+    const callers = new Map();
+    for (const [id, us] of hits) {
+      if (nodes.get(id).callFrame.functionName !== values.callers) continue;
+      let cur = parent.get(id);
+      while (cur !== undefined && /^(node:|$)/.test(nodes.get(cur).callFrame.url)) cur = parent.get(cur);
+      const key = cur === undefined ? '(node only)' : label(nodes.get(cur));
+      callers.set(key, (callers.get(key) ?? 0) + us);
+    }
+    print(`self time of ${values.callers} by nearest caller outside node`, callers, 15);
+  }
   if (match) print(`inclusive time of functions matching ${match}`, new Map([...inclusive].filter(([k]) => match.test(k))), 60);
 }
