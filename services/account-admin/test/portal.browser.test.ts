@@ -122,7 +122,7 @@ describe('an Account Admin in the portal', () => {
   test('When the admin creates a service account, then the dialog takes focus and the client_id and secret are shown once with a warning', async () => {
     await page.getByRole('button', { name: 'Create service account' }).click();
     await page.locator('#create-dialog[open]').waitFor();
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('create-name');
+    await expect(page.evaluate('document.activeElement && document.activeElement.id')).resolves.toBe('create-name');
     await page.keyboard.type(NAME);
     await shot(page, '03-create-dialog');
     await page.getByRole('button', { name: 'Confirm' }).click();
