@@ -19,7 +19,7 @@ export const configShape = {
   INTERNAL_API_TOKEN: env.secret().describe('Shared token for the internal API (secret)'),
   SESSION_SECRET: env.secret().describe('Key signing the portal session cookie (secret)'),
   TRUST_PROXY: env.int(0, 0, 10).describe('Proxy hops whose X-Forwarded-For/-Proto to trust for the audit address (0 = none; 1 behind the ingress)'),
-  SESSION_TTL_SECONDS: env.int(28_800, 300, 86_400).describe('Portal session lifetime in seconds (idle sessions expire after it)'),
+  SESSION_TTL_SECONDS: env.int(28_800, 300, 86_400).describe('Portal session lifetime in seconds, from sign-in (then sign in again)'),
   REVOCATION_RESYNC_MS: env.int(5000, 100, 3_600_000).describe('Period of the full revocation re-sync'),
 };
 
