@@ -27,7 +27,7 @@ import {
 import { openSession } from './lib/session.mjs';
 import { measurePair } from './lib/load.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
-import { loadTable, machine, memoryTable, ratios, revocationTable, targetLines } from './lib/report.mjs';
+import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
 import * as tokenScenario from './scenarios/token.mjs';
 import * as listScenario from './scenarios/list.mjs';
 import * as createScenario from './scenarios/create.mjs';
@@ -209,9 +209,7 @@ try {
   process.stdout.write(
     `${load.connections} connections; per side ${load.rounds} × (${load.warmupSec}s warm-up + ${load.durationSec}s measured)${load.rounds > 1 ? ', alternating A B B A' : ''}; ratios > 1 are better than the baseline\n\n`,
   );
-  process.stdout.write(`${loadTable(results)}\n\n`);
-  process.stdout.write(`${revocationTable(revocationResult)}\n\n`);
-  process.stdout.write(`${memoryTable(memory)}\n\n`);
+  process.stdout.write(`${summaryTable(output)}\n\n`);
   process.stdout.write(`${targetLines(output)}\n\n`);
   process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile ? `; CPU profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`);
 } catch (err) {

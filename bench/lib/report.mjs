@@ -17,13 +17,17 @@ export function machine() {
 }
 
 /**
+ * A Markdown table; text columns (the first, and those named in `left`) align left, figures right.
  * @param {string[]} header
  * @param {string[][]} rows
+ * @param {number[]} [left] indexes of further left-aligned columns
  */
-export function table(header, rows) {
+export function table(header, rows, left = []) {
+  const isLeft = (/** @type {number} */ i) => i === 0 || left.includes(i);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+  const line = (/** @type {string[]} */ cells) => `| ${cells.map((c, i) => (isLeft(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (isLeft(i) ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
 /**
@@ -37,44 +41,7 @@ export function ratios({ ours, baseline }) {
   };
 }
 
-/** @param {any[]} scenarios rows {scenario, ours, baseline, ratio} */
-export function loadTable(scenarios) {
-  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'PG CPU µs/req', '× base req/s', '× base CPU/req'];
-  const rows = [];
-  for (const s of scenarios) {
-    const { ours, baseline } = s;
-    rows.push([s.scenario, 'ours', fmt(ours.rps), fmt(ours.p50Ms, 2), fmt(ours.p99Ms, 2), String(ours.errors), fmt(ours.cpuUsPerReq), fmt(ours.dbCpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2)]);
-    if (baseline) {
-      rows.push(['', 'baseline', fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00']);
-    }
-  }
-  return table(header, rows);
-}
-
-/** @param {{service: string, idleMb: number, afterMb: number}[]} memory */
-export function memoryTable(memory) {
-  return table(
-    ['memory', 'idle RSS MB', 'after RSS MB', 'growth'],
-    memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.afterMb, 1), `${fmt(((m.afterMb - m.idleMb) / m.idleMb) * 100, 1)} %`]),
-  );
-}
-
 export { fmt };
-
-/**
- * The revocation row: from the reset/delete API response to the first refusal at every
- * Plant Store replica, against what peers give (the token stays valid until it expires).
- * @param {any} r the summary `pnpm bench:revocation` writes, or `{skipped}`
- */
-export function revocationTable(r) {
-  if (r.skipped) return `revocation: not run (${r.skipped})`;
-  const e = r.everyReplica;
-  const lifetime = r.referenceMs?.peersTokenLifetime ?? 300_000;
-  return table(
-    ['revocation', 'changes', 'p50 ms', 'p99 ms', 'max ms', 'baseline (token lifetime) ms', '× base (p99)'],
-    [['every replica (2 Plant Stores)', String(e.n), fmt(e.p50Ms, 2), fmt(e.p99Ms, 2), fmt(e.maxMs, 2), String(lifetime), fmt(lifetime / e.p99Ms, 0)]],
-  );
-}
 
 /** Issue 7's targets (2-core machine, loopback). Ratios: higher is better. */
 export const TARGETS = { token: 0.9, list: 1.0, create: 0.9, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10 };
@@ -100,4 +67,36 @@ export function targetLines({ scenarios, revocation, memory }) {
     lines.push(`memory ${m.service}: idle RSS ${fmt(m.idleMb, 1)} MB, target ≤ ${TARGETS.idleRssMb} MB -> ${m.idleMb <= TARGETS.idleRssMb ? 'met' : 'missed'}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Everything in one table: the load scenarios (ours, then the baseline), the revocation row
+ * (latencies in the p50/p99 columns, the token lifetime as its baseline) and one memory row
+ * per service (RSS in the notes).
+ * @param {{scenarios: any[], revocation: any, memory: {service: string, idleMb: number, afterMb: number}[]}} run
+ */
+export function summaryTable({ scenarios, revocation, memory }) {
+  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'PG CPU µs/req', '× base req/s', '× base CPU/req', 'notes'];
+  /** @type {string[][]} */
+  const rows = [];
+  for (const s of scenarios) {
+    const { ours, baseline } = s;
+    rows.push([s.scenario, 'ours', fmt(ours.rps), fmt(ours.p50Ms, 2), fmt(ours.p99Ms, 2), String(ours.errors), fmt(ours.cpuUsPerReq), fmt(ours.dbCpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2), '']);
+    rows.push(['', 'baseline', fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00', '']);
+  }
+  if (revocation?.skipped) {
+    rows.push(['revocation', '—', '', '', '', '', '', '', '', '', `not run: ${revocation.skipped}`]);
+  } else if (revocation) {
+    const e = revocation.everyReplica;
+    const lifetime = revocation.referenceMs?.peersTokenLifetime ?? 300_000;
+    const stale = Object.entries(revocation.byStore ?? {})
+      .filter(([k]) => k.endsWith('/all'))
+      .reduce((n, [, v]) => n + /** @type {any} */ (v).stale, 0);
+    rows.push(['revocation', 'ours', '', fmt(e.p50Ms, 2), fmt(e.p99Ms, 2), '', '', '', '', '', `every replica of 2, ${e.n} changes, max ${fmt(e.maxMs, 1)} ms, ${stale} stale 200s`]);
+    rows.push(['', 'baseline', '', '', String(lifetime), '', '', '', '', '', `token lifetime (peers); × base (p99) ${fmt(lifetime / e.p99Ms, 0)}`]);
+  }
+  for (const m of memory) {
+    rows.push(['memory', m.service, '', '', '', '', '', '', '', '', `RSS idle ${fmt(m.idleMb, 1)} MB, after ${fmt(m.afterMb, 1)} MB (${fmt(((m.afterMb - m.idleMb) / m.idleMb) * 100, 0)} %)`]);
+  }
+  return table(header, rows, [1, header.length - 1]);
 }
