@@ -5,3 +5,4 @@ export * from './platform.js';
 export * from './response-checks.js';
 export * from './hostile-arbitraries.js';
 export * from './token-forge.js';
+export * from './load.js';
