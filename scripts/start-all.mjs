@@ -2,23 +2,16 @@
 // `pnpm start`: migrate, then run every built service as its own process on its default
 // port against Postgres and Redis on localhost. Ctrl-C (or SIGTERM) stops them all.
 //
-// Secrets have no defaults in the services' configuration; for local development this
-// script supplies fixed, clearly fake values unless the environment sets them.
+// Secrets have no defaults in the services' configuration; for local development
+// scripts/dev-env.mjs supplies fixed, clearly fake values unless the environment sets them.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { devEnv } from './dev-env.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const DEV_ENV = {
-  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/plantstore',
-  REDIS_URL: 'redis://127.0.0.1:6379',
-  INTERNAL_API_TOKEN: 'dev-internal-token-not-for-production',
-  SECRET_PEPPER: 'dev-pepper-not-for-production-0123456789',
-  KEY_ENCRYPTION_KEY: 'ZGV2LWtleS1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcyE=',
-  SESSION_SECRET: 'dev-session-secret-not-for-production',
-  COOKIE_KEYS: 'dev-cookie-key-not-for-production-0001',
-};
-const env = { ...DEV_ENV, ...process.env };
+
+const env = devEnv();
 const SERVICES = ['token-service', 'plant-store', 'account-admin'];
 
 function run(args, opts = {}) {
