@@ -85,6 +85,8 @@ export interface Platform {
   portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string }>;
   listPlants(token: string, query?: string, store?: ServiceProcess): Promise<Answer>;
   createPlant(token: string, plant: unknown, store?: ServiceProcess): Promise<Answer>;
+  /** One gauge or counter value from a process's /metrics (first series of that name). */
+  metric(svc: ServiceProcess, name: string): Promise<number | undefined>;
   startPlantStore(): Promise<ServiceProcess>;
   restart(svc: ServiceProcess, signal?: NodeJS.Signals): Promise<ServiceProcess>;
   stopTokenService(): Promise<void>;
@@ -335,6 +337,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: typeof plant === 'string' ? plant : JSON.stringify(plant),
       });
+    },
+    async metric(svc, name) {
+      const text = (await httpRequest(`${svc.url}/metrics`)).text;
+      const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+      return match ? Number(match[1]) : undefined;
     },
     async startPlantStore() {
       const store = await spawn('plant-store');

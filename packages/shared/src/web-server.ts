@@ -1,8 +1,11 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { createServer, STATUS_CODES } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
+
+/** How long idle keep-alive sockets stay open after close() starts (see close). */
+const IDLE_SOCKET_GRACE_MS = 500;
 
 export interface WebServer {
   server: Server;
@@ -36,18 +39,27 @@ export async function startWebServer(handler: RequestListener, { port, host = '0
       closing ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
-        // A keep-alive socket whose in-flight response just finished turns idle but stays
-        // open until the client drops it; sweep idle sockets so close() ends with the last response.
-        const sweeper = setInterval(() => server.closeIdleConnections(), 50);
-        sweeper.unref();
-        server.close(() => {
+        // From now on every response closes its connection, so clients move to a new one
+        // (refused: we no longer listen) instead of reusing this one.
+        server.on('request', (_req, res) => res.setHeader('connection', 'close'));
+        // Stop listening without http.Server#close, which also closes idle keep-alive sockets
+        // at once: a request a client has already put on such a socket would meet a reset.
+        // Left open a moment, those sockets get their answer (with Connection: close).
+        let sweeper: NodeJS.Timeout | undefined;
+        const idleGrace = setTimeout(() => {
+          // A keep-alive socket still idle now would stay open until the client drops it:
+          // sweep idle sockets so close() ends with the last response.
+          server.closeIdleConnections();
+          sweeper = setInterval(() => server.closeIdleConnections(), 50);
+          sweeper.unref();
+        }, IDLE_SOCKET_GRACE_MS);
+        idleGrace.unref();
+        NetServer.prototype.close.call(server, () => {
           clearTimeout(timer);
+          clearTimeout(idleGrace);
           clearInterval(sweeper);
           resolve();
         });
-        // Idle keep-alive sockets would hold close() open; busy ones get `Connection: close`.
-        server.closeIdleConnections();
-        server.on('request', (_req, res) => res.setHeader('connection', 'close'));
       });
       return closing;
     },
