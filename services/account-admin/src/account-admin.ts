@@ -31,7 +31,7 @@ export interface AccountAdmin {
 }
 
 export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, options: AccountAdminOptions = {}): AccountAdmin {
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'account-admin' });
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'account-admin', logger });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
   redis.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
   const metrics = createMetricsRegistry('account-admin');

@@ -31,7 +31,7 @@ export async function runPlantStore(
   logger: Logger,
   { revocation, metrics = createMetricsRegistry('plant-store') }: { revocation?: RevocationService; metrics?: ReturnType<typeof createMetricsRegistry> } = {},
 ): Promise<PlantStoreProcess> {
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store' });
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store', logger });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.PLANT_STORE_AUDIENCE,

@@ -37,7 +37,7 @@ function isRevocationEntry(value: unknown): value is RevocationEntry {
 }
 
 export async function createTokenService(config: TokenServiceConfig, logger: Logger): Promise<TokenService> {
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'token-service' });
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'token-service', logger });
   const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false };
   const redis = new Redis(config.REDIS_URL, redisOptions);
   const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
