@@ -10,4 +10,5 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './pg-errors.js';
 export * from './request-context.js';
+export * from './service-main.js';
 export * from './web-server.js';

@@ -3,7 +3,7 @@
  * SIGTERM/SIGINT drain in-flight requests, then close the pool.
  */
 import { createBearerAuth, createRevocationSync, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createLogger, createMetricsRegistry, exitOnConfigError, onShutdownSignal, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, runServiceMain, type Logger } from '@plant/shared';
 import { loadPlantStoreConfig, type PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
@@ -61,14 +61,7 @@ export async function runPlantStore(
   };
 }
 
-async function main(): Promise<void> {
-  let config: PlantStoreConfig;
-  try {
-    config = loadPlantStoreConfig();
-  } catch (err) {
-    exitOnConfigError(err);
-  }
-  const logger = createLogger({ name: 'plant-store', level: config.LOG_LEVEL });
+runServiceMain('plant-store', () => loadPlantStoreConfig(), async (config, logger) => {
   const metrics = createMetricsRegistry('plant-store');
   const revocation = createRevocationSync({
     redisUrl: config.REDIS_URL,
@@ -78,15 +71,5 @@ async function main(): Promise<void> {
     logger,
     metricsRegistry: metrics,
   });
-  const running = await runPlantStore(config, logger, { revocation, metrics });
-  logger.info({ port: running.port }, 'listening');
-  onShutdownSignal(async () => {
-    await running.stop();
-    logger.info('stopped');
-  }, (msg) => logger.info(msg));
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`plant-store failed to start: ${(err as Error)?.message ?? String(err)}\n`);
-  process.exit(1);
+  return runPlantStore(config, logger, { revocation, metrics });
 });

@@ -1,0 +1,87 @@
+/**
+ * What every service's `start.ts` and `migrate.ts` do around their own wiring, in one place so
+ * the processes behave alike: a configuration error exits 1 with one line naming the variable;
+ * a failure to start exits 1 with its message only (a stack or a driver's error object could
+ * quote a connection string); the one `listening` line spawnService waits for; SIGTERM/SIGINT
+ * drain, then exit.
+ */
+import { env, exitOnConfigError, loadConfig } from './config.js';
+import { createDatabase, ensureDatabaseExists, migrateLatest, type Migration } from './db.js';
+import { createLogger, type Logger } from './logger.js';
+import { onShutdownSignal } from './web-server.js';
+
+export interface RunningService {
+  port: number;
+  /** Logged with `listening` when the service has a second (internal) listener. */
+  internalPort?: number;
+  /** Drains in-flight requests, then closes pools and connections. */
+  stop(): Promise<void>;
+}
+
+/** Loads the config, starts the service with its logger, logs `listening` and stops on a signal. */
+export function runServiceMain<C extends { LOG_LEVEL: string }>(
+  name: string,
+  load: () => C,
+  run: (config: C, logger: Logger) => Promise<RunningService>,
+): void {
+  let config: C;
+  try {
+    config = load();
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  const logger = createLogger({ name, level: config.LOG_LEVEL });
+  run(config, logger).then(
+    (running) => {
+      const ports = running.internalPort === undefined ? { port: running.port } : { port: running.port, internalPort: running.internalPort };
+      logger.info(ports, 'listening');
+      onShutdownSignal(
+        async () => {
+          await running.stop();
+          logger.info('stopped');
+        },
+        (msg) => logger.info(msg),
+      );
+    },
+    (err: unknown) => failed(`${name} failed to start`, err),
+  );
+}
+
+export interface MigrationsMainOptions {
+  /** The process name on its log lines and in pg_stat_activity. */
+  name: string;
+  schema: string;
+  migrations: Migration[];
+  /** The service's own DATABASE_URL definition (its default and doc line). */
+  databaseUrl?: ReturnType<typeof env.url>;
+}
+
+/** Creates the database (development only), the schema, applies the migrations and exits. */
+export function runMigrationsMain({ name, schema, migrations, databaseUrl = env.url('postgres://postgres@127.0.0.1:5432/plantstore') }: MigrationsMainOptions): void {
+  let config: { DATABASE_URL: string; LOG_LEVEL: string };
+  try {
+    config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: env.logLevel() });
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  const logger = createLogger({ name, level: config.LOG_LEVEL });
+  const migrate = async () => {
+    await ensureDatabaseExists(config.DATABASE_URL);
+    const db = createDatabase({ connectionString: config.DATABASE_URL, schema, poolMax: 1, applicationName: name, logger });
+    try {
+      const applied = await migrateLatest(db, schema, migrations);
+      logger.info({ schema, applied }, 'migrations applied');
+    } finally {
+      await db.destroy();
+    }
+  };
+  migrate().then(
+    () => undefined,
+    (err: unknown) => failed(`${name} failed`, err),
+  );
+}
+
+function failed(what: string, err: unknown): never {
+  process.stderr.write(`${what}: ${(err as Error)?.message ?? String(err)}\n`);
+  process.exit(1);
+}
