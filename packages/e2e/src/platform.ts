@@ -88,6 +88,8 @@ export interface Platform {
   /** One gauge or counter value from a process's /metrics (first series of that name). */
   metric(svc: ServiceProcess, name: string): Promise<number | undefined>;
   startPlantStore(): Promise<ServiceProcess>;
+  /** Another token service process on its own ephemeral ports (same database and Redis). */
+  startTokenServiceReplica(): Promise<ServiceProcess>;
   restart(svc: ServiceProcess, signal?: NodeJS.Signals): Promise<ServiceProcess>;
   stopTokenService(): Promise<void>;
   startTokenService(): Promise<void>;
@@ -184,8 +186,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const cli = (...args: string[]) => run(process.execPath, [join(REPO_ROOT, 'services/token-service/dist/cli.js'), ...args], { env: cliEnv });
 
   const processes: ServiceProcess[] = [];
-  const spawn = async (name: ServiceName) => {
-    const svc = await spawnService(name, { env: envOf[name] });
+  const spawn = async (name: ServiceName, override: Record<string, string> = {}) => {
+    const svc = await spawnService(name, { env: { ...envOf[name], ...override } });
     processes.push(svc);
     return svc;
   };
@@ -347,6 +349,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       const store = await spawn('plant-store');
       platform.stores.push(store);
       return store;
+    },
+    startTokenServiceReplica() {
+      return spawn('token-service', { PORT: '0', INTERNAL_PORT: '0' });
     },
     async restart(svc, signal = 'SIGTERM') {
       await svc.stop(signal);
