@@ -158,12 +158,13 @@ function withFreshIds(target, round) {
 }
 
 /**
- * Ours and the baseline in `rounds` rounds, alternating A B B A ..., each window with its warm-up.
+ * Ours and the baseline in `rounds` rounds, alternating A B B A A B ..., each window after a
+ * warm-up (longer before a side's first window: JIT and connection pools; the servers stay up).
  * @param {{ours: Target, baseline: Target}} pair
- * @param {{connections: number, warmupSec: number, durationSec: number, rounds: number}} load
+ * @param {{connections: number, warmupSec: number, firstWarmupSec?: number, durationSec: number, rounds: number}} load
  * @param {import('pg').Client} db
  */
-export async function measurePair(pair, { rounds, ...load }, db) {
+export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db) {
   /** @type {Window[]} */
   const ours = [];
   /** @type {Window[]} */
@@ -172,7 +173,8 @@ export async function measurePair(pair, { rounds, ...load }, db) {
     const order = round % 2 === 0 ? /** @type {const} */ (['ours', 'baseline']) : /** @type {const} */ (['baseline', 'ours']);
     for (const side of order) {
       const target = withFreshIds(pair[side], round);
-      (side === 'ours' ? ours : baseline).push(await measureWindow(target, load, db));
+      const warmupSec = round === 0 && firstWarmupSec !== undefined ? firstWarmupSec : load.warmupSec;
+      (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db));
     }
   }
   return { ours: summarize(ours), baseline: summarize(baseline) };
