@@ -1,4 +1,4 @@
-import { createDatabase, createMetricsRegistry, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, REVOCATION_CHANNEL, type Knex, type Logger, type RevocationEntry } from '@plant/shared';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { TokenServiceConfig } from './config.js';
@@ -7,7 +7,7 @@ import { SCHEMA } from './data-access/migrations/index.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
-import { REVOCATION_CHANNEL, RevocationPublisher, type RevocationEntry } from './domain/revocation-publisher.js';
+import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';

@@ -1,17 +1,11 @@
 /**
- * The wire shape of revocation state (docs/architecture.md): published on the Redis channel
- * `plantstore:revocations`, listed by `GET /internal/v1/revocations`, answered by
- * `GET /internal/v1/realms/:tenant/principals/:sub`.
+ * Revocation state as it arrives from outside (docs/architecture.md): messages on the Redis
+ * channel `plantstore:revocations`, the list of `GET /internal/v1/revocations`, the answer of
+ * `GET /internal/v1/realms/:tenant/principals/:sub`. Anything not exactly an entry is rejected.
  */
-export const REVOCATION_CHANNEL = 'plantstore:revocations';
+import type { RevocationEntry } from '@plant/shared';
 
-/** A principal's token version (tokens with a lower `ver` are revoked) and whether it is deleted. */
-export interface RevocationEntry {
-  tenant: string;
-  sub: string;
-  version: number;
-  deleted: boolean;
-}
+export { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared';
 
 const MAX_NAME_LENGTH = 255;
 

@@ -3,30 +3,8 @@
  * a timeout and carries the request id; a network failure, timeout or 5xx becomes
  * `TokenServiceUnavailable` (503), and 4xx answers keep the token service's status and message.
  */
-import { AppError, currentRequestId, REQUEST_ID_HEADER } from '@plant/shared';
+import { AppError, currentRequestId, REQUEST_ID_HEADER, type Grant, type ServiceAccount, type ServiceAccountRole, type ServiceAccountWithSecret, type User } from '@plant/shared';
 import { TokenServiceUnavailable } from '../domain/admin-errors.js';
-
-export type ServiceAccountRole = 'View' | 'Edit';
-export interface Grant {
-  tag: string;
-  permission: 'edit';
-}
-export interface ServiceAccount {
-  name: string;
-  client_id: string;
-  role: ServiceAccountRole;
-  grants: Grant[];
-  created_at: string;
-  created_by: string | null;
-  last_used_at: string | null;
-}
-export type ServiceAccountWithSecret = ServiceAccount & { secret: string };
-export interface User {
-  id: string;
-  email: string;
-  role: 'View' | 'Edit' | 'Account Admin';
-  created_at: string;
-}
 
 export interface TokenServiceClientOptions {
   baseUrl: string;

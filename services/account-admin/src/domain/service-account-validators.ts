@@ -1,10 +1,5 @@
-import { boundedText, PLANT_TAG_MAX } from '@plant/shared';
+import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
 import { z } from 'zod';
-
-/** The token service's bounds (services/token-service/src/domain/principal-validators.ts). */
-export const SERVICE_ACCOUNT_NAME_MAX = 64;
-export const MAX_SERVICE_ACCOUNTS = 25;
-export const MAX_GRANTS = 50;
 
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -35,12 +30,8 @@ export const GrantBody = z.strictObject(
 export const UpdateServiceAccountBody = z
   .strictObject(
     {
-      role: z.enum(['View', 'Edit'], { error: 'role must be "View" or "Edit"' }).optional(),
-      grants: z
-        .array(GrantBody, { error: 'grants must be an array' })
-        .max(MAX_GRANTS, { error: `grants must have at most ${MAX_GRANTS} entries` })
-        .refine((grants) => new Set(grants.map((g) => g.tag)).size === grants.length, { error: 'grants must not repeat a tag' })
-        .optional(),
+      role: ServiceAccountRoleSchema.optional(),
+      grants: grantsSchema(GrantBody).optional(),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}; the body is {role?, grants?}` : 'Body must be a JSON object {role?, grants?}') },
   )

@@ -16,7 +16,8 @@
  */
 import type { Logger } from '@plant/shared';
 import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
-import type { ServiceAccount, ServiceAccountWithSecret, TokenServiceClient } from '../data-access/token-service-client.js';
+import type { ServiceAccount, ServiceAccountWithSecret } from '@plant/shared';
+import type { TokenServiceClient } from '../data-access/token-service-client.js';
 import { assertCanManage, actorLabel, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable, ServiceAccountNotFound } from './admin-errors.js';
 import { isClientId, type CreateServiceAccountInput, type UpdateServiceAccountInput } from './service-account-validators.js';

@@ -1,13 +1,6 @@
-import type { Knex } from '@plant/shared';
+import type { Knex, RevocationEntry } from '@plant/shared';
 
 export type PrincipalKind = 'user' | 'service_account';
-
-export interface RevocationRow {
-  tenant: string;
-  sub: string;
-  version: number;
-  deleted: boolean;
-}
 
 export async function insertPrincipal(trx: Knex, row: { sub: string; realm: string; kind: PrincipalKind; created_by: string | null }): Promise<{ created_at: Date }> {
   const [inserted] = await trx('principals').insert(row).returning(['created_at']);
@@ -15,7 +8,7 @@ export async function insertPrincipal(trx: Knex, row: { sub: string; realm: stri
 }
 
 /** Bumps the token version (and marks deletion) in the caller's transaction; returns the new entry. */
-export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { deleted = false } = {}): Promise<RevocationRow | undefined> {
+export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { deleted = false } = {}): Promise<RevocationEntry | undefined> {
   const update: Record<string, unknown> = { token_version: trx.raw('token_version + 1') };
   if (deleted) update.deleted_at = trx.fn.now();
   const [row] = await trx('principals')
@@ -26,12 +19,12 @@ export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { 
   return row === undefined ? undefined : toEntry(row);
 }
 
-function toEntry(row: { realm: string; sub: string; token_version: number; deleted_at: Date | null }): RevocationRow {
+function toEntry(row: { realm: string; sub: string; token_version: number; deleted_at: Date | null }): RevocationEntry {
   return { tenant: row.realm, sub: row.sub, version: row.token_version, deleted: row.deleted_at !== null };
 }
 
 /** Every principal with version above 1, or deleted less than `deletedWithinSeconds` ago. */
-export async function revocationSnapshot(db: Knex, deletedWithinSeconds: number): Promise<RevocationRow[]> {
+export async function revocationSnapshot(db: Knex, deletedWithinSeconds: number): Promise<RevocationEntry[]> {
   const rows = await db('principals')
     .where('token_version', '>', 1)
     .orWhereRaw('deleted_at > now() - make_interval(secs => ?)', [deletedWithinSeconds])
@@ -40,7 +33,7 @@ export async function revocationSnapshot(db: Knex, deletedWithinSeconds: number)
   return rows.map(toEntry);
 }
 
-export async function findRevocationEntry(db: Knex, realm: string, sub: string): Promise<RevocationRow | undefined> {
+export async function findRevocationEntry(db: Knex, realm: string, sub: string): Promise<RevocationEntry | undefined> {
   const row = await db('principals').where({ realm, sub }).first('realm', 'sub', 'token_version', 'deleted_at');
   return row === undefined ? undefined : toEntry(row);
 }

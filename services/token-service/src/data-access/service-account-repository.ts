@@ -1,11 +1,4 @@
-import { isUniqueViolation, type Knex } from '@plant/shared';
-
-export type ServiceAccountRole = 'View' | 'Edit';
-
-export interface Grant {
-  tag: string;
-  permission: 'edit';
-}
+import { isUniqueViolation, type Grant, type Knex, type ServiceAccountRole } from '@plant/shared';
 
 export interface ServiceAccountRow {
   sub: string;

@@ -1,6 +1,4 @@
-import { isUniqueViolation, type Knex } from '@plant/shared';
-
-export type UserRole = 'View' | 'Edit' | 'Account Admin';
+import { isUniqueViolation, type Knex, type UserRole } from '@plant/shared';
 
 export interface UserRow {
   sub: string;

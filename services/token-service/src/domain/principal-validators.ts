@@ -1,11 +1,8 @@
-import { boundedText, PLANT_TAG_MAX } from '@plant/shared';
+import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
 import { z } from 'zod';
 
 /** DNS-label-like tenant names (docs/architecture.md). */
 export const TENANT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-export const SERVICE_ACCOUNT_NAME_MAX = 64;
-export const MAX_SERVICE_ACCOUNTS = 25;
-export const MAX_GRANTS = 50;
 export const ACTOR_MAX = 320;
 
 export function isTenantName(value: string): boolean {
@@ -26,10 +23,7 @@ export const GrantSchema = z.object(
   { error: 'each grant must be an object {tag, permission}' },
 );
 
-export const GrantsSchema = z
-  .array(GrantSchema, { error: 'grants must be an array' })
-  .max(MAX_GRANTS, { error: `grants must have at most ${MAX_GRANTS} entries` })
-  .refine((grants) => new Set(grants.map((g) => g.tag)).size === grants.length, { error: 'grants must not repeat a tag' });
+export const GrantsSchema = grantsSchema(GrantSchema);
 
 export const CreateServiceAccountSchema = z.object(
   {
@@ -42,7 +36,7 @@ export const CreateServiceAccountSchema = z.object(
 export const UpdateServiceAccountSchema = z
   .object(
     {
-      role: z.enum(['View', 'Edit'], { error: 'role must be "View" or "Edit"' }).optional(),
+      role: ServiceAccountRoleSchema.optional(),
       grants: GrantsSchema.optional(),
       actor: Actor.optional(),
     },

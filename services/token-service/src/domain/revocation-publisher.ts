@@ -1,11 +1,7 @@
-import type { Logger } from '@plant/shared';
+import { REVOCATION_CHANNEL, type Logger, type RevocationEntry } from '@plant/shared';
 import type { Redis } from 'ioredis';
-import type { RevocationRow } from '../data-access/principal-repository.js';
 
-export const REVOCATION_CHANNEL = 'plantstore:revocations';
 const PUBLISH_TIMEOUT_MS = 1000;
-
-export type RevocationEntry = RevocationRow;
 
 /**
  * Publishes `{tenant, sub, version, deleted}` after commit. Local listeners (this

@@ -1,7 +1,6 @@
-import type { Knex } from '@plant/shared';
+import type { Knex, RevocationEntry } from '@plant/shared';
 import { findRevocationEntry, revocationSnapshot } from '../data-access/principal-repository.js';
 import { PrincipalNotFound } from './errors.js';
-import type { RevocationEntry } from './revocation-publisher.js';
 
 /** Deletions older than a token lifetime plus a minute of skew cannot have live tokens. */
 export function deletionHorizonSeconds(accessTokenTtl: number): number {

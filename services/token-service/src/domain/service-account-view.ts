@@ -1,15 +1,5 @@
-import type { Grant, ServiceAccountRole, ServiceAccountRow } from '../data-access/service-account-repository.js';
-
-/** The `ServiceAccount` shape of the internal API. */
-export interface ServiceAccount {
-  name: string;
-  client_id: string;
-  role: ServiceAccountRole;
-  grants: Grant[];
-  created_at: string;
-  created_by: string | null;
-  last_used_at: string | null;
-}
+import type { ServiceAccount } from '@plant/shared';
+import type { ServiceAccountRow } from '../data-access/service-account-repository.js';
 
 export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
   return {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Knex } from '@plant/shared';
-import { bumpTokenVersion, insertPrincipal, type RevocationRow } from '../data-access/principal-repository.js';
+import { MAX_SERVICE_ACCOUNTS, type Grant, type Knex, type RevocationEntry, type ServiceAccount, type ServiceAccountRole } from '@plant/shared';
+import { bumpTokenVersion, insertPrincipal } from '../data-access/principal-repository.js';
 import { lockRealm } from '../data-access/realm-repository.js';
 import {
   countServiceAccounts,
@@ -13,15 +13,12 @@ import {
   replaceGrants,
   updateSecretDigest,
   updateServiceAccountRole,
-  type Grant,
-  type ServiceAccountRole,
 } from '../data-access/service-account-repository.js';
 import { findRealm } from '../data-access/realm-repository.js';
 import { digestClientSecret, generateClientSecret } from './client-secrets.js';
 import { ServiceAccountLimitReached, ServiceAccountNameTaken, ServiceAccountNotFound, TenantNotFound } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
-import { MAX_SERVICE_ACCOUNTS } from './principal-validators.js';
-import { toServiceAccount, type ServiceAccount } from './service-account-view.js';
+import { toServiceAccount } from './service-account-view.js';
 
 export type ServiceAccountWithSecret = ServiceAccount & { secret: string };
 
@@ -76,7 +73,7 @@ async function changeServiceAccount(
   clientId: string,
   change: (trx: Knex.Transaction) => Promise<void>,
   { deleted = false } = {},
-): Promise<RevocationRow> {
+): Promise<RevocationEntry> {
   const entry = await ctx.db.transaction(async (trx) => {
     if (!(await lockServiceAccount(trx, tenant, clientId))) {
       if (!(await findRealm(trx, tenant))) throw new TenantNotFound();

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from '@plant/shared';
+import type { Knex, UserRole } from '@plant/shared';
 import { insertPrincipal } from '../data-access/principal-repository.js';
 import { findRealm, insertRealm, lockRealm, RealmExists } from '../data-access/realm-repository.js';
 import { insertSigningKey, retireActiveSigningKey } from '../data-access/signing-key-repository.js';
-import { DuplicateUserEmail, insertUser, type UserRole } from '../data-access/user-repository.js';
+import { DuplicateUserEmail, insertUser } from '../data-access/user-repository.js';
 import { TenantExists, TenantNotFound, UserEmailTaken } from './errors.js';
 import type { KeyContext } from './identity-context.js';
 import { hashPassword } from './passwords.js';

@@ -1,15 +1,7 @@
-import type { Knex } from '@plant/shared';
+import type { Knex, User } from '@plant/shared';
 import { findRealm } from '../data-access/realm-repository.js';
-import { findUser, listUsers as listUserRows, type UserRole, type UserRow } from '../data-access/user-repository.js';
+import { findUser, listUsers as listUserRows, type UserRow } from '../data-access/user-repository.js';
 import { TenantNotFound, UserNotFound } from './errors.js';
-
-/** The `User` shape of the internal API. */
-export interface User {
-  id: string;
-  email: string;
-  role: UserRole;
-  created_at: string;
-}
 
 function toUser(row: UserRow): User {
   return { id: row.sub, email: row.email, role: row.role, created_at: new Date(row.created_at).toISOString() };

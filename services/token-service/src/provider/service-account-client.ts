@@ -1,4 +1,5 @@
-import type { ClientCredentialRow, Grant, ServiceAccountRole } from '../data-access/service-account-repository.js';
+import type { Grant, ServiceAccountRole } from '@plant/shared';
+import type { ClientCredentialRow } from '../data-access/service-account-repository.js';
 
 /** Client metadata property carrying what the token's claims need, consistent with the digest it came with. */
 export const PRINCIPAL_METADATA = 'plant_principal';

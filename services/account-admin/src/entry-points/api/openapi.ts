@@ -1,5 +1,6 @@
 import { PLANT_TAG_MAX } from '@plant/shared';
-import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_GRANTS, MAX_SERVICE_ACCOUNTS, SERVICE_ACCOUNT_NAME_MAX } from '../../domain/service-account-validators.js';
+import { MAX_GRANTS, MAX_SERVICE_ACCOUNTS, SERVICE_ACCOUNT_NAME_MAX } from '@plant/shared';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from '../../domain/service-account-validators.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const error = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });

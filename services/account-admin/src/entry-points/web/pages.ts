@@ -1,7 +1,6 @@
-import type { ServiceAccount } from '../../data-access/token-service-client.js';
 import type { AuditEvent } from '../../domain/audit-events.js';
 import type { Session } from '../../data-access/session-store.js';
-import { MAX_SERVICE_ACCOUNTS, SERVICE_ACCOUNT_NAME_MAX } from '../../domain/service-account-validators.js';
+import { MAX_SERVICE_ACCOUNTS, SERVICE_ACCOUNT_NAME_MAX, type ServiceAccount } from '@plant/shared';
 import { html, timeOf, type Html } from './html.js';
 
 const PRODUCT = 'Plant Store';

@@ -1,0 +1,61 @@
+/**
+ * The shapes of the token service's internal API and of the revocation channel
+ * (docs/architecture.md). The token service produces them; account-admin and the resource
+ * servers consume them. One definition, so a change on one side is a compile error on the other.
+ */
+import { z } from 'zod';
+
+/** Bounds the token service enforces and account-admin checks first (and shows in its forms). */
+export const SERVICE_ACCOUNT_NAME_MAX = 64;
+export const MAX_SERVICE_ACCOUNTS = 25;
+export const MAX_GRANTS = 50;
+
+export type ServiceAccountRole = 'View' | 'Edit';
+export type UserRole = 'View' | 'Edit' | 'Account Admin';
+
+/** Edit access to the plants of one tag, on top of a service account's role. */
+export interface Grant {
+  tag: string;
+  permission: 'edit';
+}
+
+export interface ServiceAccount {
+  name: string;
+  client_id: string;
+  role: ServiceAccountRole;
+  grants: Grant[];
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+}
+
+/** Answered only by create and reset-secret: the one time the secret is ever shown. */
+export type ServiceAccountWithSecret = ServiceAccount & { secret: string };
+
+export interface User {
+  id: string;
+  email: string;
+  role: UserRole;
+  created_at: string;
+}
+
+/** The Redis channel on which the token service publishes every `RevocationEntry`. */
+export const REVOCATION_CHANNEL = 'plantstore:revocations';
+
+/** A principal's token version (tokens with a lower `ver` are revoked) and whether it is deleted. */
+export interface RevocationEntry {
+  tenant: string;
+  sub: string;
+  version: number;
+  deleted: boolean;
+}
+
+export const ServiceAccountRoleSchema = z.enum(['View', 'Edit'], { error: 'role must be "View" or "Edit"' });
+
+/** A grants list: at most MAX_GRANTS entries, each tag once; `grant` is the caller's element schema. */
+export function grantsSchema<G extends z.ZodType<Grant>>(grant: G) {
+  return z
+    .array(grant, { error: 'grants must be an array' })
+    .max(MAX_GRANTS, { error: `grants must have at most ${MAX_GRANTS} entries` })
+    .refine((grants) => new Set(grants.map((g) => g.tag)).size === grants.length, { error: 'grants must not repeat a tag' });
+}
