@@ -111,6 +111,8 @@ describe('account-admin /api/v1 under hostile input', () => {
       expect(sent).toBeGreaterThanOrEqual(HOSTILE_RUNS);
       await assertStillUp();
       const final = (await accounts()).find((a) => a.client_id === target.clientId)!;
+      // Some updates were valid, so the end state is a real choice among several.
+      expect(new Set(outcomes).size).toBeGreaterThan(1);
       expect(outcomes).toContain(JSON.stringify(final));
     },
     LONG ? 3_600_000 : 180_000,
