@@ -1,26 +1,83 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pinoHttp } from 'pino-http';
+import { pino } from 'pino';
 import type { Logger } from './logger.js';
 
+/** Probes and scrapes: polled constantly, never worth a line. */
+const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** How a request ended, for its access line. */
+export type RequestOutcome = 'completed' | 'failed' | 'aborted';
+
+export type AccessLogWriter = (reqId: string, method: string, path: string, status: number, ms: number, outcome: RequestOutcome) => void;
+
+/** The path of a request URL without its query string (it may carry cursors or, from a careless client, credentials). */
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function isLoggedPath(path: string): boolean {
+  return !UNLOGGED_PATHS.has(path);
+}
+
+type PinoInternals = Record<symbol, unknown>;
+
 /**
- * One line per request at completion (method, route path, status, duration, request id).
- * Only the path is logged, never the query string (it may carry cursors or, from a
- * careless client, credentials), and no headers.
+ * Writes the access line of a request straight to the logger's destination, in the logger's
+ * own format (level label, time, bindings such as service and name), without a child logger
+ * per request and without the redaction pass: every field of this line is fixed (id, method,
+ * path, status, duration) and none can hold a secret. Every other line keeps going through
+ * the redacting logger. The shape is the one pino-http wrote:
+ * `{level, time, service, name, reqId, req: {method, path}, res: {status}, responseTime, msg}`.
+ */
+export function createAccessLog(logger: Logger): AccessLogWriter {
+  const internals = logger as unknown as PinoInternals;
+  const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
+  const chindings = (internals[pino.symbols.chindingsSym] as string | undefined) ?? '';
+  const time = internals[pino.symbols.timeSym] as () => string;
+  const formatters = internals[pino.symbols.formattersSym] as { level?: (label: string, n: number) => object } | undefined;
+  const levelPrefix = (label: 'info' | 'error') => {
+    const n = logger.levels.values[label]!;
+    const level = formatters?.level ? formatters.level(label, n) : { level: n };
+    return JSON.stringify(level).slice(0, -1);
+  };
+  const info = levelPrefix('info');
+  const error = levelPrefix('error');
+  const messages: Record<RequestOutcome, string> = {
+    completed: '"msg":"request completed"}\n',
+    failed: '"msg":"request failed"}\n',
+    aborted: '"msg":"request aborted"}\n',
+  };
+  return function writeAccessLine(reqId, method, path, status, ms, outcome) {
+    const label = outcome === 'failed' ? 'error' : 'info';
+    if (!logger.isLevelEnabled(label)) return;
+    stream.write(
+      `${label === 'error' ? error : info}${time()}${chindings},"reqId":${JSON.stringify(reqId)},"req":{"method":${JSON.stringify(method)},"path":${JSON.stringify(path)}},"res":{"status":${status}},"responseTime":${ms},${messages[outcome]}`,
+    );
+  };
+}
+
+/** 5xx is a failure, a response never finished (client gone) is aborted. */
+export function outcomeOf(res: ServerResponse): RequestOutcome {
+  if (!res.writableFinished) return 'aborted';
+  return res.statusCode >= 500 ? 'failed' : 'completed';
+}
+
+/**
+ * One line per request at completion (method, path, status, duration, request id).
+ * Only the path is logged, never the query string, and no headers. Prefer
+ * `httpObservability`, which also sets the request id and records metrics with one listener.
  */
 export function httpLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
-    quietReqLogger: true,
-    customAttributeKeys: { reqId: 'reqId' },
-    serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-    },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info',
-    customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request failed',
-    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-  });
+  const write = createAccessLog(logger);
+  return function logRequest(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+    const path = pathOf((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/');
+    if (isLoggedPath(path)) {
+      const start = Date.now();
+      res.once('close', () => {
+        write((req as IncomingMessage & { id?: string }).id ?? '', req.method ?? '', path, res.statusCode, Date.now() - start, outcomeOf(res));
+      });
+    }
+    next();
+  };
 }

@@ -5,6 +5,7 @@ export * from './error-middleware.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './http-logger.js';
+export * from './http-observability.js';
 export * from './internal-api-types.js';
 export * from './json-body.js';
 export * from './logger.js';

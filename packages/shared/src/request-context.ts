@@ -20,10 +20,15 @@ export function currentRequestId(): string | undefined {
 /** Adopts a well-formed incoming `x-request-id` (so ids cross services) or makes one. */
 export function requestIdMiddleware() {
   return function requestId(req: Request, res: Response, next: NextFunction): void {
-    const incoming = req.headers[REQUEST_ID_HEADER];
-    const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    (req as Request & { id: string }).id = id;
-    res.setHeader(REQUEST_ID_HEADER, id);
-    requestContext.run({ requestId: id }, next);
+    requestContext.run({ requestId: assignRequestId(req, res) }, next);
   };
+}
+
+/** Picks the request's id (see `requestIdMiddleware`), sets `req.id` and the response header. */
+export function assignRequestId(req: Request, res: Response): string {
+  const incoming = req.headers[REQUEST_ID_HEADER];
+  const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  (req as Request & { id: string }).id = id;
+  res.setHeader(REQUEST_ID_HEADER, id);
+  return id;
 }

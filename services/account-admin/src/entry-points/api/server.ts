@@ -4,12 +4,10 @@ import helmet from 'helmet';
 import {
   errorMiddleware,
   healthRoutes,
-  httpLogger,
-  httpMetricsMiddleware,
+  httpObservability,
   methodNotAllowed,
   metricsHandler,
   notFoundHandler,
-  requestIdMiddleware,
   startWebServer as listen,
   type Logger,
   type WebServer,
@@ -78,9 +76,7 @@ export function createApp(deps: AppDependencies): Express {
   );
   app.get('/metrics', metricsHandler(metrics));
 
-  app.use(requestIdMiddleware());
-  app.use(httpMetricsMiddleware(metrics));
-  app.use(httpLogger(logger));
+  app.use(httpObservability({ logger, metrics }));
   app.use(
     helmet({
       contentSecurityPolicy: {

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { jsonBody, methodNotAllowed } from '@plant/shared';
 import { principalOf, type BearerAuth } from '@plant/resource-auth';
 import type { PlantRepository } from '../../data-access/plant-repository.js';
@@ -11,15 +11,20 @@ export interface PlantRoutesDependencies {
   auth: BearerAuth;
   /** Base URL clients use, for the `Link` header. */
   publicUrl: string;
+  /** Request id, metrics and access line (`httpObservability`), first on the route. */
+  observe: RequestHandler;
 }
 
-/** `/plants`: authenticate, parse, one use case, answer. Nothing else on the hot path. */
-export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies): Router {
-  const router = Router();
+/**
+ * `/plants`, on the app itself and ahead of every other layer: observe, authenticate, parse,
+ * one use case, answer. Nothing else on the hot path (no Router to enter and leave).
+ */
+export function registerPlantRoutes(app: Express, { plants, auth, publicUrl, observe }: PlantRoutesDependencies): void {
   const base = publicUrl.replace(/\/+$/, '');
 
-  router
+  app
     .route('/plants')
+    .all(observe)
     .get(auth.middleware, async (req: Request, res: Response) => {
       const query = req.query as Record<string, unknown>;
       const limit = parseLimit(query);
@@ -38,6 +43,4 @@ export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies
       res.json(plant);
     })
     .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
-
-  return router;
 }

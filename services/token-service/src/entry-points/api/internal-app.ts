@@ -1,4 +1,4 @@
-import { errorMiddleware, httpLogger, notFoundHandler, requestIdMiddleware, type Knex, type Logger } from '@plant/shared';
+import { errorMiddleware, httpObservability, notFoundHandler, type Knex, type Logger } from '@plant/shared';
 import express, { type Express } from 'express';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { requireInternalToken } from './internal-auth.js';
@@ -16,8 +16,7 @@ export interface InternalAppDeps {
 export function createInternalApp(deps: InternalAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestIdMiddleware());
-  app.use(httpLogger(deps.logger));
+  app.use(httpObservability({ logger: deps.logger }));
   app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'));
   app.use(requireInternalToken(deps.internalApiToken));
   app.use(internalRoutes({ identity: deps.identity, db: deps.db, accessTokenTtl: deps.accessTokenTtl }));

@@ -1,12 +1,10 @@
 import {
   errorMiddleware,
   healthRoutes,
-  httpLogger,
-  httpMetricsMiddleware,
+  httpObservability,
   metricsHandler,
   notFoundHandler,
   NotFound,
-  requestIdMiddleware,
   type Logger,
   type ReadinessCheck,
 } from '@plant/shared';
@@ -34,9 +32,7 @@ export function createPublicApp(deps: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy > 0 ? deps.trustProxy : false);
-  app.use(requestIdMiddleware());
-  app.use(httpLogger(deps.logger));
-  app.use(httpMetricsMiddleware(deps.metrics));
+  app.use(httpObservability({ logger: deps.logger, metrics: deps.metrics }));
   app.use(healthRoutes(deps.readiness));
   app.get('/metrics', metricsHandler(deps.metrics));
   app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'));
