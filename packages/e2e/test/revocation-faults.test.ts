@@ -6,7 +6,8 @@
  * answer is 503, not 200. The re-sync period is long (60 s) so recovery is the reconnect's doing.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { eventually, LISTED, REVOKED, startPlatform, type Platform } from './revocation-platform.js';
+import { eventually } from '@plant/test-kit';
+import { LISTED, REVOKED, startPlatform, type Platform } from './revocation-platform.js';
 
 let platform: Platform;
 let tenant: string;

@@ -4,12 +4,10 @@
  * anyone), the built token service and Plant Store processes on it, and small clients of
  * the internal API, the token endpoint and the Plant Store.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, spawnService, TEST_DATABASE_URL, uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { eventually, freePort, REPO_ROOT, spawnService, startRedisServer, TEST_DATABASE_URL, uniqueName, type RedisServer, type ServiceProcess } from '@plant/test-kit';
 
 const run = promisify(execFile);
 
@@ -17,66 +15,6 @@ export const INTERNAL_API_TOKEN = 'e2e-internal-token-revocation-5a1f0c';
 export const PLANT_STORE_AUDIENCE = 'http://plant-store.e2e';
 /** Generous: on the shared 2-core machine a process start can take many seconds under load. */
 const START_TIMEOUT_MS = 60_000;
-
-/** A free TCP port on 127.0.0.1 (closed again at once). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `probe` is true; throws naming `what` after `timeoutMs`. */
-export async function eventually(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
-
-export interface RedisServer {
-  port: number;
-  url: string;
-  /** SIGTERM, wait for the exit: every client sees its connection closed. */
-  stop(): Promise<void>;
-  /** A fresh empty server on the same port (no persistence); resolves when it answers PING. */
-  start(): Promise<void>;
-  /** Runs redis-cli against it, e.g. `cli('FLUSHALL')`; resolves with its output. */
-  cli(...args: string[]): Promise<string>;
-}
-
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
-  let child: ChildProcess | undefined;
-  const cli = async (...args: string[]) => (await run('redis-cli', ['-p', String(port), ...args])).stdout.trim();
-  const server: RedisServer = {
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    cli,
-    async start() {
-      if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-        stdio: 'ignore',
-      });
-      await eventually(async () => (await cli('PING').catch(() => '')) === 'PONG', 'redis-server answers', 10_000);
-    },
-    async stop() {
-      const running = child;
-      child = undefined;
-      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
-      const exited = once(running, 'exit');
-      running.kill('SIGTERM');
-      await exited;
-    },
-  };
-  await server.start();
-  return server;
-}
 
 export interface HttpAnswer {
   status: number;

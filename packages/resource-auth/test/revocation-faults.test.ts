@@ -7,19 +7,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { uniqueName } from '@plant/test-kit';
+import { captureLogs, eventually, sleep, uniqueName, type CapturedLogger } from '@plant/test-kit';
 import { createRevocationSync, REVOCATION_CHANNEL, type RevocationSync } from '../src/index.js';
-import {
-  captureLogs,
-  eventually,
-  INTERNAL_TOKEN,
-  sleep,
-  startDedicatedRedis,
-  startFakeInternalApi,
-  type CapturedLogger,
-  type DedicatedRedis,
-  type FakeInternalApi,
-} from './revocation-support.js';
+import { INTERNAL_TOKEN, startDedicatedRedis, startFakeInternalApi, type DedicatedRedis, type FakeInternalApi } from './revocation-support.js';
 
 let api: FakeInternalApi;
 let redis: DedicatedRedis;
@@ -43,7 +33,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  captured = captureLogs();
+  captured = captureLogs('revocation-test');
   registry = new Registry();
   sync = createRevocationSync({
     redisUrl: redis.url,

@@ -1,16 +1,13 @@
 /**
  * Test doubles for the revocation component tests: a stand-in for the token service's
- * internal revocation API (backed by an in-memory table playing Postgres), a dedicated
- * redis-server process the tests may stop, restart and flush without disturbing anyone,
- * and a log capture. The end-to-end tests (packages/e2e) use the real token service.
+ * internal revocation API (backed by an in-memory table playing Postgres) and a dedicated
+ * redis-server with ioredis clients. The end-to-end tests (packages/e2e) use the real token service.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { createLogger, type Logger } from '@plant/shared';
+import { startRedisServer, type RedisServer } from '@plant/test-kit';
 import type { RevocationEntry } from '../src/index.js';
 
 export const INTERNAL_TOKEN = 'internal-token-for-revocation-tests-7f3c9a';
@@ -116,103 +113,26 @@ export async function startFakeInternalApi(): Promise<FakeInternalApi> {
   };
 }
 
-/** A free TCP port on 127.0.0.1 (closed again at once; good enough for a test's own server). */
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-export interface DedicatedRedis {
-  port: number;
-  url: string;
-  /** SIGTERM and wait for exit (clients see their connections closed). */
-  stop(): Promise<void>;
-  /** Starts a fresh, empty server on the same port (no persistence) and waits until it answers. */
-  start(): Promise<void>;
+export interface DedicatedRedis extends RedisServer {
   /** A client on this server (closed by `close`). */
   client(): Redis;
   close(): Promise<void>;
 }
 
-/**
- * A redis-server of this test file alone, on a spare port, without persistence: the tests
- * stop, restart, flush and CLIENT KILL it; the shared Redis of the other engineers is never touched.
- */
+/** The test file's own redis-server (see startRedisServer), plus ioredis clients closed with it. */
 export async function startDedicatedRedis(): Promise<DedicatedRedis> {
-  const port = await freePort();
-  const url = `redis://127.0.0.1:${port}`;
+  const server = await startRedisServer();
   const clients: Redis[] = [];
-  let child: ChildProcess | undefined;
-
-  const start = async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: 'ignore',
-    });
-    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
-    try {
-      await probe.connect().catch(() => undefined);
-      await probe.ping();
-    } finally {
-      probe.disconnect();
-    }
-  };
-  const stop = async () => {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    const exited = once(running, 'exit');
-    running.kill('SIGTERM');
-    await exited;
-  };
-  await start();
-  return {
-    port,
-    url,
-    stop,
-    start,
+  return Object.assign(server, {
     client() {
-      const client = new Redis(url, { maxRetriesPerRequest: 1 });
+      const client = new Redis(server.url, { maxRetriesPerRequest: 1 });
       client.on('error', () => undefined);
       clients.push(client);
       return client;
     },
     async close() {
       for (const client of clients) client.disconnect();
-      await stop();
-    },
-  };
-}
-
-export interface CapturedLogger {
-  logger: Logger;
-  /** Every line logged so far. */
-  text(): string;
-}
-
-/** A real pino logger (with the shared redaction) whose lines the test can read. */
-export function captureLogs(name = 'revocation-test'): CapturedLogger {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(chunk.toString('utf8'));
-      callback();
+      await server.stop();
     },
   });
-  return { logger: createLogger({ name, level: 'debug', destination }), text: () => lines.join('') };
 }
-
-/** Polls `probe` until it returns true (or throws after `timeoutMs`): for states reached asynchronously. */
-export async function eventually(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

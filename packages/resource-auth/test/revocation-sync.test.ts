@@ -7,9 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
+import { captureLogs, eventually, TEST_REDIS_URL, uniqueName, type CapturedLogger } from '@plant/test-kit';
 import { createRevocationSync, REVOCATION_CHANNEL, type RevocationEntry, type RevocationSync, type RevocationSyncOptions } from '../src/index.js';
-import { captureLogs, eventually, INTERNAL_TOKEN, startFakeInternalApi, type CapturedLogger, type FakeInternalApi } from './revocation-support.js';
+import { INTERNAL_TOKEN, startFakeInternalApi, type FakeInternalApi } from './revocation-support.js';
 
 let api: FakeInternalApi;
 let publisher: Redis;
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 function newSync(overrides: Partial<RevocationSyncOptions> = {}) {
-  const captured = captureLogs();
+  const captured = captureLogs('revocation-test');
   logs.push(captured);
   const registry = new Registry();
   const sync = createRevocationSync({

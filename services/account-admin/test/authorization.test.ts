@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
+import { freePort, startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
 import {
   ACCOUNT_ADMIN_AUDIENCE,
   CookieJar,
   createTenant,
   follow,
-  freePort,
   send,
   signIn,
   startPortal,

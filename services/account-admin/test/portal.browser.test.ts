@@ -8,12 +8,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, type ServiceProcess } from '@plant/test-kit';
+import { freePort, spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, type ServiceProcess } from '@plant/test-kit';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
   clientCredentialsToken,
   createTenant,
-  freePort,
   PLANT_STORE_AUDIENCE,
   portalEnv,
   SECRETS,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawnService, uniqueName, type ServiceProcess } from '@plant/test-kit';
-import { createTenant, freePort, portalEnv, signIn, startTokenService, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+import { freePort, spawnService, uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { createTenant, portalEnv, signIn, startTokenService, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
 
 let ts: TokenServiceHandle;
 let portal: ServiceProcess;

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { uniqueName } from '@plant/test-kit';
+import { freePort, uniqueName } from '@plant/test-kit';
 import {
   clientCredentialsToken,
   createTenant,
-  freePort,
   signIn,
   startPortal,
   startTokenService,

@@ -1,6 +1,7 @@
 import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { CookieJar, createTenant, freePort, send, signIn, startPortal, startTokenService, type PortalHandle, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+import { freePort } from '@plant/test-kit';
+import { CookieJar, createTenant, send, signIn, startPortal, startTokenService, type PortalHandle, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
 
 /** A TCP relay standing for the in-cluster address of the token service (e.g. http://token-service:8082). */
 async function startRelay(targetPort: number): Promise<{ server: Server; url: string; requests: () => string[] }> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
-import { createTenant, freePort, signIn, startPortal, startTokenService, type PortalHandle, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+import { freePort, TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
+import { createTenant, signIn, startPortal, startTokenService, type PortalHandle, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
 
 /** The same Postgres server, a database that does not exist: every audit query fails. */
 const BROKEN_DATABASE_URL = TEST_DATABASE_URL.replace(/\/[^/]*$/, '/plantstore_account_admin_missing');

@@ -6,12 +6,10 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { createLogger, startWebServer, type WebServer } from '@plant/shared';
-import { REPO_ROOT, spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { startWebServer, type WebServer } from '@plant/shared';
+import { captureLogs, freePort, REPO_ROOT, spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type ServiceProcess } from '@plant/test-kit';
 import { createAccountAdmin, type AccountAdmin, type AccountAdminOptions } from '../../src/account-admin.js';
 import { loadAccountAdminConfig } from '../../src/config.js';
 
@@ -28,18 +26,6 @@ export const SECRETS = {
 export const PLANT_STORE_AUDIENCE = 'http://plant-store.test';
 export const ACCOUNT_ADMIN_AUDIENCE = 'http://account-admin.test';
 export const PASSWORD = 'correct horse battery staple';
-
-/** A port nobody listens on right now (the services are told it before they start). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface TokenServiceHandle {
   process: ServiceProcess;
@@ -146,14 +132,7 @@ export function portalEnv(port: number, tokenService: { authUrl: string; interna
 /** account-admin in-process on `port`, logs captured for secret scans. */
 export async function startPortal(port: number, tokenService: { authUrl: string; internalUrl: string }, options: AccountAdminOptions & { env?: Record<string, string> } = {}): Promise<PortalHandle> {
   const config = loadAccountAdminConfig(portalEnv(port, tokenService, options.env));
-  const logs: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const logger = createLogger({ name: 'account-admin', level: config.LOG_LEVEL, destination });
+  const { logger, lines: logs } = captureLogs('account-admin', config.LOG_LEVEL);
   const service = createAccountAdmin(config, logger, options);
   await service.start();
   const web = await startWebServer(service.app, { port, host: '127.0.0.1' });

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createLogger, startWebServer, type WebServer } from '@plant/shared';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
+import { startWebServer, type WebServer } from '@plant/shared';
+import { captureLogs, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
 import { KeyEncryption } from '../../src/domain/key-encryption.js';
 import { createTenant, createUser } from '../../src/domain/tenants.js';
@@ -46,14 +45,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const publicServer: WebServer = await startWebServer((req, res) => publicHandler(req, res), { port: 0, host: '127.0.0.1' });
   const internalServer: WebServer = await startWebServer((req, res) => internalHandler(req, res), { port: 0, host: '127.0.0.1' });
   const config = loadTokenServiceConfig({ ...TEST_ENV, AUTH_URL: publicServer.url, PORT: '0', INTERNAL_PORT: '0', ...env });
-  const logs: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const logger = createLogger({ name: 'token-service', level: config.LOG_LEVEL, destination });
+  const { logger, lines: logs } = captureLogs('token-service', config.LOG_LEVEL);
   const service = await createTokenService(config, logger);
   publicHandler = service.publicApp;
   internalHandler = service.internalApp;

@@ -1,0 +1,47 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { promisify } from 'node:util';
+import { eventually, freePort } from './waiting.js';
+
+const run = promisify(execFile);
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** SIGTERM and wait for the exit: every client sees its connection closed. */
+  stop(): Promise<void>;
+  /** A fresh, empty server on the same port (no persistence); resolves once it answers PING. */
+  start(): Promise<void>;
+  /** Runs redis-cli against it, e.g. `cli('CLIENT', 'KILL', ...)`; resolves with its output. */
+  cli(...args: string[]): Promise<string>;
+}
+
+/**
+ * A redis-server of the test file's own, on a spare port: the test may stop, restart, flush
+ * and CLIENT KILL it without touching the shared Redis other engineers and test files use.
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const cli = async (...args: string[]) => (await run('redis-cli', ['-p', String(port), ...args])).stdout.trim();
+  const server: RedisServer = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    cli,
+    async start() {
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+      await eventually(async () => (await cli('PING').catch(() => '')) === 'PONG', 'redis-server answers', 10_000);
+    },
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = once(running, 'exit');
+      running.kill('SIGTERM');
+      await exited;
+    },
+  };
+  await server.start();
+  return server;
+}

@@ -1,0 +1,49 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '@plant/shared';
+
+/** A free TCP port on 127.0.0.1 (closed again at once), for a process told its port before it starts. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls until `probe` is true; throws naming `what` after `timeoutMs`. For states reached
+ * asynchronously (a published event, a reconnect): a fixed sleep would be flaky or slow.
+ */
+export async function eventually(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(20);
+  }
+}
+
+export interface CapturedLogger {
+  /** A real pino logger, with the shared redaction. */
+  logger: Logger;
+  /** Every line logged so far, one JSON text each. */
+  lines: string[];
+  /** Every line logged so far, as logged. */
+  text(): string;
+}
+
+/** A service logger whose lines the test reads back (to assert what is logged, and what never is). */
+export function captureLogs(name: string, level = 'debug'): CapturedLogger {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: createLogger({ name, level, destination }), lines, text: () => lines.map((line) => `${line}\n`).join('') };
+}
