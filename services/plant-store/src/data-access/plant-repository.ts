@@ -18,21 +18,58 @@ export interface PlantRepository {
   ping(): Promise<void>;
 }
 
+/** What this repository needs of a pooled `pg` client. */
+interface PgConnection {
+  query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
+interface PooledClient {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<void>;
+}
+
+/*
+ * The two statements every list and create runs, as named prepared statements: Postgres
+ * parses and plans each once per connection, and no query builder compiles the same SQL on
+ * every request. Ids travel as decimal text both ways (bigint parameters, int8 results as
+ * strings), so they stay exact int64s. Cold paths keep using knex.
+ */
+const LIST_FIRST = {
+  name: 'plants-list-first',
+  text: `select id, name, tag from "${SCHEMA}".plants where tenant = $1 order by id asc limit $2`,
+};
+const LIST_AFTER = {
+  name: 'plants-list-after',
+  text: `select id, name, tag from "${SCHEMA}".plants where tenant = $1 and id > $3 order by id asc limit $2`,
+};
+const INSERT = {
+  name: 'plants-insert',
+  text: `insert into "${SCHEMA}".plants (tenant, id, name, tag) values ($1, $2, $3, $4)`,
+};
+
 export function createPlantRepository(db: Knex): PlantRepository {
-  const plants = () => db.withSchema(SCHEMA).table('plants');
+  // The pool knex already holds (same connections, limits, acquire timeout and disposal of
+  // broken connections), used without the query builder.
+  const pool = db.client as unknown as PooledClient;
+  async function run<R>(statement: { name: string; text: string }, values: unknown[]): Promise<R[]> {
+    const connection = await pool.acquireConnection();
+    try {
+      return (await connection.query<R>({ name: statement.name, text: statement.text, values })).rows;
+    } finally {
+      void pool.releaseConnection(connection);
+    }
+  }
   return {
     async insert(tenant, { id, name, tag }) {
       try {
-        await plants().insert({ tenant, id, name, tag: tag ?? null });
+        await run(INSERT, [tenant, id, name, tag ?? null]);
       } catch (err) {
         if (isUniqueViolation(err, 'plants_pkey')) throw new DuplicatePlantId(id);
         throw err;
       }
     },
-    async listAfter(tenant, afterId, take) {
-      const query = plants().select('id', 'name', 'tag').where({ tenant }).orderBy('id', 'asc').limit(take);
-      if (afterId !== undefined) query.andWhere('id', '>', afterId);
-      return (await query) as PlantRow[];
+    listAfter(tenant, afterId, take) {
+      return afterId === undefined ? run<PlantRow>(LIST_FIRST, [tenant, take]) : run<PlantRow>(LIST_AFTER, [tenant, take, afterId]);
     },
     async ping() {
       await db.raw('select 1');
