@@ -176,6 +176,21 @@ describe('service accounts', () => {
     }
   });
 
+  test('When an unknown realm is read, then 404 Tenant not found; a realm without accounts lists none', async () => {
+    const { tenant: empty } = await h.createTenant();
+    const reads = ['service-accounts', 'service-accounts/sa-missing', 'users', 'users/00000000-0000-0000-0000-000000000000'];
+
+    const unknown = await Promise.all(reads.map((path) => request(h.internalUrl).get(`/internal/v1/realms/no-such-realm-q/${path}`).set('authorization', AUTH)));
+    const none = await request(h.internalUrl).get(`/internal/v1/realms/${empty}/service-accounts`).set('authorization', AUTH);
+
+    for (const res of unknown) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 404, message: 'Tenant not found' });
+    }
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual([]);
+  });
+
   test("When another realm's account is addressed, then 404", async () => {
     const { tenant: other } = await h.createTenant();
     const account = await api.createServiceAccount(other);
