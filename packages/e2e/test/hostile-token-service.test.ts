@@ -44,6 +44,8 @@ afterAll(async () => {
   await p?.close();
 });
 
+type Field = readonly [string, string, 'encoded' | 'raw'];
+
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
 async function accountsWithoutUsage(): Promise<unknown[]> {
@@ -75,11 +77,11 @@ describe('Token endpoint under hostile input', () => {
           { weight: 1, arbitrary: hostileString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))) },
         ),
         fields: fc.oneof(
-          fc.array(fc.tuple(key, value, fc.constantFrom('encoded', 'encoded', 'raw')), { maxLength: 7 }),
+          fc.array<Field>(fc.tuple(key, value, fc.constantFrom<'encoded' | 'raw'>('encoded', 'encoded', 'raw')), { maxLength: 7 }),
           // A valid grant with hostile additions: reaches scope and resource handling past client authentication.
           fc
-            .array(fc.tuple(fc.constantFrom('scope', 'resource', 'audience', 'foo'), value, fc.constant('encoded')), { maxLength: 2 })
-            .map((extra) => [['grant_type', 'client_credentials', 'encoded'] as const, ['client_id', account.clientId, 'encoded'] as const, ['client_secret', account.secret, 'encoded'] as const, ...extra]),
+            .array(fc.tuple(fc.constantFrom<string>('scope', 'resource', 'audience', 'foo'), value, fc.constant<'encoded' | 'raw'>('encoded')), { maxLength: 2 })
+            .map((extra): Field[] => [['grant_type', 'client_credentials', 'encoded'], ['client_id', account.clientId, 'encoded'], ['client_secret', account.secret, 'encoded'], ...extra]),
         ),
         contentType: fc.oneof({ weight: 6, arbitrary: fc.constant('application/x-www-form-urlencoded') }, { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES, 'application/x-www-form-urlencoded; charset=utf-16', 'application/x-www-form-urlencoded; charset=iso-8859-1') }),
         authorization: fc.oneof(
