@@ -47,7 +47,6 @@ export const MethodNotAllowed = createError('MethodNotAllowed', 405, 'Method not
 export const Conflict = createError('Conflict', 409, 'Conflict');
 export const PayloadTooLarge = createError('PayloadTooLarge', 413, 'Request body is larger than the limit');
 export const UnsupportedMediaType = createError('UnsupportedMediaType', 415, 'Content-Type must be application/json');
-export const TooManyRequests = createError('TooManyRequests', 429, 'Too many requests');
 export const ServiceUnavailable = createError('ServiceUnavailable', 503, 'Service temporarily unavailable');
 
 /** Generic client-facing text per status, used when an error's message is not exposed. */

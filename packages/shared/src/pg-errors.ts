@@ -3,11 +3,6 @@
  * https://www.postgresql.org/docs/current/errcodes-appendix.html
  */
 export const PG_UNIQUE_VIOLATION = '23505';
-export const PG_FOREIGN_KEY_VIOLATION = '23503';
-export const PG_NOT_NULL_VIOLATION = '23502';
-export const PG_NUMERIC_OUT_OF_RANGE = '22003';
-export const PG_SERIALIZATION_FAILURE = '40001';
-export const PG_DEADLOCK = '40P01';
 
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -30,11 +25,6 @@ function codeOf(err: unknown): string | undefined {
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (codeOf(err) !== PG_UNIQUE_VIOLATION) return false;
   return constraint === undefined || (err as { constraint?: string }).constraint === constraint;
-}
-
-export function isRetryableTransactionError(err: unknown): boolean {
-  const code = codeOf(err);
-  return code === PG_SERIALIZATION_FAILURE || code === PG_DEADLOCK;
 }
 
 /** True when the database could not be reached or dropped the connection: answer 503, not 500. */
