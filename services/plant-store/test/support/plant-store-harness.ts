@@ -3,13 +3,11 @@
  * with the test issuer standing in for the token service (its JWKS route), and captures
  * every log line so tests can assert on them (and scan them for secrets).
  */
-import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createLogger, createMetricsRegistry, type Knex } from '@plant/shared';
+import type { RevocationChecker } from '@plant/resource-auth';
+import { createLogger, type Knex } from '@plant/shared';
 import { startTestIssuer, TEST_DATABASE_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
-import { SCHEMA } from '../../src/data-access/migrations/index.js';
-import { createPlantRepository } from '../../src/data-access/plant-repository.js';
-import { PLANTS_REALM } from '../../src/domain/plant-authorization.js';
-import { createApp, startWebServer, stopWebServer } from '../../src/entry-points/api/server.js';
+import { loadPlantStoreConfig } from '../../src/config.js';
+import { runPlantStore } from '../../src/plant-store.js';
 
 export const PUBLIC_URL = 'http://plants.test:8081';
 
@@ -29,28 +27,23 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
   const issuer = await startTestIssuer({ authUrl: 'http://auth.test:8082', audience: 'http://plant-store.test:8081' });
   const logs: string[] = [];
   const logger = createLogger({ name: 'plant-store', level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
-  const db = createDatabase({ connectionString: options.databaseUrl ?? TEST_DATABASE_URL, schema: SCHEMA, poolMax: 5 });
-  const auth = createBearerAuth({
-    authUrl: issuer.authUrl,
-    audience: issuer.audience,
-    jwksBaseUrl: issuer.url,
-    realm: PLANTS_REALM,
-    logger,
-    ...(options.revocation ? { revocation: options.revocation } : {}),
+  // The production wiring, with the test issuer standing in for the token service's JWKS route.
+  const config = loadPlantStoreConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PUBLIC_URL,
+    DATABASE_URL: options.databaseUrl ?? TEST_DATABASE_URL,
+    DATABASE_POOL_MAX: '5',
+    AUTH_URL: issuer.authUrl,
+    PLANT_STORE_AUDIENCE: issuer.audience,
+    TOKEN_SERVICE_INTERNAL_URL: issuer.url,
+    INTERNAL_API_TOKEN: 'unused-without-the-revocation-map',
   });
-  const app = createApp({
-    plants: createPlantRepository(db),
-    auth,
-    logger,
-    metrics: createMetricsRegistry('plant-store'),
-    publicUrl: PUBLIC_URL,
-    ...(options.revocation ? { revocation: options.revocation } : {}),
-  });
-  const web = await startWebServer(app, { port: 0, host: '127.0.0.1' });
+  const store = await runPlantStore(config, logger, options.revocation ? { revocation: options.revocation } : {});
   return {
-    url: web.url,
+    url: `http://127.0.0.1:${store.port}`,
     issuer,
-    db,
+    db: store.db,
     logs,
     newTenant() {
       const tenant = uniqueName('t');
@@ -61,10 +54,8 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
       return issuer.mint({ tenant, ...(claims ? { claims } : {}) });
     },
     async close() {
-      await stopWebServer(web, 1000);
-      auth.close();
+      await store.stop(1000);
       await issuer.close();
-      await db.destroy();
     },
   };
 }

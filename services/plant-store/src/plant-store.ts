@@ -1,0 +1,63 @@
+/** Wires the Plant Store: Postgres, bearer verification with the revocation map, the express app. */
+import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
+import { createDatabase, createMetricsRegistry, type Knex, type Logger } from '@plant/shared';
+import type { PlantStoreConfig } from './config.js';
+import { SCHEMA } from './data-access/migrations/index.js';
+import { createPlantRepository } from './data-access/plant-repository.js';
+import { PLANTS_REALM } from './domain/plant-authorization.js';
+import { createApp, startWebServer, stopWebServer } from './entry-points/api/server.js';
+
+/** A revocation checker with a life cycle (the map's Redis subscription and re-sync timer). */
+export interface RevocationService extends RevocationChecker {
+  start?(): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}
+
+export interface PlantStoreProcess {
+  port: number;
+  /** The service's pool (component tests read rows back through it). */
+  db: Knex;
+  /** Drains in-flight requests (up to `graceMs`), then closes the revocation map, JWKS cache and pool. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Wires and starts the service. `revocation` (the revocation map of `@plant/resource-auth`)
+ * is started here, consulted on every request and gates /readyz; without it tokens are
+ * checked for signature and claims only, which only tests may want.
+ */
+export async function runPlantStore(
+  config: PlantStoreConfig,
+  logger: Logger,
+  { revocation, metrics = createMetricsRegistry('plant-store') }: { revocation?: RevocationService; metrics?: ReturnType<typeof createMetricsRegistry> } = {},
+): Promise<PlantStoreProcess> {
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store', logger });
+  const auth = createBearerAuth({
+    authUrl: config.AUTH_URL,
+    audience: config.PLANT_STORE_AUDIENCE,
+    jwksBaseUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    realm: PLANTS_REALM,
+    logger,
+    ...(revocation ? { revocation } : {}),
+  });
+  await revocation?.start?.();
+  const app = createApp({
+    plants: createPlantRepository(db),
+    auth,
+    logger,
+    metrics,
+    publicUrl: config.PUBLIC_URL,
+    ...(revocation ? { revocation } : {}),
+  });
+  const web = await startWebServer(app, { port: config.PORT, host: config.HOST });
+  return {
+    port: web.port,
+    db,
+    async stop(graceMs) {
+      await stopWebServer(web, graceMs);
+      await revocation?.stop?.();
+      auth.close();
+      await db.destroy();
+    },
+  };
+}
