@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AppError, ConfigError, createDatabase, env, loadConfig } from '@plant/shared';
+import { AppError, ConfigError, createDatabase, createLogger, env, loadConfig } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -63,7 +63,9 @@ async function main(argv: string[]): Promise<unknown> {
   const tenant = tenantArg;
 
   const config = loadConfig(cliShape);
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: 2, applicationName: 'token-service-cli' });
+  // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
+  const logger = createLogger({ name: 'token-service-cli', level: 'warn', destination: { write: (line: string) => void process.stderr.write(line) } });
+  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: 2, applicationName: 'token-service-cli', logger });
   const encryption = new KeyEncryption(config.KEY_ENCRYPTION_KEY);
   try {
     if (command === 'tenant create') {
