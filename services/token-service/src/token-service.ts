@@ -11,6 +11,7 @@ import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
+import { CLIENT_AUTH_FAILURE_CHANNEL } from './provider/client-auth-failure-hints.js';
 import { ClientAuthThrottle } from './provider/client-auth-throttle.js';
 import { ClientDirectory } from './provider/client-directory.js';
 import { RealmProviders } from './provider/realm-providers.js';
@@ -69,6 +70,10 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
   publisher.onLocal((entry) => directory.invalidate(entry.tenant, entry.sub));
   subscriber.on('message', (channel: string, message: string) => {
+    if (channel === CLIENT_AUTH_FAILURE_CHANNEL) {
+      clientThrottle.hints?.onAnnouncedFailure(message);
+      return;
+    }
     try {
       const parsed: unknown = JSON.parse(message);
       if (channel === REVOCATION_CHANNEL && isRevocationEntry(parsed)) directory.invalidate(parsed.tenant, parsed.sub);
@@ -79,7 +84,17 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   });
   // After a reconnect events may have been missed: start from Postgres again.
   subscriber.on('ready', () => directory.clear());
-  await subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL);
+  await subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL, CLIENT_AUTH_FAILURE_CHANNEL);
+  // Failure announcements missed while disconnected: distrust the hints until rebuilt from Redis,
+  // once the channel is subscribed again.
+  const failureHints = clientThrottle.hints;
+  if (failureHints) {
+    subscriber.on('close', () => failureHints.suspend());
+    subscriber.on('ready', () => {
+      subscriber.subscribe(CLIENT_AUTH_FAILURE_CHANNEL).then(() => failureHints.resync(), () => failureHints.suspend());
+    });
+    await failureHints.resync();
+  }
 
   const cleanup = setInterval(() => {
     deleteExpiredOidcPayloads(db).catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'));

@@ -56,4 +56,42 @@ describe('across replicas', () => {
     expect(atB.status).toBe(200);
     expect(atB.body.scope).toBe('plants:read plants:write');
   });
+
+  test('When an address fails a client authentication on one replica, then the other stops it too, even though it had seen only clean grants from it', async () => {
+    const { tenant } = await a.createTenant();
+    const account = await internal(a).createServiceAccount(tenant);
+    const attacker = uniqueIp();
+    const from = (h: Harness, secret: string) =>
+      request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', attacker).set('authorization', basic(account.client_id, secret)).type('form').send({ grant_type: 'client_credentials' });
+    await from(b, account.secret).expect(200);
+
+    const limit = a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP;
+    const failures = [];
+    for (let i = 0; i < limit; i += 1) failures.push((await from(a, 'pss_guess')).status);
+    const atB = await from(b, account.secret);
+
+    expect(failures).toEqual(Array.from({ length: limit }, () => 401));
+    expect(atB.status).toBe(429);
+    expect(atB.body).toEqual({ error: 'too_many_requests', error_description: 'too many failed client authentications; retry later' });
+  });
+
+  test('When a replica starts after an address failed elsewhere, then it stops that address from its first request', async () => {
+    const { tenant } = await a.createTenant();
+    const account = await internal(a).createServiceAccount(tenant);
+    const attacker = uniqueIp();
+    const from = (h: Harness, secret: string) =>
+      request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', attacker).set('authorization', basic(account.client_id, secret)).type('form').send({ grant_type: 'client_credentials' });
+    for (let i = 0; i < a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP; i += 1) await from(a, 'pss_guess').expect(401);
+
+    const c = await startHarness();
+    try {
+      const atC = await from(c, account.secret);
+      const elsewhere = await token(c, tenant, account.client_id, account.secret);
+
+      expect(atC.status).toBe(429);
+      expect(elsewhere.status).toBe(200);
+    } finally {
+      await c.close();
+    }
+  });
 });

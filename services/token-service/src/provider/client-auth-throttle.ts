@@ -1,6 +1,7 @@
 import type { Logger } from '@plant/shared';
 import type { Redis } from 'ioredis';
 import { errors } from 'oidc-provider';
+import { ClientAuthFailureHints } from './client-auth-failure-hints.js';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 
 /** Where Retry-After goes (a Koa context). */
@@ -24,6 +25,10 @@ export class TooManyFailedAuthentications extends errors.OIDCProviderError {
   }
 }
 
+const PAIR_PREFIX = 'plantstore:auth-fail:client-ip';
+const IP_PREFIX = 'plantstore:auth-fail:ip';
+const CLIENT_PREFIX = 'plantstore:auth-fail:client';
+
 function limiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix, points, duration });
   if (!redis) return memory;
@@ -38,30 +43,56 @@ function limiter(redis: Redis | undefined, keyPrefix: string, points: number, du
  *  - per client_id, all IPs: above it a wrong secret is answered 429 instead of 401, but the
  *    secret is still compared and a right one passes: an attacker elsewhere never locks out the owner.
  * A success clears its (client_id, IP) counter.
+ *
+ * Every failure also counts against its IP, so an address with no recent failure anywhere
+ * (`hints`, fed by every replica) has all its counters at zero: its grants skip the Redis
+ * reads and the clearing. Failures are always counted in Redis.
  */
 export class ClientAuthThrottle {
   readonly #pair: RateLimiterAbstract;
   readonly #ip: RateLimiterAbstract;
   readonly #client: RateLimiterAbstract;
+  /** Addresses with recent failures; without Redis there is nothing to spare. */
+  readonly hints: ClientAuthFailureHints | undefined;
 
   constructor(
     redis: Redis | undefined,
     private readonly limits: ThrottleLimits,
     private readonly logger: Logger,
   ) {
-    this.#pair = limiter(redis, 'plantstore:auth-fail:client-ip', limits.perClientIp, limits.windowSeconds);
-    this.#ip = limiter(redis, 'plantstore:auth-fail:ip', limits.perIp, limits.windowSeconds);
-    this.#client = limiter(redis, 'plantstore:auth-fail:client', limits.perClient, limits.windowSeconds);
+    this.#pair = limiter(redis, PAIR_PREFIX, limits.perClientIp, limits.windowSeconds);
+    this.#ip = limiter(redis, IP_PREFIX, limits.perIp, limits.windowSeconds);
+    this.#client = limiter(redis, CLIENT_PREFIX, limits.perClient, limits.windowSeconds);
+    this.hints = redis
+      ? new ClientAuthFailureHints(
+          redis,
+          [
+            { prefix: IP_PREFIX, ipOf: (key) => key },
+            // `<tenant>:<client_id>:<ip>`: tenant names and client ids hold no colon; IPv6 addresses do.
+            { prefix: PAIR_PREFIX, ipOf: (key) => /^[^:]*:[^:]*:(.+)$/.exec(key)?.[1] },
+          ],
+          limits.windowSeconds * 1000,
+          logger,
+        )
+      : undefined;
+  }
+
+  /** The counter, null when there is none, undefined when the store could not be asked. */
+  async #read(limiter: RateLimiterAbstract, key: string): Promise<RateLimiterRes | null | undefined> {
+    try {
+      return await limiter.get(key);
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
+      return undefined;
+    }
+  }
+
+  static #wait(res: RateLimiterRes | null | undefined, points: number): number {
+    return res != null && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
   }
 
   async #blockedFor(limiter: RateLimiterAbstract, key: string, points: number): Promise<number> {
-    try {
-      const res = await limiter.get(key);
-      return res !== null && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
-      return 0;
-    }
+    return ClientAuthThrottle.#wait(await this.#read(limiter, key), points);
   }
 
   async #consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
@@ -79,6 +110,7 @@ export class ClientAuthThrottle {
 
   /** Before the token endpoint does anything: a source over its failure budget gets 429. */
   async assertIpAllowed(_tenant: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
+    if (this.hints?.isClean(ip)) return;
     const wait = await this.#blockedFor(this.#ip, ip, this.limits.perIp);
     if (wait > 0) {
       ClientAuthThrottle.#retryAfter(ctx, wait);
@@ -86,20 +118,28 @@ export class ClientAuthThrottle {
     }
   }
 
-  /** Before comparing a secret. */
-  async assertAllowed(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
-    const wait = await this.#blockedFor(this.#pair, `${tenant}:${clientId}:${ip}`, this.limits.perClientIp);
+  /**
+   * Before comparing a secret. Resolves to whether this (client_id, IP) may have a failure
+   * counter to clear on success (`recordSuccess`): false spares that write.
+   */
+  async assertAllowed(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<boolean> {
+    if (this.hints?.isClean(ip)) return false;
+    const counter = await this.#read(this.#pair, `${tenant}:${clientId}:${ip}`);
+    const wait = ClientAuthThrottle.#wait(counter, this.limits.perClientIp);
     if (wait > 0) {
       ClientAuthThrottle.#retryAfter(ctx, wait);
       throw new TooManyFailedAuthentications();
     }
+    return counter !== null;
   }
 
+  /** After a right secret: forgets this source's failures for the client (when `assertAllowed` saw any). */
   recordSuccess(tenant: string, clientId: string, ip: string): void {
     this.#pair.delete(`${tenant}:${clientId}:${ip}`).catch(() => {});
   }
 
   async recordFailure(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
+    this.hints?.recordFailure(ip);
     await Promise.all([this.#consume(this.#pair, `${tenant}:${clientId}:${ip}`), this.#consume(this.#ip, ip), this.#consume(this.#client, `${tenant}:${clientId}`)]);
     const wait = await this.#blockedFor(this.#client, `${tenant}:${clientId}`, this.limits.perClient);
     if (wait > 0) {
@@ -109,6 +149,7 @@ export class ClientAuthThrottle {
   }
 
   recordUnknownClient(_tenant: string, ip: string): void {
+    this.hints?.recordFailure(ip);
     void this.#consume(this.#ip, ip);
   }
 }

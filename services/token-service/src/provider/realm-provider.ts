@@ -192,10 +192,10 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, actual: string) {
     const ctx = Provider.ctx;
     const ip = ctx?.ip ?? 'unknown';
-    await throttle.assertAllowed(tenant, this.clientId, ip, ctx);
+    const mayHaveFailures = await throttle.assertAllowed(tenant, this.clientId, ip, ctx);
     const matches = clientSecretMatches(pepper, actual, this.clientSecret);
-    if (matches) throttle.recordSuccess(tenant, this.clientId, ip);
-    else await throttle.recordFailure(tenant, this.clientId, ip, ctx);
+    if (!matches) await throttle.recordFailure(tenant, this.clientId, ip, ctx);
+    else if (mayHaveFailures) throttle.recordSuccess(tenant, this.clientId, ip);
     return matches;
   };
 
