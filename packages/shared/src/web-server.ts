@@ -87,10 +87,17 @@ function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, 
   const status =
     err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : 400;
   const body = JSON.stringify({ error: status, message: CLIENT_ERROR_MESSAGES[status] });
-  // A response to HEAD carries no body (the parser failed, but the method is usually readable).
-  const head = err.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  // A response to HEAD must carry no body. `rawPacket` is only the chunk the parser failed in:
+  // when headers overflow, a long request line may span several chunks and the method is not
+  // in it, and a body sent to a HEAD request would corrupt the client's stream. So an overflow
+  // whose method we cannot read is answered with the status alone.
+  const start = err.rawPacket?.subarray(0, 17).toString('latin1') ?? '';
+  const isHead = start.startsWith('HEAD ');
+  const methodReadable = /^[A-Za-z]{1,16} /.test(start);
+  const withBody = !isHead && (status !== 431 || methodReadable);
+  const length = withBody ? Buffer.byteLength(body) : 0;
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${withBody ? body : ''}`,
   );
 }
 
