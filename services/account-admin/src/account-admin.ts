@@ -3,7 +3,7 @@
  * internal API, bearer verification with the revocation map, and the express app.
  */
 import { createBearerAuth, createRevocationSync, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, startWebServer, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
@@ -12,7 +12,7 @@ import { SCHEMA } from './data-access/migrations/index.js';
 import { createSessionStore } from './data-access/session-store.js';
 import { createTokenServiceClient } from './data-access/token-service-client.js';
 import { API_REALM } from './entry-points/api/authenticate.js';
-import { createApp, startWebServer, stopWebServer } from './entry-points/api/server.js';
+import { createApp } from './entry-points/api/server.js';
 import { createOidcClients } from './entry-points/web/oidc-clients.js';
 import { createPortalSessions } from './entry-points/web/session-cookies.js';
 
@@ -116,7 +116,7 @@ export async function runAccountAdmin(config: AccountAdminConfig, logger: Logger
   return {
     port: web.port,
     async stop() {
-      await stopWebServer(web);
+      await web.close();
       await service.close();
     },
   };

@@ -1,11 +1,11 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the express app. */
 import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, startWebServer, type Knex, type Logger } from '@plant/shared';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
 import { PLANTS_REALM } from './domain/plant-authorization.js';
-import { createApp, startWebServer, stopWebServer } from './entry-points/api/server.js';
+import { createApp } from './entry-points/api/server.js';
 
 /** A revocation checker with a life cycle (the map's Redis subscription and re-sync timer). */
 export interface RevocationService extends RevocationChecker {
@@ -54,7 +54,7 @@ export async function runPlantStore(
     port: web.port,
     db,
     async stop(graceMs) {
-      await stopWebServer(web, graceMs);
+      await web.close(graceMs);
       await revocation?.stop?.();
       auth.close();
       await db.destroy();

@@ -8,9 +8,7 @@ import {
   methodNotAllowed,
   metricsHandler,
   notFoundHandler,
-  startWebServer as listen,
   type Logger,
-  type WebServer,
 } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
@@ -134,12 +132,4 @@ export function createApp(deps: AppDependencies): Express {
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger));
   return app;
-}
-
-export function startWebServer(app: Express, options: { port: number; host?: string }): Promise<WebServer> {
-  return listen(app, options);
-}
-
-export function stopWebServer(server: WebServer, graceMs?: number): Promise<void> {
-  return server.close(graceMs);
 }

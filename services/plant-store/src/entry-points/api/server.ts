@@ -6,10 +6,8 @@ import {
   methodNotAllowed,
   metricsHandler,
   notFoundHandler,
-  startWebServer as listen,
   type createMetricsRegistry,
   type Logger,
-  type WebServer,
 } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { PlantRepository } from '../../data-access/plant-repository.js';
@@ -69,14 +67,4 @@ export function createApp({ plants, auth, logger, metrics, publicUrl, revocation
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger));
   return app;
-}
-
-/** Listens (port 0 = ephemeral); `close()` drains in-flight requests. */
-export function startWebServer(app: Express, options: { port: number; host?: string }): Promise<WebServer> {
-  return listen(app, options);
-}
-
-/** Stops accepting and waits for in-flight requests (bounded by `graceMs`). */
-export function stopWebServer(server: WebServer, graceMs?: number): Promise<void> {
-  return server.close(graceMs);
 }
