@@ -177,5 +177,18 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db)
       (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db));
     }
   }
-  return { ours: summarize(ours), baseline: summarize(baseline) };
+  const rounds_ = ours.map((o, i) => roundFigures(o, /** @type {Window} */ (baseline[i])));
+  return { ours: summarize(ours), baseline: summarize(baseline), rounds: rounds_ };
+}
+
+/**
+ * One round's two adjacent windows, side by side: what the machine did to one it likely did
+ * to the other, so the ratio of the pair is steadier than either figure.
+ * @param {Window} ours
+ * @param {Window} baseline
+ */
+function roundFigures(ours, baseline) {
+  const rps = (/** @type {Window} */ w) => (w.durationSec > 0 ? w.requests / w.durationSec : 0);
+  const cpuUs = (/** @type {Window} */ w) => (w.requests > 0 ? (w.cpuSec / w.requests) * 1e6 : null);
+  return { oursRps: rps(ours), baselineRps: rps(baseline), oursCpuUsPerReq: cpuUs(ours), baselineCpuUsPerReq: cpuUs(baseline) };
 }

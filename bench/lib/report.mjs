@@ -32,13 +32,28 @@ export function table(header, rows, left = []) {
 
 /**
  * Ratios, both "higher is better": throughput ours/baseline; CPU efficiency baseline/ours.
- * @param {{ours: any, baseline: any}} pair
+ * With rounds, the median of the per-round ratios (each round's two windows ran back to
+ * back, so a burst of other work on the machine moves both): pooled totals let one
+ * disturbed window swing a run by ±10 % here. `pooled` keeps the ratio of the totals.
+ * @param {{ours: any, baseline: any, rounds?: {oursRps: number, baselineRps: number, oursCpuUsPerReq: number | null, baselineCpuUsPerReq: number | null}[]}} pair
  */
-export function ratios({ ours, baseline }) {
-  return {
+export function ratios({ ours, baseline, rounds }) {
+  const pooled = {
     rps: baseline && baseline.rps > 0 ? ours.rps / baseline.rps : null,
     cpuPerRequest: baseline && ours.cpuUsPerReq ? baseline.cpuUsPerReq / ours.cpuUsPerReq : null,
   };
+  if (!rounds || rounds.length < 2) return { ...pooled, pooled };
+  const rps = rounds.filter((r) => r.baselineRps > 0).map((r) => r.oursRps / r.baselineRps);
+  const cpu = rounds.filter((r) => r.oursCpuUsPerReq && r.baselineCpuUsPerReq).map((r) => /** @type {number} */ (r.baselineCpuUsPerReq) / /** @type {number} */ (r.oursCpuUsPerReq));
+  return { rps: median(rps) ?? pooled.rps, cpuPerRequest: median(cpu) ?? pooled.cpuPerRequest, pooled, perRound: { rps, cpuPerRequest: cpu } };
+}
+
+/** @param {number[]} values */
+function median(values) {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[mid]) : (/** @type {number} */ (sorted[mid - 1]) + /** @type {number} */ (sorted[mid])) / 2;
 }
 
 export { fmt };

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import type { Logger } from './logger.js';
 
@@ -61,23 +61,4 @@ export function createAccessLog(logger: Logger): AccessLogWriter {
 export function outcomeOf(res: ServerResponse): RequestOutcome {
   if (!res.writableFinished) return 'aborted';
   return res.statusCode >= 500 ? 'failed' : 'completed';
-}
-
-/**
- * One line per request at completion (method, path, status, duration, request id).
- * Only the path is logged, never the query string, and no headers. Prefer
- * `httpObservability`, which also sets the request id and records metrics with one listener.
- */
-export function httpLogger(logger: Logger) {
-  const write = createAccessLog(logger);
-  return function logRequest(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    const path = pathOf((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/');
-    if (isLoggedPath(path)) {
-      const start = Date.now();
-      res.once('close', () => {
-        write((req as IncomingMessage & { id?: string }).id ?? '', req.method ?? '', path, res.statusCode, Date.now() - start, outcomeOf(res));
-      });
-    }
-    next();
-  };
 }

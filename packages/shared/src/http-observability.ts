@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Registry } from 'prom-client';
 import { createAccessLog, isLoggedPath, outcomeOf, pathOf } from './http-logger.js';
@@ -12,24 +13,37 @@ export interface HttpObservabilityOptions {
 }
 
 /**
- * Request id, metrics and the access line in one middleware: one layer, one clock read at
- * each end and one `close` listener per request on the hot path (`requestIdMiddleware` +
- * `httpMetricsMiddleware` + `httpLogger` do the same with three of each).
- * `close` rather than `finish` so a request whose client went away still gets its line
- * ("request aborted"); metrics count finished responses only, as before.
+ * Observes one request on a bare `node:http` listener: `route` names its metrics label (read
+ * when the response closes, so a router can settle it), `next` runs inside the request context.
  */
-export function httpObservability({ logger, metrics }: HttpObservabilityOptions): RequestHandler {
+export type RequestObserver = <Req extends IncomingMessage>(req: Req, res: ServerResponse, route: (req: Req) => string, next: () => void) => void;
+
+/**
+ * Request id, metrics and the access line in one step: one clock read at each end and one
+ * `close` listener per request on the hot path. `close` rather than `finish` so a request
+ * whose client went away still gets its line ("request aborted"); metrics count finished
+ * responses only. Works without express, so a hot route can skip the router entirely.
+ */
+export function createRequestObserver({ logger, metrics }: HttpObservabilityOptions): RequestObserver {
   const writeAccessLine = createAccessLog(logger);
   const record = metrics ? httpRequestRecorder(metrics) : undefined;
-  return function observeRequest(req: Request, res: Response, next: NextFunction): void {
+  return function observe(req, res, route, next) {
     const id = assignRequestId(req, res);
-    const path = pathOf(req.originalUrl ?? req.url);
+    const path = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
     const start = process.hrtime.bigint();
     res.once('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
-      if (record !== undefined && res.writableFinished) record(req.method, routeOf(req), res.statusCode, ns / 1e9);
-      if (isLoggedPath(path)) writeAccessLine(id, req.method, path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
+      if (record !== undefined && res.writableFinished) record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
+      if (isLoggedPath(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
     });
     requestContext.run({ requestId: id }, next);
+  };
+}
+
+/** `createRequestObserver` as the first express middleware; the route label is the template express matched. */
+export function httpObservability(options: HttpObservabilityOptions): RequestHandler {
+  const observe = createRequestObserver(options);
+  return function observeRequest(req: Request, res: Response, next: NextFunction): void {
+    observe(req, res, routeOf, next);
   };
 }

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** One registry per service process, with Node's default metrics. */
@@ -50,18 +50,6 @@ export function httpRequestRecorder(registry: Registry): HttpRequestRecorder {
 export function routeOf(req: Request): string {
   const routePath = (req.route as { path?: unknown } | undefined)?.path;
   return typeof routePath === 'string' ? `${req.baseUrl}${routePath}` : 'unmatched';
-}
-
-/** Metrics alone; `httpObservability` records the same with the request id and access line. */
-export function httpMetricsMiddleware(registry: Registry): RequestHandler {
-  const record = httpRequestRecorder(registry);
-  return function recordHttpMetrics(req: Request, res: Response, next: NextFunction): void {
-    const start = process.hrtime.bigint();
-    res.once('finish', () => {
-      record(req.method, routeOf(req), res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
-    });
-    next();
-  };
 }
 
 export function metricsHandler(registry: Registry): RequestHandler {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** What travels with a request through every await: its id, for every log line. */
 export interface RequestContext {
@@ -17,18 +17,14 @@ export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
 }
 
-/** Adopts a well-formed incoming `x-request-id` (so ids cross services) or makes one. */
-export function requestIdMiddleware() {
-  return function requestId(req: Request, res: Response, next: NextFunction): void {
-    requestContext.run({ requestId: assignRequestId(req, res) }, next);
-  };
-}
-
-/** Picks the request's id (see `requestIdMiddleware`), sets `req.id` and the response header. */
-export function assignRequestId(req: Request, res: Response): string {
+/**
+ * Adopts a well-formed incoming `x-request-id` (so ids cross services) or makes one; sets
+ * `req.id` and the response header.
+ */
+export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers[REQUEST_ID_HEADER];
   const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  (req as Request & { id: string }).id = id;
+  (req as IncomingMessage & { id: string }).id = id;
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }

@@ -1,5 +1,6 @@
 import { createDatabase, createMetricsRegistry, REVOCATION_CHANNEL, type Knex, type Logger, type RevocationEntry } from '@plant/shared';
 import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import type { TokenServiceConfig } from './config.js';
 import { deleteExpiredOidcPayloads } from './data-access/oidc-payload-repository.js';
@@ -21,7 +22,8 @@ import { UsageRecorder } from './provider/usage-recorder.js';
 const CLEANUP_MS = 10 * 60_000;
 
 export interface TokenService {
-  publicApp: Express;
+  /** The public listener: the token endpoint's fast lane in front of the express app. */
+  publicApp: RequestListener;
   internalApp: Express;
   db: Knex;
   redis: Redis;

@@ -343,3 +343,51 @@ describe('metrics', () => {
     expect(counter(after, 'oauth_token_errors_total', failed) - counter(before, 'oauth_token_errors_total', failed)).toBe(1);
   });
 });
+
+describe('the token fast lane (a built realm skips express)', () => {
+  test('When the same requests reach a realm before and after its provider is built, then they get the same answers', async () => {
+    const { tenant: fresh } = await h.createTenant();
+    const account = await api.createServiceAccount(fresh);
+    const cases: Array<() => request.Test> = [
+      () => tokenRequest(fresh).set('authorization', basic(account.client_id, 'pss_wrong')).type('form').send({ grant_type: 'client_credentials' }),
+      () => request(h.publicUrl).get(`${h.tokenUrl(fresh)}?grant_type=client_credentials`),
+      () => tokenRequest(fresh).type('form').send({ grant_type: 'client_credentials' }),
+      () => tokenRequest(fresh).set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'password' }),
+    ];
+    const answer = (res: request.Response) => ({ status: res.status, body: res.body as unknown, allow: res.headers.allow, wwwAuthenticate: res.headers['www-authenticate'] });
+
+    // The first request of a realm goes through express (which builds the provider); the rest take the fast lane.
+    const first = [];
+    for (const send of cases) {
+      h.service.providers.invalidate(fresh);
+      first.push(answer(await send()));
+    }
+    const second = [];
+    for (const send of cases) second.push(answer(await send()));
+
+    expect(second).toEqual(first);
+    expect(first.map((a) => a.status)).toEqual([401, 405, 401, 400]);
+  });
+
+  test('When a token is issued, then it carries a request id, gets one access line without the query, and counts under the route template', async () => {
+    const account = await api.createServiceAccount(tenant);
+    await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    const before = (await request(h.publicUrl).get('/metrics')).text;
+
+    const res = await tokenRequest()
+      .query({ note: 'in-the-query' })
+      .set('x-request-id', 'fast-lane-probe-1')
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
+    const after = (await request(h.publicUrl).get('/metrics')).text;
+
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe('fast-lane-probe-1');
+    const lines = h.logs.filter((l) => l.includes('"reqId":"fast-lane-probe-1"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ msg: 'request completed', req: { method: 'POST', path: h.tokenUrl(tenant) }, res: { status: 200 } })]);
+    const route = 'http_requests_total{method="POST",route="/realms/:tenant/protocol/openid-connect/token",status="200"';
+    const count = (text: string) => Number(text.split('\n').find((l) => l.startsWith(route))?.split(' ').pop() ?? 0);
+    expect(count(after) - count(before)).toBe(1);
+  });
+});

@@ -6,6 +6,7 @@ import type { TokenServiceConfig } from '../config.js';
 import type { ClientDirectory } from './client-directory.js';
 import type { ClientAuthThrottle } from './client-auth-throttle.js';
 import { tokenEndpointGuard } from './token-endpoint-guard.js';
+import { cacheClientsByRow } from './client-cache.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './service-account-client.js';
@@ -136,13 +137,26 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
         },
       },
     },
+    formats: {
+      customizers: {
+        // Service-account claims go straight into the signed payload; as extraTokenClaims they
+        // would ride on the token model and be copied into the payload by a spread (~2 % of a grant).
+        jwt: (ctx, token, jwt) => {
+          if (token.kind !== 'ClientCredentials') return;
+          const principal = principalOf(ctx.oidc.client);
+          if (!principal) return;
+          deps.usage.record(token.clientId!);
+          const claims = jwt.payload as Record<string, unknown>;
+          claims.tenant = tenant;
+          claims.principal_type = 'service_account';
+          claims.role = principal.role;
+          claims.grants = principal.grants;
+          claims.ver = principal.version;
+        },
+      },
+    },
     extraTokenClaims: async (ctx, token) => {
-      if (token.kind === 'ClientCredentials') {
-        const principal = principalOf(ctx.oidc.client);
-        if (!principal) return undefined;
-        deps.usage.record(token.clientId!);
-        return { tenant, principal_type: 'service_account', role: principal.role, grants: principal.grants, ver: principal.version };
-      }
+      if (token.kind === 'ClientCredentials') return undefined;
       const accountId = (token as { accountId?: string }).accountId;
       const user = accountId === undefined ? undefined : await findUser(db, tenant, accountId);
       if (!user) throw new errors.InvalidGrant('the account is no longer active');
@@ -186,6 +200,8 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
     provider.proxy = true;
     provider.maxIpsCount = config.TRUST_PROXY;
   }
+
+  cacheClientsByRow(provider, tenant, deps.directory);
 
   const pepper = config.SECRET_PEPPER;
   const { throttle } = deps;

@@ -45,6 +45,12 @@ export class RealmProviders {
     return (await this.#load(tenant, entry))?.handler;
   }
 
+  /** The realm's handler when it is built and recently checked; never waits (see `handlerFor`). */
+  builtHandler(tenant: string): Entry['handler'] | undefined {
+    const entry = this.#entries.get(tenant);
+    return entry !== undefined && Date.now() - entry.checkedAt < RECHECK_MS ? entry.handler : undefined;
+  }
+
   async providerFor(tenant: string): Promise<Provider | undefined> {
     await this.handlerFor(tenant);
     return this.#entries.get(tenant)?.provider;

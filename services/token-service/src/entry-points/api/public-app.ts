@@ -1,19 +1,22 @@
 import {
+  createRequestObserver,
   errorMiddleware,
   healthRoutes,
-  httpObservability,
   metricsHandler,
   notFoundHandler,
+  routeOf,
   NotFound,
   type Logger,
   type ReadinessCheck,
 } from '@plant/shared';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import { isTenantName } from '../../domain/principal-validators.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../web/interaction-routes.js';
 import { jwksRoutes } from './internal-routes.js';
+import { createPublicListener } from './public-listener.js';
 import type { Knex } from '@plant/shared';
 
 export interface PublicAppDeps {
@@ -28,11 +31,14 @@ export interface PublicAppDeps {
 }
 
 /** The public listener: health, metrics, and the realms (`/realms/<tenant>/...`). */
-export function createPublicApp(deps: PublicAppDeps): Express {
+export function createPublicApp(deps: PublicAppDeps): RequestListener {
+  const observe = createRequestObserver({ logger: deps.logger, metrics: deps.metrics });
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy > 0 ? deps.trustProxy : false);
-  app.use(httpObservability({ logger: deps.logger, metrics: deps.metrics }));
+  app.use(function observeRequest(req: Request, res: Response, next: NextFunction) {
+    observe(req, res, routeOf, next);
+  });
   app.use(healthRoutes(deps.readiness));
   app.get('/metrics', metricsHandler(deps.metrics));
   app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'));
@@ -48,5 +54,5 @@ export function createPublicApp(deps: PublicAppDeps): Express {
   });
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger));
-  return app;
+  return createPublicListener(app, deps.providers, observe);
 }
