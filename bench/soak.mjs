@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// `pnpm bench:soak [-- --duration=60 --warmup=30 --workers=16]`: the platform as production
-// runs it under a mixed load for a minute: token grants, creates, lists, and secret resets
-// through the internal API (each checked: new secret works, older token refused). Reports
-// throughput, p50/p99 per operation, unexpected outcomes (must be 0; the refused old tokens
-// are intended and counted apart) and every process's RSS at the start and end of the
-// measured window, sampled every second with the V8 heap in use. The warm-up is 30 s because
-// V8 keeps enlarging its heaps for about that long at this allocation rate (RSS climbs while
-// the heap's floor after collections stays flat); growth after it is what a leak would show.
-// The heap floor (lowest heap-in-use sample) of the first and last 15 s tells the same apart.
-// Writes bench/results/<date>-soak.json. Build first (`pnpm build`).
+// `pnpm bench:soak [-- --duration=60 --warmup=120 --workers=16 --heap-snapshots]`: the platform
+// as production runs it under a mixed load for a minute: token grants, creates, lists, and
+// secret resets through the internal API (each checked: new secret works, older token
+// refused). Reports throughput, p50/p99 per operation, unexpected outcomes (must be 0; the
+// refused old tokens are intended and counted apart) and every process's RSS, sampled every
+// second with the V8 heap in use; growth compares the medians of the window's two halves.
+// The warm-up is 120 s because V8 keeps enlarging its heaps for 60-90 s at this allocation
+// rate (a 240 s run: the token service's post-GC RSS rose from 132 to ~145 MB by 60-90 s,
+// then stayed there for the rest); growth after it is what a leak would show.
+// `--heap-snapshots` also measures the live heap (V8 snapshots after a full GC) at the start
+// and the end: the leak check proper (it pauses each service and inflates its RSS, so its
+// RSS figures are not the ones to quote). Writes bench/results/<date>-soak.json. Build first.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -19,14 +21,18 @@ import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/pla
 import { cpuSeconds, rssMb } from './lib/processes.mjs';
 import { fmt, machine, table, TARGETS } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
+import { liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
     duration: { type: 'string', default: '60' },
-    warmup: { type: 'string', default: '30' },
+    warmup: { type: 'string', default: '120' },
     workers: { type: 'string', default: '16' },
     'reset-every-ms': { type: 'string', default: '250' },
+    // Live heap (after a full GC, from V8 heap snapshots) at the start and end of the measured
+    // window; each snapshot pauses its service for about a second.
+    'heap-snapshots': { type: 'boolean', default: false },
   },
 });
 const CLIENT = fileURLToPath(new URL('./load/soak-client.mjs', import.meta.url));
@@ -56,9 +62,12 @@ async function heapUsedMb(url) {
 }
 
 const started = Date.now();
+const snapshotDir = join(resultsDir, 'profiles', `${stamp}-soak-heap`);
+if (args['heap-snapshots']) mkdirSync(snapshotDir, { recursive: true });
 const session = await openSession({
   stamp,
   logDir,
+  ...(args['heap-snapshots'] ? { nodeArgs: () => snapshotNodeArgs(snapshotDir) } : {}),
   accounts: { reader: 'View', writer: 'Edit', rotator: 'Edit' },
   plants: 10_000,
   log,
@@ -103,6 +112,9 @@ try {
   };
   /** @type {Promise<unknown>[]} */
   const sampling = [];
+  /** @type {{start: Promise<(number | null)[]> | undefined, end: Promise<(number | null)[]> | undefined}} */
+  const liveHeap = { start: undefined, end: undefined };
+  const snapshotAll = () => Promise.all(processes.map((p) => liveHeapMb(p, snapshotDir)));
 
   const result = await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLIENT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -122,6 +134,7 @@ try {
         cpuBefore = processes.map((p) => cpuSeconds(p.pid));
         sampling.push(sample());
         sampler = setInterval(() => sampling.push(sample()), 1000);
+        if (args['heap-snapshots']) liveHeap.start = snapshotAll();
       }
       if (message.event === 'result') {
         clearInterval(sampler);
@@ -133,9 +146,14 @@ try {
   });
   const cpuAfter = processes.map((p) => cpuSeconds(p.pid));
   await Promise.all(sampling);
+  // After the load: what is still alive once it stopped, against what was alive at its start.
+  const liveStart = (await liveHeap.start) ?? [];
+  const liveEnd = args['heap-snapshots'] ? await snapshotAll() : [];
+  if (args['heap-snapshots']) rmSync(snapshotDir, { recursive: true, force: true });
 
   const first = samples[0]?.rssMb ?? {};
   const last = samples[samples.length - 1]?.rssMb ?? {};
+  const span = Number(args.duration);
   const firstHeap = samples[0]?.heapUsedMb ?? {};
   const lastHeap = samples[samples.length - 1]?.heapUsedMb ?? {};
   /** Lowest heap in use among samples in [fromSec, toSec): after a collection, what stays. */
@@ -143,19 +161,36 @@ try {
     const values = samples.filter((x) => x.atSec >= fromSec && x.atSec < toSec).map((x) => x.heapUsedMb[name]).filter((v) => typeof v === 'number');
     return values.length > 0 ? Math.min(.../** @type {number[]} */ (values)) : null;
   };
-  const span = Number(args.duration);
-  const memory = processes.map((p, i) => ({
-    service: p.name,
-    idleMb: Number(idle[i]?.toFixed(1)),
-    startMb: first[p.name],
-    endMb: last[p.name],
-    growthPct: Number((((last[p.name] - first[p.name]) / first[p.name]) * 100).toFixed(1)),
-    heapStartMb: firstHeap[p.name] ?? null,
-    heapEndMb: lastHeap[p.name] ?? null,
-    heapFloorFirst15sMb: heapFloor(p.name, 0, 15),
-    heapFloorLast15sMb: heapFloor(p.name, span - 15, span + 1),
-    cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
-  }));
+  /**
+   * Median RSS among samples in [fromSec, toSec). RSS follows a GC sawtooth (a grant-heavy
+   * process swings ±20 % over ~25 s as V8 lets garbage pile up, then collects it), so one
+   * sample is not "the memory then": each half of the window (≥ one full cycle) is summed up
+   * by its median, and the halves compared.
+   */
+  const rssMedian = (/** @type {string} */ name, /** @type {number} */ fromSec, /** @type {number} */ toSec) => {
+    const values = samples.filter((x) => x.atSec >= fromSec && x.atSec < toSec).map((x) => /** @type {number} */ (x.rssMb[name])).sort((a, b) => a - b);
+    return values.length > 0 ? /** @type {number} */ (values[(values.length - 1) >> 1]) : /** @type {number} */ (first[name]);
+  };
+  const memory = processes.map((p, i) => {
+    const half = span / 2;
+    const startMb = rssMedian(p.name, 0, half);
+    const endMb = rssMedian(p.name, half, span + 1);
+    return {
+      service: p.name,
+      idleMb: Number(idle[i]?.toFixed(1)),
+      startMb,
+      endMb,
+      growthPct: Number((((endMb - startMb) / startMb) * 100).toFixed(1)),
+      firstSampleMb: first[p.name],
+      lastSampleMb: last[p.name],
+      heapStartMb: firstHeap[p.name] ?? null,
+      heapEndMb: lastHeap[p.name] ?? null,
+      heapFloorFirst15sMb: heapFloor(p.name, 0, 15),
+      heapFloorLast15sMb: heapFloor(p.name, span - 15, span + 1),
+      cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
+      ...(args['heap-snapshots'] ? { liveHeapStartMb: liveStart[i] ?? null, liveHeapEndMb: liveEnd[i] ?? null } : {}),
+    };
+  });
   const output = {
     date: new Date(started).toISOString(),
     machine: machine(),
@@ -180,10 +215,14 @@ try {
   );
   process.stdout.write(
     `${table(
-      ['process', 'idle RSS MB', 'start RSS MB', 'end RSS MB', 'RSS growth', 'heap floor first → last 15 s MB', 'CPU s'],
+      ['process', 'idle RSS MB', 'RSS 1st half MB', 'RSS 2nd half MB', 'RSS growth', 'heap floor first → last 15 s MB', 'CPU s'],
       memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, `${fmt(m.heapFloorFirst15sMb, 1)} → ${fmt(m.heapFloorLast15sMb, 1)}`, fmt(m.cpuSec, 1)]),
     )}\n\n`,
   );
+  if (args['heap-snapshots']) {
+    const rows = memory.map((m) => [m.service, fmt(m.liveHeapStartMb, 1), fmt(m.liveHeapEndMb, 1), m.liveHeapStartMb && m.liveHeapEndMb ? `${fmt(((m.liveHeapEndMb - m.liveHeapStartMb) / m.liveHeapStartMb) * 100, 1)} %` : '—']);
+    process.stdout.write(`${table(['process', 'live heap at start MB', 'live heap after the load MB', 'growth'], rows)}\n(live heap: V8 heap snapshots, each after a full GC)\n\n`);
+  }
   for (const m of memory) {
     const idleOk = m.idleMb <= TARGETS.idleRssMb;
     const growthOk = m.growthPct <= TARGETS.growthPct;

@@ -1,0 +1,57 @@
+// Live-heap measurements for the soak: `--heapsnapshot-signal=SIGUSR2` makes a service write
+// a V8 heap snapshot on that signal, after a full garbage collection, so the snapshot holds
+// live objects only. Their summed size at the start and the end of the measured window tells
+// a leak (live heap grows) from V8 and malloc sizing their reservations (RSS grows, live
+// heap does not).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** @param {string} dir */
+export const snapshotNodeArgs = (dir) => ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`];
+
+/**
+ * Signals the process, waits for its snapshot to be written (the process answers again once
+ * it is), and returns the live heap in MB. The snapshot file is deleted after reading.
+ * @param {{pid: number, url: string}} proc
+ * @param {string} dir
+ * @returns {Promise<number | null>}
+ */
+export async function liveHeapMb(proc, dir) {
+  const before = new Set(readdirSync(dir));
+  process.kill(proc.pid, 'SIGUSR2');
+  const deadline = Date.now() + 60_000;
+  let file;
+  while (Date.now() < deadline) {
+    file = readdirSync(dir).find((f) => !before.has(f) && f.includes(`.${proc.pid}.`) && f.endsWith('.heapsnapshot'));
+    if (file !== undefined) {
+      // The snapshot is written on the process's main thread: once it answers, the file is complete.
+      const answered = await fetch(`${proc.url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (answered) break;
+    }
+    await sleep(100);
+  }
+  if (file === undefined) return null;
+  const path = join(dir, file);
+  try {
+    return Number((liveBytes(JSON.parse(readFileSync(path, 'utf8'))) / 2 ** 20).toFixed(1));
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+/**
+ * Sum of every node's self size: the heap the snapshot's full GC left alive.
+ * @param {{snapshot: {meta: {node_fields: string[]}}, nodes: number[]}} snapshot
+ */
+function liveBytes(snapshot) {
+  const fields = snapshot.snapshot.meta.node_fields;
+  const width = fields.length;
+  const selfSize = fields.indexOf('self_size');
+  let total = 0;
+  for (let i = selfSize; i < snapshot.nodes.length; i += width) total += /** @type {number} */ (snapshot.nodes[i]);
+  return total;
+}
