@@ -1,4 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { pathOf } from './http-logger.js';
+import { sendJson } from './node-route.js';
 import { ZodError } from 'zod';
 import { describeZodError } from './api-types.js';
 import { AppError, MethodNotAllowed, NotFound, STATUS_TEXT } from './errors.js';
@@ -34,19 +37,27 @@ export function toErrorResponse(err: unknown): ErrorBodyWithStatus {
   return { status: 500, headers: {}, body: { error: 500, message: STATUS_TEXT[500]! }, unexpected: true };
 }
 
-/** The one error handler of a service: never a stack to the client, unexpected errors logged once. */
+/**
+ * Answers `err` in the `Error` shape: never a stack to the client, unexpected errors logged
+ * once, a response already under way cut off rather than corrupted. Needs nothing of express.
+ */
+export function sendError(logger: Logger, err: unknown, req: IncomingMessage, res: ServerResponse): void {
+  const mapped = toErrorResponse(err);
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  if (mapped.unexpected) logger.error({ err, method: req.method, path: pathOf(url) }, 'unexpected error');
+  else if (mapped.status === 503) logger.warn({ err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code } }, 'dependency unavailable');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
+  sendJson(res, mapped.status, mapped.body);
+}
+
+/** The one error handler of an express app (`sendError`). */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return function handleError(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-    const mapped = toErrorResponse(err);
-    if (mapped.unexpected) logger.error({ err, method: req.method, path: req.path }, 'unexpected error');
-    else if (mapped.status === 503) logger.warn({ err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code } }, 'dependency unavailable');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.status(mapped.status);
-    for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
-    res.json(mapped.body);
+    sendError(logger, err, req, res);
   };
 }
 

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLosslessNumber, parse } from 'lossless-json';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
 
@@ -17,7 +17,7 @@ export function parseJsonLossless(text: string): unknown {
 
 export { isLosslessNumber };
 
-function assertJsonContentType(req: Request): void {
+function assertJsonContentType(req: IncomingMessage): void {
   const header = req.headers['content-type'];
   if (header === undefined) throw new UnsupportedMediaType('Content-Type must be application/json');
   const [type = '', ...params] = header.toLowerCase().split(';').map((p) => p.trim());
@@ -36,7 +36,7 @@ function assertJsonContentType(req: Request): void {
  * invalid UTF-8. The parsed value is put on `req.body`.
  */
 export function jsonBody({ limit = DEFAULT_BODY_LIMIT }: { limit?: number } = {}) {
-  return function readJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  return function readJsonBody(req: IncomingMessage & { body?: unknown }, _res: ServerResponse, next: (err?: unknown) => void): void {
     try {
       assertJsonContentType(req);
     } catch (err) {

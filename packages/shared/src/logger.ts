@@ -44,13 +44,28 @@ export interface CreateLoggerOptions {
   destination?: pino.DestinationStream;
 }
 
+let lastMs = 0;
+let lastTime = '';
+/**
+ * pino's `isoTime`, formatted once per millisecond: under load many lines share a
+ * millisecond, and `toISOString` was ~1 % of a request.
+ */
+function isoTimeCachedPerMs(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
 export function createLogger({ name, level = 'info', destination }: CreateLoggerOptions): Logger {
   const options: LoggerOptions = {
     name,
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { service: name },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeCachedPerMs,
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
       const reqId = currentRequestId();

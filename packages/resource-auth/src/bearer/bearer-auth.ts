@@ -16,7 +16,8 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
-import type { Logger } from '@plant/shared';
+import type { IncomingMessage } from 'node:http';
+import type { Logger, NodeHandler } from '@plant/shared';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
 import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
 import { JwksCache } from './jwks-cache.js';
@@ -32,6 +33,9 @@ declare global {
     }
   }
 }
+
+/** A request that went through `BearerAuth.middleware`. */
+export type AuthenticatedRequest = IncomingMessage & { auth?: Principal };
 
 export interface BearerAuthOptions {
   /** Public base URL of the token service: a token's `iss` must be `{authUrl}/realms/<tenant>`. */
@@ -58,8 +62,8 @@ export interface BearerAuthOptions {
 }
 
 export interface BearerAuth {
-  /** Express middleware: sets `req.auth`, or passes a 401/503 `AppError` to the error middleware. */
-  middleware: RequestHandler;
+  /** Middleware (express, or a `nodeRoute`): sets `req.auth`, or passes a 401/503 `AppError` on. */
+  middleware: NodeHandler<AuthenticatedRequest>;
   /** Verifies a raw token (without the `Bearer ` prefix), revocation included. Rejects with an `AppError`. */
   verify(token: string): Promise<Principal>;
   /** Middleware answering 403 `insufficient_scope` unless `req.auth` has `minimum` or a higher role. */
@@ -192,7 +196,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return verifyToken(token).then(checkRevocation);
   }
 
-  function tokenFromHeader(req: Request): string {
+  function tokenFromHeader(req: IncomingMessage): string {
     const header = req.headers.authorization;
     if (header === undefined || header.trim() === '') throw new MissingToken(realm);
     const [scheme = '', ...rest] = header.trim().split(/ +/);
@@ -203,7 +207,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return token;
   }
 
-  const middleware: RequestHandler = function bearerAuth(req: Request, _res: Response, next: NextFunction): void {
+  const middleware: NodeHandler<AuthenticatedRequest> = function bearerAuth(req, _res, next): void {
     let result: Principal | Promise<Principal>;
     try {
       result = authenticate(tokenFromHeader(req));
@@ -256,7 +260,7 @@ function describeJwtError(err: unknown): string {
 }
 
 /** The verified caller of a request behind `BearerAuth.middleware` (a missing one is a wiring bug). */
-export function principalOf(req: Request): Principal {
+export function principalOf(req: AuthenticatedRequest): Principal {
   if (req.auth === undefined) throw new Error('principalOf called on a route without bearer authentication');
   return req.auth;
 }

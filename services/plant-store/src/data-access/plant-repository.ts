@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Knex } from '@plant/shared';
+import { createStatementRunner, isUniqueViolation, type Knex } from '@plant/shared';
 import { DuplicatePlantId } from '../domain/plant-errors.js';
 import { SCHEMA } from './migrations/schema.js';
 
@@ -16,16 +16,6 @@ export interface PlantRepository {
   listAfter(tenant: string, afterId: string | undefined, take: number): Promise<PlantRow[]>;
   /** Resolves when the database answers (readiness). */
   ping(): Promise<void>;
-}
-
-/** What this repository needs of a pooled `pg` client. */
-interface PgConnection {
-  query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
-
-interface PooledClient {
-  acquireConnection(): Promise<PgConnection>;
-  releaseConnection(connection: PgConnection): Promise<void>;
 }
 
 /*
@@ -48,17 +38,7 @@ const INSERT = {
 };
 
 export function createPlantRepository(db: Knex): PlantRepository {
-  // The pool knex already holds (same connections, limits, acquire timeout and disposal of
-  // broken connections), used without the query builder.
-  const pool = db.client as unknown as PooledClient;
-  async function run<R>(statement: { name: string; text: string }, values: unknown[]): Promise<R[]> {
-    const connection = await pool.acquireConnection();
-    try {
-      return (await connection.query<R>({ name: statement.name, text: statement.text, values })).rows;
-    } finally {
-      void pool.releaseConnection(connection);
-    }
-  }
+  const run = createStatementRunner(db);
   return {
     async insert(tenant, { id, name, tag }) {
       try {

@@ -1,8 +1,11 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { RequestListener } from 'node:http';
 import {
+  createRequestObserver,
   errorMiddleware,
   healthRoutes,
-  httpObservability,
+  routeOf,
+  sendError,
   methodNotAllowed,
   metricsHandler,
   notFoundHandler,
@@ -12,7 +15,7 @@ import {
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { PlantRepository } from '../../data-access/plant-repository.js';
 import { openApiDocument } from './openapi.js';
-import { registerPlantRoutes } from './routes.js';
+import { plantsFastLane, registerPlantRoutes } from './routes.js';
 
 export interface AppDependencies {
   plants: PlantRepository;
@@ -28,15 +31,20 @@ export interface AppDependencies {
   revocation?: RevocationChecker;
 }
 
-/** The Plant Store as an express app: tests drive it in-process, `start.ts` serves it. */
-export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): Express {
+/**
+ * The Plant Store's request listener: `GET`/`POST /plants` on the fast lane (no express
+ * router: ~15 % of such a request), everything else on the express app. Tests drive it
+ * in-process, `start.ts` serves it.
+ */
+export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
 
-  const observe = httpObservability({ logger, metrics });
-  // The hot route first: a request to /plants matches the first layer.
+  const observeRequest = createRequestObserver({ logger, metrics });
+  const observe = (req: Request, res: Response, next: NextFunction) => observeRequest(req, res, routeOf, next);
+  // The hot route first: a request to /plants that the fast lane leaves to express matches the first layer.
   registerPlantRoutes(app, { plants, auth, publicUrl, observe });
 
   // Probes and metrics next, ahead of `observe`: no access line or metrics for them.
@@ -66,5 +74,14 @@ export function createApp({ plants, auth, logger, metrics, publicUrl, revocation
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger));
-  return app;
+
+  const plantsRoute = () => '/plants';
+  const fastLane = plantsFastLane(
+    { plants, auth, publicUrl },
+    (req, res, next) => observeRequest(req, res, plantsRoute, next),
+    (err, req, res) => sendError(logger, err, req, res),
+  );
+  return function routePlantStoreRequest(req, res) {
+    if (!fastLane(req, res)) app(req, res);
+  };
 }
