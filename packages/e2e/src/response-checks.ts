@@ -47,6 +47,17 @@ export function oauthErrorProblem(answer: Answer): string | undefined {
 }
 
 /**
+ * The documented exception to the `Error` shape (docs/hardening.md): headers over 16 KiB whose
+ * request line reached the server in more than one packet are refused by Node's parser before
+ * we can read the method, so we cannot tell a HEAD (which must get no body) from the rest;
+ * such a 431 carries the status alone and closes the connection. Whether it happens depends
+ * on how the kernel split the request, not on the request.
+ */
+function isBareHeaderOverflow(answer: Answer): boolean {
+  return answer.status === 431 && answer.text === '' && answer.headers['content-length'] === '0' && answer.headers.connection === 'close';
+}
+
+/**
  * The properties every answer to hostile input has: no 5xx, no internal detail, and for an
  * error the documented shape (`oauth`: RFC 6749 or, outside the OAuth endpoint's own
  * errors such as an unknown realm, the `Error` shape).
@@ -57,6 +68,7 @@ export function hostileAnswerProblem(answer: Answer, kind: 'error' | 'oauth'): s
   if (answer.status < 400) return undefined;
   const leak = internalDetail(answer.text);
   if (leak !== undefined) return leak;
+  if (isBareHeaderOverflow(answer)) return undefined;
   if (kind === 'error') return errorShapeProblem(answer);
   const asError = errorShapeProblem(answer);
   const asOauth = oauthErrorProblem(answer);

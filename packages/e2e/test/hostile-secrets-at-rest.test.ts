@@ -90,7 +90,7 @@ describe('Secrets at rest', () => {
     expect(failed.status).toBeGreaterThanOrEqual(400);
 
     const [schemas, redis] = [await dumpSchemas(), await dumpRedis()];
-    const logs = p.processes.flatMap((svc) => svc.logs).join('\n');
+    const logs = (await Promise.all(p.processes.map((svc) => svc.flushedLogs()))).flat().join('\n');
 
     // The dump and logs do hold this scenario (else the scan below could not fail).
     expect(schemas).toContain(tenant);

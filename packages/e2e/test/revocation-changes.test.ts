@@ -119,7 +119,7 @@ describe('revocation reaches every Plant Store', () => {
     await platform.resetSecret(tenant, account.clientId);
     await atEveryStore(token);
 
-    const logs = [platform.tokenService, ...platform.stores].flatMap((p) => p.logs).join('\n');
+    const logs = (await Promise.all([platform.tokenService, ...platform.stores].map((p) => p.flushedLogs()))).flat().join('\n');
     expect(logs).not.toContain(token.split('.')[2]!);
     expect(logs).not.toContain(account.secret);
     expect(logs).not.toContain('e2e-internal-token-revocation');

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { REPO_ROOT } from './env.js';
+import { eventually } from './waiting.js';
 
 export type ServiceName = 'plant-store' | 'token-service' | 'account-admin';
 
@@ -13,8 +15,16 @@ export interface ServiceProcess {
   /** The token service's internal listener, when the service has one. */
   internalPort?: number;
   internalUrl?: string;
-  /** Every line the process wrote to stdout and stderr, for assertions and secret scans. */
+  /**
+   * Every line the process wrote to stdout and stderr so far. Services buffer their log
+   * output (up to 100 ms): read `flushedLogs()` to see everything logged before a point.
+   */
   logs: string[];
+  /**
+   * Every line logged before this call: sends a request with a fresh request id and waits for
+   * its access line; lines leave the process in order, so all earlier ones are in by then.
+   */
+  flushedLogs(): Promise<string[]>;
   /** SIGTERM (or the given signal), then wait for exit. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -62,6 +72,12 @@ export function spawnService(name: ServiceName, { env, timeoutMs = 20_000 }: Spa
           port: entry.port,
           url: `http://127.0.0.1:${entry.port}`,
           logs,
+          async flushedLogs() {
+            const marker = `log-flush-${randomUUID()}`;
+            await fetch(`http://127.0.0.1:${entry.port}/log-flush-marker`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
+            await eventually(() => logs.some((line) => line.includes(marker)), `${name} to log request ${marker}`, 5_000);
+            return logs;
+          },
           stop(signal: NodeJS.Signals = 'SIGTERM') {
             if (child.exitCode === null && child.signalCode === null) child.kill(signal);
             return exited;

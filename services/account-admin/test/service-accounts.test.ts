@@ -342,7 +342,7 @@ describe('the audit trail', () => {
     expect(res.headers.get('x-request-id')).toBe('req-audit-1234');
     expect(latest).toMatchObject({ action: 'service_account.create', request_id: 'req-audit-1234' });
     // The same id crossed to the token service's internal API.
-    const crossed = ts.process.logs.filter((line) => line.includes('"reqId":"req-audit-1234"')).map((line) => JSON.parse(line) as { req?: { method: string; path: string } });
+    const crossed = (await ts.process.flushedLogs()).filter((line) => line.includes('"reqId":"req-audit-1234"')).map((line) => JSON.parse(line) as { req?: { method: string; path: string } });
     expect(crossed).toContainEqual(expect.objectContaining({ req: { method: 'POST', path: `/internal/v1/realms/${acme.tenant}/service-accounts` } }));
   });
 
