@@ -48,16 +48,21 @@ if (missing.length > 0) {
 }
 
 /**
+ * The V8 heap in use and committed, and memory outside the V8 heap (buffers), from a
+ * service's /metrics (prom-client's default metrics), in MB.
  * @param {string} url a service's public base URL
- * @returns {Promise<number | null>}
+ * @returns {Promise<{used: number | null, total: number | null, external: number | null}>}
  */
-async function heapUsedMb(url) {
+async function heapMb(url) {
+  const read = (/** @type {string} */ text, /** @type {string} */ name) => {
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
+    return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
+  };
   try {
     const text = await (await fetch(`${url}/metrics`)).text();
-    const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+]+)$/m.exec(text);
-    return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
+    return { used: read(text, 'nodejs_heap_size_used_bytes'), total: read(text, 'nodejs_heap_size_total_bytes'), external: read(text, 'nodejs_external_memory_bytes') };
   } catch {
-    return null;
+    return { used: null, total: null, external: null };
   }
 }
 
@@ -94,7 +99,7 @@ try {
   log(`${spec.warmupSec}s warm-up, then ${spec.durationSec}s measured; ${spec.workers} workers, a reset every ${spec.resetEveryMs} ms`);
   const idle = processes.map((p) => rssMb(p.pid));
 
-  /** @type {{atSec: number, rssMb: Record<string, number>, heapUsedMb: Record<string, number | null>}[]} */
+  /** @type {{atSec: number, rssMb: Record<string, number>, heapUsedMb: Record<string, number | null>, heapTotalMb: Record<string, number | null>, externalMb: Record<string, number | null>}[]} */
   const samples = [];
   /** @type {number[]} */
   let cpuBefore = [];
@@ -106,9 +111,16 @@ try {
   const sample = () => {
     const atSec = Math.round((Date.now() - measureStart) / 1000);
     const rss = Object.fromEntries(processes.map((p) => [p.name, Number(rssMb(p.pid).toFixed(1))]));
-    const entry = { atSec, rssMb: rss, heapUsedMb: /** @type {Record<string, number | null>} */ ({}) };
+    const entry = { atSec, rssMb: rss, heapUsedMb: /** @type {Record<string, number | null>} */ ({}), heapTotalMb: /** @type {Record<string, number | null>} */ ({}), externalMb: /** @type {Record<string, number | null>} */ ({}) };
     samples.push(entry);
-    return Promise.all(processes.map(async (p) => (entry.heapUsedMb[p.name] = await heapUsedMb(p.url))));
+    return Promise.all(
+      processes.map(async (p) => {
+        const heap = await heapMb(p.url);
+        entry.heapUsedMb[p.name] = heap.used;
+        entry.heapTotalMb[p.name] = heap.total;
+        entry.externalMb[p.name] = heap.external;
+      }),
+    );
   };
   /** @type {Promise<unknown>[]} */
   const sampling = [];
