@@ -115,6 +115,24 @@ async function worker(seed) {
   }
 }
 
+/**
+ * The list and create workers' tokens are renewed every minute, as automation renews tokens
+ * before they expire (300 s): a soak longer than a token's life would otherwise measure 401s.
+ */
+async function refreshTokens() {
+  let elapsedMs = 0;
+  while (!stopping) {
+    await new Promise((r) => setTimeout(r, 1000));
+    elapsedMs += 1000;
+    if (stopping || elapsedMs % 60_000 !== 0) continue;
+    for (const role of /** @type {const} */ (['reader', 'writer'])) {
+      const r = await send(tokenEndpoint, { method: 'POST', headers: form, body: grantBody(spec.accounts[role]) });
+      record('token refresh', r.ms, r.status === 200, `${r.status} ${r.body.slice(0, 120)}`);
+      if (r.status === 200) spec.tokens[role] = JSON.parse(r.body).access_token;
+    }
+  }
+}
+
 let refusals = 0;
 async function rotator() {
   let secret = spec.accounts.rotator.secret;
@@ -159,7 +177,7 @@ async function mint(secret) {
  */
 const quantile = (sorted, q) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
 
-const running = [...Array.from({ length: spec.workers }, (_, i) => worker(i * 3)), rotator()];
+const running = [...Array.from({ length: spec.workers }, (_, i) => worker(i * 3)), rotator(), refreshTokens()];
 await new Promise((r) => setTimeout(r, spec.warmupSec * 1000));
 measuring = true;
 process.stdout.write(`${JSON.stringify({ event: 'measuring' })}\n`);
