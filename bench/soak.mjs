@@ -183,16 +183,31 @@ try {
     const values = samples.filter((x) => x.atSec >= fromSec && x.atSec < toSec).map((x) => /** @type {number} */ (x.rssMb[name])).sort((a, b) => a - b);
     return values.length > 0 ? /** @type {number} */ (values[(values.length - 1) >> 1]) : /** @type {number} */ (first[name]);
   };
+  /**
+   * Median of RSS minus the V8 heap's committed size: memory outside the JavaScript heap
+   * (code, native buffers, malloc). A leak there shows here; V8 sizing its heap does not.
+   */
+  const nativeMedian = (/** @type {string} */ name, /** @type {number} */ fromSec, /** @type {number} */ toSec) => {
+    const values = samples
+      .filter((x) => x.atSec >= fromSec && x.atSec < toSec && typeof x.heapTotalMb[name] === 'number')
+      .map((x) => /** @type {number} */ (x.rssMb[name]) - /** @type {number} */ (x.heapTotalMb[name]))
+      .sort((a, b) => a - b);
+    return values.length > 0 ? Number(/** @type {number} */ (values[(values.length - 1) >> 1]).toFixed(1)) : null;
+  };
   const memory = processes.map((p, i) => {
     const half = span / 2;
     const startMb = rssMedian(p.name, 0, half);
     const endMb = rssMedian(p.name, half, span + 1);
+    const nativeStartMb = nativeMedian(p.name, 0, half);
+    const nativeEndMb = nativeMedian(p.name, half, span + 1);
     return {
       service: p.name,
       idleMb: Number(idle[i]?.toFixed(1)),
       startMb,
       endMb,
       growthPct: Number((((endMb - startMb) / startMb) * 100).toFixed(1)),
+      nativeStartMb,
+      nativeEndMb,
       firstSampleMb: first[p.name],
       lastSampleMb: last[p.name],
       heapStartMb: firstHeap[p.name] ?? null,
@@ -227,8 +242,17 @@ try {
   );
   process.stdout.write(
     `${table(
-      ['process', 'idle RSS MB', 'RSS 1st half MB', 'RSS 2nd half MB', 'RSS growth', 'heap floor first → last 15 s MB', 'CPU s'],
-      memory.map((m) => [m.service, fmt(m.idleMb, 1), fmt(m.startMb, 1), fmt(m.endMb, 1), `${fmt(m.growthPct, 1)} %`, `${fmt(m.heapFloorFirst15sMb, 1)} → ${fmt(m.heapFloorLast15sMb, 1)}`, fmt(m.cpuSec, 1)]),
+      ['process', 'idle RSS MB', 'RSS 1st half MB', 'RSS 2nd half MB', 'RSS growth', 'outside V8 heap 1st → 2nd half MB', 'heap floor first → last 15 s MB', 'CPU s'],
+      memory.map((m) => [
+        m.service,
+        fmt(m.idleMb, 1),
+        fmt(m.startMb, 1),
+        fmt(m.endMb, 1),
+        `${fmt(m.growthPct, 1)} %`,
+        `${fmt(m.nativeStartMb, 1)} → ${fmt(m.nativeEndMb, 1)}`,
+        `${fmt(m.heapFloorFirst15sMb, 1)} → ${fmt(m.heapFloorLast15sMb, 1)}`,
+        fmt(m.cpuSec, 1),
+      ]),
     )}\n\n`,
   );
   if (args['heap-snapshots']) {
