@@ -133,7 +133,8 @@ describe('revocation sync: events', () => {
 
     await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the event is applied');
     expect(sync.check(tenant, sub, 2)).toBe('valid');
-    expect(await metric(registry, 'revocation_events_received_total')).toMatchObject({ applied: 1 });
+    // At least ours: test files running alongside publish on the shared channel too.
+    expect((await metric(registry, 'revocation_events_received_total')).applied).toBeGreaterThanOrEqual(1);
     expect(api.lookups(tenant, sub)).toBe(0);
   });
 
@@ -162,7 +163,7 @@ describe('revocation sync: events', () => {
     await publish({ tenant: other.tenant, sub: other.sub, version: 6, deleted: false });
 
     await eventually(async () => ((await metric(registry, 'revocation_events_received_total')).applied ?? 0) >= 3, 'the events are received');
-    await eventually(async () => (await metric(registry, 'revocation_events_received_total')).unchanged === 2, 'the repeats are received');
+    await eventually(async () => ((await metric(registry, 'revocation_events_received_total')).unchanged ?? 0) >= 2, 'the repeats are received');
     expect([4, 5, 6].map((ver) => sync.check(tenant, sub, ver))).toEqual(['revoked', 'valid', 'valid']);
     expect([5, 6, 7].map((ver) => sync.check(other.tenant, other.sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
   });
@@ -177,7 +178,10 @@ describe('revocation sync: events', () => {
     await revokeAndPublish(tenant, sub);
 
     await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the valid event is applied');
-    expect(await metric(registry, 'revocation_events_received_total')).toMatchObject({ malformed: 2, applied: 1 });
+    const received = await metric(registry, 'revocation_events_received_total');
+    // The channel is the shared Redis's: test files running alongside publish valid events too.
+    expect(received.malformed).toBe(2);
+    expect(received.applied).toBeGreaterThanOrEqual(1);
     expect(sync.check(tenant, sub, 2)).toBe('valid');
     expect(captured.text()).toContain('malformed revocation event ignored');
   });
