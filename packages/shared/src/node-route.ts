@@ -11,7 +11,7 @@ export type NodeHandler<Req extends IncomingMessage = IncomingMessage> = (req: R
 /**
  * Runs handlers in order, as express runs a route's: each calls `next()` to go on, or
  * `next(err)` (or throws, or rejects) to end in `onError`. For the few hot routes that skip
- * express's router (~15 % of a request there); every other route stays on express, and the
+ * express's router (~150 µs of CPU per request on a 2-core machine); every other route stays on express, and the
  * hot route stays there too, so both answer alike.
  */
 export function nodeRoute<Req extends IncomingMessage>(

@@ -33,7 +33,7 @@ export interface AppDependencies {
 
 /**
  * The Plant Store's request listener: `GET`/`POST /plants` on the fast lane (no express
- * router: ~15 % of such a request), everything else on the express app. Tests drive it
+ * router, about half of such a request's CPU here), everything else on the express app. Tests drive it
  * in-process, `start.ts` serves it.
  */
 export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): RequestListener {
