@@ -3,8 +3,31 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '@plant/shared';
 
+/**
+ * Below Linux's ephemeral range (32768–60999): a port the kernel hands out for outgoing
+ * connections (a Postgres or Redis client of a test running alongside) can be taken between
+ * our check and the service's bind, which failed CI once with EADDRINUSE.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+
+async function isFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  probe.listen(port, '127.0.0.1');
+  // `once(…, 'listening')` rejects when 'error' comes instead: taken.
+  const outcome = await once(probe, 'listening').then(
+    () => true,
+    () => false,
+  );
+  if (outcome) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return outcome;
+}
+
 /** A free TCP port on 127.0.0.1 (closed again at once), for a process told its port before it starts. */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (await isFree(port)) return port;
+  }
   const probe = createServer();
   probe.listen(0, '127.0.0.1');
   await once(probe, 'listening');
