@@ -28,6 +28,15 @@ async function editAccount(): Promise<ServiceAccount> {
   return account;
 }
 
+/** An Edit account whose secret was reset: the token minted before (revoked) and one after (valid). */
+async function resetAccount(): Promise<{ account: ServiceAccount; oldToken: string; newSecret: string; validToken: string }> {
+  const account = await editAccount();
+  const oldToken = await p.token(tenant, account);
+  const newSecret = await p.resetSecret(tenant, account.clientId);
+  const validToken = await p.token(tenant, { clientId: account.clientId, secret: newSecret });
+  return { account, oldToken, newSecret, validToken };
+}
+
 /** The resource servers' principal-lookup cache while Redis is down (plus scheduling slack). */
 const FALLBACK_CACHE_MS = 1000 + 100;
 
@@ -35,10 +44,7 @@ const list = (token: string) => p.listPlants(token, 'limit=1').then((a) => ({ st
 
 describe('Redis stopped and started during load', () => {
   test('When Redis stops and starts while revoked and valid tokens are used continuously (and a secret is reset during the outage), then no revoked token gets a 200 at any moment, valid ones get 200 or 503, and all is live again without a restart', async () => {
-    const revokedEarly = await editAccount();
-    const oldToken = await p.token(tenant, revokedEarly);
-    const newSecret = await p.resetSecret(tenant, revokedEarly.clientId);
-    const validToken = await p.token(tenant, { clientId: revokedEarly.clientId, secret: newSecret });
+    const { oldToken, validToken } = await resetAccount();
     const revokedLate = await editAccount();
     const lateToken = await p.token(tenant, revokedLate);
     const pid = p.stores[0]!.child.pid;
@@ -77,10 +83,7 @@ describe('Redis stopped and started during load', () => {
 
 describe('Token service down', () => {
   test('When the token service is stopped, then the Plant Store keeps accepting valid tokens (cached keys) and refusing revoked ones; when it is back, new tokens work', async () => {
-    const account = await editAccount();
-    const oldToken = await p.token(tenant, account);
-    const newSecret = await p.resetSecret(tenant, account.clientId);
-    const validToken = await p.token(tenant, { clientId: account.clientId, secret: newSecret });
+    const { account, oldToken, newSecret, validToken } = await resetAccount();
     expect((await list(validToken)).status).toBe(200);
 
     await p.stopTokenService();

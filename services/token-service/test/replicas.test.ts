@@ -15,8 +15,9 @@ afterAll(async () => {
   await Promise.all([a.close(), b.close()]);
 });
 
-function token(h: Harness, tenant: string, clientId: string, secret: string) {
-  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' });
+/** A client_credentials grant at replica `h`, from `ip` (a fresh address unless given). */
+function token(h: Harness, tenant: string, clientId: string, secret: string, ip = uniqueIp()) {
+  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', ip).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' });
 }
 
 describe('across replicas', () => {
@@ -61,8 +62,7 @@ describe('across replicas', () => {
     const { tenant } = await a.createTenant();
     const account = await internal(a).createServiceAccount(tenant);
     const attacker = uniqueIp();
-    const from = (h: Harness, secret: string) =>
-      request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', attacker).set('authorization', basic(account.client_id, secret)).type('form').send({ grant_type: 'client_credentials' });
+    const from = (h: Harness, secret: string) => token(h, tenant, account.client_id, secret, attacker);
     await from(b, account.secret).expect(200);
 
     const limit = a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP;
@@ -79,8 +79,7 @@ describe('across replicas', () => {
     const { tenant } = await a.createTenant();
     const account = await internal(a).createServiceAccount(tenant);
     const attacker = uniqueIp();
-    const from = (h: Harness, secret: string) =>
-      request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', attacker).set('authorization', basic(account.client_id, secret)).type('form').send({ grant_type: 'client_credentials' });
+    const from = (h: Harness, secret: string) => token(h, tenant, account.client_id, secret, attacker);
     for (let i = 0; i < a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP; i += 1) await from(a, 'pss_guess').expect(401);
 
     const c = await startHarness();

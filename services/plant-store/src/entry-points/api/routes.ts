@@ -16,8 +16,13 @@ export interface PlantRoutesDependencies {
 
 type PlantsRequest = AuthenticatedRequest & { body?: unknown };
 
+export interface PlantHandlers {
+  list: NodeHandler<PlantsRequest>[];
+  create: NodeHandler<PlantsRequest>[];
+}
+
 /** `GET` and `POST /plants`: authenticate, parse, one use case, answer. Node-level only, so they run with or without express. */
-export function plantHandlers({ plants, auth, publicUrl }: PlantRoutesDependencies): { list: NodeHandler<PlantsRequest>[]; create: NodeHandler<PlantsRequest>[] } {
+export function plantHandlers({ plants, auth, publicUrl }: PlantRoutesDependencies): PlantHandlers {
   const base = publicUrl.replace(/\/+$/, '');
   const list: NodeHandler<PlantsRequest> = async (req, res) => {
     const query = queryOf(req);
@@ -44,11 +49,10 @@ export function plantHandlers({ plants, auth, publicUrl }: PlantRoutesDependenci
  * method a 405. Express serves the spellings the fast lane leaves to it (`/Plants`,
  * `/plants/`) and HEAD; see `plantsFastLane`.
  */
-export function registerPlantRoutes(app: Express, deps: PlantRoutesDependencies & { observe: RequestHandler }): void {
-  const { list, create } = plantHandlers(deps);
+export function registerPlantRoutes(app: Express, { list, create }: PlantHandlers, observe: RequestHandler): void {
   app
     .route('/plants')
-    .all(deps.observe)
+    .all(observe)
     .get(...(list as RequestHandler[]))
     .post(...(create as RequestHandler[]))
     .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
@@ -60,11 +64,10 @@ export function registerPlantRoutes(app: Express, deps: PlantRoutesDependencies 
  * same `Error` shape. Returns false for anything else (the caller hands it to express).
  */
 export function plantsFastLane(
-  deps: PlantRoutesDependencies,
+  { list, create }: PlantHandlers,
   observe: (req: IncomingMessage, res: ServerResponse, next: () => void) => void,
   onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { list, create } = plantHandlers(deps);
   const routes: Record<string, (req: PlantsRequest, res: ServerResponse) => void> = { GET: nodeRoute(list, onError), POST: nodeRoute(create, onError) };
   return function servePlants(req, res) {
     const url = req.url ?? '';

@@ -1,10 +1,10 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { RequestListener } from 'node:http';
 import {
   createRequestObserver,
   errorMiddleware,
+  expressObserver,
   healthRoutes,
-  routeOf,
   sendError,
   methodNotAllowed,
   metricsHandler,
@@ -15,7 +15,7 @@ import {
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { PlantRepository } from '../../data-access/plant-repository.js';
 import { openApiDocument } from './openapi.js';
-import { plantsFastLane, registerPlantRoutes } from './routes.js';
+import { plantHandlers, plantsFastLane, registerPlantRoutes } from './routes.js';
 
 export interface AppDependencies {
   plants: PlantRepository;
@@ -43,9 +43,10 @@ export function createApp({ plants, auth, logger, metrics, publicUrl, revocation
   app.set('query parser', 'simple');
 
   const observeRequest = createRequestObserver({ logger, metrics });
-  const observe = (req: Request, res: Response, next: NextFunction) => observeRequest(req, res, routeOf, next);
+  const observe = expressObserver(observeRequest);
   // The hot route first: a request to /plants that the fast lane leaves to express matches the first layer.
-  registerPlantRoutes(app, { plants, auth, publicUrl, observe });
+  const handlers = plantHandlers({ plants, auth, publicUrl });
+  registerPlantRoutes(app, handlers, observe);
 
   // Probes and metrics next, ahead of `observe`: no access line or metrics for them.
   app.use(
@@ -77,7 +78,7 @@ export function createApp({ plants, auth, logger, metrics, publicUrl, revocation
 
   const plantsRoute = () => '/plants';
   const fastLane = plantsFastLane(
-    { plants, auth, publicUrl },
+    handlers,
     (req, res, next) => observeRequest(req, res, plantsRoute, next),
     (err, req, res) => sendError(logger, err, req, res),
   );

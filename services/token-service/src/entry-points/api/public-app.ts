@@ -1,10 +1,10 @@
 import {
   createRequestObserver,
   errorMiddleware,
+  expressObserver,
   healthRoutes,
   metricsHandler,
   notFoundHandler,
-  routeOf,
   NotFound,
   type Logger,
   type ReadinessCheck,
@@ -36,9 +36,7 @@ export function createPublicApp(deps: PublicAppDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy > 0 ? deps.trustProxy : false);
-  app.use(function observeRequest(req: Request, res: Response, next: NextFunction) {
-    observe(req, res, routeOf, next);
-  });
+  app.use(expressObserver(observe));
   app.use(healthRoutes(deps.readiness));
   app.get('/metrics', metricsHandler(deps.metrics));
   app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'));
