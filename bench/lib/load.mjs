@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds } from './processes.mjs';
+import { cpuSeconds, mainThreadCpuSeconds } from './processes.mjs';
 
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
@@ -23,6 +23,7 @@ const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.met
  * @property {Record<string, number>} statuses
  * @property {number[]} latencies
  * @property {number} cpuSec
+ * @property {number} mainCpuSec             of that, the servers' main threads (JavaScript; no thread pool)
  * @property {number | null} dbCpuSec
  *
  * @typedef {object} Summary
@@ -34,6 +35,7 @@ const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.met
  * @property {number} errors
  * @property {Record<string, number>} statuses
  * @property {number | null} cpuUsPerReq    server process CPU µs per request
+ * @property {number | null} mainCpuUsPerReq of that, its main thread's (JavaScript; RS256 signing runs in the thread pool)
  * @property {number | null} dbCpuUsPerReq  its Postgres backends' CPU µs per request
  * @property {number} windows
  */
@@ -71,7 +73,7 @@ export function measureWindow(target, load, db) {
     const child = spawn(process.execPath, [CLIENT, JSON.stringify({ ...target.spec, ...load })], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    /** @type {Promise<{cpu: number[], db: Map<number, number>}> | undefined} */
+    /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}> | undefined} */
     let before;
     /** @type {Promise<Window> | undefined} */
     let result;
@@ -84,21 +86,24 @@ export function measureWindow(target, load, db) {
       }
       if (message.event === 'measuring') {
         const cpu = target.pids.map(cpuSeconds);
-        before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, db: dbCpu }));
+        const main = target.pids.map(mainThreadCpuSeconds);
+        before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, db: dbCpu }));
       }
       if (message.event === 'result') {
         const cpuAfter = target.pids.map(cpuSeconds);
+        const mainAfter = target.pids.map(mainThreadCpuSeconds);
         result = (async () => {
           const dbAfter = await backendCpu(db, target.dbApp);
-          const start = await /** @type {Promise<{cpu: number[], db: Map<number, number>}>} */ (before);
+          const start = await /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}>} */ (before);
           const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
+          const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
           let dbCpuSec = null;
           if (target.dbApp !== undefined) {
             dbCpuSec = 0;
             for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
           }
           const { event: _event, ...rest } = message;
-          return { ...rest, cpuSec, dbCpuSec };
+          return { ...rest, cpuSec, mainCpuSec, dbCpuSec };
         })();
       }
     });
@@ -127,6 +132,7 @@ export function summarize(windows) {
   const requests = windows.reduce((n, w) => n + w.requests, 0);
   const duration = windows.reduce((n, w) => n + w.durationSec, 0);
   const cpu = windows.reduce((n, w) => n + w.cpuSec, 0);
+  const mainCpu = windows.reduce((n, w) => n + w.mainCpuSec, 0);
   const dbCpu = windows.every((w) => w.dbCpuSec !== null) ? windows.reduce((n, w) => n + /** @type {number} */ (w.dbCpuSec), 0) : null;
   /** @type {Record<string, number>} */
   const statuses = {};
@@ -140,6 +146,7 @@ export function summarize(windows) {
     errors: windows.reduce((n, w) => n + w.errors, 0),
     statuses,
     cpuUsPerReq: requests > 0 ? (cpu / requests) * 1e6 : null,
+    mainCpuUsPerReq: requests > 0 ? (mainCpu / requests) * 1e6 : null,
     dbCpuUsPerReq: requests > 0 && dbCpu !== null ? (dbCpu / requests) * 1e6 : null,
     windows: windows.length,
   };
@@ -190,5 +197,13 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db)
 function roundFigures(ours, baseline) {
   const rps = (/** @type {Window} */ w) => (w.durationSec > 0 ? w.requests / w.durationSec : 0);
   const cpuUs = (/** @type {Window} */ w) => (w.requests > 0 ? (w.cpuSec / w.requests) * 1e6 : null);
-  return { oursRps: rps(ours), baselineRps: rps(baseline), oursCpuUsPerReq: cpuUs(ours), baselineCpuUsPerReq: cpuUs(baseline) };
+  const mainUs = (/** @type {Window} */ w) => (w.requests > 0 ? (w.mainCpuSec / w.requests) * 1e6 : null);
+  return {
+    oursRps: rps(ours),
+    baselineRps: rps(baseline),
+    oursCpuUsPerReq: cpuUs(ours),
+    baselineCpuUsPerReq: cpuUs(baseline),
+    oursMainCpuUsPerReq: mainUs(ours),
+    baselineMainCpuUsPerReq: mainUs(baseline),
+  };
 }

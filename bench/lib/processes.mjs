@@ -125,7 +125,21 @@ export async function freePort() {
  * @param {number} pid
  */
 export function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds of a process's main thread alone (its JavaScript), without the libuv thread
+ * pool where RS256 signing, hashing and file writes run.
+ * @param {number} pid
+ */
+export function mainThreadCpuSeconds(pid) {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** @param {string} file */
+function statCpuSeconds(file) {
+  const stat = readFileSync(file, 'utf8');
   // Fields after the command name (which may contain spaces) start at state (field 3).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);
