@@ -43,9 +43,11 @@ export function toErrorResponse(err: unknown): ErrorBodyWithStatus {
  */
 export function sendError(logger: Logger, err: unknown, req: IncomingMessage, res: ServerResponse): void {
   const mapped = toErrorResponse(err);
-  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-  if (mapped.unexpected) logger.error({ err, method: req.method, path: pathOf(url) }, 'unexpected error');
-  else if (mapped.status === 503) logger.warn({ err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code } }, 'dependency unavailable');
+  const { originalUrl, id } = req as IncomingMessage & { originalUrl?: string; id?: string };
+  // The id is named here, not left to the request context: a process may run without it.
+  const reqId = id === undefined ? {} : { reqId: id };
+  if (mapped.unexpected) logger.error({ ...reqId, err, method: req.method, path: pathOf(originalUrl ?? req.url ?? '/') }, 'unexpected error');
+  else if (mapped.status === 503) logger.warn({ ...reqId, err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code } }, 'dependency unavailable');
   if (res.headersSent) {
     res.destroy();
     return;

@@ -23,11 +23,13 @@ describe('Postgres unreachable', () => {
     expect(res.body).toEqual({ error: 503, message: 'Service temporarily unavailable' });
   });
 
-  test('When the internal API is called, then 503', async () => {
-    const res = await request(h.internalUrl).get('/internal/v1/revocations').set('authorization', AUTH);
+  test('When the internal API is called, then 503, and the warning names the request id (this process has no request context)', async () => {
+    const res = await request(h.internalUrl).get('/internal/v1/revocations').set('authorization', AUTH).set('x-request-id', 'outage-probe-1');
 
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: 503, message: 'Service temporarily unavailable' });
+    const warnings = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'dependency unavailable' && l.reqId === 'outage-probe-1');
+    expect(warnings).toHaveLength(1);
   });
 
   test('When readiness is probed, then it names the database', async () => {

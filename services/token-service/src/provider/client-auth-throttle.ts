@@ -2,11 +2,13 @@ import type { Logger } from '@plant/shared';
 import type { Redis } from 'ioredis';
 import { errors } from 'oidc-provider';
 import { ClientAuthFailureHints } from './client-auth-failure-hints.js';
+import { grantRequestId } from './grant-request-id.js';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 
-/** Where Retry-After goes (a Koa context). */
+/** Where Retry-After goes (a Koa context), and whose request id a warning names. */
 export interface HeaderSink {
   set(name: string, value: string): void;
+  req?: unknown;
 }
 
 export interface ThrottleLimits {
@@ -78,11 +80,11 @@ export class ClientAuthThrottle {
   }
 
   /** The counter, null when there is none, undefined when the store could not be asked. */
-  async #read(limiter: RateLimiterAbstract, key: string): Promise<RateLimiterRes | null | undefined> {
+  async #read(limiter: RateLimiterAbstract, key: string, ctx: HeaderSink | undefined): Promise<RateLimiterRes | null | undefined> {
     try {
       return await limiter.get(key);
     } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
+      this.logger.warn({ ...grantRequestId(ctx), err: { message: (err as Error).message } }, 'throttle store unavailable');
       return undefined;
     }
   }
@@ -91,16 +93,16 @@ export class ClientAuthThrottle {
     return res != null && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
   }
 
-  async #blockedFor(limiter: RateLimiterAbstract, key: string, points: number): Promise<number> {
-    return ClientAuthThrottle.#wait(await this.#read(limiter, key), points);
+  async #blockedFor(limiter: RateLimiterAbstract, key: string, points: number, ctx: HeaderSink | undefined): Promise<number> {
+    return ClientAuthThrottle.#wait(await this.#read(limiter, key, ctx), points);
   }
 
-  async #consume(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  async #consume(limiter: RateLimiterAbstract, key: string, ctx?: HeaderSink): Promise<void> {
     try {
       await limiter.consume(key);
     } catch (rejection) {
       // A RateLimiterRes rejection only means the limit is now reached: that is what we count.
-      if (rejection instanceof Error) this.logger.warn({ err: { message: rejection.message } }, 'throttle store unavailable');
+      if (rejection instanceof Error) this.logger.warn({ ...grantRequestId(ctx), err: { message: rejection.message } }, 'throttle store unavailable');
     }
   }
 
@@ -111,7 +113,7 @@ export class ClientAuthThrottle {
   /** Before the token endpoint does anything: a source over its failure budget gets 429. */
   async assertIpAllowed(_tenant: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
     if (this.hints?.isClean(ip)) return;
-    const wait = await this.#blockedFor(this.#ip, ip, this.limits.perIp);
+    const wait = await this.#blockedFor(this.#ip, ip, this.limits.perIp, ctx);
     if (wait > 0) {
       ClientAuthThrottle.#retryAfter(ctx, wait);
       throw new TooManyFailedAuthentications();
@@ -124,7 +126,7 @@ export class ClientAuthThrottle {
    */
   async assertAllowed(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<boolean> {
     if (this.hints?.isClean(ip)) return false;
-    const counter = await this.#read(this.#pair, `${tenant}:${clientId}:${ip}`);
+    const counter = await this.#read(this.#pair, `${tenant}:${clientId}:${ip}`, ctx);
     const wait = ClientAuthThrottle.#wait(counter, this.limits.perClientIp);
     if (wait > 0) {
       ClientAuthThrottle.#retryAfter(ctx, wait);
@@ -140,8 +142,8 @@ export class ClientAuthThrottle {
 
   async recordFailure(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
     this.hints?.recordFailure(ip);
-    await Promise.all([this.#consume(this.#pair, `${tenant}:${clientId}:${ip}`), this.#consume(this.#ip, ip), this.#consume(this.#client, `${tenant}:${clientId}`)]);
-    const wait = await this.#blockedFor(this.#client, `${tenant}:${clientId}`, this.limits.perClient);
+    await Promise.all([this.#consume(this.#pair, `${tenant}:${clientId}:${ip}`, ctx), this.#consume(this.#ip, ip, ctx), this.#consume(this.#client, `${tenant}:${clientId}`, ctx)]);
+    const wait = await this.#blockedFor(this.#client, `${tenant}:${clientId}`, this.limits.perClient, ctx);
     if (wait > 0) {
       ClientAuthThrottle.#retryAfter(ctx, wait);
       throw new TooManyFailedAuthentications();

@@ -16,7 +16,8 @@ export interface InternalAppDeps {
 export function createInternalApp(deps: InternalAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(httpObservability({ logger: deps.logger }));
+  // Like the public listener: one request context entered anywhere would cost every grant.
+  app.use(httpObservability({ logger: deps.logger, requestContext: false }));
   app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'));
   app.use(requireInternalToken(deps.internalApiToken));
   app.use(internalRoutes({ identity: deps.identity, db: deps.db, accessTokenTtl: deps.accessTokenTtl }));

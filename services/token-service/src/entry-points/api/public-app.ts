@@ -32,7 +32,9 @@ export interface PublicAppDeps {
 
 /** The public listener: health, metrics, and the realms (`/realms/<tenant>/...`). */
 export function createPublicApp(deps: PublicAppDeps): RequestListener {
-  const observe = createRequestObserver({ logger: deps.logger, metrics: deps.metrics });
+  // No request context in this process (grants would pay for it in every promise): lines
+  // logged inside a grant take the id from oidc-provider's own context (`grantRequestId`).
+  const observe = createRequestObserver({ logger: deps.logger, metrics: deps.metrics, requestContext: false });
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy > 0 ? deps.trustProxy : false);
