@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { basic, decodeJwt, startHarness, TEST_ENV, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
+import { grantRequestId } from '../src/provider/grant-request-id.js';
 
 let h: Harness;
 let tenant: string;
@@ -367,6 +368,21 @@ describe('the token fast lane (a built realm skips express)', () => {
 
     expect(second).toEqual(first);
     expect(first.map((a) => a.status)).toEqual([401, 405, 401, 400]);
+  });
+
+  test('When code runs inside a grant, then it finds the request id through oidc-provider (the process has no request context of its own)', async () => {
+    const account = await api.createServiceAccount(tenant);
+    await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    const provider = (await h.service.providers.providerFor(tenant))!;
+    const seen: Array<{ reqId?: string }> = [];
+    const listener = () => seen.push(grantRequestId());
+    provider.on('grant.success', listener);
+
+    await tokenRequest().set('x-request-id', 'grant-lane-id-1').set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    provider.off('grant.success', listener);
+
+    expect(seen).toEqual([{ reqId: 'grant-lane-id-1' }]);
+    expect(grantRequestId()).toEqual({});
   });
 
   test('When a token is issued, then it carries a request id, gets one access line without the query, and counts under the route template', async () => {

@@ -6,6 +6,8 @@ import type { TokenServiceConfig } from '../config.js';
 import type { ClientDirectory } from './client-directory.js';
 import type { ClientAuthThrottle } from './client-auth-throttle.js';
 import { tokenEndpointGuard } from './token-endpoint-guard.js';
+import { grantRequestId } from './grant-request-id.js';
+import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
 import { cacheClientsByRow } from './client-cache.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
@@ -73,7 +75,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
         scope: 'openid email profile plants:read plants:write',
       },
     ],
-    jwks: { keys: [signingJwk as never] },
+    jwks: { keys: [new Rs256SigningKey(signingJwk)] },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
@@ -106,6 +108,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
     },
     features: {
       devInteractions: { enabled: false },
+      externalSigningSupport: EXTERNAL_SIGNING,
       clientCredentials: { enabled: true },
       introspection: { enabled: false },
       revocation: { enabled: false },
@@ -226,10 +229,11 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
     deps.metrics.failed.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type), error });
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
+    const { reqId } = grantRequestId(ctx);
     if (isDatabaseUnavailable(err)) {
       ctx.state.dependencyUnavailable = true;
-      deps.logger.warn({ err: { message: err.message }, tenant }, 'dependency unavailable');
-    } else deps.logger.error({ err, tenant }, 'oidc-provider server error');
+      deps.logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
+    } else deps.logger.error({ reqId, err, tenant }, 'oidc-provider server error');
   });
 
   return provider;
