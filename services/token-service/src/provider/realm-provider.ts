@@ -13,7 +13,7 @@ import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './pr
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './service-account-client.js';
 import type { UsageRecorder } from './usage-recorder.js';
-import { grantTypeLabel, type TokenMetrics } from './token-metrics.js';
+import type { TokenMetrics } from './token-metrics.js';
 import { issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 
 const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
@@ -221,12 +221,11 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   provider.use(tokenEndpointGuard(tenant, issuer, throttle));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
-    deps.metrics.issued.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type) });
+    deps.metrics.issued(ctx.oidc.params?.grant_type);
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
     if (err.error === 'invalid_client' && !ctx.oidc.client) throttle.recordUnknownClient(tenant, ctx.ip);
-    const error = /^[a-z_]{1,40}$/.test(err.error ?? '') ? err.error! : 'other';
-    deps.metrics.failed.inc({ grant_type: grantTypeLabel(ctx.oidc.params?.grant_type), error });
+    deps.metrics.failed(ctx.oidc.params?.grant_type, err.error);
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
