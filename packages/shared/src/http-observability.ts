@@ -38,7 +38,8 @@ export function createRequestObserver({ logger, metrics, requestContext: withCon
     const id = assignRequestId(req, res);
     const path = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
     const start = process.hrtime.bigint();
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` wraps the listener per request.
+    res.on('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
       if (record !== undefined && res.writableFinished) record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
       if (isLoggedPath(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
