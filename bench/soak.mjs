@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/platform.mjs';
-import { cpuSeconds, rssMb } from './lib/processes.mjs';
+import { cpuSeconds, loadSpecEnv, rssMb } from './lib/processes.mjs';
 import { fmt, machine, table, TARGETS } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
 import { liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
@@ -129,7 +129,7 @@ try {
   const snapshotAll = () => Promise.all(processes.map((p) => liveHeapMb(p, snapshotDir)));
 
   const result = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLIENT], { env: loadSpecEnv(spec), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     /** @type {any} */

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, mainThreadCpuSeconds } from './processes.mjs';
+import { cpuSeconds, loadSpecEnv, mainThreadCpuSeconds } from './processes.mjs';
 
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
@@ -70,7 +70,7 @@ async function backendCpu(db, app) {
  */
 export function measureWindow(target, load, db) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT, JSON.stringify({ ...target.spec, ...load })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLIENT], { env: loadSpecEnv({ ...target.spec, ...load }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}> | undefined} */

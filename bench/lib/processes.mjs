@@ -121,6 +121,16 @@ export async function freePort() {
 }
 
 /**
+ * The environment of a load generator: its spec (which holds bench accounts' secrets) goes in
+ * BENCH_LOAD_SPEC, readable only by the same user, rather than on its command line, which `ps`
+ * shows to everyone.
+ * @param {unknown} spec
+ */
+export function loadSpecEnv(spec) {
+  return { ...process.env, BENCH_LOAD_SPEC: JSON.stringify(spec) };
+}
+
+/**
  * CPU seconds (user + system) the process has used so far.
  * @param {number} pid
  */

@@ -1,5 +1,6 @@
 // The load generator, always its own process (never in the orchestrator or a server):
-// `node bench/load/autocannon-client.mjs '<json>'`. Runs a warm-up, prints
+// `BENCH_LOAD_SPEC='<json>' node bench/load/autocannon-client.mjs` (in the environment, not on the
+// command line: the spec holds bench accounts' secrets, and `ps` shows arguments). Runs a warm-up, prints
 // {"event":"measuring"} (the orchestrator then reads the servers' CPU time), runs the measured
 // window, prints {"event":"result", ...} with every response's latency at sub-millisecond
 // precision (autocannon's own histogram keeps whole milliseconds).
@@ -19,7 +20,7 @@ import autocannon from 'autocannon';
  */
 
 /** @type {LoadSpec} */
-const spec = JSON.parse(process.argv[2] ?? '{}');
+const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
 let nextId = spec.plant?.idStart ?? 0;
 
 function request() {

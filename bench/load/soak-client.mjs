@@ -1,4 +1,5 @@
-// The soak's load generator, its own process: `node bench/load/soak-client.mjs '<json>'`.
+// The soak's load generator, its own process: `BENCH_LOAD_SPEC='<json>' node bench/load/soak-client.mjs`
+// (the spec holds bench accounts' secrets: in the environment, not on the command line `ps` shows).
 // Closed-loop workers mix token grants, creates and lists; one rotator resets a service
 // account's secret through the internal API every `resetEveryMs` and checks what a reset
 // must do: the new secret works at once, the token minted before the reset is refused (401,
@@ -25,7 +26,7 @@ import { Agent, request as httpRequest } from 'node:http';
  */
 
 /** @type {SoakSpec} */
-const spec = JSON.parse(process.argv[2] ?? '{}');
+const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
 const agent = new Agent({ keepAlive: true, maxSockets: spec.workers + 4 });
 
 /**
