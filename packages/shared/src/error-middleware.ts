@@ -7,6 +7,7 @@ import { describeZodError } from './api-types.js';
 import { AppError, MethodNotAllowed, NotFound, STATUS_TEXT } from './errors.js';
 import type { Logger } from './logger.js';
 import { isDatabaseUnavailable } from './pg-errors.js';
+import { requestIdOf } from './request-context.js';
 
 export interface ErrorBodyWithStatus {
   status: number;
@@ -43,8 +44,9 @@ export function toErrorResponse(err: unknown): ErrorBodyWithStatus {
  */
 export function sendError(logger: Logger, err: unknown, req: IncomingMessage, res: ServerResponse): void {
   const mapped = toErrorResponse(err);
-  const { originalUrl, id } = req as IncomingMessage & { originalUrl?: string; id?: string };
+  const { originalUrl } = req as IncomingMessage & { originalUrl?: string };
   // The id is named here, not left to the request context: a process may run without it.
+  const id = requestIdOf(req);
   const reqId = id === undefined ? {} : { reqId: id };
   if (mapped.unexpected) logger.error({ ...reqId, err, method: req.method, path: pathOf(originalUrl ?? req.url ?? '/') }, 'unexpected error');
   else if (mapped.status === 503) logger.warn({ ...reqId, err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code } }, 'dependency unavailable');

@@ -22,6 +22,12 @@ function newRequestId(): string {
   return `${ID_PREFIX}-${issued.toString(36)}`;
 }
 
+/** The id `assignRequestId` put on a request, if it went through a request observer. */
+export function requestIdOf(req: unknown): string | undefined {
+  const id = (req as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
 }

@@ -377,9 +377,11 @@ describe('the token fast lane (a built realm skips express)', () => {
     const seen: Array<{ reqId?: string }> = [];
     const listener = () => seen.push(grantRequestId());
     provider.on('grant.success', listener);
-
-    await tokenRequest().set('x-request-id', 'grant-lane-id-1').set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
-    provider.off('grant.success', listener);
+    try {
+      await tokenRequest().set('x-request-id', 'grant-lane-id-1').set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    } finally {
+      provider.off('grant.success', listener);
+    }
 
     expect(seen).toEqual([{ reqId: 'grant-lane-id-1' }]);
     expect(grantRequestId()).toEqual({});

@@ -1,3 +1,4 @@
+import { requestIdOf } from '@plant/shared';
 import Provider from 'oidc-provider';
 
 /**
@@ -7,6 +8,6 @@ import Provider from 'oidc-provider';
  * request observer put the id on the Node request. Empty outside a realm request.
  */
 export function grantRequestId(ctx: { req?: unknown } | undefined = Provider.ctx): { reqId?: string } {
-  const id = (ctx?.req as { id?: unknown } | undefined)?.id;
-  return typeof id === 'string' ? { reqId: id } : {};
+  const id = requestIdOf(ctx?.req);
+  return id === undefined ? {} : { reqId: id };
 }

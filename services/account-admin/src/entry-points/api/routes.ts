@@ -1,4 +1,4 @@
-import { jsonBody, methodNotAllowed } from '@plant/shared';
+import { jsonBody, methodNotAllowed, requestIdOf } from '@plant/shared';
 import { Router, type Request, type Response } from 'express';
 import type { AuditRepository } from '../../data-access/audit-repository.js';
 import { canManage, type RequestMeta } from '../../domain/actor.js';
@@ -22,7 +22,7 @@ export interface ApiRoutesDeps {
 }
 
 export function requestMeta(req: Request): RequestMeta {
-  return { requestId: (req as Request & { id?: string }).id ?? null, address: req.ip ?? null };
+  return { requestId: requestIdOf(req) ?? null, address: req.ip ?? null };
 }
 
 function clientIdOf(req: Request): string {
