@@ -114,6 +114,18 @@ describe('client credentials grant', () => {
     expect(decodeJwt(res.body.access_token).payload.aud).toBe(TEST_ENV.PLANT_STORE_AUDIENCE);
   });
 
+  test('When the Plant Store is named with a trailing slash, then it is the same resource and the audience is its configured spelling', async () => {
+    const account = await api.createServiceAccount(tenant);
+
+    const res = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', resource: `${TEST_ENV.PLANT_STORE_AUDIENCE}/` });
+
+    expect(res.status).toBe(200);
+    expect(decodeJwt(res.body.access_token).payload.aud).toBe(TEST_ENV.PLANT_STORE_AUDIENCE);
+  });
+
   test('When a secret is reset, then the old secret fails at once and the new one gets a token with the new version', async () => {
     const account = await api.createServiceAccount(tenant);
     await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);

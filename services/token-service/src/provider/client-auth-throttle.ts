@@ -110,6 +110,15 @@ export class ClientAuthThrottle {
     ctx?.set('Retry-After', String(seconds));
   }
 
+  /**
+   * True when no replica has seen this address fail within the window: its counters are all
+   * zero, so `assertIpAllowed` and `assertAllowed` would pass without asking Redis. Callers
+   * test it first so a clean grant does not wait on a promise at all.
+   */
+  isClean(ip: string): boolean {
+    return this.hints?.isClean(ip) ?? false;
+  }
+
   /** Before the token endpoint does anything: a source over its failure budget gets 429. */
   async assertIpAllowed(_tenant: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
     if (this.hints?.isClean(ip)) return;

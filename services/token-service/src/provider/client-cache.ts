@@ -19,7 +19,9 @@ export function cacheClientsByRow(provider: Provider, realm: string, directory: 
   const byRow = new WeakMap<object, Client>();
   clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
     if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID || !isStorableText(id)) return find(id);
-    const row = await directory.find(realm, id);
+    // A fresh cached answer is read without an await: this runs once per grant.
+    const hit = directory.cached(realm, id);
+    const row = hit !== undefined ? hit.row : await directory.find(realm, id);
     if (row === undefined) return undefined;
     const cached = byRow.get(row);
     if (cached !== undefined) return cached;

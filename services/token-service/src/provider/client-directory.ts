@@ -3,7 +3,9 @@ import { findClientCredential, type ClientCredentialRow } from '../data-access/s
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
+// Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
 const MAX_CLIENT_ID_LENGTH = 128;
+const NO_ROW = Object.freeze({ row: undefined });
 
 /**
  * Service-account credentials for the token endpoint, cached so a token costs no query
@@ -21,12 +23,20 @@ export class ClientDirectory {
     return `${realm}\u0000${clientId}`;
   }
 
+  /**
+   * The cached answer while it is fresh, without waiting: `{ row }` (row undefined for an id
+   * known not to exist), or undefined when `find` must ask the database.
+   */
+  cached(realm: string, clientId: string): { row: ClientCredentialRow | undefined } | undefined {
+    if (clientId.length > MAX_CLIENT_ID_LENGTH) return NO_ROW;
+    const entry = this.#entries.get(this.#key(realm, clientId));
+    return entry !== undefined && entry.expires > Date.now() ? entry : undefined;
+  }
+
   async find(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
-    // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
-    if (clientId.length > MAX_CLIENT_ID_LENGTH) return undefined;
+    const cached = this.cached(realm, clientId);
+    if (cached !== undefined) return cached.row;
     const key = this.#key(realm, clientId);
-    const cached = this.#entries.get(key);
-    if (cached && cached.expires > Date.now()) return cached.row;
     const row = await findClientCredential(this.db, realm, clientId);
     // Unknown ids are cached too (briefly) so guessing client_ids costs no queries.
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);

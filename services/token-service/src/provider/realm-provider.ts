@@ -30,6 +30,7 @@ export interface RealmProviderDeps {
 
 /** URLs compare equal with or without a trailing slash on an empty path. */
 function sameResource(a: string, b: string): boolean {
+  if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
   const left = URL.parse(a);
   const right = URL.parse(b);
   return left !== null && right !== null && left.href === right.href;
@@ -211,7 +212,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, actual: string) {
     const ctx = Provider.ctx;
     const ip = ctx?.ip ?? 'unknown';
-    const mayHaveFailures = await throttle.assertAllowed(tenant, this.clientId, ip, ctx);
+    const mayHaveFailures = throttle.isClean(ip) ? false : await throttle.assertAllowed(tenant, this.clientId, ip, ctx);
     const matches = clientSecretMatches(pepper, actual, this.clientSecret);
     if (!matches) await throttle.recordFailure(tenant, this.clientId, ip, ctx);
     else if (mayHaveFailures) throttle.recordSuccess(tenant, this.clientId, ip);

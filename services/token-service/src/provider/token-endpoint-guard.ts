@@ -37,7 +37,7 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
 export function tokenEndpointGuard(tenant: string, issuer: string, throttle: ClientAuthThrottle) {
   return async function guardRealmRequest(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
     const isToken = ctx.path === TOKEN_PATH;
-    if (isToken && ctx.method === 'POST') {
+    if (isToken && ctx.method === 'POST' && !throttle.isClean(ctx.ip)) {
       try {
         await throttle.assertIpAllowed(tenant, ctx.ip, ctx);
       } catch (err) {
