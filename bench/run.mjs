@@ -26,6 +26,7 @@ import {
 } from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
 import { measurePair } from './lib/load.mjs';
+import { breakdown, PERF_NODE_ARGS, perfProbe, perfReport, perfUnavailable } from './lib/perf-record.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
 import * as tokenScenario from './scenarios/token.mjs';
@@ -46,6 +47,8 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    // Linux perf on each server's main thread during the measured windows (bench/lib/perf-record.mjs).
+    perf: { type: 'boolean', default: false },
     only: { type: 'string' },
     connections: { type: 'string' },
     duration: { type: 'string' },
@@ -59,14 +62,20 @@ const SCENARIOS = [tokenScenario, listScenario, createScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
 // Full: 6 rounds A B B A A B ... of 3 s per side (18 s measured each; 3 s warm-up before a
-// side's first window, 1 s before the others), ratios the median of the rounds'; quick: one 3 s
-// window per side after 1 s.
+// side's first window, 1 s before the others), ratios the median of the rounds'; a scenario
+// may ask for more (`fullRounds`: token, whose ratio sits closest to its target); quick: one
+// 3 s window per side after 1 s.
 const load = {
   connections: Number(args.connections ?? 10),
   warmupSec: 1,
   firstWarmupSec: quick ? 1 : 3,
   durationSec: Number(args.duration ?? 3),
   rounds: Number(args.rounds ?? (quick ? 1 : 6)),
+};
+/** @param {object} scenario a scenario module; `fullRounds` if it asks for more rounds */
+const roundsOf = (scenario) => {
+  if (args.rounds !== undefined || quick) return load.rounds;
+  return 'fullRounds' in scenario && typeof scenario.fullRounds === 'number' ? scenario.fullRounds : load.rounds;
 };
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
@@ -111,7 +120,20 @@ async function runRevocation() {
 }
 
 /** @param {string} name */
-const profileArgs = (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+const profileArgs = (name) => [
+  ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []),
+  ...(args.perf ? PERF_NODE_ARGS : []),
+];
+if (args.perf) {
+  const why = perfUnavailable();
+  if (why !== null) {
+    log(`--perf: ${why}`);
+    process.exit(1);
+  }
+}
+const perf = args.perf ? perfProbe((mkdirSync(profileDir, { recursive: true }), profileDir)) : undefined;
+/** @type {string[]} */
+const perfReports = [];
 const started = Date.now();
 const loadAtStart = machine().loadAverage1m;
 log(`migrating ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
@@ -171,8 +193,16 @@ try {
     // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
     const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
     await assertScenarioWorks(scenario.name, { platform, tenant, tokens, baselines, oidcClient, accounts });
-    log(`${scenario.name}: ${load.rounds} round(s) of ${load.durationSec}s per side`);
-    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), load, session.db);
+    const rounds = roundsOf(scenario);
+    log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
+    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
+    if (perf) {
+      const side = (/** @type {'ours' | 'baseline'} */ name) =>
+        breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], { requests: pair[name].requests, mainCpuSec: ((pair[name].mainCpuUsPerReq ?? 0) * pair[name].requests) / 1e6 });
+      const report = perfReport(scenario.name, side('ours'), side('baseline'));
+      writeFileSync(join(profileDir, `perf-${scenario.name}.txt`), `${report}\n`);
+      perfReports.push(report);
+    }
     results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, ...pair, ratio: ratios(pair) });
   }
 
@@ -202,19 +232,22 @@ try {
     elapsedSec: Math.round((Date.now() - started) / 1000),
   };
   mkdirSync(resultsDir, { recursive: true });
-  const experiment = args['log-level'] !== 'info' ? `-log-${args['log-level']}` : '';
+  // Profiled runs carry the profilers' overhead: named apart, never mistaken for a full run.
+  const experiment = `${args['log-level'] !== 'info' ? `-log-${args['log-level']}` : ''}${args.profile ? '-profiled' : ''}${args.perf ? '-perf' : ''}`;
   const file = join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`);
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
   const cores = output.machine.cores;
   process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}, load average ${loadAtStart} → ${output.machine.loadAverage1m}\n`);
-  if (experiment) process.stdout.write(`EXPERIMENT: services ran with LOG_LEVEL=${args['log-level']}, not as in production\n`);
+  if (args['log-level'] !== 'info') process.stdout.write(`EXPERIMENT: services ran with LOG_LEVEL=${args['log-level']}, not as in production\n`);
+  if (args.profile || args.perf) process.stdout.write('PROFILED: servers ran under a profiler; figures carry its overhead\n');
   process.stdout.write(
-    `${load.connections} connections; per side ${load.rounds} × ${load.durationSec}s measured (warm-up ${load.firstWarmupSec}s before the first window, ${load.warmupSec}s before the others)${load.rounds > 1 ? ', alternating A B B A, ratios the median of the rounds\'' : ''}; ratios > 1 are better than the baseline\n\n`,
+    `${load.connections} connections; per side ${roundsLine(output.scenarios)} × ${load.durationSec}s measured (warm-up ${load.firstWarmupSec}s before the first window, ${load.warmupSec}s before the others)${load.rounds > 1 ? ', alternating A B B A, ratios the median of the rounds\'' : ''}; ratios > 1 are better than the baseline\n\n`,
   );
   process.stdout.write(`${summaryTable(output)}\n\n`);
   process.stdout.write(`${targetLines(output)}\n\n`);
-  process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile ? `; CPU profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`);
+  for (const report of perfReports) process.stdout.write(`${report}\n\n`);
+  process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`);
 } catch (err) {
   exitCode = 1;
   log(`failed: ${/** @type {Error} */ (err).stack ?? err}`);
@@ -224,6 +257,15 @@ try {
   if (!closed) await session.close();
 }
 process.exit(exitCode);
+
+/**
+ * "6", or "6 (token 12)" when a scenario ran more rounds than the rest.
+ * @param {{scenario: string, rounds: unknown[]}[]} scenarios
+ */
+function roundsLine(scenarios) {
+  const extra = scenarios.filter((s) => s.rounds.length !== load.rounds).map((s) => `${s.scenario} ${s.rounds.length}`);
+  return extra.length > 0 ? `${load.rounds} (${extra.join(', ')})` : String(load.rounds);
+}
 
 /**
  * One request of each kind before loading, so a broken setup fails loudly instead of

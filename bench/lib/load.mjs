@@ -62,13 +62,20 @@ async function backendCpu(db, app) {
 }
 
 /**
+ * Something to run on the servers during exactly the measured part of a window (after the
+ * warm-up), such as a profiler: `start` when measuring begins, `stop` once the load ends.
+ * @typedef {{start(pids: number[], label: string): {stop(): Promise<void>}}} WindowProbe
+ */
+
+/**
  * One warm-up + measured window.
  * @param {Target} target
  * @param {{connections: number, warmupSec: number, durationSec: number}} load
  * @param {import('pg').Client} db
+ * @param {{probe: WindowProbe, label: string}} [probing]
  * @returns {Promise<Window>}
  */
-export function measureWindow(target, load, db) {
+export function measureWindow(target, load, db, probing) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLIENT], { env: loadSpecEnv({ ...target.spec, ...load }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -77,6 +84,8 @@ export function measureWindow(target, load, db) {
     let before;
     /** @type {Promise<Window> | undefined} */
     let result;
+    /** @type {{stop(): Promise<void>} | undefined} */
+    let probe;
     createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
       let message;
       try {
@@ -88,11 +97,13 @@ export function measureWindow(target, load, db) {
         const cpu = target.pids.map(cpuSeconds);
         const main = target.pids.map(mainThreadCpuSeconds);
         before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, db: dbCpu }));
+        probe = probing?.probe.start(target.pids, probing.label);
       }
       if (message.event === 'result') {
         const cpuAfter = target.pids.map(cpuSeconds);
         const mainAfter = target.pids.map(mainThreadCpuSeconds);
         result = (async () => {
+          await probe?.stop();
           const dbAfter = await backendCpu(db, target.dbApp);
           const start = await /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}>} */ (before);
           const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
@@ -170,8 +181,9 @@ function withFreshIds(target, round) {
  * @param {{ours: Target, baseline: Target}} pair
  * @param {{connections: number, warmupSec: number, firstWarmupSec?: number, durationSec: number, rounds: number}} load
  * @param {import('pg').Client} db
+ * @param {{probe: WindowProbe, scenario: string}} [probing]  labels its windows `<scenario>-ours` and `<scenario>-baseline`
  */
-export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db) {
+export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db, probing) {
   /** @type {Window[]} */
   const ours = [];
   /** @type {Window[]} */
@@ -181,7 +193,8 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db)
     for (const side of order) {
       const target = withFreshIds(pair[side], round);
       const warmupSec = round === 0 && firstWarmupSec !== undefined ? firstWarmupSec : load.warmupSec;
-      (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db));
+      const label = probing && { probe: probing.probe, label: `${probing.scenario}-${side}` };
+      (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db, label || undefined));
     }
   }
   const rounds_ = ours.map((o, i) => roundFigures(o, /** @type {Window} */ (baseline[i])));

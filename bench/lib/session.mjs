@@ -1,7 +1,7 @@
 // What `pnpm bench` and `pnpm bench:soak` both do before loading: migrate the bench
 // database, create a fresh tenant with the operator CLI, start the platform, create the
 // service accounts through the internal API and seed the plants; and undo it afterwards.
-import { connect, createServiceAccount, createTenant, dropPlants, ensureBaselineTable, migrate, seedPlants, startPlatform, stopPlatform } from './platform.mjs';
+import { clearThrottleState, connect, createServiceAccount, createTenant, dropPlants, ensureBaselineTable, migrate, seedPlants, startPlatform, stopPlatform } from './platform.mjs';
 
 /**
  * @typedef {{client_id: string, secret: string}} Account
@@ -19,6 +19,8 @@ import { connect, createServiceAccount, createTenant, dropPlants, ensureBaseline
  */
 export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs, accounts: roles, plants, log, logLevel = 'info' }) {
   await migrate();
+  const cleared = await clearThrottleState();
+  if (cleared > 0) log(`cleared ${cleared} failed-authentication counters from the bench Redis database`);
   const db = await connect();
   const tenant = `bench-${stamp.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
   /** @type {import('./platform.mjs').Platform} */
