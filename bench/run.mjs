@@ -131,13 +131,13 @@ if (args.perf) {
     process.exit(1);
   }
 }
-const perf = args.perf ? perfProbe((mkdirSync(profileDir, { recursive: true }), profileDir)) : undefined;
+if (args.profile || args.perf) mkdirSync(profileDir, { recursive: true });
+const perf = args.perf ? perfProbe(profileDir) : undefined;
 /** @type {string[]} */
 const perfReports = [];
 const started = Date.now();
 const loadAtStart = machine().loadAverage1m;
 log(`migrating ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
-if (args.profile) mkdirSync(profileDir, { recursive: true });
 const session = await openSession({
   stamp,
   logDir,
@@ -197,8 +197,7 @@ try {
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
     const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
     if (perf) {
-      const side = (/** @type {'ours' | 'baseline'} */ name) =>
-        breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], { requests: pair[name].requests, mainCpuSec: ((pair[name].mainCpuUsPerReq ?? 0) * pair[name].requests) / 1e6 });
+      const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
       const report = perfReport(scenario.name, side('ours'), side('baseline'));
       writeFileSync(join(profileDir, `perf-${scenario.name}.txt`), `${report}\n`);
       perfReports.push(report);

@@ -193,8 +193,8 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db,
     for (const side of order) {
       const target = withFreshIds(pair[side], round);
       const warmupSec = round === 0 && firstWarmupSec !== undefined ? firstWarmupSec : load.warmupSec;
-      const label = probing && { probe: probing.probe, label: `${probing.scenario}-${side}` };
-      (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db, label || undefined));
+      const window = probing ? { probe: probing.probe, label: `${probing.scenario}-${side}` } : undefined;
+      (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db, window));
     }
   }
   const rounds_ = ours.map((o, i) => roundFigures(o, /** @type {Window} */ (baseline[i])));

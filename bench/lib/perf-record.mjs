@@ -78,7 +78,8 @@ function kindOf(frame) {
   if (/^(node::|uv_|uv__|llhttp|ada::|simdutf|nghttp)/.test(frame)) return 'Node native (C++)';
   if (/^(EVP_|HMAC|SHA|sha|RSA|BN_|OPENSSL|CRYPTO_|ossl_)/.test(frame)) return 'OpenSSL';
   if (/^(_?_?(libc|GI|pthread|malloc|free|cfree|mem|str|unlink_chunk|_int_|lll_)|malloc|free)/.test(frame)) return 'libc (malloc, locks, memcpy)';
-  return 'kernel (system calls, network)';
+  // What is left has no JavaScript, V8, Node or library name: nearly all of it the kernel's.
+  return 'kernel and other native code';
 }
 
 /** @param {string} frame */
@@ -112,13 +113,14 @@ function stacksOf(files) {
 
 /**
  * Main-thread CPU per request by kind of code, by our functions (inclusive) and by function
- * (self). Samples are scaled to the thread's measured CPU (from /proc), so figures are µs.
+ * (self). The samples share out the thread's CPU per request measured from /proc over the
+ * same windows, so figures are µs per request.
  * @param {string[]} files
- * @param {{requests: number, mainCpuSec: number}} measured  the same windows' totals
+ * @param {number} usPerRequest  the main thread's measured CPU µs per request
  */
-export function breakdown(files, { requests, mainCpuSec }) {
+export function breakdown(files, usPerRequest) {
   const stacks = stacksOf(files);
-  const usPerSample = stacks.length > 0 && requests > 0 ? (mainCpuSec * 1e6) / stacks.length / requests : 0;
+  const usPerSample = stacks.length > 0 ? usPerRequest / stacks.length : 0;
   /** @type {Map<string, number>} */
   const kinds = new Map();
   /** @type {Map<string, number>} */
@@ -132,7 +134,7 @@ export function breakdown(files, { requests, mainCpuSec }) {
     add(self, shortName(top));
     for (const frame of new Set(frames.filter((f) => f.startsWith('JS:') && /\/(services|packages)\//.test(f) && !/node_modules/.test(f)))) add(ours, shortName(frame));
   }
-  return { samples: stacks.length, usPerRequest: requests > 0 ? (mainCpuSec * 1e6) / requests : 0, kinds, self, ours };
+  return { samples: stacks.length, usPerRequest, kinds, self, ours };
 }
 
 /**

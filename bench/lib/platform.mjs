@@ -233,6 +233,7 @@ export async function clearThrottleState() {
   try {
     await redis.connect();
     let deleted = 0;
+    // The prefix of every counter of services/token-service/src/provider/client-auth-throttle.ts.
     for await (const keys of redis.scanStream({ match: 'plantstore:auth-fail:*', count: 500 })) {
       if (keys.length > 0) deleted += await redis.del(...keys);
     }

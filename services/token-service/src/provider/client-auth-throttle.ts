@@ -121,7 +121,7 @@ export class ClientAuthThrottle {
 
   /** Before the token endpoint does anything: a source over its failure budget gets 429. */
   async assertIpAllowed(_tenant: string, ip: string, ctx: HeaderSink | undefined): Promise<void> {
-    if (this.hints?.isClean(ip)) return;
+    if (this.isClean(ip)) return;
     const wait = await this.#blockedFor(this.#ip, ip, this.limits.perIp, ctx);
     if (wait > 0) {
       ClientAuthThrottle.#retryAfter(ctx, wait);
@@ -134,7 +134,7 @@ export class ClientAuthThrottle {
    * counter to clear on success (`recordSuccess`): false spares that write.
    */
   async assertAllowed(tenant: string, clientId: string, ip: string, ctx: HeaderSink | undefined): Promise<boolean> {
-    if (this.hints?.isClean(ip)) return false;
+    if (this.isClean(ip)) return false;
     const counter = await this.#read(this.#pair, `${tenant}:${clientId}:${ip}`, ctx);
     const wait = ClientAuthThrottle.#wait(counter, this.limits.perClientIp);
     if (wait > 0) {
