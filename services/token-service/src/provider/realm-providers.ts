@@ -33,22 +33,37 @@ export class RealmProviders {
     private readonly deps: RealmProviderDeps,
   ) {}
 
-  /** The realm's request handler, or undefined when the realm does not exist. */
+  /** The realm's request handler, or undefined when the realm does not exist. Waits only for a realm's first build. */
   async handlerFor(tenant: string): Promise<Entry['handler'] | undefined> {
     const entry = this.#entries.get(tenant);
-    if (entry) {
-      // Map order is recency order.
-      this.#entries.delete(tenant);
-      this.#entries.set(tenant, entry);
-      if (Date.now() - entry.checkedAt < RECHECK_MS) return entry.handler;
-    }
-    return (await this.#load(tenant, entry))?.handler;
+    if (entry) return this.#serve(tenant, entry);
+    return (await this.#load(tenant, undefined))?.handler;
   }
 
-  /** The realm's handler when it is built and recently checked; never waits (see `handlerFor`). */
+  /** The realm's handler when it is built; never waits (see `handlerFor`). */
   builtHandler(tenant: string): Entry['handler'] | undefined {
     const entry = this.#entries.get(tenant);
-    return entry !== undefined && Date.now() - entry.checkedAt < RECHECK_MS ? entry.handler : undefined;
+    return entry === undefined ? undefined : this.#serve(tenant, entry);
+  }
+
+  /**
+   * A built realm is served while its periodic re-check runs in the background: a grant never
+   * waits on that query, nor fails when Postgres blips at that moment, and the token route
+   * stays on the fast lane (see `public-listener.ts`). Until the re-check lands, a replica that
+   * missed a rotation event signs with the retired key, which stays published for a token
+   * lifetime plus skew. The next re-check is due a full period later even when this one fails,
+   * so an outage costs one warning per realm and period, not a query per request.
+   */
+  #serve(tenant: string, entry: Entry): Entry['handler'] {
+    const now = Date.now();
+    if (now - entry.checkedAt >= RECHECK_MS && !this.#building.has(tenant)) {
+      entry.checkedAt = now;
+      // Map order is recency order (refreshed once a period: enough for eviction).
+      this.#entries.delete(tenant);
+      this.#entries.set(tenant, entry);
+      this.#load(tenant, entry).catch((err: Error) => this.deps.logger.warn({ tenant, err: { message: err.message } }, 'realm re-check failed; serving its current signing key'));
+    }
+    return entry.handler;
   }
 
   async providerFor(tenant: string): Promise<Provider | undefined> {
@@ -76,10 +91,7 @@ export class RealmProviders {
       if (!(await findRealm(this.db, tenant))) this.#entries.delete(tenant);
       return undefined;
     }
-    if (previous && previous.kid === key.kid) {
-      previous.checkedAt = Date.now();
-      return previous;
-    }
+    if (previous && previous.kid === key.kid) return previous;
     const jwk = decryptSigningKey(this.encryption, key.kid, key.private_key_encrypted);
     const provider = createRealmProvider(tenant, jwk, this.deps);
     const entry: Entry = { provider, handler: provider.callback(), kid: key.kid, checkedAt: Date.now() };
