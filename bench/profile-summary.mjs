@@ -11,7 +11,7 @@ process.stdout.on('error', () => process.exit(0)); // piped into head
 const match = values.match ? new RegExp(values.match) : undefined;
 const top = Number(values.top);
 
-/** Which package a script URL belongs to: a dependency, one of ours, or node itself. */
+/** Which package a script URL belongs to: a dependency, one of ours, or node itself. @param {string} url */
 function packageOf(url) {
   if (url === '') return '(vm)';
   if (url.startsWith('node:')) return 'node:internal';
@@ -22,7 +22,7 @@ function packageOf(url) {
   return url;
 }
 
-/** Coarse cost centres, to compare a service with its baseline. */
+/** Coarse cost centres, to compare a service with its baseline. @type {Array<[string, RegExp]>} */
 const CATEGORIES = [
   ['logging', /^(pino|pino-http|pino-std-serializers|@pinojs\/redact|sonic-boom|fast-redact|on-exit-leak-free|thread-stream)$/],
   ['query builder + pool (knex, tarn)', /^(knex|tarn)$/],
@@ -37,6 +37,7 @@ const CATEGORIES = [
   ['garbage collector', /^\(garbage collector\)$/],
   ['node core, HTTP, sockets (incl. native)', /^(node:internal|\(vm\)|\(program\))$/],
 ];
+/** @param {string} pkg */
 function categoryOf(pkg) {
   for (const [name, re] of CATEGORIES) if (re.test(pkg)) return name;
   return pkg === '(idle)' ? '(idle)' : 'other dependencies';
@@ -45,21 +46,22 @@ function categoryOf(pkg) {
 for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   /** @type {Map<number, any>} */
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const nodes = new Map(profile.nodes.map((/** @type {any} */ n) => [n.id, n]));
   /** @type {Map<number, number>} */
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
   // Sample counts per node, and the sampling interval, from samples/timeDeltas.
+  /** @type {Map<number, number>} */
   const hits = new Map();
   let totalUs = 0;
-  profile.samples.forEach((id, i) => {
+  profile.samples.forEach((/** @type {number} */ id, /** @type {number} */ i) => {
     const dt = profile.timeDeltas[i] ?? 0;
     totalUs += dt;
     hits.set(id, (hits.get(id) ?? 0) + dt);
   });
 
-  const label = (n) => {
+  const label = (/** @type {any} */ n) => {
     const { functionName, url, lineNumber } = n.callFrame;
     const short = url.replace(/^file:\/\//, '').replace(/.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/.*\/work\/main\//, '');
     return `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
@@ -75,7 +77,7 @@ for (const file of positionals) {
     const pkg = ['(idle)', '(program)', '(garbage collector)'].includes(node.callFrame.functionName) ? node.callFrame.functionName : packageOf(node.callFrame.url);
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
     const seen = new Set();
-    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+    for (let /** @type {number | undefined} */ cur = id; cur !== undefined; cur = parent.get(cur)) {
       const l = label(nodes.get(cur));
       if (seen.has(l)) continue;
       seen.add(l);
@@ -84,8 +86,8 @@ for (const file of positionals) {
   }
   const idle = byPackage.get('(idle)') ?? 0;
   const busy = totalUs - idle;
-  const pct = (us) => `${((us / busy) * 100).toFixed(1).padStart(5)} %`;
-  const print = (title, map, n = top) => {
+  const pct = (/** @type {number} */ us) => `${((us / busy) * 100).toFixed(1).padStart(5)} %`;
+  const print = (/** @type {string} */ title, /** @type {Map<string, number>} */ map, n = top) => {
     process.stdout.write(`\n${title}\n`);
     [...map.entries()]
       .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(root)'))

@@ -12,7 +12,7 @@ import pg from 'pg';
 
 const env = process.env;
 const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_MAX ?? 10), application_name: 'bench-baseline' });
-const jwks = await (await fetch(/** @type {string} */ (env.JWKS_URL))).json();
+const jwks = /** @type {{ keys: import('node:crypto').JsonWebKey[] }} */ (await (await fetch(/** @type {string} */ (env.JWKS_URL))).json());
 const publicKey = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
 const verifyOptions = { algorithms: /** @type {import('jsonwebtoken').Algorithm[]} */ (['RS256']), issuer: env.ISSUER, audience: env.AUDIENCE };
 const tenant = env.BASELINE_TENANT;

@@ -43,22 +43,23 @@ function request() {
  * @param {number[] | undefined} latencies
  */
 function run(durationSec, latencies) {
-  const instance = autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: durationSec,
-    requests: [request()],
-    timeout: 10,
-  });
   /** @type {Record<string, number>} */
   const statuses = {};
-  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-    latencies?.push(responseTime);
-  });
   return new Promise((resolve, reject) => {
-    instance.once('done', (result) => resolve({ result, statuses }));
-    instance.once('error', reject);
+    const instance = autocannon(
+      {
+        url: spec.url,
+        connections: spec.connections,
+        duration: durationSec,
+        requests: [/** @type {autocannon.Request} */ (request())],
+        timeout: 10,
+      },
+      (err, result) => (err ? reject(err) : resolve({ result, statuses })),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      latencies?.push(responseTime);
+    });
   });
 }
 

@@ -104,6 +104,7 @@ const MIX = [
 const wheel = MIX.flatMap(([op, weight]) => Array.from({ length: /** @type {number} */ (weight) }, () => /** @type {string} */ (op)));
 
 let stopping = false;
+/** @param {number} seed */
 async function worker(seed) {
   let i = seed;
   while (!stopping) {
@@ -192,7 +193,7 @@ await Promise.allSettled(running);
 const all = [];
 const operationsOut = [];
 for (const [op, s] of stats) {
-  s.latencies.sort((a, b) => a - b);
+  s.latencies.sort((/** @type {number} */ a, /** @type {number} */ b) => a - b);
   // A loop, not push(...spread): a long soak collects more latencies than a call's argument limit.
   for (const latency of s.latencies) all.push(latency);
   operationsOut.push({

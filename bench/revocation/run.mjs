@@ -76,6 +76,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 /**
  * One HTTP call on a kept-alive connection; resolves with the status and body when the
  * response has fully arrived (and the time it did).
+ * @param {string} url
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string }} [options]
  * @returns {Promise<{status: number, body: string, at: number}>}
  */
 function call(url, { method = 'GET', headers = {}, body } = {}) {
@@ -91,11 +93,13 @@ function call(url, { method = 'GET', headers = {}, body } = {}) {
   });
 }
 
+/** @param {number[]} sorted @param {number} p */
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** @param {number[]} values */
 function summary(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return {
@@ -115,7 +119,7 @@ async function main() {
   const { startServer } = await import('../lib/processes.mjs');
   const { machine, table, fmt } = await import('../lib/report.mjs');
 
-  const missing = ['token-service', 'plant-store'].filter((s) => lib.missingServices().includes(s));
+  const missing = /** @type {const} */ (['token-service', 'plant-store']).filter((s) => lib.missingServices().includes(s));
   if (missing.length > 0) throw new Error(`build first (pnpm build): missing dist of ${missing.join(', ')}`);
 
   // One directory per run: two runs at once must not write into each other's log files.
@@ -141,7 +145,13 @@ async function main() {
     const resettable = [];
     for (let i = 0; i < 5; i += 1) resettable.push(await lib.createServiceAccount(platform, tenant, `reset-${i}`, 'View'));
 
-    /** Polls one store with the old token until it refuses it; returns [latency ms, stale 200s]. */
+    /**
+     * Polls one store with the old token until it refuses it.
+     * @param {{ url: string, name: string }} store
+     * @param {string} token
+     * @param {number} since
+     * @returns {Promise<{ latencyMs: number, stale: number }>}
+     */
     async function firstRefusal(store, token, since) {
       let stale = 0;
       for (;;) {
@@ -179,6 +189,7 @@ async function main() {
     const elapsedS = (performance.now() - started) / 1000;
 
     const rows = [];
+    /** @type {Record<string, ReturnType<typeof summary> & { stale: number }>} */
     const byStore = {};
     for (const [s, store] of stores.entries()) {
       for (const op of ['reset', 'delete', 'all']) {
