@@ -14,6 +14,7 @@ const root = new URL('..', import.meta.url).pathname;
 const env = devEnv();
 const SERVICES = ['token-service', 'plant-store', 'account-admin'];
 
+/** @param {string[]} args @param {import('node:child_process').SpawnOptions} [opts] */
 function run(args, opts = {}) {
   return spawn(process.execPath, args, { env, stdio: 'inherit', ...opts });
 }
