@@ -7,7 +7,8 @@ import type { KeyEncryption } from '../domain/key-encryption.js';
 import { decryptSigningKey } from '../domain/signing-keys.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
 
-const RECHECK_MS = 30_000;
+/** How often a built realm's active signing key is checked against Postgres (a rotation event may be missed). */
+export const RECHECK_MS = 30_000;
 /** Realms kept built at once; the least recently used is dropped (rebuilding costs one query and a key decryption). */
 const MAX_REALMS = 1000;
 
@@ -20,8 +21,9 @@ interface Entry {
 
 /**
  * One oidc-provider per realm, created on first use and cached, so a tenant created after
- * start works at once. A provider holds its realm's signing key; after a rotation (heard
- * on Redis, or found by the periodic re-check) the next request builds a new one.
+ * start works at once. A provider holds its realm's signing key: a rotation heard on Redis
+ * drops it, so the next request builds a new one; one found by the periodic re-check is built
+ * in the background while the old provider keeps serving.
  */
 export class RealmProviders {
   readonly #entries = new Map<string, Entry>();
@@ -33,7 +35,7 @@ export class RealmProviders {
     private readonly deps: RealmProviderDeps,
   ) {}
 
-  /** The realm's request handler, or undefined when the realm does not exist. Waits only for a realm's first build. */
+  /** The realm's request handler, or undefined when the realm does not exist. Waits only when the realm is not built (first use, or dropped by a rotation event). */
   async handlerFor(tenant: string): Promise<Entry['handler'] | undefined> {
     const entry = this.#entries.get(tenant);
     if (entry) return this.#serve(tenant, entry);
