@@ -11,7 +11,7 @@ export interface LoadSessionDeps {
   tokenService: TokenServiceClient;
 }
 
-/** The session with this id, its role re-confirmed at most every 30 s; undefined when there is none (any more). */
+/** The session with this id, its role re-confirmed at most every ROLE_RECHECK_MS; undefined when there is none (any more). */
 export async function loadSession({ store, tokenService }: LoadSessionDeps, id: string): Promise<Session | undefined> {
   const session = await store.get(id);
   if (session === undefined) return undefined;

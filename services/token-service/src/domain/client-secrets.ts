@@ -42,7 +42,7 @@ export function isWellFormedClientSecret(value: string): boolean {
   return checksumOf(body) === rest.slice(BODY_LENGTH);
 }
 
-// A process has one pepper: keep its key imported (a third of an HMAC's cost on every grant).
+// A process has one pepper: keep its key imported rather than import it on every grant.
 let pepperKey: { pepper: string; key: KeyObject } | undefined;
 function keyOf(pepper: string): KeyObject {
   if (pepperKey?.pepper !== pepper) pepperKey = { pepper, key: createSecretKey(Buffer.from(pepper, 'utf8')) };

@@ -54,7 +54,7 @@ export function bindingHash(secret: string, binding: string): string {
 export const randomBinding = () => randomBytes(32).toString('base64url');
 
 export interface PortalSessions {
-  /** The request's session, with its role re-confirmed at most every 30 s; undefined when signed out. */
+  /** The request's session, its role re-confirmed now and then (`loadSession`); undefined when signed out. */
   load(req: Request): Promise<{ id: string; session: Session } | undefined>;
   start(res: Response, session: Omit<Session, 'checkedAt' | 'createdAt'>): Promise<void>;
   end(req: Request, res: Response): Promise<void>;
