@@ -13,7 +13,7 @@ import {
 } from '../src/compose-checks.js';
 import { missingVariables } from '../src/config-requirements.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
-import { requirementsOf } from './support/service-configs.js';
+import { requirementsOf } from './helpers/service-configs.js';
 
 const compose = loadCompose(join(repoRoot, 'docker-compose.yml'));
 const clone = (): ComposeFile => structuredClone(compose);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { argDefaults, checkServiceDockerfile, exposedPorts, isPinnedNode20, lintDockerfile } from '../src/dockerfile-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
-import { requirementsOf } from './support/service-configs.js';
+import { requirementsOf } from './helpers/service-configs.js';
 
 const dockerfileOf = (service: string) => readFileSync(join(repoRoot, 'services', service, 'Dockerfile'), 'utf8');
 const packageJson = (path: string) => JSON.parse(readFileSync(join(repoRoot, path, 'package.json'), 'utf8')) as { name: string; packageManager?: string };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { missingVariables } from '../src/config-requirements.js';
 import { containerEnv, crossReferences, find, objectsOf, renderKustomization, unknownFields, validateWithModels, type K8sObject } from '../src/k8s-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
-import { requirementsOf } from './support/service-configs.js';
+import { requirementsOf } from './helpers/service-configs.js';
 
 const render = (dir: string) => renderKustomization(join(repoRoot, 'k8s', dir));
 const base = render('base');

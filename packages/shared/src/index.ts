@@ -1,5 +1,6 @@
 export * from './api-types.js';
 export * from './config.js';
+export * from './constant-time.js';
 export * from './db.js';
 export * from './error-middleware.js';
 export * from './errors.js';
@@ -13,6 +14,8 @@ export * from './metrics.js';
 export * from './node-route.js';
 export * from './pg-errors.js';
 export * from './prepared-statements.js';
+export * from './realm-names.js';
 export * from './request-context.js';
+export * from './service-config.js';
 export * from './service-main.js';
 export * from './web-server.js';

@@ -3,7 +3,7 @@
  * internal API, bearer verification with the revocation map, and the express app.
  */
 import { createBearerAuth, createRevocationSync, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, startWebServer, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, revocationSource, startWebServer, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
@@ -45,14 +45,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
   const revocation: RevocationSync | undefined =
     options.revocation === false
       ? undefined
-      : createRevocationSync({
-          redisUrl: config.REDIS_URL,
-          tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
-          internalToken: config.INTERNAL_API_TOKEN,
-          resyncMs: config.REVOCATION_RESYNC_MS,
-          logger,
-          metricsRegistry: metrics,
-        });
+      : createRevocationSync({ ...revocationSource(config), logger, metricsRegistry: metrics });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
-import { startPlantStore, type PlantStoreHarness } from './support/plant-store-harness.js';
+import { startPlantStore, type PlantStoreHarness } from './helpers/plant-store-harness.js';
 
 // RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
 jest.setTimeout(20_000);

@@ -1,18 +1,18 @@
-import { env, loadConfig } from '@plant/shared';
+import { baseConfig, env, loadConfig, trustProxyConfig } from '@plant/shared';
 import { z } from 'zod';
 
 /** Every environment variable of the token service (docs/architecture.md). */
 export const configShape = {
-  PORT: env.port(8082).describe('Public HTTP port: realm endpoints (0 = ephemeral)'),
+  ...baseConfig({
+    port: 8082,
+    portServes: 'realm endpoints',
+    schema: 'auth',
+    redisUse: 'revocation events, rate limits',
+    authUrlDoc: 'Public base URL; issuers are {AUTH_URL}/realms/<tenant>',
+  }),
+  ...trustProxyConfig(),
   INTERNAL_PORT: env.port(9082).describe('Internal API port, never routed by the ingress (0 = ephemeral)'),
-  HOST: env.string('0.0.0.0').describe('Listen address'),
-  AUTH_URL: env.url('http://localhost:8082').describe('Public base URL; issuers are {AUTH_URL}/realms/<tenant>'),
   PORTAL_URL: env.url('http://localhost:8083').describe("The portal's base URL (its sign-in redirect URIs derive from it)"),
-  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/plantstore').describe('Postgres URL; the service uses schema auth'),
-  DATABASE_POOL_MAX: env.int(10, 1, 100).describe('Postgres pool size'),
-  REDIS_URL: env.url('redis://127.0.0.1:6379').describe('Redis URL (revocation events, rate limits)'),
-  LOG_LEVEL: env.logLevel().describe('pino log level'),
-  INTERNAL_API_TOKEN: env.secret().describe('Shared token for the internal API (secret)'),
   SECRET_PEPPER: env.secret(32).describe('HMAC-SHA-256 key for client-secret digests (secret)'),
   KEY_ENCRYPTION_KEY: z
     .string()
@@ -20,7 +20,6 @@ export const configShape = {
     .describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
   COOKIE_KEYS: env.secret().describe('Comma-separated keys signing the sign-in cookies (secret)'),
   ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
-  TRUST_PROXY: env.int(0, 0, 10).describe('Proxy hops whose X-Forwarded-For/-Proto to trust (0 = none; 1 behind the ingress)'),
   CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
   CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window before 429'),
   CLIENT_AUTH_FAILURES_PER_CLIENT: env.int(500, 1, 1_000_000).describe('Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass'),

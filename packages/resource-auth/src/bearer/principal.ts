@@ -4,8 +4,8 @@
  * claim checked out, so handlers can trust each field.
  */
 
-/** Tenant (realm) names: DNS-label-like, 1..63 characters (docs/architecture.md). */
-export const TENANT_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Tenant (realm) names, declared in `@plant/shared` and exported here for resource servers. */
+export { isTenantName, TENANT_NAME_PATTERN } from '@plant/shared';
 
 export const ROLES = ['View', 'Edit', 'Account Admin'] as const;
 export type Role = (typeof ROLES)[number];

@@ -5,7 +5,15 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { SessionStoreUnavailable } from '../domain/admin-errors.js';
+import { AppError } from '@plant/shared';
+
+/** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
+export class SessionStoreUnavailable extends AppError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(503, 'Sessions are temporarily unavailable; try again', { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
+    this.name = 'SessionStoreUnavailable';
+  }
+}
 
 export interface Session {
   tenant: string;
@@ -40,9 +48,7 @@ export interface SessionStore {
 
 const PREFIX = 'plantstore:admin:';
 
-export function randomId(): string {
-  return randomBytes(32).toString('base64url');
-}
+const randomId = () => randomBytes(32).toString('base64url');
 
 function unavailable(err: unknown): never {
   throw new SessionStoreUnavailable({ cause: err });
@@ -88,13 +94,4 @@ export function createSessionStore(redis: Redis, secret: string): SessionStore {
       await redis.ping();
     },
   };
-}
-
-/** The CSRF token of a session: derived, so only this server can mint one matching the session. */
-export function csrfTokenFor(secret: string, sessionId: string): string {
-  return createHmac('sha256', secret).update(`csrf:${sessionId}`).digest('base64url');
-}
-
-export function bindingHash(secret: string, binding: string): string {
-  return createHmac('sha256', secret).update(`binding:${binding}`).digest('base64url');
 }

@@ -4,7 +4,7 @@
  * `TokenServiceUnavailable` (503), and 4xx answers keep the token service's status and message.
  */
 import { AppError, currentRequestId, REQUEST_ID_HEADER, type Grant, type ServiceAccount, type ServiceAccountRole, type ServiceAccountWithSecret, type User } from '@plant/shared';
-import { TokenServiceUnavailable } from '../domain/admin-errors.js';
+import { TokenServiceUnavailable } from '../domain/errors.js';
 
 export interface TokenServiceClientOptions {
   baseUrl: string;

@@ -3,7 +3,7 @@
  * authorization rules of account-admin. Only `tenant` from here is ever used to address
  * data: a caller can never name another tenant.
  */
-import { NotAccountAdmin } from './admin-errors.js';
+import { NotAccountAdmin } from './errors.js';
 
 export type Role = 'View' | 'Edit' | 'Account Admin';
 

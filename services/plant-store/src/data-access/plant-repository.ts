@@ -1,5 +1,4 @@
 import { createStatementRunner, isUniqueViolation, type Knex } from '@plant/shared';
-import { DuplicatePlantId } from '../domain/plant-errors.js';
 import { SCHEMA } from './migrations/schema.js';
 
 /** A stored plant; `id` is the exact int64 as a decimal string (pg returns int8 as text). */
@@ -10,8 +9,8 @@ export interface PlantRow {
 }
 
 export interface PlantRepository {
-  /** Stores a plant; throws `DuplicatePlantId` when the tenant already has this id. */
-  insert(tenant: string, plant: { id: string; name: string; tag?: string | undefined }): Promise<void>;
+  /** Stores a plant; false (nothing stored) when the tenant already has this id. */
+  insert(tenant: string, plant: { id: string; name: string; tag?: string | undefined }): Promise<boolean>;
   /** Up to `take` plants of the tenant with an id above `afterId` (all when absent), ascending by id. */
   listAfter(tenant: string, afterId: string | undefined, take: number): Promise<PlantRow[]>;
   /** Resolves when the database answers (readiness). */
@@ -43,8 +42,9 @@ export function createPlantRepository(db: Knex): PlantRepository {
     async insert(tenant, { id, name, tag }) {
       try {
         await run(INSERT, [tenant, id, name, tag ?? null]);
+        return true;
       } catch (err) {
-        if (isUniqueViolation(err, 'plants_pkey')) throw new DuplicatePlantId(id);
+        if (isUniqueViolation(err, 'plants_pkey')) return false;
         throw err;
       }
     },

@@ -1,12 +1,13 @@
 import type { NewPlant, Plant } from '@plant/shared';
 import type { Principal } from '@plant/resource-auth';
 import type { PlantRepository } from '../data-access/plant-repository.js';
+import { DuplicatePlantId } from './errors.js';
 import { assertMayCreatePlant } from './plant-authorization.js';
 import { toPlant } from './plant-view.js';
 
 /** Stores a new plant in the caller's tenant (from the token, never the request). */
 export async function createPlant(plants: PlantRepository, principal: Principal, input: NewPlant): Promise<Plant> {
   assertMayCreatePlant(principal, input.tag);
-  await plants.insert(principal.tenant, input);
+  if (!(await plants.insert(principal.tenant, input))) throw new DuplicatePlantId(input.id);
   return toPlant(input);
 }

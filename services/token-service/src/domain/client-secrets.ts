@@ -1,5 +1,7 @@
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
+export { constantTimeEquals } from '@plant/shared';
+
 /**
  * Service-account secrets: `pss_` + base62(32 CSPRNG bytes, 43 chars) + base62 checksum
  * (6 chars of SHA-256 of the body). The prefix and checksum let secret scanners recognise
@@ -40,7 +42,7 @@ export function isWellFormedClientSecret(value: string): boolean {
   return checksumOf(body) === rest.slice(BODY_LENGTH);
 }
 
-// A process has one pepper: keep its key imported (a third of an HMAC's cost on every grant).
+// A process has one pepper: keep its key imported rather than import it on every grant.
 let pepperKey: { pepper: string; key: KeyObject } | undefined;
 function keyOf(pepper: string): KeyObject {
   if (pepperKey?.pepper !== pepper) pepperKey = { pepper, key: createSecretKey(Buffer.from(pepper, 'utf8')) };
@@ -64,11 +66,4 @@ export function clientSecretMatches(pepper: string, presented: string, storedDig
   const expected = Buffer.from(storedDigest, 'hex');
   const actual = hmacOf(pepper, presented);
   return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-/** Constant-time equality of two strings of any length (length is not secret). */
-export function constantTimeEquals(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a).digest();
-  const right = createHash('sha256').update(b).digest();
-  return timingSafeEqual(left, right) && a.length === b.length;
 }

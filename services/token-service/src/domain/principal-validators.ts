@@ -1,15 +1,11 @@
-import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
+import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema, TENANT_NAME_PATTERN } from '@plant/shared';
 import { z } from 'zod';
 
-/** DNS-label-like tenant names (docs/architecture.md). */
-export const TENANT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export { isTenantName } from '@plant/shared';
+
 export const ACTOR_MAX = 320;
 
-export function isTenantName(value: string): boolean {
-  return TENANT_NAME.test(value);
-}
-
-export const TenantNameSchema = z.string().regex(TENANT_NAME, {
+export const TenantNameSchema = z.string().regex(TENANT_NAME_PATTERN, {
   error: 'tenant must be 1-63 characters of a-z, 0-9 and inner hyphens',
 });
 

@@ -1,5 +1,5 @@
 /** Names shared by the service and the CLI (kept free of oidc-provider so the CLI stays light). */
-export const PORTAL_CLIENT_ID = 'portal';
+export { PORTAL_CLIENT_ID } from '@plant/shared';
 
 /** Key rotations (by the CLI, another process) are announced here so every replica reloads the realm. */
 export const KEY_ROTATION_CHANNEL = 'plantstore:token-service:keys';

@@ -1,9 +1,10 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerChallenge, type BearerAuth } from '@plant/resource-auth';
 import type { TokenServiceClient } from '../../data-access/token-service-client.js';
-import { CsrfRejected, NotAccountAdmin, NotSignedIn, TokenServiceUnavailable } from '../../domain/admin-errors.js';
 import type { Actor } from '../../domain/actor.js';
-import { actorFromSession, type PortalSessions } from '../web/session-cookies.js';
+import { CsrfRejected, NotAccountAdmin, NotSignedIn, TokenServiceUnavailable } from '../../domain/errors.js';
+import { actorFromSession } from '../../domain/session.js';
+import type { PortalSessions } from '../web/session-cookies.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

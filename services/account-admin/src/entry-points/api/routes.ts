@@ -1,23 +1,21 @@
 import { jsonBody, methodNotAllowed, requestIdOf } from '@plant/shared';
 import { Router, type Request, type Response } from 'express';
-import type { AuditRepository } from '../../data-access/audit-repository.js';
 import { canManage, type RequestMeta } from '../../domain/actor.js';
-import { listAuditEvents, parseAuditCursor, parseAuditLimit } from '../../domain/audit-events.js';
+import { parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
+import { createServiceAccount } from '../../domain/create-service-account.js';
+import { deleteServiceAccount } from '../../domain/delete-service-account.js';
+import { getServiceAccount } from '../../domain/get-service-account.js';
+import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
+import { listServiceAccounts } from '../../domain/list-service-accounts.js';
+import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
 import { CreateServiceAccountBody, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
-import {
-  createServiceAccount,
-  deleteServiceAccount,
-  getServiceAccount,
-  listServiceAccounts,
-  resetServiceAccountSecret,
-  updateServiceAccount,
-  type ServiceAccountDeps,
-} from '../../domain/service-accounts.js';
+import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
+import { updateServiceAccount } from '../../domain/update-service-account.js';
 import { actorOf } from './authenticate.js';
 
 export interface ApiRoutesDeps {
   accounts: ServiceAccountDeps;
-  audit: AuditRepository;
+  audit: AuditTrail;
   portalUrl: string;
 }
 

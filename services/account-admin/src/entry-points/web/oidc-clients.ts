@@ -9,9 +9,10 @@
  * internal address are mapped back to the public one before a browser is sent there.
  * The issuer check stays intact: `iss` must still be the public issuer.
  */
+import { PORTAL_CLIENT_ID } from '@plant/shared';
 import * as oidc from 'openid-client';
 
-export const PORTAL_CLIENT_ID = 'portal';
+export { PORTAL_CLIENT_ID };
 
 export interface OidcClientsOptions {
   authUrl: string;

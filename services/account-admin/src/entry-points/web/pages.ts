@@ -1,5 +1,5 @@
-import type { AuditEvent } from '../../domain/audit-events.js';
-import type { Session } from '../../data-access/session-store.js';
+import type { AuditEvent } from '../../domain/list-audit-events.js';
+import type { Session } from '../../domain/session.js';
 import { MAX_SERVICE_ACCOUNTS, SERVICE_ACCOUNT_NAME_MAX, type ServiceAccount } from '@plant/shared';
 import { html, timeOf, type Html } from './html.js';
 

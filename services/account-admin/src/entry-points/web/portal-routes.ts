@@ -1,20 +1,21 @@
 /** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
 import type { Logger } from '@plant/shared';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { AuditRepository } from '../../data-access/audit-repository.js';
-import type { Session } from '../../data-access/session-store.js';
 import { canManage } from '../../domain/actor.js';
-import { listAuditEvents, parseAuditCursor } from '../../domain/audit-events.js';
-import { listServiceAccounts, type ServiceAccountDeps } from '../../domain/service-accounts.js';
+import { parseAuditCursor } from '../../domain/audit-event-validators.js';
+import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
+import { listServiceAccounts } from '../../domain/list-service-accounts.js';
+import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
+import { actorFromSession, type Session } from '../../domain/session.js';
 import { pageErrorHandler } from './page-errors.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
-import { actorFromSession, type PortalSessions } from './session-cookies.js';
+import type { PortalSessions } from './session-cookies.js';
 import { sendPage } from './sign-in-routes.js';
 
 export interface PortalDeps {
   accounts: ServiceAccountDeps;
-  audit: AuditRepository;
+  audit: AuditTrail;
   sessions: PortalSessions;
   logger: Logger;
 }

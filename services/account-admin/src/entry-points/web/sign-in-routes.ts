@@ -3,19 +3,20 @@
  * tenant's realm; GET /auth/callback finishes it and opens a server-side session;
  * POST /logout (CSRF-checked) ends it and returns where to end the realm session.
  */
-import type { Logger } from '@plant/shared';
+import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger } from '@plant/shared';
 import { Router, type Request, type Response } from 'express';
 import * as oidc from 'openid-client';
-import { bindingHash, randomId, type SessionStore } from '../../data-access/session-store.js';
 import type { TokenServiceClient } from '../../data-access/token-service-client.js';
-import { TokenServiceUnavailable } from '../../domain/admin-errors.js';
 import type { Role } from '../../domain/actor.js';
-import { TENANT_NAME_PATTERN } from '@plant/resource-auth';
+import { TokenServiceUnavailable } from '../../domain/errors.js';
+import { savePendingSignIn, SIGN_IN_TTL_SECONDS } from '../../domain/save-pending-sign-in.js';
+import type { SessionStore } from '../../domain/session.js';
+import { takePendingSignIn } from '../../domain/take-pending-sign-in.js';
 import type { OidcClients } from './oidc-clients.js';
 import { pageErrorHandler } from './page-errors.js';
 import { messagePage, signOutPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
-import { readCookies, safeEquals, SIGNIN_COOKIE, type PortalSessions } from './session-cookies.js';
+import { bindingHash, randomBinding, readCookies, SIGNIN_COOKIE, type PortalSessions } from './session-cookies.js';
 
 export interface SignInDeps {
   oidc: OidcClients;
@@ -27,7 +28,6 @@ export interface SignInDeps {
   logger: Logger;
 }
 
-const SIGN_IN_TTL_SECONDS = 600;
 const ROLES: readonly Role[] = ['View', 'Edit', 'Account Admin'];
 
 export function sendPage(res: Response, status: number, body: string): void {
@@ -46,7 +46,7 @@ export function signInRoutes(deps: SignInDeps): Router {
       return;
     }
     const tenant = typeof tenantParam === 'string' ? tenantParam.trim().toLowerCase() : '';
-    if (!TENANT_NAME_PATTERN.test(tenant)) {
+    if (!isTenantName(tenant)) {
       sendPage(res, 400, tenantPickerPage({ error: 'Account names are 1 to 63 lower-case letters, digits and inner hyphens.', tenant: typeof tenantParam === 'string' ? tenantParam.slice(0, 63) : '', returnTo }));
       return;
     }
@@ -71,8 +71,8 @@ export function signInRoutes(deps: SignInDeps): Router {
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    const binding = randomId();
-    await deps.store.savePendingSignIn(state, { tenant, codeVerifier, nonce, returnTo, binding: bindingHash(deps.secret, binding) }, SIGN_IN_TTL_SECONDS);
+    const binding = randomBinding();
+    await savePendingSignIn(deps.store, state, { tenant, codeVerifier, nonce, returnTo, binding: bindingHash(deps.secret, binding) });
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: deps.oidc.redirectUri,
       scope: 'openid email profile',
@@ -90,10 +90,10 @@ export function signInRoutes(deps: SignInDeps): Router {
     const expired = () => sendPage(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was started in another browser. Start again.'));
     const state = req.query.state;
     if (typeof state !== 'string' || state.length === 0 || state.length > 256) return expired();
-    const pending = await deps.store.takePendingSignIn(state);
+    const pending = await takePendingSignIn(deps.store, state);
     const binding = readCookies(req)[SIGNIN_COOKIE];
     res.clearCookie(SIGNIN_COOKIE, deps.sessions.cookieOptions());
-    if (!pending || binding === undefined || !safeEquals(bindingHash(deps.secret, binding), pending.binding)) return expired();
+    if (!pending || binding === undefined || !constantTimeEquals(bindingHash(deps.secret, binding), pending.binding)) return expired();
     if (typeof req.query.error === 'string') {
       sendPage(res, 400, messagePage('Sign-in was not completed', 'The sign-in was cancelled or refused. Start again.', { link: { href: `/login?tenant=${encodeURIComponent(pending.tenant)}`, text: 'Sign in again' } }));
       return;
@@ -145,7 +145,7 @@ export function signInRoutes(deps: SignInDeps): Router {
     if (loaded) {
       try {
         const config = await deps.oidc.configFor(loaded.session.tenant);
-        redirect = deps.oidc.toPublic(oidc.buildEndSessionUrl(config, { client_id: 'portal', post_logout_redirect_uri: `${portalBase}/` })).href;
+        redirect = deps.oidc.toPublic(oidc.buildEndSessionUrl(config, { client_id: PORTAL_CLIENT_ID, post_logout_redirect_uri: `${portalBase}/` })).href;
       } catch {
         // The realm session outlives ours; the portal session is gone either way.
       }

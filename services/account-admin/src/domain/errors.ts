@@ -1,3 +1,7 @@
+/**
+ * account-admin's errors. A store names its own failure where it happens
+ * (`SessionStoreUnavailable` in data-access/session-store.ts): data-access/ never imports domain/.
+ */
 import { AppError, createError } from '@plant/shared';
 
 export const ServiceAccountNotFound = createError('ServiceAccountNotFound', 404, 'Service account not found');
@@ -19,13 +23,5 @@ export class AuditUnavailable extends AppError {
   constructor(message = 'The audit trail is temporarily unavailable; nothing was changed, try again', options: { cause?: unknown } = {}) {
     super(503, message, { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
     this.name = 'AuditUnavailable';
-  }
-}
-
-/** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
-export class SessionStoreUnavailable extends AppError {
-  constructor(options: { cause?: unknown } = {}) {
-    super(503, 'Sessions are temporarily unavailable; try again', { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
-    this.name = 'SessionStoreUnavailable';
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * The configuration keys more than one service reads, declared once. A service's
+ * `config.ts` spreads these into its `configShape` and adds its own keys; the doc lines
+ * name what the key means for that service, so each takes the words that differ.
+ */
+import { env } from './config.js';
+
+export interface BaseConfigOptions {
+  /** The service's default public port. */
+  port: number;
+  /** What the public port serves, when more than one thing (e.g. "realm endpoints"). */
+  portServes?: string;
+  /** The Postgres schema the service owns. */
+  schema: string;
+  /** What the service keeps in Redis. */
+  redisUse: string;
+  /** AUTH_URL's doc line: what the token service's public URL is to this service. */
+  authUrlDoc: string;
+}
+
+/** Keys every service has: listen address, Postgres, Redis, logs, the token service's public URL, the internal API token. */
+export function baseConfig({ port, portServes, schema, redisUse, authUrlDoc }: BaseConfigOptions) {
+  return {
+    PORT: env.port(port).describe(`Public HTTP port${portServes === undefined ? '' : `: ${portServes}`} (0 = ephemeral)`),
+    HOST: env.string('0.0.0.0').describe('Listen address'),
+    DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/plantstore').describe(`Postgres URL; the service uses schema ${schema}`),
+    DATABASE_POOL_MAX: env.int(10, 1, 100).describe('Postgres pool size'),
+    REDIS_URL: env.url('redis://127.0.0.1:6379').describe(`Redis URL (${redisUse})`),
+    LOG_LEVEL: env.logLevel().describe('pino log level'),
+    AUTH_URL: env.url('http://localhost:8082').describe(authUrlDoc),
+    INTERNAL_API_TOKEN: env.secret().describe('Shared token for the internal API (secret)'),
+  };
+}
+
+/** Keys of a resource server (Plant Store, account-admin): where the token service's internal API is, and the revocation re-sync. */
+export function resourceServerConfig({ internalApiUse }: { internalApiUse?: string } = {}) {
+  return {
+    TOKEN_SERVICE_INTERNAL_URL: env
+      .url('http://127.0.0.1:9082')
+      .describe(`The token service's internal API${internalApiUse === undefined ? '' : ` (${internalApiUse})`}`),
+    REVOCATION_RESYNC_MS: env.int(5000, 100, 3_600_000).describe('Period of the full revocation re-sync'),
+  };
+}
+
+/** TRUST_PROXY, for a service that reads the client's address or scheme behind the ingress. */
+export function trustProxyConfig({ use }: { use?: string } = {}) {
+  return {
+    TRUST_PROXY: env.int(0, 0, 10).describe(`Proxy hops whose X-Forwarded-For/-Proto to trust${use === undefined ? '' : ` ${use}`} (0 = none; 1 behind the ingress)`),
+  };
+}
+
+/** What a resource server's revocation map is fed from, out of its loaded configuration. */
+export function revocationSource(config: { REDIS_URL: string; TOKEN_SERVICE_INTERNAL_URL: string; INTERNAL_API_TOKEN: string; REVOCATION_RESYNC_MS: number }) {
+  return {
+    redisUrl: config.REDIS_URL,
+    tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    internalToken: config.INTERNAL_API_TOKEN,
+    resyncMs: config.REVOCATION_RESYNC_MS,
+  };
+}
