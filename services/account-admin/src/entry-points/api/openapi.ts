@@ -1,8 +1,8 @@
 /**
  * The account admin API's OpenAPI 3.1 document, served at `/api/v1/openapi.json`. Generated
  * from the schemas the routes validate with (service-account-validators.ts) and the response
- * shapes (response-schemas.ts); test/openapi-contract.test.ts checks that the routes accept
- * exactly what the generated document allows.
+ * shapes (response-schemas.ts); test/openapi-contract.test.ts gives the routes' parsers and
+ * the generated document the same inputs at and around every bound.
  */
 import {
   BEARER_JWT,

@@ -2,8 +2,8 @@
  * The Plant Store's OpenAPI 3.1 document (interface version 1.0.0), served at
  * `GET /openapi.json`. Generated from the schemas the routes validate with (`NewPlantSchema`
  * for the body, `ListPlantsQuery` for the query) and the response shapes (`PlantSchema`,
- * `ErrorSchema`); test/openapi-contract.test.ts checks that the routes accept exactly what
- * the generated document allows.
+ * `ErrorSchema`); test/openapi-contract.test.ts gives the routes' parsers and the generated
+ * document the same inputs at and around every bound.
  */
 import {
   BEARER_JWT,
