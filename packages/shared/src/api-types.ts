@@ -1,7 +1,9 @@
 /**
  * The Plant Store API shapes from the specification (interface version 1.0.0).
- * One zod definition per shape feeds both the TypeScript type and the runtime
- * validation, and the OpenAPI document is generated from the same bounds.
+ * One zod definition per shape feeds the TypeScript type, the runtime validation and,
+ * through its `.meta()` (the component name in `id`), the generated OpenAPI document
+ * (openapi-document.ts). Where a check is a refinement zod-to-openapi cannot read, the
+ * meta states it in JSON Schema terms from the same constants.
  */
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
@@ -16,6 +18,13 @@ export const PLANT_TAG_MAX = 64;
 const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 // Unicode Cc (C0, DEL, C1): never meaningful in a name and a classic log/terminal injection vector.
 const CONTROL_CHARS = /\p{Cc}/u;
+/**
+ * `boundedText`'s rules as a JSON Schema pattern: no Cc character, and at least one that is
+ * not whitespace (`\s` is the set `trim()` removes). Spelled as ranges, not `\p{Cc}`, because a
+ * JSON Schema pattern is not compiled with the `u` flag everywhere.
+ */
+const NO_CC = '\\u0000-\\u001f\\u007f-\\u009f';
+export const TEXT_PATTERN = `^[^${NO_CC}]*[^\\s${NO_CC}][^${NO_CC}]*$`;
 
 /**
  * Parses an int64 id from a JSON value produced by `parseJsonLossless` (a LosslessNumber)
@@ -34,45 +43,64 @@ export function parseInt64(value: unknown): string | undefined {
   return n.toString();
 }
 
-/** A string bounded in code points, well-formed UTF-16, with no control characters. */
+/**
+ * A string bounded in code points, well-formed UTF-16, with no control characters. The
+ * refinements are opaque to zod-to-openapi, so the meta says the same in JSON Schema terms
+ * (`maxLength` counts code points too); well-formedness needs no keyword, a JSON Schema
+ * string being Unicode text by definition.
+ */
 export function boundedText(field: string, max: number) {
   return z
     .string({ error: `${field} must be a string` })
     .refine((s) => s.length > 0 && s.trim().length > 0, { error: `${field} must not be empty` })
     .refine((s) => [...s].length <= max, { error: `${field} must be at most ${max} characters` })
     .refine((s) => s.isWellFormed(), { error: `${field} must be valid Unicode text` })
-    .refine((s) => !CONTROL_CHARS.test(s), { error: `${field} must not contain control characters` });
+    .refine((s) => !CONTROL_CHARS.test(s), { error: `${field} must not contain control characters` })
+    .meta({ minLength: 1, maxLength: max, pattern: TEXT_PATTERN });
 }
 
-export const Int64Id = z.custom<string>().transform((value, ctx) => {
-  const id = parseInt64(value);
-  if (id === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'id must be an integer between -9223372036854775808 and 9223372036854775807' });
-    return z.NEVER;
-  }
-  return id;
-});
+/**
+ * Hand-written rather than `z.int()`: ids beyond 2^53 arrive as `LosslessNumber`s and must stay
+ * exact, which no zod number schema keeps. The meta documents what `parseInt64` accepts.
+ */
+export const Int64Id = z
+  .custom<string>()
+  .transform((value, ctx) => {
+    const id = parseInt64(value);
+    if (id === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'id must be an integer between -9223372036854775808 and 9223372036854775807' });
+      return z.NEVER;
+    }
+    return id;
+  })
+  .meta({ type: 'integer', format: 'int64' });
 
 /** Request shape for creation: all fields of Plant plus the int64 id (kept as an exact decimal string). */
-export const NewPlantSchema = z.object({
-  id: Int64Id,
-  name: boundedText('name', PLANT_NAME_MAX),
-  tag: boundedText('tag', PLANT_TAG_MAX).optional(),
-});
+export const NewPlantSchema = z
+  .object({
+    id: Int64Id.meta({ description: 'Identification number of the plant' }),
+    name: boundedText('name', PLANT_NAME_MAX).meta({ description: 'The name of the plant' }),
+    tag: boundedText('tag', PLANT_TAG_MAX).meta({ description: 'Tag that specifies the type' }).optional(),
+  })
+  .meta({ id: 'NewPlant' });
 export type NewPlant = z.output<typeof NewPlantSchema>;
 
 /** Response shape: name and optional tag; the id is never returned. */
-export const PlantSchema = z.object({
-  name: z.string(),
-  tag: z.string().optional(),
-});
+export const PlantSchema = z
+  .strictObject({
+    name: z.string().meta({ description: 'The name of the plant' }),
+    tag: z.string().meta({ description: 'Tag that specifies the type' }).optional(),
+  })
+  .meta({ id: 'Plant' });
 export type Plant = z.output<typeof PlantSchema>;
 
 /** The error body of every service: the HTTP status as int32 and a human-readable message. */
-export const ErrorSchema = z.object({
-  error: z.number().int().min(-2147483648).max(2147483647),
-  message: z.string(),
-});
+export const ErrorSchema = z
+  .strictObject({
+    error: z.number().int().min(-2147483648).max(2147483647).meta({ format: 'int32', description: 'The HTTP status' }),
+    message: z.string(),
+  })
+  .meta({ id: 'Error' });
 export type ErrorBody = z.output<typeof ErrorSchema>;
 
 /** The message of the first issue of a failed zod parse, phrased for an API client. */

@@ -12,6 +12,7 @@ export * from './json-body.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './node-route.js';
+export * from './openapi-document.js';
 export * from './pg-errors.js';
 export * from './prepared-statements.js';
 export * from './realm-names.js';

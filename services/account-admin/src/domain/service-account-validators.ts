@@ -1,6 +1,12 @@
+/**
+ * Edge validation of the account admin API's inputs. The zod schemas are what the routes parse
+ * with and what the OpenAPI document is generated from (`.meta` names their components); the
+ * audit paging and path parsers are hand-written, and their schemas here state what they accept.
+ */
 import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
 import { z } from 'zod';
 
+const CLIENT_ID_MAX = 128;
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A path id that cannot be a client_id cannot name an existing account: 404, never 400. */
@@ -8,35 +14,56 @@ export function isClientId(value: string): boolean {
   return CLIENT_ID.test(value);
 }
 
+/** The `{client_id}` of the service-account paths as documented; `isClientId` is its check. */
+export const ServiceAccountPath = z.object({ client_id: z.string().max(CLIENT_ID_MAX).regex(CLIENT_ID) });
+
 /** A required text field whose absence reads "<field> is required". */
 function requiredText(field: string, max: number) {
-  return z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) }).pipe(boundedText(field, max));
+  const text = boundedText(field, max);
+  // The document describes a pipe by its input side: carry the text's bounds over to it.
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .pipe(text)
+    .meta(text.meta() ?? {});
 }
 
-export const CreateServiceAccountBody = z.strictObject(
-  { name: requiredText('name', SERVICE_ACCOUNT_NAME_MAX) },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}; the body is {name}` : 'Body must be a JSON object {name}') },
-);
+export const CreateServiceAccountBody = z
+  .strictObject(
+    { name: requiredText('name', SERVICE_ACCOUNT_NAME_MAX).meta({ description: 'Unique in the tenant (case-insensitive); no control characters' }) },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}; the body is {name}` : 'Body must be a JSON object {name}') },
+  )
+  .meta({ id: 'NewServiceAccount' });
 export type CreateServiceAccountInput = z.output<typeof CreateServiceAccountBody>;
 
-export const GrantBody = z.strictObject(
-  {
-    tag: requiredText('tag', PLANT_TAG_MAX),
-    permission: z.literal('edit', { error: 'permission must be "edit"' }),
-  },
-  { error: 'each grant must be an object {tag, permission: "edit"}' },
-);
+export const GrantBody = z
+  .strictObject(
+    {
+      tag: requiredText('tag', PLANT_TAG_MAX),
+      permission: z.literal('edit', { error: 'permission must be "edit"' }),
+    },
+    { error: 'each grant must be an object {tag, permission: "edit"}' },
+  )
+  .meta({ id: 'Grant' });
 
 export const UpdateServiceAccountBody = z
   .strictObject(
     {
       role: ServiceAccountRoleSchema.optional(),
-      grants: grantsSchema(GrantBody).optional(),
+      // Grants are strict {tag, permission: "edit"}: equal items are exactly repeated tags.
+      grants: grantsSchema(GrantBody).meta({ uniqueItems: true, description: 'Replaces the grants; tags unique' }).optional(),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}; the body is {role?, grants?}` : 'Body must be a JSON object {role?, grants?}') },
   )
-  .refine((body) => body.role !== undefined || body.grants !== undefined, { error: 'role or grants is required' });
+  .refine((body) => body.role !== undefined || body.grants !== undefined, { error: 'role or grants is required' })
+  // The refinement in JSON Schema terms: with only role and grants allowed, one of them.
+  .meta({ id: 'ServiceAccountChange', minProperties: 1 });
 export type UpdateServiceAccountInput = z.output<typeof UpdateServiceAccountBody>;
 
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 100;
+
+/** The query of `GET /audit-events` as documented; `parseAuditLimit` and `parseAuditCursor` parse it. */
+export const AuditEventsQuery = z.object({
+  limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(AUDIT_PAGE_DEFAULT),
+  cursor: z.string().optional().meta({ param: { description: 'Opaque; from the Link header' } }),
+});

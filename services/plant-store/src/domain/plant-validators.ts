@@ -3,9 +3,26 @@
  * `NewPlantSchema`, exact int64 ids), the `limit` and `cursor` query parameters.
  */
 import { BadRequest, describeZodError, INT64_MAX, INT64_MIN, NewPlantSchema, type NewPlant } from '@plant/shared';
+import { z } from 'zod';
 
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
+
+/**
+ * The query of `GET /plants` as the OpenAPI document states it. `parseLimit` and `parseCursor`
+ * stay hand-written: they take only the plain literal (no sign, leading zeros or exponent, which
+ * `z.coerce` would take) and run on the hot path without building a zod result per request.
+ * test/openapi-contract.test.ts holds them to this schema.
+ */
+export const ListPlantsQuery = z.object({
+  limit: z
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
+    .meta({ format: 'int32', param: { description: 'Maximum number of results to return' } }),
+  cursor: z.string().optional().meta({ param: { description: "Opaque position from a previous page's `Link` header" } }),
+});
 
 const LIMIT_LITERAL = /^[1-9][0-9]{0,3}$/;
 const CURSOR_LITERAL = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,83 @@
+/**
+ * The plumbing of the services' OpenAPI 3.1 documents. zod-to-openapi generates them from
+ * the zod schema objects the routes validate with and the response shapes are typed from;
+ * a schema's `.meta({ id })` names its component. So a bound or field changed in a schema
+ * changes the document; what a schema cannot carry (a hand-written parser) each service's
+ * contract test holds to the document.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import { ErrorSchema } from './api-types.js';
+import { DEFAULT_BODY_LIMIT } from './json-body.js';
+
+export { OpenAPIRegistry, type ResponseConfig, type RouteConfig };
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+type SecurityScheme = NonNullable<NonNullable<OpenApiDocument['components']>['securitySchemes']>[string];
+type Headers = Record<string, { description: string; schema: { type: 'string' } }>;
+
+/** `Authorization: Bearer <access token>` with the JWT access tokens of the token service. */
+export const BEARER_JWT: SecurityScheme = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
+
+/** The statuses the services answer in the `Error` shape. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503;
+
+/** A response in the `Error` shape. */
+export function errorResponse(description: string, headers?: Headers): ResponseConfig {
+  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ErrorSchema } } };
+}
+
+/** An operation's `Error`-shaped responses: a description, or a whole response (to add headers). */
+export function errorResponses(responses: Partial<Record<ErrorStatus, string | ResponseConfig>>): Record<string, ResponseConfig> {
+  return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, typeof r === 'string' ? errorResponse(r) : r]));
+}
+
+/** What `jsonBody()` answers before a route's schema sees the body. */
+export const JSON_BODY_ERRORS = {
+  413: `The body is larger than ${DEFAULT_BODY_LIMIT / 1024} KiB`,
+  415: 'The body is not JSON (application/json or a +json type), is not UTF-8, or is compressed',
+} as const satisfies Partial<Record<ErrorStatus, string>>;
+
+/** A response whose body is `schema` as JSON. */
+export function jsonResponse(description: string, schema: z.ZodType, headers?: Headers): ResponseConfig {
+  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } };
+}
+
+/**
+ * `schema` as the response shape of the type `T` the code answers with: it compiles only when
+ * the schema's output and `T` are assignable both ways, so neither can gain or lose a field
+ * (or change a field's type) without the other. `responseSchema<ServiceAccount>()(schema)`.
+ */
+export function responseSchema<T>() {
+  return <S extends z.ZodType<T>>(schema: S, ..._sameAsT: [T] extends [z.output<S>] ? [] : [never]): S => schema;
+}
+
+/** A required JSON request body: `schema` must be the object the route parses the body with. */
+export function jsonRequestBody(schema: z.ZodType): NonNullable<RouteConfig['request']>['body'] {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+export interface ApiDocumentConfig {
+  title: string;
+  version: string;
+  description: string;
+  serverUrl: string;
+  /** Every scheme is an alternative: a request needs one of them. */
+  securitySchemes: Record<string, SecurityScheme>;
+}
+
+/** The OpenAPI 3.1 document of the operations registered in `operations`. */
+export function generateApiDocument(operations: OpenAPIRegistry, config: ApiDocumentConfig): OpenApiDocument {
+  const registry = new OpenAPIRegistry([operations]);
+  for (const [name, scheme] of Object.entries(config.securitySchemes)) registry.registerComponent('securitySchemes', name, scheme);
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: config.title, version: config.version, description: config.description },
+    servers: [{ url: config.serverUrl }],
+    security: Object.keys(config.securitySchemes).map((name) => ({ [name]: [] })),
+  });
+  // The generator emits these sections even when empty; here they only would be noise.
+  if (Object.keys(document.webhooks ?? {}).length === 0) delete document.webhooks;
+  if (Object.keys(document.components?.parameters ?? {}).length === 0) delete document.components?.parameters;
+  return document;
+}
