@@ -9,7 +9,7 @@ import { describe, expect, test } from '@jest/globals';
 import { BadRequest, NewPlantSchema, parseJsonLossless } from '@plant/shared';
 import { encodeCursor, ListPlantsQuery, parseCursor, parseLimit, parseNewPlant } from '../src/domain/plant-validators.js';
 import { openApiDocument, plantStoreOperations } from '../src/entry-points/api/openapi.js';
-import { documentSchemas } from './support/openapi-validator.js';
+import { documentSchemas } from './helpers/openapi-validator.js';
 
 const doc = openApiDocument('http://plants.test');
 const schemaAt = documentSchemas(doc);

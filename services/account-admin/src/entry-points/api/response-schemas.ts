@@ -5,7 +5,7 @@
  */
 import { responseSchema, ServiceAccountRoleSchema, type ServiceAccount, type ServiceAccountWithSecret } from '@plant/shared';
 import { z } from 'zod';
-import type { AuditEvent } from '../../domain/audit-events.js';
+import type { AuditEvent } from '../../domain/list-audit-events.js';
 import { GrantBody } from '../../domain/service-account-validators.js';
 
 export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
