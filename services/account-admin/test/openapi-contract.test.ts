@@ -7,8 +7,8 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { BadRequest, MAX_GRANTS, parseJsonLossless } from '@plant/shared';
-import { parseAuditLimit } from '../src/domain/audit-events.js';
-import { AuditEventsQuery, CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';
+import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-validators.js';
+import { CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';
 import { accountAdminOperations } from '../src/entry-points/api/openapi.js';
 import { document, documentSchema } from './helpers/openapi-check.js';
 

@@ -363,9 +363,16 @@ describe('the audit trail', () => {
 
     expect([...firstBody, ...secondBody, ...thirdBody].map((e) => e.name)).toEqual(['page-4', 'page-3', 'page-2', 'page-1', 'page-0']);
     expect(third.headers.get('link')).toBeNull();
-    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=nonsense']) {
+    const cursorOf = (text: string) => `cursor=${Buffer.from(text).toString('base64url')}`;
+    // Past int64, zero and negative ids, a leading zero, and the Plant Store's cursor: none reach Postgres.
+    const forged = ['before:9999999999999999999', 'before:9223372036854775808', 'before:0', 'before:-1', 'before:01', 'v1:5'].map(cursorOf);
+    for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=nonsense', ...forged]) {
       const res = await api(`/audit-events?${query}`, { headers: session.headers() });
-      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect({ query, status: res.status, body: await res.json() }).toEqual({ query, status: 400, body: { error: 400, message: expect.any(String) } });
+    }
+    for (const query of ['cursor=nonsense', ...forged]) {
+      const page = await fetch(`${portal.url}/activity?${query}`, { headers: session.headers() });
+      expect({ query, page: page.status }).toEqual({ query, page: 400 });
     }
   });
 });

@@ -1,6 +1,18 @@
 /** Edge validation of `GET /api/v1/audit-events` and the Activity page: `limit`, and the `cursor` of the next page. */
-import { BadRequest } from '@plant/shared';
-import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './service-account-validators.js';
+import { BadRequest, positionCursor } from '@plant/shared';
+import { z } from 'zod';
+
+export const AUDIT_PAGE_DEFAULT = 50;
+export const AUDIT_PAGE_MAX = 100;
+
+/** The query of `GET /audit-events` as documented; `parseAuditLimit` and `parseAuditCursor` parse it. */
+export const AuditEventsQuery = z.object({
+  limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(AUDIT_PAGE_DEFAULT),
+  cursor: z.string().optional().meta({ param: { description: 'Opaque; from the Link header' } }),
+});
+
+// Event ids are a bigserial: positive.
+const AUDIT_CURSOR = positionCursor('before:', 'cursor is not valid; use the link of the previous page', { min: 1n });
 
 /** Parses `limit` (1..100, default 50) as given in a query string. */
 export function parseAuditLimit(raw: unknown): number {
@@ -12,14 +24,9 @@ export function parseAuditLimit(raw: unknown): number {
 }
 
 /** The cursor of the page after the event with this id: opaque to clients. */
-export const encodeAuditCursor = (id: string) => Buffer.from(`before:${id}`).toString('base64url');
+export const encodeAuditCursor = (id: string) => AUDIT_CURSOR.encode(id);
 
 /** The id the next page starts below, or 400 for anything `encodeAuditCursor` did not produce. */
 export function parseAuditCursor(raw: unknown): string | undefined {
-  if (raw === undefined) return undefined;
-  const invalid = () => new BadRequest('cursor is not valid; use the link of the previous page');
-  if (typeof raw !== 'string') throw invalid();
-  const match = raw.length <= 64 ? /^before:([1-9][0-9]{0,18})$/.exec(Buffer.from(raw, 'base64url').toString('utf8')) : null;
-  if (!match) throw invalid();
-  return match[1]!;
+  return AUDIT_CURSOR.decode(raw);
 }

@@ -58,12 +58,3 @@ export const UpdateServiceAccountBody = z
   // The refinement in JSON Schema terms: with only role and grants allowed, one of them.
   .meta({ id: 'ServiceAccountChange', minProperties: 1 });
 export type UpdateServiceAccountInput = z.output<typeof UpdateServiceAccountBody>;
-
-export const AUDIT_PAGE_DEFAULT = 50;
-export const AUDIT_PAGE_MAX = 100;
-
-/** The query of `GET /audit-events` as documented; `parseAuditLimit` and `parseAuditCursor` parse it. */
-export const AuditEventsQuery = z.object({
-  limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(AUDIT_PAGE_DEFAULT),
-  cursor: z.string().optional().meta({ param: { description: 'Opaque; from the Link header' } }),
-});

@@ -2,7 +2,7 @@
  * Edge validation of the Plant Store's inputs: the request body (through the shared
  * `NewPlantSchema`, exact int64 ids), the `limit` and `cursor` query parameters.
  */
-import { BadRequest, describeZodError, INT64_MAX, INT64_MIN, NewPlantSchema, type NewPlant } from '@plant/shared';
+import { BadRequest, describeZodError, NewPlantSchema, positionCursor, type NewPlant } from '@plant/shared';
 import { z } from 'zod';
 
 export const LIST_LIMIT_DEFAULT = 100;
@@ -25,9 +25,7 @@ export const ListPlantsQuery = z.object({
 });
 
 const LIMIT_LITERAL = /^[1-9][0-9]{0,3}$/;
-const CURSOR_LITERAL = /^[A-Za-z0-9_-]{1,64}$/;
-const CURSOR_PREFIX = 'v1:';
-const INT64_LITERAL = /^-?(0|[1-9][0-9]{0,18})$/;
+const PLANT_CURSOR = positionCursor('v1:', 'cursor is invalid: use the Link header of the previous page');
 
 /** The body of `POST /plants`: a JSON object of shape NewPlant, or 400 naming the first problem. */
 export function parseNewPlant(body: unknown): NewPlant {
@@ -56,20 +54,10 @@ export function parseLimit(query: Record<string, unknown>): number {
 
 /** The cursor of a `Link: rel="next"`: opaque to clients, the last id returned so far. */
 export function encodeCursor(lastId: string): string {
-  return Buffer.from(`${CURSOR_PREFIX}${lastId}`, 'utf8').toString('base64url');
+  return PLANT_CURSOR.encode(lastId);
 }
 
 /** The id after which the next page starts, or 400 for anything `encodeCursor` did not produce. */
 export function parseCursor(query: Record<string, unknown>): string | undefined {
-  const raw = single(query, 'cursor');
-  if (raw === undefined) return undefined;
-  const invalid = () => new BadRequest('cursor is invalid: use the Link header of the previous page');
-  if (!CURSOR_LITERAL.test(raw)) throw invalid();
-  const text = Buffer.from(raw, 'base64url').toString('utf8');
-  const literal = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : '';
-  if (!INT64_LITERAL.test(literal)) throw invalid();
-  const id = BigInt(literal);
-  // Canonical form only: one cursor per position, and nothing a client could hand-craft around.
-  if (id < INT64_MIN || id > INT64_MAX || encodeCursor(id.toString()) !== raw) throw invalid();
-  return id.toString();
+  return PLANT_CURSOR.decode(single(query, 'cursor'));
 }

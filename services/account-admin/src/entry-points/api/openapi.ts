@@ -16,7 +16,8 @@ import {
   type OpenApiDocument,
 } from '@plant/shared';
 import { z } from 'zod';
-import { AuditEventsQuery, CreateServiceAccountBody, ServiceAccountPath, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
+import { AuditEventsQuery } from '../../domain/audit-event-validators.js';
+import { CreateServiceAccountBody, ServiceAccountPath, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
 import { AuditEventSchema, MeSchema, ServiceAccountSchema, ServiceAccountWithSecretSchema } from './response-schemas.js';
 
 const common = {
