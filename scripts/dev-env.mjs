@@ -2,6 +2,8 @@
 // defaults for secrets). Used by `pnpm start` and `pnpm cli`; anything set in the
 // environment wins. Never use these values anywhere but a laptop.
 export const DEV_ENV = {
+  // Production (NODE_ENV=production) refuses every value below.
+  NODE_ENV: 'development',
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/plantstore',
   REDIS_URL: 'redis://127.0.0.1:6379',
   INTERNAL_API_TOKEN: 'dev-internal-token-not-for-production',

@@ -67,11 +67,13 @@ describe('docker-compose.yml cross-checks', () => {
     expect(missingVariables([...required, ...loopbackDefaults], environmentOf(spec).keys())).toEqual([]);
   });
 
-  test.each(SERVICES)('When %s runs, then it listens on its contract port, publishes exactly that port and is checked through /healthz', (service) => {
+  test.each(SERVICES)('When %s runs, then it listens on its contract port, publishes exactly that port on loopback only, says it is a development run and is checked through /healthz', (service) => {
     const spec = compose.services[service]!;
     const contractPort = requirementsOf(service).defaults['PORT'];
     expect(environmentOf(spec).get('PORT')).toBe(String(contractPort));
-    expect(spec.ports).toEqual([`${contractPort}:${contractPort}`]);
+    expect(spec.ports).toEqual([`127.0.0.1:${contractPort}:${contractPort}`]);
+    // Its secrets are public development values: only a development run accepts them.
+    expect(environmentOf(spec).get('NODE_ENV')).toBe('development');
     expect(JSON.stringify(spec.healthcheck?.test)).toContain('/healthz');
     expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
     expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { productionSecretProblem, secretKey, secretValuesOf } from './production-secrets.js';
 
 /**
  * Configuration comes from environment variables only. A service describes its keys
@@ -37,15 +38,32 @@ function readEnv(shape: ConfigShape, env: NodeJS.ProcessEnv): Record<string, str
   return raw;
 }
 
+/**
+ * Validates every key; in production (`NODE_ENV=production`, as the images set it) every secret
+ * key must also pass `productionSecretProblem`. Development runs say so with another NODE_ENV
+ * (pnpm start and docker compose use `development`).
+ */
 export function loadConfig<S extends ConfigShape>(shape: S, env: NodeJS.ProcessEnv = process.env): z.output<z.ZodObject<S>> {
   const raw = readEnv(shape, env);
   const result = z.object(shape).safeParse(raw);
-  if (result.success) return result.data;
+  if (result.success) {
+    if (env.NODE_ENV === 'production') assertProductionSecrets(shape, result.data);
+    return result.data;
+  }
   const issue = result.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'configuration');
   const given = raw[variable];
   const detail = given === undefined ? 'is required but not set' : `is invalid: ${issue.message}`;
   throw new ConfigError(variable, detail);
+}
+
+function assertProductionSecrets(shape: ConfigShape, values: Record<string, unknown>): void {
+  for (const [key, schema] of Object.entries(shape)) {
+    for (const value of secretValuesOf(schema as z.ZodType, values[key]) ?? []) {
+      const problem = productionSecretProblem(value);
+      if (problem !== undefined) throw new ConfigError(key, problem);
+    }
+  }
 }
 
 /** Describe each variable once; the same schema documents it (see `describeConfig`). */
@@ -54,8 +72,10 @@ export const env = {
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
   url: (fallback?: string) => (fallback === undefined ? z.url() : z.url().default(fallback)),
   string: (fallback?: string) => (fallback === undefined ? z.string().min(1) : z.string().min(1).default(fallback)),
-  /** A secret: no default, at least `min` characters. */
-  secret: (min = 16) => z.string().min(min, { error: `must be at least ${min} characters` }),
+  /** A secret: no default, at least `min` characters; in production a strong value of its own (`productionSecretProblem`). */
+  secret: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` })),
+  /** Comma-separated secrets (key rotation: the first signs, all verify), each checked like `secret`. */
+  secretList: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` }), { list: true }),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   bool: (fallback: boolean) =>
     z

@@ -15,6 +15,7 @@ export * from './node-route.js';
 export * from './openapi-document.js';
 export * from './pg-errors.js';
 export * from './position-cursor.js';
+export * from './production-secrets.js';
 export * from './prepared-statements.js';
 export * from './realm-names.js';
 export * from './request-context.js';

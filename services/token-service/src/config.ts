@@ -1,4 +1,4 @@
-import { baseConfig, env, loadConfig, trustProxyConfig } from '@plant/shared';
+import { baseConfig, env, loadConfig, secretKey, trustProxyConfig } from '@plant/shared';
 import { z } from 'zod';
 
 /** Every environment variable of the token service (docs/architecture.md). */
@@ -14,11 +14,8 @@ export const configShape = {
   INTERNAL_PORT: env.port(9082).describe('Internal API port, never routed by the ingress (0 = ephemeral)'),
   PORTAL_URL: env.url('http://localhost:8083').describe("The portal's base URL (its sign-in redirect URIs derive from it)"),
   SECRET_PEPPER: env.secret(32).describe('HMAC-SHA-256 key for client-secret digests (secret)'),
-  KEY_ENCRYPTION_KEY: z
-    .string()
-    .refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be base64 of 32 bytes' })
-    .describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
-  COOKIE_KEYS: env.secret().describe('Comma-separated keys signing the sign-in cookies (secret)'),
+  KEY_ENCRYPTION_KEY: secretKey(z.string().refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be base64 of 32 bytes' })).describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
+  COOKIE_KEYS: env.secretList().describe('Comma-separated keys signing the sign-in cookies (secret)'),
   ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
   CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
   CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window before 429'),
