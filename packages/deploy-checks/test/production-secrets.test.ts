@@ -9,11 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ConfigError, DEVELOPMENT_SECRET_VALUES, loadConfig, productionSecretProblem, type ConfigShape } from '@plant/shared';
+import { ConfigError, DEVELOPMENT_SECRET_VALUES, loadConfig, productionSecretProblem, secretKeysOf, type ConfigShape } from '@plant/shared';
 import { REPO_ROOT } from '@plant/test-kit';
 import { CONFIG_SHAPES } from './helpers/service-configs.js';
 
-const secretKeys = (shape: ConfigShape) => Object.entries(shape).filter(([, s]) => (s.meta() as { secret?: string } | undefined)?.secret !== undefined).map(([k]) => k);
+const secretKeys = (shape: ConfigShape) => secretKeysOf(shape as Parameters<typeof secretKeysOf>[0]);
 const SECRET_KEYS = new Set(Object.values(CONFIG_SHAPES).flatMap(secretKeys));
 
 /** Every value given to a secret key anywhere in a YAML file (compose anchors, Secret stringData). */

@@ -62,3 +62,8 @@ export function secretValuesOf(schema: z.ZodType, value: unknown): string[] | un
   if (kind === undefined || typeof value !== 'string') return undefined;
   return kind === 'list' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [value];
 }
+
+/** The names of a config shape's secret keys (deployment checks, docs). */
+export function secretKeysOf(shape: Record<string, z.ZodType>): string[] {
+  return Object.entries(shape).filter(([, schema]) => (schema.meta() as { secret?: string } | undefined)?.secret !== undefined).map(([key]) => key);
+}
