@@ -22,14 +22,14 @@ beforeAll(async () => {
 
 describe('Client secret comparison (services/token-service/src/domain/client-secrets.ts)', () => {
   test('When right, wrong, malformed, empty, huge or multibyte secrets are compared, then each comparison is one timingSafeEqual of two 32-byte digests and only the right secret matches', () => {
-    const pepper = 'e2e-pepper';
+    const digester = secrets.createClientSecretDigester('e2e-pepper');
     const secret = secrets.generateClientSecret();
-    const stored = secrets.digestClientSecret(pepper, secret);
+    const stored = digester.digest(secret);
     const presented = [secret, secrets.generateClientSecret(), `${secret.slice(0, -1)}x`, secret.slice(0, 10), '', 'x'.repeat(100_000), '🌵'.repeat(40), `${secret}\u0000`];
 
     const verdicts = presented.map((candidate) => {
       comparisons.length = 0;
-      const matches = secrets.clientSecretMatches(pepper, candidate, stored);
+      const matches = digester.matches(candidate, stored);
       return { matches, comparisons: [...comparisons] };
     });
 
@@ -37,9 +37,10 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
   });
 
   test('When a stored digest has the wrong length (a corrupt row), then the comparison refuses without calling timingSafeEqual with unequal lengths (which would throw)', () => {
+    const digester = secrets.createClientSecretDigester('p');
     comparisons.length = 0;
 
-    const matches = secrets.clientSecretMatches('p', secrets.generateClientSecret(), 'abcd');
+    const matches = digester.matches(secrets.generateClientSecret(), 'abcd');
 
     expect({ matches, comparisons }).toEqual({ matches: false, comparisons: [] });
   });
