@@ -31,6 +31,8 @@ const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
 const MAX_CLIENT_ID_LENGTH = 128;
+// Postgres text cannot hold NUL (a query with one fails): such an id names nothing either.
+const NUL = '\u0000';
 const NO_ROW = Object.freeze({ row: undefined });
 
 /**
@@ -47,7 +49,7 @@ export function createClientCredentialRepository(db: Knex): ClientCredentialRepo
 
   const repository: ClientCredentialRepository = {
     cached(realm, clientId) {
-      if (clientId.length > MAX_CLIENT_ID_LENGTH) return NO_ROW;
+      if (clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes(NUL)) return NO_ROW;
       const entry = entries.get(keyOf(realm, clientId));
       return entry !== undefined && entry.expires > Date.now() ? entry : undefined;
     },

@@ -2,7 +2,6 @@ import type { ClientAuthFailureRepository } from '../data-access/client-auth-fai
 import type { ClientCredentialRepository, ClientCredentialRow } from '../data-access/client-credential-repository.js';
 import type { ClientSecretDigester } from './client-secrets.js';
 import { TooManyFailedAuthentications } from './errors.js';
-import { isStorableText } from './principal-validators.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** A service account's credential as the token endpoint reads it: the same object until the account changes. */
@@ -20,8 +19,6 @@ export interface ClientAuthenticationDeps {
   secrets: ClientSecretDigester;
   usage: UsageRecorder;
 }
-
-const NO_CREDENTIAL = Object.freeze({ row: undefined });
 
 /**
  * Client authentication at the token endpoint (client_secret_basic and client_secret_post),
@@ -58,11 +55,11 @@ export class ClientAuthentication {
 
   /** The credential while its cached answer is fresh (`row` undefined: no such client), or undefined when `findCredential` must ask. */
   cachedCredential(realm: string, clientId: string): { readonly row: ClientCredential | undefined } | undefined {
-    return isStorableText(clientId) ? this.#credentials.cached(realm, clientId) : NO_CREDENTIAL;
+    return this.#credentials.cached(realm, clientId);
   }
 
   findCredential(realm: string, clientId: string): Promise<ClientCredential | undefined> {
-    return isStorableText(clientId) ? this.#credentials.find(realm, clientId) : Promise.resolve(undefined);
+    return this.#credentials.find(realm, clientId);
   }
 
   /** Whether `presented` is the client's secret; rejects with `TooManyFailedAuthentications` when the budget says 429. */
