@@ -233,7 +233,7 @@ export async function clearThrottleState() {
   try {
     await redis.connect();
     let deleted = 0;
-    // The prefix of every counter of services/token-service/src/provider/client-auth-throttle.ts.
+    // The prefix of every counter of services/token-service/src/data-access/client-auth-failure-repository.ts.
     for await (const keys of redis.scanStream({ match: 'plantstore:auth-fail:*', count: 500 })) {
       if (keys.length > 0) deleted += await redis.del(...keys);
     }

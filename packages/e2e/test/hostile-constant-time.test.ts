@@ -16,20 +16,22 @@ jest.unstable_mockModule('node:crypto', () => ({
 }));
 
 let secrets: typeof import('../../../services/token-service/src/domain/client-secrets.js');
+let constantTime: typeof import('../../shared/src/constant-time.js');
 beforeAll(async () => {
   secrets = await import('../../../services/token-service/src/domain/client-secrets.js');
+  constantTime = await import('../../shared/src/constant-time.js');
 });
 
 describe('Client secret comparison (services/token-service/src/domain/client-secrets.ts)', () => {
   test('When right, wrong, malformed, empty, huge or multibyte secrets are compared, then each comparison is one timingSafeEqual of two 32-byte digests and only the right secret matches', () => {
-    const pepper = 'e2e-pepper';
+    const digester = secrets.createClientSecretDigester('e2e-pepper');
     const secret = secrets.generateClientSecret();
-    const stored = secrets.digestClientSecret(pepper, secret);
+    const stored = digester.digest(secret);
     const presented = [secret, secrets.generateClientSecret(), `${secret.slice(0, -1)}x`, secret.slice(0, 10), '', 'x'.repeat(100_000), '🌵'.repeat(40), `${secret}\u0000`];
 
     const verdicts = presented.map((candidate) => {
       comparisons.length = 0;
-      const matches = secrets.clientSecretMatches(pepper, candidate, stored);
+      const matches = digester.matches(candidate, stored);
       return { matches, comparisons: [...comparisons] };
     });
 
@@ -37,9 +39,10 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
   });
 
   test('When a stored digest has the wrong length (a corrupt row), then the comparison refuses without calling timingSafeEqual with unequal lengths (which would throw)', () => {
+    const digester = secrets.createClientSecretDigester('p');
     comparisons.length = 0;
 
-    const matches = secrets.clientSecretMatches('p', secrets.generateClientSecret(), 'abcd');
+    const matches = digester.matches(secrets.generateClientSecret(), 'abcd');
 
     expect({ matches, comparisons }).toEqual({ matches: false, comparisons: [] });
   });
@@ -55,7 +58,7 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
 
     const verdicts = pairs.map(([a, b]) => {
       comparisons.length = 0;
-      return { equal: secrets.constantTimeEquals(a, b), comparisons: [...comparisons] };
+      return { equal: constantTime.constantTimeEquals(a, b), comparisons: [...comparisons] };
     });
 
     expect(verdicts).toEqual(pairs.map(([a, b]) => ({ equal: a === b, comparisons: [{ left: 32, right: 32 }] })));

@@ -2,12 +2,15 @@ import { parseArgs } from 'node:util';
 import { AppError, ConfigError, createDatabase, createLogger, env, loadConfig } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
+import { createRepositories } from './data-access/repositories.js';
+import { createTenant } from './domain/create-tenant.js';
+import { createUser } from './domain/create-user.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { EmailSchema, PasswordSchema, TenantNameSchema, UserRoleSchema } from './domain/principal-validators.js';
-import { createTenant, createUser, rotateSigningKey } from './domain/tenants.js';
 import { issuerOf, KEY_ROTATION_CHANNEL, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
-import { configShape } from './config.js';
+import { rotateSigningKey } from './domain/rotate-signing-key.js';
 
 /**
  * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on
@@ -66,12 +69,12 @@ async function main(argv: string[]): Promise<unknown> {
   // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
   const logger = createLogger({ name: 'token-service-cli', level: 'warn', destination: { write: (line: string) => void process.stderr.write(line) } });
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: 2, applicationName: 'token-service-cli', logger });
-  const encryption = new KeyEncryption(config.KEY_ENCRYPTION_KEY);
+  const ctx = { ...createRepositories(db), encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY) };
   try {
     if (command === 'tenant create') {
       const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
       const adminPassword = parse(PasswordSchema, option(values, 'admin-password'), '--admin-password');
-      const created = await createTenant({ db, encryption }, { tenant, adminEmail, adminPassword });
+      const created = await createTenant(ctx, { tenant, adminEmail, adminPassword });
       return {
         tenant: created.tenant,
         issuer: issuerOf(config.AUTH_URL, tenant),
@@ -84,10 +87,10 @@ async function main(argv: string[]): Promise<unknown> {
       const email = parse(EmailSchema, option(values, 'email'), '--email');
       const password = parse(PasswordSchema, option(values, 'password'), '--password');
       const role = parse(UserRoleSchema, option(values, 'role'), '--role');
-      const user = await createUser({ db }, tenant, { email, password, role, actor: 'cli' });
+      const user = await createUser(ctx, tenant, { email, password, role, actor: 'cli' });
       return { tenant, user };
     }
-    const rotated = await rotateSigningKey({ db, encryption }, tenant);
+    const rotated = await rotateSigningKey(ctx, tenant);
     if (config.CLI_PUBLISH_EVENTS) await announceRotation(config.REDIS_URL, tenant);
     return { tenant, kid: rotated.kid, retired: rotated.retired };
   } finally {

@@ -3,21 +3,21 @@ import type { Express } from 'express';
 import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import type { TokenServiceConfig } from './config.js';
-import { deleteExpiredOidcPayloads } from './data-access/oidc-payload-repository.js';
+import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
+import { createRepositories } from './data-access/repositories.js';
+import { ClientAuthentication } from './domain/authenticate-client.js';
+import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
 import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
+import { UsageRecorder } from './domain/usage-recorder.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
-import { CLIENT_AUTH_FAILURE_CHANNEL } from './provider/client-auth-failure-hints.js';
-import { ClientAuthThrottle } from './provider/client-auth-throttle.js';
-import { ClientDirectory } from './provider/client-directory.js';
 import { RealmProviders } from './provider/realm-providers.js';
 import { TokenMetrics } from './provider/token-metrics.js';
-import { UsageRecorder } from './provider/usage-recorder.js';
 
 const CLEANUP_MS = 10 * 60_000;
 
@@ -30,6 +30,8 @@ export interface TokenService {
   providers: RealmProviders;
   publisher: RevocationPublisher;
   usage: UsageRecorder;
+  /** What the use cases work with (tests arrange tenants and keys through it). */
+  identity: IdentityContext;
   /** Close pools and connections (after the listeners have drained). */
   close(): Promise<void>;
 }
@@ -46,12 +48,13 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   for (const client of [redis, subscriber]) client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
 
-  const encryption = new KeyEncryption(config.KEY_ENCRYPTION_KEY);
-  const directory = new ClientDirectory(db);
+  const repositories = createRepositories(db);
   const publisher = new RevocationPublisher(redis, logger);
-  const usage = new UsageRecorder(db, logger);
+  // SECRET_PEPPER goes here and nowhere else: every digest and comparison uses this one.
+  const identity: IdentityContext = { ...repositories, secrets: createClientSecretDigester(config.SECRET_PEPPER), encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY), publisher };
+  const usage = new UsageRecorder(repositories.clientCredentials, logger);
   usage.start();
-  const clientThrottle = new ClientAuthThrottle(
+  const failures = createClientAuthFailureRepository(
     redis,
     {
       perClientIp: config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP,
@@ -61,35 +64,37 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     },
     logger,
   );
+  const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, usage });
   const signInThrottle = new SignInThrottle(
     redis,
     { perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT, perIp: config.SIGN_IN_FAILURES_PER_IP, windowSeconds: config.THROTTLE_WINDOW_SECONDS },
     logger,
   );
   const metrics = createMetricsRegistry('token-service');
-  const providers = new RealmProviders(db, encryption, { config, db, directory, usage, throttle: clientThrottle, logger, metrics: new TokenMetrics(metrics) });
+  const providers = new RealmProviders(identity, { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
-  publisher.onLocal((entry) => directory.invalidate(entry.tenant, entry.sub));
+  const credentials = repositories.clientCredentials;
+  publisher.onLocal((entry) => credentials.forget(entry.tenant, entry.sub));
   subscriber.on('message', (channel: string, message: string) => {
     if (channel === CLIENT_AUTH_FAILURE_CHANNEL) {
-      clientThrottle.hints?.onAnnouncedFailure(message);
+      failures.hints?.onAnnouncedFailure(message);
       return;
     }
     try {
       const parsed: unknown = JSON.parse(message);
-      if (channel === REVOCATION_CHANNEL && isRevocationEntry(parsed)) directory.invalidate(parsed.tenant, parsed.sub);
+      if (channel === REVOCATION_CHANNEL && isRevocationEntry(parsed)) credentials.forget(parsed.tenant, parsed.sub);
       else if (channel === KEY_ROTATION_CHANNEL && typeof (parsed as { tenant?: unknown })?.tenant === 'string') providers.invalidate((parsed as { tenant: string }).tenant);
     } catch {
       logger.warn({ channel }, 'ignored a malformed event');
     }
   });
   // After a reconnect events may have been missed: start from Postgres again.
-  subscriber.on('ready', () => directory.clear());
+  subscriber.on('ready', () => credentials.forgetAll());
   await subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL, CLIENT_AUTH_FAILURE_CHANNEL);
   // Failure announcements missed while disconnected: distrust the hints until rebuilt from Redis,
   // once the channel is subscribed again.
-  const failureHints = clientThrottle.hints;
+  const failureHints = failures.hints;
   if (failureHints) {
     subscriber.on('close', () => failureHints.suspend());
     subscriber.on('ready', () => {
@@ -99,11 +104,10 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   }
 
   const cleanup = setInterval(() => {
-    deleteExpiredOidcPayloads(db).catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'));
+    repositories.oidcPayloads.deleteExpired().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'));
   }, CLEANUP_MS);
   cleanup.unref();
 
-  const identity: IdentityContext = { db, secretPepper: config.SECRET_PEPPER, publisher };
   const readiness = {
     database: () => db.raw('select 1'),
     redis: () => redis.ping(),
@@ -116,9 +120,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     db,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
-    interactions: { providers, db, throttle: signInThrottle, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
+    interactions: { providers, identity, throttle: signInThrottle, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
   });
-  const internalApp = createInternalApp({ logger, db, identity, internalApiToken: config.INTERNAL_API_TOKEN, accessTokenTtl: config.ACCESS_TOKEN_TTL });
+  const internalApp = createInternalApp({ logger, identity, internalApiToken: config.INTERNAL_API_TOKEN, accessTokenTtl: config.ACCESS_TOKEN_TTL });
 
   return {
     publicApp,
@@ -128,6 +132,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     providers,
     publisher,
     usage,
+    identity,
     async close() {
       clearInterval(cleanup);
       await usage.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { clientSecretMatches, digestClientSecret, generateClientSecret, isWellFormedClientSecret } from '../src/domain/client-secrets.js';
+import { createClientSecretDigester, generateClientSecret, isWellFormedClientSecret } from '../src/domain/client-secrets.js';
 
 const PEPPER = 'unit-test-pepper-0123456789-0123456789';
 
@@ -26,13 +26,15 @@ describe('client secrets', () => {
 
   test('When a secret is compared with its digest, then only that secret matches, and the digest depends on the pepper', () => {
     const secret = generateClientSecret();
-    const digest = digestClientSecret(PEPPER, secret);
+    const secrets = createClientSecretDigester(PEPPER);
+    const otherPepper = createClientSecretDigester('another-pepper-0123456789-0123456789');
+    const digest = secrets.digest(secret);
 
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
     expect(digest).not.toContain(secret.slice(4, 47));
-    expect(clientSecretMatches(PEPPER, secret, digest)).toBe(true);
-    expect(clientSecretMatches(PEPPER, generateClientSecret(), digest)).toBe(false);
-    expect(clientSecretMatches('another-pepper-0123456789-0123456789', secret, digest)).toBe(false);
-    expect(digestClientSecret('another-pepper-0123456789-0123456789', secret)).not.toBe(digest);
+    expect(secrets.matches(secret, digest)).toBe(true);
+    expect(secrets.matches(generateClientSecret(), digest)).toBe(false);
+    expect(otherPepper.matches(secret, digest)).toBe(false);
+    expect(otherPepper.digest(secret)).not.toBe(digest);
   });
 });

@@ -65,9 +65,8 @@ describe('signing key rotation (CLI keys rotate)', () => {
 
   test('When the retired key is older than a token lifetime plus skew, then it leaves the JWKS', async () => {
     const { tenant, kid: oldKid } = await h.createTenant();
-    const { rotateSigningKey } = await import('../src/domain/tenants.js');
-    const { KeyEncryption } = await import('../src/domain/key-encryption.js');
-    const rotated = await rotateSigningKey({ db: h.service.db, encryption: new KeyEncryption(h.config.KEY_ENCRYPTION_KEY) }, tenant);
+    const { rotateSigningKey } = await import('../src/domain/rotate-signing-key.js');
+    const rotated = await rotateSigningKey(h.service.identity, tenant);
 
     await h.service.db('signing_keys').where({ kid: oldKid }).update({ retired_at: h.service.db.raw("now() - interval '361 seconds'") });
     const keys = await jwks(tenant);

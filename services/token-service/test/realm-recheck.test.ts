@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { eventually, sleep } from '@plant/test-kit';
 import request from 'supertest';
-import { rotateSigningKey } from '../src/domain/tenants.js';
-import { KeyEncryption } from '../src/domain/key-encryption.js';
+import { rotateSigningKey } from '../src/domain/rotate-signing-key.js';
 import { RECHECK_MS } from '../src/provider/realm-providers.js';
 import { basic, decodeJwt, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
@@ -40,7 +39,7 @@ describe('the realm cache re-check (a replica that missed the rotation event)', 
     const account = await internal(h).createServiceAccount(tenant);
     await tokenKid(h, tenant, account.client_id, account.secret);
     // Rotated in Postgres only: no Redis event, as for a replica that was disconnected.
-    const rotated = await rotateSigningKey({ db: h.service.db, encryption: new KeyEncryption(h.config.KEY_ENCRYPTION_KEY) }, tenant);
+    const rotated = await rotateSigningKey(h.service.identity, tenant);
     const beforeRecheck = await tokenKid(h, tenant, account.client_id, account.secret);
     const built = h.service.providers.builtHandler(tenant);
 

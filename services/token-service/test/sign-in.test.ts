@@ -1,85 +1,27 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { ADMIN_PASSWORD, decodeJwt, startHarness, TEST_ENV, uniqueIp, type Harness } from './helpers/harness.js';
+import { ADMIN_PASSWORD, decodeJwt, startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import { pkce, portalDriver, REDIRECT_URI, type PortalDriver } from './helpers/portal-driver.js';
 
 let h: Harness;
 let tenant: string;
 let adminEmail: string;
 let adminId: string;
-
-const REDIRECT_URI = `${TEST_ENV.PORTAL_URL}/auth/callback`;
+let browser: PortalDriver['browser'];
+let pathOf: PortalDriver['pathOf'];
+let startSignIn: PortalDriver['startSignIn'];
+let completeSignIn: PortalDriver['completeSignIn'];
+let exchange: PortalDriver['exchange'];
 
 beforeAll(async () => {
   h = await startHarness({ SIGN_IN_FAILURES_PER_ACCOUNT: '3' });
   ({ tenant, adminEmail, adminId } = await h.createTenant());
+  ({ browser, pathOf, startSignIn, completeSignIn, exchange } = portalDriver(h, tenant));
 });
 
 afterAll(async () => {
   await h.close();
 });
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-/** A browser: its own cookie jar and source address. */
-function browser() {
-  const ip = uniqueIp();
-  const agent = request.agent(h.publicUrl);
-  return {
-    ip,
-    get: (path: string) => agent.get(path).set('x-forwarded-for', ip),
-    post: (path: string) => agent.post(path).set('x-forwarded-for', ip),
-  };
-}
-
-function pathOf(location: string): string {
-  const url = new URL(location, h.publicUrl);
-  return `${url.pathname}${url.search}`;
-}
-
-async function startSignIn(b: ReturnType<typeof browser>, extra: Record<string, string> = {}) {
-  const { verifier, challenge } = pkce();
-  const state = randomBytes(8).toString('hex');
-  const nonce = randomBytes(8).toString('hex');
-  const query = new URLSearchParams({
-    client_id: 'portal',
-    response_type: 'code',
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid email profile',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...extra,
-  });
-  const auth = await b.get(`/realms/${tenant}/protocol/openid-connect/auth?${query}`);
-  expect(auth.status).toBe(303);
-  const interactionPath = pathOf(auth.headers.location!);
-  expect(interactionPath).toMatch(new RegExp(`^/realms/${tenant}/interaction/[A-Za-z0-9_-]+$`));
-  const form = await b.get(interactionPath);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(form.text)?.[1];
-  return { verifier, state, nonce, interactionPath, form, csrf: csrf! };
-}
-
-async function completeSignIn(b: ReturnType<typeof browser>, started: Awaited<ReturnType<typeof startSignIn>>, email: string, password: string) {
-  const login = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email, password });
-  expect(login.status).toBe(303);
-  const resume = await b.get(pathOf(login.headers.location!));
-  expect(resume.status).toBe(303);
-  if (!/^https?:/.test(resume.headers.location ?? "")) throw new Error(`unexpected redirect ${resume.headers.location} ${resume.text}`);
-  const callback = new URL(resume.headers.location!);
-  return { login, callback };
-}
-
-async function exchange(code: string, verifier: string) {
-  return request(h.publicUrl)
-    .post(h.tokenUrl(tenant))
-    .type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'portal', code_verifier: verifier });
-}
 
 describe('portal sign-in (authorization code + PKCE)', () => {
   test('When the sign-in page is shown, then it is a plain form with email and password fields, autocomplete hints and a CSRF token', async () => {
@@ -213,69 +155,6 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     const location = new URL(res.headers.location!);
     expect(location.searchParams.get('error')).toBe('invalid_request');
     expect(location.searchParams.get('error_description')).toBe('Authorization Server policy requires PKCE to be used for this request');
-  });
-
-  test('When the password is wrong, then the form is shown again with one neutral message and no session', async () => {
-    const b = browser();
-    const started = await startSignIn(b);
-
-    const res = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: adminEmail, password: 'wrong password' });
-    const unknown = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: 'nobody@example.test', password: 'wrong password' });
-
-    expect(res.status).toBe(401);
-    expect(res.text).toContain('Email or password is incorrect.');
-    expect(unknown.status).toBe(401);
-    expect(unknown.text).toContain('Email or password is incorrect.');
-  });
-
-  test('When the email contains NUL, then it is a failed sign-in, never a 500', async () => {
-    const b = browser();
-    const started = await startSignIn(b);
-
-    const res = await b.post(`${started.interactionPath}/login`).type('form').send(`csrf=${started.csrf}&email=a%00b%40example.test&password=whatever1`);
-
-    expect(res.status).toBe(401);
-    expect(res.text).toContain('Email or password is incorrect.');
-  });
-
-  test('When the CSRF token is missing or wrong, then the sign-in is refused', async () => {
-    const b = browser();
-    const started = await startSignIn(b);
-
-    const missing = await b.post(`${started.interactionPath}/login`).type('form').send({ email: adminEmail, password: ADMIN_PASSWORD });
-    const wrong = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: 'x'.repeat(43), email: adminEmail, password: ADMIN_PASSWORD });
-
-    expect(missing.status).toBe(403);
-    expect(wrong.status).toBe(403);
-  });
-
-  test('When the form is posted without the interaction cookie (cross-site), then it is refused', async () => {
-    const b = browser();
-    const started = await startSignIn(b);
-
-    const res = await request(h.publicUrl).post(`${started.interactionPath}/login`).set('x-forwarded-for', b.ip).type('form').send({ csrf: started.csrf, email: adminEmail, password: ADMIN_PASSWORD });
-
-    expect(res.status).toBe(400);
-    expect(res.text).toContain('This sign-in has expired');
-  });
-
-  test('When an account fails too often from one address, then that address gets 429 with Retry-After while another address still signs in', async () => {
-    const user = await h.createUser(tenant, 'Edit');
-    const attacker = browser();
-    const started = await startSignIn(attacker);
-    for (let i = 0; i < 3; i += 1) {
-      await attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: user.email, password: 'guess' }).expect(401);
-    }
-
-    const blocked = await attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: user.email, password: user.password });
-    const owner = browser();
-    const ownerStart = await startSignIn(owner);
-    const { callback } = await completeSignIn(owner, ownerStart, user.email, user.password);
-
-    expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect(blocked.text).toContain('Too many failed sign-ins. Try again later.');
-    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
   });
 
   test('When the user signs out, then the session ends and the next sign-in asks for the password again', async () => {

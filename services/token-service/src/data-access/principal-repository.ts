@@ -2,12 +2,18 @@ import type { Knex, RevocationEntry } from '@plant/shared';
 
 export type PrincipalKind = 'user' | 'service_account';
 
-export async function insertPrincipal(trx: Knex, row: { sub: string; realm: string; kind: PrincipalKind; created_by: string | null }): Promise<{ created_at: Date }> {
-  const [inserted] = await trx('principals').insert(row).returning(['created_at']);
-  return inserted as { created_at: Date };
+export interface PrincipalRepository {
+  /** Every principal with version above 1, or deleted less than `deletedWithinSeconds` ago. */
+  revocationSnapshot(deletedWithinSeconds: number): Promise<RevocationEntry[]>;
+  findRevocationEntry(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
 
-/** Bumps the token version (and marks deletion) in the caller's transaction; returns the new entry. */
+/** In the caller's transaction (the user and service-account repositories). */
+export async function insertPrincipal(trx: Knex, row: { sub: string; realm: string; kind: PrincipalKind; created_by: string | null }): Promise<void> {
+  await trx('principals').insert(row);
+}
+
+/** Bumps the token version (and marks deletion) in the caller's transaction; the new entry, undefined when there is no live principal. */
 export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { deleted = false } = {}): Promise<RevocationEntry | undefined> {
   const update: Record<string, unknown> = { token_version: trx.raw('token_version + 1') };
   if (deleted) update.deleted_at = trx.fn.now();
@@ -23,17 +29,19 @@ function toEntry(row: { realm: string; sub: string; token_version: number; delet
   return { tenant: row.realm, sub: row.sub, version: row.token_version, deleted: row.deleted_at !== null };
 }
 
-/** Every principal with version above 1, or deleted less than `deletedWithinSeconds` ago. */
-export async function revocationSnapshot(db: Knex, deletedWithinSeconds: number): Promise<RevocationEntry[]> {
-  const rows = await db('principals')
-    .where('token_version', '>', 1)
-    .orWhereRaw('deleted_at > now() - make_interval(secs => ?)', [deletedWithinSeconds])
-    .orderBy(['realm', 'sub'])
-    .select('realm', 'sub', 'token_version', 'deleted_at');
-  return rows.map(toEntry);
-}
-
-export async function findRevocationEntry(db: Knex, realm: string, sub: string): Promise<RevocationEntry | undefined> {
-  const row = await db('principals').where({ realm, sub }).first('realm', 'sub', 'token_version', 'deleted_at');
-  return row === undefined ? undefined : toEntry(row);
+export function createPrincipalRepository(db: Knex): PrincipalRepository {
+  return {
+    async revocationSnapshot(deletedWithinSeconds) {
+      const rows = await db('principals')
+        .where('token_version', '>', 1)
+        .orWhereRaw('deleted_at > now() - make_interval(secs => ?)', [deletedWithinSeconds])
+        .orderBy(['realm', 'sub'])
+        .select('realm', 'sub', 'token_version', 'deleted_at');
+      return rows.map(toEntry);
+    },
+    async findRevocationEntry(realm, sub) {
+      const row = await db('principals').where({ realm, sub }).first('realm', 'sub', 'token_version', 'deleted_at');
+      return row === undefined ? undefined : toEntry(row);
+    },
+  };
 }

@@ -1,4 +1,6 @@
 import { isUniqueViolation, type Knex } from '@plant/shared';
+import { insertSigningKey, type NewSigningKey } from './signing-key-repository.js';
+import { insertUser, type NewUser } from './user-repository.js';
 
 export interface RealmRow {
   name: string;
@@ -7,22 +9,28 @@ export interface RealmRow {
 
 export class RealmExists extends Error {}
 
-export async function insertRealm(trx: Knex, name: string): Promise<RealmRow> {
-  try {
-    const [row] = await trx('realms').insert({ name }).returning(['name', 'created_at']);
-    return row as RealmRow;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new RealmExists(name);
-    throw err;
-  }
+export interface RealmRepository {
+  find(name: string): Promise<RealmRow | undefined>;
+  /** The realm, its first signing key and its first user, all or nothing. Throws `RealmExists`, `DuplicateUserEmail`. */
+  create(name: string, firstKey: NewSigningKey, firstUser: NewUser): Promise<void>;
 }
 
-export async function findRealm(db: Knex, name: string): Promise<RealmRow | undefined> {
-  return db('realms').where({ name }).first(['name', 'created_at']);
-}
-
-/** Serialises every principal change of one realm (the 25 cap and name checks rely on it). */
-export async function lockRealm(trx: Knex.Transaction, name: string): Promise<boolean> {
-  const row = await trx('realms').where({ name }).forUpdate().first('name');
-  return row !== undefined;
+export function createRealmRepository(db: Knex): RealmRepository {
+  return {
+    async find(name) {
+      return db('realms').where({ name }).first(['name', 'created_at']);
+    },
+    async create(name, firstKey, firstUser) {
+      await db.transaction(async (trx) => {
+        try {
+          await trx('realms').insert({ name });
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new RealmExists(name);
+          throw err;
+        }
+        await insertSigningKey(trx, name, firstKey);
+        await insertUser(trx, name, firstUser);
+      });
+    },
+  };
 }

@@ -1,4 +1,6 @@
-import { isUniqueViolation, type Grant, type Knex, type ServiceAccountRole } from '@plant/shared';
+import { isUniqueViolation, type Grant, type Knex, type RevocationEntry, type ServiceAccountRole } from '@plant/shared';
+import { bumpTokenVersion, insertPrincipal } from './principal-repository.js';
+import { lockRealm } from './realm-lock.js';
 
 export interface ServiceAccountRow {
   sub: string;
@@ -11,87 +13,115 @@ export interface ServiceAccountRow {
   last_used_at: Date | null;
 }
 
-/** What the token endpoint needs to authenticate a client and mint its token. */
-export interface ClientCredentialRow {
+export interface NewServiceAccount {
   sub: string;
   realm: string;
+  name: string;
   role: ServiceAccountRole;
-  grants: Grant[];
-  secret_digest: string;
-  token_version: number;
+  secretDigest: string;
+  createdBy: string | null;
+}
+
+/** What a change may replace; each given part is written. */
+export interface ServiceAccountChange {
+  role?: ServiceAccountRole | undefined;
+  grants?: Grant[] | undefined;
+  secretDigest?: string | undefined;
 }
 
 export class DuplicateServiceAccountName extends Error {}
 
-const GRANTS_JSON = `coalesce((select json_agg(json_build_object('tag', g.tag, 'permission', g.permission) order by g.tag)
+export interface ServiceAccountRepository {
+  /** The realm's accounts by name (case-insensitive). */
+  list(realm: string): Promise<ServiceAccountRow[]>;
+  find(realm: string, sub: string): Promise<ServiceAccountRow | undefined>;
+  /**
+   * Inserts the account while the realm row is locked, so creates of one realm run one after
+   * another and the count is exact. Throws `DuplicateServiceAccountName` (the unique index on
+   * (realm, lower(name)) backs the name rule).
+   */
+  create(account: NewServiceAccount, limit: number): Promise<'created' | 'unknown-realm' | 'limit-reached'>;
+  /** Applies the change to the locked account and bumps its token version in the same transaction; undefined when there is no such account. */
+  update(realm: string, sub: string, change: ServiceAccountChange): Promise<RevocationEntry | undefined>;
+  /** Removes the credentials and grants and marks the principal deleted (its row stays for revocation), bumping its version. */
+  delete(realm: string, sub: string): Promise<RevocationEntry | undefined>;
+}
+
+export const GRANTS_JSON = `coalesce((select json_agg(json_build_object('tag', g.tag, 'permission', g.permission) order by g.tag)
   from grants g where g.sub = sa.sub), '[]'::json) as grants`;
 
-function selectAccounts(db: Knex) {
-  return db('service_accounts as sa')
-    .join('principals as p', 'p.sub', 'sa.sub')
-    .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'p.created_at', 'p.created_by', 'sa.last_used_at', db.raw(GRANTS_JSON));
-}
+/** Thrown inside a transaction to roll it back when the account vanished under the lock (it cannot: kept as a guard). */
+class NoLiveAccount extends Error {}
 
-export async function countServiceAccounts(trx: Knex, realm: string): Promise<number> {
-  const row = await trx('service_accounts').where({ realm }).count<{ count: string }[]>({ count: '*' }).first();
-  return Number(row?.count ?? 0);
-}
+export function createServiceAccountRepository(db: Knex): ServiceAccountRepository {
+  const selectAccounts = () =>
+    db('service_accounts as sa')
+      .join('principals as p', 'p.sub', 'sa.sub')
+      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'p.created_at', 'p.created_by', 'sa.last_used_at', db.raw(GRANTS_JSON));
 
-export async function insertServiceAccount(trx: Knex, row: { sub: string; realm: string; name: string; role: ServiceAccountRole; secret_digest: string }): Promise<void> {
-  try {
-    await trx('service_accounts').insert(row);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(row.name);
-    throw err;
+  async function change(realm: string, sub: string, apply: (trx: Knex.Transaction) => Promise<void>, deleted: boolean): Promise<RevocationEntry | undefined> {
+    try {
+      return await db.transaction(async (trx) => {
+        const locked = await trx('service_accounts').where({ realm, sub }).forUpdate().first('sub');
+        if (locked === undefined) return undefined;
+        await apply(trx);
+        const entry = await bumpTokenVersion(trx, realm, sub, { deleted });
+        if (!entry) throw new NoLiveAccount();
+        return entry;
+      });
+    } catch (err) {
+      if (err instanceof NoLiveAccount) return undefined;
+      throw err;
+    }
   }
-}
 
-export async function listServiceAccounts(db: Knex, realm: string): Promise<ServiceAccountRow[]> {
-  return selectAccounts(db).where('sa.realm', realm).orderByRaw('lower(sa.name), sa.name');
-}
-
-export async function findServiceAccount(db: Knex, realm: string, sub: string): Promise<ServiceAccountRow | undefined> {
-  return selectAccounts(db).where({ 'sa.realm': realm, 'sa.sub': sub }).first();
-}
-
-/** Locks the account's row for the rest of the transaction; undefined when it does not exist. */
-export async function lockServiceAccount(trx: Knex.Transaction, realm: string, sub: string): Promise<boolean> {
-  const row = await trx('service_accounts').where({ realm, sub }).forUpdate().first('sub');
-  return row !== undefined;
-}
-
-export async function updateServiceAccountRole(trx: Knex, sub: string, role: ServiceAccountRole): Promise<void> {
-  await trx('service_accounts').where({ sub }).update({ role });
-}
-
-export async function replaceGrants(trx: Knex, sub: string, grants: Grant[]): Promise<void> {
-  await trx('grants').where({ sub }).delete();
-  if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));
-}
-
-export async function updateSecretDigest(trx: Knex, sub: string, secretDigest: string): Promise<void> {
-  await trx('service_accounts').where({ sub }).update({ secret_digest: secretDigest });
-}
-
-/** Removes the credentials and grants; the principal row stays (deleted) for revocation. */
-export async function deleteServiceAccount(trx: Knex, sub: string): Promise<void> {
-  await trx('grants').where({ sub }).delete();
-  await trx('service_accounts').where({ sub }).delete();
-}
-
-export async function findClientCredential(db: Knex, realm: string, sub: string): Promise<ClientCredentialRow | undefined> {
-  return db('service_accounts as sa')
-    .join('principals as p', 'p.sub', 'sa.sub')
-    .where({ 'sa.realm': realm, 'sa.sub': sub })
-    .whereNull('p.deleted_at')
-    .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'p.token_version', db.raw(GRANTS_JSON));
-}
-
-/** At most one write a minute per account, whichever replica asks. */
-export async function touchLastUsed(db: Knex, subs: string[]): Promise<void> {
-  if (subs.length === 0) return;
-  await db('service_accounts')
-    .whereIn('sub', subs)
-    .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
-    .update({ last_used_at: db.fn.now() });
+  return {
+    async list(realm) {
+      return selectAccounts().where('sa.realm', realm).orderByRaw('lower(sa.name), sa.name');
+    },
+    async find(realm, sub) {
+      return selectAccounts().where({ 'sa.realm': realm, 'sa.sub': sub }).first();
+    },
+    create(account, limit) {
+      return db.transaction(async (trx) => {
+        if (!(await lockRealm(trx, account.realm))) return 'unknown-realm';
+        const counted = await trx('service_accounts').where({ realm: account.realm }).count<{ count: string }[]>({ count: '*' }).first();
+        if (Number(counted?.count ?? 0) >= limit) return 'limit-reached';
+        await insertPrincipal(trx, { sub: account.sub, realm: account.realm, kind: 'service_account', created_by: account.createdBy });
+        try {
+          await trx('service_accounts').insert({ sub: account.sub, realm: account.realm, name: account.name, role: account.role, secret_digest: account.secretDigest });
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
+          throw err;
+        }
+        return 'created';
+      });
+    },
+    update(realm, sub, { role, grants, secretDigest }) {
+      return change(
+        realm,
+        sub,
+        async (trx) => {
+          if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
+          if (grants !== undefined) {
+            await trx('grants').where({ sub }).delete();
+            if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));
+          }
+          if (secretDigest !== undefined) await trx('service_accounts').where({ sub }).update({ secret_digest: secretDigest });
+        },
+        false,
+      );
+    },
+    delete(realm, sub) {
+      return change(
+        realm,
+        sub,
+        async (trx) => {
+          await trx('grants').where({ sub }).delete();
+          await trx('service_accounts').where({ sub }).delete();
+        },
+        true,
+      );
+    },
+  };
 }

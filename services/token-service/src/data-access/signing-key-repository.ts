@@ -1,4 +1,5 @@
 import type { Knex } from '@plant/shared';
+import { lockRealm } from './realm-lock.js';
 
 export interface SigningKeyRow {
   kid: string;
@@ -9,26 +10,44 @@ export interface SigningKeyRow {
   retired_at: Date | null;
 }
 
-export async function insertSigningKey(
-  trx: Knex,
-  row: { kid: string; realm: string; public_jwk: Record<string, unknown>; private_key_encrypted: Buffer },
-): Promise<void> {
-  await trx('signing_keys').insert({ ...row, public_jwk: JSON.stringify(row.public_jwk) });
+export interface NewSigningKey {
+  kid: string;
+  publicJwk: Record<string, unknown>;
+  privateKeyEncrypted: Buffer;
 }
 
-export async function retireActiveSigningKey(trx: Knex, realm: string): Promise<number> {
-  return trx('signing_keys').where({ realm }).whereNull('retired_at').update({ retired_at: trx.fn.now() });
+export interface SigningKeyRepository {
+  findActive(realm: string): Promise<SigningKeyRow | undefined>;
+  /** The active key and those retired less than `graceSeconds` ago (their tokens may still be live); no private keys. */
+  findPublished(realm: string, graceSeconds: number): Promise<Array<Omit<SigningKeyRow, 'private_key_encrypted'>>>;
+  /** Retires the active key and stores `key` as active, in one transaction: how many were retired, undefined when the realm does not exist. */
+  rotate(realm: string, key: NewSigningKey): Promise<number | undefined>;
 }
 
-export async function findActiveSigningKey(db: Knex, realm: string): Promise<SigningKeyRow | undefined> {
-  return db('signing_keys').where({ realm }).whereNull('retired_at').first();
+/** In the caller's transaction (also the realm's first key). */
+export async function insertSigningKey(trx: Knex, realm: string, key: NewSigningKey): Promise<void> {
+  await trx('signing_keys').insert({ kid: key.kid, realm, public_jwk: JSON.stringify(key.publicJwk), private_key_encrypted: key.privateKeyEncrypted });
 }
 
-/** The active key and those retired less than `graceSeconds` ago (their tokens may still be live). */
-export async function findPublishedSigningKeys(db: Knex, realm: string, graceSeconds: number): Promise<SigningKeyRow[]> {
-  return db('signing_keys')
-    .where({ realm })
-    .andWhere((q) => q.whereNull('retired_at').orWhereRaw("retired_at > now() - make_interval(secs => ?)", [graceSeconds]))
-    .orderByRaw('retired_at desc nulls first')
-    .select('kid', 'realm', 'public_jwk', 'created_at', 'retired_at');
+export function createSigningKeyRepository(db: Knex): SigningKeyRepository {
+  return {
+    async findActive(realm) {
+      return db('signing_keys').where({ realm }).whereNull('retired_at').first();
+    },
+    async findPublished(realm, graceSeconds) {
+      return db('signing_keys')
+        .where({ realm })
+        .andWhere((q) => q.whereNull('retired_at').orWhereRaw('retired_at > now() - make_interval(secs => ?)', [graceSeconds]))
+        .orderByRaw('retired_at desc nulls first')
+        .select('kid', 'realm', 'public_jwk', 'created_at', 'retired_at');
+    },
+    rotate(realm, key) {
+      return db.transaction(async (trx) => {
+        if (!(await lockRealm(trx, realm))) return undefined;
+        const retired = await trx('signing_keys').where({ realm }).whereNull('retired_at').update({ retired_at: trx.fn.now() });
+        await insertSigningKey(trx, realm, key);
+        return retired;
+      });
+    },
+  };
 }

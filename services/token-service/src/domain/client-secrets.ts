@@ -1,6 +1,5 @@
-import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export { constantTimeEquals } from '@plant/shared';
 
 /**
  * Service-account secrets: `pss_` + base62(32 CSPRNG bytes, 43 chars) + base62 checksum
@@ -42,28 +41,28 @@ export function isWellFormedClientSecret(value: string): boolean {
   return checksumOf(body) === rest.slice(BODY_LENGTH);
 }
 
-// A process has one pepper: keep its key imported rather than import it on every grant.
-let pepperKey: { pepper: string; key: KeyObject } | undefined;
-function keyOf(pepper: string): KeyObject {
-  if (pepperKey?.pepper !== pepper) pepperKey = { pepper, key: createSecretKey(Buffer.from(pepper, 'utf8')) };
-  return pepperKey.key;
+/** Digests of client secrets under the pepper, the one key that makes them: `SECRET_PEPPER`. */
+export interface ClientSecretDigester {
+  /** HMAC-SHA-256(pepper, secret), hex: what is stored. */
+  digest(secret: string): string;
+  /**
+   * Constant-time comparison of a presented secret with a stored digest. Whatever is
+   * presented costs one HMAC and one fixed-length comparison; only a digest match, which
+   * means the very secret we issued, passes (no shape check needed).
+   */
+  matches(presented: string, storedDigest: string): boolean;
 }
 
-function hmacOf(pepper: string, secret: string): Buffer {
-  return createHmac('sha256', keyOf(pepper)).update(secret, 'utf8').digest();
-}
-
-export function digestClientSecret(pepper: string, secret: string): string {
-  return hmacOf(pepper, secret).toString('hex');
-}
-
-/**
- * Constant-time comparison of a presented secret with a stored digest. Whatever is
- * presented costs one HMAC and one fixed-length comparison; only a digest match, which
- * means the very secret we issued, passes (no shape check needed).
- */
-export function clientSecretMatches(pepper: string, presented: string, storedDigest: string): boolean {
-  const expected = Buffer.from(storedDigest, 'hex');
-  const actual = hmacOf(pepper, presented);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+export function createClientSecretDigester(pepper: string): ClientSecretDigester {
+  // Imported once: every grant computes an HMAC with it.
+  const key = createSecretKey(Buffer.from(pepper, 'utf8'));
+  const hmacOf = (secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest();
+  return {
+    digest: (secret) => hmacOf(secret).toString('hex'),
+    matches(presented, storedDigest) {
+      const expected = Buffer.from(storedDigest, 'hex');
+      const actual = hmacOf(presented);
+      return expected.length === actual.length && timingSafeEqual(expected, actual);
+    },
+  };
 }

@@ -8,3 +8,12 @@ export const ServiceAccountLimitReached = createError('ServiceAccountLimitReache
 export const UserNotFound = createError('UserNotFound', 404, 'User not found');
 export const UserEmailTaken = createError('UserEmailTaken', 409, 'A user with this email already exists');
 export const PrincipalNotFound = createError('PrincipalNotFound', 404, 'Principal not found');
+
+const TooManyFailedAuthenticationsBase = createError('TooManyFailedAuthentications', 429, 'too many failed client authentications; retry later');
+
+/** A source (or a client) over its budget of failed client authentications. */
+export class TooManyFailedAuthentications extends TooManyFailedAuthenticationsBase {
+  constructor(readonly retryAfterSeconds: number) {
+    super(undefined, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  }
+}

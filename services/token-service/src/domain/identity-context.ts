@@ -1,15 +1,16 @@
-import type { Knex } from '@plant/shared';
+import type { Repositories } from '../data-access/repositories.js';
+import type { ClientSecretDigester } from './client-secrets.js';
 import type { KeyEncryption } from './key-encryption.js';
 import type { RevocationPublisher } from './revocation-publisher.js';
 
-/** What the use cases need: plain dependencies, no HTTP. */
-export interface IdentityContext {
-  db: Knex;
-  secretPepper: string;
-  publisher: RevocationPublisher;
-}
-
-export interface KeyContext {
-  db: Knex;
+/**
+ * What the use cases work with: repositories (objects that own their queries and
+ * transactions, never a Knex handle) and the service's keys. Each use case names the part it
+ * needs (`Pick<IdentityContext, ...>`), so the CLI can build only that part.
+ */
+export interface IdentityContext extends Repositories {
+  /** The only holder of SECRET_PEPPER. */
+  secrets: ClientSecretDigester;
   encryption: KeyEncryption;
+  publisher: RevocationPublisher;
 }

@@ -1,239 +1,185 @@
-import { isDatabaseUnavailable, type Knex, type Logger } from '@plant/shared';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { findUser } from '../data-access/user-repository.js';
-import { clientSecretMatches } from '../domain/client-secrets.js';
-import type { TokenServiceConfig } from '../config.js';
-import type { ClientDirectory } from './client-directory.js';
-import type { ClientAuthThrottle } from './client-auth-throttle.js';
-import { tokenEndpointGuard } from './token-endpoint-guard.js';
+import { isDatabaseUnavailable, type Logger } from '@plant/shared';
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ClientAuthentication, ClientAuthSource, ClientCredential } from '../domain/authenticate-client.js';
+import { TooManyFailedAuthentications } from '../domain/errors.js';
+import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
-import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
-import { cacheClientsByRow } from './client-cache.js';
-import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
-import { postgresAdapterFactory } from './postgres-adapter.js';
-import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './service-account-client.js';
-import type { UsageRecorder } from './usage-recorder.js';
+import { PRINCIPAL_METADATA, realmConfiguration, ROLE_SCOPES, type PrincipalMetadata, type RealmConfigurationDeps } from './realm-configuration.js';
 import type { TokenMetrics } from './token-metrics.js';
-import { issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 
-const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
-
-export interface RealmProviderDeps {
-  config: TokenServiceConfig;
-  db: Knex;
-  directory: ClientDirectory;
-  usage: UsageRecorder;
-  throttle: ClientAuthThrottle;
+export interface RealmProviderDeps extends RealmConfigurationDeps {
   logger: Logger;
   metrics: TokenMetrics;
 }
 
-/** URLs compare equal with or without a trailing slash on an empty path. */
-function sameResource(a: string, b: string): boolean {
-  if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
-  const left = URL.parse(a);
-  const right = URL.parse(b);
-  return left !== null && right !== null && left.href === right.href;
+type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
+type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+
+const TOKEN_PATH = '/protocol/openid-connect/token';
+const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
+const ABSENT_CLIENT_AUTH = new Set(['no client authentication mechanism provided', 'client_secret must be provided in the Authorization header']);
+const UNKNOWN_SOURCE: ClientAuthSource = Object.freeze({ ip: 'unknown' });
+
+/** 429 in the token endpoint's own error format. */
+class TooManyRequests extends errors.OIDCProviderError {
+  constructor(description: string) {
+    super(429, 'too_many_requests');
+    this.error_description = description;
+  }
+}
+
+function oauthError(ctx: ProviderContext, status: number, error: string, description: string): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error, error_description: description };
+}
+
+/** A domain refusal as oidc-provider must see it inside its token endpoint (with Retry-After); anything else unchanged. */
+function asOidcError(ctx: ProviderContext | undefined, err: unknown): unknown {
+  if (!(err instanceof TooManyFailedAuthentications)) return err;
+  ctx?.set('Retry-After', String(err.retryAfterSeconds));
+  return new TooManyRequests(err.message);
 }
 
 /**
- * Client credentials without `scope` get the role's scope (RFC 6749 §3.3 default);
- * unknown scope values are refused with invalid_scope rather than silently dropped.
+ * A service account as an oidc-provider client. `client_secret` holds the HMAC digest, never
+ * the secret: `compareClientSecret` is replaced to compare digests, and no feature that would
+ * use the secret as a key (client_secret_jwt, HS* algorithms) is enabled.
  */
-function applyClientCredentialsScope(ctx: KoaContextWithOIDC, role: string): void {
-  const params = ctx.oidc.params as Record<string, unknown>;
-  const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
-  if (requested.length === 0) {
-    params.scope = ROLE_SCOPES[role];
-    return;
-  }
-  for (const scope of requested) {
-    if (!KNOWN_RESOURCE_SCOPES.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
-  }
+function serviceAccountClientMetadata(credential: ClientCredential): Record<string, unknown> {
+  const principal: PrincipalMetadata = { type: 'service_account', role: credential.role, grants: credential.grants, version: credential.token_version };
+  return {
+    client_id: credential.sub,
+    client_secret: credential.secret_digest,
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: ROLE_SCOPES[credential.role],
+    [PRINCIPAL_METADATA]: principal,
+  };
 }
 
-function principalOf(client: unknown): PrincipalMetadata | undefined {
-  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
-}
-
-export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
-  const { config, db } = deps;
-  const issuer = issuerOf(config.AUTH_URL, tenant);
-  const path = realmPath(tenant);
-  const cookieKeys = config.COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
-  const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
-
-  const configuration: Configuration = {
-    adapter: postgresAdapterFactory(tenant, db, deps.directory),
-    clients: [
-      {
-        client_id: PORTAL_CLIENT_ID,
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        redirect_uris: [`${portalUrl}/auth/callback`],
-        post_logout_redirect_uris: [`${portalUrl}/`],
-        scope: 'openid email profile plants:read plants:write',
-      },
-    ],
-    jwks: { keys: [new Rs256SigningKey(signingJwk)] },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
-    responseTypes: ['code'],
-    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
-    claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },
-    // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
-    conformIdTokenClaims: false,
-    extraClientMetadata: { properties: [PRINCIPAL_METADATA] },
-    cookies: {
-      keys: cookieKeys,
-      names: { session: '_session', interaction: '_interaction', resume: '_interaction_resume' },
-      long: { httpOnly: true, sameSite: 'lax', path, signed: true },
-      short: { httpOnly: true, sameSite: 'lax', path, signed: true },
-    },
-    routes: {
-      authorization: '/protocol/openid-connect/auth',
-      token: '/protocol/openid-connect/token',
-      jwks: '/protocol/openid-connect/certs',
-      userinfo: '/protocol/openid-connect/userinfo',
-      end_session: '/protocol/openid-connect/logout',
-    },
-    pkce: { required: () => true },
-    ttl: {
-      AccessToken: config.ACCESS_TOKEN_TTL,
-      ClientCredentials: config.ACCESS_TOKEN_TTL,
-      AuthorizationCode: 60,
-      IdToken: config.ACCESS_TOKEN_TTL,
-      Interaction: 600,
-      Session: 8 * 3600,
-      Grant: 8 * 3600,
-    },
-    features: {
-      devInteractions: { enabled: false },
-      externalSigningSupport: EXTERNAL_SIGNING,
-      clientCredentials: { enabled: true },
-      introspection: { enabled: false },
-      revocation: { enabled: false },
-      userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLogoutSuccessPage },
-      resourceIndicators: {
-        enabled: true,
-        // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
-        defaultResource: (_ctx, client, oneOf) => {
-          if (oneOf && oneOf.length > 0) return oneOf;
-          return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
-        },
-        getResourceServerInfo: (ctx, indicator, client) => {
-          const isPortal = client.clientId === PORTAL_CLIENT_ID;
-          let audience: string | undefined;
-          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE)) audience = config.PLANT_STORE_AUDIENCE;
-          // Service accounts never get account-admin tokens: automation cannot manage service accounts.
-          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE)) audience = config.ACCOUNT_ADMIN_AUDIENCE;
-          if (audience === undefined) throw new errors.InvalidTarget();
-          const principal = principalOf(client);
-          if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal.role);
-          return {
-            audience,
-            scope: 'plants:read plants:write',
-            accessTokenTTL: config.ACCESS_TOKEN_TTL,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
-          };
-        },
-      },
-    },
-    formats: {
-      customizers: {
-        // Service-account claims go straight into the signed payload; as extraTokenClaims they
-        // would ride on the token model and be copied into the payload by a spread (~2 % of a grant).
-        jwt: (ctx, token, jwt) => {
-          if (token.kind !== 'ClientCredentials') return;
-          const principal = principalOf(ctx.oidc.client);
-          if (!principal) return;
-          deps.usage.record(token.clientId!);
-          const claims = jwt.payload as Record<string, unknown>;
-          claims.tenant = tenant;
-          claims.principal_type = 'service_account';
-          claims.role = principal.role;
-          claims.grants = principal.grants;
-          claims.ver = principal.version;
-        },
-      },
-    },
-    extraTokenClaims: async (ctx, token) => {
-      if (token.kind === 'ClientCredentials') return undefined;
-      const accountId = (token as { accountId?: string }).accountId;
-      const user = accountId === undefined ? undefined : await findUser(db, tenant, accountId);
-      if (!user) throw new errors.InvalidGrant('the account is no longer active');
-      return { tenant, principal_type: 'user', role: user.role, grants: [], ver: user.token_version };
-    },
-    findAccount: async (_ctx, sub) => {
-      const user = await findUser(db, tenant, sub);
-      if (!user) return undefined;
-      return {
-        accountId: user.sub,
-        claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
-      };
-    },
-    interactions: { url: (_ctx, interaction) => `${path}/interaction/${interaction.uid}` },
-    loadExistingGrant: async (ctx) => {
-      // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
-      const accountId = ctx.oidc.session?.accountId;
-      const client = ctx.oidc.client;
-      if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
-      const user = await findUser(db, tenant, accountId);
-      if (!user) return undefined;
-      const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
-      const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
-      if (existing) return existing;
-      const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
-      const roleScope = ROLE_SCOPES[user.role]!;
-      // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
-      grant.addOIDCScope(`openid email profile ${roleScope}`);
-      grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
-      grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
-      await grant.save();
-      return grant;
-    },
-    renderError: renderErrorPage,
+/**
+ * Service accounts as clients, looked up once through the domain. oidc-provider would build a
+ * client from adapter metadata on every lookup (hashing the whole metadata to find it in a
+ * 100-entry LRU); the credential object stays the same until the account changes, so the
+ * built client is kept per credential: no hashing per grant, a changed account gets a new
+ * client, and any number of active accounts stay built.
+ */
+function serveServiceAccountClients(provider: Provider, tenant: string, clientAuth: ClientAuthentication): void {
+  const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
+  const findStatic = clients.find.bind(clients);
+  const byCredential = new WeakMap<ClientCredential, Client>();
+  clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
+    if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID) return findStatic(id);
+    // A fresh cached credential is read without an await: this runs once per grant.
+    const hit = clientAuth.cachedCredential(tenant, id);
+    const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id);
+    if (credential === undefined) return undefined;
+    let client = byCredential.get(credential);
+    if (client === undefined) {
+      client = new clients(serviceAccountClientMetadata(credential));
+      byCredential.set(credential, client);
+    }
+    return client;
   };
 
-  const provider = new Provider(issuer, configuration);
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
+    const ctx = Provider.ctx;
+    const verdict = clientAuth.verifySecret(tenant, this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
+    return typeof verdict === 'boolean' ? verdict : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
+  };
+}
+
+/**
+ * RFC 6749 §5.2 codes where oidc-provider answers invalid_request: a grant type the client
+ * may not use is unauthorized_client; no client authentication at all is invalid_client (401).
+ */
+function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
+  const body = ctx.body as { error?: string; error_description?: string } | undefined;
+  if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
+  if (body.error_description === GRANT_NOT_ALLOWED) {
+    body.error = 'unauthorized_client';
+    return;
+  }
+  if (!ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
+  ctx.set('WWW-Authenticate', `Basic realm="${issuer}"`);
+  oauthError(ctx, 401, 'invalid_client', 'client authentication is required');
+}
+
+/**
+ * Wraps every request of a realm's provider: a source over its failure budget is stopped
+ * before any work (the domain's first step), the token endpoint is POST only, its errors are
+ * made RFC 6749 exact, a database outage is 503 (not 500), and an unknown path is a 404 in
+ * the Error shape.
+ */
+function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication) {
+  return async function guardRealmRequest(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
+    const isToken = ctx.path === TOKEN_PATH;
+    const admission = isToken && ctx.method === 'POST' ? clientAuth.admitSource(ctx) : undefined;
+    if (admission !== undefined) {
+      try {
+        await admission;
+      } catch (err) {
+        if (!(err instanceof TooManyFailedAuthentications)) throw err;
+        ctx.set('Retry-After', String(err.retryAfterSeconds));
+        oauthError(ctx, 429, 'too_many_requests', err.message);
+        return;
+      }
+    }
+    if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
+      ctx.set('Allow', 'POST');
+      oauthError(ctx, 405, 'invalid_request', 'the token endpoint accepts POST requests only');
+      return;
+    }
+    await next();
+    if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
+      // The database, not the request, failed: tell the client to retry rather than blame it.
+      ctx.set('Retry-After', '1');
+      oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
+    }
+    if (isToken) rewriteTokenErrors(ctx, issuer);
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = { error: 404, message: 'Not found' };
+    }
+  };
+}
+
+/**
+ * A realm's oidc-provider (configured by realm-configuration.ts) and where our code runs inside
+ * its requests: the guard in front of every request, service accounts as clients, the secret
+ * comparison (the domain's, on digests), and its events (metrics, failures of unknown clients,
+ * server errors).
+ */
+export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
+  const { config, clientAuth, logger, metrics } = deps;
+  const issuer = issuerOf(config.AUTH_URL, tenant);
+  const provider = new Provider(issuer, realmConfiguration(tenant, signingJwk, deps));
   // Read by the page renderers for their Content-Security-Policy.
-  Object.defineProperty(provider, 'portalOrigin', { value: new URL(portalUrl).origin });
+  Object.defineProperty(provider, 'portalOrigin', { value: new URL(config.PORTAL_URL).origin });
   if (config.TRUST_PROXY > 0) {
     provider.proxy = true;
     provider.maxIpsCount = config.TRUST_PROXY;
   }
 
-  cacheClientsByRow(provider, tenant, deps.directory);
-
-  const pepper = config.SECRET_PEPPER;
-  const { throttle } = deps;
-  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, actual: string) {
-    const ctx = Provider.ctx;
-    const ip = ctx?.ip ?? 'unknown';
-    const mayHaveFailures = throttle.isClean(ip) ? false : await throttle.assertAllowed(tenant, this.clientId, ip, ctx);
-    const matches = clientSecretMatches(pepper, actual, this.clientSecret);
-    if (!matches) await throttle.recordFailure(tenant, this.clientId, ip, ctx);
-    else if (mayHaveFailures) throttle.recordSuccess(tenant, this.clientId, ip);
-    return matches;
-  };
-
-  provider.use(tokenEndpointGuard(tenant, issuer, throttle));
+  serveServiceAccountClients(provider, tenant, clientAuth);
+  provider.use(guardRealmRequests(issuer, clientAuth));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
-    deps.metrics.issued(ctx.oidc.params?.grant_type);
+    metrics.issued(ctx.oidc.params?.grant_type);
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
-    if (err.error === 'invalid_client' && !ctx.oidc.client) throttle.recordUnknownClient(tenant, ctx.ip);
-    deps.metrics.failed(ctx.oidc.params?.grant_type, err.error);
+    if (err.error === 'invalid_client' && !ctx.oidc.client) clientAuth.recordUnknownClient(ctx);
+    metrics.failed(ctx.oidc.params?.grant_type, err.error);
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
     if (isDatabaseUnavailable(err)) {
       ctx.state.dependencyUnavailable = true;
-      deps.logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
-    } else deps.logger.error({ reqId, err, tenant }, 'oidc-provider server error');
+      logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
+    } else logger.error({ reqId, err, tenant }, 'oidc-provider server error');
   });
 
   return provider;

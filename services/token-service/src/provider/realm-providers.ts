@@ -1,9 +1,6 @@
-import type { Knex } from '@plant/shared';
 import type Provider from 'oidc-provider';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findRealm } from '../data-access/realm-repository.js';
-import { findActiveSigningKey } from '../data-access/signing-key-repository.js';
-import type { KeyEncryption } from '../domain/key-encryption.js';
+import type { IdentityContext } from '../domain/identity-context.js';
 import { decryptSigningKey } from '../domain/signing-keys.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
 
@@ -30,8 +27,7 @@ export class RealmProviders {
   readonly #building = new Map<string, Promise<Entry | undefined>>();
 
   constructor(
-    private readonly db: Knex,
-    private readonly encryption: KeyEncryption,
+    private readonly keys: Pick<IdentityContext, 'signingKeys' | 'realms' | 'encryption'>,
     private readonly deps: RealmProviderDeps,
   ) {}
 
@@ -88,13 +84,13 @@ export class RealmProviders {
   }
 
   async #build(tenant: string, previous: Entry | undefined): Promise<Entry | undefined> {
-    const key = await findActiveSigningKey(this.db, tenant);
+    const key = await this.keys.signingKeys.findActive(tenant);
     if (!key) {
-      if (!(await findRealm(this.db, tenant))) this.#entries.delete(tenant);
+      if (!(await this.keys.realms.find(tenant))) this.#entries.delete(tenant);
       return undefined;
     }
     if (previous && previous.kid === key.kid) return previous;
-    const jwk = decryptSigningKey(this.encryption, key.kid, key.private_key_encrypted);
+    const jwk = decryptSigningKey(this.keys.encryption, key.kid, key.private_key_encrypted);
     const provider = createRealmProvider(tenant, jwk, this.deps);
     const entry: Entry = { provider, handler: provider.callback(), kid: key.kid, checkedAt: Date.now() };
     this.#entries.set(tenant, entry);

@@ -7,10 +7,10 @@ export const EXTERNAL_SIGNING = { enabled: true, ack: 'experimental-01' } as con
 /**
  * A realm's RSA key, signing RS256 with `node:crypto` on the libuv thread pool. oidc-provider
  * otherwise signs through jose and WebCrypto, whose per-call algorithm normalisation, key
- * checks and encoders cost ~25 µs of the event loop per token on top of the RSA operation
- * itself (measured: 57 against 33 µs of main-thread CPU per signature); the RSA work and its
- * output are the same (RFC 7515 RS256 = RSASSA-PKCS1-v1_5 with SHA-256). oidc-provider builds
- * the header and payload and encodes the result; this class only signs.
+ * checks and encoders cost event-loop time on every token on top of the RSA operation itself
+ * (docs/performance.md); the RSA work and its output are the same (RFC 7515 RS256 =
+ * RSASSA-PKCS1-v1_5 with SHA-256). oidc-provider builds the header and payload and encodes the
+ * result; this class only signs.
  */
 export class Rs256SigningKey extends ExternalSigningKey {
   readonly #privateKey: KeyObject;

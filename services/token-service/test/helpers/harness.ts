@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startWebServer, type WebServer } from '@plant/shared';
 import { captureLogs, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
-import { KeyEncryption } from '../../src/domain/key-encryption.js';
-import { createTenant, createUser } from '../../src/domain/tenants.js';
+import { createTenant } from '../../src/domain/create-tenant.js';
+import { createUser } from '../../src/domain/create-user.js';
 import { createTokenService, type TokenService } from '../../src/token-service.js';
 
 export const TEST_ENV = {
@@ -49,7 +49,6 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const service = await createTokenService(config, logger);
   publicHandler = service.publicApp;
   internalHandler = service.internalApp;
-  const encryption = new KeyEncryption(config.KEY_ENCRYPTION_KEY);
 
   return {
     service,
@@ -60,13 +59,13 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async createTenant() {
       const tenant = uniqueName('ts');
       const adminEmail = `admin@${tenant}.test`;
-      const created = await createTenant({ db: service.db, encryption }, { tenant, adminEmail, adminPassword: ADMIN_PASSWORD });
+      const created = await createTenant(service.identity, { tenant, adminEmail, adminPassword: ADMIN_PASSWORD });
       return { tenant, adminId: created.admin.id, adminEmail, kid: created.kid };
     },
     async createUser(tenant, role) {
       const email = `${uniqueName('user')}@example.test`;
       const password = `pw-${uniqueName('secret')}`;
-      const user = await createUser({ db: service.db }, tenant, { email, password, role });
+      const user = await createUser(service.identity, tenant, { email, password, role });
       return { id: user.id, email, password };
     },
     issuer: (tenant) => `${publicServer.url}/realms/${tenant}`,

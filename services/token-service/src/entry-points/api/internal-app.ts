@@ -1,12 +1,11 @@
-import { errorMiddleware, httpObservability, notFoundHandler, type Knex, type Logger } from '@plant/shared';
+import { errorMiddleware, httpObservability, notFoundHandler, type Logger } from '@plant/shared';
 import express, { type Express } from 'express';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { requireInternalToken } from './internal-auth.js';
-import { internalRoutes, jwksRoutes } from './internal-routes.js';
+import { internalRoutes, publishedKeysRoutes } from './internal-routes.js';
 
 export interface InternalAppDeps {
   logger: Logger;
-  db: Knex;
   identity: IdentityContext;
   internalApiToken: string;
   accessTokenTtl: number;
@@ -18,9 +17,9 @@ export function createInternalApp(deps: InternalAppDeps): Express {
   app.disable('x-powered-by');
   // Like the public listener: one request context entered anywhere would cost every grant.
   app.use(httpObservability({ logger: deps.logger, requestContext: false }));
-  app.use(jwksRoutes(deps.db, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'));
+  app.use(publishedKeysRoutes(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'));
   app.use(requireInternalToken(deps.internalApiToken));
-  app.use(internalRoutes({ identity: deps.identity, db: deps.db, accessTokenTtl: deps.accessTokenTtl }));
+  app.use(internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }));
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger));
   return app;

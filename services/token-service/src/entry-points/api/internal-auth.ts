@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Unauthorized } from '@plant/shared';
-import { constantTimeEquals } from '../../domain/client-secrets.js';
+import { constantTimeEquals } from '@plant/shared';
 
 /** `Authorization: Bearer <INTERNAL_API_TOKEN>`, compared in constant time. */
 export function requireInternalToken(expected: string) {

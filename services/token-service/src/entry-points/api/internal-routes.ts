@@ -1,21 +1,20 @@
-import { jsonBody, methodNotAllowed, type Knex } from '@plant/shared';
+import { jsonBody, methodNotAllowed, NotFound, type Knex } from '@plant/shared';
 import { Router, type Request, type Response } from 'express';
-import { NotFound } from '@plant/shared';
+import { createRepositories } from '../../data-access/repositories.js';
+import { createServiceAccount } from '../../domain/create-service-account.js';
+import { deleteServiceAccount } from '../../domain/delete-service-account.js';
+import { getPublishedKeys } from '../../domain/get-published-keys.js';
+import { getRevocationEntry } from '../../domain/get-revocation-entry.js';
+import { getRevocationSnapshot } from '../../domain/get-revocation-snapshot.js';
+import { getServiceAccount } from '../../domain/get-service-account.js';
+import { getTenant } from '../../domain/get-tenant.js';
+import { getUser } from '../../domain/get-user.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { ActorBodySchema, CreateServiceAccountSchema, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
-import { publishedJwks } from '../../domain/published-keys.js';
-import { getRevocationEntry, getRevocationSnapshot } from '../../domain/revocations.js';
-import {
-  createServiceAccount,
-  deleteServiceAccount,
-  getServiceAccount,
-  listServiceAccounts,
-  resetServiceAccountSecret,
-  updateServiceAccount,
-} from '../../domain/service-accounts.js';
-import { getTenant } from '../../domain/tenants.js';
-import { getUser, listUsers } from '../../domain/users.js';
-import { isStorableText } from '../../data-access/storable-text.js';
+import { listServiceAccounts } from '../../domain/list-service-accounts.js';
+import { listUsers } from '../../domain/list-users.js';
+import { ActorBodySchema, CreateServiceAccountSchema, isStorableText, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
+import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
+import { updateServiceAccount } from '../../domain/update-service-account.js';
 import { optionalJsonBody } from './optional-json-body.js';
 
 /** With the input on each issue, the shared error text tells "missing" from "wrong type". */
@@ -23,7 +22,6 @@ const REPORT_INPUT = { reportInput: true } as const;
 
 export interface InternalRoutesDeps {
   identity: IdentityContext;
-  db: Knex;
   accessTokenTtl: number;
 }
 
@@ -45,14 +43,14 @@ function noStore(res: Response): Response {
 }
 
 /** Routes behind the internal token (the JWKS route is mounted separately, open). */
-export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesDeps): Router {
+export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): Router {
   const router = Router();
   const base = '/internal/v1/realms/:tenant';
 
   router
     .route(base)
     .get(async (req, res) => {
-      res.json(await getTenant(db, tenantOf(req)));
+      res.json(await getTenant(identity, tenantOf(req)));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -98,28 +96,28 @@ export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesD
   router
     .route(`${base}/users`)
     .get(async (req, res) => {
-      res.json(await listUsers(db, tenantOf(req)));
+      res.json(await listUsers(identity, tenantOf(req)));
     })
     .all(methodNotAllowed(['GET']));
 
   router
     .route(`${base}/users/:id`)
     .get(async (req, res) => {
-      res.json(await getUser(db, tenantOf(req), idOf(req, 'id')));
+      res.json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
     })
     .all(methodNotAllowed(['GET']));
 
   router
     .route(`${base}/principals/:sub`)
     .get(async (req, res) => {
-      noStore(res).json(await getRevocationEntry(db, tenantOf(req), idOf(req, 'sub')));
+      noStore(res).json(await getRevocationEntry(identity, tenantOf(req), idOf(req, 'sub')));
     })
     .all(methodNotAllowed(['GET']));
 
   router
     .route('/internal/v1/revocations')
     .get(async (_req, res) => {
-      noStore(res).json(await getRevocationSnapshot(db, accessTokenTtl));
+      noStore(res).json(await getRevocationSnapshot(identity, accessTokenTtl));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -127,15 +125,23 @@ export function internalRoutes({ identity, db, accessTokenTtl }: InternalRoutesD
 }
 
 /** Open: public keys only. */
-export function jwksRoutes(db: Knex, accessTokenTtl: number, path: string): Router {
+export function publishedKeysRoutes(identity: Pick<IdentityContext, 'signingKeys' | 'realms'>, accessTokenTtl: number, path: string): Router {
   const router = Router();
   router
     .route(path)
     .get(async (req, res) => {
-      const jwks = await publishedJwks(db, tenantOf(req), accessTokenTtl);
+      const jwks = await getPublishedKeys(identity, tenantOf(req), accessTokenTtl);
       res.setHeader('cache-control', 'public, max-age=30');
       res.json(jwks);
     })
     .all(methodNotAllowed(['GET']));
   return router;
+}
+
+/**
+ * Compatibility only, for public-app.ts, which passes the pool itself and is being replaced
+ * in parallel: wire it to `publishedKeysRoutes` and delete this (and its data-access import).
+ */
+export function jwksRoutes(db: Knex, accessTokenTtl: number, path: string): Router {
+  return publishedKeysRoutes(createRepositories(db), accessTokenTtl, path);
 }

@@ -1,16 +1,17 @@
 import { createHmac } from 'node:crypto';
-import { isDatabaseUnavailable, type Knex, type Logger } from '@plant/shared';
+import { isDatabaseUnavailable, type Logger } from '@plant/shared';
 import express, { Router, type Request, type Response } from 'express';
-import { constantTimeEquals } from '../../domain/client-secrets.js';
+import { authenticateUser } from '../../domain/authenticate-user.js';
+import { constantTimeEquals } from '@plant/shared';
+import type { IdentityContext } from '../../domain/identity-context.js';
 import { isTenantName } from '../../domain/principal-validators.js';
-import { authenticateUser } from '../../domain/sign-in.js';
 import type { SignInThrottle } from '../../domain/sign-in-throttle.js';
 import { escapeHtml, page, pageSecurityPolicy } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
 export interface InteractionDeps {
   providers: RealmProviders;
-  db: Knex;
+  identity: Pick<IdentityContext, 'users'>;
   throttle: SignInThrottle;
   csrfKey: string;
   portalUrl: string;
@@ -18,7 +19,6 @@ export interface InteractionDeps {
 }
 
 const FIELD_MAX = 1024;
-
 
 /**
  * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
@@ -113,7 +113,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       sendPage(res, 429, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Too many failed sign-ins. Try again later.' }));
       return;
     }
-    const accountId = email && password ? await authenticateUser(deps.db, tenant, email, password) : undefined;
+    const accountId = email && password ? await authenticateUser(deps.identity, tenant, email, password) : undefined;
     if (!accountId) {
       await deps.throttle.recordFailure(tenant, email, ip);
       sendPage(res, 401, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Email or password is incorrect.' }));

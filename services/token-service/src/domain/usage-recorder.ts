@@ -1,8 +1,9 @@
-import type { Knex, Logger } from '@plant/shared';
-import { touchLastUsed } from '../data-access/service-account-repository.js';
+import type { Logger } from '@plant/shared';
+import type { ClientCredentialRepository } from '../data-access/client-credential-repository.js';
 
 const FLUSH_MS = 5_000;
 const MIN_INTERVAL_MS = 60_000;
+const MAX_REMEMBERED = 50_000;
 
 /**
  * last_used_at, off the request path: the token endpoint only notes the client_id; a
@@ -15,7 +16,7 @@ export class UsageRecorder {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly db: Knex,
+    private readonly credentials: Pick<ClientCredentialRepository, 'touchLastUsed'>,
     private readonly logger: Logger,
   ) {}
 
@@ -36,11 +37,11 @@ export class UsageRecorder {
     this.#pending.clear();
     const now = Date.now();
     for (const sub of subs) this.#lastWritten.set(sub, now);
-    if (this.#lastWritten.size > 50_000) {
+    if (this.#lastWritten.size > MAX_REMEMBERED) {
       for (const [sub, at] of this.#lastWritten) if (now - at >= MIN_INTERVAL_MS) this.#lastWritten.delete(sub);
     }
     try {
-      await touchLastUsed(this.db, subs);
+      await this.credentials.touchLastUsed(subs);
     } catch (err) {
       this.logger.warn({ err: { message: (err as Error).message } }, 'last_used_at update failed');
     }

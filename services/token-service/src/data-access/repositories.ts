@@ -1,0 +1,32 @@
+import type { Knex } from '@plant/shared';
+import { createClientCredentialRepository, type ClientCredentialRepository } from './client-credential-repository.js';
+import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc-payload-repository.js';
+import { createPrincipalRepository, type PrincipalRepository } from './principal-repository.js';
+import { createRealmRepository, type RealmRepository } from './realm-repository.js';
+import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account-repository.js';
+import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
+import { createUserRepository, type UserRepository } from './user-repository.js';
+
+/** Every Postgres repository of the token service, over one pool. */
+export interface Repositories {
+  realms: RealmRepository;
+  signingKeys: SigningKeyRepository;
+  principals: PrincipalRepository;
+  serviceAccounts: ServiceAccountRepository;
+  /** Cached per process: one instance serves every realm. */
+  clientCredentials: ClientCredentialRepository;
+  users: UserRepository;
+  oidcPayloads: OidcPayloadRepository;
+}
+
+export function createRepositories(db: Knex): Repositories {
+  return {
+    realms: createRealmRepository(db),
+    signingKeys: createSigningKeyRepository(db),
+    principals: createPrincipalRepository(db),
+    serviceAccounts: createServiceAccountRepository(db),
+    clientCredentials: createClientCredentialRepository(db),
+    users: createUserRepository(db),
+    oidcPayloads: createOidcPayloadRepository(db),
+  };
+}

@@ -1,0 +1,215 @@
+import type { Grant, ServiceAccountRole } from '@plant/shared';
+import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { TokenServiceConfig } from '../config.js';
+import type { ClientAuthentication } from '../domain/authenticate-client.js';
+import type { IdentityContext } from '../domain/identity-context.js';
+import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
+import { postgresAdapterFactory } from './postgres-adapter.js';
+import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
+import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
+
+/** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
+export type RealmConfig = Pick<
+  TokenServiceConfig,
+  'AUTH_URL' | 'PORTAL_URL' | 'COOKIE_KEYS' | 'ACCESS_TOKEN_TTL' | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'TRUST_PROXY'
+>;
+
+export interface RealmConfigurationDeps {
+  config: RealmConfig;
+  identity: Pick<IdentityContext, 'users' | 'oidcPayloads'>;
+  clientAuth: ClientAuthentication;
+}
+
+/** Client metadata property carrying what the token's claims need, consistent with the digest it came with. */
+export const PRINCIPAL_METADATA = 'plant_principal';
+
+export interface PrincipalMetadata {
+  type: 'service_account';
+  role: ServiceAccountRole;
+  grants: Grant[];
+  version: number;
+}
+
+export const ROLE_SCOPES: Record<string, string> = {
+  View: 'plants:read',
+  Edit: 'plants:read plants:write',
+  'Account Admin': 'plants:read plants:write',
+};
+
+const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
+
+/** URLs compare equal with or without a trailing slash on an empty path. */
+function sameResource(a: string, b: string): boolean {
+  if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
+  const left = URL.parse(a);
+  const right = URL.parse(b);
+  return left !== null && right !== null && left.href === right.href;
+}
+
+/**
+ * Client credentials without `scope` get the role's scope (RFC 6749 §3.3 default);
+ * unknown scope values are refused with invalid_scope rather than silently dropped.
+ */
+function applyClientCredentialsScope(ctx: KoaContextWithOIDC, role: string): void {
+  const params = ctx.oidc.params as Record<string, unknown>;
+  const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
+  if (requested.length === 0) {
+    params.scope = ROLE_SCOPES[role];
+    return;
+  }
+  for (const scope of requested) {
+    if (!KNOWN_RESOURCE_SCOPES.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
+  }
+}
+
+function principalOf(client: unknown): PrincipalMetadata | undefined {
+  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
+}
+
+/**
+ * What oidc-provider does for a realm: its routes (Keycloak paths), clients (the static portal
+ * client; service accounts come from `Client.find`, see realm-provider.ts), signing key, token
+ * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
+ * plugged in by realm-provider.ts.
+ */
+export function realmConfiguration(tenant: string, signingJwk: Record<string, unknown>, deps: RealmConfigurationDeps): Configuration {
+  const { config } = deps;
+  const { users } = deps.identity;
+  const path = realmPath(tenant);
+  const cookieKeys = config.COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
+  const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
+
+  return {
+    adapter: postgresAdapterFactory(tenant, deps.identity.oidcPayloads),
+    clients: [
+      {
+        client_id: PORTAL_CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [`${portalUrl}/auth/callback`],
+        post_logout_redirect_uris: [`${portalUrl}/`],
+        scope: 'openid email profile plants:read plants:write',
+      },
+    ],
+    jwks: { keys: [new Rs256SigningKey(signingJwk)] },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    responseTypes: ['code'],
+    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
+    claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },
+    // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
+    conformIdTokenClaims: false,
+    extraClientMetadata: { properties: [PRINCIPAL_METADATA] },
+    cookies: {
+      keys: cookieKeys,
+      names: { session: '_session', interaction: '_interaction', resume: '_interaction_resume' },
+      long: { httpOnly: true, sameSite: 'lax', path, signed: true },
+      short: { httpOnly: true, sameSite: 'lax', path, signed: true },
+    },
+    routes: {
+      authorization: '/protocol/openid-connect/auth',
+      token: '/protocol/openid-connect/token',
+      jwks: '/protocol/openid-connect/certs',
+      userinfo: '/protocol/openid-connect/userinfo',
+      end_session: '/protocol/openid-connect/logout',
+    },
+    pkce: { required: () => true },
+    ttl: {
+      AccessToken: config.ACCESS_TOKEN_TTL,
+      ClientCredentials: config.ACCESS_TOKEN_TTL,
+      AuthorizationCode: 60,
+      IdToken: config.ACCESS_TOKEN_TTL,
+      Interaction: 600,
+      Session: 8 * 3600,
+      Grant: 8 * 3600,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      externalSigningSupport: EXTERNAL_SIGNING,
+      clientCredentials: { enabled: true },
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLogoutSuccessPage },
+      resourceIndicators: {
+        enabled: true,
+        // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
+        defaultResource: (_ctx, client, oneOf) => {
+          if (oneOf && oneOf.length > 0) return oneOf;
+          return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
+        },
+        getResourceServerInfo: (ctx, indicator, client) => {
+          const isPortal = client.clientId === PORTAL_CLIENT_ID;
+          let audience: string | undefined;
+          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE)) audience = config.PLANT_STORE_AUDIENCE;
+          // Service accounts never get account-admin tokens: automation cannot manage service accounts.
+          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE)) audience = config.ACCOUNT_ADMIN_AUDIENCE;
+          if (audience === undefined) throw new errors.InvalidTarget();
+          const principal = principalOf(client);
+          if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal.role);
+          return {
+            audience,
+            scope: 'plants:read plants:write',
+            accessTokenTTL: config.ACCESS_TOKEN_TTL,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        // Service-account claims go straight into the signed payload; as extraTokenClaims they
+        // would ride on the token model and be copied into the payload by a spread on every grant.
+        jwt: (ctx, token, jwt) => {
+          if (token.kind !== 'ClientCredentials') return;
+          const principal = principalOf(ctx.oidc.client);
+          if (!principal) return;
+          deps.clientAuth.recordUse(token.clientId!);
+          const claims = jwt.payload as Record<string, unknown>;
+          claims.tenant = tenant;
+          claims.principal_type = 'service_account';
+          claims.role = principal.role;
+          claims.grants = principal.grants;
+          claims.ver = principal.version;
+        },
+      },
+    },
+    extraTokenClaims: async (ctx, token) => {
+      if (token.kind === 'ClientCredentials') return undefined;
+      const accountId = (token as { accountId?: string }).accountId;
+      const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
+      if (!user) throw new errors.InvalidGrant('the account is no longer active');
+      return { tenant, principal_type: 'user', role: user.role, grants: [], ver: user.token_version };
+    },
+    findAccount: async (_ctx, sub) => {
+      const user = await users.find(tenant, sub);
+      if (!user) return undefined;
+      return {
+        accountId: user.sub,
+        claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
+      };
+    },
+    interactions: { url: (_ctx, interaction) => `${path}/interaction/${interaction.uid}` },
+    loadExistingGrant: async (ctx) => {
+      // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
+      const accountId = ctx.oidc.session?.accountId;
+      const client = ctx.oidc.client;
+      if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
+      const user = await users.find(tenant, accountId);
+      if (!user) return undefined;
+      const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
+      const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
+      if (existing) return existing;
+      const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
+      const roleScope = ROLE_SCOPES[user.role]!;
+      // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
+      grant.addOIDCScope(`openid email profile ${roleScope}`);
+      grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
+      grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
+      await grant.save();
+      return grant;
+    },
+    renderError: renderErrorPage,
+  };
+}
