@@ -2,7 +2,7 @@
  * Wires account-admin: Postgres (audit trail), Redis (sessions), the token service's
  * internal API, bearer verification with the revocation map, and the express app.
  */
-import { createBearerAuth, createRevocationSync, type RevocationSync } from '@plant/resource-auth';
+import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
 import { createDatabase, createMetricsRegistry, startWebServer, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
@@ -42,17 +42,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
   });
 
   const tokenService = createTokenServiceClient({ baseUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN });
-  const revocation: RevocationSync | undefined =
-    options.revocation === false
-      ? undefined
-      : createRevocationSync({
-          redisUrl: config.REDIS_URL,
-          tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
-          internalToken: config.INTERNAL_API_TOKEN,
-          resyncMs: config.REVOCATION_RESYNC_MS,
-          logger,
-          metricsRegistry: metrics,
-        });
+  const revocation: RevocationSync | undefined = options.revocation === false ? undefined : revocationSyncFromConfig(config, { logger, metrics });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,
