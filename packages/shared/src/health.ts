@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { withTimeout } from './with-timeout.js';
 
 /** A named readiness check: resolves when the dependency is usable, rejects otherwise. */
 export type ReadinessCheck = () => Promise<unknown> | unknown;
@@ -16,18 +17,10 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>, timeoutMs =
     const failing: string[] = [];
     await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
-        let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([
-            Promise.resolve().then(check),
-            new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-            }),
-          ]);
+          await withTimeout(Promise.resolve().then(check), timeoutMs, `readiness check ${name}`);
         } catch {
           failing.push(name);
-        } finally {
-          clearTimeout(timer);
         }
       }),
     );

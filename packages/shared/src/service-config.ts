@@ -48,13 +48,3 @@ export function trustProxyConfig({ use }: { use?: string } = {}) {
     TRUST_PROXY: env.int(0, 0, 10).describe(`Proxy hops whose X-Forwarded-For/-Proto to trust${use === undefined ? '' : ` ${use}`} (0 = none; 1 behind the ingress)`),
   };
 }
-
-/** What a resource server's revocation map is fed from, out of its loaded configuration. */
-export function revocationSource(config: { REDIS_URL: string; TOKEN_SERVICE_INTERNAL_URL: string; INTERNAL_API_TOKEN: string; REVOCATION_RESYNC_MS: number }) {
-  return {
-    redisUrl: config.REDIS_URL,
-    tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
-    internalToken: config.INTERNAL_API_TOKEN,
-    resyncMs: config.REVOCATION_RESYNC_MS,
-  };
-}

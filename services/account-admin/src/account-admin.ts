@@ -2,8 +2,8 @@
  * Wires account-admin: Postgres (audit trail), Redis (sessions), the token service's
  * internal API, bearer verification with the revocation map, and the express app.
  */
-import { createBearerAuth, createRevocationSync, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, revocationSource, startWebServer, type Logger } from '@plant/shared';
+import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
+import { createDatabase, createMetricsRegistry, startWebServer, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
@@ -42,10 +42,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
   });
 
   const tokenService = createTokenServiceClient({ baseUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN });
-  const revocation: RevocationSync | undefined =
-    options.revocation === false
-      ? undefined
-      : createRevocationSync({ ...revocationSource(config), logger, metricsRegistry: metrics });
+  const revocation: RevocationSync | undefined = options.revocation === false ? undefined : revocationSyncFromConfig(config, { logger, metrics });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,

@@ -2,13 +2,13 @@
  * The Plant Store process: load config, connect, listen, log `listening` once;
  * SIGTERM/SIGINT drain in-flight requests, then close the revocation map and the pool.
  */
-import { createRevocationSync } from '@plant/resource-auth';
-import { createMetricsRegistry, revocationSource, runServiceMain } from '@plant/shared';
+import { revocationSyncFromConfig } from '@plant/resource-auth';
+import { createMetricsRegistry, runServiceMain } from '@plant/shared';
 import { loadPlantStoreConfig } from './config.js';
 import { runPlantStore } from './plant-store.js';
 
 runServiceMain('plant-store', () => loadPlantStoreConfig(), async (config, logger) => {
   const metrics = createMetricsRegistry('plant-store');
-  const revocation = createRevocationSync({ ...revocationSource(config), logger, metricsRegistry: metrics });
+  const revocation = revocationSyncFromConfig(config, { logger, metrics });
   return runPlantStore(config, logger, { revocation, metrics });
 });

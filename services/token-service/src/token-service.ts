@@ -1,4 +1,4 @@
-import { createDatabase, createMetricsRegistry, REVOCATION_CHANNEL, type Knex, type Logger, type RevocationEntry } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type Knex, type Logger } from '@plant/shared';
 import type { Express } from 'express';
 import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
@@ -34,11 +34,6 @@ export interface TokenService {
   identity: IdentityContext;
   /** Close pools and connections (after the listeners have drained). */
   close(): Promise<void>;
-}
-
-function isRevocationEntry(value: unknown): value is RevocationEntry {
-  const v = value as Partial<RevocationEntry> | null;
-  return typeof v?.tenant === 'string' && typeof v.sub === 'string';
 }
 
 export async function createTokenService(config: TokenServiceConfig, logger: Logger): Promise<TokenService> {
@@ -81,10 +76,16 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       failures.hints?.onAnnouncedFailure(message);
       return;
     }
+    if (channel === REVOCATION_CHANNEL) {
+      // The same parser as the resource servers': a malformed event is dropped, never half-read.
+      const entry = parseRevocationMessage(message);
+      if (entry !== undefined) credentials.forget(entry.tenant, entry.sub);
+      else logger.warn({ channel }, 'ignored a malformed event');
+      return;
+    }
     try {
       const parsed: unknown = JSON.parse(message);
-      if (channel === REVOCATION_CHANNEL && isRevocationEntry(parsed)) credentials.forget(parsed.tenant, parsed.sub);
-      else if (channel === KEY_ROTATION_CHANNEL && typeof (parsed as { tenant?: unknown })?.tenant === 'string') providers.invalidate((parsed as { tenant: string }).tenant);
+      if (channel === KEY_ROTATION_CHANNEL && typeof (parsed as { tenant?: unknown })?.tenant === 'string') providers.invalidate((parsed as { tenant: string }).tenant);
     } catch {
       logger.warn({ channel }, 'ignored a malformed event');
     }

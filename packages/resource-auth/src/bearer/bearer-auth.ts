@@ -13,15 +13,17 @@
  * 5. `aud`, `exp`, `nbf`, `iat`, `ver`, role and grants are well formed (`principalFromClaims`);
  * 6. on EVERY request, even when steps 1-5 come from the verified-token cache, the
  *    revocation checker accepts (tenant, sub, ver).
+ * The token's own checks (1-3, 5) are in bearer-token-checks.ts; this module is the pipeline
+ * around them: the header, the caches, the revocation step, the middleware.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import jwt from 'jsonwebtoken';
 import type { IncomingMessage } from 'node:http';
 import type { Logger, NodeHandler } from '@plant/shared';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
 import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
+import { BearerTokenChecks } from './bearer-token-checks.js';
 import { JwksCache } from './jwks-cache.js';
-import { hasRole, principalFromClaims, TENANT_NAME_PATTERN, type Principal, type Role } from './principal.js';
+import { hasRole, type Principal, type Role } from './principal.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 declare global {
@@ -74,27 +76,8 @@ export interface BearerAuth {
   close(): void;
 }
 
-/** Longer than any token our issuer mints by far; bounds the cache key and the parse cost. */
-const MAX_TOKEN_LENGTH = 8192;
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
 const BEARER = /^bearer$/i;
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-
-function decodeSegment(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function deepFreeze(principal: Principal): Principal {
-  for (const grant of principal.grants) Object.freeze(grant);
-  Object.freeze(principal.grants);
-  return Object.freeze(principal);
-}
 
 /** Builds the bearer verification of one resource server; see the module comment for the checks. */
 export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
@@ -114,52 +97,16 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     logger.debug({ reason: message }, 'bearer token rejected');
     return new InvalidToken(realm, message);
   };
-
-  /** Steps 1-3: everything that can be decided without keys. Returns the tenant. */
-  function precheck(token: string): { tenant: string; kid: string } {
-    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
-    const [headerPart = '', payloadPart = ''] = token.split('.');
-    const header = decodeSegment(headerPart);
-    const payload = decodeSegment(payloadPart);
-    if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
-    if (header.alg !== 'RS256') throw invalid('Token algorithm must be RS256');
-    if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
-    if (header.crit !== undefined) throw invalid('Token has unsupported critical header parameters');
-    const { kid } = header;
-    if (typeof kid !== 'string' || kid === '' || kid.length > 255) throw invalid('Token has no valid key id');
-    const { tenant, iss, exp } = payload;
-    if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant)) throw invalid('Token tenant claim is missing or invalid');
-    if (iss !== `${authUrl}/realms/${tenant}`) throw invalid('Token issuer is not accepted');
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
-    if (Date.now() / 1000 >= exp + tolerance) throw invalid('Token has expired');
-    return { tenant, kid };
-  }
+  const checks = new BearerTokenChecks({ authUrl, audience, toleranceSec: tolerance, invalid });
 
   /** Steps 1-5 for a token not in the verified cache. */
   async function verifyToken(token: string): Promise<Principal> {
-    const { tenant, kid } = precheck(token);
+    const { tenant, kid } = checks.precheck(token);
     const lookup = await jwks.getKey(tenant, kid);
     if (lookup.kind === 'unavailable') throw new AuthUnavailable();
     if (lookup.kind === 'unknown-realm') throw invalid('Token issuer is not a known realm');
     if (lookup.kind === 'unknown-kid') throw invalid('Token signing key is not known');
-    let claims: Record<string, unknown>;
-    try {
-      claims = jwt.verify(token, lookup.key, {
-        algorithms: ['RS256'],
-        audience,
-        issuer: `${authUrl}/realms/${tenant}`,
-        clockTolerance: tolerance,
-      }) as Record<string, unknown>;
-    } catch (err) {
-      throw invalid(describeJwtError(err));
-    }
-    const nowSec = Date.now() / 1000;
-    if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat) || claims.iat > nowSec + tolerance) {
-      throw invalid('Token iat claim is missing or in the future');
-    }
-    const principal = principalFromClaims(tenant, claims);
-    if (typeof principal === 'string') throw invalid(principal);
-    deepFreeze(principal);
+    const principal = checks.verify(token, tenant, lookup.key);
     verified.set(token, principal, (principal.exp + tolerance) * 1000);
     return principal;
   }
@@ -247,16 +194,6 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       verified.clear();
     },
   };
-}
-
-function describeJwtError(err: unknown): string {
-  if (err instanceof jwt.TokenExpiredError) return 'Token has expired';
-  if (err instanceof jwt.NotBeforeError) return 'Token is not yet valid';
-  const message = (err as Error)?.message ?? '';
-  if (message.startsWith('jwt audience invalid')) return 'Token audience is not accepted';
-  if (message.startsWith('jwt issuer invalid')) return 'Token issuer is not accepted';
-  if (message === 'invalid signature') return 'Token signature is invalid';
-  return 'Token is invalid';
 }
 
 /** The verified caller of a request behind `BearerAuth.middleware` (a missing one is a wiring bug). */

@@ -1,2 +1,3 @@
-export { createRevocationSync, type RevocationSync, type RevocationSyncOptions, type RevocationSyncState } from './revocation-sync.js';
-export { REVOCATION_CHANNEL, type RevocationEntry } from './revocation-entry.js';
+export { createRevocationSync, revocationSyncFromConfig, type RevocationSync, type RevocationSyncState } from './revocation-sync.js';
+export type { RevocationSyncConfig, RevocationSyncOptions } from './revocation-sync-options.js';
+export { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared';

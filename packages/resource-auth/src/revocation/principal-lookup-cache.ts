@@ -1,4 +1,4 @@
-import type { PrincipalLookup } from './token-service-client.js';
+import type { PrincipalLookup } from '@plant/shared';
 
 interface Cached {
   /** When the lookup was SENT: its answer can only be older than that, never newer. */

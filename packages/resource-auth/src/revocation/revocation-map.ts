@@ -1,4 +1,4 @@
-import type { RevocationEntry } from './revocation-entry.js';
+import type { RevocationEntry } from '@plant/shared';
 import type { RevocationVerdict } from './types.js';
 
 interface MapEntry {

@@ -1,6 +1,8 @@
 /**
  * The resource-server side of versioned revocation (docs/architecture.md, "Revocation on
- * resource servers"; DESIGN.md, "Tokens and revocation").
+ * resource servers"; DESIGN.md, "Tokens and revocation"): wires the subscription
+ * (revocation-subscription.ts), the snapshot loop (snapshot-loop.ts) and the fallback check
+ * (fallback-check.ts) around one map, and decides when the map is live.
  *
  * Sources of truth, in order of trust: Postgres, reached through the token service's
  * internal API (the snapshot and the per-principal lookup); then the Redis channel, which
@@ -15,50 +17,18 @@
  *   the map is complete: answer synchronously from memory.
  * - fallback (before the first live moment, after any disconnect, and from a reconnect
  *   until the snapshot after it has loaded, since events published while we were away are
- *   lost): a token the map already proves revoked is refused at once; otherwise ask the
- *   token service for the principal (answers cached ≤ 1 s). If that fails: 'unavailable'
- *   (the caller answers 503). Never 'valid' without an answer from the truth.
+ *   lost): see fallback-check.ts. Never 'valid' without an answer from the truth.
+ * - stopped: 'unavailable'.
  */
-import { Redis, type RedisOptions } from 'ioredis';
 import { Registry } from 'prom-client';
-import type { Logger } from '@plant/shared';
-import { PrincipalLookupCache } from './principal-lookup-cache.js';
-import { parseRevocationMessage, REVOCATION_CHANNEL } from './revocation-entry.js';
+import { parseRevocationMessage, TokenServiceClient, type Logger } from '@plant/shared';
+import { FallbackCheck } from './fallback-check.js';
 import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';
-import { TokenServiceClient, type PrincipalLookup } from './token-service-client.js';
+import { RevocationSubscription, type SubscriptionState } from './revocation-subscription.js';
+import { revocationSyncTimings, type RevocationSyncConfig, type RevocationSyncOptions } from './revocation-sync-options.js';
+import { SnapshotLoop } from './snapshot-loop.js';
 import type { RevocationChecker, RevocationVerdict } from './types.js';
-
-export interface RevocationSyncOptions {
-  /** Redis carrying the channel `plantstore:revocations` (`REDIS_URL`). */
-  redisUrl: string;
-  /** Base URL of the token service's internal API (`TOKEN_SERVICE_INTERNAL_URL`). */
-  tokenServiceUrl: string;
-  /** `INTERNAL_API_TOKEN`. Never logged. */
-  internalToken: string;
-  /**
-   * Period of the full re-sync from the snapshot (`REVOCATION_RESYNC_MS`, default 5000). It
-   * bounds how long a change stays unseen when the publisher died between commit and publish.
-   */
-  resyncMs?: number;
-  logger: Logger;
-  /** Where the `revocation_*` metrics go (one revocation sync per registry). Default: a private registry. */
-  metricsRegistry?: Registry;
-  /** How long a fallback lookup's answer is reused, ms (default and maximum 1000). */
-  fallbackCacheMs?: number;
-  /** Timeout of one fallback principal lookup, ms (default 1000). */
-  lookupTimeoutMs?: number;
-  /** Timeout of one snapshot load, ms (default 5000). */
-  snapshotTimeoutMs?: number;
-  /**
-   * Period of the PING on the subscriber connection, ms (default 2000). A connection that
-   * died without a FIN (network partition) is only noticed by a command that never answers;
-   * the ping bounds how long such a dead subscription is taken for live.
-   */
-  heartbeatMs?: number;
-  /** How long `start()` waits for Redis before loading the first snapshot without it, ms (default 2000). */
-  startWaitMs?: number;
-}
 
 /** A snapshot of the sync's state, for diagnostics and tests. */
 export interface RevocationSyncState {
@@ -91,7 +61,129 @@ export interface RevocationSync extends RevocationChecker {
   state(): RevocationSyncState;
 }
 
-const MAX_FALLBACK_CACHE_MS = 1000;
+/** How `check` answers: 'unstarted' and 'fallback' ask the fallback check, 'live' the map alone. */
+type Mode = 'unstarted' | 'fallback' | 'live' | 'stopped';
+
+class ResourceServerRevocation implements RevocationSync {
+  #mode: Mode = 'unstarted';
+  readonly #map = new RevocationMap();
+  /** Aborts the internal API calls in flight on stop. */
+  readonly #abort = new AbortController();
+  readonly #logger: Logger;
+  readonly #metrics: RevocationMetrics;
+  readonly #startWaitMs: number;
+  readonly #subscription: RevocationSubscription;
+  readonly #snapshots: SnapshotLoop<SubscriptionState | undefined>;
+  readonly #fallback: FallbackCheck;
+
+  constructor(options: RevocationSyncOptions) {
+    const timings = revocationSyncTimings(options);
+    const logger = options.logger.child({ component: 'revocation' });
+    const map = this.#map;
+    const client = new TokenServiceClient({ baseUrl: options.tokenServiceUrl, internalToken: options.internalToken, signal: this.#abort.signal });
+    const metrics = createRevocationMetrics(options.metricsRegistry ?? new Registry(), {
+      snapshotAgeSeconds: () => {
+        const at = this.#snapshots.lastRequestedAt;
+        return at === undefined ? Infinity : (Date.now() - at) / 1000;
+      },
+      subscriptionUp: () => this.#subscription.subscribed,
+      live: () => this.#mode === 'live',
+      entries: () => map.size,
+    });
+    this.#logger = logger;
+    this.#metrics = metrics;
+    this.#startWaitMs = timings.startWaitMs;
+    this.#subscription = new RevocationSubscription({
+      redisUrl: options.redisUrl,
+      heartbeatMs: timings.heartbeatMs,
+      logger,
+      // Events published while we were away are lost: only a snapshot requested from now on makes the map complete.
+      onSubscribed: () => void this.#snapshots.request(true),
+      onLost: () => this.#fallBack(),
+      onMessage: (message) => this.#applyEvent(message),
+    });
+    this.#snapshots = new SnapshotLoop({
+      map,
+      readSnapshot: () => client.snapshot(timings.snapshotTimeoutMs),
+      resyncMs: timings.resyncMs,
+      metrics,
+      logger,
+      basis: () => this.#subscription.current(),
+      onLoaded: (subscribedAtRequest) => this.#maybeGoLive(subscribedAtRequest),
+    });
+    this.#fallback = new FallbackCheck({
+      map,
+      lookup: (tenant, sub) => client.principal(tenant, sub, timings.lookupTimeoutMs),
+      cacheMs: timings.fallbackCacheMs,
+      metrics,
+      logger,
+    });
+  }
+
+  check(tenant: string, sub: string, ver: number): RevocationVerdict | Promise<RevocationVerdict> {
+    if (this.#mode === 'live') return this.#map.verdict(tenant, sub, ver);
+    if (this.#mode === 'stopped') return 'unavailable';
+    return this.#fallback.check(tenant, sub, ver);
+  }
+
+  isReady(): boolean {
+    return this.#snapshots.loaded > 0;
+  }
+
+  async start(): Promise<void> {
+    if (this.#mode !== 'unstarted') return;
+    this.#mode = 'fallback';
+    this.#subscription.start();
+    // Subscribed (the subscription's own load is then under way), Redis failing, or too slow.
+    await this.#subscription.settled(this.#startWaitMs);
+    await this.#snapshots.request();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#mode === 'stopped') return;
+    this.#mode = 'stopped';
+    const loadFinished = this.#snapshots.stop();
+    this.#abort.abort();
+    this.#subscription.stop();
+    await loadFinished;
+  }
+
+  state(): RevocationSyncState {
+    const at = this.#snapshots.lastRequestedAt;
+    return {
+      ready: this.isReady(),
+      subscribed: this.#subscription.subscribed,
+      live: this.#mode === 'live',
+      entries: this.#map.size,
+      snapshotAgeMs: at === undefined ? undefined : Date.now() - at,
+      snapshotsLoaded: this.#snapshots.loaded,
+    };
+  }
+
+  /** Live once a snapshot requested under the current, still confirmed subscription has loaded. */
+  #maybeGoLive(subscribedAtRequest: SubscriptionState | undefined): void {
+    if (this.#mode !== 'fallback' || subscribedAtRequest === undefined || subscribedAtRequest !== this.#subscription.current()) return;
+    this.#mode = 'live';
+    this.#fallback.clear();
+    this.#logger.info({ entries: this.#map.size }, 'revocation map live');
+  }
+
+  #fallBack(): void {
+    if (this.#mode === 'live') this.#mode = 'fallback';
+  }
+
+  #applyEvent(message: string): void {
+    const entry = parseRevocationMessage(message);
+    if (entry === undefined) {
+      this.#metrics.eventsReceived.inc({ result: 'malformed' });
+      this.#logger.warn({ length: message.length }, 'malformed revocation event ignored');
+      return;
+    }
+    const changed = this.#map.apply(entry);
+    this.#metrics.eventsReceived.inc({ result: changed ? 'applied' : 'unchanged' });
+    if (changed) this.#logger.debug({ tenant: entry.tenant, sub: entry.sub, version: entry.version, deleted: entry.deleted }, 'revocation event applied');
+  }
+}
 
 /**
  * Builds the revocation map of a resource server: `check` for bearer verification,
@@ -105,312 +197,17 @@ const MAX_FALLBACK_CACHE_MS = 1000;
  * const auth = createBearerAuth({ ..., revocation });
  */
 export function createRevocationSync(options: RevocationSyncOptions): RevocationSync {
-  const logger = options.logger.child({ component: 'revocation' });
-  const resyncMs = positive(options.resyncMs, 5000);
-  const fallbackCacheMs = Math.min(positive(options.fallbackCacheMs, MAX_FALLBACK_CACHE_MS), MAX_FALLBACK_CACHE_MS);
-  const lookupTimeoutMs = positive(options.lookupTimeoutMs, 1000);
-  const snapshotTimeoutMs = positive(options.snapshotTimeoutMs, 5000);
-  const heartbeatMs = positive(options.heartbeatMs, 2000);
-  const startWaitMs = positive(options.startWaitMs, 2000);
-
-  const abort = new AbortController();
-  const client = new TokenServiceClient({ baseUrl: options.tokenServiceUrl, internalToken: options.internalToken, signal: abort.signal });
-  const map = new RevocationMap();
-  const lookups = new PrincipalLookupCache(fallbackCacheMs);
-
-  let subscriber: Redis | undefined;
-  /** Incremented whenever the subscriber connection is lost: a subscription or sync begun on an older connection cannot make us live. */
-  let connection = 0;
-  let subscribed = false;
-  let live = false;
-  let ready = false;
-  let started = false;
-  let stopped = false;
-  let lastSnapshotAt: number | undefined;
-  let snapshotsLoaded = 0;
-  let syncFailures = 0;
-  let syncInFlight: Promise<void> | undefined;
-  let syncAgain = false;
-  let resyncTimer: NodeJS.Timeout | undefined;
-  let heartbeatTimer: NodeJS.Timeout | undefined;
-  let heartbeatPending = false;
-  let lastRedisError = '';
-  let lastSnapshotError = '';
-  const subscribedWaiters: Array<() => void> = [];
-
-  const metrics: RevocationMetrics = createRevocationMetrics(options.metricsRegistry ?? new Registry(), {
-    snapshotAgeSeconds: () => (lastSnapshotAt === undefined ? Infinity : (Date.now() - lastSnapshotAt) / 1000),
-    subscriptionUp: () => subscribed,
-    live: () => live,
-    entries: () => map.size,
-  });
-
-  // ---- Redis subscription ------------------------------------------------------------
-
-  function connectionLost(reason: string): void {
-    connection += 1;
-    if (subscribed || live) logger.warn({ reason }, 'revocation subscription lost; checks fall back to token service lookups');
-    subscribed = false;
-    live = false;
-  }
-
-  function onReady(): void {
-    const current = connection;
-    lastRedisError = '';
-    subscriber!.subscribe(REVOCATION_CHANNEL).then(
-      () => {
-        if (current !== connection || stopped) return;
-        subscribed = true;
-        logger.info({ channel: REVOCATION_CHANNEL }, 'revocation subscription active; re-syncing');
-        for (const wake of subscribedWaiters.splice(0)) wake();
-        // Events published while we were away are lost: only a snapshot requested from now on makes the map complete.
-        void requestSync(true);
-      },
-      (err: unknown) => {
-        if (current !== connection || stopped) return;
-        logger.warn({ err: { message: (err as Error).message } }, 'revocation subscribe failed; reconnecting');
-        subscriber?.disconnect(true);
-      },
-    );
-  }
-
-  function onMessage(channel: string, message: string): void {
-    if (channel !== REVOCATION_CHANNEL) return;
-    const entry = parseRevocationMessage(message);
-    if (entry === undefined) {
-      metrics.eventsReceived.inc({ result: 'malformed' });
-      logger.warn({ length: message.length }, 'malformed revocation event ignored');
-      return;
-    }
-    const changed = map.apply(entry);
-    metrics.eventsReceived.inc({ result: changed ? 'applied' : 'unchanged' });
-    if (changed) logger.debug({ tenant: entry.tenant, sub: entry.sub, version: entry.version, deleted: entry.deleted }, 'revocation event applied');
-  }
-
-  function onError(err: Error): void {
-    // ioredis repeats the same error on every retry; one line per distinct failure is enough.
-    if (err.message === lastRedisError) return;
-    lastRedisError = err.message;
-    logger.warn({ err: { message: err.message } }, 'revocation subscriber connection error');
-    for (const wake of subscribedWaiters.splice(0)) wake();
-  }
-
-  function connect(): Redis {
-    const redisOptions: RedisOptions = {
-      lazyConnect: true,
-      connectionName: 'plantstore-revocation-subscriber',
-      // We subscribe ourselves on every 'ready' and track the moment it is confirmed; ioredis'
-      // automatic resubscription would give no such moment.
-      autoResubscribe: false,
-      autoResendUnfulfilledCommands: false,
-      // Commands fail at once while disconnected rather than queueing (the PING must not wait).
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: null,
-      connectTimeout: 2000,
-      keepAlive: 5000,
-      retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
-    };
-    const redis = new Redis(options.redisUrl, redisOptions);
-    redis.on('ready', onReady);
-    redis.on('message', onMessage);
-    redis.on('error', onError);
-    redis.on('close', () => connectionLost('close'));
-    redis.on('reconnecting', () => connectionLost('reconnecting'));
-    redis.on('end', () => connectionLost('end'));
-    redis.connect().catch(() => {
-      // Reported through 'error'; ioredis keeps reconnecting by retryStrategy.
-    });
-    return redis;
-  }
-
-  function heartbeat(): void {
-    const redis = subscriber;
-    if (redis === undefined || !subscribed || heartbeatPending) return;
-    const current = connection;
-    heartbeatPending = true;
-    let timer: NodeJS.Timeout | undefined;
-    Promise.race([
-      redis.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('PING timed out')), Math.max(1000, heartbeatMs));
-      }),
-    ])
-      .catch((err: unknown) => {
-        if (current !== connection || stopped) return;
-        logger.warn({ err: { message: (err as Error).message } }, 'revocation subscriber unresponsive; reconnecting');
-        connectionLost('heartbeat');
-        redis.disconnect(true);
-      })
-      .finally(() => {
-        clearTimeout(timer);
-        heartbeatPending = false;
-      });
-  }
-
-  // ---- Snapshot ----------------------------------------------------------------------
-
-  async function loadSnapshot(): Promise<boolean> {
-    // Decided before the request: only a snapshot read after the subscription was confirmed completes the map.
-    const subscribedConnection = subscribed ? connection : -1;
-    const epoch = map.beginEpoch();
-    const requestedAt = Date.now();
-    let entries;
-    try {
-      entries = await client.snapshot(snapshotTimeoutMs);
-    } catch (err) {
-      if (stopped) return false;
-      metrics.snapshotFailures.inc();
-      const message = (err as Error).message;
-      if (message !== lastSnapshotError) logger.warn({ err: { message } }, 'revocation snapshot failed; retrying');
-      lastSnapshotError = message;
-      return false;
-    }
-    for (const entry of entries) map.apply(entry);
-    map.sweep(epoch);
-    lastSnapshotAt = requestedAt;
-    snapshotsLoaded += 1;
-    lastSnapshotError = '';
-    if (!ready) {
-      ready = true;
-      logger.info({ entries: map.size }, 'revocation snapshot loaded');
-    }
-    if (!live && subscribedConnection === connection && subscribed && !stopped) {
-      live = true;
-      lookups.clear();
-      logger.info({ entries: map.size }, 'revocation map live');
-    }
-    return true;
-  }
-
-  /**
-   * Runs one snapshot load at a time. `fresh`: the caller needs a load that STARTS after
-   * now (a new subscription), so a load already in flight is followed by another.
-   */
-  function requestSync(fresh: boolean): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (syncInFlight !== undefined) {
-      if (fresh) syncAgain = true;
-      return syncInFlight;
-    }
-    clearTimeout(resyncTimer);
-    syncInFlight = (async () => {
-      do {
-        syncAgain = false;
-        syncFailures = (await loadSnapshot()) ? 0 : syncFailures + 1;
-      } while (syncAgain && !stopped);
-    })().finally(() => {
-      syncInFlight = undefined;
-      if (stopped) return;
-      // Failures retry sooner (0.25 s, 0.5 s, 1 s, ...) but never later than the re-sync period.
-      const delay = syncFailures === 0 ? resyncMs : Math.min(resyncMs, 125 * 2 ** Math.min(syncFailures, 8));
-      resyncTimer = setTimeout(() => void requestSync(false), delay);
-      resyncTimer.unref();
-    });
-    return syncInFlight;
-  }
-
-  // ---- Checks ------------------------------------------------------------------------
-
-  function lookupVerdict(lookup: PrincipalLookup, tenant: string, sub: string, ver: number): RevocationVerdict {
-    // The token verified against the realm's key, so the principal existed when it was minted;
-    // the token service keeps principal rows after deletion. "Never existed" therefore means the
-    // realm or the principal was purged: no token of it may work. The authority answered, so
-    // this is a revocation (401), not an outage (503).
-    if (lookup.kind === 'not-found') return 'revoked';
-    const { version, deleted } = lookup.entry;
-    if (deleted || ver < version) return 'revoked';
-    // An event may have arrived since the lookup was sent.
-    return map.verdict(tenant, sub, ver);
-  }
-
-  function fallbackCheck(tenant: string, sub: string, ver: number): RevocationVerdict | Promise<RevocationVerdict> {
-    if (stopped) return 'unavailable';
-    if (map.isRevoked(tenant, sub, ver)) {
-      metrics.fallbacks.inc({ result: 'revoked' });
-      return 'revoked';
-    }
-    const key = PrincipalLookupCache.key(tenant, sub);
-    const cached = lookups.get(key, Date.now());
-    if (cached !== undefined) {
-      const verdict = lookupVerdict(cached, tenant, sub, ver);
-      metrics.fallbacks.inc({ result: verdict });
-      return verdict;
-    }
-    return lookups
-      .lookup(key, async () => {
-        try {
-          const lookup = await client.principal(tenant, sub, lookupTimeoutMs);
-          if (lookup.kind === 'found') map.apply(lookup.entry);
-          metrics.fallbackLookups.inc({ result: lookup.kind === 'found' ? 'found' : 'not_found' });
-          return lookup;
-        } catch (err) {
-          metrics.fallbackLookups.inc({ result: 'failed' });
-          logger.warn({ err: { message: (err as Error).message } }, 'revocation fallback lookup failed');
-          throw err;
-        }
-      })
-      .then(
-        (lookup) => lookupVerdict(lookup, tenant, sub, ver),
-        () => 'unavailable' as const,
-      )
-      .then((verdict) => {
-        metrics.fallbacks.inc({ result: verdict });
-        return verdict;
-      });
-  }
-
-  return {
-    check(tenant: string, sub: string, ver: number): RevocationVerdict | Promise<RevocationVerdict> {
-      if (live) return map.verdict(tenant, sub, ver);
-      return fallbackCheck(tenant, sub, ver);
-    },
-
-    isReady(): boolean {
-      return ready;
-    },
-
-    async start(): Promise<void> {
-      if (started) return;
-      started = true;
-      subscriber = connect();
-      heartbeatTimer = setInterval(heartbeat, heartbeatMs);
-      heartbeatTimer.unref();
-      let waitTimer: NodeJS.Timeout | undefined;
-      // Subscribed (the subscription's own sync is then under way) or Redis failing, or too slow.
-      await new Promise<void>((resolve) => {
-        subscribedWaiters.push(resolve);
-        waitTimer = setTimeout(resolve, startWaitMs);
-      });
-      clearTimeout(waitTimer);
-      await requestSync(false);
-    },
-
-    async stop(): Promise<void> {
-      if (stopped) return;
-      stopped = true;
-      live = false;
-      subscribed = false;
-      clearTimeout(resyncTimer);
-      clearInterval(heartbeatTimer);
-      abort.abort();
-      for (const wake of subscribedWaiters.splice(0)) wake();
-      subscriber?.disconnect();
-      await syncInFlight?.catch(() => undefined);
-    },
-
-    state(): RevocationSyncState {
-      return {
-        ready,
-        subscribed,
-        live,
-        entries: map.size,
-        snapshotAgeMs: lastSnapshotAt === undefined ? undefined : Date.now() - lastSnapshotAt,
-        snapshotsLoaded,
-      };
-    },
-  };
+  return new ResourceServerRevocation(options);
 }
 
-function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+/** The revocation sync of a resource server from its configuration, its metrics on `metrics`. */
+export function revocationSyncFromConfig(config: RevocationSyncConfig, { logger, metrics }: { logger: Logger; metrics: Registry }): RevocationSync {
+  return createRevocationSync({
+    redisUrl: config.REDIS_URL,
+    tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    internalToken: config.INTERNAL_API_TOKEN,
+    resyncMs: config.REVOCATION_RESYNC_MS,
+    logger,
+    metricsRegistry: metrics,
+  });
 }

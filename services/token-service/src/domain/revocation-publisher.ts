@@ -1,4 +1,4 @@
-import { REVOCATION_CHANNEL, type Logger, type RevocationEntry } from '@plant/shared';
+import { REVOCATION_CHANNEL, withTimeout, type Logger, type RevocationEntry } from '@plant/shared';
 import type { Redis } from 'ioredis';
 
 const PUBLISH_TIMEOUT_MS = 1000;
@@ -23,19 +23,11 @@ export class RevocationPublisher {
   async publish(entry: RevocationEntry): Promise<void> {
     for (const listener of this.#listeners) listener(entry);
     if (!this.redis) return;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        this.redis.publish(REVOCATION_CHANNEL, JSON.stringify(entry)),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('publish timed out')), PUBLISH_TIMEOUT_MS);
-        }),
-      ]);
+      await withTimeout(this.redis.publish(REVOCATION_CHANNEL, JSON.stringify(entry)), PUBLISH_TIMEOUT_MS, 'publish');
     } catch (err) {
       // The change is committed; resource servers re-sync from the snapshot (REVOCATION_RESYNC_MS).
       this.logger.error({ err: { message: (err as Error).message }, tenant: entry.tenant, sub: entry.sub }, 'revocation publish failed');
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * The checks of a bearer token itself, steps 1-3 and 5 of bearer-auth.ts: its shape, header
+ * and issuer before any key is fetched, then, with the realm's key, its signature and claims.
+ * Each failed check throws `InvalidToken` (made by the caller's `invalid`, which names the realm).
+ */
+import jwt from 'jsonwebtoken';
+import type { KeyObject } from 'node:crypto';
+import type { InvalidToken } from './bearer-errors.js';
+import { principalFromClaims, TENANT_NAME_PATTERN, type Principal } from './principal.js';
+
+/** Longer than any token our issuer mints by far; bounds the cache key and the parse cost. */
+const MAX_TOKEN_LENGTH = 8192;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
+
+export interface BearerTokenChecksOptions {
+  /** Public base URL of the token service, without a trailing slash. */
+  authUrl: string;
+  audience: string;
+  /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds. */
+  toleranceSec: number;
+  /** The error of a failed check (logs the reason). */
+  invalid(message: string): InvalidToken;
+}
+
+export class BearerTokenChecks {
+  constructor(private readonly options: BearerTokenChecksOptions) {}
+
+  /** Steps 1-3: everything that can be decided without keys. Returns the realm and key id to verify with. */
+  precheck(token: string): { tenant: string; kid: string } {
+    const { authUrl, toleranceSec, invalid } = this.options;
+    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
+    const [headerPart = '', payloadPart = ''] = token.split('.');
+    const header = decodeSegment(headerPart);
+    const payload = decodeSegment(payloadPart);
+    if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
+    if (header.alg !== 'RS256') throw invalid('Token algorithm must be RS256');
+    if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
+    if (header.crit !== undefined) throw invalid('Token has unsupported critical header parameters');
+    const { kid } = header;
+    if (typeof kid !== 'string' || kid === '' || kid.length > 255) throw invalid('Token has no valid key id');
+    const { tenant, iss, exp } = payload;
+    if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant)) throw invalid('Token tenant claim is missing or invalid');
+    if (iss !== `${authUrl}/realms/${tenant}`) throw invalid('Token issuer is not accepted');
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
+    if (Date.now() / 1000 >= exp + toleranceSec) throw invalid('Token has expired');
+    return { tenant, kid };
+  }
+
+  /** Steps 4 (the signature, with the realm's key) and 5 (the claims): the frozen principal. */
+  verify(token: string, tenant: string, key: KeyObject): Principal {
+    const { authUrl, audience, toleranceSec, invalid } = this.options;
+    let claims: Record<string, unknown>;
+    try {
+      claims = jwt.verify(token, key, {
+        algorithms: ['RS256'],
+        audience,
+        issuer: `${authUrl}/realms/${tenant}`,
+        clockTolerance: toleranceSec,
+      }) as Record<string, unknown>;
+    } catch (err) {
+      throw invalid(describeJwtError(err));
+    }
+    const nowSec = Date.now() / 1000;
+    if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat) || claims.iat > nowSec + toleranceSec) {
+      throw invalid('Token iat claim is missing or in the future');
+    }
+    const principal = principalFromClaims(tenant, claims);
+    if (typeof principal === 'string') throw invalid(principal);
+    return deepFreeze(principal);
+  }
+}
+
+function decodeSegment(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function deepFreeze(principal: Principal): Principal {
+  for (const grant of principal.grants) Object.freeze(grant);
+  Object.freeze(principal.grants);
+  return Object.freeze(principal);
+}
+
+function describeJwtError(err: unknown): string {
+  if (err instanceof jwt.TokenExpiredError) return 'Token has expired';
+  if (err instanceof jwt.NotBeforeError) return 'Token is not yet valid';
+  const message = (err as Error)?.message ?? '';
+  if (message.startsWith('jwt audience invalid')) return 'Token audience is not accepted';
+  if (message.startsWith('jwt issuer invalid')) return 'Token issuer is not accepted';
+  if (message === 'invalid signature') return 'Token signature is invalid';
+  return 'Token is invalid';
+}

@@ -1,0 +1,147 @@
+/**
+ * The one client of the token service's internal API (docs/architecture.md): the revocation
+ * routes the resource servers read, and the realm, user and service-account routes
+ * account-admin manages. Every call goes through `callInternalApi` (credentials, request id,
+ * timeout); every failure is an `InternalApiError`, which a caller may turn into its own
+ * error with `mapError`.
+ */
+import type { Grant, RevocationEntry, ServiceAccount, ServiceAccountRole, ServiceAccountWithSecret, User } from './internal-api-types.js';
+import { answerMessageOf, callInternalApi, InternalApiError, type InternalApiAnswer, type InternalApiTarget } from './internal-api-request.js';
+import { parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
+
+/** The principal's state, or `not-found` (the principal never existed). Failures throw. */
+export type PrincipalLookup = { kind: 'found'; entry: RevocationEntry } | { kind: 'not-found' };
+
+export interface TokenServiceClientOptions extends InternalApiTarget {
+  /** Timeout of a call that names none, ms (default 5000). */
+  timeoutMs?: number;
+  /** What a failure becomes for the caller (account-admin: its 503 or the 4xx passed on). Default: the `InternalApiError` itself. */
+  mapError?: (err: InternalApiError) => Error;
+}
+
+/** The revocation routes read a body only from a 200: any other answer is a failure (or the lookup's 404). */
+const readsOnlyOk = (status: number) => status === 200;
+const readsAnyButNoContent = (status: number) => status !== 204;
+const seg = encodeURIComponent;
+const realm = (tenant: string) => `/internal/v1/realms/${seg(tenant)}`;
+
+/** Only the contract's fields travel on: an extra field from a newer token service never leaks out. */
+function serviceAccountOf(body: ServiceAccount): ServiceAccount {
+  return {
+    name: body.name,
+    client_id: body.client_id,
+    role: body.role,
+    grants: (body.grants ?? []).map((g) => ({ tag: g.tag, permission: g.permission })),
+    created_at: body.created_at,
+    created_by: body.created_by ?? null,
+    last_used_at: body.last_used_at ?? null,
+  };
+}
+
+export class TokenServiceClient {
+  readonly #target: InternalApiTarget;
+  readonly #timeoutMs: number;
+  readonly #mapError: (err: InternalApiError) => Error;
+
+  constructor({ timeoutMs = 5000, mapError = (err) => err, ...target }: TokenServiceClientOptions) {
+    this.#target = target;
+    this.#timeoutMs = timeoutMs;
+    this.#mapError = mapError;
+  }
+
+  // ---- Revocation (resource servers) -------------------------------------------------
+
+  /** `GET /internal/v1/revocations`: every principal with something revoked. */
+  snapshot(timeoutMs = this.#timeoutMs): Promise<RevocationEntry[]> {
+    return this.#mapped(async () => {
+      const { status, body } = await callInternalApi(this.#target, { path: '/internal/v1/revocations', timeoutMs, readsBody: readsOnlyOk });
+      if (status !== 200) throw new InternalApiError(`revocation snapshot answered ${status}`, { status });
+      const entries = parseRevocationSnapshot(body);
+      if (entries === undefined) throw new InternalApiError('revocation snapshot is malformed');
+      return entries;
+    });
+  }
+
+  /** `GET /internal/v1/realms/:tenant/principals/:sub`. */
+  principal(tenant: string, sub: string, timeoutMs = this.#timeoutMs): Promise<PrincipalLookup> {
+    return this.#mapped(async () => {
+      const path = `${realm(tenant)}/principals/${seg(sub)}`;
+      const { status, body } = await callInternalApi(this.#target, { path, timeoutMs, readsBody: readsOnlyOk });
+      if (status === 404) return { kind: 'not-found' };
+      if (status !== 200) throw new InternalApiError(`principal lookup answered ${status}`, { status });
+      const entry = toRevocationEntry(body);
+      // An answer about another principal would be a token-service bug; do not trust it.
+      if (entry === undefined || entry.tenant !== tenant || entry.sub !== sub) throw new InternalApiError('principal lookup is malformed');
+      return { kind: 'found', entry };
+    });
+  }
+
+  // ---- Management (account-admin) ----------------------------------------------------
+
+  getTenant(tenant: string): Promise<{ tenant: string; created_at: string }> {
+    return this.#mapped(() => this.#json('GET', realm(tenant)));
+  }
+
+  listServiceAccounts(tenant: string): Promise<ServiceAccount[]> {
+    return this.#mapped(async () => (await this.#json<ServiceAccount[]>('GET', `${realm(tenant)}/service-accounts`)).map(serviceAccountOf));
+  }
+
+  getServiceAccount(tenant: string, clientId: string): Promise<ServiceAccount> {
+    return this.#mapped(async () => serviceAccountOf(await this.#json('GET', `${realm(tenant)}/service-accounts/${seg(clientId)}`)));
+  }
+
+  createServiceAccount(tenant: string, name: string, actor: string): Promise<ServiceAccountWithSecret> {
+    return this.#mapped(async () => {
+      const created = await this.#json<ServiceAccountWithSecret>('POST', `${realm(tenant)}/service-accounts`, { name, actor });
+      return { ...serviceAccountOf(created), secret: created.secret };
+    });
+  }
+
+  updateServiceAccount(tenant: string, clientId: string, change: { role?: ServiceAccountRole; grants?: Grant[] }, actor: string): Promise<ServiceAccount> {
+    return this.#mapped(async () => serviceAccountOf(await this.#json('PATCH', `${realm(tenant)}/service-accounts/${seg(clientId)}`, { ...change, actor })));
+  }
+
+  resetSecret(tenant: string, clientId: string, actor: string): Promise<ServiceAccountWithSecret> {
+    return this.#mapped(async () => {
+      const reset = await this.#json<ServiceAccountWithSecret>('POST', `${realm(tenant)}/service-accounts/${seg(clientId)}/reset-secret`, { actor });
+      return { ...serviceAccountOf(reset), secret: reset.secret };
+    });
+  }
+
+  deleteServiceAccount(tenant: string, clientId: string): Promise<void> {
+    return this.#mapped(() => this.#json<void>('DELETE', `${realm(tenant)}/service-accounts/${seg(clientId)}`));
+  }
+
+  getUser(tenant: string, id: string): Promise<User> {
+    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(id)}`));
+  }
+
+  /** Resolves when the internal API can serve calls: any verdict on a request (a 404 for an unknown realm included) proves it. */
+  ping(): Promise<void> {
+    return this.#mapped(async () => {
+      try {
+        await this.#json('GET', realm('-'));
+      } catch (err) {
+        if (!(err instanceof InternalApiError) || err.unavailable) throw err;
+      }
+    });
+  }
+
+  /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */
+  async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const answer: InternalApiAnswer = await callInternalApi(this.#target, { method, path, body, timeoutMs: this.#timeoutMs, readsBody: readsAnyButNoContent });
+    const { status } = answer;
+    if (status === 204) return undefined as T;
+    if (status >= 200 && status < 300) return answer.body as T;
+    const answerMessage = answerMessageOf(answer.body);
+    throw new InternalApiError(`token service answered ${status}`, { status, ...(answerMessage === undefined ? {} : { answerMessage }) });
+  }
+
+  async #mapped<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw err instanceof InternalApiError ? this.#mapError(err) : err;
+    }
+  }
+}
