@@ -1,6 +1,4 @@
-import { createDatabase, createMetricsRegistry, REVOCATION_CHANNEL, type Knex, type Logger, type RevocationEntry } from '@plant/shared';
-import type { Express } from 'express';
-import type { RequestListener } from 'node:http';
+import { createDatabase, createMetricsRegistry, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger, type RevocationEntry } from '@plant/shared';
 import { Redis } from 'ioredis';
 import type { TokenServiceConfig } from './config.js';
 import { deleteExpiredOidcPayloads } from './data-access/oidc-payload-repository.js';
@@ -22,9 +20,10 @@ import { UsageRecorder } from './provider/usage-recorder.js';
 const CLEANUP_MS = 10 * 60_000;
 
 export interface TokenService {
-  /** The public listener: the token endpoint's fast lane in front of the express app. */
-  publicApp: RequestListener;
-  internalApp: Express;
+  /** The public listener: probes, the realms' endpoints and sign-in pages. */
+  publicApp: HttpApp;
+  /** The internal API's listener. */
+  internalApp: HttpApp;
   db: Knex;
   redis: Redis;
   providers: RealmProviders;
