@@ -1,9 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFoundHandler, sendError } from './error-middleware.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
-import { createRequestObserver, expressObserver, type RequestObserver } from './http-observability.js';
+import { createRequestObserver, type RequestObserver } from './http-observability.js';
 import type { Logger } from './logger.js';
 import { metricsHandler, routeOf } from './metrics.js';
 import { chainHandlers, routeEnd, type NodeHandler } from './node-route.js';
@@ -63,7 +63,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   if (options.readiness) app.use(healthRoutes(options.readiness));
   if (metrics) app.get('/metrics', metricsHandler(metrics));
-  app.use(expressObserver(observe, templateOf));
+  app.use(function observeRequest(req: Request, res: Response, next: NextFunction) {
+    observe(req, res, templateOf, () => next());
+  });
   registerTable(app, options.routes);
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger));

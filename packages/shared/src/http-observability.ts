@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Registry } from 'prom-client';
 import { createAccessLog, isLoggedPath, outcomeOf, pathOf } from './http-logger.js';
 import type { Logger } from './logger.js';
-import { httpRequestRecorder, routeOf } from './metrics.js';
+import { httpRequestRecorder } from './metrics.js';
 import { assignRequestId, requestContext } from './request-context.js';
 
 export interface HttpObservabilityOptions {
@@ -48,12 +47,5 @@ export function createRequestObserver({ logger, metrics, requestContext: withCon
     });
     if (withContext) requestContext.run({ requestId: id }, serve, req, res);
     else serve(req, res);
-  };
-}
-
-/** An observer as the first express middleware, `route` the request's metrics label. */
-export function expressObserver(observe: RequestObserver, route: (req: Request) => string = routeOf): RequestHandler {
-  return function observeRequest(req: Request, res: Response, next: NextFunction): void {
-    observe(req, res, route, () => next());
   };
 }
