@@ -72,7 +72,10 @@ export function notFoundHandler(): RequestHandler {
   };
 }
 
-/** Mount with `router.route(path)....all(methodNotAllowed(['GET','POST']))` after the real methods. */
+/**
+ * A 405 naming `allowed` in `Allow`. A route table adds it to each declared path itself; express
+ * routers outside a table mount it with `router.route(path)....all(methodNotAllowed([...]))`.
+ */
 export function methodNotAllowed(allowed: string[]): RequestHandler {
   const allow = allowed.join(', ');
   return function rejectMethod(req: Request, _res: Response, next: NextFunction): void {

@@ -1,6 +1,4 @@
-import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type Knex, type Logger } from '@plant/shared';
-import type { Express } from 'express';
-import type { RequestListener } from 'node:http';
+import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import type { TokenServiceConfig } from './config.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
@@ -22,9 +20,10 @@ import { TokenMetrics } from './provider/token-metrics.js';
 const CLEANUP_MS = 10 * 60_000;
 
 export interface TokenService {
-  /** The public listener: the token endpoint's fast lane in front of the express app. */
-  publicApp: RequestListener;
-  internalApp: Express;
+  /** The public listener: probes, the realms' endpoints and sign-in pages. */
+  publicApp: HttpApp;
+  /** The internal API's listener. */
+  internalApp: HttpApp;
   db: Knex;
   redis: Redis;
   providers: RealmProviders;
@@ -118,7 +117,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     metrics,
     readiness,
     providers,
-    db,
+    identity,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
     interactions: { providers, identity, throttle: signInThrottle, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },

@@ -83,7 +83,7 @@ describe('realms', () => {
     expect(atB.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
   });
 });
-describe('the token fast lane (a built realm skips express)', () => {
+describe('the token endpoint, its realm built or not', () => {
   test('When the same requests reach a realm before and after its provider is built, then they get the same answers', async () => {
     const { tenant: fresh } = await h.createTenant();
     const account = await api.createServiceAccount(fresh);
@@ -95,7 +95,7 @@ describe('the token fast lane (a built realm skips express)', () => {
     ];
     const answer = (res: request.Response) => ({ status: res.status, body: res.body as unknown, allow: res.headers.allow, wwwAuthenticate: res.headers['www-authenticate'] });
 
-    // The first request of a realm goes through express (which builds the provider); the rest take the fast lane.
+    // The first request of a realm waits for its provider to be built; the second finds it built.
     const first = [];
     for (const send of cases) {
       h.service.providers.invalidate(fresh);
@@ -132,15 +132,15 @@ describe('the token fast lane (a built realm skips express)', () => {
 
     const res = await tokenRequest()
       .query({ note: 'in-the-query' })
-      .set('x-request-id', 'fast-lane-probe-1')
+      .set('x-request-id', 'token-route-probe-1')
       .set('authorization', basic(account.client_id, account.secret))
       .type('form')
       .send({ grant_type: 'client_credentials' });
     const after = (await request(h.publicUrl).get('/metrics')).text;
 
     expect(res.status).toBe(200);
-    expect(res.headers['x-request-id']).toBe('fast-lane-probe-1');
-    const lines = h.logs.filter((l) => l.includes('"reqId":"fast-lane-probe-1"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(res.headers['x-request-id']).toBe('token-route-probe-1');
+    const lines = h.logs.filter((l) => l.includes('"reqId":"token-route-probe-1"')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([expect.objectContaining({ msg: 'request completed', req: { method: 'POST', path: h.tokenUrl(tenant) }, res: { status: 200 } })]);
     const route = 'http_requests_total{method="POST",route="/realms/:tenant/protocol/openid-connect/token",status="200"';
     const count = (text: string) => Number(text.split('\n').find((l) => l.startsWith(route))?.split(' ').pop() ?? 0);

@@ -64,7 +64,7 @@ export interface BearerAuthOptions {
 }
 
 export interface BearerAuth {
-  /** Middleware (express, or a `nodeRoute`): sets `req.auth`, or passes a 401/503 `AppError` on. */
+  /** Middleware (express, or a hot route of `createHttpApp`): sets `req.auth`, or passes a 401/503 `AppError` on. */
   middleware: NodeHandler<AuthenticatedRequest>;
   /** Verifies a raw token (without the `Bearer ` prefix), revocation included. Rejects with an `AppError`. */
   verify(token: string): Promise<Principal>;

@@ -1,5 +1,7 @@
-import { jsonBody, methodNotAllowed, requestIdOf } from '@plant/shared';
-import { Router, type Request, type Response } from 'express';
+import { jsonBody, requestIdOf, type RouteTable } from '@plant/shared';
+import type { BearerAuth } from '@plant/resource-auth';
+import type { Request, Response } from 'express';
+import type { TokenServiceClient } from '../../data-access/token-service-client.js';
 import { canManage, type RequestMeta } from '../../domain/actor.js';
 import { parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
 import { createServiceAccount } from '../../domain/create-service-account.js';
@@ -11,12 +13,16 @@ import { resetServiceAccountSecret } from '../../domain/reset-service-account-se
 import { CreateServiceAccountBody, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
 import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
-import { actorOf } from './authenticate.js';
+import type { PortalSessions } from '../web/session-cookies.js';
+import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 
 export interface ApiRoutesDeps {
   accounts: ServiceAccountDeps;
   audit: AuditTrail;
   portalUrl: string;
+  auth: BearerAuth;
+  sessions: PortalSessions;
+  tokenService: TokenServiceClient;
 }
 
 export function requestMeta(req: Request): RequestMeta {
@@ -32,75 +38,110 @@ function noStore(res: Response): Response {
   return res.setHeader('cache-control', 'no-store');
 }
 
-/** The REST API under /api/v1 (mounted behind `authenticateApi`). */
-export function apiRoutes({ accounts, audit, portalUrl }: ApiRoutesDeps): Router {
-  const router = Router();
+/** The REST API's base path. */
+export const API_BASE = '/api/v1';
 
-  router
-    .route('/me')
-    .get((req, res) => {
-      const actor = actorOf(req);
-      noStore(res).json({
-        tenant: actor.tenant,
-        sub: actor.sub,
-        email: actor.email,
-        principal_type: actor.type,
-        role: actor.role,
-        can_manage_service_accounts: canManage(actor),
-      });
-    })
-    .all(methodNotAllowed(['GET', 'HEAD']));
-
-  router
-    .route('/service-accounts')
-    .get(async (req, res) => {
-      noStore(res).json(await listServiceAccounts(accounts, actorOf(req)));
-    })
-    .post(jsonBody(), async (req, res) => {
-      const input = CreateServiceAccountBody.parse(req.body);
-      const created = await createServiceAccount(accounts, actorOf(req), requestMeta(req), input);
-      noStore(res)
-        .status(201)
-        .setHeader('location', `/api/v1/service-accounts/${encodeURIComponent(created.client_id)}`)
-        .json(created);
-    })
-    .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
-
-  router
-    .route('/service-accounts/:client_id')
-    .get(async (req, res) => {
-      noStore(res).json(await getServiceAccount(accounts, actorOf(req), clientIdOf(req)));
-    })
-    .patch(jsonBody(), async (req, res) => {
-      const input = UpdateServiceAccountBody.parse(req.body);
-      noStore(res).json(await updateServiceAccount(accounts, actorOf(req), requestMeta(req), clientIdOf(req), input));
-    })
-    .delete(async (req, res) => {
-      await deleteServiceAccount(accounts, actorOf(req), requestMeta(req), clientIdOf(req));
-      noStore(res).status(204).end();
-    })
-    .all(methodNotAllowed(['GET', 'HEAD', 'PATCH', 'DELETE']));
-
-  router
-    .route('/service-accounts/:client_id/reset-secret')
-    .post(async (req, res) => {
-      noStore(res).json(await resetServiceAccountSecret(accounts, actorOf(req), requestMeta(req), clientIdOf(req)));
-    })
-    .all(methodNotAllowed(['POST']));
-
-  router
-    .route('/audit-events')
-    .get(async (req, res) => {
-      const limit = parseAuditLimit(req.query.limit);
-      const before = parseAuditCursor(req.query.cursor);
-      const page = await listAuditEvents(audit, actorOf(req), limit, before);
-      if (page.nextCursor !== undefined) {
-        const next = `${portalUrl.replace(/\/+$/, '')}/api/v1/audit-events?limit=${limit}&cursor=${page.nextCursor}`;
-        res.setHeader('link', `<${next}>; rel="next"`);
-      }
-      noStore(res).json(page.events);
-    })
-    .all(methodNotAllowed(['GET', 'HEAD']));
-
-  return router;
+/**
+ * The REST API: authenticate (every request under `/api/v1`, before any 404 or 405), then per
+ * route parse, one use case, answer; a bearer caller refused for its role gets the challenge.
+ */
+export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenService }: ApiRoutesDeps): RouteTable {
+  const accountPath = `${API_BASE}/service-accounts/:client_id`;
+  return [
+    { path: API_BASE, use: [authenticateApi(auth, sessions, tokenService)] },
+    {
+      method: 'GET',
+      path: `${API_BASE}/me`,
+      handlers: [
+        (req, res) => {
+          const actor = actorOf(req);
+          noStore(res).json({
+            tenant: actor.tenant,
+            sub: actor.sub,
+            email: actor.email,
+            principal_type: actor.type,
+            role: actor.role,
+            can_manage_service_accounts: canManage(actor),
+          });
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${API_BASE}/service-accounts`,
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await listServiceAccounts(accounts, actorOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${API_BASE}/service-accounts`,
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const input = CreateServiceAccountBody.parse(req.body);
+          const created = await createServiceAccount(accounts, actorOf(req), requestMeta(req), input);
+          noStore(res).status(201).setHeader('location', `${API_BASE}/service-accounts/${encodeURIComponent(created.client_id)}`).json(created);
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: accountPath,
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getServiceAccount(accounts, actorOf(req), clientIdOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path: accountPath,
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const input = UpdateServiceAccountBody.parse(req.body);
+          noStore(res).json(await updateServiceAccount(accounts, actorOf(req), requestMeta(req), clientIdOf(req), input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: accountPath,
+      handlers: [
+        async (req, res) => {
+          await deleteServiceAccount(accounts, actorOf(req), requestMeta(req), clientIdOf(req));
+          noStore(res).status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${accountPath}/reset-secret`,
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await resetServiceAccountSecret(accounts, actorOf(req), requestMeta(req), clientIdOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${API_BASE}/audit-events`,
+      handlers: [
+        async (req, res) => {
+          const limit = parseAuditLimit(req.query.limit);
+          const before = parseAuditCursor(req.query.cursor);
+          const page = await listAuditEvents(audit, actorOf(req), limit, before);
+          if (page.nextCursor !== undefined) {
+            const next = `${portalUrl.replace(/\/+$/, '')}${API_BASE}/audit-events?limit=${limit}&cursor=${page.nextCursor}`;
+            res.setHeader('link', `<${next}>; rel="next"`);
+          }
+          noStore(res).json(page.events);
+        },
+      ],
+    },
+    { path: API_BASE, use: [bearerForbiddenChallenge()] },
+  ];
 }

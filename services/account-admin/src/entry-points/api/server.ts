@@ -1,15 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import helmet from 'helmet';
-import {
-  errorMiddleware,
-  healthRoutes,
-  httpObservability,
-  methodNotAllowed,
-  metricsHandler,
-  notFoundHandler,
-  type Logger,
-} from '@plant/shared';
+import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditRepository } from '../../data-access/audit-repository.js';
@@ -20,9 +12,8 @@ import type { OidcClients } from '../web/oidc-clients.js';
 import { portalRoutes } from '../web/portal-routes.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { signInRoutes } from '../web/sign-in-routes.js';
-import { authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { openApiDocument } from './openapi.js';
-import { apiRoutes } from './routes.js';
+import { API_BASE, apiRoutes } from './routes.js';
 
 export interface AppDependencies {
   accounts: ServiceAccountDeps;
@@ -49,18 +40,19 @@ function origin(url: string): string {
   return new URL(url).origin;
 }
 
-/** account-admin as an express app: the portal pages, sign-in, and the REST API under /api/v1. */
-export function createApp(deps: AppDependencies): Express {
+/** account-admin's request listener: the portal pages, sign-in, and the REST API under /api/v1 (`routes.ts`). */
+export function createApp(deps: AppDependencies): HttpApp {
   const { logger, metrics, portalUrl } = deps;
   const https = portalUrl.startsWith('https:');
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'simple');
-  app.set('trust proxy', deps.trustProxy);
-
-  app.use(
-    healthRoutes({
+  const document = JSON.stringify(openApiDocument(portalUrl));
+  const describeApi = (_req: Request, res: Response) => {
+    res.type('application/json').send(document);
+  };
+  return createHttpApp({
+    logger,
+    metrics,
+    trustProxy: deps.trustProxy,
+    readiness: {
       database: () => deps.audit.ping(),
       redis: () => deps.store.ping(),
       ...(deps.revocation
@@ -70,66 +62,50 @@ export function createApp(deps: AppDependencies): Express {
             },
           }
         : {}),
-    }),
-  );
-  app.get('/metrics', metricsHandler(metrics));
-
-  app.use(httpObservability({ logger, metrics }));
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          connectSrc: ["'self'"],
-          fontSrc: ["'self'"],
-          objectSrc: ["'none'"],
-          baseUri: ["'none'"],
-          frameAncestors: ["'none'"],
-          // The tenant picker's form redirects to the realm's sign-in page.
-          formAction: ["'self'", origin(deps.authUrl)],
-          ...(https ? { upgradeInsecureRequests: [] } : {}),
-        },
+    },
+    routes: [
+      { use: [securityHeaders(https, deps.authUrl)] },
+      { path: '/assets', use: [express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: '5m' })] },
+      { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
+      ...apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl, auth: deps.auth, sessions: deps.sessions, tokenService: deps.tokenService }),
+      {
+        use: [
+          signInRoutes({
+            oidc: deps.oidc,
+            store: deps.store,
+            sessions: deps.sessions,
+            tokenService: deps.tokenService,
+            secret: deps.sessionSecret,
+            portalUrl,
+            logger,
+          }),
+        ],
       },
-      strictTransportSecurity: https,
-      referrerPolicy: { policy: 'same-origin' },
-    }),
-  );
+      { use: [portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger })] },
+    ],
+  });
+}
 
-  app.use('/assets', express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: '5m' }));
-
-  const document = JSON.stringify(openApiDocument(portalUrl));
-  app
-    .route('/api/v1/openapi.json')
-    .get((_req: Request, res: Response) => {
-      res.type('application/json').send(document);
-    })
-    .all(methodNotAllowed(['GET', 'HEAD']));
-
-  app.use(
-    '/api/v1',
-    authenticateApi(deps.auth, deps.sessions, deps.tokenService),
-    apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl }),
-    bearerForbiddenChallenge(),
-  );
-
-  app.use(
-    signInRoutes({
-      oidc: deps.oidc,
-      store: deps.store,
-      sessions: deps.sessions,
-      tokenService: deps.tokenService,
-      secret: deps.sessionSecret,
-      portalUrl,
-      logger,
-    }),
-  );
-  app.use(portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger }));
-
-  app.use(notFoundHandler());
-  app.use(errorMiddleware(logger));
-  return app;
+function securityHeaders(https: boolean, authUrl: string) {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+        // The tenant picker's form redirects to the realm's sign-in page.
+        formAction: ["'self'", origin(authUrl)],
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: https,
+    referrerPolicy: { policy: 'same-origin' },
+  });
 }

@@ -1,21 +1,7 @@
-import express, { type Request, type Response } from 'express';
-import type { RequestListener } from 'node:http';
-import {
-  createRequestObserver,
-  errorMiddleware,
-  expressObserver,
-  healthRoutes,
-  sendError,
-  methodNotAllowed,
-  metricsHandler,
-  notFoundHandler,
-  type createMetricsRegistry,
-  type Logger,
-} from '@plant/shared';
+import { createHttpApp, type createMetricsRegistry, type HttpApp, type Logger } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { PlantRepository } from '../../data-access/plant-repository.js';
-import { openApiDocument } from './openapi.js';
-import { plantHandlers, plantsFastLane, registerPlantRoutes } from './routes.js';
+import { plantRoutes } from './routes.js';
 
 export interface AppDependencies {
   plants: PlantRepository;
@@ -31,26 +17,12 @@ export interface AppDependencies {
   revocation?: RevocationChecker;
 }
 
-/**
- * The Plant Store's request listener: `GET`/`POST /plants` on the fast lane (no express
- * router, about half of such a request's CPU here), everything else on the express app. Tests drive it
- * in-process, `start.ts` serves it.
- */
-export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): RequestListener {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'simple');
-
-  const observeRequest = createRequestObserver({ logger, metrics });
-  const observe = expressObserver(observeRequest);
-  // The hot route first: a request to /plants that the fast lane leaves to express matches the first layer.
-  const handlers = plantHandlers({ plants, auth, publicUrl });
-  registerPlantRoutes(app, handlers, observe);
-
-  // Probes and metrics next, ahead of `observe`: no access line or metrics for them.
-  app.use(
-    healthRoutes({
+/** The Plant Store's request listener (its routes in `routes.ts`). Tests drive it in-process, `start.ts` serves it. */
+export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): HttpApp {
+  return createHttpApp({
+    logger,
+    metrics,
+    readiness: {
       database: () => plants.ping(),
       ...(revocation
         ? {
@@ -59,30 +31,7 @@ export function createApp({ plants, auth, logger, metrics, publicUrl, revocation
             },
           }
         : {}),
-    }),
-  );
-  app.get('/metrics', metricsHandler(metrics));
-
-  app.use(observe);
-
-  const document = JSON.stringify(openApiDocument(publicUrl));
-  app
-    .route('/openapi.json')
-    .get((_req: Request, res: Response) => {
-      res.type('application/json').send(document);
-    })
-    .all(methodNotAllowed(['GET', 'HEAD']));
-
-  app.use(notFoundHandler());
-  app.use(errorMiddleware(logger));
-
-  const plantsRoute = () => '/plants';
-  const fastLane = plantsFastLane(
-    handlers,
-    (req, res, next) => observeRequest(req, res, plantsRoute, next),
-    (err, req, res) => sendError(logger, err, req, res),
-  );
-  return function routePlantStoreRequest(req, res) {
-    if (!fastLane(req, res)) app(req, res);
-  };
+    },
+    routes: plantRoutes({ plants, auth, publicUrl }),
+  });
 }

@@ -1,5 +1,4 @@
-import { errorMiddleware, httpObservability, notFoundHandler, type Logger } from '@plant/shared';
-import express, { type Express } from 'express';
+import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { requireInternalToken } from './internal-auth.js';
 import { internalRoutes, publishedKeysRoutes } from './internal-routes.js';
@@ -12,15 +11,16 @@ export interface InternalAppDeps {
 }
 
 /** The internal listener (account-admin, resource servers): never routed by the ingress. */
-export function createInternalApp(deps: InternalAppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // Like the public listener: one request context entered anywhere would cost every grant.
-  app.use(httpObservability({ logger: deps.logger, requestContext: false }));
-  app.use(publishedKeysRoutes(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'));
-  app.use(requireInternalToken(deps.internalApiToken));
-  app.use(internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }));
-  app.use(notFoundHandler());
-  app.use(errorMiddleware(deps.logger));
-  return app;
+export function createInternalApp(deps: InternalAppDeps): HttpApp {
+  return createHttpApp({
+    logger: deps.logger,
+    // Like the public listener: one request context entered anywhere would cost every grant.
+    requestContext: false,
+    etag: true,
+    routes: [
+      { use: [publishedKeysRoutes(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks')] },
+      { use: [requireInternalToken(deps.internalApiToken)] },
+      { use: [internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl })] },
+    ],
+  });
 }

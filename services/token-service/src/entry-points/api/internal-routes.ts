@@ -1,6 +1,5 @@
-import { jsonBody, methodNotAllowed, NotFound, type Knex } from '@plant/shared';
+import { jsonBody, methodNotAllowed, NotFound } from '@plant/shared';
 import { Router, type Request, type Response } from 'express';
-import { createRepositories } from '../../data-access/repositories.js';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
 import { getPublishedKeys } from '../../domain/get-published-keys.js';
@@ -136,12 +135,4 @@ export function publishedKeysRoutes(identity: Pick<IdentityContext, 'signingKeys
     })
     .all(methodNotAllowed(['GET']));
   return router;
-}
-
-/**
- * Compatibility only, for public-app.ts, which passes the pool itself and is being replaced
- * in parallel: wire it to `publishedKeysRoutes` and delete this (and its data-access import).
- */
-export function jwksRoutes(db: Knex, accessTokenTtl: number, path: string): Router {
-  return publishedKeysRoutes(createRepositories(db), accessTokenTtl, path);
 }

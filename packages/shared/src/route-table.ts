@@ -1,0 +1,123 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { NodeHandler } from './node-route.js';
+
+/** The methods a route can declare. HEAD is served by a path's GET route, OPTIONS never declared. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+interface RouteBase {
+  method: HttpMethod;
+  /** An express path of literal segments and `:name` parameters (`req.params.name`), nothing else. */
+  path: string;
+  /**
+   * What other methods on this path get: a 405 with `Allow` naming the path's routes (default),
+   * or `'pass'`: the request goes on to the later layers, for a path a mounted app serves too
+   * (oidc-provider answers other methods on its token endpoint itself).
+   */
+  otherMethods?: 'not-allowed' | 'pass';
+}
+
+/**
+ * A route served straight from `node:http` when a request's method is `method` and its URL is
+ * exactly `path` (a query string aside; `:params` plain, without percent-encoding). Every other
+ * spelling, HEAD and the 405s go through express to the same handlers. Its handlers are
+ * node-level, so they run unchanged either way; they must answer or pass an error, as falling
+ * off the end answers 404 and `next('route')` is not supported.
+ */
+export interface HotRoute extends RouteBase {
+  hot: true;
+  // `never` admits a handler of any request type (NodeHandler<PlantsRequest>, ...): a hot route
+  // only ever hands its handlers the request that came in.
+  handlers: readonly NodeHandler<never>[];
+}
+
+/** A route served by express only: its handlers may use express's `req`/`res` helpers. */
+export interface ExpressRoute extends RouteBase {
+  hot?: false;
+  handlers: readonly RequestHandler[];
+}
+
+export type Route = HotRoute | ExpressRoute;
+
+/**
+ * Express layers a route table needs beside its routes, in their place in the table: app-wide
+ * middleware (security headers), routers (pages), a mount (`path`) that authenticates everything
+ * under it, or serves it (oidc-provider), and error decorators for what comes before them.
+ */
+export interface ExpressLayer {
+  /** Layers are express's alone. (Declared so TypeScript tells a layer from a route by `hot`, and types inline handlers.) */
+  hot?: false;
+  path?: string;
+  use: readonly (RequestHandler | ErrorRequestHandler)[];
+}
+
+/**
+ * A service's requests, in express's order: its routes as data (method, path, handlers) and the
+ * express layers between them. Hot routes are served first, whichever way a request comes.
+ */
+export type RouteTable = readonly (Route | ExpressLayer)[];
+
+export function isRoute(entry: Route | ExpressLayer): entry is Route {
+  return 'method' in entry;
+}
+
+/** The routes of a table, for whoever needs to visit every route (docs, fuzzers). */
+export function routesOf(table: RouteTable): Route[] {
+  return table.filter(isRoute);
+}
+
+/** `Allow` for a path's routes: their methods in declaration order, HEAD right after GET. */
+export function allowHeader(routes: readonly Route[]): string {
+  return routes.flatMap((route) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])).join(', ');
+}
+
+/** Path parameters by name. */
+export type RouteParams = Readonly<Record<string, string>>;
+
+/** Matches a request URL against one path: its parameters, or undefined when it does not match. */
+export type PathMatcher = (url: string) => RouteParams | undefined;
+
+const NO_PARAMS: RouteParams = Object.freeze({});
+const SLASH = 0x2f;
+const QUERY = 0x3f;
+const HASH = 0x23;
+const PERCENT = 0x25;
+
+/**
+ * The hot lane's matcher for `path`: literal pieces compared as they are (case-sensitive), each
+ * parameter up to the next `/`, then the end or a query string. It declines what express would
+ * read differently (percent-encoded parameters, which express decodes; a fragment), so such
+ * spellings go to express. No regular expression: one object per match, the parameters.
+ */
+export function pathMatcher(path: string): PathMatcher {
+  const pieces = path.split(/:([A-Za-z_][A-Za-z0-9_]*)/);
+  if (pieces.length === 1) {
+    const withQuery = `${path}?`;
+    return (url) => (url === path || url.startsWith(withQuery) ? NO_PARAMS : undefined);
+  }
+  const literals = pieces.filter((_, i) => i % 2 === 0);
+  const names = pieces.filter((_, i) => i % 2 === 1);
+  const first = literals[0]!;
+  const wholeSegments = first.endsWith('/') && literals.slice(1).every((l, i) => (l === '' ? i === literals.length - 2 : l.charCodeAt(0) === SLASH));
+  if (names.length !== new Set(names).size || !wholeSegments) {
+    throw new Error(`A hot route's parameters must be whole segments with distinct names: ${path}`);
+  }
+  return function matchPath(url) {
+    if (!url.startsWith(first)) return undefined;
+    let at = first.length;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < names.length; i++) {
+      const start = at;
+      for (; at < url.length; at++) {
+        const c = url.charCodeAt(at);
+        if (c === SLASH || c === QUERY) break;
+        if (c === PERCENT || c === HASH) return undefined;
+      }
+      if (at === start) return undefined;
+      params[names[i]!] = url.slice(start, at);
+      const literal = literals[i + 1]!;
+      if (!url.startsWith(literal, at)) return undefined;
+      at += literal.length;
+    }
+    return at === url.length || url.charCodeAt(at) === QUERY ? params : undefined;
+  };
+}

@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
+import { NotFound, type ExpressLayer, type NodeHandler, type Route } from '@plant/shared';
+import { isTenantName } from '../../domain/principal-validators.js';
+import type { RealmProviders } from '../../provider/realm-providers.js';
+
+type RealmRequest = IncomingMessage & { params: { tenant: string }; originalUrl: string; baseUrl: string };
+type RealmHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const REALMS = '/realms/';
+
+/**
+ * Hands a request under `/realms/<tenant>` to the realm's oidc-provider as express's mount
+ * would: oidc-provider finds its mount path from `baseUrl` (the realm, as the client spelled
+ * it) and routes on the rest of the URL.
+ */
+function serveRealm(handler: RealmHandler, req: RealmRequest, res: ServerResponse): void {
+  const url = req.originalUrl;
+  // An absolute-form URL (`http://host/realms/...`) keeps its scheme and host in `url`, as with express's mount.
+  const pathStart = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3);
+  const realmEnd = url.indexOf('/', pathStart + REALMS.length);
+  req.baseUrl = url.slice(pathStart, realmEnd);
+  req.url = pathStart === 0 ? url.slice(realmEnd) : url.slice(0, pathStart) + url.slice(realmEnd);
+  handler(req, res);
+}
+
+/**
+ * `POST /realms/:tenant/protocol/openid-connect/token`: the grant, this service's hot path. A
+ * built realm's provider takes it at once (no promise, no await); a realm not built yet is
+ * built first (`handlerFor`). Other methods on the path go to the realm's provider through
+ * `realmMount`, which answers them (405, CORS preflight) as oidc-provider does.
+ */
+export function tokenRoute(providers: RealmProviders): Route {
+  const grant: NodeHandler<RealmRequest> = (req, res, next) => {
+    const { tenant } = req.params;
+    if (!isTenantName(tenant)) return next(new NotFound('Realm not found'));
+    const built = providers.builtHandler(tenant);
+    if (built !== undefined) return serveRealm(built, req, res);
+    return providers.handlerFor(tenant).then((handler) => {
+      if (handler === undefined) throw new NotFound('Realm not found');
+      serveRealm(handler, req, res);
+    });
+  };
+  return { method: 'POST', path: '/realms/:tenant/protocol/openid-connect/token', hot: true, otherMethods: 'pass', handlers: [grant] };
+}
+
+/** Everything else under `/realms/:tenant` (discovery, authorization, userinfo, logout) goes to the realm's provider. */
+export function realmMount(providers: RealmProviders): ExpressLayer {
+  return {
+    path: '/realms/:tenant',
+    use: [
+      async function realm(req: Request, res: Response, next: NextFunction) {
+        const tenant = String(req.params.tenant);
+        const handler = isTenantName(tenant) ? await providers.handlerFor(tenant) : undefined;
+        if (!handler) {
+          next(new NotFound('Realm not found'));
+          return;
+        }
+        handler(req, res);
+      },
+    ],
+  };
+}
