@@ -41,8 +41,10 @@ export async function runPlantStore(
     ...(revocation ? { revocation } : {}),
   });
   await revocation?.start?.();
+  const plants = createPlantRepository(db);
   const app = createApp({
-    plants: createPlantRepository(db),
+    plants,
+    ping: () => plants.ping(),
     auth,
     logger,
     metrics,

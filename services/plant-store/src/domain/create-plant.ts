@@ -6,7 +6,10 @@ import { assertMayCreatePlant } from './plant-authorization.js';
 import { toPlant } from './plant-view.js';
 
 /** Stores a new plant in the caller's tenant (from the token, never the request). */
-export async function createPlant(plants: PlantRepository, principal: Principal, input: NewPlant): Promise<Plant> {
+/** What creating a plant needs of the store. */
+export type PlantWriter = Pick<PlantRepository, 'insert'>;
+
+export async function createPlant(plants: PlantWriter, principal: Principal, input: NewPlant): Promise<Plant> {
   assertMayCreatePlant(principal, input.tag);
   if (!(await plants.insert(principal.tenant, input))) throw new DuplicatePlantId(input.id);
   return toPlant(input);

@@ -11,13 +11,16 @@ export interface PlantPage {
   nextCursor?: string;
 }
 
+/** What listing plants needs of the store. */
+export type PlantReader = Pick<PlantRepository, 'listAfter'>;
+
 /**
  * One page of the caller's plants in ascending id order. Keyset pagination (ids above the
  * cursor's) returns every plant exactly once across pages even while others insert.
  * One extra row is read to know whether a next page exists.
  */
 export async function listPlants(
-  plants: PlantRepository,
+  plants: PlantReader,
   principal: Principal,
   { limit, afterId }: { limit: number; afterId: string | undefined },
 ): Promise<PlantPage> {

@@ -1,14 +1,13 @@
 import type { Request, Response } from 'express';
 import { jsonBody, queryOf, sendJson, type NodeHandler, type Route } from '@plant/shared';
 import { principalOf, type AuthenticatedRequest, type BearerAuth } from '@plant/resource-auth';
-import type { PlantRepository } from '../../data-access/plant-repository.js';
-import { createPlant } from '../../domain/create-plant.js';
-import { listPlants } from '../../domain/list-plants.js';
+import { createPlant, type PlantWriter } from '../../domain/create-plant.js';
+import { listPlants, type PlantReader } from '../../domain/list-plants.js';
 import { parseCursor, parseLimit, parseNewPlant } from '../../domain/plant-validators.js';
 import { openApiDocument } from './openapi.js';
 
 export interface PlantRoutesDependencies {
-  plants: PlantRepository;
+  plants: PlantReader & PlantWriter;
   auth: BearerAuth;
   /** Base URL clients use ({base_url}): the `Link` header and the OpenAPI `servers` entry. */
   publicUrl: string;

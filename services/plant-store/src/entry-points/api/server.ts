@@ -1,10 +1,11 @@
 import { createHttpApp, type createMetricsRegistry, type HttpApp, type Logger } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
-import type { PlantRepository } from '../../data-access/plant-repository.js';
-import { plantRoutes } from './routes.js';
+import { plantRoutes, type PlantRoutesDependencies } from './routes.js';
 
 export interface AppDependencies {
-  plants: PlantRepository;
+  plants: PlantRoutesDependencies['plants'];
+  /** Resolves when the database answers (readiness). */
+  ping(): Promise<void>;
   auth: BearerAuth;
   logger: Logger;
   metrics: ReturnType<typeof createMetricsRegistry>;
@@ -18,12 +19,12 @@ export interface AppDependencies {
 }
 
 /** The Plant Store's request listener (its routes in `routes.ts`). Tests drive it in-process, `start.ts` serves it. */
-export function createApp({ plants, auth, logger, metrics, publicUrl, revocation }: AppDependencies): HttpApp {
+export function createApp({ plants, ping, auth, logger, metrics, publicUrl, revocation }: AppDependencies): HttpApp {
   return createHttpApp({
     logger,
     metrics,
     readiness: {
-      database: () => plants.ping(),
+      database: ping,
       ...(revocation
         ? {
             revocation: () => {
