@@ -3,14 +3,14 @@
  * internal API, bearer verification with the revocation map, and the express app.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, startWebServer, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, startWebServer, TokenServiceClient, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createSessionStore } from './data-access/session-store.js';
-import { createTokenServiceClient } from './data-access/token-service-client.js';
+import { toAdminError } from './domain/errors.js';
 import { API_REALM } from './entry-points/api/authenticate.js';
 import { createApp } from './entry-points/api/server.js';
 import { createOidcClients } from './entry-points/web/oidc-clients.js';
@@ -41,7 +41,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     registers: [metrics],
   });
 
-  const tokenService = createTokenServiceClient({ baseUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN });
+  const tokenService = new TokenServiceClient({ baseUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN, mapError: toAdminError });
   const revocation: RevocationSync | undefined = options.revocation === false ? undefined : revocationSyncFromConfig(config, { logger, metrics });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,

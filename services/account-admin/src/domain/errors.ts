@@ -2,7 +2,7 @@
  * account-admin's errors. A store names its own failure where it happens
  * (`SessionStoreUnavailable` in data-access/session-store.ts): data-access/ never imports domain/.
  */
-import { AppError, createError } from '@plant/shared';
+import { AppError, createError, type InternalApiError } from '@plant/shared';
 
 export const ServiceAccountNotFound = createError('ServiceAccountNotFound', 404, 'Service account not found');
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');
@@ -24,4 +24,15 @@ export class AuditUnavailable extends AppError {
     super(503, message, { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
     this.name = 'AuditUnavailable';
   }
+}
+
+/**
+ * The token service's internal API as account-admin answers it: no answer, a 5xx or a refused
+ * internal token (a deployment fault, not the caller's) is a 503; other 4xx keep the token
+ * service's status and message. The shared client calls this for every failure.
+ */
+export function toAdminError(err: InternalApiError): Error {
+  const { status } = err;
+  if (status === undefined || err.unavailable) return new TokenServiceUnavailable(undefined, { cause: err.cause ?? err });
+  return new AppError(status, err.answerMessage ?? 'Request refused by the token service');
 }

@@ -1,6 +1,6 @@
 import { AppError } from '@plant/shared';
 import type { Session, SessionStore } from '../data-access/session-store.js';
-import type { TokenServiceClient } from '../data-access/token-service-client.js';
+import type { TokenServiceClient } from '@plant/shared';
 import { TokenServiceUnavailable } from './errors.js';
 
 /** How often a session's role is re-read from the token service (a demoted admin loses rights within this). */

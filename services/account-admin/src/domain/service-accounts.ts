@@ -17,7 +17,7 @@
  */
 import type { Logger } from '@plant/shared';
 import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
-import type { TokenServiceClient } from '../data-access/token-service-client.js';
+import type { TokenServiceClient } from '@plant/shared';
 import type { Actor, RequestMeta } from './actor.js';
 import { ServiceAccountNotFound } from './errors.js';
 import { isClientId } from './service-account-validators.js';

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerChallenge, type BearerAuth } from '@plant/resource-auth';
-import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import type { TokenServiceClient } from '@plant/shared';
 import type { Actor } from '../../domain/actor.js';
 import { CsrfRejected, NotAccountAdmin, NotSignedIn, TokenServiceUnavailable } from '../../domain/errors.js';
 import { actorFromSession } from '../../domain/session.js';

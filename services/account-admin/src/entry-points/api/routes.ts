@@ -1,7 +1,7 @@
 import { jsonBody, requestIdOf, type RouteTable } from '@plant/shared';
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Request, Response } from 'express';
-import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import type { TokenServiceClient } from '@plant/shared';
 import { canManage, type RequestMeta } from '../../domain/actor.js';
 import { parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
 import { createServiceAccount } from '../../domain/create-service-account.js';

@@ -4,9 +4,9 @@ import helmet from 'helmet';
 import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
-import type { AuditRepository } from '../../data-access/audit-repository.js';
-import type { SessionStore } from '../../data-access/session-store.js';
-import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import type { AuditTrail } from '../../domain/list-audit-events.js';
+import type { SessionStore } from '../../domain/session.js';
+import type { TokenServiceClient } from '@plant/shared';
 import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
 import type { OidcClients } from '../web/oidc-clients.js';
 import { portalRoutes } from '../web/portal-routes.js';
@@ -17,7 +17,8 @@ import { API_BASE, apiRoutes } from './routes.js';
 
 export interface AppDependencies {
   accounts: ServiceAccountDeps;
-  audit: AuditRepository;
+  /** The audit trail, and whether its database answers (readiness). */
+  audit: AuditTrail & { ping(): Promise<void> };
   tokenService: TokenServiceClient;
   store: SessionStore;
   sessions: PortalSessions;

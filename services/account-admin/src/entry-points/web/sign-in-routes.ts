@@ -6,7 +6,7 @@
 import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger } from '@plant/shared';
 import { Router, type Request, type Response } from 'express';
 import * as oidc from 'openid-client';
-import type { TokenServiceClient } from '../../data-access/token-service-client.js';
+import type { TokenServiceClient } from '@plant/shared';
 import type { Role } from '../../domain/actor.js';
 import { TokenServiceUnavailable } from '../../domain/errors.js';
 import { savePendingSignIn, SIGN_IN_TTL_SECONDS } from '../../domain/save-pending-sign-in.js';
