@@ -31,7 +31,7 @@ let target: ServiceAccount;
 type Account = { name: string; client_id: string; role: string; grants: unknown[] };
 
 beforeAll(async () => {
-  p = await startPlatform({ stores: 0, accountAdmin: true });
+  p = await startPlatform({ plantStores: 0, accountAdmin: true });
   tenant = await p.createTenant('ha');
   adminToken = await p.userToken(tenant, `admin@${tenant}.test`);
   target = await p.createServiceAccount(tenant);

@@ -32,12 +32,11 @@ let account: ServiceAccount;
 
 beforeAll(async () => {
   p = await startPlatform({
-    stores: 0,
-    tokenServiceEnv: { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000', CLIENT_AUTH_FAILURES_PER_IP: '100000', CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000' },
+    plantStores: 0,
+    serviceEnv: { 'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000', CLIENT_AUTH_FAILURES_PER_IP: '100000', CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000' } },
   });
   tenant = await p.createTenant('ht');
-  account = await p.createServiceAccount(tenant);
-  await p.setRole(tenant, account.clientId, 'Edit');
+  account = await p.createServiceAccount(tenant, { role: 'Edit' });
 }, 60_000);
 
 afterAll(async () => {
