@@ -11,14 +11,12 @@
 // `--heap-snapshots` also measures the live heap (V8 snapshots after a full GC) at the start
 // and the end: the leak check proper (it pauses each service and inflates its RSS, so its
 // RSS figures are not the ones to quote). Writes bench/results/<date>-soak.json. Build first.
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/platform.mjs';
-import { cpuSeconds, loadSpecEnv, rssMb } from './lib/processes.mjs';
+import { cpuSeconds, rssMb, runLoadGenerator } from './lib/processes.mjs';
 import { fmt, machine, table, TARGETS } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
 import { liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
@@ -128,34 +126,23 @@ try {
   const liveHeap = { start: undefined, end: undefined };
   const snapshotAll = () => Promise.all(processes.map((p) => liveHeapMb(p, snapshotDir)));
 
-  const result = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT], { env: loadSpecEnv(spec), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    /** @type {any} */
-    let out;
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (message.event === 'measuring') {
-        measureStart = Date.now();
-        cpuBefore = processes.map((p) => cpuSeconds(p.pid));
-        sampling.push(sample());
-        sampler = setInterval(() => sampling.push(sample()), 1000);
-        if (args['heap-snapshots']) liveHeap.start = snapshotAll();
-      }
-      if (message.event === 'result') {
-        clearInterval(sampler);
-        sampling.push(sample());
-        out = message;
-      }
-    });
-    child.once('exit', (code) => (out ? resolve(out) : reject(new Error(`soak client exited ${code}:\n${stderr}`))));
+  /** @type {any} */
+  let result;
+  const client = await runLoadGenerator(CLIENT, spec, (message) => {
+    if (message.event === 'measuring') {
+      measureStart = Date.now();
+      cpuBefore = processes.map((p) => cpuSeconds(p.pid));
+      sampling.push(sample());
+      sampler = setInterval(() => sampling.push(sample()), 1000);
+      if (args['heap-snapshots']) liveHeap.start = snapshotAll();
+    }
+    if (message.event === 'result') {
+      clearInterval(sampler);
+      sampling.push(sample());
+      result = message;
+    }
   });
+  if (result === undefined) throw new Error(`soak client exited ${client.code}:\n${client.stderr}`);
   const cpuAfter = processes.map((p) => cpuSeconds(p.pid));
   await Promise.all(sampling);
   // After the load: what is still alive once it stopped, against what was alive at its start.

@@ -4,5 +4,6 @@ export * from './platform.js';
 export * from './sign-in-client.js';
 export * from './response-checks.js';
 export * from './hostile-arbitraries.js';
+export * from './hostile-runner.js';
 export * from './token-forge.js';
 export * from './load.js';

@@ -3,7 +3,7 @@
  * process, a redis-server of its own, optionally a Postgres cluster of its own), plus the
  * clients the tests drive it with, each answering the raw `Answer` so a test can assert it whole.
  */
-import { startPlatform as startProcesses, type PlatformOptions, type Platform as Processes, type RedisServer, type ServiceProcess } from '@plant/test-kit';
+import { startPlatform as startProcesses, type PlatformOptions, type Platform as Processes, type RedisServer, type ServiceAccount, type ServiceProcess } from '@plant/test-kit';
 import { httpRequest, type Answer } from './http-client.js';
 import { signInClient, type SignInClient } from './sign-in-client.js';
 
@@ -54,4 +54,11 @@ export async function startPlatform(options: Omit<PlatformOptions, 'redisUrl'> =
     },
   };
   return Object.assign(processes, clients);
+}
+
+/** A platform, a tenant of its own (a unique name starting with `prefix`) and an Edit service account of that tenant. */
+export async function startPlatformWithEditor(prefix: string, options: Omit<PlatformOptions, 'redisUrl'> = {}): Promise<{ p: Platform; tenant: string; account: ServiceAccount }> {
+  const p = await startPlatform(options);
+  const tenant = await p.createTenant(prefix);
+  return { p, tenant, account: await p.createServiceAccount(tenant, { role: 'Edit' }) };
 }

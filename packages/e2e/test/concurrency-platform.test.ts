@@ -17,9 +17,7 @@ beforeAll(async () => {
   internalUrls = [p.internalUrl, replica.internalUrl!];
 }, 90_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 const internalHeaders = { authorization: `Bearer ${TEST_SECRETS.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
 

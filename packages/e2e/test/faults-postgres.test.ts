@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { eventually, sleep } from '@plant/test-kit';
-import { errorShapeProblem, httpRequest, oauthErrorProblem, startLoad, startPlatform, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
+import { errorShapeProblem, httpRequest, oauthErrorProblem, startLoad, startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
 
 let p: Platform;
 let tenant: string;
@@ -12,15 +12,11 @@ let account: ServiceAccount;
 let token: string;
 
 beforeAll(async () => {
-  p = await startPlatform({ privatePostgres: true, plantStores: 1 });
-  tenant = await p.createTenant('fp');
-  account = await p.createServiceAccount(tenant, { role: 'Edit' });
+  ({ p, tenant, account } = await startPlatformWithEditor('fp', { privatePostgres: true, plantStores: 1 }));
   token = await p.grantToken(tenant, account);
 }, 120_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 async function listedNames(): Promise<string[]> {
   const names: string[] = [];

@@ -19,9 +19,7 @@ beforeAll(async () => {
   tenant = await p.createTenant('fx');
 }, 60_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 async function editAccount(): Promise<ServiceAccount> {
   const account = await p.createServiceAccount(tenant, { role: 'Edit' });

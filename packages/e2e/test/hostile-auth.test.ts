@@ -45,9 +45,7 @@ beforeAll(async () => {
   ({ header: headerA, payload: claimsA } = decodeJwt(tokenA));
 }, 90_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 const now = () => Math.floor(Date.now() / 1000);
 

@@ -18,9 +18,7 @@ beforeAll(async () => {
   p = await startPlatform({ plantStores: 1, accountAdmin: true });
 }, 60_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 async function dumpSchemas(): Promise<string> {
   const { stdout } = await run('pg_dump', ['--data-only', '--no-owner', '-n', 'auth', '-n', 'plants', '-n', 'admin', p.databaseUrl], { maxBuffer: 512 * 1024 * 1024 });
