@@ -19,7 +19,7 @@ import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/pla
 import { cpuSeconds, rssMb, runLoadGenerator } from './lib/processes.mjs';
 import { fmt, machine, table, TARGETS } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
-import { liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
+import { heapMb, liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -43,25 +43,6 @@ const missing = missingServices().filter((s) => s !== 'account-admin');
 if (missing.length > 0) {
   log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
   process.exit(1);
-}
-
-/**
- * The V8 heap in use and committed, and memory outside the V8 heap (buffers), from a
- * service's /metrics (prom-client's default metrics), in MB.
- * @param {string} url a service's public base URL
- * @returns {Promise<{used: number | null, total: number | null, external: number | null}>}
- */
-async function heapMb(url) {
-  const read = (/** @type {string} */ text, /** @type {string} */ name) => {
-    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
-    return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
-  };
-  try {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    return { used: read(text, 'nodejs_heap_size_used_bytes'), total: read(text, 'nodejs_heap_size_total_bytes'), external: read(text, 'nodejs_external_memory_bytes') };
-  } catch {
-    return { used: null, total: null, external: null };
-  }
 }
 
 const started = Date.now();
