@@ -148,7 +148,9 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
   if (address === undefined) {
     const outcome = running() ? `did not report listening within ${timeoutMs} ms` : `exited with ${child.exitCode ?? child.signalCode} before listening`;
     child.kill('SIGKILL');
-    await Promise.race([closed, sleep(1000)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    clearTimeout(timer);
     pull();
     throw new Error(`${name} ${outcome}:\n${logs.join('\n')}`);
   }
