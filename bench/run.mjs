@@ -11,19 +11,7 @@ import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ROOT,
-  createServiceAccount,
-  DATABASE_URL,
-  grantBody,
-  grantToken,
-  INTERNAL_API_TOKEN,
-  issuerOf,
-  missingServices,
-  PLANT_STORE_AUDIENCE,
-  resetSecret,
-  tokenPath,
-} from './lib/platform.mjs';
+import { ROOT, DATABASE_URL, grantBody, grantToken, issuerOf, missingServices, PLANT_STORE_AUDIENCE, tokenPath } from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
 import { measurePair } from './lib/load.mjs';
 import { breakdown, PERF_NODE_ARGS, perfProbe, perfReport, perfUnavailable } from './lib/perf-record.mjs';

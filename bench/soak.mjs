@@ -11,17 +11,15 @@
 // `--heap-snapshots` also measures the live heap (V8 snapshots after a full GC) at the start
 // and the end: the leak check proper (it pauses each service and inflates its RSS, so its
 // RSS figures are not the ones to quote). Writes bench/results/<date>-soak.json. Build first.
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/platform.mjs';
-import { cpuSeconds, loadSpecEnv, rssMb } from './lib/processes.mjs';
+import { cpuSeconds, rssMb, runLoadGenerator } from './lib/processes.mjs';
 import { fmt, machine, table, TARGETS } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
-import { liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
+import { heapMb, liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -45,25 +43,6 @@ const missing = missingServices().filter((s) => s !== 'account-admin');
 if (missing.length > 0) {
   log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
   process.exit(1);
-}
-
-/**
- * The V8 heap in use and committed, and memory outside the V8 heap (buffers), from a
- * service's /metrics (prom-client's default metrics), in MB.
- * @param {string} url a service's public base URL
- * @returns {Promise<{used: number | null, total: number | null, external: number | null}>}
- */
-async function heapMb(url) {
-  const read = (/** @type {string} */ text, /** @type {string} */ name) => {
-    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
-    return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
-  };
-  try {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    return { used: read(text, 'nodejs_heap_size_used_bytes'), total: read(text, 'nodejs_heap_size_total_bytes'), external: read(text, 'nodejs_external_memory_bytes') };
-  } catch {
-    return { used: null, total: null, external: null };
-  }
 }
 
 const started = Date.now();
@@ -128,34 +107,23 @@ try {
   const liveHeap = { start: undefined, end: undefined };
   const snapshotAll = () => Promise.all(processes.map((p) => liveHeapMb(p, snapshotDir)));
 
-  const result = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT], { env: loadSpecEnv(spec), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    /** @type {any} */
-    let out;
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (message.event === 'measuring') {
-        measureStart = Date.now();
-        cpuBefore = processes.map((p) => cpuSeconds(p.pid));
-        sampling.push(sample());
-        sampler = setInterval(() => sampling.push(sample()), 1000);
-        if (args['heap-snapshots']) liveHeap.start = snapshotAll();
-      }
-      if (message.event === 'result') {
-        clearInterval(sampler);
-        sampling.push(sample());
-        out = message;
-      }
-    });
-    child.once('exit', (code) => (out ? resolve(out) : reject(new Error(`soak client exited ${code}:\n${stderr}`))));
+  /** @type {any} */
+  let result;
+  const client = await runLoadGenerator(CLIENT, spec, (message) => {
+    if (message.event === 'measuring') {
+      measureStart = Date.now();
+      cpuBefore = processes.map((p) => cpuSeconds(p.pid));
+      sampling.push(sample());
+      sampler = setInterval(() => sampling.push(sample()), 1000);
+      if (args['heap-snapshots']) liveHeap.start = snapshotAll();
+    }
+    if (message.event === 'result') {
+      clearInterval(sampler);
+      sampling.push(sample());
+      result = message;
+    }
   });
+  if (result === undefined) throw new Error(`soak client exited ${client.code}:\n${client.stderr}`);
   const cpuAfter = processes.map((p) => cpuSeconds(p.pid));
   await Promise.all(sampling);
   // After the load: what is still alive once it stopped, against what was alive at its start.

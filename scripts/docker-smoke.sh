@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Real image builds, offline from Docker Hub: start Debian's dockerd by hand, make a Node 20
 # base image from a debootstrapped Debian root plus this machine's node binary and CA bundle,
-# build every service's image on it (NODE_IMAGE build argument), run the migrations as the
-# image's separate command, run each container with --network host against the local
-# Postgres and Redis on ports of its own, and check /healthz and the image's HEALTHCHECK.
+# build every service's image on it (the root Dockerfile's target of each, NODE_IMAGE build
+# argument), run the migrations as the image's separate command, run each container with
+# --network host against the local Postgres and Redis on ports of its own, and check /healthz
+# and the image's HEALTHCHECK.
 #
 # Needs root (dockerd). Installs docker.io and debootstrap from Debian when missing.
 # If the daemon cannot start this says so loudly and exits 1, unless SKIP_DOCKER_SMOKE=1.
@@ -155,7 +156,7 @@ dk run --rm --network host "$BASE_IMAGE" node -e 'console.log("base image node",
 for svc in "${SERVICES[@]}"; do
   say "building plant-smoke/$svc"
   dk build --network host --build-arg "NODE_IMAGE=$BASE_IMAGE" \
-    -f "services/$svc/Dockerfile" -t "plant-smoke/$svc" . >"$WORK/build-$svc.log" 2>&1 ||
+    --target "$svc" -t "plant-smoke/$svc" . >"$WORK/build-$svc.log" 2>&1 ||
     { tail -n 40 "$WORK/build-$svc.log" >&2; fail "image build of $svc (log: $WORK/build-$svc.log)"; }
   uid=$(dk run --rm --network host "plant-smoke/$svc" id -u)
   [ "$uid" != "0" ] || fail "$svc runs as root"

@@ -1,8 +1,8 @@
-// Live-heap measurements for the soak: `--heapsnapshot-signal=SIGUSR2` makes a service write
-// a V8 heap snapshot on that signal, after a full garbage collection, so the snapshot holds
-// live objects only. Their summed size at the start and the end of the measured window tells
-// a leak (live heap grows) from V8 and malloc sizing their reservations (RSS grows, live
-// heap does not).
+// Heap measurements for the soak: the V8 heap a service reports on /metrics, and its live
+// heap. `--heapsnapshot-signal=SIGUSR2` makes a service write a V8 heap snapshot on that
+// signal, after a full garbage collection, so the snapshot holds live objects only. Their
+// summed size at the start and the end of the measured window tells a leak (live heap grows)
+// from V8 and malloc sizing their reservations (RSS grows, live heap does not).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -54,4 +54,23 @@ function liveBytes(snapshot) {
   let total = 0;
   for (let i = selfSize; i < snapshot.nodes.length; i += width) total += /** @type {number} */ (snapshot.nodes[i]);
   return total;
+}
+
+/**
+ * The V8 heap in use and committed, and memory outside the V8 heap (buffers), from a
+ * service's /metrics (prom-client's default metrics), in MB.
+ * @param {string} url a service's public base URL
+ * @returns {Promise<{used: number | null, total: number | null, external: number | null}>}
+ */
+export async function heapMb(url) {
+  const read = (/** @type {string} */ text, /** @type {string} */ name) => {
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
+    return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
+  };
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return { used: read(text, 'nodejs_heap_size_used_bytes'), total: read(text, 'nodejs_heap_size_total_bytes'), external: read(text, 'nodejs_external_memory_bytes') };
+  } catch {
+    return { used: null, total: null, external: null };
+  }
 }

@@ -2,10 +2,8 @@
 // around the measured part only (after each window's warm-up): CPU seconds of the server
 // process and of its Postgres backends, from /proc. Ours and the baseline alternate
 // (A B B A) so drift on a shared machine falls on both alike.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, loadSpecEnv, mainThreadCpuSeconds } from './processes.mjs';
+import { cpuSeconds, mainThreadCpuSeconds, runLoadGenerator } from './processes.mjs';
 
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
@@ -75,54 +73,41 @@ async function backendCpu(db, app) {
  * @param {{probe: WindowProbe, label: string}} [probing]
  * @returns {Promise<Window>}
  */
-export function measureWindow(target, load, db, probing) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLIENT], { env: loadSpecEnv({ ...target.spec, ...load }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}> | undefined} */
-    let before;
-    /** @type {Promise<Window> | undefined} */
-    let result;
-    /** @type {{stop(): Promise<void>} | undefined} */
-    let probe;
-    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (message.event === 'measuring') {
-        const cpu = target.pids.map(cpuSeconds);
-        const main = target.pids.map(mainThreadCpuSeconds);
-        before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, db: dbCpu }));
-        probe = probing?.probe.start(target.pids, probing.label);
-      }
-      if (message.event === 'result') {
-        const cpuAfter = target.pids.map(cpuSeconds);
-        const mainAfter = target.pids.map(mainThreadCpuSeconds);
-        result = (async () => {
-          await probe?.stop();
-          const dbAfter = await backendCpu(db, target.dbApp);
-          const start = await /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}>} */ (before);
-          const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
-          const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
-          let dbCpuSec = null;
-          if (target.dbApp !== undefined) {
-            dbCpuSec = 0;
-            for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
-          }
-          const { event: _event, ...rest } = message;
-          return { ...rest, cpuSec, mainCpuSec, dbCpuSec };
-        })();
-      }
-    });
-    child.once('exit', (code) => {
-      if (result) result.then(resolve, reject);
-      else reject(new Error(`load generator exited ${code} without a result:\n${stderr}`));
-    });
+export async function measureWindow(target, load, db, probing) {
+  /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}> | undefined} */
+  let before;
+  /** @type {Promise<Window> | undefined} */
+  let result;
+  /** @type {{stop(): Promise<void>} | undefined} */
+  let probe;
+  const { code, stderr } = await runLoadGenerator(CLIENT, { ...target.spec, ...load }, (message) => {
+    if (message.event === 'measuring') {
+      const cpu = target.pids.map(cpuSeconds);
+      const main = target.pids.map(mainThreadCpuSeconds);
+      before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, db: dbCpu }));
+      probe = probing?.probe.start(target.pids, probing.label);
+    }
+    if (message.event === 'result') {
+      const cpuAfter = target.pids.map(cpuSeconds);
+      const mainAfter = target.pids.map(mainThreadCpuSeconds);
+      result = (async () => {
+        await probe?.stop();
+        const dbAfter = await backendCpu(db, target.dbApp);
+        const start = await /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}>} */ (before);
+        const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
+        const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
+        let dbCpuSec = null;
+        if (target.dbApp !== undefined) {
+          dbCpuSec = 0;
+          for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
+        }
+        const { event: _event, ...rest } = message;
+        return { ...rest, cpuSec, mainCpuSec, dbCpuSec };
+      })();
+    }
   });
+  if (result === undefined) throw new Error(`load generator exited ${code} without a result:\n${stderr}`);
+  return result;
 }
 
 /**

@@ -1,12 +1,13 @@
 // The platform as production runs it, on this machine: built JS, NODE_ENV=production,
-// LOG_LEVEL=info, one process per service, ephemeral ports, against a bench database
-// (never the development or test one). Plus the seeding every scenario needs.
+// LOG_LEVEL=info, one process per service (test-kit's launcher, output into log files),
+// against a bench database (never the development or test one). Plus the seeding every
+// scenario needs.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { freePort, runNode, startServer } from './processes.mjs';
+import { migrateDatabase, PLANT_STORE_AUDIENCE, startPlatform as startProcesses } from '../../packages/test-kit/dist/index.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 export const SERVICES = /** @type {const} */ (['token-service', 'plant-store', 'account-admin']);
@@ -15,36 +16,21 @@ export const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgr
 // Its own Redis database by default: the test suites share database 0 and leave failure
 // counters there for 127.0.0.1 (see clearThrottleState).
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/7';
+// AUTH_URL, the issuers' base: fixed, so a baseline is given a realm's issuer without asking the platform.
 const AUTH_URL = 'http://localhost:8082';
-const PLANT_STORE_AUDIENCE = 'http://localhost:8081';
-const ADMIN_PASSWORD = 'bench-admin-password-not-secret';
 
-/** Clearly fake secrets: the bench database holds nothing of value. */
-export const INTERNAL_API_TOKEN = 'bench-internal-token-not-for-production';
+/**
+ * Clearly fake secrets: the bench database holds nothing of value. They stay the same from run
+ * to run, because the realms of earlier runs stay in the database with their keys encrypted.
+ */
 const SECRETS = {
-  INTERNAL_API_TOKEN,
+  INTERNAL_API_TOKEN: 'bench-internal-token-not-for-production',
   SECRET_PEPPER: 'bench-pepper-not-for-production-0123456789',
   KEY_ENCRYPTION_KEY: 'YmVuY2gta2V5LWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=',
   SESSION_SECRET: 'bench-session-secret-not-for-production',
   COOKIE_KEYS: 'bench-cookie-key-not-for-production-0001',
 };
-
-/** Environment of every service process. */
-export function serviceEnv(extra = {}) {
-  return {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL,
-    REDIS_URL,
-    AUTH_URL,
-    PLANT_STORE_AUDIENCE,
-    ...SECRETS,
-    ...extra,
-  };
-}
+export const INTERNAL_API_TOKEN = SECRETS.INTERNAL_API_TOKEN;
 
 /** @param {string} service */
 export function distOf(service, file = 'start.js') {
@@ -57,102 +43,41 @@ export function missingServices() {
 }
 
 /** Creates the bench database if needed and applies every service's migrations. */
-export async function migrate() {
-  // The first creates the database (the others tolerate the race); each has its own schema.
-  const services = SERVICES.filter((service) => existsSync(distOf(service, 'migrate.js')));
-  const [first, ...rest] = services;
-  if (first) await runNode(distOf(first, 'migrate.js'), [], serviceEnv());
-  await Promise.all(rest.map((service) => runNode(distOf(service, 'migrate.js'), [], serviceEnv())));
+export function migrate() {
+  return migrateDatabase(DATABASE_URL);
 }
 
 /**
- * @typedef {import('./processes.mjs').ServerProcess} ServerProcess
- * @typedef {{tokenService: ServerProcess, plantStores: ServerProcess[], accountAdmin: ServerProcess | undefined}} Platform
+ * @typedef {import('../../packages/test-kit/dist/index.js').Platform} Platform
  */
 
 /**
- * Starts the token service, then `plantStoreCount` Plant Stores and account-admin (they need
- * its internal URL).
- * @param {{logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], logLevel?: string}} options
+ * Starts the token service, then `plantStoreCount` Plant Stores and account-admin (when it is
+ * built), on the bench database and Redis (`ownRedis`: a redis-server of the platform's own).
+ * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string}} options
  * @returns {Promise<Platform>}
  */
-export async function startPlatform({ logDir, plantStoreCount = 1, nodeArgs = () => [], logLevel = 'info' }) {
-  const level = { LOG_LEVEL: logLevel };
-  // Below info the `listening` line is not written: choose the ports and wait on /healthz instead.
-  const fixedPorts = !['trace', 'debug', 'info'].includes(logLevel);
-  /** @returns {Promise<{ports?: {port: number, internalPort?: number}, env: Record<string, string>}>} */
-  const portsFor = async (/** @type {boolean} */ internal) => {
-    if (!fixedPorts) return { env: internal ? { INTERNAL_PORT: '0' } : {} };
-    const port = await freePort();
-    const internalPort = internal ? await freePort() : undefined;
-    return {
-      ports: { port, ...(internalPort ? { internalPort } : {}) },
-      env: { PORT: String(port), ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}) },
-    };
-  };
-  const tokenPorts = await portsFor(true);
-  const tokenService = await startServer({
-    name: 'token-service',
-    script: distOf('token-service'),
-    env: serviceEnv({ ...tokenPorts.env, ...level }),
+export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = existsSync(distOf('account-admin')), ownRedis = false, resyncMs, nodeArgs, logLevel = 'info' }) {
+  return startProcesses({
+    plantStores: plantStoreCount,
+    accountAdmin,
+    databaseUrl: DATABASE_URL,
+    ...(ownRedis ? {} : { redisUrl: REDIS_URL }),
+    authUrl: AUTH_URL,
+    secrets: SECRETS,
+    env: { NODE_ENV: 'production', LOG_LEVEL: logLevel },
     logDir,
-    nodeArgs: nodeArgs('token-service'),
-    ...(tokenPorts.ports ? { ports: tokenPorts.ports } : {}),
+    ...(resyncMs === undefined ? {} : { resyncMs }),
+    ...(nodeArgs === undefined ? {} : { nodeArgs }),
   });
-  const internal = { TOKEN_SERVICE_INTERNAL_URL: /** @type {string} */ (tokenService.internalUrl), ...level };
-  /**
-   * @param {string} name
-   * @param {string} service
-   */
-  const start = async (name, service) => {
-    const own = await portsFor(false);
-    return startServer({ name, script: distOf(service), env: serviceEnv({ ...internal, ...own.env }), logDir, nodeArgs: nodeArgs(service), ...(own.ports ? { ports: own.ports } : {}) });
-  };
-  const started = await Promise.allSettled([
-    ...Array.from({ length: plantStoreCount }, (_, i) => start(i === 0 ? 'plant-store' : `plant-store-${i + 1}`, 'plant-store')),
-    existsSync(distOf('account-admin')) ? start('account-admin', 'account-admin') : Promise.resolve(undefined),
-  ]);
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
-    await Promise.all([tokenService, ...started.map((s) => (s.status === 'fulfilled' ? s.value : undefined))].map((p) => p?.stop()));
-    throw /** @type {PromiseRejectedResult} */ (failed).reason;
-  }
-  const values = started.map((s) => /** @type {PromiseFulfilledResult<ServerProcess | undefined>} */ (s).value);
-  return {
-    tokenService,
-    plantStores: /** @type {ServerProcess[]} */ (values.slice(0, plantStoreCount)),
-    accountAdmin: values[plantStoreCount],
-  };
-}
-
-/** @param {Platform} platform */
-export async function stopPlatform(platform) {
-  await Promise.all([...platform.plantStores, platform.accountAdmin].map((p) => p?.stop()));
-  await platform.tokenService.stop();
-}
-
-/** @returns {Record<string, string>} */
-function internalHeaders() {
-  return { authorization: `Bearer ${INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
 }
 
 /**
- * @param {string} url
- * @param {RequestInit} init
+ * Stops every process as production would (SIGTERM: they drain and flush their logs).
+ * @param {Platform} platform
  */
-async function call(url, init) {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url.replace(/\/\/[^/]+/, '//…')} answered ${res.status}: ${text.slice(0, 300)}`);
-  return text === '' ? undefined : JSON.parse(text);
-}
-
-/**
- * Creates a realm with the operator CLI, as an operator would.
- * @param {string} tenant
- */
-export async function createTenant(tenant) {
-  await runNode(distOf('token-service', 'cli.js'), ['tenant', 'create', tenant, '--admin-email', `admin@${tenant}.bench`, '--admin-password', ADMIN_PASSWORD], serviceEnv());
+export function stopPlatform(platform) {
+  return platform.close('SIGTERM');
 }
 
 /**
@@ -164,22 +89,8 @@ export async function createTenant(tenant) {
  * @returns {Promise<{client_id: string, secret: string}>}
  */
 export async function createServiceAccount(platform, tenant, name, role) {
-  const base = `${platform.tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts`;
-  const created = await call(base, { method: 'POST', headers: internalHeaders(), body: JSON.stringify({ name, actor: 'bench' }) });
-  if (role !== 'View') {
-    await call(`${base}/${created.client_id}`, { method: 'PATCH', headers: internalHeaders(), body: JSON.stringify({ role, actor: 'bench' }) });
-  }
-  return { client_id: created.client_id, secret: created.secret };
-}
-
-/**
- * @param {Platform} platform
- * @param {string} tenant
- * @param {string} clientId
- */
-export async function resetSecret(platform, tenant, clientId) {
-  const url = `${platform.tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts/${clientId}/reset-secret`;
-  return call(url, { method: 'POST', headers: internalHeaders(), body: JSON.stringify({ actor: 'bench' }) });
+  const { clientId, secret } = await platform.createServiceAccount(tenant, { name, role });
+  return { client_id: clientId, secret };
 }
 
 /**
@@ -205,13 +116,8 @@ export function grantBody(clientId, secret) {
  * @param {{client_id: string, secret: string}} account
  * @returns {Promise<string>}
  */
-export async function grantToken(platform, tenant, account) {
-  const body = await call(`${platform.tokenService.url}${tokenPath(tenant)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: grantBody(account.client_id, account.secret),
-  });
-  return body.access_token;
+export function grantToken(platform, tenant, account) {
+  return platform.grantToken(tenant, { clientId: account.client_id, secret: account.secret });
 }
 
 /** @param {string} tenant */

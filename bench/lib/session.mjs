@@ -1,7 +1,7 @@
 // What `pnpm bench` and `pnpm bench:soak` both do before loading: migrate the bench
-// database, create a fresh tenant with the operator CLI, start the platform, create the
-// service accounts through the internal API and seed the plants; and undo it afterwards.
-import { clearThrottleState, connect, createServiceAccount, createTenant, dropPlants, ensureBaselineTable, migrate, seedPlants, startPlatform, stopPlatform } from './platform.mjs';
+// database, start the platform, create a fresh tenant with the operator CLI and the service
+// accounts through the internal API, seed the plants; and undo it afterwards.
+import { clearThrottleState, connect, createServiceAccount, dropPlants, ensureBaselineTable, migrate, seedPlants, startPlatform, stopPlatform } from './platform.mjs';
 
 /**
  * @typedef {{client_id: string, secret: string}} Account
@@ -27,8 +27,9 @@ export async function openSession({ stamp, logDir, plantStoreCount = 1, nodeArgs
   let platform;
   const starting = startPlatform({ logDir, plantStoreCount, logLevel, ...(nodeArgs ? { nodeArgs } : {}) });
   try {
-    await Promise.all([ensureBaselineTable(db), createTenant(tenant), starting]);
+    await Promise.all([ensureBaselineTable(db), starting]);
     platform = await starting;
+    await platform.createTenant('bench', tenant);
   } catch (err) {
     await starting.then(stopPlatform, () => undefined);
     await db.end();

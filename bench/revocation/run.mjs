@@ -14,14 +14,13 @@
 //
 // Target (DESIGN.md): p99 <= 50 ms at every replica. Peers that keep JWT access tokens valid
 // until expiry (Keycloak, Auth0, Hydra) have the token lifetime, 300 s, as their figure.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
+import * as lib from '../lib/platform.mjs';
+import { fmt, machine, table } from '../lib/report.mjs';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -35,41 +34,6 @@ const ITERATIONS = Number(args.iterations);
 const DELETE_EVERY = Number(args['delete-every']);
 const POLL_TIMEOUT_MS = 10_000;
 const TOKEN_LIFETIME_MS = 300_000;
-
-async function freePort() {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** A redis-server of this run: no persistence, its own port. */
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const ok = await new Promise((resolve) => {
-      const probe = spawn('redis-cli', ['-p', String(port), 'PING'], { stdio: ['ignore', 'pipe', 'ignore'] });
-      let out = '';
-      probe.stdout.on('data', (c) => (out += c));
-      probe.once('exit', () => resolve(out.trim() === 'PONG'));
-    });
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error('redis-server did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
@@ -112,33 +76,16 @@ function summary(values) {
 }
 
 async function main() {
-  const redis = await startRedis();
-  // The bench library reads BENCH_REDIS_URL when it is loaded.
-  process.env.BENCH_REDIS_URL = redis.url;
-  const lib = await import('../lib/platform.mjs');
-  const { startServer } = await import('../lib/processes.mjs');
-  const { machine, table, fmt } = await import('../lib/report.mjs');
-
   const missing = /** @type {const} */ (['token-service', 'plant-store']).filter((s) => lib.missingServices().includes(s));
   if (missing.length > 0) throw new Error(`build first (pnpm build): missing dist of ${missing.join(', ')}`);
 
   // One directory per run: two runs at once must not write into each other's log files.
   const logDir = join(lib.ROOT, 'bench/results/logs', `revocation-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
-  const processes = [];
+  await lib.migrate();
+  const platform = await lib.startPlatform({ logDir, plantStoreCount: 2, accountAdmin: false, ownRedis: true, resyncMs: Number(args['resync-ms']) });
   try {
-    await lib.migrate();
-    const tokenService = await startServer({ name: 'token-service', script: lib.distOf('token-service'), env: lib.serviceEnv({ INTERNAL_PORT: '0' }), logDir });
-    processes.push(tokenService);
-    const storeEnv = lib.serviceEnv({ TOKEN_SERVICE_INTERNAL_URL: tokenService.internalUrl, REVOCATION_RESYNC_MS: args['resync-ms'] });
-    const stores = [];
-    for (const name of ['plant-store-1', 'plant-store-2']) {
-      const store = await startServer({ name, script: lib.distOf('plant-store'), env: storeEnv, logDir });
-      processes.push(store);
-      stores.push(store);
-    }
-    const platform = { tokenService, plantStores: stores, accountAdmin: undefined };
-    const tenant = `bench-rev-${Date.now().toString(36)}`;
-    await lib.createTenant(tenant);
+    const { tokenService, plantStores: stores } = platform;
+    const tenant = await platform.createTenant('bench-rev');
 
     const internal = `${tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts`;
     const internalHeaders = { authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
@@ -236,9 +183,8 @@ async function main() {
     );
     console.log(`\nwritten ${file.slice(lib.ROOT.length + 1)}`);
   } finally {
-    await Promise.all(processes.reverse().map((p) => p.stop()));
+    await lib.stopPlatform(platform);
     agent.destroy();
-    await redis.stop();
   }
 }
 

@@ -3,10 +3,11 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse } from 'yaml';
+import { parseDockerfile } from './dockerfile-checks.js';
 
 export type ComposeService = {
   image?: string;
-  build?: string | { context?: string; dockerfile?: string };
+  build?: string | { context?: string; dockerfile?: string; target?: string };
   command?: string | string[];
   environment?: Record<string, unknown> | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
@@ -69,11 +70,12 @@ export function commandOf(service: ComposeService): string[] | undefined {
   return Array.isArray(service.command) ? service.command : service.command.split(/\s+/).filter(Boolean);
 }
 
-/** The Dockerfile a service builds, relative to the compose file's directory. */
-export function dockerfileOf(service: ComposeService): string | undefined {
+/** The Dockerfile a service builds (relative to the compose file's directory) and its target stage, if one is named. */
+export function buildOf(service: ComposeService): { dockerfile: string; target?: string } | undefined {
   if (service.build === undefined) return undefined;
-  if (typeof service.build === 'string') return join(service.build, 'Dockerfile');
-  return join(service.build.context ?? '.', service.build.dockerfile ?? 'Dockerfile');
+  if (typeof service.build === 'string') return { dockerfile: join(service.build, 'Dockerfile') };
+  const dockerfile = join(service.build.context ?? '.', service.build.dockerfile ?? 'Dockerfile');
+  return service.build.target === undefined ? { dockerfile } : { dockerfile, target: service.build.target };
 }
 
 /**
@@ -110,9 +112,11 @@ export function crossCheckCompose(doc: ComposeFile, composeDir: string): string[
         problems.push(`${name}: volume "${source}" is not declared under top-level volumes`);
       }
     }
-    const dockerfile = dockerfileOf(service);
-    if (dockerfile !== undefined && !existsSync(join(composeDir, dockerfile))) {
-      problems.push(`${name}: builds ${dockerfile}, which does not exist`);
+    const build = buildOf(service);
+    if (build !== undefined && !existsSync(join(composeDir, build.dockerfile))) {
+      problems.push(`${name}: builds ${build.dockerfile}, which does not exist`);
+    } else if (build?.target !== undefined && !parseDockerfile(readFileSync(join(composeDir, build.dockerfile), 'utf8')).stages.some((s) => s.name === build.target)) {
+      problems.push(`${name}: builds target ${build.target}, which ${build.dockerfile} does not define`);
     }
   }
   for (const name of names) if (name !== name.toLowerCase()) problems.push(`${name}: service names must be lower case`);

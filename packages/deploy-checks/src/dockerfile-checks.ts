@@ -1,4 +1,4 @@
-import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { DockerfileParser, Env, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 
 /** dockerfile-utils' linter: every diagnostic, errors and warnings alike, as a line. */
@@ -64,12 +64,33 @@ export function isPinnedNode20(image: string): boolean {
 }
 
 /**
- * Our rules for a service image: multi-stage; every FROM is an earlier stage or a pinned
- * Node 20 image (directly or through a global ARG default); every `COPY --from` names an
- * earlier stage; the final stage runs as a non-root USER, sets NODE_ENV=production, has a
- * HEALTHCHECK and an exec-form CMD.
+ * The stages an image built with `--target <target>` (default: the last stage) is made of,
+ * its first base first; undefined when there is no such stage.
  */
-export function checkServiceDockerfile(content: string): string[] {
+export function imageStages(stages: Stage[], target?: string): Stage[] | undefined {
+  let stage = target === undefined ? stages[stages.length - 1] : stages.find((s) => s.name === target);
+  if (stage === undefined) return undefined;
+  const chain: Stage[] = [];
+  while (stage !== undefined && !chain.includes(stage)) {
+    chain.unshift(stage);
+    const base: string = stage.image;
+    stage = stages.slice(0, stages.indexOf(stage)).find((s) => s.name === base);
+  }
+  return chain;
+}
+
+/** The instructions of an image (see `imageStages`), its bases' first. */
+function imageInstructions(content: string, target?: string): Instruction[] | undefined {
+  return imageStages(parseDockerfile(content).stages, target)?.flatMap((stage) => stage.instructions);
+}
+
+/**
+ * Our rules for a service image (`target`, default the last stage): multi-stage; every FROM is
+ * an earlier stage or a pinned Node 20 image (directly or through a global ARG default); every
+ * `COPY --from` names an earlier stage; the image, with what it inherits from its base stages,
+ * runs as a non-root USER, sets NODE_ENV=production, has a HEALTHCHECK and an exec-form CMD.
+ */
+export function checkServiceDockerfile(content: string, target?: string): string[] {
   const problems: string[] = [];
   const { globalArgs, stages } = parseDockerfile(content);
   if (stages.length < 2) problems.push('not multi-stage (expected a build stage and a runtime stage)');
@@ -93,9 +114,9 @@ export function checkServiceDockerfile(content: string): string[] {
     }
     if (stage.name) earlier.add(stage.name);
   });
-  const final = stages[stages.length - 1];
-  if (!final) return [...problems, 'no FROM'];
-  const last = (keyword: string) => final.instructions.filter((i) => i.getKeyword() === keyword).pop();
+  const instructions = imageInstructions(content, target);
+  if (!instructions) return [...problems, target === undefined ? 'no FROM' : `no stage named ${target}`];
+  const last = (keyword: string) => instructions.filter((i) => i.getKeyword() === keyword).pop();
   const user = last('USER');
   const userName = user?.getArguments()[0]?.getValue().split(':')[0];
   if (!user || userName === undefined) problems.push('final stage has no USER (would run as root)');
@@ -106,9 +127,25 @@ export function checkServiceDockerfile(content: string): string[] {
   const cmd = last('CMD');
   if (!cmd) problems.push('final stage has no CMD');
   else if (!isExecForm(cmd)) problems.push('CMD is not in exec form (JSON array): signals would go to a shell, not node');
-  const env = final.instructions.filter((i) => i.getKeyword() === 'ENV').map((i) => i.getArgumentsContent() ?? '');
-  if (!env.some((e) => /(^|\s)NODE_ENV=production(\s|$)/.test(e))) problems.push('final stage does not set NODE_ENV=production');
+  if (imageEnv(content, target).get('NODE_ENV') !== 'production') problems.push('final stage does not set NODE_ENV=production');
   return problems;
+}
+
+/** The environment an image (see `imageStages`) sets, later stages over their bases. */
+export function imageEnv(content: string, target?: string): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const instruction of imageInstructions(content, target) ?? []) {
+    if (instruction instanceof Env) for (const property of instruction.getProperties()) env.set(property.getName(), property.getValue() ?? '');
+  }
+  return env;
+}
+
+/** What an image (see `imageStages`) copies from other stages, as `<stage>:<source>`. */
+export function copiedFromStages(content: string, target?: string): string[] {
+  return (imageInstructions(content, target) ?? []).flatMap((instruction) => {
+    const from = instruction.getKeyword() === 'COPY' ? flagValue(instruction, 'from') : undefined;
+    return from === undefined ? [] : [`${from}:${instruction.getArguments()[0]?.getValue() ?? ''}`];
+  });
 }
 
 /** Values of `ARG name=default` anywhere in the file (global or per stage). */
@@ -124,11 +161,9 @@ export function argDefaults(content: string): Map<string, string | undefined> {
   return out;
 }
 
-/** Ports in the final stage's EXPOSE instructions. */
-export function exposedPorts(content: string): number[] {
-  const { stages } = parseDockerfile(content);
-  const final = stages[stages.length - 1];
-  return (final?.instructions ?? [])
+/** Ports in an image's EXPOSE instructions (see `imageStages`). */
+export function exposedPorts(content: string, target?: string): number[] {
+  return (imageInstructions(content, target) ?? [])
     .filter((i) => i.getKeyword() === 'EXPOSE')
     .flatMap((i) => i.getArguments().map((a) => Number.parseInt(a.getValue(), 10)));
 }

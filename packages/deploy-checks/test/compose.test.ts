@@ -5,7 +5,7 @@ import {
   commandOf,
   crossCheckCompose,
   dependsOnOf,
-  dockerfileOf,
+  buildOf,
   environmentOf,
   loadCompose,
   validateComposeSchema,
@@ -17,7 +17,7 @@ import { requirementsOf } from './helpers/service-configs.js';
 
 const compose = loadCompose(join(repoRoot, 'docker-compose.yml'));
 const clone = (): ComposeFile => structuredClone(compose);
-const buildsService = (name: string) => dockerfileOf(compose.services[name]!);
+const buildsService = (name: string) => buildOf(compose.services[name]!);
 
 describe('docker-compose.yml against the compose-spec schema', () => {
   test('When the file is validated against the schema dclint bundles, then there is no error', () => {
@@ -40,15 +40,17 @@ describe('docker-compose.yml cross-checks', () => {
     expect(crossCheckCompose(compose, repoRoot)).toEqual([]);
   });
 
-  test('When a dependency, a volume and a health check go missing, then the cross-check names each', () => {
+  test('When a dependency, a volume, a health check and a build target go missing, then the cross-check names each', () => {
     const broken = clone();
     broken.services['plant-store']!.depends_on = { 'plant-stor-migrate': { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' } };
     delete broken.services['redis']!.healthcheck;
     broken.volumes = {};
     broken.services['seed']!.volumes = ['./deploy/compose/missing.sh:/seed/seed-demo.sh:ro'];
+    broken.services['account-admin-migrate']!.build = { context: '.', target: 'account-admin-migrate' };
     expect(crossCheckCompose(broken, repoRoot).sort()).toEqual(
       [
         'account-admin: waits for redis to be healthy, but redis has no healthcheck',
+        'account-admin-migrate: builds target account-admin-migrate, which Dockerfile does not define',
         'plant-store: depends_on names "plant-stor-migrate", which is not a service',
         'plant-store: waits for redis to be healthy, but redis has no healthcheck',
         'postgres: volume "pgdata" is not declared under top-level volumes',
@@ -60,7 +62,7 @@ describe('docker-compose.yml cross-checks', () => {
 
   test.each(SERVICES)('When %s runs, then its environment sets every variable its config schema requires and every back-end URL that defaults to 127.0.0.1', (service) => {
     const spec = compose.services[service]!;
-    expect(buildsService(service)).toBe(`services/${service}/Dockerfile`);
+    expect(buildsService(service)).toEqual({ dockerfile: 'Dockerfile', target: service });
     expect(commandOf(spec)).toBeUndefined();
     const { required, loopbackDefaults } = requirementsOf(service);
     expect(required.length).toBeGreaterThan(0);
@@ -100,7 +102,7 @@ describe('docker-compose.yml cross-checks', () => {
   test.each(SERVICES)('When %s starts, then it waits for its own migration one-shot (same image, node dist/migrate.js) to complete', (service) => {
     const migrate = compose.services[`${service}-migrate`]!;
     expect(migrate).toBeDefined();
-    expect(buildsService(`${service}-migrate`)).toBe(`services/${service}/Dockerfile`);
+    expect(buildsService(`${service}-migrate`)).toEqual({ dockerfile: 'Dockerfile', target: service });
     expect(migrate.image).toBe(compose.services[service]!.image);
     expect(commandOf(migrate)).toEqual(['node', 'dist/migrate.js']);
     expect(environmentOf(migrate).get('DATABASE_URL')).toBe(environmentOf(compose.services[service]!).get('DATABASE_URL'));

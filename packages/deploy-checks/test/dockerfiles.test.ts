@@ -1,39 +1,50 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { argDefaults, checkServiceDockerfile, exposedPorts, isPinnedNode20, lintDockerfile } from '../src/dockerfile-checks.js';
+import { argDefaults, checkServiceDockerfile, copiedFromStages, exposedPorts, imageEnv, isPinnedNode20, lintDockerfile, parseDockerfile } from '../src/dockerfile-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { requirementsOf } from './helpers/service-configs.js';
 
-const dockerfileOf = (service: string) => readFileSync(join(repoRoot, 'services', service, 'Dockerfile'), 'utf8');
+const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
 const packageJson = (path: string) => JSON.parse(readFileSync(join(repoRoot, path, 'package.json'), 'utf8')) as { name: string; packageManager?: string };
 
-describe.each(SERVICES)('services/%s/Dockerfile', (service) => {
-  const content = dockerfileOf(service);
-
+describe('the root Dockerfile', () => {
   test('When dockerfile-utils lints it, then it reports nothing', () => {
-    expect(lintDockerfile(content)).toEqual([]);
+    expect(lintDockerfile(dockerfile)).toEqual([]);
   });
 
-  test('When our rules check it, then it is multi-stage on a pinned Node 20 base, COPY --from names stages, and the final stage is non-root with NODE_ENV=production, a HEALTHCHECK and an exec-form CMD', () => {
-    expect(checkServiceDockerfile(content)).toEqual([]);
-    expect(content).toContain('CMD ["node", "dist/start.js"]');
+  test('When it is built without a target, then its last stage fails and says to name one', () => {
+    const { stages } = parseDockerfile(dockerfile);
+    expect(stages[stages.length - 1]!.name).toBe('no-target');
+    expect(dockerfile).toMatch(/RUN echo 'build one service: docker build --target <plant-store\|token-service\|account-admin>' >&2 && exit 1\n$/);
   });
 
-  test('When the image is built, then pnpm is the workspace version and only this service is deployed with its production dependencies', () => {
+  test('When the build stage runs, then pnpm is the workspace version and every service is compiled and deployed with its production dependencies', () => {
     const pnpm = packageJson('.').packageManager!.split('@')[1];
-    expect(argDefaults(content).get('PNPM_VERSION')).toBe(pnpm);
-    const name = packageJson(`services/${service}`).name;
-    expect(content).toContain(`pnpm exec tsc -b services/${service}`);
-    expect(content).toMatch(new RegExp(`pnpm --config.inject-workspace-packages=true --filter ${name} deploy --prod /out`));
+    expect(argDefaults(dockerfile).get('PNPM_VERSION')).toBe(pnpm);
+    expect(dockerfile).toContain(`pnpm exec tsc -b ${SERVICES.map((s) => `services/${s}`).join(' ')} \\\n`);
+    expect(dockerfile).toContain(`for service in ${SERVICES.join(' ')}; do`);
+    expect(dockerfile).toContain('pnpm --config.inject-workspace-packages=true --filter "@plant/$service" deploy --prod "/out/$service" || exit 1;');
+  });
+});
+
+describe.each(SERVICES)('the Dockerfile target %s', (service) => {
+  test('When our rules check it, then it is multi-stage on a pinned Node 20 base, COPY --from names stages, and the image is non-root with NODE_ENV=production, a HEALTHCHECK and an exec-form CMD', () => {
+    expect(checkServiceDockerfile(dockerfile, service)).toEqual([]);
+    expect(dockerfile).toContain('CMD ["node", "dist/start.js"]');
   });
 
-  test('When the image runs, then it exposes the ports of its config defaults and its HEALTHCHECK asks /healthz with node', () => {
+  test('When the image is built, then it holds only this service as deployed by the build stage', () => {
+    expect(packageJson(`services/${service}`).name).toBe(`@plant/${service}`);
+    expect(copiedFromStages(dockerfile, service)).toEqual([`build:/out/${service}`]);
+  });
+
+  test('When the image runs, then it listens on and exposes the ports of its config defaults and its HEALTHCHECK asks /healthz with node', () => {
     const { defaults } = requirementsOf(service);
     const expected = ['PORT', 'INTERNAL_PORT'].filter((k) => k in defaults).map((k) => defaults[k]);
-    expect(exposedPorts(content)).toEqual(expected);
-    expect(content).toMatch(new RegExp(`ENV NODE_ENV=production \\\\\\n\\s+PORT=${defaults['PORT']}`));
-    expect(content).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.PORT \|\| \d+\) \+ '\/healthz'\)/);
+    expect(exposedPorts(dockerfile, service)).toEqual(expected);
+    expect(imageEnv(dockerfile, service)).toEqual(new Map([['NODE_ENV', 'production'], ['PORT', String(defaults['PORT'])]]));
+    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ process\.env\.PORT \+ '\/healthz'\)/);
   });
 });
 
@@ -65,6 +76,17 @@ describe('Dockerfile rules', () => {
       'final stage has no HEALTHCHECK',
       'final stage does not set NODE_ENV=production',
     ]);
+  });
+
+  test('When a target inherits from a runtime stage, then the image is judged with what it inherits, and a missing target is named', () => {
+    const base = ['ARG NODE_IMAGE=node:20.20.2-bookworm-slim', 'FROM ${NODE_IMAGE} AS build', 'RUN true', 'FROM ${NODE_IMAGE} AS runtime'];
+    const good = [...base, 'ENV NODE_ENV=production', 'USER 1000:1000', 'HEALTHCHECK CMD ["node", "-e", "0"]', 'CMD ["node", "dist/start.js"]', 'FROM runtime AS svc', 'COPY --from=build /out/svc ./', 'ENV PORT=1', 'FROM runtime AS other', ''].join('\n');
+    const rooted = [...base, 'ENV NODE_ENV=production', 'USER 1000:1000', 'HEALTHCHECK CMD ["node", "-e", "0"]', 'CMD ["node", "dist/start.js"]', 'FROM runtime AS svc', 'USER root', ''].join('\n');
+    expect(checkServiceDockerfile(good, 'svc')).toEqual([]);
+    expect(imageEnv(good, 'svc')).toEqual(new Map([['NODE_ENV', 'production'], ['PORT', '1']]));
+    expect(copiedFromStages(good, 'svc')).toEqual(['build:/out/svc']);
+    expect(checkServiceDockerfile(rooted, 'svc')).toEqual(['final stage runs as root']);
+    expect(checkServiceDockerfile(good, 'nowhere')).toEqual(['no stage named nowhere']);
   });
 
   test('When base tags are judged, then only exact Node 20 releases or digests count as pinned', () => {

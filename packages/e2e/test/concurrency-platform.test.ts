@@ -12,14 +12,12 @@ let replica: ServiceProcess;
 let internalUrls: string[];
 
 beforeAll(async () => {
-  p = await startPlatform({ stores: 2, accountAdmin: true });
+  p = await startPlatform({ plantStores: 2, accountAdmin: true });
   replica = await p.startTokenServiceReplica();
   internalUrls = [p.internalUrl, replica.internalUrl!];
 }, 90_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 const internalHeaders = { authorization: `Bearer ${TEST_SECRETS.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
 
@@ -95,7 +93,7 @@ describe('Service accounts written from several processes at once', () => {
           }),
         ]);
         const token = (granted.body as { access_token?: string }).access_token;
-        const firstUse = token === undefined ? undefined : (await p.listPlants(token, 'limit=1', p.stores[i % 2])).status;
+        const firstUse = token === undefined ? undefined : (await p.listPlants(token, 'limit=1', p.plantStores[i % 2])).status;
         return { removed: removed.status, granted: granted.status, firstUse };
       }),
     );
@@ -109,11 +107,10 @@ describe('Service accounts written from several processes at once', () => {
 describe('Plants written through two Plant Store processes at once', () => {
   test('When the same id is posted 10 times at once through two Plant Stores, then exactly one answers 200, the others 409, and one plant is listed', async () => {
     const tenant = await p.createTenant('cp');
-    const account = await p.createServiceAccount(tenant);
-    await p.setRole(tenant, account.clientId, 'Edit');
-    const token = await p.token(tenant, account);
+    const account = await p.createServiceAccount(tenant, { role: 'Edit' });
+    const token = await p.grantToken(tenant, account);
 
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => p.createPlant(token, `{"id":9007199254740993,"name":"same-${i}"}`, p.stores[i % 2])));
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => p.createPlant(token, `{"id":9007199254740993,"name":"same-${i}"}`, p.plantStores[i % 2])));
 
     expect(statuses(answers)).toEqual([200, ...Array(9).fill(409)]);
     const winner = answers.find((a) => a.status === 200)!.body;

@@ -3,7 +3,8 @@
  * file (initdb into a temp dir, its own port), so stopping it disturbs nobody else.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { errorShapeProblem, eventually, httpRequest, oauthErrorProblem, sleep, startLoad, startPlatform, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
+import { eventually, sleep } from '@plant/test-kit';
+import { errorShapeProblem, httpRequest, oauthErrorProblem, startLoad, startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
 
 let p: Platform;
 let tenant: string;
@@ -11,33 +12,28 @@ let account: ServiceAccount;
 let token: string;
 
 beforeAll(async () => {
-  p = await startPlatform({ privatePostgres: true, stores: 1 });
-  tenant = await p.createTenant('fp');
-  account = await p.createServiceAccount(tenant);
-  await p.setRole(tenant, account.clientId, 'Edit');
-  token = await p.token(tenant, account);
+  ({ p, tenant, account } = await startPlatformWithEditor('fp', { privatePostgres: true, plantStores: 1 }));
+  token = await p.grantToken(tenant, account);
 }, 120_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 async function listedNames(): Promise<string[]> {
   const names: string[] = [];
-  let url: string | undefined = `${p.stores[0]!.url}/plants?limit=1000`;
+  let url: string | undefined = `${p.plantStores[0]!.url}/plants?limit=1000`;
   while (url !== undefined) {
     const res: Answer = await httpRequest(url, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     names.push(...(res.body as Array<{ name: string }>).map((x) => x.name));
     const next = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1];
-    url = next === undefined ? undefined : `${p.stores[0]!.url}${new URL(next).pathname}${new URL(next).search}`;
+    url = next === undefined ? undefined : `${p.plantStores[0]!.url}${new URL(next).pathname}${new URL(next).search}`;
   }
   return names;
 }
 
 describe('Postgres restarted during load', () => {
   test('When Postgres stops and starts while plants are created and tokens granted, then requests get 200 or a 503 in the documented shape (never a 500 or a dropped connection), the processes reconnect by themselves, and every plant that got 200 is listed', async () => {
-    const store = p.stores[0]!;
+    const store = p.plantStores[0]!;
     const pids = [store.child.pid, p.tokenService.child.pid];
     const plants = startLoad(6, async (worker, seq) => {
       const name = `fp-${worker}-${seq}`;

@@ -8,32 +8,30 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Agent } from 'node:http';
-import { eventually, httpRequest, sleep, startLoad, startPlatform, type Platform, type ServiceAccount } from '../src/index.js';
+import { eventually, sleep } from '@plant/test-kit';
+import { httpRequest, metric, startLoad, startPlatform, type Platform, type ServiceAccount } from '../src/index.js';
 
 let p: Platform;
 let tenant: string;
 
 beforeAll(async () => {
-  p = await startPlatform({ stores: 1, resyncMs: 1000 });
+  p = await startPlatform({ plantStores: 1, resyncMs: 1000 });
   tenant = await p.createTenant('fx');
 }, 60_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 async function editAccount(): Promise<ServiceAccount> {
-  const account = await p.createServiceAccount(tenant);
-  await p.setRole(tenant, account.clientId, 'Edit');
+  const account = await p.createServiceAccount(tenant, { role: 'Edit' });
   return account;
 }
 
 /** An Edit account whose secret was reset: the token minted before (revoked) and one after (valid). */
 async function resetAccount(): Promise<{ account: ServiceAccount; oldToken: string; newSecret: string; validToken: string }> {
   const account = await editAccount();
-  const oldToken = await p.token(tenant, account);
+  const oldToken = await p.grantToken(tenant, account);
   const newSecret = await p.resetSecret(tenant, account.clientId);
-  const validToken = await p.token(tenant, { clientId: account.clientId, secret: newSecret });
+  const validToken = await p.grantToken(tenant, { clientId: account.clientId, secret: newSecret });
   return { account, oldToken, newSecret, validToken };
 }
 
@@ -46,8 +44,8 @@ describe('Redis stopped and started during load', () => {
   test('When Redis stops and starts while revoked and valid tokens are used continuously (and a secret is reset during the outage), then no revoked token gets a 200 at any moment, valid ones get 200 or 503, and all is live again without a restart', async () => {
     const { oldToken, validToken } = await resetAccount();
     const revokedLate = await editAccount();
-    const lateToken = await p.token(tenant, revokedLate);
-    const pid = p.stores[0]!.child.pid;
+    const lateToken = await p.grantToken(tenant, revokedLate);
+    const pid = p.plantStores[0]!.child.pid;
     let lateResetAnsweredAt = Infinity;
 
     const revoked = startLoad(3, () => list(oldToken));
@@ -63,7 +61,7 @@ describe('Redis stopped and started during load', () => {
       await p.redis.start();
       const restartedAt = Date.now();
       await eventually(() => valid.outcomes.filter((o) => o.startedAt > restartedAt && o.status === 200).length >= 10, 'valid tokens are served after Redis is back', 30_000);
-      await eventually(async () => (await p.metric(p.stores[0]!, 'revocation_live')) === 1, 'the revocation map is live again', 30_000);
+      await eventually(async () => (await metric(p.plantStores[0]!, 'revocation_live')) === 1, 'the revocation map is live again', 30_000);
     } finally {
       await Promise.all([revoked.stop(), late.stop(), valid.stop()]);
     }
@@ -77,7 +75,7 @@ describe('Redis stopped and started during load', () => {
     expect(valid.outcomes.filter((o) => ![200, 503].includes(o.status))).toEqual([]);
     expect(lateResetAnsweredAt).toBeLessThan(Infinity);
     expect((await list(lateToken)).status).toBe(401);
-    expect(p.stores[0]!.child.pid).toBe(pid);
+    expect(p.plantStores[0]!.child.pid).toBe(pid);
   }, 120_000);
 });
 
@@ -93,7 +91,7 @@ describe('Token service down', () => {
       during.revoked.push((await list(oldToken)).status);
     }
     await p.startTokenService();
-    const after = await p.token(tenant, { clientId: account.clientId, secret: newSecret });
+    const after = await p.grantToken(tenant, { clientId: account.clientId, secret: newSecret });
 
     expect(during).toEqual({ valid: Array(20).fill(200), revoked: Array(20).fill(401) });
     expect((await list(after)).status).toBe(200);
@@ -104,7 +102,7 @@ describe('Token service down', () => {
 describe('Processes killed and stopped', () => {
   test('When a Plant Store is killed with SIGKILL during load and started again, then every plant that got 200 is listed and the new process serves at once', async () => {
     const account = await editAccount();
-    const token = await p.token(tenant, account);
+    const token = await p.grantToken(tenant, account);
     const load = startLoad(4, async (worker, seq) => {
       const name = `kill-${worker}-${seq}`;
       const answer = await p.createPlant(token, { id: 500_000_000 + worker * 1_000_000 + seq, name });
@@ -112,7 +110,7 @@ describe('Processes killed and stopped', () => {
     });
     try {
       await eventually(() => load.outcomes.filter((o) => o.status === 200).length >= 20, 'plants are created before the kill');
-      await p.restart(p.stores[0]!, 'SIGKILL');
+      await p.restart(p.plantStores[0]!, 'SIGKILL');
       const restartedAt = Date.now();
       await eventually(() => load.outcomes.filter((o) => o.startedAt > restartedAt && o.status === 200).length >= 20, 'the new process serves', 30_000);
     } finally {
@@ -127,7 +125,7 @@ describe('Processes killed and stopped', () => {
 
   test('When the token service is killed with SIGKILL and started again, then the Plant Store never stopped serving and new tokens work at once', async () => {
     const account = await editAccount();
-    const token = await p.token(tenant, account);
+    const token = await p.grantToken(tenant, account);
     const load = startLoad(2, () => list(token));
     try {
       await p.restart(p.tokenService, 'SIGKILL');
@@ -137,13 +135,13 @@ describe('Processes killed and stopped', () => {
     }
 
     expect(load.outcomes.filter((o) => o.status !== 200)).toEqual([]);
-    expect((await list(await p.token(tenant, account))).status).toBe(200);
+    expect((await list(await p.grantToken(tenant, account))).status).toBe(200);
   }, 60_000);
 
   test('When a Plant Store gets SIGTERM during load, then every request in flight finishes with 200, no request sees a reset connection, and it exits 0', async () => {
     const account = await editAccount();
-    const token = await p.token(tenant, account);
-    const store = p.stores[0]!;
+    const token = await p.grantToken(tenant, account);
+    const store = p.plantStores[0]!;
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     const load = startLoad(8, async (worker, seq) => {
       const answer = await httpRequest(`${store.url}/plants`, {
@@ -171,8 +169,8 @@ describe('Processes killed and stopped', () => {
     expect(inFlight.filter((o) => o.status !== 200)).toEqual([]);
     expect(load.outcomes.filter((o) => o.error !== undefined && o.error !== 'ECONNREFUSED')).toEqual([]);
     expect(code).toBe(0);
-    p.stores[0] = await p.startPlantStore().then((s) => {
-      p.stores.pop();
+    p.plantStores[0] = await p.startPlantStore().then((s) => {
+      p.plantStores.pop();
       return s;
     });
   }, 60_000);

@@ -36,20 +36,16 @@ let claimsA: Record<string, unknown>;
 let headerA: Record<string, unknown>;
 
 beforeAll(async () => {
-  p = await startPlatform({ stores: 1, accountAdmin: true });
+  p = await startPlatform({ plantStores: 1, accountAdmin: true });
   [tenantA, tenantB] = [await p.createTenant('aa'), await p.createTenant('ab')];
-  [accountA, accountB] = [await p.createServiceAccount(tenantA), await p.createServiceAccount(tenantB)];
-  await p.setRole(tenantA, accountA.clientId, 'Edit');
-  await p.setRole(tenantB, accountB.clientId, 'Edit');
-  [tokenA, tokenB] = [await p.token(tenantA, accountA), await p.token(tenantB, accountB)];
+  [accountA, accountB] = [await p.createServiceAccount(tenantA, { role: 'Edit' }), await p.createServiceAccount(tenantB, { role: 'Edit' })];
+  [tokenA, tokenB] = [await p.grantToken(tenantA, accountA), await p.grantToken(tenantB, accountB)];
   expect((await p.createPlant(tokenB, { id: 1, name: 'b-plant' })).status).toBe(200);
   keyA = await realmSigningKey(p.databaseUrl, tenantA, TEST_SECRETS.KEY_ENCRYPTION_KEY);
   ({ header: headerA, payload: claimsA } = decodeJwt(tokenA));
 }, 90_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -97,7 +93,7 @@ describe('Forged and misused tokens at the Plant Store process', () => {
 
   test('When a token is unsigned, HMAC-keyed with the public key, signed by another key, or signed by the real key with a wrong exp, nbf, aud, iss, tenant, typ, crit or ver, then GET and POST /plants answer 401 invalid_token and nothing is stored', async () => {
     const cases = forged();
-    const store = p.stores[0]!;
+    const store = p.plantStores[0]!;
 
     const answers = await Promise.all(
       cases.map(async ([name, token]) => ({ name, list: await p.listPlants(token, 'limit=10', store), create: await p.createPlant(token, { id: 4242, name: `forged ${name}` }, store) })),
@@ -191,7 +187,7 @@ describe('Service accounts and View users at the account-admin management API', 
     ];
 
     for (const answer of answers) expect({ status: answer.status, shape: errorShapeProblem(answer) ?? 'ok' }).toEqual({ status: 404, shape: 'ok' });
-    expect((await p.createPlant(await p.token(tenantB, accountB), { id: 2, name: 'b-still-edits' })).status).toBe(200);
+    expect((await p.createPlant(await p.grantToken(tenantB, accountB), { id: 2, name: 'b-still-edits' })).status).toBe(200);
   });
 });
 

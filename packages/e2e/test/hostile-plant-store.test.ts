@@ -12,45 +12,42 @@ import {
   hostileAnswerProblem,
   hostileString,
   HOSTILE_RUNS,
+  HOSTILE_TIMEOUT_MS,
   httpRequest,
   NUMBER_LITERALS,
   queryText,
   rawRequest,
   shapedObjectText,
-  startPlatform,
+  startPlatformWithEditor,
   type Answer,
   type Platform,
+  type ServiceAccount,
 } from '../src/index.js';
 
-const LONG = HOSTILE_RUNS > 2000;
 let p: Platform;
 let tenant: string;
 let token: string;
 
 beforeAll(async () => {
-  p = await startPlatform();
-  tenant = await p.createTenant('hp');
-  const account = await p.createServiceAccount(tenant);
-  await p.setRole(tenant, account.clientId, 'Edit');
-  token = await p.token(tenant, account);
+  let account: ServiceAccount;
+  ({ p, tenant, account } = await startPlatformWithEditor('hp'));
+  token = await p.grantToken(tenant, account);
 }, 60_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 type Plant = { name: string; tag?: string };
 
 /** Every plant of the token's tenant, following the Link headers. */
 async function listAll(bearer: string): Promise<Plant[]> {
   const all: Plant[] = [];
-  let url: string | undefined = `${p.stores[0]!.url}/plants?limit=1000`;
+  let url: string | undefined = `${p.plantStores[0]!.url}/plants?limit=1000`;
   while (url !== undefined) {
     const res: Answer = await httpRequest(url, { headers: { authorization: `Bearer ${bearer}` } });
     expect(res.status).toBe(200);
     all.push(...(res.body as Plant[]));
     const next = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1];
-    url = next === undefined ? undefined : `${p.stores[0]!.url}${new URL(next).pathname}${new URL(next).search}`;
+    url = next === undefined ? undefined : `${p.plantStores[0]!.url}${new URL(next).pathname}${new URL(next).search}`;
   }
   return all;
 }
@@ -58,7 +55,7 @@ async function listAll(bearer: string): Promise<Plant[]> {
 const canonical = (plants: Plant[]) => plants.map((x) => JSON.stringify(x)).sort();
 
 async function assertStillUp(): Promise<void> {
-  const store = p.stores[0]!;
+  const store = p.plantStores[0]!;
   expect(store.child.exitCode).toBeNull();
   expect(store.child.signalCode).toBeNull();
   const health = await httpRequest(`${store.url}/healthz`);
@@ -79,7 +76,7 @@ describe('Plant Store under hostile input', () => {
       const statuses = new Map<number, number>();
 
       const sent = await assertHostile(bodyCase(plantBody), async (c) => {
-        const answer = await httpRequest(`${p.stores[0]!.url}/plants`, {
+        const answer = await httpRequest(`${p.plantStores[0]!.url}/plants`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': c.contentType },
           body: c.body,
@@ -98,7 +95,7 @@ describe('Plant Store under hostile input', () => {
       await assertStillUp();
       expect(canonical(await listAll(token))).toEqual(canonical(created));
     },
-    LONG ? 3_600_000 : 180_000,
+    HOSTILE_TIMEOUT_MS,
   );
 
   test(
@@ -121,7 +118,7 @@ describe('Plant Store under hostile input', () => {
       });
 
       const sent = await assertHostile(headerCase, async (c) => {
-        const answer = await httpRequest(`${p.stores[0]!.url}/plants?${c.query}`, { headers: { ...c.extra, authorization: c.auth } });
+        const answer = await httpRequest(`${p.plantStores[0]!.url}/plants?${c.query}`, { headers: { ...c.extra, authorization: c.auth } });
         const problem = hostileAnswerProblem(answer, 'error');
         if (problem !== undefined) return problem;
         if (![200, 400, 401, 431].includes(answer.status)) return `unexpected status ${answer.status}`;
@@ -137,12 +134,12 @@ describe('Plant Store under hostile input', () => {
       await assertStillUp();
       expect(await listAll(token)).toEqual(before);
     },
-    LONG ? 3_600_000 : 180_000,
+    HOSTILE_TIMEOUT_MS,
   );
 
   test('When requests carry CR/LF in headers, malformed request lines, or bodies shorter than their Content-Length, then the process answers an Error (400, 413, 431) or closes, stays up, and nothing is stored', async () => {
     const before = await listAll(token);
-    const port = p.stores[0]!.port;
+    const port = p.plantStores[0]!.port;
     const post = (headers: string, body: string) => `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${headers}\r\n${body}`;
     const valid = JSON.stringify({ id: 424242, name: 'should not be stored' });
     const cases: Array<{ bytes: string; end?: boolean }> = [

@@ -15,12 +15,10 @@ const run = promisify(execFile);
 let p: Platform;
 
 beforeAll(async () => {
-  p = await startPlatform({ stores: 1, accountAdmin: true });
+  p = await startPlatform({ plantStores: 1, accountAdmin: true });
 }, 60_000);
 
-afterAll(async () => {
-  await p?.close();
-});
+afterAll(() => p?.close());
 
 async function dumpSchemas(): Promise<string> {
   const { stdout } = await run('pg_dump', ['--data-only', '--no-owner', '-n', 'auth', '-n', 'plants', '-n', 'admin', p.databaseUrl], { maxBuffer: 512 * 1024 * 1024 });
@@ -54,18 +52,18 @@ describe('Secrets at rest', () => {
     expect(created.status).toBe(201);
     const { client_id: clientId, secret: firstSecret } = created.body as { client_id: string; secret: string };
     expect((await portal('PATCH', `/service-accounts/${clientId}`, { role: 'Edit' })).status).toBe(200);
-    const oldToken = await p.token(tenant, { clientId, secret: firstSecret });
+    const oldToken = await p.grantToken(tenant, { clientId, secret: firstSecret });
     const reset = await portal('POST', `/service-accounts/${clientId}/reset-secret`);
     expect(reset.status).toBe(200);
     const secondSecret = (reset.body as { secret: string }).secret;
 
     // Internal API: an account created and deleted.
     const doomed = await p.createServiceAccount(tenant);
-    const doomedToken = await p.token(tenant, doomed);
+    const doomedToken = await p.grantToken(tenant, doomed);
     await p.deleteServiceAccount(tenant, doomed.clientId);
 
     // Tokens used and refused; secrets and passwords guessed.
-    const token = await p.token(tenant, { clientId, secret: secondSecret });
+    const token = await p.grantToken(tenant, { clientId, secret: secondSecret });
     expect((await p.createPlant(token, { id: 7, name: 'at rest' })).status).toBe(200);
     expect((await p.listPlants(token)).status).toBe(200);
     expect((await p.listPlants(oldToken)).status).toBe(401);

@@ -2,88 +2,29 @@
  * The token service and the Plant Store as separate built processes: a service account gets
  * a token with the client credentials grant and uses it at the Plant Store.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { REPO_ROOT, spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { uniqueName } from '@plant/test-kit';
+import { startPlatform, USER_PASSWORD, type Platform } from '../src/index.js';
 
-const run = promisify(execFile);
-
-const AUTH_URL = 'http://auth.token-e2e.test';
-const PLANT_STORE_AUDIENCE = 'http://plants.token-e2e.test';
-const INTERNAL_API_TOKEN = 'token-e2e-internal-token-0123456789';
-const KEY_ENCRYPTION_KEY = Buffer.alloc(32, 5).toString('base64');
-
-let tokenService: ServiceProcess;
-let plantStore: ServiceProcess;
+let p: Platform;
 
 beforeAll(async () => {
-  tokenService = await spawnService('token-service', {
-    env: {
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      INTERNAL_PORT: '0',
-      HOST: '127.0.0.1',
-      AUTH_URL,
-      INTERNAL_API_TOKEN,
-      SECRET_PEPPER: 'token-e2e-pepper-0123456789-0123456789',
-      KEY_ENCRYPTION_KEY,
-      COOKIE_KEYS: 'token-e2e-cookie-key-0123456789',
-      PLANT_STORE_AUDIENCE,
-      ACCOUNT_ADMIN_AUDIENCE: 'http://admin.token-e2e.test',
-      PORTAL_URL: 'http://portal.token-e2e.test',
-    },
-  });
-  plantStore = await spawnService('plant-store', {
-    env: {
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      HOST: '127.0.0.1',
-      AUTH_URL,
-      PLANT_STORE_AUDIENCE,
-      TOKEN_SERVICE_INTERNAL_URL: tokenService.internalUrl!,
-      INTERNAL_API_TOKEN,
-      PUBLIC_URL: 'http://plants.token-e2e.test',
-    },
-  });
+  p = await startPlatform();
 }, 60_000);
 
-afterAll(async () => {
-  await Promise.all([plantStore?.stop(), tokenService?.stop()]);
-});
+afterAll(() => p?.close());
 
 async function createTenant(): Promise<string> {
   const tenant = uniqueName('tps');
-  const { stdout } = await run(
-    process.execPath,
-    [join(REPO_ROOT, 'services/token-service/dist/cli.js'), 'tenant', 'create', tenant, '--admin-email', `admin@${tenant}.test`, '--admin-password', 'correct horse battery'],
-    { env: { PATH: process.env.PATH ?? '', DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, AUTH_URL, KEY_ENCRYPTION_KEY } },
-  );
-  expect(JSON.parse(stdout)).toMatchObject({ tenant, issuer: `${AUTH_URL}/realms/${tenant}` });
+  const created = await p.cli('tenant', 'create', tenant, '--admin-email', `admin@${tenant}.test`, '--admin-password', USER_PASSWORD);
+  expect(created).toMatchObject({ tenant, issuer: `${p.authUrl}/realms/${tenant}` });
   return tenant;
 }
 
-async function internal(path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${tokenService.internalUrl}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${INTERNAL_API_TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
-  });
-  return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
-}
-
-async function serviceAccount(tenant: string, role: 'View' | 'Edit'): Promise<{ clientId: string; secret: string }> {
-  const created = await internal(`/internal/v1/realms/${tenant}/service-accounts`, { method: 'POST', body: JSON.stringify({ name: uniqueName('sa'), actor: 'e2e' }) });
-  expect(created.status).toBe(201);
-  if (role !== 'View') {
-    const patched = await internal(`/internal/v1/realms/${tenant}/service-accounts/${created.body.client_id}`, { method: 'PATCH', body: JSON.stringify({ role, actor: 'e2e' }) });
-    expect(patched.status).toBe(200);
-  }
-  return { clientId: created.body.client_id, secret: created.body.secret };
-}
+const serviceAccount = (tenant: string, role: 'View' | 'Edit') => p.createServiceAccount(tenant, { role });
 
 async function token(tenant: string, account: { clientId: string; secret: string }): Promise<{ access_token: string; scope: string }> {
-  const res = await fetch(`${tokenService.url}/realms/${tenant}/protocol/openid-connect/token`, {
+  const res = await fetch(`${p.tokenService.url}/realms/${tenant}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -96,7 +37,7 @@ async function token(tenant: string, account: { clientId: string; secret: string
 }
 
 function plants(path: string, accessToken: string, init: RequestInit = {}) {
-  return fetch(`${plantStore.url}${path}`, { ...init, headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+  return fetch(`${p.plantStores[0]!.url}${path}`, { ...init, headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
 }
 
 describe('token service + Plant Store (separate processes)', () => {

@@ -5,13 +5,18 @@ import { eventually, freePort } from './waiting.js';
 
 const run = promisify(execFile);
 
-export interface RedisServer {
+/** A database server of a test's own, on a spare port, that the test may stop and start at will. */
+export interface LocalServer {
   port: number;
   url: string;
-  /** SIGTERM and wait for the exit: every client sees its connection closed. */
+  /** Stops it: every client sees its connection closed, new ones are refused. */
   stop(): Promise<void>;
-  /** A fresh, empty server on the same port (no persistence); resolves once it answers PING. */
+  /** Starts it again on the same port; resolves once it answers. */
   start(): Promise<void>;
+}
+
+/** `start()` gives a fresh, empty server (no persistence). */
+export interface RedisServer extends LocalServer {
   /** Runs redis-cli against it, e.g. `cli('CLIENT', 'KILL', ...)`; resolves with its output. */
   cli(...args: string[]): Promise<string>;
 }

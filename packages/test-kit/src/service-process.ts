@@ -1,23 +1,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { REPO_ROOT } from './env.js';
-import { eventually } from './waiting.js';
+import { eventually, sleep } from './waiting.js';
 
 export type ServiceName = 'plant-store' | 'token-service' | 'account-admin';
 
-export interface ServiceProcess {
-  name: ServiceName;
+/** A server started as its own process (a service, or a benchmark's baseline server). */
+export interface ServerProcess {
+  /** What logs, reports and its log file call it (`plant-store-2`). */
+  name: string;
   child: ChildProcess;
+  pid: number;
   /** Public port and base URL (http://127.0.0.1:port). */
   port: number;
   url: string;
-  /** The token service's internal listener, when the service has one. */
+  /** The token service's internal listener, when the server has one. */
   internalPort?: number;
   internalUrl?: string;
   /**
-   * Every line the process wrote to stdout and stderr so far. Services buffer their log
-   * output (up to 100 ms): read `flushedLogs()` to see everything logged before a point.
+   * Every line the process wrote to stdout and stderr so far (with `logDir`: up to `listening`).
+   * Services buffer their log output (up to 100 ms): read `flushedLogs()` to see everything
+   * logged before a point.
    */
   logs: string[];
   /**
@@ -25,84 +30,169 @@ export interface ServiceProcess {
    * its access line; lines leave the process in order, so all earlier ones are in by then.
    */
   flushedLogs(): Promise<string[]>;
-  /** SIGTERM (or the given signal), then wait for exit. */
+  /** SIGTERM (or the given signal), then wait for exit; SIGKILL if it is still running after 15 s. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface ServiceProcess extends ServerProcess {
+  service: ServiceName;
 }
 
 export interface SpawnServiceOptions {
   env: Record<string, string>;
-  /** How long to wait for the `listening` log line. */
+  /** How long to wait until it listens. */
   timeoutMs?: number;
+  /** Node options before the script (a profiler, heap snapshots on a signal). */
+  nodeArgs?: string[];
+  /**
+   * Output into `<logDir>/<name>.log` instead of a pipe, as a container runtime takes it:
+   * reading it then costs this process nothing while the server is measured (benchmarks).
+   */
+  logDir?: string;
+  /** Default: the service's name. */
+  name?: string;
+}
+
+export interface SpawnServerOptions extends SpawnServiceOptions {
+  name: string;
+  script: string;
+}
+
+/** Levels at which a service does not write its `listening` line. */
+const QUIET_LEVELS = new Set(['warn', 'error', 'fatal', 'silent']);
+const KILL_AFTER_MS = 15_000;
+
+type Address = { port: number; internalPort?: number };
+
+/** Where the process's lines go: a pipe read as they come, or a file read when asked (`pull`). */
+function captureOutput(child: ChildProcess, logs: string[], logFile: string | undefined): () => void {
+  if (logFile !== undefined) {
+    let offset = 0;
+    return () => {
+      const text = readFileSync(logFile, 'utf8');
+      const end = text.lastIndexOf('\n') + 1;
+      if (end > offset) logs.push(...text.slice(offset, end - 1).split('\n'));
+      offset = Math.max(offset, end);
+    };
+  }
+  let buffered = '';
+  const reader = (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      logs.push(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+    }
+  };
+  child.stdout!.on('data', reader);
+  child.stderr!.on('data', reader);
+  return () => undefined;
+}
+
+function listeningLine(line: string): Address | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const entry = JSON.parse(line) as { msg?: string; port?: number; internalPort?: number };
+    if (entry.msg !== 'listening' || typeof entry.port !== 'number') return undefined;
+    return typeof entry.internalPort === 'number' ? { port: entry.port, internalPort: entry.internalPort } : { port: entry.port };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A quiet server was told its ports: it is up once `/healthz` answers 200. */
+async function healthyAt(env: Record<string, string>): Promise<Address | undefined> {
+  const port = Number(env.PORT);
+  const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    (res) => res.status === 200,
+    () => false,
+  );
+  if (!ok) return undefined;
+  return env.INTERNAL_PORT === undefined ? { port } : { port, internalPort: Number(env.INTERNAL_PORT) };
+}
+
+/**
+ * Starts `node <script>` as its own process and resolves once it logs
+ * `{"msg":"listening","port":N}` or, when its LOG_LEVEL hides that line (it must then be given
+ * its PORT), once `GET /healthz` answers 200.
+ */
+export async function spawnServer({ name, script, env: given, timeoutMs = 20_000, nodeArgs = [], logDir }: SpawnServerOptions): Promise<ServerProcess> {
+  const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'info', ...given };
+  const quiet = QUIET_LEVELS.has(env.LOG_LEVEL);
+  if (quiet && Number(env.PORT) === 0) throw new Error(`${name}: at LOG_LEVEL=${env.LOG_LEVEL} it never says where it listens; give it a PORT`);
+  let logFile: string | undefined;
+  let output: 'pipe' | number = 'pipe';
+  if (logDir !== undefined) {
+    mkdirSync(logDir, { recursive: true });
+    logFile = join(logDir, `${name}.log`);
+    output = openSync(logFile, 'w');
+  }
+  const child = spawn(process.execPath, [...nodeArgs, script], { env, stdio: ['ignore', output, output] });
+  if (typeof output === 'number') closeSync(output);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // After 'exit' the pipes may still hold the last lines: 'close' comes once they are read.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const logs: string[] = [];
+  const pull = captureOutput(child, logs, logFile);
+  const running = () => child.exitCode === null && child.signalCode === null;
+
+  const deadline = Date.now() + timeoutMs;
+  let scanned = 0;
+  let address: Address | undefined;
+  while (address === undefined && running() && Date.now() < deadline) {
+    pull();
+    if (quiet) address = await healthyAt(env);
+    for (; address === undefined && scanned < logs.length; scanned += 1) address = listeningLine(logs[scanned]!);
+    if (address === undefined) await sleep(quiet ? 100 : 20);
+  }
+  if (address === undefined) {
+    const outcome = running() ? `did not report listening within ${timeoutMs} ms` : `exited with ${child.exitCode ?? child.signalCode} before listening`;
+    child.kill('SIGKILL');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    clearTimeout(timer);
+    pull();
+    throw new Error(`${name} ${outcome}:\n${logs.join('\n')}`);
+  }
+
+  const { port, internalPort } = address;
+  return {
+    name,
+    child,
+    pid: child.pid!,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    ...(internalPort === undefined ? {} : { internalPort, internalUrl: `http://127.0.0.1:${internalPort}` }),
+    logs,
+    async flushedLogs() {
+      const marker = `log-flush-${randomUUID()}`;
+      await fetch(`http://127.0.0.1:${port}/log-flush-marker`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
+      await eventually(
+        () => {
+          pull();
+          return logs.some((line) => line.includes(marker));
+        },
+        `${name} to log request ${marker}`,
+        5_000,
+      );
+      return logs;
+    },
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (running()) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
 }
 
 /**
  * Starts a built service (`services/<name>/dist/start.js`) as its own process, exactly as
- * production runs it, and resolves once it logs `{"msg":"listening","port":N}`. Services
- * listen on PORT=0 (and INTERNAL_PORT=0) in tests, so parallel files never collide.
+ * production runs it. Services listen on PORT=0 (and INTERNAL_PORT=0) in tests, so parallel
+ * files never collide.
  */
-export function spawnService(name: ServiceName, { env, timeoutMs = 20_000 }: SpawnServiceOptions): Promise<ServiceProcess> {
-  const script = join(REPO_ROOT, 'services', name, 'dist/start.js');
-  const child = spawn(process.execPath, [script], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${name} did not report listening within ${timeoutMs} ms:\n${logs.join('\n')}`));
-    }, timeoutMs);
-    let buffered = '';
-    const onLine = (line: string) => {
-      logs.push(line);
-      if (!line.startsWith('{')) return;
-      let entry: { msg?: string; port?: number; internalPort?: number };
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (entry.msg === 'listening' && typeof entry.port === 'number') {
-        clearTimeout(timer);
-        const svc: ServiceProcess = {
-          name,
-          child,
-          port: entry.port,
-          url: `http://127.0.0.1:${entry.port}`,
-          logs,
-          async flushedLogs() {
-            const marker = `log-flush-${randomUUID()}`;
-            await fetch(`http://127.0.0.1:${entry.port}/log-flush-marker`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
-            await eventually(() => logs.some((line) => line.includes(marker)), `${name} to log request ${marker}`, 5_000);
-            return logs;
-          },
-          stop(signal: NodeJS.Signals = 'SIGTERM') {
-            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            return exited;
-          },
-        };
-        if (typeof entry.internalPort === 'number') {
-          svc.internalPort = entry.internalPort;
-          svc.internalUrl = `http://127.0.0.1:${entry.internalPort}`;
-        }
-        resolve(svc);
-      }
-    };
-    const reader = (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        onLine(buffered.slice(0, nl));
-        buffered = buffered.slice(nl + 1);
-      }
-    };
-    child.stdout!.on('data', reader);
-    child.stderr!.on('data', reader);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before listening:\n${logs.join('\n')}`));
-    });
-  });
+export async function spawnService(service: ServiceName, options: SpawnServiceOptions): Promise<ServiceProcess> {
+  const server = await spawnServer({ ...options, name: options.name ?? service, script: join(REPO_ROOT, 'services', service, 'dist/start.js') });
+  return { ...server, service };
 }

@@ -1,22 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { freePort, startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
-import {
-  ACCOUNT_ADMIN_AUDIENCE,
-  CookieJar,
-  createTenant,
-  follow,
-  send,
-  signIn,
-  startPortal,
-  startTokenService,
-  userAccessToken,
-  type PortalHandle,
-  type PortalSession,
-  type TestTenant,
-  type TokenServiceHandle,
-} from './helpers/platform.js';
+import { CookieJar, follow, send, signIn, signInUntilCallback, userAccessToken, type PortalSession } from './helpers/browser-client.js';
+import { ACCOUNT_ADMIN_AUDIENCE, createTenant, startPortal, startSignedInPortal, type Platform, type PortalHandle, type TestTenant } from './helpers/platform.js';
 
-let ts: TokenServiceHandle;
+let ts: Platform;
 let portal: PortalHandle;
 let acme: TestTenant;
 let globex: TestTenant;
@@ -27,16 +14,9 @@ let globexAdmin: PortalSession;
 let robot: { client_id: string; secret: string; name: string };
 
 beforeAll(async () => {
-  const port = await freePort();
-  const portalUrl = `http://127.0.0.1:${port}`;
-  ts = await startTokenService(portalUrl);
-  portal = await startPortal(port, ts);
-  [acme, globex] = await Promise.all([createTenant(ts.authUrl, portalUrl), createTenant(ts.authUrl, portalUrl)]);
-  [admin, viewer, globexAdmin] = await Promise.all([
-    signIn(portal.url, acme.tenant, acme.admin),
-    signIn(portal.url, acme.tenant, acme.viewer),
-    signIn(portal.url, globex.tenant, globex.admin),
-  ]);
+  ({ ts, portal, acme, admin } = await startSignedInPortal());
+  globex = await createTenant(ts);
+  [viewer, globexAdmin] = await Promise.all([signIn(portal.url, acme.tenant, acme.viewer), signIn(portal.url, globex.tenant, globex.admin)]);
   const res = await fetch(`${portal.url}/api/v1/service-accounts`, {
     method: 'POST',
     headers: admin.headers({ 'content-type': 'application/json' }),
@@ -47,7 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await portal?.stop();
-  await ts?.stop();
+  await ts?.close();
 });
 
 function call(session: PortalSession | undefined, method: string, path: string, { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {}) {
@@ -116,7 +96,7 @@ describe('service-account tokens', () => {
     // by a realm key with this audience is minted here to prove the API refuses it anyway.
     issuer = await startTestIssuer({ authUrl: ts.authUrl, audience: ACCOUNT_ADMIN_AUDIENCE });
     issuer.addRealm(acme.tenant);
-    issuerPortal = await startPortal(await freePort(), ts, { jwksBaseUrl: issuer.url, revocation: false });
+    issuerPortal = await startPortal(ts, { port: await freePort(), jwksBaseUrl: issuer.url, revocation: false });
   });
 
   afterAll(async () => {
@@ -233,11 +213,7 @@ describe('sessions and sign-in', () => {
   });
 
   test('When the callback completes, then aa_session is HttpOnly and csrf_token is not', async () => {
-    const jar = new CookieJar();
-    const { res: formRes, url: formUrl } = await follow(jar, `${portal.url}/login?tenant=${acme.tenant}`);
-    const { submitSignInForm } = await import('./helpers/platform.js');
-    const next = await submitSignInForm(jar, formUrl, await formRes.text(), acme.viewer);
-    const { url: callback } = await follow(jar, next, (u) => u.startsWith(`${portal.url}/auth/callback`));
+    const { jar, callback } = await signInUntilCallback(portal.url, `tenant=${acme.tenant}`, acme.viewer);
 
     const res = await send(jar, callback);
 
@@ -253,7 +229,7 @@ describe('sessions and sign-in', () => {
   });
 
   test('When the portal is served over https, then its cookies are Secure and it sends HSTS', async () => {
-    const httpsPortal = await startPortal(await freePort(), ts, { revocation: false, env: { PORTAL_URL: 'https://admin.example.test' } });
+    const httpsPortal = await startPortal(ts, { port: await freePort(), revocation: false, env: { PORTAL_URL: 'https://admin.example.test' } });
     try {
       const res = await fetch(`${httpsPortal.url}/login?tenant=${acme.tenant}`, { redirect: 'manual' });
 
@@ -298,11 +274,7 @@ describe('sessions and sign-in', () => {
     ['javascript:alert(1)', '/settings/service-accounts'],
     ['/activity?cursor=abc', '/activity?cursor=abc'],
   ])('When sign-in is asked to return to %s, then it lands on %s', async (returnTo, expected) => {
-    const jar = new CookieJar();
-    const { res: formRes, url: formUrl } = await follow(jar, `${portal.url}/login?tenant=${acme.tenant}&return_to=${encodeURIComponent(returnTo)}`);
-    const { submitSignInForm } = await import('./helpers/platform.js');
-    const next = await submitSignInForm(jar, formUrl, await formRes.text(), acme.viewer);
-    const { url: callback } = await follow(jar, next, (u) => u.startsWith(`${portal.url}/auth/callback`));
+    const { jar, callback } = await signInUntilCallback(portal.url, `tenant=${acme.tenant}&return_to=${encodeURIComponent(returnTo)}`, acme.viewer);
 
     const res = await send(jar, callback);
 
@@ -311,11 +283,7 @@ describe('sessions and sign-in', () => {
   });
 
   test('When the callback arrives in a browser that did not start the sign-in, then no session is opened', async () => {
-    const jar = new CookieJar();
-    const { res: formRes, url: formUrl } = await follow(jar, `${portal.url}/login?tenant=${acme.tenant}`);
-    const { submitSignInForm } = await import('./helpers/platform.js');
-    const next = await submitSignInForm(jar, formUrl, await formRes.text(), acme.admin);
-    const { url: callback } = await follow(jar, next, (u) => u.startsWith(`${portal.url}/auth/callback`));
+    const { callback } = await signInUntilCallback(portal.url, `tenant=${acme.tenant}`, acme.admin);
 
     const victim = new CookieJar();
     const res = await send(victim, callback);

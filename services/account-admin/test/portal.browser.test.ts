@@ -8,24 +8,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freePort, spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, type ServiceProcess } from '@plant/test-kit';
+import type { ServiceProcess } from '@plant/test-kit';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import {
-  clientCredentialsToken,
-  createTenant,
-  PLANT_STORE_AUDIENCE,
-  portalEnv,
-  SECRETS,
-  tokenServiceEnv,
-  type TestTenant,
-} from './helpers/platform.js';
+import { clientCredentialsToken } from './helpers/browser-client.js';
+import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
 
 const OUTPUT = join(import.meta.dirname, '..', 'test-output');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-let tokenService: ServiceProcess;
+let platform: Platform;
 let plantStore: ServiceProcess;
-let accountAdmin: ServiceProcess;
 let authUrl: string;
 let portalUrl: string;
 let acme: TestTenant;
@@ -72,27 +64,10 @@ async function signInThroughPortal(p: Page, user: { email: string; password: str
 
 beforeAll(async () => {
   mkdirSync(OUTPUT, { recursive: true });
-  const [portalPort, authPort] = await Promise.all([freePort(), freePort()]);
-  portalUrl = `http://127.0.0.1:${portalPort}`;
-  authUrl = `http://127.0.0.1:${authPort}`;
-  tokenService = await spawnService('token-service', { env: { ...tokenServiceEnv(authPort, portalUrl), LOG_LEVEL: 'info' }, timeoutMs: 30_000 });
-  const internal = { authUrl, internalUrl: tokenService.internalUrl! };
-  [plantStore, accountAdmin] = await Promise.all([
-    spawnService('plant-store', {
-      env: {
-        HOST: '127.0.0.1',
-        DATABASE_URL: TEST_DATABASE_URL,
-        REDIS_URL: TEST_REDIS_URL,
-        AUTH_URL: authUrl,
-        PLANT_STORE_AUDIENCE,
-        TOKEN_SERVICE_INTERNAL_URL: tokenService.internalUrl!,
-        INTERNAL_API_TOKEN: SECRETS.INTERNAL_API_TOKEN,
-      },
-      timeoutMs: 30_000,
-    }),
-    spawnService('account-admin', { env: { ...portalEnv(portalPort, internal), LOG_LEVEL: 'info' }, timeoutMs: 30_000 }),
-  ]);
-  acme = await createTenant(authUrl, portalUrl);
+  platform = await startTokenService({ plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } });
+  ({ authUrl, portalUrl } = platform);
+  plantStore = platform.plantStores[0]!;
+  acme = await createTenant(platform);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -104,8 +79,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([accountAdmin?.stop(), plantStore?.stop()]);
-  await tokenService?.stop();
+  await platform?.close();
 });
 
 describe('an Account Admin in the portal', () => {

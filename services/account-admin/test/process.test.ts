@@ -1,24 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freePort, spawnService, uniqueName, type ServiceProcess } from '@plant/test-kit';
-import { createTenant, portalEnv, signIn, startTokenService, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+import { uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { signIn, type PortalSession } from './helpers/browser-client.js';
+import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
 
-let ts: TokenServiceHandle;
+let ts: Platform;
 let portal: ServiceProcess;
 let acme: TestTenant;
 let admin: PortalSession;
 
 beforeAll(async () => {
-  const port = await freePort();
-  ts = await startTokenService(`http://127.0.0.1:${port}`);
-  portal = await spawnService('account-admin', { env: portalEnv(port, ts), timeoutMs: 30_000 });
-  acme = await createTenant(ts.authUrl, portal.url);
+  ts = await startTokenService({ accountAdmin: true });
+  portal = ts.accountAdmin!;
+  acme = await createTenant(ts);
   admin = await signIn(portal.url, acme.tenant, acme.admin);
 }, 60_000);
 
-afterAll(async () => {
-  await portal?.stop();
-  await ts?.stop();
-});
+afterAll(() => ts?.close());
 
 describe('the account-admin process', () => {
   test('When probed, then /healthz and /readyz answer 200 and /metrics exposes request metrics', async () => {

@@ -1,20 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freePort, uniqueName } from '@plant/test-kit';
-import {
-  clientCredentialsToken,
-  createTenant,
-  signIn,
-  startPortal,
-  startTokenService,
-  userAccessToken,
-  type PortalHandle,
-  type PortalSession,
-  type TestTenant,
-  type TokenServiceHandle,
-} from './helpers/platform.js';
+import { uniqueName } from '@plant/test-kit';
+import { clientCredentialsToken, signIn, userAccessToken, type PortalSession } from './helpers/browser-client.js';
+import { createTenant, startSignedInPortal, type Platform, type PortalHandle, type TestTenant } from './helpers/platform.js';
 import { arraySchemaErrors, schemaErrors } from './helpers/openapi-check.js';
 
-let ts: TokenServiceHandle;
+let ts: Platform;
 let portal: PortalHandle;
 let acme: TestTenant;
 let admin: PortalSession;
@@ -23,18 +13,13 @@ let adminToken: string;
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 
 beforeAll(async () => {
-  const port = await freePort();
-  const portalUrl = `http://127.0.0.1:${port}`;
-  ts = await startTokenService(portalUrl);
-  portal = await startPortal(port, ts);
-  acme = await createTenant(ts.authUrl, portalUrl);
-  admin = await signIn(portal.url, acme.tenant, acme.admin);
+  ({ ts, portal, acme, admin } = await startSignedInPortal());
   adminToken = await userAccessToken(ts.authUrl, portal.url, acme.tenant, acme.admin);
 }, 60_000);
 
 afterAll(async () => {
   await portal?.stop();
-  await ts?.stop();
+  await ts?.close();
 });
 
 function api(path: string, init: RequestInit = {}) {
@@ -143,7 +128,7 @@ describe('creating service accounts', () => {
 
 describe('the 25-account cap', () => {
   test('When a tenant has 25 service accounts, then the 26th create answers 409 with the cap message, and no audit event is written for it', async () => {
-    const capped = await createTenant(ts.authUrl, portal.url);
+    const capped = await createTenant(ts);
     const session = await signIn(portal.url, capped.tenant, capped.admin);
     for (let i = 0; i < 25; i += 1) {
       const res = await api('/service-accounts', { method: 'POST', headers: session.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ name: `bot-${i}` }) });
@@ -175,7 +160,7 @@ describe('the 25-account cap', () => {
   });
 
   test('When ten admins create the same name at once, then exactly one gets 201, the others 409, and exactly one audit event exists', async () => {
-    const racing = await createTenant(ts.authUrl, portal.url);
+    const racing = await createTenant(ts);
     const session = await signIn(portal.url, racing.tenant, racing.admin);
 
     const answers = await Promise.all(
@@ -342,12 +327,12 @@ describe('the audit trail', () => {
     expect(res.headers.get('x-request-id')).toBe('req-audit-1234');
     expect(latest).toMatchObject({ action: 'service_account.create', request_id: 'req-audit-1234' });
     // The same id crossed to the token service's internal API.
-    const crossed = (await ts.process.flushedLogs()).filter((line) => line.includes('"reqId":"req-audit-1234"')).map((line) => JSON.parse(line) as { req?: { method: string; path: string } });
+    const crossed = (await ts.tokenService.flushedLogs()).filter((line) => line.includes('"reqId":"req-audit-1234"')).map((line) => JSON.parse(line) as { req?: { method: string; path: string } });
     expect(crossed).toContainEqual(expect.objectContaining({ req: { method: 'POST', path: `/internal/v1/realms/${acme.tenant}/service-accounts` } }));
   });
 
   test('When events are paged, then pages follow the Link header newest first without overlap, and a bad cursor or limit is 400', async () => {
-    const paged = await createTenant(ts.authUrl, portal.url);
+    const paged = await createTenant(ts);
     const session = await signIn(portal.url, paged.tenant, paged.admin);
     for (let i = 0; i < 5; i += 1) {
       await api('/service-accounts', { method: 'POST', headers: session.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ name: `page-${i}` }) });

@@ -1,7 +1,7 @@
 import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freePort } from '@plant/test-kit';
-import { CookieJar, createTenant, send, signIn, startPortal, startTokenService, type PortalHandle, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+import { CookieJar, send, signIn } from './helpers/browser-client.js';
+import { createTenant, startPortal, startTokenService, type Platform, type PortalHandle, type TestTenant } from './helpers/platform.js';
 
 /** A TCP relay standing for the in-cluster address of the token service (e.g. http://token-service:8082). */
 async function startRelay(targetPort: number): Promise<{ server: Server; url: string; requests: () => string[] }> {
@@ -20,23 +20,22 @@ async function startRelay(targetPort: number): Promise<{ server: Server; url: st
   return { server, url: `http://127.0.0.1:${port}`, requests: () => [...requestLines] };
 }
 
-let ts: TokenServiceHandle;
+let ts: Platform;
 let relay: Awaited<ReturnType<typeof startRelay>>;
 let portal: PortalHandle;
 let acme: TestTenant;
 
 beforeAll(async () => {
-  const port = await freePort();
-  ts = await startTokenService(`http://127.0.0.1:${port}`);
+  ts = await startTokenService();
   relay = await startRelay(Number(new URL(ts.authUrl).port));
-  portal = await startPortal(port, ts, { env: { AUTH_INTERNAL_URL: relay.url } });
-  acme = await createTenant(ts.authUrl, portal.url);
+  portal = await startPortal(ts, { env: { AUTH_INTERNAL_URL: relay.url } });
+  acme = await createTenant(ts);
 }, 60_000);
 
 afterAll(async () => {
   await portal?.stop();
   relay?.server.close();
-  await ts?.stop();
+  await ts?.close();
 });
 
 describe('sign-in through an internal token-service address', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { freePort, TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
-import { createTenant, signIn, startPortal, startTokenService, type PortalHandle, type PortalSession, type TestTenant, type TokenServiceHandle } from './helpers/platform.js';
+import type { PortalSession } from './helpers/browser-client.js';
+import { startPortal, startSignedInPortal, type Platform, type PortalHandle, type TestTenant } from './helpers/platform.js';
 
 /** The same Postgres server, a database that does not exist: every audit query fails. */
 const BROKEN_DATABASE_URL = TEST_DATABASE_URL.replace(/\/[^/]*$/, '/plantstore_account_admin_missing');
@@ -14,26 +15,22 @@ function post(url: string, session: PortalSession, body?: unknown, method = 'POS
 }
 
 describe('when the audit trail cannot be written', () => {
-  let ts: TokenServiceHandle;
+  let ts: Platform;
   let portal: PortalHandle;
   let brokenPortal: PortalHandle;
   let acme: TestTenant;
   let admin: PortalSession;
 
   beforeAll(async () => {
-    const port = await freePort();
-    ts = await startTokenService(`http://127.0.0.1:${port}`);
-    portal = await startPortal(port, ts);
+    ({ ts, portal, acme, admin } = await startSignedInPortal());
     // A second replica sharing Redis and the session secret, whose Postgres is unusable.
-    brokenPortal = await startPortal(await freePort(), ts, { env: { DATABASE_URL: BROKEN_DATABASE_URL } });
-    acme = await createTenant(ts.authUrl, portal.url);
-    admin = await signIn(portal.url, acme.tenant, acme.admin);
+    brokenPortal = await startPortal(ts, { port: await freePort(), env: { DATABASE_URL: BROKEN_DATABASE_URL } });
   }, 60_000);
 
   afterAll(async () => {
     await brokenPortal?.stop();
     await portal?.stop();
-    await ts?.stop();
+    await ts?.close();
   });
 
   test('When a create cannot be audited, then it answers 503 without a secret and the created account is deleted again', async () => {
@@ -75,24 +72,21 @@ describe('when the audit trail cannot be written', () => {
 });
 
 describe('when the token service is down', () => {
-  let ts: TokenServiceHandle;
+  let ts: Platform;
   let portal: PortalHandle;
   let acme: TestTenant;
   let admin: PortalSession;
   let existing: { client_id: string };
 
   beforeAll(async () => {
-    const port = await freePort();
-    ts = await startTokenService(`http://127.0.0.1:${port}`);
-    portal = await startPortal(port, ts, { revocation: false });
-    acme = await createTenant(ts.authUrl, portal.url);
-    admin = await signIn(portal.url, acme.tenant, acme.admin);
+    ({ ts, portal, acme, admin } = await startSignedInPortal({ revocation: false }));
     existing = (await (await post(`${portal.url}/api/v1/service-accounts`, admin, { name: uniqueName('before') })).json()) as { client_id: string };
-    await ts.stop();
+    await ts.stopTokenService();
   }, 60_000);
 
   afterAll(async () => {
     await portal?.stop();
+    await ts?.close();
   });
 
   test('When an admin creates, changes, resets or deletes, then each answers 503 and no audit event is written', async () => {
@@ -125,26 +119,22 @@ describe('when the token service is down', () => {
 });
 
 describe('when Redis is down', () => {
-  let ts: TokenServiceHandle;
+  let ts: Platform;
   let portal: PortalHandle;
   let noRedisPortal: PortalHandle;
   let acme: TestTenant;
   let admin: PortalSession;
 
   beforeAll(async () => {
-    const port = await freePort();
-    ts = await startTokenService(`http://127.0.0.1:${port}`);
-    portal = await startPortal(port, ts);
+    ({ ts, portal, acme, admin } = await startSignedInPortal());
     // Nothing listens on this port: every session read fails.
-    noRedisPortal = await startPortal(await freePort(), ts, { revocation: false, env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
-    acme = await createTenant(ts.authUrl, portal.url);
-    admin = await signIn(portal.url, acme.tenant, acme.admin);
+    noRedisPortal = await startPortal(ts, { port: await freePort(), revocation: false, env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
   }, 60_000);
 
   afterAll(async () => {
     await noRedisPortal?.stop();
     await portal?.stop();
-    await ts?.stop();
+    await ts?.close();
   });
 
   test('When a session request arrives, then the API answers 503 and pages show an unavailable page; nothing is created', async () => {

@@ -1,88 +1,20 @@
 /**
- * Test platform for account-admin: the REAL token service as a process (spawnService), the
- * account-admin app in-process on a known port (the portal's redirect URI must be known to
- * the token service before it starts), real Postgres and Redis, and HTTP clients that sign
- * in exactly as a browser does.
+ * Test platform for account-admin: the REAL token service as a process (`startPlatform` of
+ * @plant/test-kit, on the test database and Redis), account-admin in-process at the address
+ * the token service's portal client redirects to (or as a process), and tenants with an
+ * Account Admin, a View user and an Edit user.
  */
-import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startWebServer, type WebServer } from '@plant/shared';
-import { captureLogs, freePort, REPO_ROOT, spawnService, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { captureLogs, startPlatform, TEST_REDIS_URL, uniqueName, USER_PASSWORD, type Platform, type PlatformOptions } from '@plant/test-kit';
 import { createAccountAdmin, type AccountAdmin, type AccountAdminOptions } from '../../src/account-admin.js';
 import { loadAccountAdminConfig } from '../../src/config.js';
+import { signIn, type PortalSession, type TestUser } from './browser-client.js';
 
-const run = promisify(execFile);
+export { ACCOUNT_ADMIN_AUDIENCE, PLANT_STORE_AUDIENCE, type Platform } from '@plant/test-kit';
 
-export const SECRETS = {
-  INTERNAL_API_TOKEN: 'aa-test-internal-token-0123456789',
-  SECRET_PEPPER: 'aa-test-pepper-0123456789-0123456789-0123',
-  KEY_ENCRYPTION_KEY: Buffer.alloc(32, 11).toString('base64'),
-  COOKIE_KEYS: 'aa-test-cookie-key-0123456789',
-  SESSION_SECRET: 'aa-test-session-secret-0123456789',
-} as const;
-
-export const PLANT_STORE_AUDIENCE = 'http://plant-store.test';
-export const ACCOUNT_ADMIN_AUDIENCE = 'http://account-admin.test';
-export const PASSWORD = 'correct horse battery staple';
-
-export interface TokenServiceHandle {
-  process: ServiceProcess;
-  authUrl: string;
-  internalUrl: string;
-  stop(): Promise<void>;
-}
-
-export function tokenServiceEnv(authPort: number, portalUrl: string): Record<string, string> {
-  return {
-    PORT: String(authPort),
-    INTERNAL_PORT: '0',
-    HOST: '127.0.0.1',
-    AUTH_URL: `http://127.0.0.1:${authPort}`,
-    PORTAL_URL: portalUrl,
-    DATABASE_URL: TEST_DATABASE_URL,
-    REDIS_URL: TEST_REDIS_URL,
-    INTERNAL_API_TOKEN: SECRETS.INTERNAL_API_TOKEN,
-    SECRET_PEPPER: SECRETS.SECRET_PEPPER,
-    KEY_ENCRYPTION_KEY: SECRETS.KEY_ENCRYPTION_KEY,
-    COOKIE_KEYS: SECRETS.COOKIE_KEYS,
-    PLANT_STORE_AUDIENCE,
-    ACCOUNT_ADMIN_AUDIENCE,
-  };
-}
-
-export async function startTokenService(portalUrl: string): Promise<TokenServiceHandle> {
-  const port = await freePort();
-  const process = await spawnService('token-service', { env: tokenServiceEnv(port, portalUrl), timeoutMs: 30_000 });
-  return {
-    process,
-    authUrl: `http://127.0.0.1:${port}`,
-    internalUrl: process.internalUrl!,
-    async stop() {
-      await process.stop();
-    },
-  };
-}
-
-/** The operator CLI of the token service, as an operator runs it. */
-export async function tokenCli(authUrl: string, portalUrl: string, args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'services/token-service/dist/cli.js'), ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      AUTH_URL: authUrl,
-      PORTAL_URL: portalUrl,
-      KEY_ENCRYPTION_KEY: SECRETS.KEY_ENCRYPTION_KEY,
-    },
-  });
-  return JSON.parse(stdout.trim()) as Record<string, unknown>;
-}
-
-export interface TestUser {
-  email: string;
-  password: string;
+/** The token service (and what else `options` asks for); account-admin logs at debug, so secret scans see every line. */
+export function startTokenService(options: PlatformOptions = {}): Promise<Platform> {
+  return startPlatform({ plantStores: 0, redisUrl: TEST_REDIS_URL, ...options, serviceEnv: { 'account-admin': { LOG_LEVEL: 'debug' }, ...options.serviceEnv } });
 }
 
 export interface TestTenant {
@@ -93,15 +25,12 @@ export interface TestTenant {
 }
 
 /** A tenant with an Account Admin, a View user and an Edit user. */
-export async function createTenant(authUrl: string, portalUrl: string): Promise<TestTenant> {
-  const tenant = uniqueName('aa');
-  const admin = { email: `admin@${tenant}.test`, password: PASSWORD };
-  await tokenCli(authUrl, portalUrl, ['tenant', 'create', tenant, '--admin-email', admin.email, '--admin-password', admin.password]);
-  const viewer = { email: `viewer@${tenant}.test`, password: PASSWORD };
-  const editor = { email: `editor@${tenant}.test`, password: PASSWORD };
-  await tokenCli(authUrl, portalUrl, ['user', 'create', tenant, '--email', viewer.email, '--password', PASSWORD, '--role', 'View']);
-  await tokenCli(authUrl, portalUrl, ['user', 'create', tenant, '--email', editor.email, '--password', PASSWORD, '--role', 'Edit']);
-  return { tenant, admin, viewer, editor };
+export async function createTenant(platform: Platform): Promise<TestTenant> {
+  const tenant = await platform.createTenant('aa');
+  const user = (email: string) => ({ email, password: USER_PASSWORD });
+  await platform.createUser(tenant, 'View', `viewer@${tenant}.test`);
+  await platform.createUser(tenant, 'Edit', `editor@${tenant}.test`);
+  return { tenant, admin: user(`admin@${tenant}.test`), viewer: user(`viewer@${tenant}.test`), editor: user(`editor@${tenant}.test`) };
 }
 
 export interface PortalHandle {
@@ -112,26 +41,15 @@ export interface PortalHandle {
   stop(): Promise<void>;
 }
 
-export function portalEnv(port: number, tokenService: { authUrl: string; internalUrl: string }, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PORTAL_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: TEST_DATABASE_URL,
-    REDIS_URL: TEST_REDIS_URL,
-    AUTH_URL: tokenService.authUrl,
-    ACCOUNT_ADMIN_AUDIENCE,
-    TOKEN_SERVICE_INTERNAL_URL: tokenService.internalUrl,
-    INTERNAL_API_TOKEN: SECRETS.INTERNAL_API_TOKEN,
-    SESSION_SECRET: SECRETS.SESSION_SECRET,
-    LOG_LEVEL: 'debug',
-    ...extra,
-  };
+export interface PortalOptions extends AccountAdminOptions {
+  /** Another port than the one the token service redirects to (a second replica); its PORTAL_URL follows it. */
+  port?: number;
+  env?: Record<string, string>;
 }
 
-/** account-admin in-process on `port`, logs captured for secret scans. */
-export async function startPortal(port: number, tokenService: { authUrl: string; internalUrl: string }, options: AccountAdminOptions & { env?: Record<string, string> } = {}): Promise<PortalHandle> {
-  const config = loadAccountAdminConfig(portalEnv(port, tokenService, options.env));
+/** account-admin in-process with the environment its process would get, logs captured for secret scans. */
+export async function startPortal(platform: Platform, { port = Number(new URL(platform.portalUrl).port), env = {}, ...options }: PortalOptions = {}): Promise<PortalHandle> {
+  const config = loadAccountAdminConfig(platform.envOf('account-admin', { PORT: String(port), PORTAL_URL: `http://127.0.0.1:${port}`, ...env }));
   const { logger, lines: logs } = captureLogs('account-admin', config.LOG_LEVEL);
   const service = createAccountAdmin(config, logger, options);
   await service.start();
@@ -148,155 +66,18 @@ export async function startPortal(port: number, tokenService: { authUrl: string;
   };
 }
 
-/** A tiny cookie jar: cookies by name and path (all test services share 127.0.0.1, as a browser would). */
-export class CookieJar {
-  private cookies = new Map<string, { name: string; value: string; path: string }>();
-
-  store(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = '', ...attrs] = line.split(';').map((p) => p.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      let path = '/';
-      let expired = value === '';
-      for (const attr of attrs) {
-        const [k = '', v = ''] = attr.split('=');
-        if (k.toLowerCase() === 'path') path = v;
-        if (k.toLowerCase() === 'max-age' && Number(v) <= 0) expired = true;
-        if (k.toLowerCase() === 'expires' && Date.parse(v) < Date.now()) expired = true;
-      }
-      const key = `${name};${path}`;
-      if (expired) this.cookies.delete(key);
-      else this.cookies.set(key, { name, value, path });
-    }
-  }
-
-  header(url: string): string {
-    const path = new URL(url).pathname;
-    return [...this.cookies.values()]
-      .filter((c) => path === c.path || path.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
-      .map((c) => `${c.name}=${c.value}`)
-      .join('; ');
-  }
-
-  get(name: string): string | undefined {
-    for (const c of this.cookies.values()) if (c.name === name) return decodeURIComponent(c.value);
-    return undefined;
-  }
-
-  set(name: string, value: string, path = '/'): void {
-    this.cookies.set(`${name};${path}`, { name, value, path });
-  }
+export interface SignedInPortal {
+  ts: Platform;
+  portal: PortalHandle;
+  acme: TestTenant;
+  /** acme's Account Admin, signed in to the portal. */
+  admin: PortalSession;
 }
 
-/** fetch with the jar, without following redirects. */
-export async function send(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  const cookie = jar.header(url);
-  if (cookie) headers.set('cookie', cookie);
-  const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-  jar.store(res);
-  return res;
-}
-
-/** Follows redirects (GET) until `stop(url)` says so or a non-redirect answer; returns the last response and URL. */
-export async function follow(jar: CookieJar, start: string, stop: (url: string) => boolean = () => false): Promise<{ res: Response; url: string }> {
-  let url = start;
-  for (let hops = 0; hops < 15; hops += 1) {
-    if (stop(url)) return { res: new Response(null, { status: 204 }), url };
-    const res = await send(jar, url);
-    const location = res.headers.get('location');
-    if (res.status < 300 || res.status >= 400 || location === null) return { res, url };
-    await res.arrayBuffer();
-    url = new URL(location, url).href;
-  }
-  throw new Error(`too many redirects from ${start}`);
-}
-
-/** Fills in the token service's sign-in form; returns where it redirects to. */
-export async function submitSignInForm(jar: CookieJar, formPageUrl: string, page: string, user: TestUser): Promise<string> {
-  const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!action || !csrf) throw new Error(`no sign-in form at ${formPageUrl}:\n${page.slice(0, 500)}`);
-  const res = await send(jar, new URL(action.replace(/&amp;/g, '&'), formPageUrl).href, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrf.replace(/&amp;/g, '&'), email: user.email, password: user.password }).toString(),
-  });
-  const location = res.headers.get('location');
-  if (res.status !== 303 && res.status !== 302) throw new Error(`sign-in form answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  return new URL(location!, formPageUrl).href;
-}
-
-export interface PortalSession {
-  jar: CookieJar;
-  csrf: string;
-  /** Headers for an API call from this session (cookie + CSRF token). */
-  headers(extra?: Record<string, string>): Record<string, string>;
-  cookie(): string;
-}
-
-/** Signs in to the portal as a browser does: /login → realm sign-in form → /auth/callback. */
-export async function signIn(portalUrl: string, tenant: string, user: TestUser): Promise<PortalSession> {
-  const jar = new CookieJar();
-  const { res: formRes, url: formUrl } = await follow(jar, `${portalUrl}/login?tenant=${tenant}`);
-  if (formRes.status !== 200) throw new Error(`sign-in form: ${formRes.status} at ${formUrl}`);
-  const next = await submitSignInForm(jar, formUrl, await formRes.text(), user);
-  const { res: landing, url: landingUrl } = await follow(jar, next);
-  if (landing.status !== 200 || !landingUrl.startsWith(portalUrl)) throw new Error(`sign-in ended at ${landingUrl} with ${landing.status}: ${(await landing.text()).slice(0, 300)}`);
-  await landing.arrayBuffer().catch(() => undefined);
-  const csrf = jar.get('csrf_token');
-  if (!csrf) throw new Error('no csrf_token cookie after sign-in');
-  return {
-    jar,
-    csrf,
-    cookie: () => jar.header(`${portalUrl}/`),
-    headers: (extra = {}) => ({ cookie: jar.header(`${portalUrl}/`), 'x-csrf-token': csrf, ...extra }),
-  };
-}
-
-/**
- * A user's access token for the account-admin API (aud ACCOUNT_ADMIN_AUDIENCE): the
- * portal client's authorization code + PKCE flow with `resource`, as a CLI tool would run it.
- */
-export async function userAccessToken(authUrl: string, portalUrl: string, tenant: string, user: TestUser): Promise<string> {
-  const jar = new CookieJar();
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const redirectUri = `${portalUrl}/auth/callback`;
-  const realm = `${authUrl}/realms/${tenant}`;
-  const authorize = new URL(`${realm}/protocol/openid-connect/auth`);
-  authorize.search = new URLSearchParams({
-    client_id: 'portal',
-    response_type: 'code',
-    redirect_uri: redirectUri,
-    scope: 'openid',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: randomBytes(8).toString('hex'),
-    resource: ACCOUNT_ADMIN_AUDIENCE,
-  }).toString();
-  const { res: formRes, url: formUrl } = await follow(jar, authorize.href);
-  const next = await submitSignInForm(jar, formUrl, await formRes.text(), user);
-  const { url: callback } = await follow(jar, next, (url) => url.startsWith(redirectUri));
-  const code = new URL(callback).searchParams.get('code');
-  if (!code) throw new Error(`no code in ${callback}`);
-  const res = await fetch(`${realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'portal', code_verifier: verifier, resource: ACCOUNT_ADMIN_AUDIENCE }).toString(),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !body.access_token) throw new Error(`token exchange: ${res.status} ${JSON.stringify(body)}`);
-  return body.access_token;
-}
-
-/** A service account's Plant Store token with the client credentials grant. */
-export async function clientCredentialsToken(authUrl: string, tenant: string, clientId: string, secret: string): Promise<Response> {
-  return fetch(`${authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
-  });
+/** The token service, account-admin in-process, a tenant and its admin's portal session. */
+export async function startSignedInPortal(options: PortalOptions = {}): Promise<SignedInPortal> {
+  const ts = await startTokenService();
+  const portal = await startPortal(ts, options);
+  const acme = await createTenant(ts);
+  return { ts, portal, acme, admin: await signIn(portal.url, acme.tenant, acme.admin) };
 }

@@ -1,27 +1,19 @@
 /**
- * Private infrastructure for fault tests: a redis-server (from @plant/test-kit) and a whole
- * Postgres cluster of the test file's own, on spare ports, so they can be stopped and restarted
- * without touching the shared instances other engineers and test files use.
+ * A whole Postgres cluster of the test file's own, on a spare port, so a fault test can stop
+ * and restart it without touching the shared instance other engineers and test files use.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@plant/test-kit';
-
-export { eventually, freePort, sleep, startRedisServer, type RedisServer } from '@plant/test-kit';
+import type { LocalServer } from './redis-server.js';
+import { freePort } from './waiting.js';
 
 const run = promisify(execFile);
 
-export interface PostgresServer {
-  port: number;
-  /** `postgres://postgres@127.0.0.1:<port>/plantstore` */
-  url: string;
-  /** `pg_ctl stop -m fast`: open sessions are terminated, new connections refused. */
-  stop(): Promise<void>;
-  start(): Promise<void>;
+/** `url` is `postgres://postgres@127.0.0.1:<port>/plantstore`; `stop()` is `pg_ctl stop -m fast`. */
+export interface PostgresServer extends LocalServer {
   /** Stops the cluster and deletes its directory. */
   destroy(): Promise<void>;
 }

@@ -1,0 +1,63 @@
+# The image of each service, one target per service. Build from the repository root (the pnpm
+# workspace is the build context):
+#   docker build --target plant-store   -t plant/plant-store .
+#   docker build --target token-service -t plant/token-service .
+#   docker build --target account-admin -t plant/account-admin .
+# The same image runs the migrations as a separate one-shot command, never on a replica's start:
+#   docker run --rm -e DATABASE_URL=... plant/plant-store node dist/migrate.js
+#
+# NODE_IMAGE is a pinned official Node 20 tag; pass another (e.g. a mirror, or a locally
+# built base in scripts/docker-smoke.sh) with --build-arg NODE_IMAGE=...
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+ARG PNPM_VERSION=10.34.8
+ENV CI=true
+RUN npm install --global --no-fund --no-audit --no-update-notifier pnpm@${PNPM_VERSION}
+WORKDIR /workspace
+# The download depends on the lockfile alone, so a source change does not download the
+# dependencies again.
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch
+COPY . .
+RUN pnpm install --frozen-lockfile --offline
+# Every service is compiled and deployed (itself and its production dependencies only) in
+# this one stage, which the three targets share: built once, cached for the other two.
+# pnpm 10 deploys from the shared lockfile only with injected workspace packages; setting it
+# for this one command keeps the developers' symlinked workspace as it is.
+RUN pnpm exec tsc -b services/plant-store services/token-service services/account-admin \
+ && for service in plant-store token-service account-admin; do \
+      pnpm --config.inject-workspace-packages=true --filter "@plant/$service" deploy --prod "/out/$service" || exit 1; \
+      (cd "/out/$service" && rm -rf src test tsconfig.json tsconfig.tsbuildinfo pnpm-lock.yaml); \
+    done
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Numeric, so Kubernetes' runAsNonRoot can verify it (uid 1000 is "node" in official images).
+# What each target copies in stays owned by root, not writable by this user: the code is
+# immutable at run time.
+USER 1000:1000
+# Slim images have no curl; Node 20 has fetch. Each target sets PORT.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/start.js"]
+
+FROM runtime AS plant-store
+COPY --from=build /out/plant-store ./
+ENV PORT=8081
+EXPOSE 8081
+
+FROM runtime AS token-service
+COPY --from=build /out/token-service ./
+ENV PORT=8082
+EXPOSE 8082 9082
+
+FROM runtime AS account-admin
+COPY --from=build /out/account-admin ./
+ENV PORT=8083
+EXPOSE 8083
+
+# Without --target a build would otherwise quietly produce the last service's image.
+FROM runtime AS no-target
+RUN echo 'build one service: docker build --target <plant-store|token-service|account-admin>' >&2 && exit 1

@@ -1,0 +1,116 @@
+/**
+ * A user's sign-in through the real token service, as a browser or a CLI tool runs it: the
+ * portal client's authorization code + PKCE flow (an access token), a wrong password at the
+ * sign-in form, and the portal's own sign-in (a session cookie and its CSRF token).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ACCOUNT_ADMIN_AUDIENCE, USER_PASSWORD } from '@plant/test-kit';
+import { httpRequest, type RequestOptions } from './http-client.js';
+
+export interface SignInClient {
+  /** An access token of a user, through the real sign-in (authorization code + PKCE). */
+  userToken(tenant: string, email: string, resource?: string, scope?: string): Promise<string>;
+  /** A sign-in at the token service's form with a wrong password: the status of the form post (401: the form again). */
+  failSignIn(tenant: string, email: string, password: string): Promise<number>;
+  /** A signed-in portal session: its Cookie header, CSRF token and where sign-in landed. Needs account-admin. */
+  portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string }>;
+}
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A minimal cookie jar: name=value pairs from Set-Cookie, sent back as one Cookie header. */
+class CookieJar {
+  readonly #cookies = new Map<string, string>();
+  take(setCookie: string[] | undefined): void {
+    for (const line of setCookie ?? []) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.#cookies.delete(name);
+      else this.#cookies.set(name, value);
+    }
+  }
+  get(name: string): string | undefined {
+    return this.#cookies.get(name);
+  }
+  header(): string {
+    return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  /** A request with the jar's cookies, whose Set-Cookie lines go back into it. */
+  async send(url: string, init: RequestOptions = {}) {
+    const res = await httpRequest(url, { ...init, headers: { ...init.headers, cookie: this.header() } });
+    this.take(res.setCookie);
+    return res;
+  }
+}
+
+const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+/** Opens the sign-in form `authorize` leads to and posts it; resolves with the form post's answer. */
+async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string, email: string, password: string) {
+  const auth = await jar.send(authorize);
+  const interaction = new URL(auth.headers.location as string, authUrl).href;
+  const form = await jar.send(interaction);
+  return jar.send(`${interaction}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: csrfOf(form.text), email, password }).toString(),
+  });
+}
+
+export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: string; portalUrl: string; hasPortal: () => boolean }): SignInClient {
+  const realm = (tenant: string) => `${authUrl}/realms/${tenant}/protocol/openid-connect`;
+  const redirectUri = `${portalUrl}/auth/callback`;
+  return {
+    async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE, scope = 'openid email profile plants:read plants:write') {
+      const jar = new CookieJar();
+      const { verifier, challenge } = pkce();
+      const query = new URLSearchParams({
+        client_id: 'portal',
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        scope,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: randomBytes(8).toString('hex'),
+        nonce: randomBytes(8).toString('hex'),
+        resource,
+      });
+      const login = await postSignInForm(jar, authUrl, `${realm(tenant)}/auth?${query}`, email, USER_PASSWORD);
+      if (login.status !== 303) throw new Error(`sign-in: ${login.status} ${login.text.slice(0, 300)}`);
+      const resume = await jar.send(new URL(login.headers.location as string, authUrl).href);
+      const callback = new URL(resume.headers.location as string);
+      const code = callback.searchParams.get('code');
+      if (code === null) throw new Error(`sign-in: no code in ${callback.href}`);
+      const tokens = await httpRequest(`${realm(tenant)}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'portal', code_verifier: verifier, resource }).toString(),
+      });
+      if (tokens.status !== 200) throw new Error(`code exchange: ${tokens.status} ${tokens.text}`);
+      return (tokens.body as { access_token: string }).access_token;
+    },
+    async failSignIn(tenant, email, password) {
+      const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
+      return (await postSignInForm(new CookieJar(), authUrl, `${realm(tenant)}/auth?${query}`, email, password)).status;
+    },
+    async portalSession(tenant, email, returnTo) {
+      if (!hasPortal()) throw new Error('account-admin is not running');
+      const jar = new CookieJar();
+      const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant, ...(returnTo === undefined ? {} : { return_to: returnTo }) })}`);
+      if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
+      const login = await postSignInForm(jar, authUrl, start.headers.location as string, email, USER_PASSWORD);
+      if (login.status !== 303) throw new Error(`portal sign-in: ${login.status} ${login.text.slice(0, 300)}`);
+      const resume = await jar.send(new URL(login.headers.location as string, authUrl).href);
+      const callback = await jar.send(resume.headers.location as string);
+      if (callback.status !== 303) throw new Error(`portal callback: ${callback.status} ${callback.text.slice(0, 300)}`);
+      const token = jar.get('csrf_token');
+      if (token === undefined || jar.get('aa_session') === undefined) throw new Error('portal sign-in set no session');
+      return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string };
+    },
+  };
+}

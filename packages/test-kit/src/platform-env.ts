@@ -1,0 +1,79 @@
+/**
+ * The environment each service of a test platform gets: what docs/architecture.md lists for
+ * it, pointed at the platform's database, Redis and the token service's addresses, with
+ * clearly fake secrets.
+ */
+import type { ServiceName } from './service-process.js';
+
+/** Fixed, clearly fake secrets (a secrets-at-rest scan looks for each of them). */
+export const TEST_SECRETS = {
+  INTERNAL_API_TOKEN: 'test-internal-token-hostile-7c1e2a9b44',
+  SECRET_PEPPER: 'test-pepper-hostile-0123456789-abcdefghij',
+  KEY_ENCRYPTION_KEY: Buffer.alloc(32, 11).toString('base64'),
+  COOKIE_KEYS: 'test-cookie-key-hostile-0123456789',
+  SESSION_SECRET: 'test-session-secret-hostile-0123456789',
+} as const;
+
+export type PlatformSecrets = { [K in keyof typeof TEST_SECRETS]: string };
+
+export const PLANT_STORE_AUDIENCE = 'http://plant-store.test';
+export const ACCOUNT_ADMIN_AUDIENCE = 'http://account-admin.test';
+/** The password of every user a platform creates (the tenants' admins included). */
+export const USER_PASSWORD = 'correct horse battery staple';
+
+export interface PlatformSettings {
+  databaseUrl: string;
+  redisUrl: string;
+  /** AUTH_URL: the token service's public base URL, in every issuer. */
+  authUrl: string;
+  /** Where the token service listens (public and internal API) and account-admin's port. */
+  tokenServicePort: number;
+  internalPort: number;
+  portalPort: number;
+  secrets: PlatformSecrets;
+  /** REVOCATION_RESYNC_MS of the resource servers. */
+  resyncMs: number;
+}
+
+/** The environment of each service, before the caller's overrides. */
+export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<string, string>> {
+  const portalUrl = `http://127.0.0.1:${s.portalPort}`;
+  const internalUrl = `http://127.0.0.1:${s.internalPort}`;
+  const common = { HOST: '127.0.0.1', DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, AUTH_URL: s.authUrl, INTERNAL_API_TOKEN: s.secrets.INTERNAL_API_TOKEN };
+  const resourceServer = { TOKEN_SERVICE_INTERNAL_URL: internalUrl, REVOCATION_RESYNC_MS: String(s.resyncMs) };
+  return {
+    'token-service': {
+      ...common,
+      PORT: String(s.tokenServicePort),
+      INTERNAL_PORT: String(s.internalPort),
+      SECRET_PEPPER: s.secrets.SECRET_PEPPER,
+      KEY_ENCRYPTION_KEY: s.secrets.KEY_ENCRYPTION_KEY,
+      COOKIE_KEYS: s.secrets.COOKIE_KEYS,
+      PLANT_STORE_AUDIENCE,
+      ACCOUNT_ADMIN_AUDIENCE,
+      PORTAL_URL: portalUrl,
+    },
+    'plant-store': { ...common, ...resourceServer, PLANT_STORE_AUDIENCE, PUBLIC_URL: PLANT_STORE_AUDIENCE },
+    'account-admin': {
+      ...common,
+      ...resourceServer,
+      PORT: String(s.portalPort),
+      PORTAL_URL: portalUrl,
+      ACCOUNT_ADMIN_AUDIENCE,
+      SESSION_SECRET: s.secrets.SESSION_SECRET,
+    },
+  };
+}
+
+/** The operator CLI's environment (it does not announce key rotations: nothing here listens for them). */
+export function cliEnv(s: PlatformSettings): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: s.databaseUrl,
+    REDIS_URL: s.redisUrl,
+    AUTH_URL: s.authUrl,
+    KEY_ENCRYPTION_KEY: s.secrets.KEY_ENCRYPTION_KEY,
+    PORTAL_URL: `http://127.0.0.1:${s.portalPort}`,
+    CLI_PUBLISH_EVENTS: 'false',
+  };
+}
