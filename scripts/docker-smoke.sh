@@ -175,18 +175,19 @@ declare -A PORTS
 for svc in plant-store token-service account-admin; do PORTS[$svc]=$(free_port); done
 INTERNAL_PORT=$(free_port)
 port_of() { echo "${PORTS[$1]}"; }
-# Fake development-only secrets for this throwaway run.
+# Secrets of this throwaway run: random, as strong as the images' NODE_ENV=production requires.
+secret() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 COMMON_ENV=(
   -e "DATABASE_URL=$DB_URL" -e "REDIS_URL=$REDIS_URL" -e HOST=127.0.0.1 -e LOG_LEVEL=info
   -e "AUTH_URL=http://localhost:$(port_of token-service)"
   -e "TOKEN_SERVICE_INTERNAL_URL=http://127.0.0.1:$INTERNAL_PORT"
   -e "PORTAL_URL=http://localhost:$(port_of account-admin)"
   -e "PUBLIC_URL=http://localhost:$(port_of plant-store)"
-  -e INTERNAL_API_TOKEN=smoke-internal-token-not-a-secret
-  -e SECRET_PEPPER=smoke-pepper-not-a-secret-0123456789abcdef
-  -e KEY_ENCRYPTION_KEY=c21va2Uta2V5LWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=
-  -e COOKIE_KEYS=smoke-cookie-key-not-a-secret-0001
-  -e SESSION_SECRET=smoke-session-secret-not-a-secret
+  -e "INTERNAL_API_TOKEN=$(secret)"
+  -e "SECRET_PEPPER=$(secret)"
+  -e "KEY_ENCRYPTION_KEY=$(secret)"
+  -e "COOKIE_KEYS=$(secret)"
+  -e "SESSION_SECRET=$(secret)"
   -e "INTERNAL_PORT=$INTERNAL_PORT"
 )
 # The token service first: the resource servers load its revocation snapshot.

@@ -2,6 +2,7 @@
 // LOG_LEVEL=info, one process per service (test-kit's launcher, output into log files),
 // against a bench database (never the development or test one). Plus the seeding every
 // scenario needs.
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,15 +21,19 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/
 const AUTH_URL = 'http://localhost:8082';
 
 /**
- * Clearly fake secrets: the bench database holds nothing of value. They stay the same from run
- * to run, because the realms of earlier runs stay in the database with their keys encrypted.
+ * Fake secrets: the bench database holds nothing of value. They stay the same from run to run,
+ * because the realms of earlier runs stay in the database with their keys encrypted; and they
+ * are as strong as production requires (the services run with NODE_ENV=production), derived
+ * from their names rather than written out.
+ * @param {string} name
  */
+const benchSecret = (name) => createHash('sha256').update(`plant-store-bench:${name}`).digest('base64');
 const SECRETS = {
-  INTERNAL_API_TOKEN: 'bench-internal-token-not-for-production',
-  SECRET_PEPPER: 'bench-pepper-not-for-production-0123456789',
+  INTERNAL_API_TOKEN: benchSecret('internal-api-token'),
+  SECRET_PEPPER: benchSecret('secret-pepper'),
   KEY_ENCRYPTION_KEY: 'YmVuY2gta2V5LWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=',
-  SESSION_SECRET: 'bench-session-secret-not-for-production',
-  COOKIE_KEYS: 'bench-cookie-key-not-for-production-0001',
+  SESSION_SECRET: benchSecret('session-secret'),
+  COOKIE_KEYS: benchSecret('cookie-keys'),
 };
 export const INTERNAL_API_TOKEN = SECRETS.INTERNAL_API_TOKEN;
 
