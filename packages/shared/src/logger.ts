@@ -48,7 +48,7 @@ let lastMs = 0;
 let lastTime = '';
 /**
  * pino's `isoTime`, formatted once per millisecond: under load many lines share a
- * millisecond, and `toISOString` was ~1 % of a request.
+ * millisecond, so most lines reuse the string instead of formatting a date.
  */
 function isoTimeCachedPerMs(): string {
   const now = Date.now();
@@ -77,8 +77,8 @@ export function createLogger({ name, level = 'info', destination }: CreateLogger
 
 /**
  * stdout, buffered: lines collect until 4 KiB or 100 ms have passed, then go out in one
- * asynchronous write. A write per line cost ~4 % of a request's CPU (one system call or
- * thread-pool hop for each ~250-byte access line). pino flushes the buffer synchronously on
+ * asynchronous write, rather than one system call or thread-pool hop per access line
+ * (docs/performance.md has what that cost). pino flushes the buffer synchronously on
  * exit, including after a fatal error; only a SIGKILL can lose the last 100 ms of lines.
  */
 function bufferedStdout(): pino.DestinationStream {

@@ -20,8 +20,8 @@ interface PooledClient {
  * Hot-path queries without the query builder, on the pool knex already holds (same
  * connections, limits, acquire timeout and disposal of broken connections). Each runs as a
  * ready `pg.Query`: given a config object, `client.query` copies it property by property
- * (with descriptors) and wraps the result in a second promise to rewrite the stack, ~2 % of
- * a Plant Store list request. Values travel as text, so int64 ids stay exact both ways.
+ * (with descriptors) and wraps the result in a second promise to rewrite the stack, work a
+ * hot route need not repeat per request. Values travel as text, so int64 ids stay exact both ways.
  */
 export function createStatementRunner(db: Knex): StatementRunner {
   const pool = db.client as unknown as PooledClient;
