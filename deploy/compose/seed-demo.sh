@@ -4,7 +4,8 @@
 set -eu
 : "${DEMO_TENANT:?}" "${DEMO_ADMIN_EMAIL:?}" "${DEMO_ADMIN_PASSWORD:?}" "${PORTAL_URL:?}"
 
-if out=$(node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password "$DEMO_ADMIN_PASSWORD" 2>&1); then
+# The password goes in on standard input, as in production (docs/deploy.md): never an argument.
+if out=$(printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file - 2>&1); then
   echo "seed: created tenant $DEMO_TENANT: $out"
 else
   case "$out" in

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError, ConfigError, createDatabase, createLogger, env, loadConfig } from '@plant/shared';
 import { Redis } from 'ioredis';
@@ -17,9 +18,14 @@ import { rotateSigningKey } from './domain/rotate-signing-key.js';
  * success, or one line on stderr and a non-zero exit code.
  */
 const USAGE = `usage:
-  cli tenant create <tenant> --admin-email <email> --admin-password <password>
-  cli user create <tenant> --email <email> --password <password> --role <View|Edit|Account Admin>
-  cli keys rotate <tenant>`;
+  cli tenant create <tenant> --admin-email <email> (--admin-password-file <path|-> | --admin-password <password>)
+  cli user create <tenant> --email <email> (--password-file <path|-> | --password <password>) --role <View|Edit|Account Admin>
+  cli keys rotate <tenant>
+A password file of "-" is read from standard input; a password on the command line lands in shell
+history, process lists and audit logs (kubectl exec), so give it on the command line only on a laptop.`;
+
+/** Longer than any password PasswordSchema accepts, so a wrong file is refused, not read whole. */
+const PASSWORD_FILE_MAX_BYTES = 4096;
 
 class UsageError extends Error {}
 
@@ -44,6 +50,25 @@ function option(values: Record<string, unknown>, name: string): string {
   return value;
 }
 
+/** `--<name>-file <path|->` (standard input for `-`) or `--<name> <value>`: exactly one. */
+function secretOption(values: Record<string, unknown>, name: string): string {
+  const file = values[`${name}-file`];
+  const inline = values[name];
+  if (file !== undefined && inline !== undefined) throw new UsageError(`give --${name}-file or --${name}, not both`);
+  if (typeof file !== 'string') return option(values, name);
+  let text: string;
+  try {
+    const buffer = readFileSync(file === '-' ? 0 : file);
+    if (buffer.length > PASSWORD_FILE_MAX_BYTES) throw new UsageError(`--${name}-file: larger than ${PASSWORD_FILE_MAX_BYTES} bytes`);
+    text = buffer.toString('utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--${name}-file: cannot read ${file === '-' ? 'standard input' : JSON.stringify(file)}`);
+  }
+  // One trailing line break (echo, editors) is not part of the password; anything else is.
+  return text.replace(/\r?\n$/, '');
+}
+
 async function main(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -52,8 +77,10 @@ async function main(argv: string[]): Promise<unknown> {
     options: {
       'admin-email': { type: 'string' },
       'admin-password': { type: 'string' },
+      'admin-password-file': { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-file': { type: 'string' },
       role: { type: 'string' },
     },
   });
@@ -73,7 +100,7 @@ async function main(argv: string[]): Promise<unknown> {
   try {
     if (command === 'tenant create') {
       const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
-      const adminPassword = parse(PasswordSchema, option(values, 'admin-password'), '--admin-password');
+      const adminPassword = parse(PasswordSchema, secretOption(values, 'admin-password'), '--admin-password');
       const created = await createTenant(ctx, { tenant, adminEmail, adminPassword });
       return {
         tenant: created.tenant,
@@ -85,7 +112,7 @@ async function main(argv: string[]): Promise<unknown> {
     }
     if (command === 'user create') {
       const email = parse(EmailSchema, option(values, 'email'), '--email');
-      const password = parse(PasswordSchema, option(values, 'password'), '--password');
+      const password = parse(PasswordSchema, secretOption(values, 'password'), '--password');
       const role = parse(UserRoleSchema, option(values, 'role'), '--role');
       const user = await createUser(ctx, tenant, { email, password, role, actor: 'cli' });
       return { tenant, user };

@@ -1,4 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -6,6 +8,7 @@ import { REPO_ROOT, uniqueName } from '@plant/test-kit';
 import request from 'supertest';
 import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { AUTH } from './helpers/internal-client.js';
+import { verifyPassword } from '../src/domain/passwords.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, 'services/token-service/dist/cli.js');
@@ -20,14 +23,34 @@ afterAll(async () => {
   await h.close();
 });
 
+const cliEnv = () => ({
+  PATH: process.env.PATH ?? '',
+  DATABASE_URL: TEST_ENV.DATABASE_URL,
+  REDIS_URL: TEST_ENV.REDIS_URL,
+  KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY,
+  AUTH_URL: h.publicUrl,
+});
+
+/** The CLI with `input` on its standard input. */
+function cliWithInput(input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+async function storedPasswordHash(tenant: string, email: string): Promise<string> {
+  const row = await h.service.db('users').where({ realm: tenant, email }).first('password_hash');
+  return (row as { password_hash: string }).password_hash;
+}
+
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    DATABASE_URL: TEST_ENV.DATABASE_URL,
-    REDIS_URL: TEST_ENV.REDIS_URL,
-    KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY,
-    AUTH_URL: h.publicUrl,
-  };
+  const env = cliEnv();
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env });
     return { code: 0, stdout, stderr };
@@ -95,6 +118,30 @@ describe('operator CLI (built dist/cli.js)', () => {
     expect(unknownTenant).toEqual({ code: 1, stdout: '', stderr: 'error: Tenant not found\n' });
     expect(badRole).toEqual({ code: 2, stdout: '', stderr: 'error: --role: role must be "View", "Edit" or "Account Admin"\n' });
     expect(users.body.map((u: { email: string; role: string }) => [u.email, u.role])).toContainEqual(['viewer@example.test', 'View']);
+  });
+
+  test('When the first admin\'s password comes on standard input or from a file, then it never needs the command line and exactly that password is set', async () => {
+    const fromStdin = uniqueName('cli');
+    const stdin = await cliWithInput('a password from stdin\n', 'tenant', 'create', fromStdin, '--admin-email', 'owner@example.test', '--admin-password-file', '-');
+    const file = join(tmpdir(), `${uniqueName('pw')}.txt`);
+    writeFileSync(file, 'a password from a file\r\n', { mode: 0o600 });
+    const { tenant } = await h.createTenant();
+    const fromFile = await cliWithInput('', 'user', 'create', tenant, '--email', 'filed@example.test', '--password-file', file, '--role', 'View');
+
+    expect({ code: stdin.code, stderr: stdin.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(await verifyPassword('a password from stdin', await storedPasswordHash(fromStdin, 'owner@example.test'))).toBe(true);
+    expect({ code: fromFile.code, stderr: fromFile.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(await verifyPassword('a password from a file', await storedPasswordHash(tenant, 'filed@example.test'))).toBe(true);
+  });
+
+  test('When a password is given twice, comes from a missing file or an oversized one, then it exits 2 with one clear line', async () => {
+    const both = await cliWithInput('x', 'tenant', 'create', uniqueName('cli'), '--admin-email', 'o@example.test', '--admin-password', 'a long password', '--admin-password-file', '-');
+    const missing = await cliWithInput('', 'tenant', 'create', uniqueName('cli'), '--admin-email', 'o@example.test', '--admin-password-file', '/nonexistent/pw');
+    const huge = await cliWithInput('x'.repeat(10_000), 'tenant', 'create', uniqueName('cli'), '--admin-email', 'o@example.test', '--admin-password-file', '-');
+
+    expect(both).toEqual({ code: 2, stdout: '', stderr: 'error: give --admin-password-file or --admin-password, not both\n' });
+    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'error: --admin-password-file: cannot read "/nonexistent/pw"\n' });
+    expect(huge).toEqual({ code: 2, stdout: '', stderr: 'error: --admin-password-file: larger than 4096 bytes\n' });
   });
 
   test('When an unknown command is given, then it exits 2 with the usage', async () => {
