@@ -148,7 +148,9 @@ describe('docker-compose.yml cross-checks', () => {
     expect(seed.restart).toBe('no');
     expect(commandOf(seed)).toEqual(['sh', '/seed/seed-demo.sh']);
     const script = readFileSync(join(repoRoot, 'deploy/compose/seed-demo.sh'), 'utf8');
-    expect(script).toContain('node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password "$DEMO_ADMIN_PASSWORD"');
+    // The password on standard input, never an argument (docs/deploy.md).
+    expect(script).toContain(`printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file -`);
+    expect(script).not.toMatch(/--admin-password "/);
     expect(script).toContain('${PORTAL_URL}/login?tenant=${DEMO_TENANT}');
     expect(script).toMatch(/email: +\$\{DEMO_ADMIN_EMAIL\}/);
     expect(script).toMatch(/password: +\$\{DEMO_ADMIN_PASSWORD\}/);
