@@ -14,6 +14,9 @@ const baseSecretTemplate = find(base, 'Secret', SECRET)!;
 const containerOf = (objects: K8sObject[], service: string) =>
   find(objects, 'Deployment', service)!.spec.template.spec.containers.find((c: { name: string }) => c.name === service);
 
+
+/** The ingress controller's namespace, as every NetworkPolicy that admits it names it. */
+const INGRESS_NAMESPACE = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
 describe('k8s/base', () => {
   test('When the base is rendered, then the Secret is a template: every key the services read, no value', () => {
     expect(baseSecretTemplate.data).toBeUndefined();
@@ -93,7 +96,7 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)('k8s/overla
     expect(config.ACCOUNT_ADMIN_AUDIENCE).toBe(config.PORTAL_URL);
   });
 
-  test('When the NetworkPolicy is read, then the token service internal port (9082) admits only account-admin and plant-store pods, and the public port stays open', () => {
+  test('When the NetworkPolicy is read, then the token service internal port (9082) admits only account-admin and plant-store pods, and the public port only the ingress controller and account-admin', () => {
     const policies = objectsOf(objects, 'NetworkPolicy').filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'token-service');
     expect(policies).toHaveLength(1);
     const policy = policies[0]!;
@@ -108,9 +111,24 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)('k8s/overla
       { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'account-admin' } } },
       { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'plant-store' } } },
     ]);
-    expect(policy.spec.ingress.filter((r: any) => !coversInternal(r)).flatMap((r: any) => r.ports)).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    // TRUST_PROXY=1 trusts whoever connects to name the client's address: only the ingress
+    // controller (and account-admin's back channel) may reach the port that reads it.
+    expect(policy.spec.ingress.filter((r: any) => !coversInternal(r))).toEqual([
+      {
+        from: [INGRESS_NAMESPACE, { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'account-admin' } } }],
+        ports: [{ port: 'http', protocol: 'TCP' }],
+      },
+    ]);
     const service = find(objects, 'Service', 'token-service')!;
     expect(service.spec.ports.map((p: any) => [p.name, p.port])).toEqual([['http', requirementsOf('token-service').defaults['PORT']], [internalName, internalPort]]);
+  });
+
+  test('When the portal trusts X-Forwarded-For, then its NetworkPolicy admits the ingress controller alone to its port', () => {
+    expect(Number(find(objects, 'ConfigMap', 'plant-store-config')!.data.TRUST_PROXY)).toBeGreaterThan(0);
+    const policies = objectsOf(objects, 'NetworkPolicy').filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'account-admin');
+    expect(policies.map((p) => p.spec)).toEqual([
+      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'account-admin' } }, policyTypes: ['Ingress'], ingress: [{ from: [INGRESS_NAMESPACE], ports: [{ port: 'http', protocol: 'TCP' }] }] },
+    ]);
   });
 
   test('When the migration Job runs, then each service image runs its own migrate command with its own database URL from the Secret', () => {

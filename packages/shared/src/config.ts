@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { productionSecretProblem, secretKey, secretValuesOf } from './production-secrets.js';
+import { parseTrustProxy } from './proxy-trust.js';
 
 /**
  * Configuration comes from environment variables only. A service describes its keys
@@ -77,6 +78,19 @@ export const env = {
   /** Comma-separated secrets (key rotation: the first signs, all verify), each checked like `secret`. */
   secretList: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` }), { list: true }),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `TRUST_PROXY`: a hop count 0..10 or addresses and CIDR ranges (proxy-trust.ts). */
+  trustProxy: () =>
+    z
+      .string()
+      .default('0')
+      .transform((value, ctx) => {
+        try {
+          return parseTrustProxy(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0'])

@@ -7,6 +7,7 @@ import { createRequestObserver, type RequestObserver } from './http-observabilit
 import type { Logger } from './logger.js';
 import { metricsHandler, routeOf } from './metrics.js';
 import { chainHandlers, routeEnd, type NodeHandler } from './node-route.js';
+import { forwardedTrust, type TrustProxy } from './proxy-trust.js';
 import { allowHeader, isRoute, pathMatcher, routesOf, type HotRoute, type PathMatcher, type Route, type RouteParams, type RouteTable } from './route-table.js';
 
 export interface HttpAppOptions {
@@ -17,8 +18,8 @@ export interface HttpAppOptions {
   requestContext?: boolean;
   /** `GET /healthz` and `GET /readyz` with these checks (`healthRoutes`); without it, neither. */
   readiness?: Record<string, ReadinessCheck>;
-  /** Proxy hops whose `X-Forwarded-*` express trusts (`req.ip`); 0 or absent: none. */
-  trustProxy?: number;
+  /** Who may set `X-Forwarded-*` (`TRUST_PROXY`: hops or ranges, see proxy-trust.ts); absent: nobody. */
+  trustProxy?: TrustProxy;
   /** Let express add an `ETag` to what it sends (`res.json`, `res.send`): off unless asked. */
   etag?: boolean;
   routes: RouteTable;
@@ -59,7 +60,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.disable('x-powered-by');
   if (options.etag !== true) app.disable('etag');
   app.set('query parser', 'simple');
-  app.set('trust proxy', (options.trustProxy ?? 0) > 0 ? options.trustProxy : false);
+  const forwarded = forwardedTrust(options.trustProxy ?? 0);
+  app.set('trust proxy', forwarded.express);
 
   if (options.readiness) app.use(healthRoutes(options.readiness));
   if (metrics) app.get('/metrics', metricsHandler(metrics));
@@ -72,9 +74,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   const routes = routesOf(options.routes);
   const hot = hotLane(routes, observe, (err, req, res) => sendError(logger, err, req, res));
-  const listener: RequestListener = (req, res) => {
-    if (!hot(req, res)) app(req, res);
-  };
+  const { sanitize } = forwarded;
+  const listener: RequestListener =
+    sanitize === undefined
+      ? (req, res) => {
+          if (!hot(req, res)) app(req, res);
+        }
+      : (req, res) => {
+          sanitize(req);
+          if (!hot(req, res)) app(req, res);
+        };
   return Object.assign(listener, { routes });
 }
 

@@ -18,6 +18,7 @@ export * from './openapi-document.js';
 export * from './pg-errors.js';
 export * from './position-cursor.js';
 export * from './production-secrets.js';
+export * from './proxy-trust.js';
 export * from './prepared-statements.js';
 export * from './realm-names.js';
 export * from './route-table.js';

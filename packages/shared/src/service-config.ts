@@ -45,6 +45,10 @@ export function resourceServerConfig({ internalApiUse }: { internalApiUse?: stri
 /** TRUST_PROXY, for a service that reads the client's address or scheme behind the ingress. */
 export function trustProxyConfig({ use }: { use?: string } = {}) {
   return {
-    TRUST_PROXY: env.int(0, 0, 10).describe(`Proxy hops whose X-Forwarded-For/-Proto to trust${use === undefined ? '' : ` ${use}`} (0 = none; 1 behind the ingress)`),
+    TRUST_PROXY: env
+      .trustProxy()
+      .describe(
+        `Who may set X-Forwarded-For/-Proto${use === undefined ? '' : ` ${use}`}: addresses or CIDR ranges of the proxies (e.g. 10.0.0.0/8), or a hop count (0 = none; a count trusts any peer, so only where the network admits the proxy alone)`,
+      ),
   };
 }

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, type Logger } from '@plant/shared';
+import { forwardedTrust, isDatabaseUnavailable, type Logger } from '@plant/shared';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthentication, ClientAuthSource, ClientCredential } from '../domain/authenticate-client.js';
 import { TooManyFailedAuthentications } from '../domain/errors.js';
@@ -159,10 +159,10 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   const provider = new Provider(issuer, realmConfiguration(tenant, signingJwk, deps));
   // Read by the page renderers for their Content-Security-Policy.
   Object.defineProperty(provider, 'portalOrigin', { value: new URL(config.PORTAL_URL).origin });
-  if (config.TRUST_PROXY > 0) {
-    provider.proxy = true;
-    provider.maxIpsCount = config.TRUST_PROXY;
-  }
+  // The public listener has already reduced X-Forwarded-* to what trusted hops vouch for.
+  const { proxy, maxIpsCount } = forwardedTrust(config.TRUST_PROXY).koa;
+  provider.proxy = proxy;
+  provider.maxIpsCount = maxIpsCount;
 
   serveServiceAccountClients(provider, tenant, clientAuth);
   provider.use(guardRealmRequests(issuer, clientAuth));

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
+import { createHttpApp, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
@@ -30,7 +30,7 @@ export interface AppDependencies {
   authUrl: string;
   sessionSecret: string;
   /** Proxy hops whose X-Forwarded-For to trust (the audit address). */
-  trustProxy: number;
+  trustProxy: TrustProxy;
   revocation?: RevocationChecker;
 }
 

@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, type Logger, type ReadinessCheck } from '@plant/shared';
+import { createHttpApp, type HttpApp, type Logger, type TrustProxy, type ReadinessCheck } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
 import type { RealmProviders } from '../../provider/realm-providers.js';
@@ -13,7 +13,7 @@ export interface PublicAppDeps {
   providers: RealmProviders;
   identity: IdentityContext;
   accessTokenTtl: number;
-  trustProxy: number;
+  trustProxy: TrustProxy;
   interactions: InteractionDeps;
 }
 
