@@ -12,8 +12,8 @@ export interface SignInClient {
   userToken(tenant: string, email: string, resource?: string, scope?: string): Promise<string>;
   /** A sign-in at the token service's form with a wrong password: the status of the form post (401: the form again). */
   failSignIn(tenant: string, email: string, password: string): Promise<number>;
-  /** A signed-in portal session: its Cookie header, CSRF token and where sign-in landed. Needs account-admin. */
-  portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string }>;
+  /** A signed-in portal session: its Cookie header, CSRF token, where sign-in landed and the browser that signed in. Needs account-admin. */
+  portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string; browser: CookieJar }>;
 }
 
 function pkce() {
@@ -21,9 +21,14 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-/** A minimal cookie jar: name=value pairs from Set-Cookie, sent back as one Cookie header. */
-class CookieJar {
+/**
+ * A minimal cookie jar: name=value pairs from Set-Cookie, sent back as one Cookie header. It
+ * remembers every bearer value the browser was handed (each cookie value, each `code` a
+ * redirect carried), so a test can search storage for them.
+ */
+export class CookieJar {
   readonly #cookies = new Map<string, string>();
+  readonly seen = new Set<string>();
   take(setCookie: string[] | undefined): void {
     for (const line of setCookie ?? []) {
       const [pair] = line.split(';');
@@ -31,7 +36,10 @@ class CookieJar {
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
       if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.#cookies.delete(name);
-      else this.#cookies.set(name, value);
+      else {
+        this.#cookies.set(name, value);
+        this.seen.add(value);
+      }
     }
   }
   get(name: string): string | undefined {
@@ -44,6 +52,8 @@ class CookieJar {
   async send(url: string, init: RequestOptions = {}) {
     const res = await httpRequest(url, { ...init, headers: { ...init.headers, cookie: this.header() } });
     this.take(res.setCookie);
+    const code = typeof res.headers.location === 'string' ? URL.parse(res.headers.location, url)?.searchParams.get('code') : undefined;
+    if (code) this.seen.add(code);
     return res;
   }
 }
@@ -110,7 +120,7 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       if (callback.status !== 303) throw new Error(`portal callback: ${callback.status} ${callback.text.slice(0, 300)}`);
       const token = jar.get('csrf_token');
       if (token === undefined || jar.get('aa_session') === undefined) throw new Error('portal sign-in set no session');
-      return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string };
+      return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string, browser: jar };
     },
   };
 }

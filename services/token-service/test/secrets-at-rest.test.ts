@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { ADMIN_PASSWORD, basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
+import { portalDriver } from './helpers/portal-driver.js';
 import { KeyEncryption } from '../src/domain/key-encryption.js';
 import { decryptSigningKey } from '../src/domain/signing-keys.js';
 
@@ -27,8 +28,8 @@ async function dumpAuthSchema(): Promise<string> {
       [table_name],
     );
     for (const { column_name } of binaries.rows) {
-      const values = await h.service.db.raw<{ rows: Array<{ v: Buffer }> }>(`select ${column_name} as v from auth.${table_name}`);
-      parts.push(...values.rows.map((r) => r.v.toString('latin1')));
+      const values = await h.service.db.raw<{ rows: Array<{ v: Buffer | null }> }>(`select ${column_name} as v from auth.${table_name}`);
+      parts.push(...values.rows.map((r) => r.v?.toString('latin1') ?? ''));
     }
   }
   return parts.join('\n');
@@ -86,5 +87,27 @@ describe('secrets at rest and in logs', () => {
     expect(stored).not.toContain(jwk.d as string);
     expect(stored).not.toContain(jwk.p as string);
     expect(() => decryptSigningKey(new KeyEncryption(Buffer.alloc(32, 9).toString('base64')), kid, row.private_key_encrypted as Buffer)).toThrow();
+  });
+
+  test('When a user signs in and the portal exchanges the code, then neither the session id, the interaction id, the code nor the userinfo token is in the auth schema, and the token still answers userinfo', async () => {
+    const { tenant, adminEmail } = await h.createTenant();
+    const { browser, startSignIn, completeSignIn, exchange } = portalDriver(h, tenant);
+    const b = browser();
+    const started = await startSignIn(b);
+    const { resume, callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+    const code = callback.searchParams.get('code')!;
+    const tokens = await exchange(code, started.verifier);
+    const pending = await startSignIn(browser());
+    const sessionId = /(?:^|;\s*)_session=([^;]+)/.exec((resume.headers['set-cookie'] as unknown as string[]).join('; '))?.[1];
+
+    const stored = await dumpAuthSchema();
+    const userinfo = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`).set('authorization', `Bearer ${tokens.body.access_token}`);
+
+    const models = await h.service.db('oidc_payloads').where({ realm: tenant }).distinct('model').pluck('model');
+    expect(models.sort()).toEqual(['AccessToken', 'AuthorizationCode', 'Grant', 'Interaction', 'Session']);
+    expect(userinfo.status).toBe(200);
+    const values = { sessionId: sessionId!, interaction: started.interactionPath.split('/').pop()!, pendingInteraction: pending.interactionPath.split('/').pop()!, code, accessToken: tokens.body.access_token as string };
+    expect(Object.values(values).every((v) => typeof v === 'string' && v.length >= 21)).toBe(true);
+    expect(Object.entries(values).filter(([, v]) => stored.includes(v)).map(([name]) => name)).toEqual([]);
   });
 });

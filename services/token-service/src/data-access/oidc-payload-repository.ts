@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from '@plant/shared';
 
 /** An oidc-provider artifact (session, interaction, code, grant) as stored per realm. */
@@ -9,6 +10,12 @@ export interface OidcPayload {
   consumed?: number;
 }
 
+/**
+ * Every key takes the value in clear (an id, uid, user code or grant id); the table holds only
+ * its SHA-256 digest. Ids are bearer values (the session and interaction cookies, codes,
+ * opaque access tokens) and random nanoids, far too many to guess, so a fast unkeyed hash is
+ * enough to make a dump of the table useless, and a lookup stays one index probe.
+ */
 export interface OidcPayloadRepository {
   upsert(realm: string, model: string, id: string, payload: OidcPayload, expiresIn?: number): Promise<void>;
   find(realm: string, model: string, id: string): Promise<OidcPayload | undefined>;
@@ -21,8 +28,16 @@ export interface OidcPayloadRepository {
   deleteExpired(): Promise<number>;
 }
 
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+function digestOrNull(value: unknown): Buffer | null {
+  return typeof value === 'string' ? digest(value) : null;
+}
+
 export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
-  async function findBy(realm: string, model: string, where: Record<string, string>): Promise<OidcPayload | undefined> {
+  async function findBy(realm: string, model: string, where: Record<string, Buffer>): Promise<OidcPayload | undefined> {
     const row = await db('oidc_payloads')
       .where({ realm, model, ...where })
       .andWhere((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
@@ -38,27 +53,27 @@ export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
         .insert({
           realm,
           model,
-          id,
+          id_digest: digest(id),
           payload: JSON.stringify(payload),
-          grant_id: payload.grantId ?? null,
-          user_code: payload.userCode ?? null,
-          uid: payload.uid ?? null,
+          grant_id_digest: digestOrNull(payload.grantId),
+          user_code_digest: digestOrNull(payload.userCode),
+          uid_digest: digestOrNull(payload.uid),
           expires_at: expiresIn ? db.raw('now() + make_interval(secs => ?)', [expiresIn]) : null,
         })
-        .onConflict(['realm', 'model', 'id'])
-        .merge(['payload', 'grant_id', 'user_code', 'uid', 'expires_at']);
+        .onConflict(['realm', 'model', 'id_digest'])
+        .merge(['payload', 'grant_id_digest', 'user_code_digest', 'uid_digest', 'expires_at']);
     },
-    find: (realm, model, id) => findBy(realm, model, { id }),
-    findByUid: (realm, model, uid) => findBy(realm, model, { uid }),
-    findByUserCode: (realm, model, userCode) => findBy(realm, model, { user_code: userCode }),
+    find: (realm, model, id) => findBy(realm, model, { id_digest: digest(id) }),
+    findByUid: (realm, model, uid) => findBy(realm, model, { uid_digest: digest(uid) }),
+    findByUserCode: (realm, model, userCode) => findBy(realm, model, { user_code_digest: digest(userCode) }),
     async consume(realm, model, id) {
-      await db('oidc_payloads').where({ realm, model, id }).update({ consumed_at: db.fn.now() });
+      await db('oidc_payloads').where({ realm, model, id_digest: digest(id) }).update({ consumed_at: db.fn.now() });
     },
     async destroy(realm, model, id) {
-      await db('oidc_payloads').where({ realm, model, id }).delete();
+      await db('oidc_payloads').where({ realm, model, id_digest: digest(id) }).delete();
     },
     async revokeByGrant(realm, grantId) {
-      await db('oidc_payloads').where({ realm, grant_id: grantId }).delete();
+      await db('oidc_payloads').where({ realm, grant_id_digest: digest(grantId) }).delete();
     },
     deleteExpired() {
       return db('oidc_payloads').whereRaw('expires_at < now()').delete();

@@ -3,7 +3,11 @@ import type { Knex, RevocationEntry } from '@plant/shared';
 export type PrincipalKind = 'user' | 'service_account';
 
 export interface PrincipalRepository {
-  /** Every principal with version above 1, or deleted less than `deletedWithinSeconds` ago. */
+  /**
+   * Every live principal with version above 1, and every principal deleted less than
+   * `deletedWithinSeconds` ago. An older deletion is left out whatever its version, so
+   * create/delete churn cannot grow the snapshot: the result is bounded by live data.
+   */
   revocationSnapshot(deletedWithinSeconds: number): Promise<RevocationEntry[]>;
   findRevocationEntry(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
@@ -32,8 +36,10 @@ function toEntry(row: { realm: string; sub: string; token_version: number; delet
 export function createPrincipalRepository(db: Knex): PrincipalRepository {
   return {
     async revocationSnapshot(deletedWithinSeconds) {
+      // Each arm has its partial index (principals_changed, principals_deleted), so the scan
+      // reads only what it returns, never the deleted principals of the past.
       const rows = await db('principals')
-        .where('token_version', '>', 1)
+        .where((q) => q.where('token_version', '>', 1).whereNull('deleted_at'))
         .orWhereRaw('deleted_at > now() - make_interval(secs => ?)', [deletedWithinSeconds])
         .orderBy(['realm', 'sub'])
         .select('realm', 'sub', 'token_version', 'deleted_at');

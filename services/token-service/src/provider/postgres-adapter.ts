@@ -1,12 +1,14 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { IdentityContext } from '../domain/identity-context.js';
-import { isStorableText } from '../domain/principal-validators.js';
+import { restorePayload, scrubPayload } from './payload-scrubbing.js';
 
 type OidcPayloads = IdentityContext['oidcPayloads'];
 
 /**
  * oidc-provider's storage, in Postgres (never the in-memory default: replicas share
- * sessions and codes, and a restart loses nothing).
+ * sessions and codes, and a restart loses nothing). Ids, uids, user codes and grant ids go to
+ * the repository as given and are stored only as digests; the payload is scrubbed of the
+ * bearer values oidc-provider copies into it (payload-scrubbing.ts).
  */
 class PostgresAdapter implements Adapter {
   constructor(
@@ -16,22 +18,23 @@ class PostgresAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    await this.payloads.upsert(this.realm, this.model, id, payload as Record<string, unknown>, expiresIn);
+    await this.payloads.upsert(this.realm, this.model, id, scrubPayload(this.model, id, payload as Record<string, unknown>), expiresIn);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    if (!isStorableText(id)) return undefined;
-    return (await this.payloads.find(this.realm, this.model, id)) as AdapterPayload | undefined;
+    const stored = await this.payloads.find(this.realm, this.model, id);
+    return stored && (restorePayload(id, stored) as AdapterPayload);
   }
 
+  /** Sessions only. The session comes back without its id, which only its cookie holds; oidc-provider reads it (session binding) and never saves it. */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    if (!isStorableText(uid)) return undefined;
-    return (await this.payloads.findByUid(this.realm, this.model, uid)) as AdapterPayload | undefined;
+    const stored = await this.payloads.findByUid(this.realm, this.model, uid);
+    return stored && (restorePayload(undefined, stored) as AdapterPayload);
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    if (!isStorableText(userCode)) return undefined;
-    return (await this.payloads.findByUserCode(this.realm, this.model, userCode)) as AdapterPayload | undefined;
+    const stored = await this.payloads.findByUserCode(this.realm, this.model, userCode);
+    return stored && (restorePayload(undefined, stored) as AdapterPayload);
   }
 
   async consume(id: string): Promise<void> {

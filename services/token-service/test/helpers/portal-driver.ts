@@ -30,7 +30,7 @@ export interface PortalDriver {
   browser(): Browser;
   pathOf(location: string): string;
   startSignIn(b: Browser, extra?: Record<string, string>): Promise<StartedSignIn>;
-  completeSignIn(b: Browser, started: StartedSignIn, email: string, password: string): Promise<{ login: Response; callback: URL }>;
+  completeSignIn(b: Browser, started: StartedSignIn, email: string, password: string): Promise<{ login: Response; resume: Response; callback: URL }>;
   exchange(code: string, verifier: string): Promise<Response>;
 }
 
@@ -82,7 +82,7 @@ export function portalDriver(h: Harness, tenant: string): PortalDriver {
     expect(resume.status).toBe(303);
     if (!/^https?:/.test(resume.headers.location ?? "")) throw new Error(`unexpected redirect ${resume.headers.location} ${resume.text}`);
     const callback = new URL(resume.headers.location!);
-    return { login, callback };
+    return { login, resume, callback };
   }
 
   async function exchange(code: string, verifier: string): Promise<Response> {

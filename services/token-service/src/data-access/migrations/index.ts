@@ -1,7 +1,9 @@
 import type { Migration } from '@plant/shared';
 import { authSchema } from './0001-auth-schema.js';
+import { oidcPayloadDigests } from './0002-oidc-payload-digests.js';
+import { revocationSnapshotIndexes } from './0003-revocation-snapshot-indexes.js';
 
 export { SCHEMA } from './schema.js';
 
-/** Applied in order by `migrate.ts` and by the jest global setup. The file is 0001, the recorded name stays '001-auth-schema'. */
-export const migrations: Migration[] = [authSchema];
+/** Applied in order by `migrate.ts` and by the jest global setup. Files are numbered with four digits; the recorded names keep three, as '001-auth-schema' was first recorded. */
+export const migrations: Migration[] = [authSchema, oidcPayloadDigests, revocationSnapshotIndexes];

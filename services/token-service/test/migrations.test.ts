@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createDatabase, migrateLatest, type Knex } from '@plant/shared';
+import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
+import { authSchema } from '../src/data-access/migrations/0001-auth-schema.js';
+import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payload-digests.js';
+import { revocationSnapshotIndexes } from '../src/data-access/migrations/0003-revocation-snapshot-indexes.js';
+import { migrations } from '../src/data-access/migrations/index.js';
+
+// A schema of its own: these tests run migrations up and down.
+const schema = uniqueName('auth_migrations').replace(/-/g, '_');
+let db: Knex;
+
+beforeAll(() => {
+  db = createDatabase({ connectionString: TEST_DATABASE_URL, schema, poolMax: 1 });
+});
+
+afterAll(async () => {
+  await db.raw('drop schema if exists ?? cascade', [schema]);
+  await db.destroy();
+});
+
+const indexesOf = async (table: string) => (await db('pg_indexes').where({ schemaname: schema, tablename: table }).orderBy('indexname').pluck('indexname')) as string[];
+
+const columnsOf = async (table: string) =>
+  (await db('information_schema.columns').where({ table_schema: schema, table_name: table }).orderBy('column_name').select('column_name', 'data_type')).map((c) => `${c.column_name} ${c.data_type}`);
+
+describe('the token service migrations', () => {
+  test('When it runs over rows stored with their ids in clear, then the rows are gone, every key column is a digest, and down and up again work', async () => {
+    await migrateLatest(db, schema, [authSchema]);
+    await db('oidc_payloads').insert({ realm: 'r', model: 'Session', id: 'clear-session-id', payload: JSON.stringify({ jti: 'clear-session-id' }), uid: 'clear-uid' });
+
+    await migrateLatest(db, schema, migrations);
+    const after = { rows: (await db('oidc_payloads').count<Array<{ count: string }>>({ count: '*' }))[0]!.count, columns: await columnsOf('oidc_payloads') };
+    await db.transaction((trx) => oidcPayloadDigests.down(trx));
+    const down = await columnsOf('oidc_payloads');
+    await db.transaction((trx) => oidcPayloadDigests.up(trx));
+
+    expect(after).toEqual({
+      rows: '0',
+      columns: [
+        'consumed_at timestamp with time zone',
+        'expires_at timestamp with time zone',
+        'grant_id_digest bytea',
+        'id_digest bytea',
+        'model text',
+        'payload jsonb',
+        'realm text',
+        'uid_digest bytea',
+        'user_code_digest bytea',
+      ],
+    });
+    expect(down).toEqual(expect.arrayContaining(['id text', 'uid text', 'grant_id text', 'user_code text']));
+    expect(await columnsOf('oidc_payloads')).toEqual(after.columns);
+  });
+
+  test('When the snapshot index migration is undone and redone, then the principals carry the index of each snapshot arm, and not the one it replaced', async () => {
+    await migrateLatest(db, schema, migrations);
+
+    const applied = await indexesOf('principals');
+    await db.transaction((trx) => revocationSnapshotIndexes.down(trx));
+    const undone = await indexesOf('principals');
+    await db.transaction((trx) => revocationSnapshotIndexes.up(trx));
+
+    expect(applied).toEqual(expect.arrayContaining(['principals_changed', 'principals_deleted']));
+    expect(applied).not.toContain('principals_revoked');
+    expect(undone).toEqual(expect.arrayContaining(['principals_revoked']));
+    expect(undone).not.toContain('principals_changed');
+    expect(await indexesOf('principals')).toEqual(applied);
+  });
+});
