@@ -2,8 +2,15 @@
  * Portal sessions and pending sign-ins, server-side in Redis. The browser holds only a
  * random id; Redis keys are an HMAC of it under SESSION_SECRET, so a Redis dump yields no
  * usable cookie and a guessed key cannot be turned back into one.
+ *
+ * Redis is not trusted with the records either: each is stored as `<mac>.<expires>.<json>`,
+ * the MAC (HMAC-SHA-256 under a key derived from SESSION_SECRET) covering the Redis key, the
+ * expiry and the JSON. Whoever can write to Redis but lacks the secret cannot make a session
+ * (or raise its role, or move its role re-check into the future), cannot move a record to
+ * another key (another browser's cookie), and cannot keep one alive past its expiry by
+ * raising the key's TTL. A record that fails the check reads as no session: sign in again.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '@plant/shared';
 
@@ -54,41 +61,65 @@ function unavailable(err: unknown): never {
   throw new SessionStoreUnavailable({ cause: err });
 }
 
+/** Seals and opens records: the MAC binds each to its Redis key and its expiry. */
+function recordSeal(secret: string) {
+  const macKey = createHmac('sha256', secret).update('plantstore:admin:record-mac').digest();
+  const macOf = (redisKey: string, expires: string, json: string) => createHmac('sha256', macKey).update(`${redisKey}\n${expires}\n${json}`).digest();
+  return {
+    seal(redisKey: string, value: unknown, expiresAt: number): string {
+      const json = JSON.stringify(value);
+      const expires = String(expiresAt);
+      return `${macOf(redisKey, expires, json).toString('base64url')}.${expires}.${json}`;
+    },
+    /** The record's value and expiry, or undefined when it was not sealed here for this key or has expired. */
+    open<T>(redisKey: string, raw: string | null): { value: T; expiresAt: number } | undefined {
+      if (raw === null) return undefined;
+      const [mac = '', expires = '', ...rest] = raw.split('.');
+      const json = rest.join('.');
+      const expected = macOf(redisKey, expires, json);
+      const given = Buffer.from(mac, 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+      const expiresAt = Number(expires);
+      if (!(expiresAt > Date.now())) return undefined;
+      try {
+        return { value: JSON.parse(json) as T, expiresAt };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
 export function createSessionStore(redis: Redis, secret: string): SessionStore {
   const key = (kind: string, id: string) => `${PREFIX}${kind}:${createHmac('sha256', secret).update(`${kind}:${id}`).digest('base64url')}`;
-  const read = async <T>(k: string): Promise<T | undefined> => {
-    const raw = await redis.get(k).catch(unavailable);
-    if (raw === null) return undefined;
-    try {
-      return JSON.parse(raw) as T;
-    } catch {
-      return undefined;
-    }
-  };
+  const { seal, open } = recordSeal(secret);
+  const write = (k: string, value: unknown, ttlSeconds: number) => redis.set(k, seal(k, value, Date.now() + ttlSeconds * 1000), 'EX', ttlSeconds).catch(unavailable);
   return {
     async create(session, ttlSeconds) {
       const id = randomId();
-      await redis.set(key('session', id), JSON.stringify(session), 'EX', ttlSeconds).catch(unavailable);
+      await write(key('session', id), session, ttlSeconds);
       return id;
     },
-    get: (id) => read<Session>(key('session', id)),
+    async get(id) {
+      const k = key('session', id);
+      return open<Session>(k, await redis.get(k).catch(unavailable))?.value;
+    },
     async update(id, session) {
-      await redis.set(key('session', id), JSON.stringify(session), 'KEEPTTL', 'XX').catch(unavailable);
+      // Keeps the record's expiry: a session lives SESSION_TTL_SECONDS from sign-in, whatever is updated.
+      const k = key('session', id);
+      const current = open<Session>(k, await redis.get(k).catch(unavailable));
+      if (current === undefined) return;
+      await redis.set(k, seal(k, session, current.expiresAt), 'KEEPTTL', 'XX').catch(unavailable);
     },
     async destroy(id) {
       await redis.del(key('session', id)).catch(unavailable);
     },
     async savePendingSignIn(state, pending, ttlSeconds) {
-      await redis.set(key('signin', state), JSON.stringify(pending), 'EX', ttlSeconds).catch(unavailable);
+      await write(key('signin', state), pending, ttlSeconds);
     },
     async takePendingSignIn(state) {
-      const raw = await redis.getdel(key('signin', state)).catch(unavailable);
-      if (raw === null) return undefined;
-      try {
-        return JSON.parse(raw) as PendingSignIn;
-      } catch {
-        return undefined;
-      }
+      const k = key('signin', state);
+      return open<PendingSignIn>(k, await redis.getdel(k).catch(unavailable))?.value;
     },
     async ping() {
       await redis.ping();
