@@ -79,6 +79,10 @@ describe('docker-compose.yml cross-checks', () => {
     expect(JSON.stringify(spec.healthcheck?.test)).toContain('/healthz');
     expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
     expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');
+    // Redis asks for a password, and the service's URL carries it.
+    const password = /--requirepass\s+(\S+)/.exec((compose.services['redis']!.command as string[]).join(' '))?.[1];
+    expect(password).toBeDefined();
+    expect(new URL(environmentOf(spec).get('REDIS_URL')!).password).toBe(password);
   });
 
   test('When the token service runs, then its internal API port is reachable by the other containers but never published', () => {

@@ -15,6 +15,9 @@ const containerOf = (objects: K8sObject[], service: string) =>
   find(objects, 'Deployment', service)!.spec.template.spec.containers.find((c: { name: string }) => c.name === service);
 
 
+
+/** Variables whose URL carries credentials. */
+const CREDENTIAL_URLS = ['DATABASE_URL', 'REDIS_URL'];
 /** The ingress controller's namespace, as every NetworkPolicy that admits it names it. */
 const INGRESS_NAMESPACE = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
 describe('k8s/base', () => {
@@ -56,8 +59,17 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)('k8s/overla
     const { required, loopbackDefaults, localhostDefaults } = requirementsOf(service);
     expect(missingVariables([...required, ...loopbackDefaults, ...localhostDefaults], env.keys())).toEqual([]);
     for (const name of [...required, ...loopbackDefaults, ...localhostDefaults]) {
-      expect({ name, from: env.get(name)!.from }).toEqual({ name, from: required.includes(name) || name === 'DATABASE_URL' ? 'secret' : 'configMap' });
+      // Connection URLs carry credentials: the database's and Redis's come from the Secret, one per service.
+      expect({ name, from: env.get(name)!.from }).toEqual({ name, from: required.includes(name) || CREDENTIAL_URLS.includes(name) ? 'secret' : 'configMap' });
     }
+    const key = service.toUpperCase().replace(/-/g, '_');
+    expect(env.get('REDIS_URL')).toEqual({ from: 'secret', name: SECRET, key: `${key}_REDIS_URL` });
+    expect(env.get('DATABASE_URL')).toEqual({ from: 'secret', name: SECRET, key: `${key}_DATABASE_URL` });
+  });
+
+  test('When the ConfigMap is read, then it holds no connection URL (they carry credentials)', () => {
+    const config = find(objects, 'ConfigMap', 'plant-store-config')!.data as Record<string, string>;
+    expect(Object.keys(config).filter((k) => CREDENTIAL_URLS.includes(k))).toEqual([]);
   });
 
   test.each(SERVICES)('When %s is deployed, then it has >= 2 replicas, probes on /healthz and /readyz, requests and limits, a restricted read-only security context and a preStop delay', (service) => {
