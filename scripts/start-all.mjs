@@ -1,37 +1,81 @@
 #!/usr/bin/env node
-// `pnpm start`: migrate, then run every built service as its own process on its default
-// port against Postgres and Redis on localhost. Ctrl-C (or SIGTERM) stops them all.
+// `npm start` (or `pnpm start`) on a fresh clone: install the dependencies when they are missing
+// or stale, build, migrate, seed the `demo` tenant the first time, then run every service as its
+// own process on its default port against Postgres and Redis on localhost, and print where to
+// sign in. Ctrl-C (or SIGTERM) stops them all.
 //
-// Secrets have no defaults in the services' configuration; for local development
-// scripts/dev-env.mjs supplies fixed, clearly fake values unless the environment sets them.
+// Development only: secrets come from scripts/dev-env.mjs (fixed, public values) unless the
+// environment sets them, and production (NODE_ENV=production) refuses those values at start.
+// This file imports nothing outside Node itself, so it runs before anything is installed.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { devEnv } from './dev-env.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-
+/** @type {Record<string, string | undefined>} */
 const env = devEnv();
 const SERVICES = ['token-service', 'plant-store', 'account-admin'];
+export const DEMO = { tenant: 'demo', email: 'admin@demo.example', password: 'dev-only-demo-password' };
+const PORTAL_URL = env.PORTAL_URL ?? 'http://localhost:8083';
 
-/** @param {string[]} args @param {import('node:child_process').SpawnOptions} [opts] */
-function run(args, opts = {}) {
-  return spawn(process.execPath, args, { env, stdio: 'inherit', ...opts });
+/** Runs a command to its end; resolves with its exit code. @param {string} command @param {string[]} args @param {{ input?: string, quiet?: boolean }} [options] */
+function runToEnd(command, args, { input, quiet = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: [input === undefined ? 'ignore' : 'pipe', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'] });
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += chunk));
+    child.stderr?.on('data', (chunk) => (output += chunk));
+    child.stdin?.end(input);
+    child.once('exit', (code) => resolve({ code: code ?? 1, output }));
+  });
 }
 
-const present = SERVICES.filter((s) => existsSync(join(root, 'services', s, 'dist/start.js')));
-for (const service of present) {
-  const migrate = join(root, 'services', service, 'dist/migrate.js');
-  if (!existsSync(migrate)) continue;
-  const code = await new Promise((resolve) => run([migrate]).once('exit', resolve));
-  if (code !== 0) {
-    console.error(`migrations of ${service} failed (exit ${code})`);
-    process.exit(1);
-  }
+/** @param {string} what @param {{ code: number, output: string }} result */
+function mustSucceed(what, result) {
+  if (result.code === 0) return;
+  console.error(`${what} failed (exit ${result.code})${result.output ? `:\n${result.output}` : ''}`);
+  process.exit(1);
 }
 
-const children = present.map((service) => {
-  const child = run([join(root, 'services', service, 'dist/start.js')]);
+const mtime = (/** @type {string} */ file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+// pnpm writes node_modules/.modules.yaml on every install: older than the lockfile means stale.
+if (mtime(join(root, 'node_modules/.modules.yaml')) < mtime(join(root, 'pnpm-lock.yaml'))) {
+  console.log('== installing dependencies (corepack pnpm install)');
+  // corepack checks pnpm's signature against keys it ships; a registry mirror can fail that check.
+  env.COREPACK_INTEGRITY_KEYS ??= '0';
+  mustSucceed('install', await runToEnd('corepack', ['pnpm', 'install', '--frozen-lockfile']));
+}
+console.log('== building');
+mustSucceed('build', await runToEnd(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.json']));
+
+for (const service of SERVICES) {
+  mustSucceed(`migrations of ${service}`, await runToEnd(process.execPath, [join(root, 'services', service, 'dist/migrate.js')], { quiet: true }));
+}
+
+// The demo tenant, once: the password goes in on standard input, never on a command line.
+const seeded = await runToEnd(process.execPath, [join(root, 'services/token-service/dist/cli.js'), 'tenant', 'create', DEMO.tenant, '--admin-email', DEMO.email, '--admin-password-file', '-'], {
+  input: DEMO.password,
+  quiet: true,
+});
+if (seeded.code !== 0 && !seeded.output.includes('already exists')) mustSucceed('seeding the demo tenant', seeded);
+
+let stopping = false;
+let listening = 0;
+const children = SERVICES.map((service) => {
+  const child = spawn(process.execPath, [join(root, 'services', service, 'dist/start.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let pending = '';
+  child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
+    process.stdout.write(chunk);
+    if (listening === SERVICES.length) return;
+    pending += chunk.toString();
+    let newline;
+    while ((newline = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (line.includes('"msg":"listening"') && ++listening === SERVICES.length) announce();
+    }
+  });
   child.once('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${service} exited (${signal ?? code}); stopping the others`);
@@ -41,7 +85,20 @@ const children = present.map((service) => {
   return child;
 });
 
-let stopping = false;
+function announce() {
+  console.log(`
+  ------------------------------------------------------------------
+  Plant Store is up (development).
+    Portal (sign in):  ${PORTAL_URL}/login?tenant=${DEMO.tenant}
+      email:           ${DEMO.email}
+      password:        ${DEMO.password}   (development only)
+    Plant Store API:   http://localhost:8081
+    Token service:     http://localhost:8082/realms/${DEMO.tenant}
+  Ctrl-C stops everything.
+  ------------------------------------------------------------------
+`);
+}
+
 function stop(exitCode = 0) {
   if (stopping) return;
   stopping = true;
