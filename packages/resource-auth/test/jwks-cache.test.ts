@@ -25,14 +25,16 @@ afterAll(async () => {
 
 interface CacheOptions extends Partial<Omit<JwksCacheOptions, 'budget'>> {
   budget?: { burst: number; perSecond: number };
-  listIntervalMs?: number;
+  /** Realm-list loads per second, one at once (each a list interval of 1000 / this ms). */
+  listsPerSecond?: number;
 }
 
 /** A cache wired as createBearerAuth wires it, on the stand-in issuer. */
-function cache({ budget = { burst: 20, perSecond: 10 }, listIntervalMs = 50, ...options }: CacheOptions = {}) {
-  const client = new TokenServiceClient({ baseUrl: issuer.url, internalToken: 'test-internal-token', timeoutMs: 2000 });
-  const directory = new RealmDirectory({ load: () => client.realms(), logger, minIntervalMs: listIntervalMs });
-  const jwks = new JwksCache({ jwksBaseUrl: issuer.url, logger, directory, budget: new FetchBudget(budget.burst, budget.perSecond), ...options });
+function cache({ budget = { burst: 20, perSecond: 10 }, listsPerSecond = 20, ...options }: CacheOptions = {}) {
+  // Generous timeouts: a fetch timed out on a busy machine would read as a refusal.
+  const client = new TokenServiceClient({ baseUrl: issuer.url, internalToken: 'test-internal-token', timeoutMs: 10_000 });
+  const directory = new RealmDirectory({ load: () => client.realms(), logger, loadBurst: 1, loadsPerSecond: listsPerSecond });
+  const jwks = new JwksCache({ jwksBaseUrl: issuer.url, logger, directory, budget: new FetchBudget(budget.burst, budget.perSecond), fetchTimeoutMs: 10_000, ...options });
   closers.push(() => {
     directory.close();
     jwks.close();
@@ -60,7 +62,7 @@ describe('JwksCache: realms nobody created', () => {
   });
 
   test('When a realm is created after the list was loaded, then its first token waits for the next list and gets its key', async () => {
-    const { jwks } = cache({ listIntervalMs: 300 });
+    const { jwks } = cache({ listsPerSecond: 3 });
     expect((await jwks.getKey(uniqueName('zz'), 'kid')).kind).toBe('unknown-realm');
 
     const { tenant, kid } = realm();

@@ -3,7 +3,6 @@ import { createLogger } from '@plant/shared';
 import { RealmDirectory } from '../src/bearer/realm-directory.js';
 
 const logger = createLogger({ name: 'realm-directory-test', level: 'silent' });
-const INTERVAL_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A stand-in realm list: what exists now, every load it served, and how many ran at once. */
@@ -29,8 +28,9 @@ afterEach(() => {
   for (const directory of opened.splice(0)) directory.close();
 });
 
-function directoryOn(load: () => Promise<string[]>, minIntervalMs = INTERVAL_MS): RealmDirectory {
-  const directory = new RealmDirectory({ load, logger, minIntervalMs });
+/** One load at once, then `loadsPerSecond`: a load interval of 1000 / loadsPerSecond ms. */
+function directoryOn(load: () => Promise<string[]>, { loadBurst = 1, loadsPerSecond = 10 } = {}): RealmDirectory {
+  const directory = new RealmDirectory({ load, logger, loadBurst, loadsPerSecond });
   opened.push(directory);
   return directory;
 }
@@ -56,10 +56,10 @@ describe('RealmDirectory (which realms exist)', () => {
     expect(src.state.loads).toBe(2);
   });
 
-  test('When unknown realms keep coming for a second, then loads start at most once per interval and never overlap', async () => {
+  test('When unknown realms keep coming for a second, then loads stay within the budget (the burst, then the rate) and never overlap', async () => {
     const src = source(['acme']);
     src.state.latencyMs = 30;
-    const directory = directoryOn(src.load);
+    const directory = directoryOn(src.load, { loadBurst: 3, loadsPerSecond: 10 });
     const started = Date.now();
     const verdicts: Array<Promise<string>> = [];
 
@@ -71,13 +71,27 @@ describe('RealmDirectory (which realms exist)', () => {
     await Promise.all(verdicts);
 
     expect(verdicts.length).toBeGreaterThan(100);
-    expect(src.state.loads).toBeLessThanOrEqual(Math.ceil(elapsed / INTERVAL_MS) + 2);
+    expect(src.state.loads).toBeLessThanOrEqual(3 + Math.ceil(elapsed / 100) + 1);
     expect(src.state.maxRunning).toBe(1);
+  });
+
+  test('When new realms show up now and then, then each first token loads the list at once, within the burst', async () => {
+    const src = source(['acme']);
+    src.state.latencyMs = 0;
+    const directory = directoryOn(src.load, { loadBurst: 3, loadsPerSecond: 0.001 });
+
+    const verdicts = [];
+    for (const name of ['r1', 'r2', 'r3']) {
+      src.realms.add(name);
+      verdicts.push(await directory.confirm(name));
+    }
+
+    expect({ verdicts, loads: src.state.loads }).toEqual({ verdicts: ['known', 'known', 'known'], loads: 3 });
   });
 
   test('When a realm is created just after a load, then its first token waits for the next load and the realm is known', async () => {
     const src = source(['acme']);
-    const directory = directoryOn(src.load, 300);
+    const directory = directoryOn(src.load, { loadsPerSecond: 3 });
     expect(await directory.confirm('zz-first')).toBe('unknown');
 
     src.realms.add('brand-new');
@@ -90,7 +104,7 @@ describe('RealmDirectory (which realms exist)', () => {
   test('When a load is in flight as the realm is created, then the miss does not trust that load and waits for the next', async () => {
     const src = source(['acme']);
     src.state.latencyMs = 50;
-    const directory = directoryOn(src.load, 10);
+    const directory = directoryOn(src.load, { loadsPerSecond: 100 });
     const first = directory.confirm('zz-any');
     await sleep(5);
     src.realms.add('created-meanwhile');
@@ -112,7 +126,7 @@ describe('RealmDirectory (which realms exist)', () => {
 
   test('When a load no longer lists a realm, or its keys answered 404, then it is no longer known: the set follows the realms that exist', async () => {
     const src = source(['acme', 'globex', 'initech']);
-    const directory = directoryOn(src.load, 0);
+    const directory = directoryOn(src.load, { loadBurst: 2 });
     expect(await directory.confirm('acme')).toBe('known');
 
     directory.forget('globex');
@@ -125,7 +139,7 @@ describe('RealmDirectory (which realms exist)', () => {
 
   test('When the directory is closed, then waiting misses are answered unavailable and no load starts', async () => {
     const src = source(['acme']);
-    const directory = directoryOn(src.load, 60_000);
+    const directory = directoryOn(src.load, { loadsPerSecond: 0.001 });
     expect(await directory.confirm('zz-1')).toBe('unknown');
     const waiting = directory.confirm('acme');
 

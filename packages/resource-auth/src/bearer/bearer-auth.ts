@@ -69,8 +69,9 @@ export interface BearerAuthOptions {
   /** Refetches for kids a cached key set lacks, all realms together: at once (default 20) and per second after (default 10). */
   jwksRefetchBurst?: number;
   jwksRefetchPerSecond?: number;
-  /** Least time between two loads of the realm list (default 1 000 ms): how long a token of an unknown or brand-new realm may wait. */
-  realmListMinIntervalMs?: number;
+  /** Realm-list loads (a token of a realm not yet listed waits for one) at once (default 5) and per second after (default 1). */
+  realmListBurst?: number;
+  realmListPerSecond?: number;
 }
 
 export interface BearerAuth {
@@ -100,7 +101,8 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const directory = new RealmDirectory({
     load: () => tokenService.realms(),
     logger,
-    ...(options.realmListMinIntervalMs === undefined ? {} : { minIntervalMs: options.realmListMinIntervalMs }),
+    ...(options.realmListBurst === undefined ? {} : { loadBurst: options.realmListBurst }),
+    ...(options.realmListPerSecond === undefined ? {} : { loadsPerSecond: options.realmListPerSecond }),
   });
   const jwks = new JwksCache({
     jwksBaseUrl: options.jwksBaseUrl,

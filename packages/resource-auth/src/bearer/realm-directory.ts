@@ -9,16 +9,19 @@
  * Why loaded on a miss rather than on a timer: a realm created a moment ago must work for its
  * first token. A name the list lacks is therefore decided only by a list *requested after the
  * token arrived*: a token is minted after its realm was committed, so that list names the realm
- * if it exists. Such misses wait for the next load; loads run one at a time, start at most once
- * per `minIntervalMs`, and every miss waiting shares the next one. A flood of unknown names
- * costs the token service one list per interval in total, each of those tokens waits about one
- * interval for its 401, and a brand-new realm's first token waits as long and then works.
- * A failed load answers `unavailable` (the caller's 503) and is not retried before the interval.
+ * if it exists. Loads run one at a time and spend from a budget (`loadBurst` at once, then
+ * `loadsPerSecond`); a miss that finds a load in flight, or the budget empty, waits for the
+ * next load, which every miss waiting shares. So a sporadic new realm's first token costs one
+ * list and no wait, a flood of unknown names costs the token service at most the budget in
+ * total, each of those tokens waits at most about a second for its 401, and a brand-new realm's
+ * first token during such a flood waits as long and then works. A failed load answers
+ * `unavailable` (the caller's 503).
  *
  * Bound: the set is the last list, replaced whole on every load (names are checked by the
  * client), minus realms whose keys answered 404 since (`forget`).
  */
 import type { Logger } from '@plant/shared';
+import { FetchBudget } from './fetch-budget.js';
 
 export type RealmVerdict = 'known' | 'unknown' | 'unavailable';
 
@@ -26,28 +29,29 @@ export interface RealmDirectoryOptions {
   /** Every realm's name (the token service's realm list); rejects when it cannot be had. */
   load(): Promise<string[]>;
   logger: Logger;
-  /** Least time between the starts of two loads (default 1000 ms). */
-  minIntervalMs?: number;
+  /** Loads that may start at once (default 5)... */
+  loadBurst?: number;
+  /** ...and per second after that (default 1). */
+  loadsPerSecond?: number;
 }
 
 /** The load that waiting misses share, not started yet. */
 interface QueuedLoad {
   promise: Promise<boolean>;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
   settle(loaded: boolean | Promise<boolean>): void;
 }
 
 export class RealmDirectory {
   private names: Set<string> = new Set();
-  private readonly minIntervalMs: number;
-  private lastStartedAt = Number.NEGATIVE_INFINITY;
+  private readonly budget: FetchBudget;
   /** The load in flight (resolves true when it replaced the list). */
   private loading: Promise<boolean> | undefined;
   private queued: QueuedLoad | undefined;
   private closed = false;
 
   constructor(private readonly options: RealmDirectoryOptions) {
-    this.minIntervalMs = options.minIntervalMs ?? 1000;
+    this.budget = new FetchBudget(options.loadBurst ?? 5, options.loadsPerSecond ?? 1);
   }
 
   /** Whether the last list named the realm: no call, no wait. */
@@ -76,35 +80,39 @@ export class RealmDirectory {
     }
   }
 
-  /** A load that starts at or after this call: the queued one, a new one now, or one queued for when the interval allows. */
+  /** A load that starts at or after this call: the queued one, a new one now, or one queued for when it may start. */
   private loadFromNow(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     if (this.queued !== undefined) return this.queued.promise;
-    const wait = this.lastStartedAt + this.minIntervalMs - Date.now();
     // A load in flight was requested before this call: it cannot vouch for a realm created since.
-    if (this.loading === undefined && wait <= 0) return this.start();
-    return this.queue(Math.max(0, wait));
-  }
-
-  private queue(delayMs: number): Promise<boolean> {
-    let settle!: (loaded: boolean | Promise<boolean>) => void;
+    if (this.loading === undefined && this.budget.take()) return this.start();
+    let settle!: QueuedLoad['settle'];
     const promise = new Promise<boolean>((resolve) => {
       settle = resolve;
     });
-    const timer = setTimeout(() => {
-      void (this.loading ?? Promise.resolve(true)).then(() => {
-        if (this.queued?.promise !== promise) return;
-        this.queued = undefined;
-        settle(this.start());
-      });
-    }, delayMs);
-    timer.unref();
-    this.queued = { promise, timer, settle };
+    const queued: QueuedLoad = { promise, settle };
+    this.queued = queued;
+    this.arm(queued);
     return promise;
   }
 
+  /** Starts the queued load once the load in flight has ended and the budget allows. */
+  private arm(queued: QueuedLoad): void {
+    queued.timer = setTimeout(() => {
+      void (this.loading ?? Promise.resolve(true)).then(() => {
+        if (this.queued !== queued) return;
+        if (!this.budget.take()) {
+          this.arm(queued);
+          return;
+        }
+        this.queued = undefined;
+        queued.settle(this.start());
+      });
+    }, Math.min(this.budget.waitMs(), 60_000));
+    queued.timer.unref();
+  }
+
   private start(): Promise<boolean> {
-    this.lastStartedAt = Date.now();
     const loading: Promise<boolean> = this.options
       .load()
       .then(
