@@ -37,7 +37,7 @@ interface Harness {
 async function resourceServer(overrides: Partial<BearerAuthOptions> = {}): Promise<Harness> {
   const logs: string[] = [];
   const logger = createLogger({ name: 'bearer-test', level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
-  const auth = createBearerAuth({ authUrl: AUTH_URL, audience: AUDIENCE, jwksBaseUrl: issuer.url, realm: 'plants', logger, ...overrides });
+  const auth = createBearerAuth({ authUrl: AUTH_URL, audience: AUDIENCE, jwksBaseUrl: issuer.url, internalToken: 'test-internal-token', realm: 'plants', logger, ...overrides });
   const app = express();
   app.get('/whoami', auth.middleware, (req, res) => {
     res.json(principalOf(req));
@@ -253,13 +253,30 @@ describe('Bearer verification: JWKS cache', () => {
     expect(issuer.jwksRequests(tenant)).toBe(1);
   });
 
-  test('When a realm is unknown (404), then the answer is remembered and not refetched at once', async () => {
-    const h = await resourceServer({ jwksNotFoundTtlMs: 60_000 });
+  test('When a realm is unknown (not in the realm list), then its tokens are refused and its JWKS is never asked for', async () => {
+    const h = await resourceServer({ realmListBurst: 1, realmListPerSecond: 20 });
     const unknown = uniqueName('nx');
     for (let i = 0; i < 3; i += 1) {
       expect(outcome(await whoami(h, issuer.mint({ tenant: unknown })))).toEqual(invalidToken('Token issuer is not a known realm'));
     }
-    expect(issuer.jwksRequests(unknown)).toBe(1);
+    expect(issuer.jwksRequests(unknown)).toBe(0);
+  });
+
+  test('When tokens of unknown realms also fail a check that needs no key (audience, expiry, type), then neither the realm list nor a JWKS is asked for', async () => {
+    const h = await resourceServer();
+    const unknown = uniqueName('nx');
+    const listsBefore = issuer.realmListRequests();
+    const cases: Array<[string, string]> = [
+      [issuer.mint({ tenant: unknown, claims: { aud: 'http://account-admin.test' } }), 'Token audience is not accepted'],
+      [issuer.mint({ tenant: unknown, claims: { aud: ['http://account-admin.test'] } }), 'Token audience is not accepted'],
+      [issuer.mint({ tenant: unknown, claims: { aud: undefined } }), 'Token audience is not accepted'],
+      [issuer.mintExpired({ tenant: unknown }), 'Token has expired'],
+      [issuer.mint({ tenant: unknown, header: { typ: 'JWT' } }), 'Token type must be at+jwt'],
+    ];
+
+    for (const [token, description] of cases) expect(outcome(await whoami(h, token))).toEqual(invalidToken(description));
+
+    expect({ jwks: issuer.jwksRequests(unknown), lists: issuer.realmListRequests() - listsBefore }).toEqual({ jwks: 0, lists: 0 });
   });
 
   test('When the token service is down, then new realms get 503 and realms with cached keys keep working', async () => {

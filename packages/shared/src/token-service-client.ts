@@ -1,12 +1,13 @@
 /**
  * The one client of the token service's internal API (docs/architecture.md): the revocation
- * routes the resource servers read, and the realm, user and service-account routes
+ * routes and the realm list the resource servers read, and the realm, user and service-account routes
  * account-admin manages. Every call goes through `callInternalApi` (credentials, request id,
  * timeout); every failure is an `InternalApiError`, which a caller may turn into its own
  * error with `mapError`.
  */
 import type { Grant, RevocationEntry, ServiceAccount, ServiceAccountRole, ServiceAccountWithSecret, User } from './internal-api-types.js';
 import { answerMessageOf, callInternalApi, InternalApiError, type InternalApiAnswer, type InternalApiTarget } from './internal-api-request.js';
+import { isTenantName } from './realm-names.js';
 import { parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
 
 /** The principal's state, or `not-found` (the principal never existed). Failures throw. */
@@ -73,6 +74,17 @@ export class TokenServiceClient {
       // An answer about another principal would be a token-service bug; do not trust it.
       if (entry === undefined || entry.tenant !== tenant || entry.sub !== sub) throw new InternalApiError('principal lookup is malformed');
       return { kind: 'found', entry };
+    });
+  }
+
+  /** `GET /internal/v1/realms`: the name of every realm. A malformed answer is a failure, never a partial list. */
+  realms(timeoutMs = this.#timeoutMs): Promise<string[]> {
+    return this.#mapped(async () => {
+      const { status, body } = await callInternalApi(this.#target, { path: '/internal/v1/realms', timeoutMs, readsBody: readsOnlyOk });
+      if (status !== 200) throw new InternalApiError(`realm list answered ${status}`, { status });
+      const names = (body as { realms?: unknown } | null)?.realms;
+      if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && isTenantName(name))) throw new InternalApiError('realm list is malformed');
+      return names as string[];
     });
   }
 

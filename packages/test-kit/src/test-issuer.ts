@@ -4,7 +4,8 @@
  * JWKS at `GET /internal/v1/realms/:tenant/jwks` on an ephemeral local port (404 for a
  * realm it does not know), exactly where resource servers fetch it from the real one.
  *
- * It also answers the two revocation routes resource servers use, from entries the test
+ * It also answers the realm list (`GET /internal/v1/realms`, every realm it knows) and the two
+ * revocation routes resource servers use, from entries the test
  * sets with `revoke`: `GET /internal/v1/revocations` (the snapshot) and
  * `GET /internal/v1/realms/:tenant/principals/:sub` (every principal of a known realm
  * exists at version 1 unless revoked). It does not publish on Redis.
@@ -48,6 +49,8 @@ export interface TestIssuer {
   audience: string;
   /** Makes a realm known (with one fresh key); returns the key id. Idempotent per tenant. */
   addRealm(tenant: string): string;
+  /** Forgets a realm (as if deleted): its JWKS answers 404 and the realm list leaves it out. */
+  removeRealm(tenant: string): void;
   /** Adds a new key to a realm (key rotation) and returns its kid; later tokens use it. */
   addKey(tenant: string): string;
   /** `{AUTH_URL}/realms/<tenant>`. */
@@ -64,9 +67,11 @@ export interface TestIssuer {
   mintExpired(options: MintOptions): string;
   /** How many JWKS requests the realm got (404s included). */
   jwksRequests(tenant: string): number;
+  /** How many times the realm list was asked for. */
+  realmListRequests(): number;
   /** Records a revocation entry (a bumped version or a deletion) for the revocation routes. */
   revoke(tenant: string, sub: string, change: { version?: number; deleted?: boolean }): void;
-  /** While true the JWKS route answers 503 (the token service is down). */
+  /** While true the JWKS route and the realm list answer 503 (the token service is down). */
   setUnavailable(down: boolean): void;
   close(): Promise<void>;
 }
@@ -93,6 +98,7 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
   const revocations = new Map<string, { tenant: string; sub: string; version: number; deleted: boolean }>();
   const otherKey = newKey();
   let unavailable = false;
+  let realmLists = 0;
 
   const server: Server = createServer((req, res) => {
     const match = /^\/internal\/v1\/realms\/([^/?]+)\/jwks(?:\?.*)?$/.exec(req.url ?? '');
@@ -102,6 +108,11 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     };
     const principal = /^\/internal\/v1\/realms\/([^/?]+)\/principals\/([^/?]+)$/.exec(req.url ?? '');
     if (req.method === 'GET' && req.url === '/internal/v1/revocations') return reply(200, { entries: [...revocations.values()] });
+    if (req.method === 'GET' && req.url === '/internal/v1/realms') {
+      realmLists += 1;
+      if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
+      return reply(200, { realms: [...realms.keys()].sort() });
+    }
     if (req.method === 'GET' && principal) {
       const [tenant, sub] = [decodeURIComponent(principal[1]!), decodeURIComponent(principal[2]!)];
       if (!realms.has(tenant)) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
@@ -176,6 +187,9 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       realms.set(tenant, [key]);
       return key.kid;
     },
+    removeRealm(tenant) {
+      realms.delete(tenant);
+    },
     addKey(tenant) {
       const key = newKey();
       keysOf(tenant).push(key);
@@ -203,6 +217,9 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     },
     jwksRequests(tenant) {
       return requests.get(tenant) ?? 0;
+    },
+    realmListRequests() {
+      return realmLists;
     },
     revoke(tenant, sub, { version, deleted }) {
       const key = `${tenant}/${sub}`;

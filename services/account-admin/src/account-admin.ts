@@ -19,7 +19,7 @@ import { createPortalSessions } from './entry-points/web/session-cookies.js';
 export interface AccountAdminOptions {
   /** Without it, bearer tokens are checked for signature and claims only (some component tests). */
   revocation?: boolean;
-  /** Where bearer verification fetches realm keys (default: the token service's internal API). */
+  /** Where bearer verification fetches realm keys and the realm list (default: the token service's internal API). */
   jwksBaseUrl?: string;
 }
 
@@ -47,6 +47,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,
     jwksBaseUrl: options.jwksBaseUrl ?? config.TOKEN_SERVICE_INTERNAL_URL,
+    internalToken: config.INTERNAL_API_TOKEN,
     realm: API_REALM,
     logger,
     ...(revocation ? { revocation } : {}),

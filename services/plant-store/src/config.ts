@@ -8,7 +8,7 @@ export const configShape = {
     redisUse: 'revocation events',
     authUrlDoc: 'Public base URL of the token service; token issuers are {AUTH_URL}/realms/<tenant>',
   }),
-  ...resourceServerConfig({ internalApiUse: 'JWKS, revocation snapshot' }),
+  ...resourceServerConfig({ internalApiUse: 'JWKS, realm list, revocation snapshot' }),
   PUBLIC_URL: env.url('http://localhost:8081').describe('Base URL clients use ({base_url}); used in Link headers'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('The aud claim a token must carry'),
 };

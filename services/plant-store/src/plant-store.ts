@@ -36,6 +36,7 @@ export async function runPlantStore(
     authUrl: config.AUTH_URL,
     audience: config.PLANT_STORE_AUDIENCE,
     jwksBaseUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    internalToken: config.INTERNAL_API_TOKEN,
     realm: PLANTS_REALM,
     logger,
     ...(revocation ? { revocation } : {}),

@@ -64,6 +64,35 @@ describe('realms', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 404, message: 'Tenant not found' });
   });
+
+  test('When the realms are listed, then every realm is named once, in name order, and a realm created just now is among them', async () => {
+    const { tenant: created } = await h.createTenant();
+
+    const res = await request(h.internalUrl).get('/internal/v1/realms').set('authorization', AUTH);
+
+    expect({ status: res.status, cacheControl: res.headers['cache-control'], keys: Object.keys(res.body) }).toEqual({ status: 200, cacheControl: 'no-store', keys: ['realms'] });
+    const names = res.body.realms as string[];
+    expect(names.filter((name) => name === tenant || name === created)).toEqual([tenant, created].sort());
+    expect(names).toEqual([...new Set(names)].sort());
+  });
+
+  test.each([
+    ['no Authorization header', undefined],
+    ['a wrong token', 'Bearer wrong-token'],
+  ])('When the realms are listed with %s, then 401 and no name is shown', async (_name, header) => {
+    const req = request(h.internalUrl).get('/internal/v1/realms');
+    if (header) req.set('authorization', header);
+
+    const res = await req;
+
+    expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: 401, message: 'A valid internal API token is required' } });
+  });
+
+  test('When the realm list is written to, then 405 with Allow: GET', async () => {
+    const res = await request(h.internalUrl).post('/internal/v1/realms').set('authorization', AUTH).send({});
+
+    expect({ status: res.status, allow: res.headers.allow }).toEqual({ status: 405, allow: 'GET' });
+  });
 });
 describe('revocation snapshot and principals', () => {
   test('When principals were changed or deleted, then the snapshot lists them with their versions, and untouched ones are absent', async () => {

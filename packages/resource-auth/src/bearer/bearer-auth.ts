@@ -6,8 +6,9 @@
  * 1. it is a compact JWS of bounded size;
  * 2. its header says `alg: RS256`, `typ: at+jwt` (RFC 9068) and names a `kid`;
  * 3. its `tenant` claim is a valid realm name and `iss` is exactly `{authUrl}/realms/<tenant>`;
- *    it has not expired;
- * 4. the realm's JWKS (cached, see `JwksCache`) has the `kid`, and the RS256 signature
+ *    `aud` names this resource server; it has not expired;
+ * 4. the realm exists (`RealmDirectory`: the token service's realm list, so an unknown realm
+ *    costs no fetch of its own), its JWKS (cached, see `JwksCache`) has the `kid`, and the RS256 signature
  *    verifies with it (`jsonwebtoken`, algorithms pinned, so `alg: none` and HS256 signed
  *    with the public key are refused);
  * 5. `aud`, `exp`, `nbf`, `iat`, `ver`, role and grants are well formed (`principalFromClaims`);
@@ -18,12 +19,14 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
-import type { Logger, NodeHandler } from '@plant/shared';
+import { TokenServiceClient, type Logger, type NodeHandler } from '@plant/shared';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
 import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
 import { BearerTokenChecks } from './bearer-token-checks.js';
+import { FetchBudget } from './fetch-budget.js';
 import { JwksCache } from './jwks-cache.js';
 import { hasRole, type Principal, type Role } from './principal.js';
+import { RealmDirectory } from './realm-directory.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 declare global {
@@ -44,8 +47,10 @@ export interface BearerAuthOptions {
   authUrl: string;
   /** The `aud` this resource server accepts (e.g. `PLANT_STORE_AUDIENCE`). */
   audience: string;
-  /** Base URL of the token service's internal API, where `/internal/v1/realms/<tenant>/jwks` lives. */
+  /** Base URL of the token service's internal API: `/internal/v1/realms/<tenant>/jwks` and the realm list `/internal/v1/realms`. */
   jwksBaseUrl: string;
+  /** `INTERNAL_API_TOKEN`: the realm list is behind it. */
+  internalToken: string;
   /** The `realm` of `WWW-Authenticate: Bearer realm="..."` (e.g. `plants`). Not a tenant. */
   realm: string;
   /** Checked on every request after the token verified; absent means no revocation (tests only). */
@@ -57,10 +62,16 @@ export interface BearerAuthOptions {
   verifiedCacheSize?: number;
   /** Minimum time between two JWKS fetches of one realm (default 5 000 ms). */
   jwksMinRefetchMs?: number;
-  /** How long an unknown realm (JWKS 404) is remembered (default 5 000 ms). */
-  jwksNotFoundTtlMs?: number;
   /** Age after which a realm's key set is refetched on its next use (default 10 min). */
   jwksMaxAgeMs?: number;
+  /** Realms whose keys are kept, least recently used dropped first (default 10 000): keep it above the number of realms. */
+  jwksMaxRealms?: number;
+  /** Refetches for kids a cached key set lacks, all realms together: at once (default 20) and per second after (default 10). */
+  jwksRefetchBurst?: number;
+  jwksRefetchPerSecond?: number;
+  /** Realm-list loads (a token of a realm not yet listed waits for one) at once (default 5) and per second after (default 1). */
+  realmListBurst?: number;
+  realmListPerSecond?: number;
 }
 
 export interface BearerAuth {
@@ -72,7 +83,7 @@ export interface BearerAuth {
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
   insufficientScope(message: string): InsufficientScope;
-  /** Drops caches and aborts JWKS fetches in flight. */
+  /** Drops caches and aborts JWKS and realm-list fetches in flight. */
   close(): void;
 }
 
@@ -85,12 +96,22 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const authUrl = options.authUrl.replace(/\/+$/, '');
   const tolerance = options.clockToleranceSec ?? 5;
   const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 10_000);
+  const aborter = new AbortController();
+  const tokenService = new TokenServiceClient({ baseUrl: options.jwksBaseUrl, internalToken: options.internalToken, signal: aborter.signal, timeoutMs: 2_000 });
+  const directory = new RealmDirectory({
+    load: () => tokenService.realms(),
+    logger,
+    ...(options.realmListBurst === undefined ? {} : { loadBurst: options.realmListBurst }),
+    ...(options.realmListPerSecond === undefined ? {} : { loadsPerSecond: options.realmListPerSecond }),
+  });
   const jwks = new JwksCache({
     jwksBaseUrl: options.jwksBaseUrl,
     logger,
+    directory,
+    budget: new FetchBudget(options.jwksRefetchBurst ?? 20, options.jwksRefetchPerSecond ?? 10),
     ...(options.jwksMinRefetchMs === undefined ? {} : { minRefetchMs: options.jwksMinRefetchMs }),
-    ...(options.jwksNotFoundTtlMs === undefined ? {} : { notFoundTtlMs: options.jwksNotFoundTtlMs }),
     ...(options.jwksMaxAgeMs === undefined ? {} : { maxAgeMs: options.jwksMaxAgeMs }),
+    ...(options.jwksMaxRealms === undefined ? {} : { maxRealms: options.jwksMaxRealms }),
   });
 
   const invalid = (message: string): InvalidToken => {
@@ -190,6 +211,8 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       return new InsufficientScope(realm, message);
     },
     close() {
+      aborter.abort();
+      directory.close();
       jwks.close();
       verified.clear();
     },

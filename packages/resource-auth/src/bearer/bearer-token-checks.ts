@@ -1,6 +1,7 @@
 /**
- * The checks of a bearer token itself, steps 1-3 and 5 of bearer-auth.ts: its shape, header
- * and issuer before any key is fetched, then, with the realm's key, its signature and claims.
+ * The checks of a bearer token itself, steps 1-3 and 5 of bearer-auth.ts: its shape, header,
+ * issuer, audience and expiry before any key is looked up (so a token that fails any of them
+ * never costs a realm list or a JWKS fetch), then, with the realm's key, its signature and claims.
  * Each failed check throws `InvalidToken` (made by the caller's `invalid`, which names the realm).
  */
 import jwt from 'jsonwebtoken';
@@ -28,7 +29,7 @@ export class BearerTokenChecks {
 
   /** Steps 1-3: everything that can be decided without keys. Returns the realm and key id to verify with. */
   precheck(token: string): { tenant: string; kid: string } {
-    const { authUrl, toleranceSec, invalid } = this.options;
+    const { authUrl, audience, toleranceSec, invalid } = this.options;
     if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
     const [headerPart = '', payloadPart = ''] = token.split('.');
     const header = decodeSegment(headerPart);
@@ -39,9 +40,11 @@ export class BearerTokenChecks {
     if (header.crit !== undefined) throw invalid('Token has unsupported critical header parameters');
     const { kid } = header;
     if (typeof kid !== 'string' || kid === '' || kid.length > 255) throw invalid('Token has no valid key id');
-    const { tenant, iss, exp } = payload;
+    const { tenant, iss, aud, exp } = payload;
     if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant)) throw invalid('Token tenant claim is missing or invalid');
     if (iss !== `${authUrl}/realms/${tenant}`) throw invalid('Token issuer is not accepted');
+    // The same rule as jsonwebtoken's (one of the audiences is ours), checked again with the signature.
+    if (aud !== audience && !(Array.isArray(aud) && aud.includes(audience))) throw invalid('Token audience is not accepted');
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
     if (Date.now() / 1000 >= exp + toleranceSec) throw invalid('Token has expired');
     return { tenant, kid };

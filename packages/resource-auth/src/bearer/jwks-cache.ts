@@ -1,17 +1,35 @@
 /**
- * The signing keys of each realm, fetched from the token service's internal API and
- * kept as `KeyObject`s (parsed once, never per request).
+ * The signing keys of each realm, fetched from the token service's internal API and kept as
+ * `KeyObject`s (parsed once, never per request). A token reaches this cache only after every
+ * check that needs no key (bearer-token-checks.ts), but it is still unsigned input: whatever it
+ * names must not cost a fetch each.
  *
  * - A known kid is answered from memory.
- * - An unknown kid triggers a refetch, at most once per `minRefetchMs` per realm, so a
- *   flood of tokens with made-up kids costs one request every few seconds, not one each.
+ * - A realm is fetched only if the token service lists it (`RealmDirectory`): a token naming
+ *   any other realm costs no JWKS fetch, and at most one shared realm list per interval.
+ * - An unknown kid of a cached realm triggers a refetch at most once per `minRefetchMs` per
+ *   realm, and each such refetch spends one from a budget shared by all realms
+ *   (`FetchBudget`), so made-up kids over many real realms stay bounded too. A refetch the
+ *   budget refuses answers `unavailable` (503, Retry-After: 1): the kid may be a real new key,
+ *   and a client retrying gets it once the budget allows, where a 401 would make it drop a
+ *   good token.
  * - Concurrent requests for the same realm share one fetch.
- * - A 404 (unknown realm) is remembered for `notFoundTtlMs`.
- * - A key set older than `maxAgeMs` is refetched on the next use, so a key withdrawn by
- *   the token service stops verifying within that time.
+ * - A key set older than `maxAgeMs` is refetched on the next use of one of its kids (at most
+ *   once per realm per `maxAgeMs`, so outside the budget), so a key withdrawn by the token
+ *   service stops verifying within that time.
+ * - A 404 means the realm was deleted after it was listed: its entry is dropped and the
+ *   directory forgets it, so its next token is decided by the realm list again.
+ *
+ * Bound: at most `maxRealms` realms, each one the token service listed; beyond that the least
+ * recently used realm is dropped (every key lookup refreshes its realm's recency). Once full, a
+ * first fetch pushes another realm out, so first fetches then spend from the budget as well:
+ * size `maxRealms` above the number of realms.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { Logger } from '@plant/shared';
+import type { FetchBudget } from './fetch-budget.js';
+import { parseJwks } from './jwks-document.js';
+import type { RealmDirectory } from './realm-directory.js';
 
 export type KeyLookup =
   | { kind: 'key'; key: KeyObject }
@@ -23,34 +41,41 @@ export interface JwksCacheOptions {
   /** Base URL of the token service's internal API; JWKS at `/internal/v1/realms/<tenant>/jwks`. */
   jwksBaseUrl: string;
   logger: Logger;
+  /** Which realms exist: only those are ever fetched. */
+  directory: Pick<RealmDirectory, 'has' | 'confirm' | 'forget'>;
+  /** Spent by each fetch a kid the cache lacks can cause (see the module comment). */
+  budget: Pick<FetchBudget, 'take'>;
   minRefetchMs?: number;
-  notFoundTtlMs?: number;
   maxAgeMs?: number;
   fetchTimeoutMs?: number;
-  /** Realms kept in memory; the least recently fetched are dropped beyond this. */
+  /** Realms kept in memory; the least recently used are dropped beyond this (default 10 000). */
   maxRealms?: number;
 }
 
+/** One realm's keys and the state of its last fetch. */
 interface RealmKeys {
   keys: Map<string, KeyObject>;
   /** When the last fetch started (throttles refetches, whatever their outcome). */
   attemptedAt: number;
   /** When the key set was last confirmed by the token service. */
   fetchedAt: number;
-  notFound: boolean;
-  failed: boolean;
+  /** The last fetch's outcome: `gone` is a 404 (the entry is dropped at once). */
+  outcome: 'none' | 'fetched' | 'failed' | 'gone';
   inflight?: Promise<void>;
 }
 
-const MIN_RSA_BITS = 2048;
+const UNKNOWN_REALM: KeyLookup = { kind: 'unknown-realm' };
+const UNAVAILABLE: KeyLookup = { kind: 'unavailable' };
 const MAX_JWKS_BYTES = 256 * 1024;
 
 export class JwksCache {
+  /** Insertion order is recency order: a lookup moves its realm to the end. */
   private readonly realms = new Map<string, RealmKeys>();
   private readonly baseUrl: string;
   private readonly logger: Logger;
+  private readonly directory: JwksCacheOptions['directory'];
+  private readonly budget: JwksCacheOptions['budget'];
   private readonly minRefetchMs: number;
-  private readonly notFoundTtlMs: number;
   private readonly maxAgeMs: number;
   private readonly fetchTimeoutMs: number;
   private readonly maxRealms: number;
@@ -59,24 +84,41 @@ export class JwksCache {
   constructor(options: JwksCacheOptions) {
     this.baseUrl = options.jwksBaseUrl.replace(/\/+$/, '');
     this.logger = options.logger;
+    this.directory = options.directory;
+    this.budget = options.budget;
     this.minRefetchMs = options.minRefetchMs ?? 5_000;
-    this.notFoundTtlMs = options.notFoundTtlMs ?? 5_000;
     this.maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
     this.fetchTimeoutMs = options.fetchTimeoutMs ?? 2_000;
-    this.maxRealms = options.maxRealms ?? 10_000;
+    this.maxRealms = Math.max(1, options.maxRealms ?? 10_000);
   }
 
   /** The key `kid` of realm `tenant`. `tenant` must already be a valid realm name. */
   async getKey(tenant: string, kid: string): Promise<KeyLookup> {
-    const known = this.realms.get(tenant);
-    if (known) {
-      const now = Date.now();
-      const key = known.keys.get(kid);
-      if (key && now - known.fetchedAt < this.maxAgeMs) return { kind: 'key', key };
-      const throttle = known.notFound ? this.notFoundTtlMs : this.minRefetchMs;
-      if (known.inflight === undefined && now - known.attemptedAt < throttle) return this.lookup(known, kid);
+    const cached = this.realms.get(tenant);
+    if (cached !== undefined) return this.fromCached(tenant, cached, kid);
+    if (!this.directory.has(tenant)) {
+      const verdict = await this.directory.confirm(tenant);
+      if (verdict === 'unknown') return UNKNOWN_REALM;
+      if (verdict === 'unavailable') return UNAVAILABLE;
+      // Another request may have fetched the realm while this one waited for the list.
+      const arrived = this.realms.get(tenant);
+      if (arrived !== undefined) return this.fromCached(tenant, arrived, kid);
     }
-    return this.lookup(await this.refresh(tenant), kid);
+    if (this.realms.size >= this.maxRealms && !this.budget.take()) return UNAVAILABLE;
+    const entry: RealmKeys = { keys: new Map(), attemptedAt: 0, fetchedAt: 0, outcome: 'none' };
+    this.remember(tenant, entry);
+    await this.refresh(tenant, entry);
+    return this.lookup(entry, kid);
+  }
+
+  /** How many realms are cached (tests hold the bound to it). */
+  get size(): number {
+    return this.realms.size;
+  }
+
+  /** Whether the realm's keys are cached, without touching its recency (tests). */
+  holds(tenant: string): boolean {
+    return this.realms.has(tenant);
   }
 
   /** Drops every cached key and aborts fetches in flight. */
@@ -85,40 +127,53 @@ export class JwksCache {
     this.realms.clear();
   }
 
-  private lookup(realm: RealmKeys, kid: string): KeyLookup {
+  private async fromCached(tenant: string, entry: RealmKeys, kid: string): Promise<KeyLookup> {
+    this.touch(tenant, entry);
+    const key = entry.keys.get(kid);
+    const now = Date.now();
+    if (key !== undefined && now - entry.fetchedAt < this.maxAgeMs) return { kind: 'key', key };
+    if (entry.inflight === undefined) {
+      if (now - entry.attemptedAt < this.minRefetchMs) return this.lookup(entry, kid);
+      if (key === undefined && !this.budget.take()) return UNAVAILABLE;
+    }
+    await this.refresh(tenant, entry);
+    return this.lookup(entry, kid);
+  }
+
+  private lookup(entry: RealmKeys, kid: string): KeyLookup {
     // After a failed fetch a key we already had stays usable: the token service being
     // briefly down must not reject tokens signed by keys we know.
-    const key = realm.keys.get(kid);
-    if (key) return { kind: 'key', key };
-    if (realm.failed) return { kind: 'unavailable' };
-    if (realm.notFound) return { kind: 'unknown-realm' };
+    const key = entry.keys.get(kid);
+    if (key !== undefined) return { kind: 'key', key };
+    if (entry.outcome === 'gone') return UNKNOWN_REALM;
+    if (entry.outcome === 'failed') return UNAVAILABLE;
     return { kind: 'unknown-kid' };
   }
 
-  private refresh(tenant: string): Promise<RealmKeys> {
-    let realm = this.realms.get(tenant);
-    if (!realm) {
-      realm = { keys: new Map(), attemptedAt: 0, fetchedAt: 0, notFound: false, failed: false };
-      this.remember(tenant, realm);
-    }
-    const target = realm;
-    target.inflight ??= this.fetchKeys(tenant, target).finally(() => {
-      target.inflight = undefined;
+  private refresh(tenant: string, entry: RealmKeys): Promise<void> {
+    entry.inflight ??= this.fetchKeys(tenant, entry).finally(() => {
+      entry.inflight = undefined;
     });
-    return target.inflight.then(() => target);
+    return entry.inflight;
   }
 
-  private remember(tenant: string, realm: RealmKeys): void {
-    this.realms.set(tenant, realm);
+  /** Most recent last; beyond the bound the least recently used realm goes. */
+  private remember(tenant: string, entry: RealmKeys): void {
+    this.realms.set(tenant, entry);
     if (this.realms.size > this.maxRealms) {
       const oldest = this.realms.keys().next().value;
       if (oldest !== undefined) this.realms.delete(oldest);
     }
   }
 
-  private async fetchKeys(tenant: string, realm: RealmKeys): Promise<void> {
+  private touch(tenant: string, entry: RealmKeys): void {
+    this.realms.delete(tenant);
+    this.realms.set(tenant, entry);
+  }
+
+  private async fetchKeys(tenant: string, entry: RealmKeys): Promise<void> {
     const url = `${this.baseUrl}/internal/v1/realms/${encodeURIComponent(tenant)}/jwks`;
-    realm.attemptedAt = Date.now();
+    entry.attemptedAt = Date.now();
     try {
       const response = await fetch(url, {
         headers: { accept: 'application/json' },
@@ -127,10 +182,10 @@ export class JwksCache {
       });
       if (response.status === 404) {
         await response.body?.cancel();
-        realm.keys = new Map();
-        realm.notFound = true;
-        realm.failed = false;
-        realm.fetchedAt = Date.now();
+        entry.keys = new Map();
+        entry.outcome = 'gone';
+        if (this.realms.get(tenant) === entry) this.realms.delete(tenant);
+        this.directory.forget(tenant);
         return;
       }
       if (!response.ok) {
@@ -139,35 +194,12 @@ export class JwksCache {
       }
       const text = await response.text();
       if (text.length > MAX_JWKS_BYTES) throw new Error('JWKS document is too large');
-      realm.keys = parseJwks(JSON.parse(text), this.logger, tenant);
-      realm.notFound = false;
-      realm.failed = false;
-      realm.fetchedAt = Date.now();
+      entry.keys = parseJwks(JSON.parse(text), this.logger, tenant);
+      entry.outcome = 'fetched';
+      entry.fetchedAt = Date.now();
     } catch (err) {
       this.logger.warn({ tenant, err: { message: (err as Error).message } }, 'JWKS fetch failed');
-      realm.failed = true;
+      entry.outcome = 'failed';
     }
   }
-}
-
-/** The usable RS256 verification keys of a JWKS document, by kid. Unusable entries are skipped. */
-export function parseJwks(document: unknown, logger: Logger, tenant: string): Map<string, KeyObject> {
-  const keys = new Map<string, KeyObject>();
-  const list = (document as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(list)) throw new Error('JWKS document has no keys array');
-  for (const jwk of list) {
-    if (typeof jwk !== 'object' || jwk === null) continue;
-    const { kty, kid, use, alg, n, e } = jwk as Record<string, unknown>;
-    if (kty !== 'RSA' || typeof kid !== 'string' || kid === '' || typeof n !== 'string' || typeof e !== 'string') continue;
-    if (use !== undefined && use !== 'sig') continue;
-    if (alg !== undefined && alg !== 'RS256') continue;
-    try {
-      const key = createPublicKey({ key: { kty, n, e }, format: 'jwk' });
-      if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) continue;
-      keys.set(kid, key);
-    } catch {
-      logger.warn({ tenant, kid }, 'JWKS entry is not a valid RSA public key');
-    }
-  }
-  return keys;
 }

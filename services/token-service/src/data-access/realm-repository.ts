@@ -11,6 +11,8 @@ export class RealmExists extends Error {}
 
 export interface RealmRepository {
   find(name: string): Promise<RealmRow | undefined>;
+  /** Every realm's name, in byte order (the same in every locale, so the answer and its ETag are stable). */
+  listNames(): Promise<string[]>;
   /** The realm, its first signing key and its first user, all or nothing. Throws `RealmExists`, `DuplicateUserEmail`. */
   create(name: string, firstKey: NewSigningKey, firstUser: NewUser): Promise<void>;
 }
@@ -19,6 +21,10 @@ export function createRealmRepository(db: Knex): RealmRepository {
   return {
     async find(name) {
       return db('realms').where({ name }).first(['name', 'created_at']);
+    },
+    async listNames() {
+      const rows: Array<{ name: string }> = await db('realms').orderByRaw('name collate "C"').select('name');
+      return rows.map((row) => row.name);
     },
     async create(name, firstKey, firstUser) {
       await db.transaction(async (trx) => {

@@ -9,6 +9,7 @@ import { getServiceAccount } from '../../domain/get-service-account.js';
 import { getTenant } from '../../domain/get-tenant.js';
 import { getUser } from '../../domain/get-user.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
+import { listRealms } from '../../domain/list-realms.js';
 import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import { listUsers } from '../../domain/list-users.js';
 import { ActorBodySchema, CreateServiceAccountSchema, isStorableText, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
@@ -45,6 +46,13 @@ function noStore(res: Response): Response {
 export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): Router {
   const router = Router();
   const base = '/internal/v1/realms/:tenant';
+
+  router
+    .route('/internal/v1/realms')
+    .get(async (_req, res) => {
+      noStore(res).json(await listRealms(identity));
+    })
+    .all(methodNotAllowed(['GET']));
 
   router
     .route(base)
