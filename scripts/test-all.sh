@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `npm run test:all` (or `bash scripts/test-all.sh`): everything CI runs, on a fresh machine.
+# Installs what the suite needs (Postgres, Redis and Chromium from Debian when missing, the npm
+# dependencies), starts Postgres and Redis when they do not answer, builds, type-checks, runs
+# the whole suite (`pnpm test`), then the docker smoke. `.ci/run` calls exactly this.
+# Needs root for apt-get and to start the servers; on a machine already set up, `pnpm test` is
+# the quick loop.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=$(node -p "require('./package.json').packageManager.split('@')[1]")
+# corepack's signature check fails against some registry mirrors; the version is pinned above.
+export COREPACK_INTEGRITY_KEYS=${COREPACK_INTEGRITY_KEYS:-0}
+
+echo "== toolchain: node $(node --version), pnpm ${PNPM_VERSION}"
+corepack pnpm --version
+# Scripts and tools that call `pnpm` by name find corepack's shim.
+corepack enable pnpm
+
+need_apt=()
+command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+if [ "${PLANT_BROWSER_TESTS:-1}" = "1" ] && [ ! -x /usr/bin/chromium ]; then need_apt+=(chromium); fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "== installing from Debian: ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+echo "== services"
+if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+  for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+pg_isready -h 127.0.0.1 -p 5432
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+fi
+redis-cli -h 127.0.0.1 -p 6379 ping
+
+echo "== install"
+corepack pnpm install --frozen-lockfile
+
+echo "== build"
+corepack pnpm build
+
+echo "== lint: type-check sources and tests"
+corepack pnpm lint
+
+echo "== test"
+corepack pnpm test
+
+echo "== docker smoke: real image builds and containers (SKIP_DOCKER_SMOKE=1 where no daemon can start)"
+bash scripts/docker-smoke.sh
