@@ -74,4 +74,20 @@ describe('RevocationMap', () => {
     expect(map.verdict('acme', 'event-during-load', 2)).toBe('revoked');
     expect(map.verdict('acme', 'listed', 3)).toBe('revoked');
   });
+
+  test('When a snapshot is confirmed, then it replaces what was written before it was requested and joins what arrived during its load', () => {
+    const map = new RevocationMap();
+    map.apply(entry(2 ** 40)); // forged before the load
+    map.apply(entry(5, true, 'sa-2')); // forged deletion before the load
+    const epoch = map.beginEpoch();
+    map.apply(entry(9, false, 'sa-3')); // a real event the snapshot may predate
+
+    map.confirm(entry(3), epoch);
+    map.confirm(entry(5, false, 'sa-2'), epoch);
+    map.confirm(entry(4, false, 'sa-3'), epoch);
+
+    expect([map.verdict('acme', 'sa-1', 2), map.verdict('acme', 'sa-1', 3)]).toEqual(['revoked', 'valid']);
+    expect([map.verdict('acme', 'sa-2', 4), map.verdict('acme', 'sa-2', 5)]).toEqual(['revoked', 'valid']);
+    expect([map.verdict('acme', 'sa-3', 8), map.verdict('acme', 'sa-3', 9)]).toEqual(['revoked', 'valid']);
+  });
 });

@@ -224,6 +224,26 @@ describe('revocation sync: events', () => {
     expect(api.lookups(tenant, sub)).toBe(0);
   });
 
+  test('When an event forged on Redis raises a version or deletes a principal that Postgres does not, then the next re-sync undoes it', async () => {
+    const raised = newPrincipal();
+    const deleted = newPrincipal();
+    const really = newPrincipal();
+    const { sync } = newSync({ resyncMs: 200 });
+    await sync.start();
+    // Each has a real revocation (version 2), so the snapshot lists it.
+    for (const p of [raised, deleted, really]) await revokeAndPublish(p.tenant, p.sub);
+    await eventually(() => sync.check(deleted.tenant, deleted.sub, 1) === 'revoked', 'the real revocations are applied');
+
+    await publisher.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant: raised.tenant, sub: raised.sub, version: 2 ** 40, deleted: false }));
+    await publisher.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant: deleted.tenant, sub: deleted.sub, version: 2, deleted: true }));
+    // Stricter at once: a forged event can only refuse, never accept.
+    await eventually(() => sync.check(raised.tenant, raised.sub, 2) === 'revoked' && sync.check(deleted.tenant, deleted.sub, 2) === 'revoked', 'the forged events are applied');
+
+    await eventually(() => sync.check(raised.tenant, raised.sub, 2) === 'valid' && sync.check(deleted.tenant, deleted.sub, 2) === 'valid', 'a re-sync confirms against the source');
+    // What Postgres holds stays: version 2 everywhere.
+    for (const p of [raised, deleted, really]) expect([sync.check(p.tenant, p.sub, 1), sync.check(p.tenant, p.sub, 2)]).toEqual(['revoked', 'valid']);
+  });
+
   test('When a deletion drops out of the snapshot (older than a token lifetime), then the next re-sync frees its memory', async () => {
     const { tenant, sub } = newPrincipal();
     const { sync } = newSync({ resyncMs: 200 });

@@ -11,9 +11,13 @@ interface MapEntry {
 /**
  * The in-memory revocation state: (tenant, sub) -> minimum valid `ver`, or deleted.
  *
- * Every write is a join (version = max, deleted = or), so applying the same facts in any
- * order, or twice, gives the same map: an event racing a snapshot, a stale snapshot after
- * an event, or a replayed message can never lower a version or undelete a principal.
+ * Every write from an event or a lookup is a join (version = max, deleted = or), so applying
+ * the same facts in any order, or twice, gives the same map: an event racing a snapshot, a
+ * stale snapshot after an event, or a replayed message can never lower a version or undelete
+ * a principal. A snapshot is the one exception, and the reason Redis need not be trusted: it
+ * *replaces* what was written before it was requested (`confirm`), because Postgres had
+ * committed every real change by then. So an event forged on Redis (a huge version, a false
+ * deletion) can only make this replica stricter, and only until the next resync.
  * A principal that is absent has version 1 and is not deleted (the token service's
  * defaults), so only principals with something to revoke take memory.
  *
@@ -49,6 +53,22 @@ export class RevocationMap {
     subs.set(entry.sub, { version: entry.version, deleted: entry.deleted, epoch: this.#epoch });
     this.#size += 1;
     return true;
+  }
+
+  /**
+   * A fact of the snapshot of `epoch`: what was written before that snapshot was requested
+   * is replaced by it (Postgres is the source of truth); what was written during the load
+   * (an event the snapshot may predate) is joined with it as `apply` does.
+   */
+  confirm(entry: RevocationEntry, epoch: number): void {
+    const current = this.#tenants.get(entry.tenant)?.get(entry.sub);
+    if (current === undefined || current.epoch >= epoch) {
+      this.apply(entry);
+      return;
+    }
+    current.version = entry.version;
+    current.deleted = entry.deleted;
+    current.epoch = this.#epoch;
   }
 
   /** 'valid' iff the principal is not deleted and `ver` is at least its version. Never 'unavailable'. */

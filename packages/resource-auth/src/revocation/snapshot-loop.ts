@@ -117,7 +117,7 @@ export class SnapshotLoop<Basis> {
       this.#lastError = message;
       return false;
     }
-    for (const entry of entries) map.apply(entry);
+    for (const entry of entries) map.confirm(entry, epoch);
     map.sweep(epoch);
     this.#lastRequestedAt = requestedAt;
     this.#loaded += 1;
