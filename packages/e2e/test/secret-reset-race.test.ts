@@ -1,0 +1,73 @@
+/**
+ * Issue 17, review finding A, against the token service process: a secret is reset while 50
+ * grants with the old secret are in flight. The seed says the old secret stops working as
+ * soon as the new one is issued: no grant answered after the reset's answer may get a token
+ * with the old secret. Several rounds, with the credential cached and not, at different
+ * moments of the burst. The failure throttles are raised for this file so every refusal is
+ * the 401 of a wrong secret, never a 429.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { Agent } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { httpRequest, startPlatform, type Platform } from '../src/index.js';
+
+let p: Platform;
+let tenant: string;
+
+beforeAll(async () => {
+  p = await startPlatform({
+    plantStores: 0,
+    serviceEnv: { 'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000', CLIENT_AUTH_FAILURES_PER_IP: '100000', CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000' } },
+  });
+  tenant = await p.createTenant('race');
+}, 60_000);
+
+afterAll(() => p?.close());
+
+interface Timed {
+  status: number;
+  /** When the answer was read, performance.now(). */
+  at: number;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 128, localAddress: '127.0.0.79' });
+afterAll(() => agent.destroy());
+
+async function grant(clientId: string, secret: string): Promise<Timed> {
+  const answer = await httpRequest(`${p.authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
+    method: 'POST',
+    agent,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+  });
+  return { status: answer.status, at: performance.now() };
+}
+
+describe('A secret reset racing grants with the old secret', () => {
+  test('When a secret is reset while 50 grants with the old secret are in flight, then every grant answered after the reset answer is 401, and the new secret works', async () => {
+    const late: Array<{ round: number; status: number; afterMs: number }> = [];
+    let answeredAfter = 0;
+    for (let round = 0; round < 8; round += 1) {
+      const account = await p.createServiceAccount(tenant);
+      // Even rounds start with the credential cached, odd rounds with a cold cache.
+      if (round % 2 === 0) expect((await grant(account.clientId, account.secret)).status).toBe(200);
+
+      const inFlight = Array.from({ length: 50 }, () => grant(account.clientId, account.secret));
+      await sleep(round % 4);
+      const newSecret = await p.resetSecret(tenant, account.clientId);
+      const resetAt = performance.now();
+      const after = Array.from({ length: 10 }, () => grant(account.clientId, account.secret));
+      const answers = [...(await Promise.all(inFlight)), ...(await Promise.all(after))];
+
+      for (const answer of answers.filter((a) => a.at > resetAt)) {
+        answeredAfter += 1;
+        if (answer.status !== 401) late.push({ round, status: answer.status, afterMs: answer.at - resetAt });
+      }
+      expect((await grant(account.clientId, newSecret)).status).toBe(200);
+    }
+
+    expect(late).toEqual([]);
+    expect(answeredAfter).toBeGreaterThanOrEqual(80);
+  }, 120_000);
+});
