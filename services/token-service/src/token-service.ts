@@ -135,6 +135,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     identity,
     async close() {
       clearInterval(cleanup);
+      publisher.stop();
       await usage.stop();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());

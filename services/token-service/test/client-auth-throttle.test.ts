@@ -39,19 +39,23 @@ describe('throttling of failed client authentications', () => {
     expect(owner.status).toBe(200);
   });
 
-  test('When one address sprays many clients, then it is stopped for every client', async () => {
+  test('When one address sprays many clients, then its wrong secrets and unknown ids get 429 for every client, but the right secret of a client not locked still gets a token', async () => {
     const api = internal(h);
     const accounts = await Promise.all(Array.from({ length: 7 }, () => api.createServiceAccount(tenant)));
     const sprayer = uniqueIp();
     for (const account of accounts.slice(0, 6)) await attempt(account, 'pss_guess', sprayer).expect(401);
 
-    const next = await attempt(accounts[6]!, accounts[6]!.secret, sprayer);
+    const wrong = await attempt(accounts[6]!, 'pss_guess', sprayer);
     const unknownClient = await request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', sprayer).type('form').send({ grant_type: 'client_credentials', client_id: 'sa-nobody', client_secret: 'x' });
+    const right = await attempt(accounts[6]!, accounts[6]!.secret, sprayer);
 
-    expect(next.status).toBe(429);
-    expect(next.body).toEqual(TOO_MANY);
-    expect(Number(next.headers['retry-after'])).toBeGreaterThan(0);
+    expect(wrong.status).toBe(429);
+    expect(wrong.body).toEqual(TOO_MANY);
+    expect(Number(wrong.headers['retry-after'])).toBeGreaterThan(0);
     expect(unknownClient.status).toBe(429);
+    expect(unknownClient.body).toEqual(TOO_MANY);
+    expect(Number(unknownClient.headers['retry-after'])).toBeGreaterThan(0);
+    expect(right.status).toBe(200);
   });
 
   test('When unknown client ids are guessed from one address, then the address is stopped too', async () => {
