@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal, type CreatedAccount } from './helpers/internal-client.js';
@@ -17,6 +18,34 @@ afterAll(async () => {
 
 function attempt(account: CreatedAccount, secret: string, ip: string) {
   return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', ip).set('authorization', basic(account.client_id, secret)).type('form').send({ grant_type: 'client_credentials' });
+}
+
+function guess(ip: string, clientId: string) {
+  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', ip).type('form').send({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'pss_guess' });
+}
+
+const guessedId = () => `sa-${randomBytes(16).toString('hex')}`;
+
+/** Point reads of `ids` from the service's pool from now on: how many, and how many were in flight at once at most. */
+function pointQueries(ids: string[]) {
+  const wanted = new Set(ids);
+  const open = new Set<string>();
+  let total = 0;
+  let maxInFlight = 0;
+  const started = (q: { __knexQueryUid: string; bindings?: unknown[] }) => {
+    if (!q.bindings?.some((b) => wanted.has(String(b)))) return;
+    total += 1;
+    open.add(q.__knexQueryUid);
+    maxInFlight = Math.max(maxInFlight, open.size);
+  };
+  const ended = (_response: unknown, q: { __knexQueryUid: string }) => open.delete(q.__knexQueryUid);
+  const { db } = h.service;
+  db.on('query', started).on('query-response', ended).on('query-error', ended);
+  return {
+    total: () => total,
+    maxInFlight: () => maxInFlight,
+    stop: () => db.off('query', started).off('query-response', ended).off('query-error', ended),
+  };
 }
 
 const TOO_MANY = { error: 'too_many_requests', error_description: 'too many failed client authentications; retry later' };
@@ -67,6 +96,36 @@ describe('throttling of failed client authentications', () => {
     const res = await request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', guesser).type('form').send({ grant_type: 'client_credentials', client_id: 'sa-guess-x', client_secret: 'x' });
 
     expect(res.status).toBe(429);
+  });
+
+  test('When an address is over its budget, then the right secret of an account this replica never read still gets a token, and the ids it guesses cost no query each', async () => {
+    const account = await internal(h).createServiceAccount(tenant);
+    const guesser = uniqueIp();
+    for (let i = 0; i < 6; i += 1) await guess(guesser, guessedId()).expect(401);
+    const guessed = Array.from({ length: 30 }, guessedId);
+    const queries = pointQueries(guessed);
+
+    const answers = await Promise.all(guessed.map((id) => guess(guesser, id)));
+    const right = await attempt(account, account.secret, guesser);
+    queries.stop();
+
+    expect(answers.map((res) => res.status)).toEqual(guessed.map(() => 429));
+    expect(answers[0]!.body).toEqual(TOO_MANY);
+    expect(right.status).toBe(200);
+    expect(queries.total()).toBe(0);
+  });
+
+  test('When one clean address sends a burst of unknown ids, then at most four of its lookups are in flight at once; the rest go through the realm list', async () => {
+    const burster = uniqueIp();
+    const guessed = Array.from({ length: 30 }, guessedId);
+    const queries = pointQueries(guessed);
+
+    const answers = await Promise.all(guessed.map((id) => guess(burster, id)));
+    queries.stop();
+
+    expect(answers.filter((res) => res.status !== 401 && res.status !== 429)).toEqual([]);
+    expect(queries.maxInFlight()).toBeGreaterThan(0);
+    expect(queries.maxInFlight()).toBeLessThanOrEqual(4);
   });
 
   test('When a client is attacked from many addresses, then wrong secrets get 429 but the right secret still gets a token', async () => {

@@ -17,6 +17,13 @@ export interface LogSource {
   readonly req?: unknown;
 }
 
+export interface ClientIpFailures {
+  /** Seconds this address stays blocked for the client; 0 when it is not. */
+  blockedForSeconds: number;
+  /** False only when the store answered that there are none (nothing to forget on a success). */
+  mayExist: boolean;
+}
+
 /**
  * Failed client authentications, counted in Redis (rate-limiter-flexible, keys
  * `<prefix>:<key>`) so every replica sees them, per (client_id, IP), per IP and per client_id,
@@ -27,21 +34,14 @@ export interface LogSource {
  */
 export interface ClientAuthFailureRepository {
   isClean(ip: string): boolean;
-  /** Seconds this address stays over its budget for every client; 0 when it is not. */
+  /** Seconds this address stays over its budget for every client (its failing attempts get 429); 0 when it is not. */
   ipBlockedFor(ip: string, source: LogSource): Promise<number>;
-  /**
-   * Takes one attempt from the (client, address) budget before the secret is compared, in one
-   * atomic step, so parallel attempts cannot all pass one read of the counter: seconds the
-   * address stays blocked for the client once the budget is spent, 0 when this attempt may go on.
-   */
-  claimClientIpAttempt(realm: string, clientId: string, ip: string, source: LogSource): Promise<number>;
-  /** Seconds the client stays over its budget for every address; 0 when it is not. */
+  clientIpFailures(realm: string, clientId: string, ip: string, source: LogSource): Promise<ClientIpFailures>;
+  /** Seconds the client stays blocked for every address; 0 when it is not. */
   clientBlockedFor(realm: string, clientId: string, source: LogSource): Promise<number>;
-  /** A wrong secret: counted per address and per client, and per (client, address) unless a claim already took that point. */
-  recordFailure(realm: string, clientId: string, ip: string, source: LogSource, claimed: boolean): Promise<void>;
+  recordFailure(realm: string, clientId: string, ip: string, source: LogSource): Promise<void>;
   /** A failure with no client to count it against: the address only. */
   recordUnknownClient(ip: string, source: LogSource): void;
-  /** A right secret: the (client, address) budget starts again. */
   forgetClientIp(realm: string, clientId: string, ip: string): void;
   /** Which addresses failed recently; undefined without Redis (nothing to spare). */
   readonly hints: FailureHints | undefined;
@@ -109,25 +109,16 @@ export function createClientAuthFailureRepository(redis: Redis | undefined, limi
     async ipBlockedFor(address, source) {
       return waitOf(await read(ip, address, source), limits.perIp);
     },
-    async claimClientIpAttempt(realm, clientId, address, source) {
-      try {
-        await clientIp.consume(`${realm}:${clientId}:${address}`);
-        return 0;
-      } catch (rejection) {
-        // A RateLimiterRes rejection: this attempt is past the budget. An Error: the store failed; compare, a failure still counts.
-        if (rejection instanceof Error) {
-          storeUnavailable(source, rejection);
-          return 0;
-        }
-        return waitOf(rejection as RateLimiterRes, limits.perClientIp);
-      }
+    async clientIpFailures(realm, clientId, address, source) {
+      const counter = await read(clientIp, `${realm}:${clientId}:${address}`, source);
+      return { blockedForSeconds: waitOf(counter, limits.perClientIp), mayExist: counter !== null };
     },
     async clientBlockedFor(realm, clientId, source) {
       return waitOf(await read(client, `${realm}:${clientId}`, source), limits.perClient);
     },
-    async recordFailure(realm, clientId, address, source, claimed) {
+    async recordFailure(realm, clientId, address, source) {
       hints?.recordFailure(address);
-      await Promise.all([claimed ? undefined : consume(clientIp, `${realm}:${clientId}:${address}`, source), consume(ip, address, source), consume(client, `${realm}:${clientId}`, source)]);
+      await Promise.all([consume(clientIp, `${realm}:${clientId}:${address}`, source), consume(ip, address, source), consume(client, `${realm}:${clientId}`, source)]);
     },
     recordUnknownClient(address, source) {
       hints?.recordFailure(address);

@@ -1,4 +1,5 @@
 import type { Grant, Knex, ServiceAccountRole } from '@plant/shared';
+import { RealmClientIds } from './realm-client-id-repository.js';
 import { GRANTS_JSON } from './service-account-repository.js';
 
 /** What the token endpoint needs to authenticate a client and mint its token, read together. */
@@ -28,7 +29,7 @@ export interface ClientCredentialRepository {
   findListed(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
   /** False once `row` stopped being the account's credential here (changed, or no longer vouched for): no token may be issued with it. */
   isCurrent(row: ClientCredentialRow): boolean;
-  /** The account changed: its entry goes, a grant holding its row issues nothing, a read in flight is read again. */
+  /** The account changed or was created: its entry goes, a grant holding its row issues nothing, a read in flight is read again, the realm is listed again. */
   forget(realm: string, clientId: string): void;
   /** As `forget`, for every account (change events may have been missed). */
   forgetAll(): void;
@@ -36,13 +37,16 @@ export interface ClientCredentialRepository {
   touchLastUsed(subs: string[]): Promise<void>;
 }
 
-const TTL_MS = 30_000;
-const UNKNOWN_TTL_MS = TTL_MS / 10;
-const MAX_UNKNOWN = 10_000;
-/** Known entries are real accounts, so live data bounds them; past this, long-expired ones are dropped first. */
-const MAX_KNOWN = 100_000;
-const LISTING_FRESH_MS = 1000;
-const MAX_LISTINGS = 1000;
+export interface CredentialCacheLimits {
+  /** How long an account's entry is fresh (30 s); an unknown id's, a tenth of it. */
+  ttlMs: number;
+  /** Unknown ids cached (10,000), oldest first out. */
+  maxUnknown: number;
+  /** Accounts cached (100,000): real accounts, so live data bounds them first; past this, long-expired entries go, then the oldest. */
+  maxKnown: number;
+}
+
+const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 30_000, maxUnknown: 10_000, maxKnown: 100_000 };
 /** A read overtaken by a change this many times in a row is handed out retired (the grant fails) rather than tried forever. */
 const MAX_READS = 5;
 // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
@@ -60,11 +64,6 @@ interface KnownEntry {
 interface CredentialRead {
   stale: boolean;
   answer: Promise<ClientCredentialRow | undefined>;
-}
-
-interface Listing {
-  readonly ids: ReadonlySet<string>;
-  readonly loadedAt: number;
 }
 
 const keyOf = (realm: string, clientId: string) => `${realm}\u0000${clientId}`;
@@ -86,18 +85,21 @@ const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) => a.tok
  * guess costs no query; `findListed` makes new guesses cheap too.
  */
 class CachedClientCredentials implements ClientCredentialRepository {
-  /** Bound: the accounts read within the TTL (live data), MAX_KNOWN at most. */
+  /** Bound: accounts that exist (an entry goes when its account changes or is found gone), `maxKnown` at most. */
   readonly #known = new Map<string, KnownEntry>();
-  /** Bound: MAX_UNKNOWN, oldest first out. */
+  /** Bound: `maxUnknown`, oldest first out. */
   readonly #unknown = new Map<string, number>();
   /** Bound: the ids being read right now; each leaves when its read settles. */
   readonly #reads = new Map<string, CredentialRead>();
   readonly #retired = new WeakSet<ClientCredentialRow>();
-  /** Bound: the realms listed within the last second, MAX_LISTINGS before stale ones are dropped. */
-  readonly #listings = new Map<string, Listing>();
-  readonly #listingReads = new Map<string, Promise<Listing>>();
+  readonly #listings: RealmClientIds;
 
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly limits: CredentialCacheLimits,
+  ) {
+    this.#listings = new RealmClientIds(db);
+  }
 
   cached(realm: string, clientId: string): { readonly row: ClientCredentialRow | undefined } | undefined {
     if (clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes(NUL)) return NO_ROW;
@@ -119,8 +121,8 @@ class CachedClientCredentials implements ClientCredentialRepository {
   async findListed(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
     const hit = this.cached(realm, clientId);
     if (hit !== undefined) return hit.row;
-    const listing = await this.#listing(realm);
-    return listing.ids.has(clientId) ? this.find(realm, clientId) : undefined;
+    const listed = await this.#listings.of(realm);
+    return listed.has(clientId) ? this.find(realm, clientId) : undefined;
   }
 
   isCurrent(row: ClientCredentialRow): boolean {
@@ -137,6 +139,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
     this.#unknown.delete(key);
     const read = this.#reads.get(key);
     if (read !== undefined) read.stale = true;
+    this.#listings.forget(realm);
   }
 
   forgetAll(): void {
@@ -144,7 +147,6 @@ class CachedClientCredentials implements ClientCredentialRepository {
     this.#known.clear();
     this.#unknown.clear();
     for (const read of this.#reads.values()) read.stale = true;
-    this.#listings.clear();
   }
 
   async touchLastUsed(subs: string[]): Promise<void> {
@@ -189,57 +191,38 @@ class CachedClientCredentials implements ClientCredentialRepository {
         this.#retired.add(entry.row);
         this.#known.delete(key);
       }
-      if (this.#unknown.size >= MAX_UNKNOWN) this.#unknown.delete(this.#unknown.keys().next().value!);
-      this.#unknown.set(key, now + UNKNOWN_TTL_MS);
+      if (this.#unknown.size >= this.limits.maxUnknown) this.#unknown.delete(this.#unknown.keys().next().value!);
+      this.#unknown.set(key, now + this.limits.ttlMs / 10);
       return undefined;
     }
     this.#unknown.delete(key);
     if (entry !== undefined && sameCredential(entry.row, row)) {
-      entry.expires = now + TTL_MS;
+      entry.expires = now + this.limits.ttlMs;
       return entry.row;
     }
     if (entry !== undefined) this.#retired.add(entry.row);
-    else if (this.#known.size >= MAX_KNOWN) this.#evictKnown(now);
-    this.#known.set(key, { row, expires: now + TTL_MS });
+    else if (this.#known.size >= this.limits.maxKnown) this.#evictKnown(now);
+    this.#known.set(key, { row, expires: now + this.limits.ttlMs });
     return row;
   }
 
   /** Drops entries expired for a whole TTL (no grant still holds their row), then the oldest, until there is room. */
   #evictKnown(now: number): void {
     for (const [key, entry] of this.#known) {
-      if (entry.expires > now - TTL_MS) continue;
+      if (entry.expires > now - this.limits.ttlMs) continue;
       this.#retired.add(entry.row);
       this.#known.delete(key);
     }
     for (const [key, entry] of this.#known) {
-      if (this.#known.size < MAX_KNOWN) break;
+      if (this.#known.size < this.limits.maxKnown) break;
       this.#retired.add(entry.row);
       this.#known.delete(key);
     }
   }
 
-  #listing(realm: string): Listing | Promise<Listing> {
-    const listing = this.#listings.get(realm);
-    if (listing !== undefined && Date.now() - listing.loadedAt < LISTING_FRESH_MS) return listing;
-    const pending = this.#listingReads.get(realm);
-    if (pending !== undefined) return pending;
-    const read = this.db('service_accounts')
-      .where({ realm })
-      .pluck('sub')
-      .then((subs: string[]) => {
-        const loaded: Listing = { ids: new Set(subs), loadedAt: Date.now() };
-        if (this.#listings.size >= MAX_LISTINGS) {
-          for (const [name, old] of this.#listings) if (loaded.loadedAt - old.loadedAt >= LISTING_FRESH_MS) this.#listings.delete(name);
-        }
-        this.#listings.set(realm, loaded);
-        return loaded;
-      })
-      .finally(() => this.#listingReads.delete(realm));
-    this.#listingReads.set(realm, read);
-    return read;
-  }
 }
 
-export function createClientCredentialRepository(db: Knex): ClientCredentialRepository {
-  return new CachedClientCredentials(db);
+/** `limits` default to production's; tests make them small. */
+export function createClientCredentialRepository(db: Knex, limits: Partial<CredentialCacheLimits> = {}): ClientCredentialRepository {
+  return new CachedClientCredentials(db, { ...DEFAULT_LIMITS, ...limits });
 }

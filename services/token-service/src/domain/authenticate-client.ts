@@ -35,13 +35,16 @@ const LOOKUPS_PER_ADDRESS = 4;
  *     failure budget for all clients (unknown client ids count too) learns that an id names no
  *     client as 429, not 401, and its uncached ids are checked against the realm's list of
  *     accounts, never with a query each; so is a burst of lookups from one address;
- *  2. `verifySecret`: an address that failed recently takes one attempt from its budget for this
- *     client first (atomic: a parallel burst cannot outrun it) and gets 429 when it is spent,
- *     before the secret is compared; the digests are compared in constant time; a failure counts
- *     per (client, address), per address and per client, and is answered 429 instead of 401 when
- *     the client or the address is over its budget. The secret is compared whatever those budgets
- *     say, so a right one passes: an attacker elsewhere, or a broken job next door, never locks
- *     the owner out. A success gives this address a fresh budget for the client;
+ *  2. `verifySecret`: an address over its budget for this client gets 429 before the secret is
+ *     compared (the client is locked from there); the digests are compared in constant time; a
+ *     failure counts per (client, address), per address and per client, and is answered 429
+ *     instead of 401 when the client or the address is over its budget. Those two budgets never
+ *     stop the comparison, so a right secret passes: an attacker elsewhere, or a broken job next
+ *     door, never locks the owner out. A success forgets this address's failures for the client.
+ *     The (client, address) budget is read before the comparison and written after it, so a
+ *     parallel burst can be compared past it: claiming first would count the right secrets of
+ *     parallel grants too and refuse them, and 256-bit secrets make the extra guesses worthless
+ *     (here the throttle protects CPU; guessable passwords are the sign-in throttle's);
  *  3. `isCurrent`, just before the token is sent: false once the credential changed (a reset
  *     that committed after the secret was compared), so the old secret issues nothing after the
  *     change's answer;
@@ -87,7 +90,7 @@ export class ClientAuthentication {
   verifySecret(realm: string, clientId: string, storedDigest: string, presented: string, source: ClientAuthSource): boolean | Promise<boolean> {
     const { ip } = source;
     if (!this.#failures.isClean(ip)) return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source);
-    return this.#secrets.matches(presented, storedDigest) || this.#countFailure(realm, clientId, ip, source, false);
+    return this.#secrets.matches(presented, storedDigest) || this.#countFailure(realm, clientId, ip, source);
   }
 
   /** False when the credential changed since it was read: the grant holding it must not hand out its token. */
@@ -119,16 +122,20 @@ export class ClientAuthentication {
   }
 
   async #verifyWatched(realm: string, clientId: string, storedDigest: string, presented: string, ip: string, source: ClientAuthSource): Promise<boolean> {
-    const blocked = await this.#failures.claimClientIpAttempt(realm, clientId, ip, source);
-    if (blocked > 0) throw new TooManyFailedAuthentications(blocked);
-    if (!this.#secrets.matches(presented, storedDigest)) return this.#countFailure(realm, clientId, ip, source, true);
-    this.#failures.forgetClientIp(realm, clientId, ip);
+    const earlier = await this.#failures.clientIpFailures(realm, clientId, ip, source);
+    if (earlier.blockedForSeconds > 0) throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
+    if (!this.#secrets.matches(presented, storedDigest)) return this.#countFailure(realm, clientId, ip, source);
+    if (earlier.mayExist) this.#failures.forgetClientIp(realm, clientId, ip);
     return true;
   }
 
-  async #countFailure(realm: string, clientId: string, ip: string, source: ClientAuthSource, claimed: boolean): Promise<false> {
-    await this.#failures.recordFailure(realm, clientId, ip, source, claimed);
-    const [forClient, forAddress] = await Promise.all([this.#failures.clientBlockedFor(realm, clientId, source), this.#failures.ipBlockedFor(ip, source)]);
+  async #countFailure(realm: string, clientId: string, ip: string, source: ClientAuthSource): Promise<false> {
+    // The budgets as they were before this failure (asked first, on the same connection): the failure that spends one is still a 401.
+    const [forClient, forAddress] = await Promise.all([
+      this.#failures.clientBlockedFor(realm, clientId, source),
+      this.#failures.ipBlockedFor(ip, source),
+      this.#failures.recordFailure(realm, clientId, ip, source),
+    ]);
     const wait = Math.max(forClient, forAddress);
     if (wait > 0) throw new TooManyFailedAuthentications(wait);
     return false;
