@@ -56,19 +56,19 @@ describe('One address full of failures', () => {
     }
   });
 
-  test('When a burst of unknown client_ids and wrong secrets comes from one address at once, then every answer is 401 or 429, and the right secret sent in the same burst gets its token', async () => {
+  test('When bursts of unknown client_ids and wrong secrets come from one address at once, then every answer is 401 or 429, and right secrets sent amid the next burst get their tokens', async () => {
     const burst = new Agent({ keepAlive: true, localAddress: '127.0.0.78', maxSockets: 64 });
     try {
       const own = await p.createServiceAccount(tenant);
-      const attempts = Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? grant(burst, unknownClientId(), 'pss_guess') : grant(burst, own.clientId, `pss_wrong${i}`)));
-      const rights = Array.from({ length: 5 }, () => grant(burst, account.clientId, account.secret));
+      const failing = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 === 0 ? grant(burst, unknownClientId(), 'pss_guess') : grant(burst, own.clientId, `pss_wrong${i}`)));
 
-      const failed = await Promise.all(attempts);
-      const granted = await Promise.all(rights);
+      const first = await Promise.all(failing(120));
+      const [rights, second] = await Promise.all([Promise.all(Array.from({ length: 5 }, () => grant(burst, account.clientId, account.secret))), Promise.all(failing(20))]);
 
-      expect(failed.filter((a) => a.status !== 401 && a.status !== 429).map((a) => a.status)).toEqual([]);
-      expect(failed.filter((a) => a.status === 429).length).toBeGreaterThan(0);
-      expect(granted.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      expect([...first, ...second].filter((a) => a.status !== 401 && a.status !== 429).map((a) => a.status)).toEqual([]);
+      expect(first.filter((a) => a.status === 429).length).toBeGreaterThan(0);
+      expect(second.map((a) => a.status)).toEqual(Array<number>(20).fill(429));
+      expect(rights.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     } finally {
       burst.destroy();
     }
