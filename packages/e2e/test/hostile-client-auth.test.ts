@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
-import { httpRequest, startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
+import { startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
 
 let p: Platform;
 let tenant: string;
@@ -20,15 +20,8 @@ beforeAll(async () => {
 
 afterAll(() => p?.close());
 
-/** A client credentials grant (client_secret_post) sent from `agent`'s loopback address. */
-function grant(agent: Agent, clientId: string, secret: string): Promise<Answer> {
-  return httpRequest(`${p.authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
-    method: 'POST',
-    agent,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
-  });
-}
+/** A client credentials grant sent from `agent`'s loopback address. */
+const grant = (agent: Agent, clientId: string, secret: string): Promise<Answer> => p.requestToken(tenant, clientId, secret, {}, agent);
 
 const unknownClientId = () => `sa-${randomBytes(16).toString('hex')}`;
 const TOO_MANY = { error: 'too_many_requests', error_description: 'too many failed client authentications; retry later' };
