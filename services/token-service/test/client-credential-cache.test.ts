@@ -173,23 +173,32 @@ describe("the realm's list of accounts", () => {
 });
 
 describe('at the token endpoint', () => {
-  test('When the account changes after its secret was compared, then the grant is refused as a wrong secret would be, and the next grant reads the account again', async () => {
-    const account = await internal(h).createServiceAccount(tenant);
-    await grant(account.client_id, account.secret).expect(200);
-    const { secrets, clientCredentials } = h.service.identity;
+  /**
+   * Commits `change` to the account without announcing it, then runs a grant with `secret`
+   * during which the change is heard, just after the secret was compared: the grant holds the
+   * credential read before the change.
+   */
+  async function grantRacing(account: { client_id: string }, secret: string, change: Parameters<typeof h.service.identity.serviceAccounts.update>[2]) {
+    const { secrets, clientCredentials, serviceAccounts } = h.service.identity;
+    await grant(account.client_id, secret).expect(200);
+    await serviceAccounts.update(tenant, account.client_id, change);
     const matches = secrets.matches;
-    // A reset heard between the comparison and the answer: the grant already holds the old credential.
     secrets.matches = (presented, digest) => {
       const verdict = matches(presented, digest);
       clientCredentials.forget(tenant, account.client_id);
       return verdict;
     };
-    let refused: request.Response;
     try {
-      refused = await grant(account.client_id, account.secret);
+      return await grant(account.client_id, secret);
     } finally {
       secrets.matches = matches;
     }
+  }
+
+  test('When the secret is reset after it was compared, then the grant is refused as a wrong secret would be, and the old secret stays refused', async () => {
+    const account = await internal(h).createServiceAccount(tenant);
+
+    const refused = await grantRacing(account, account.secret, { secretDigest: h.service.identity.secrets.digest('pss_the-new-one') });
     const next = await grant(account.client_id, account.secret);
 
     expect({ status: refused.status, body: refused.body, challenge: refused.headers['www-authenticate'], cacheControl: refused.headers['cache-control'] }).toEqual({
@@ -198,6 +207,20 @@ describe('at the token endpoint', () => {
       challenge: `Basic realm="${h.issuer(tenant)}", error="invalid_client", error_description="client authentication failed"`,
       cacheControl: 'no-store',
     });
-    expect(next.status).toBe(200);
+    expect(next.status).toBe(401);
+  });
+
+  test('When the role changes after the secret was compared, then the grant is told to retry (its token would carry the old claims), and the retry gets the new role', async () => {
+    const account = await internal(h).createServiceAccount(tenant);
+
+    const retried = await grantRacing(account, account.secret, { role: 'Edit' });
+    const next = await grant(account.client_id, account.secret);
+
+    expect({ status: retried.status, body: retried.body, retryAfter: retried.headers['retry-after'] }).toEqual({
+      status: 503,
+      body: { error: 'temporarily_unavailable', error_description: 'the client changed while its token was issued; retry' },
+      retryAfter: '1',
+    });
+    expect({ status: next.status, scope: next.body.scope }).toEqual({ status: 200, scope: 'plants:read plants:write' });
   });
 });

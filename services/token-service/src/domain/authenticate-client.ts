@@ -47,7 +47,8 @@ const LOOKUPS_PER_ADDRESS = 4;
  *     (here the throttle protects CPU; guessable passwords are the sign-in throttle's);
  *  3. `isCurrent`, just before the token is sent: false once the credential changed (a reset
  *     that committed after the secret was compared), so the old secret issues nothing after the
- *     change's answer;
+ *     change's answer; `secretUnchanged` then tells a reset (401) from a change of role or
+ *     grants (retry);
  *  4. `recordUse`, once the token is issued.
  * An address no replica has seen fail within the window has every counter at zero: for it and a
  * cached credential no step returns a promise, so a grant's hot path waits on nothing here.
@@ -96,6 +97,12 @@ export class ClientAuthentication {
   /** False when the credential changed since it was read: the grant holding it must not hand out its token. */
   isCurrent(credential: ClientCredential): boolean {
     return this.#credentials.isCurrent(credential);
+  }
+
+  /** For a credential no longer current: whether the account still has the same secret (its role or grants changed, not its secret). */
+  async secretUnchanged(credential: ClientCredential): Promise<boolean> {
+    const now = await this.#credentials.find(credential.realm, credential.sub);
+    return now !== undefined && now.secret_digest === credential.secret_digest;
   }
 
   /** invalid_client before any client was found: the address's failure. */

@@ -112,19 +112,35 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
 }
 
 /**
- * A grant whose client's credential changed after its secret was compared (a reset committed
- * meanwhile) is refused as a wrong secret would be. This runs after the token is minted and in
- * the same turn of the event loop as the response is written, so once this replica has heard a
- * change (before the change's own answer), no token for the old credential leaves it. The token
+ * A grant whose client's credential changed after its secret was compared (a reset or a change
+ * of role or grants committed meanwhile) is withdrawn. The check runs after the token is minted
+ * and in the same turn of the event loop as the response would be written, so once this replica
+ * has heard a change (before the change's own answer), no token for the old credential leaves
+ * it. Undefined, without a promise, while the credential is current: the hot path waits on
+ * nothing here. Otherwise the token is dropped at once, then the answer says what changed: 401
+ * invalid_client when the secret no longer authenticates (reset, deleted), 503 with Retry-After
+ * when it still does (role or grants changed: the next grant gets the new claims). The token
  * was minted, so it counts as issued and as refused.
  */
-function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): void {
+function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
-  if (credential === undefined || clientAuth.isCurrent(credential)) return;
-  if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
+  if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
   oauthError(ctx, 401, 'invalid_client', 'client authentication failed');
-  metrics.failed(oidc.params?.grant_type, 'invalid_client');
+  const grantType = oidc.params?.grant_type;
+  const retry = () => {
+    ctx.set('Retry-After', '1');
+    oauthError(ctx, 503, 'temporarily_unavailable', 'the client changed while its token was issued; retry');
+    metrics.failed(grantType, 'temporarily_unavailable');
+  };
+  return clientAuth.secretUnchanged(credential).then(
+    (unchanged) => {
+      if (unchanged) return retry();
+      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
+      metrics.failed(grantType, 'invalid_client');
+    },
+    retry,
+  );
 }
 
 /**
@@ -141,7 +157,8 @@ function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, cr
       return;
     }
     await next();
-    if (isToken && ctx.status === 200) withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics);
+    const withdrawn = isToken && ctx.status === 200 ? withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics) : undefined;
+    if (withdrawn !== undefined) await withdrawn;
     if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
       // The database, not the request, failed: tell the client to retry rather than blame it.
       ctx.set('Retry-After', '1');
