@@ -37,6 +37,7 @@ describe('a revocation publish that fails', () => {
       // Nothing reached the store and its subscription is fine: it is live and still takes the token.
       expect(await metric(platform.plantStores[0]!, 'revocation_live')).toBe(1);
       expect(await platform.atEveryStore(token)).toEqual([LISTED]);
+      expect(await metric(platform.tokenService, 'revocation_publish_pending')).toBe(1);
     } finally {
       expect(await allowPublish()).toBe('OK');
     }
@@ -47,6 +48,7 @@ describe('a revocation publish that fails', () => {
     expect(Date.now() - allowedAt).toBeLessThan(REPUBLISH_BOUND_MS);
     expect(await platform.atEveryStore(token)).toEqual([REVOKED]);
     expect(await metric(platform.plantStores[0]!, 'revocation_live')).toBe(1);
+    expect(await metric(platform.tokenService, 'revocation_publish_pending')).toBe(0);
   }, 60_000);
 
   test('When several changes of one account fail to publish, then one republish of its latest version revokes every older token', async () => {
