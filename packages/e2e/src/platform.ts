@@ -4,7 +4,8 @@
  * clients the tests drive it with, each answering the raw `Answer` so a test can assert it whole.
  */
 import { startPlatform as startProcesses, type PlatformOptions, type Platform as Processes, type RedisServer, type ServiceAccount, type ServiceProcess } from '@plant/test-kit';
-import { httpRequest, type Answer } from './http-client.js';
+import type { Agent } from 'node:http';
+import { httpRequest, keepAliveAgent, type Answer } from './http-client.js';
 import { signInClient, type SignInClient } from './sign-in-client.js';
 
 export { ACCOUNT_ADMIN_AUDIENCE, PLANT_STORE_AUDIENCE, TEST_SECRETS, USER_PASSWORD, type PlatformOptions, type ServiceAccount } from '@plant/test-kit';
@@ -13,8 +14,8 @@ export interface Platform extends Processes, SignInClient {
   redis: RedisServer;
   /** Internal API, as account-admin calls it. */
   internal(method: string, path: string, body?: unknown): Promise<Answer>;
-  /** The raw answer of the client credentials grant (client_secret_post). */
-  requestToken(tenant: string, clientId: string, secret: string, extra?: Record<string, string>): Promise<Answer>;
+  /** The raw answer of the client credentials grant (client_secret_post), sent through `agent` (one bound to its own loopback address keeps the throttle's counters apart). */
+  requestToken(tenant: string, clientId: string, secret: string, extra?: Record<string, string>, agent?: Agent): Promise<Answer>;
   listPlants(token: string, query?: string, store?: ServiceProcess): Promise<Answer>;
   createPlant(token: string, plant: unknown, store?: ServiceProcess): Promise<Answer>;
 }
@@ -35,9 +36,10 @@ export async function startPlatform(options: Omit<PlatformOptions, 'redisUrl'> =
     internal(method, path, body) {
       return httpRequest(`${processes.internalUrl}${path}`, { method, headers: internalHeaders, body: body === undefined ? undefined : JSON.stringify(body) });
     },
-    requestToken(tenant, clientId, secret, extra = {}) {
+    requestToken(tenant, clientId, secret, extra = {}, agent = keepAliveAgent) {
       return httpRequest(`${processes.authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
         method: 'POST',
+        agent,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, ...extra }).toString(),
       });

@@ -18,7 +18,7 @@ export const configShape = {
   COOKIE_KEYS: env.secretList().describe('Comma-separated keys signing the sign-in cookies (secret)'),
   ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
   CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
-  CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window before 429'),
+  CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window; above it the address\'s failing attempts get 429, right secrets still pass'),
   CLIENT_AUTH_FAILURES_PER_CLIENT: env.int(500, 1, 1_000_000).describe('Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass'),
   SIGN_IN_FAILURES_PER_ACCOUNT: env.int(5, 1, 100_000).describe('Failed sign-ins per account (email) and IP per window before 429'),
   SIGN_IN_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed sign-ins per IP (any account) per window before 429'),

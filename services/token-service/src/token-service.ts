@@ -1,5 +1,6 @@
 import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
+import { Gauge } from 'prom-client';
 import type { TokenServiceConfig } from './config.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -65,6 +66,14 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     logger,
   );
   const metrics = createMetricsRegistry('token-service');
+  new Gauge({
+    name: 'revocation_publish_pending',
+    help: 'Principals whose latest revocation event Redis has not taken yet; republished until it does (alert when above 0 for long)',
+    registers: [metrics],
+    collect() {
+      this.set(publisher.pending);
+    },
+  });
   const providers = new RealmProviders(identity, { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
@@ -135,6 +144,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     identity,
     async close() {
       clearInterval(cleanup);
+      publisher.stop();
       await usage.stop();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());

@@ -34,7 +34,7 @@ export interface ClientIpFailures {
  */
 export interface ClientAuthFailureRepository {
   isClean(ip: string): boolean;
-  /** Seconds this address stays blocked for every client; 0 when it is not. */
+  /** Seconds this address stays over its budget for every client (its failing attempts get 429); 0 when it is not. */
   ipBlockedFor(ip: string, source: LogSource): Promise<number>;
   clientIpFailures(realm: string, clientId: string, ip: string, source: LogSource): Promise<ClientIpFailures>;
   /** Seconds the client stays blocked for every address; 0 when it is not. */

@@ -21,25 +21,45 @@ export interface ClientAuthenticationDeps {
 }
 
 /**
- * Client authentication at the token endpoint (client_secret_basic and client_secret_post),
- * in the order oidc-provider reaches its steps:
- *  1. `admitSource`, before the endpoint reads the request: an address over its failure budget
- *     for all clients (unknown client ids count too) gets 429;
- *  2. `cachedCredential`, else `findCredential`: the client_id's credential;
- *  3. `verifySecret`: an address over its budget for this client gets 429 before the secret is
- *     compared; the digests are compared in constant time; a failure counts per (client, address),
- *     per address and per client. Above the per-client budget a wrong secret gets 429 instead of
- *     401, but the secret is still compared and a right one passes: an attacker elsewhere never
- *     locks the owner out. A success forgets this address's failures for the client;
+ * Point lookups of uncached client ids one address may have in flight; more go through the
+ * realm's list of accounts, so a burst of guessed ids costs a bounded number of queries.
+ */
+const LOOKUPS_PER_ADDRESS = 4;
+
+/**
+ * Client authentication at the token endpoint (client_secret_basic and client_secret_post).
+ * Failures slow down failing attempts; they never lock out the right secret of a client that
+ * is not itself locked, whoever else shares its address (a NAT, a CI runner pool). In the
+ * order oidc-provider reaches the steps:
+ *  1. `cachedCredential`, else `findCredential`: the client_id's credential. An address over its
+ *     failure budget for all clients (unknown client ids count too) learns that an id names no
+ *     client as 429, not 401, and its uncached ids are checked against the realm's list of
+ *     accounts, never with a query each; so is a burst of lookups from one address;
+ *  2. `verifySecret`: an address over its budget for this client gets 429 before the secret is
+ *     compared (the client is locked from there); the digests are compared in constant time; a
+ *     failure counts per (client, address), per address and per client, and is answered 429
+ *     instead of 401 when the client or the address is over its budget. Those two budgets never
+ *     stop the comparison, so a right secret passes: an attacker elsewhere, or a broken job next
+ *     door, never locks the owner out. A success forgets this address's failures for the client.
+ *     The (client, address) budget is read before the comparison and written after it, so a
+ *     parallel burst can be compared past it: claiming first would count the right secrets of
+ *     parallel grants too and refuse them, and 256-bit secrets make the extra guesses worthless
+ *     (here the throttle protects CPU; guessable passwords are the sign-in throttle's);
+ *  3. `isCurrent`, just before the token is sent: false once the credential changed (a reset
+ *     that committed after the secret was compared), so the old secret issues nothing after the
+ *     change's answer; `secretUnchanged` then tells a reset (401) from a change of role or
+ *     grants (retry);
  *  4. `recordUse`, once the token is issued.
- * An address no replica has seen fail within the window has every counter at zero: for it and
- * a cached credential no step returns a promise, so a grant's hot path waits on nothing here.
+ * An address no replica has seen fail within the window has every counter at zero: for it and a
+ * cached credential no step returns a promise, so a grant's hot path waits on nothing here.
  */
 export class ClientAuthentication {
   readonly #credentials: ClientCredentialRepository;
   readonly #failures: ClientAuthFailureRepository;
   readonly #secrets: ClientSecretDigester;
   readonly #usage: UsageRecorder;
+  /** Point lookups in flight per address; an address leaves at zero, so the bound is the lookups in flight. */
+  readonly #lookups = new Map<string, number>();
 
   constructor({ credentials, failures, secrets, usage }: ClientAuthenticationDeps) {
     this.#credentials = credentials;
@@ -48,18 +68,23 @@ export class ClientAuthentication {
     this.#usage = usage;
   }
 
-  /** Undefined when the address may go on at once; otherwise a promise that rejects with `TooManyFailedAuthentications` when it may not. */
-  admitSource(source: ClientAuthSource): Promise<void> | undefined {
-    return this.#failures.isClean(source.ip) ? undefined : this.#assertAddressAllowed(source);
+  /**
+   * The credential without waiting when the cache settles it for this source: `{ row }` (row
+   * undefined: no such client, a plain 401), or undefined when `findCredential` must be awaited.
+   */
+  cachedCredential(realm: string, clientId: string, source: ClientAuthSource): { readonly row: ClientCredential | undefined } | undefined {
+    const hit = this.#credentials.cached(realm, clientId);
+    // "No such client" is a 401 only for an address under its budget; one that failed recently is asked about.
+    return hit === undefined || hit.row !== undefined || this.#failures.isClean(source.ip) ? hit : undefined;
   }
 
-  /** The credential while its cached answer is fresh (`row` undefined: no such client), or undefined when `findCredential` must ask. */
-  cachedCredential(realm: string, clientId: string): { readonly row: ClientCredential | undefined } | undefined {
-    return this.#credentials.cached(realm, clientId);
-  }
-
-  findCredential(realm: string, clientId: string): Promise<ClientCredential | undefined> {
-    return this.#credentials.find(realm, clientId);
+  /** The credential, or undefined (401); rejects with `TooManyFailedAuthentications` when the address is over its budget and the id names no client. */
+  async findCredential(realm: string, clientId: string, source: ClientAuthSource): Promise<ClientCredential | undefined> {
+    const { ip } = source;
+    const wait = this.#failures.isClean(ip) ? 0 : await this.#failures.ipBlockedFor(ip, source);
+    const credential = await this.#lookUp(realm, clientId, ip, wait > 0);
+    if (credential === undefined && wait > 0) throw new TooManyFailedAuthentications(wait);
+    return credential;
   }
 
   /** Whether `presented` is the client's secret; rejects with `TooManyFailedAuthentications` when the budget says 429. */
@@ -67,6 +92,17 @@ export class ClientAuthentication {
     const { ip } = source;
     if (!this.#failures.isClean(ip)) return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source);
     return this.#secrets.matches(presented, storedDigest) || this.#countFailure(realm, clientId, ip, source);
+  }
+
+  /** False when the credential changed since it was read: the grant holding it must not hand out its token. */
+  isCurrent(credential: ClientCredential): boolean {
+    return this.#credentials.isCurrent(credential);
+  }
+
+  /** For a credential no longer current: whether the account still has the same secret (its role or grants changed, not its secret). */
+  async secretUnchanged(credential: ClientCredential): Promise<boolean> {
+    const now = await this.#credentials.find(credential.realm, credential.sub);
+    return now !== undefined && now.secret_digest === credential.secret_digest;
   }
 
   /** invalid_client before any client was found: the address's failure. */
@@ -79,9 +115,17 @@ export class ClientAuthentication {
     this.#usage.record(clientId);
   }
 
-  async #assertAddressAllowed(source: ClientAuthSource): Promise<void> {
-    const wait = await this.#failures.ipBlockedFor(source.ip, source);
-    if (wait > 0) throw new TooManyFailedAuthentications(wait);
+  async #lookUp(realm: string, clientId: string, ip: string, overBudget: boolean): Promise<ClientCredential | undefined> {
+    const inFlight = this.#lookups.get(ip) ?? 0;
+    if (overBudget || inFlight >= LOOKUPS_PER_ADDRESS) return this.#credentials.findListed(realm, clientId);
+    this.#lookups.set(ip, inFlight + 1);
+    try {
+      return await this.#credentials.find(realm, clientId);
+    } finally {
+      const left = (this.#lookups.get(ip) ?? 1) - 1;
+      if (left === 0) this.#lookups.delete(ip);
+      else this.#lookups.set(ip, left);
+    }
   }
 
   async #verifyWatched(realm: string, clientId: string, storedDigest: string, presented: string, ip: string, source: ClientAuthSource): Promise<boolean> {
@@ -93,8 +137,13 @@ export class ClientAuthentication {
   }
 
   async #countFailure(realm: string, clientId: string, ip: string, source: ClientAuthSource): Promise<false> {
-    await this.#failures.recordFailure(realm, clientId, ip, source);
-    const wait = await this.#failures.clientBlockedFor(realm, clientId, source);
+    // The budgets as they were before this failure (asked first, on the same connection): the failure that spends one is still a 401.
+    const [forClient, forAddress] = await Promise.all([
+      this.#failures.clientBlockedFor(realm, clientId, source),
+      this.#failures.ipBlockedFor(ip, source),
+      this.#failures.recordFailure(realm, clientId, ip, source),
+    ]);
+    const wait = Math.max(forClient, forAddress);
     if (wait > 0) throw new TooManyFailedAuthentications(wait);
     return false;
   }

@@ -17,7 +17,7 @@ function newClientId(): string {
  * creates yield 25), and its unique index backs the name rule.
  */
 export async function createServiceAccount(
-  ctx: Pick<IdentityContext, 'serviceAccounts' | 'secrets'>,
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'secrets' | 'clientCredentials'>,
   tenant: string,
   input: { name: string; actor?: string | undefined },
 ): Promise<ServiceAccountWithSecret> {
@@ -33,6 +33,8 @@ export async function createServiceAccount(
   }
   if (outcome === 'unknown-realm') throw new TenantNotFound();
   if (outcome === 'limit-reached') throw new ServiceAccountLimitReached();
+  // Nothing this replica read before (the realm's list of accounts) may hide the new account once it is answered.
+  ctx.clientCredentials.forget(tenant, sub);
   const row = await ctx.serviceAccounts.find(tenant, sub);
   return { ...toServiceAccount(row!), secret };
 }

@@ -2,19 +2,50 @@ import { REVOCATION_CHANNEL, withTimeout, type Logger, type RevocationEntry } fr
 import type { Redis } from 'ioredis';
 
 const PUBLISH_TIMEOUT_MS = 1000;
+/** Republish delays: from the first, doubling up to the last, while Redis keeps refusing. */
+const REPUBLISH_FIRST_MS = 100;
+export const REPUBLISH_MAX_MS = 1000;
+
+const keyOf = (entry: RevocationEntry) => `${entry.tenant}\u0000${entry.sub}`;
+/** What resource servers make of two entries of one principal, applied in any order (version = max, deleted = or). */
+const join = (a: RevocationEntry, b: RevocationEntry): RevocationEntry => ({ tenant: a.tenant, sub: a.sub, version: Math.max(a.version, b.version), deleted: a.deleted || b.deleted });
+const covers = (published: RevocationEntry, held: RevocationEntry) => published.version >= held.version && (published.deleted || !held.deleted);
 
 /**
- * Publishes `{tenant, sub, version, deleted}` after commit. Local listeners (this
- * replica's client cache) hear it synchronously, so this replica never serves a stale
- * secret even for the instant the Redis round trip takes.
+ * Publishes `{tenant, sub, version, deleted}` after commit. Local listeners (this replica's
+ * client cache) hear it synchronously, so this replica never serves a stale secret even for the
+ * instant the Redis round trip takes.
+ *
+ * A publish that fails is not only logged: resource servers that stay subscribed would hear
+ * nothing and accept the revoked token until their next re-sync. The entry is kept, joined with
+ * any later change of the same principal, and published again (after 100 ms, doubling up to
+ * `REPUBLISH_MAX_MS`, and at once when Redis is ready again or another publish goes through)
+ * until Redis takes it. A republished entry is what a re-sync would have told the resource
+ * servers about that principal. The resource servers' periodic re-sync (Postgres, through the
+ * internal API) still bounds the case this cannot: the process dying with entries kept.
  */
 export class RevocationPublisher {
   readonly #listeners: Array<(entry: RevocationEntry) => void> = [];
+  /** Entries Redis has not taken yet, one per principal: the bound is the principals changed while publishing failed. */
+  readonly #pending = new Map<string, RevocationEntry>();
+  #timer: NodeJS.Timeout | undefined;
+  #delayMs = REPUBLISH_FIRST_MS;
+  #republishing = false;
+  #stopped = false;
+  /** One log line per distinct republish failure, not one per retry. */
+  #lastError = '';
 
   constructor(
     private readonly redis: Redis | undefined,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    redis?.on('ready', () => this.#republishSoon(0));
+  }
+
+  /** Principals whose latest change Redis has not taken yet. */
+  get pending(): number {
+    return this.#pending.size;
+  }
 
   onLocal(listener: (entry: RevocationEntry) => void): void {
     this.#listeners.push(listener);
@@ -23,11 +54,70 @@ export class RevocationPublisher {
   async publish(entry: RevocationEntry): Promise<void> {
     for (const listener of this.#listeners) listener(entry);
     if (!this.redis) return;
-    try {
-      await withTimeout(this.redis.publish(REVOCATION_CHANNEL, JSON.stringify(entry)), PUBLISH_TIMEOUT_MS, 'publish');
-    } catch (err) {
-      // The change is committed; resource servers re-sync from the snapshot (REVOCATION_RESYNC_MS).
-      this.logger.error({ err: { message: (err as Error).message }, tenant: entry.tenant, sub: entry.sub }, 'revocation publish failed');
+    const failure = await this.#send(entry);
+    if (failure === undefined) {
+      this.#taken(entry);
+      if (this.#pending.size > 0) this.#republishSoon(0);
+      return;
     }
+    this.logger.error({ err: { message: failure.message }, tenant: entry.tenant, sub: entry.sub }, 'revocation publish failed; kept to publish again');
+    const key = keyOf(entry);
+    const held = this.#pending.get(key);
+    this.#pending.set(key, held === undefined ? entry : join(held, entry));
+    this.#republishSoon(this.#delayMs);
+  }
+
+  /** Stops republishing (the process is closing; resource servers' re-sync covers what is left). */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The error, or undefined when Redis took the entry. */
+  async #send(entry: RevocationEntry): Promise<Error | undefined> {
+    try {
+      await withTimeout(this.redis!.publish(REVOCATION_CHANNEL, JSON.stringify(entry)), PUBLISH_TIMEOUT_MS, 'publish');
+      return undefined;
+    } catch (err) {
+      return err as Error;
+    }
+  }
+
+  /** Redis took `entry`: a kept entry of the same principal that it covers is done. */
+  #taken(entry: RevocationEntry): void {
+    const key = keyOf(entry);
+    const held = this.#pending.get(key);
+    if (held !== undefined && covers(entry, held)) this.#pending.delete(key);
+  }
+
+  #republishSoon(delayMs: number): void {
+    if (this.#stopped || this.#republishing || this.#pending.size === 0) return;
+    if (this.#timer !== undefined) {
+      if (delayMs > 0) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => void this.#republish(), delayMs);
+    this.#timer.unref();
+  }
+
+  async #republish(): Promise<void> {
+    this.#timer = undefined;
+    this.#republishing = true;
+    const batch = [...this.#pending.values()];
+    const failures = await Promise.all(batch.map((entry) => this.#send(entry)));
+    this.#republishing = false;
+    batch.forEach((entry, i) => failures[i] === undefined && this.#taken(entry));
+    const failure = failures.find((err) => err !== undefined);
+    if (failure === undefined && this.#pending.size === 0) {
+      this.logger.info({ republished: batch.length }, 'revocation events republished');
+      this.#delayMs = REPUBLISH_FIRST_MS;
+      this.#lastError = '';
+      return;
+    }
+    if (failure !== undefined && failure.message !== this.#lastError) this.logger.warn({ err: { message: failure.message }, pending: this.#pending.size }, 'revocation republish failed; retrying');
+    this.#lastError = failure?.message ?? '';
+    this.#delayMs = failure === undefined ? REPUBLISH_FIRST_MS : Math.min(this.#delayMs * 2, REPUBLISH_MAX_MS);
+    this.#republishSoon(this.#delayMs);
   }
 }

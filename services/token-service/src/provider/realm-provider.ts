@@ -67,20 +67,23 @@ function serviceAccountClientMetadata(credential: ClientCredential): Record<stri
  * built client is kept per credential: no hashing per grant, a changed account gets a new
  * client, and any number of active accounts stay built.
  */
-function serveServiceAccountClients(provider: Provider, tenant: string, clientAuth: ClientAuthentication): void {
+function serveServiceAccountClients(provider: Provider, tenant: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>): void {
   const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
   const findStatic = clients.find.bind(clients);
   const byCredential = new WeakMap<ClientCredential, Client>();
   clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
     if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID) return findStatic(id);
+    const ctx = Provider.ctx;
+    const source = ctx ?? UNKNOWN_SOURCE;
     // A fresh cached credential is read without an await: this runs once per grant.
-    const hit = clientAuth.cachedCredential(tenant, id);
-    const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id);
+    const hit = clientAuth.cachedCredential(tenant, id, source);
+    const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id, source).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
     if (credential === undefined) return undefined;
     let client = byCredential.get(credential);
     if (client === undefined) {
       client = new clients(serviceAccountClientMetadata(credential));
       byCredential.set(credential, client);
+      credentialOf.set(client, credential);
     }
     return client;
   };
@@ -109,31 +112,53 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
 }
 
 /**
- * Wraps every request of a realm's provider: a source over its failure budget is stopped
- * before any work (the domain's first step), the token endpoint is POST only, its errors are
- * made RFC 6749 exact, a database outage is 503 (not 500), and an unknown path is a 404 in
- * the Error shape.
+ * A grant whose client's credential changed after its secret was compared (a reset or a change
+ * of role or grants committed meanwhile) is withdrawn. The check runs after the token is minted
+ * and in the same turn of the event loop as the response would be written, so once this replica
+ * has heard a change (before the change's own answer), no token for the old credential leaves
+ * it. Undefined, without a promise, while the credential is current: the hot path waits on
+ * nothing here. Otherwise the token is dropped at once, then the answer says what changed: 401
+ * invalid_client when the secret no longer authenticates (reset, deleted), 503 with Retry-After
+ * when it still does (role or grants changed: the next grant gets the new claims). The token
+ * was minted, so it counts as issued and as refused.
  */
-function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication) {
+function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
+  const { oidc } = ctx as unknown as KoaContextWithOIDC;
+  const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
+  if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
+  oauthError(ctx, 401, 'invalid_client', 'client authentication failed');
+  const grantType = oidc.params?.grant_type;
+  const retry = () => {
+    ctx.set('Retry-After', '1');
+    oauthError(ctx, 503, 'temporarily_unavailable', 'the client changed while its token was issued; retry');
+    metrics.failed(grantType, 'temporarily_unavailable');
+  };
+  return clientAuth.secretUnchanged(credential).then(
+    (unchanged) => {
+      if (unchanged) return retry();
+      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
+      metrics.failed(grantType, 'invalid_client');
+    },
+    retry,
+  );
+}
+
+/**
+ * Wraps every request of a realm's provider: the token endpoint is POST only, a grant whose
+ * credential changed meanwhile is withdrawn, its errors are made RFC 6749 exact, a database
+ * outage is 503 (not 500), and an unknown path is a 404 in the Error shape.
+ */
+function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics) {
   return async function guardRealmRequest(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
     const isToken = ctx.path === TOKEN_PATH;
-    const admission = isToken && ctx.method === 'POST' ? clientAuth.admitSource(ctx) : undefined;
-    if (admission !== undefined) {
-      try {
-        await admission;
-      } catch (err) {
-        if (!(err instanceof TooManyFailedAuthentications)) throw err;
-        ctx.set('Retry-After', String(err.retryAfterSeconds));
-        oauthError(ctx, 429, 'too_many_requests', err.message);
-        return;
-      }
-    }
     if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
       ctx.set('Allow', 'POST');
       oauthError(ctx, 405, 'invalid_request', 'the token endpoint accepts POST requests only');
       return;
     }
     await next();
+    const withdrawn = isToken && ctx.status === 200 ? withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics) : undefined;
+    if (withdrawn !== undefined) await withdrawn;
     if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
       // The database, not the request, failed: tell the client to retry rather than blame it.
       ctx.set('Retry-After', '1');
@@ -164,8 +189,10 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   provider.proxy = proxy;
   provider.maxIpsCount = maxIpsCount;
 
-  serveServiceAccountClients(provider, tenant, clientAuth);
-  provider.use(guardRealmRequests(issuer, clientAuth));
+  // The credential each service-account client was built from, to tell when it changed.
+  const credentialOf = new WeakMap<object, ClientCredential>();
+  serveServiceAccountClients(provider, tenant, clientAuth, credentialOf);
+  provider.use(guardRealmRequests(issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     metrics.issued(ctx.oidc.params?.grant_type);

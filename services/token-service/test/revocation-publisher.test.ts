@@ -1,0 +1,116 @@
+/**
+ * The revocation publisher when Redis refuses the publish: the entry is kept, one per principal
+ * (joined as resource servers join them), and published again until Redis takes it. Redis is a
+ * stand-in whose PUBLISH fails while told to, so the failure and the recovery are exact.
+ */
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import { captureLogs, eventually } from '@plant/test-kit';
+import { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared';
+import { REPUBLISH_MAX_MS, RevocationPublisher } from '../src/domain/revocation-publisher.js';
+
+/** PUBLISH that fails while `refusing`, recording what it took. */
+class StandInRedis extends EventEmitter {
+  refusing = true;
+  readonly taken: RevocationEntry[] = [];
+  attempts = 0;
+
+  publish(channel: string, message: string): Promise<number> {
+    this.attempts += 1;
+    if (this.refusing) return Promise.reject(new Error("NOPERM User default has no permissions to run the 'publish' command"));
+    if (channel === REVOCATION_CHANNEL) this.taken.push(JSON.parse(message) as RevocationEntry);
+    return Promise.resolve(1);
+  }
+}
+
+const publishers: RevocationPublisher[] = [];
+afterEach(() => publishers.splice(0).forEach((p) => p.stop()));
+
+function publisherOn(redis: StandInRedis) {
+  const logs = captureLogs('publisher');
+  const publisher = new RevocationPublisher(redis as unknown as Redis, logs.logger);
+  publishers.push(publisher);
+  return { publisher, logs };
+}
+
+const entry = (sub: string, version: number, deleted = false): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
+
+describe('a revocation publish that fails', () => {
+  test('When Redis refuses a publish, then the entry is kept and published again, within the retry bound, once Redis takes it', async () => {
+    const redis = new StandInRedis();
+    const { publisher, logs } = publisherOn(redis);
+    const heard: RevocationEntry[] = [];
+    publisher.onLocal((e) => heard.push(e));
+
+    await publisher.publish(entry('sa-1', 2));
+    await eventually(() => redis.attempts >= 3, 'two republish attempts');
+    redis.refusing = false;
+    const allowedAt = Date.now();
+    await eventually(() => redis.taken.length > 0, 'the entry is republished', 5000);
+
+    expect(Date.now() - allowedAt).toBeLessThanOrEqual(REPUBLISH_MAX_MS + 200);
+    expect(heard).toEqual([entry('sa-1', 2)]);
+    expect(redis.taken).toEqual([entry('sa-1', 2)]);
+    expect(publisher.pending).toBe(0);
+    expect(logs.text()).toContain('revocation publish failed; kept to publish again');
+    expect(logs.text()).toContain('revocation events republished');
+  });
+
+  test('When several changes of one principal fail, then one entry is kept for it (the highest version, deleted if any was), and one per principal', async () => {
+    const redis = new StandInRedis();
+    const { publisher } = publisherOn(redis);
+
+    await publisher.publish(entry('sa-1', 2));
+    await publisher.publish(entry('sa-1', 4, true));
+    await publisher.publish(entry('sa-1', 3));
+    await publisher.publish(entry('sa-2', 2));
+    const kept = publisher.pending;
+    redis.refusing = false;
+    await eventually(() => publisher.pending === 0, 'everything is republished', 5000);
+
+    expect(kept).toBe(2);
+    expect(redis.taken.sort((a, b) => a.sub.localeCompare(b.sub))).toEqual([entry('sa-1', 4, true), entry('sa-2', 2)]);
+  });
+
+  test('When a later publish of the same principal goes through, then the kept entry it covers is done, and others kept are sent at once', async () => {
+    const redis = new StandInRedis();
+    const { publisher } = publisherOn(redis);
+    await publisher.publish(entry('sa-1', 2));
+    await publisher.publish(entry('sa-2', 2));
+
+    redis.refusing = false;
+    await publisher.publish(entry('sa-1', 3));
+    await eventually(() => publisher.pending === 0, 'the other principal is republished', 500);
+
+    expect(redis.taken).toEqual([entry('sa-1', 3), entry('sa-2', 2)]);
+  });
+
+  test('When the publisher is stopped, then it stops retrying', async () => {
+    const redis = new StandInRedis();
+    const { publisher } = publisherOn(redis);
+    await publisher.publish(entry('sa-1', 2));
+
+    publisher.stop();
+    const attempts = redis.attempts;
+    await new Promise((resolve) => setTimeout(resolve, REPUBLISH_MAX_MS + 300));
+
+    expect(redis.attempts).toBe(attempts);
+    expect(publisher.pending).toBe(1);
+  });
+
+  test('When Redis is ready again, then the kept entries are published at once', async () => {
+    const redis = new StandInRedis();
+    const { publisher } = publisherOn(redis);
+    await publisher.publish(entry('sa-1', 2));
+    // Let the retries back off to their longest delay.
+    await eventually(() => redis.attempts >= 5, 'the retries back off', 5000);
+
+    redis.refusing = false;
+    const readyAt = Date.now();
+    redis.emit('ready');
+    await eventually(() => redis.taken.length > 0, 'the entry is republished', 5000);
+
+    expect(Date.now() - readyAt).toBeLessThan(200);
+  });
+});
