@@ -69,20 +69,16 @@ export function createApp(deps: AppDependencies): HttpApp {
       { path: '/assets', use: [express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: '5m' })] },
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
       ...apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl, auth: deps.auth, sessions: deps.sessions, tokenService: deps.tokenService }),
-      {
-        use: [
-          signInRoutes({
-            oidc: deps.oidc,
-            store: deps.store,
-            sessions: deps.sessions,
-            tokenService: deps.tokenService,
-            secret: deps.sessionSecret,
-            portalUrl,
-            logger,
-          }),
-        ],
-      },
-      { use: [portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger })] },
+      ...signInRoutes({
+        oidc: deps.oidc,
+        store: deps.store,
+        sessions: deps.sessions,
+        tokenService: deps.tokenService,
+        secret: deps.sessionSecret,
+        portalUrl,
+        logger,
+      }),
+      ...portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger }),
     ],
   });
 }
