@@ -67,6 +67,21 @@ describe('the account-admin process', () => {
     expect(await wrong.json()).toEqual({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST' });
   });
 
+  test('When a page or an asset is asked with a method it does not serve, then 405 with Allow in the Error shape', async () => {
+    const page = await fetch(`${portal.url}/activity`, { method: 'POST', headers: { cookie: admin.cookie() } });
+    const asset = await fetch(`${portal.url}/assets/portal.js`, { method: 'POST' });
+    const missingAsset = await fetch(`${portal.url}/assets/nothing.js`, { method: 'DELETE' });
+
+    for (const [res, path] of [[page, '/activity'], [asset, '/assets/portal.js'], [missingAsset, '/assets/nothing.js']] as const) {
+      expect({ path, status: res.status, allow: res.headers.get('allow'), body: JSON.parse((await res.text()) || 'null') as unknown }).toEqual({
+        path,
+        status: 405,
+        allow: 'GET, HEAD',
+        body: { error: 405, message: `Method ${path === '/assets/nothing.js' ? 'DELETE' : 'POST'} is not allowed here; allowed: GET, HEAD` },
+      });
+    }
+  });
+
   test('When SIGTERM arrives, then the process drains and exits 0', async () => {
     const code = await portal.stop('SIGTERM');
     expect(code).toBe(0);
