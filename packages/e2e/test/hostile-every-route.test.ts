@@ -131,6 +131,14 @@ describe('What the route-table fuzzer covers', () => {
     }
   });
 
+  test('When the tables are read, then no layer hides routes in an express Router: every route is table data the fuzzer sees', () => {
+    const routers = apps.flatMap((app) =>
+      app.app.table.filter((entry): entry is ExpressLayer => !isRoute(entry)).flatMap((layer) => layer.use.filter((fn) => Array.isArray((fn as { stack?: unknown }).stack)).map(() => `${app.name} ${layer.path ?? '(no path)'}`)),
+    );
+
+    expect(routers).toEqual([]);
+  });
+
   test('When the services\' sources are read, then every app they build (each createHttpApp call) is one the fuzzer reads', () => {
     const builders: string[] = [];
     const walk = (dir: string): void => {
