@@ -156,7 +156,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
   const page = pageRoutes(deps.logger);
   return [
     page('/login', [startSignIn], ['tenant', 'return_to']),
-    // What openid-client reads of the callback besides `state` and `error`.
+    // `state` and `error` read here, the rest by openid-client's code exchange.
     page('/auth/callback', [finishSignIn], ['state', 'code', 'iss', 'error', 'error_description']),
     page('/logout', [signOutPageOf]),
     // Answers JSON (`{redirect}`, or 403 in the `Error` shape), but a failure to reach Redis is a page, as on every portal route.
