@@ -95,7 +95,11 @@ describe('Every route of every service under hostile input', () => {
       const origins = [p.authUrl, p.portalUrl, p.internalUrl, ...p.plantStores.map((s) => s.url)].map((u) => new URL(u).origin);
       // Every route is fuzzed even after one fails, so a run reports each failing route once.
       const failures: string[] = [];
-      const failing = (err: unknown) => void failures.push((err as Error).message);
+      // fast-check's message names the run and the whole batch; the cause names the failing case and its answer.
+      const failing = (err: unknown) => {
+        const { message, cause } = err as Error & { cause?: Error };
+        failures.push(cause === undefined ? message : `${message.split('\n').slice(0, 2).join(' ')}\n${cause.message}`);
+      };
       for (const route of app.app.routes) {
         const ctx = await contexts.forApp(app.name);
         const may503 = documented.get(routeKey(route))?.responses['503'] !== undefined;

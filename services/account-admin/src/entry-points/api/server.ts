@@ -66,7 +66,8 @@ export function createApp(deps: AppDependencies): HttpApp {
     },
     routes: [
       { use: [securityHeaders(https, deps.authUrl)] },
-      { path: '/assets', use: [readOnly, express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: '5m' })] },
+      // Files only: a directory is a 404, not a redirect whose Location echoes the request's path.
+      { path: '/assets', use: [readOnly, express.static(ASSETS_DIR, { index: false, redirect: false, fallthrough: false, maxAge: '5m' })] },
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
       ...apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl, auth: deps.auth, sessions: deps.sessions, tokenService: deps.tokenService }),
       ...signInRoutes({
