@@ -79,7 +79,8 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('a', '🌵', '\u202e', 'x'), fc.integer({ min: 200, max: 20_000 })).map(([c, n]) => c.repeat(n)) },
 );
 
-const numberText: fc.Arbitrary<string> = fc.oneof(
+/** Numeric literals: integers, past int64, doubles, and the spellings parsers disagree on. */
+export const numberText: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
   fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),

@@ -42,6 +42,25 @@ export async function assertHostile<T>(arbitrary: fc.Arbitrary<T>, check: (input
   return sent;
 }
 
+/**
+ * Runs `check` on every case of a fixed list (a dictionary sweep), `HOSTILE_CONCURRENCY` at a
+ * time, and fails with the first problem and its case; resolves with the number of cases sent.
+ */
+export async function assertEach<T>(cases: readonly T[], check: (input: T) => Promise<string | undefined>): Promise<number> {
+  let next = 0;
+  const problems: string[] = [];
+  const worker = async () => {
+    while (next < cases.length && problems.length === 0) {
+      const input = cases[next++]!;
+      const problem = await check(input).catch((err: unknown) => `request failed: ${(err as Error).message}`);
+      if (problem !== undefined) problems.push(`${problem}\n  input: ${describeInput(input)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: HOSTILE_CONCURRENCY }, worker));
+  if (problems.length > 0) throw new Error(problems[0]);
+  return next;
+}
+
 function describeInput(input: unknown): string {
   const text = JSON.stringify(input, (_k, v: unknown) => {
     if (v instanceof Buffer || (v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer')) {

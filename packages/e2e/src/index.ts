@@ -7,3 +7,5 @@ export * from './hostile-arbitraries.js';
 export * from './hostile-runner.js';
 export * from './token-forge.js';
 export * from './load.js';
+export * from './route-fuzzer.js';
+export * from './route-dictionary.js';

@@ -74,3 +74,48 @@ export function hostileAnswerProblem(answer: Answer, kind: 'error' | 'oauth'): s
   const asOauth = oauthErrorProblem(answer);
   return asError === undefined || asOauth === undefined ? undefined : `neither Error (${asError}) nor RFC 6749 (${asOauth})`;
 }
+
+/** A whole HTML page (an error page of the portal or of sign-in): what a person reading gets. */
+export function pageProblem(answer: Answer): string | undefined {
+  if (!String(answer.headers['content-type'] ?? '').startsWith('text/html')) return `content-type ${answer.headers['content-type']}`;
+  if (!/^<!doctype html>/i.test(answer.text.trimStart()) || !answer.text.trimEnd().endsWith('</html>')) return `not a whole HTML page: ${JSON.stringify(answer.text.slice(0, 200))}`;
+  return undefined;
+}
+
+/** What an answer to any request of the route-table fuzzer must be, beside its route's own rules. */
+export interface AnswerRules {
+  /** The forms its errors may take besides the `Error` shape (the route's `errors`). */
+  errors?: readonly ('page' | 'oauth')[];
+  /** Its operation documents a 503 (a dependency down): allowed, in the `Error` shape. */
+  may503?: boolean;
+  /** The origins a redirect may lead to: the platform's own. */
+  origins: readonly string[];
+}
+
+/**
+ * No 5xx (but a documented 503), no body on HEAD, no redirect off the platform, and an error
+ * in the `Error` shape or a form the route declares, never with internal detail.
+ */
+export function routeAnswerProblem(method: string, url: string, answer: Answer, rules: AnswerRules): string | undefined {
+  if (answer.status >= 500 && !(answer.status === 503 && rules.may503 === true)) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
+  if (method === 'HEAD') return answer.text === '' ? undefined : `a HEAD answer with a body: ${answer.text.slice(0, 100)}`;
+  if (answer.status >= 300 && answer.status < 400 && answer.headers.location !== undefined) {
+    let target: URL;
+    try {
+      target = new URL(answer.headers.location, url);
+    } catch {
+      return `an unreadable Location: ${answer.headers.location}`;
+    }
+    return rules.origins.includes(target.origin) ? undefined : `a redirect off the platform: ${answer.headers.location}`;
+  }
+  if (answer.status < 400) return undefined;
+  const leak = internalDetail(answer.text);
+  if (leak !== undefined) return leak;
+  if (isBareHeaderOverflow(answer)) return undefined;
+  const asError = errorShapeProblem(answer);
+  if (asError === undefined) return undefined;
+  const forms = rules.errors ?? [];
+  if (forms.includes('oauth') && oauthErrorProblem(answer) === undefined) return undefined;
+  if (forms.includes('page') && pageProblem(answer) === undefined) return undefined;
+  return `an error neither in the Error shape${forms.map((f) => ` nor ${f === 'page' ? 'an HTML page' : 'RFC 6749'}`).join('')}: ${asError}`;
+}

@@ -14,6 +14,8 @@ export interface SignInClient {
   failSignIn(tenant: string, email: string, password: string): Promise<number>;
   /** A signed-in portal session: its Cookie header, CSRF token, where sign-in landed and the browser that signed in. Needs account-admin. */
   portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string; browser: CookieJar }>;
+  /** A sign-in waiting at the token service's form: its interaction uid and path, cookies and the form's CSRF token. */
+  openSignInForm(tenant: string): Promise<{ uid: string; path: string; cookie: string; csrf: string }>;
 }
 
 function pkce() {
@@ -121,6 +123,15 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       const token = jar.get('csrf_token');
       if (token === undefined || jar.get('aa_session') === undefined) throw new Error('portal sign-in set no session');
       return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string, browser: jar };
+    },
+    async openSignInForm(tenant) {
+      const jar = new CookieJar();
+      const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
+      const auth = await jar.send(`${realm(tenant)}/auth?${query}`);
+      const interaction = new URL(auth.headers.location as string, authUrl);
+      const form = await jar.send(interaction.href);
+      if (form.status !== 200) throw new Error(`sign-in form: ${form.status} ${form.text.slice(0, 300)}`);
+      return { uid: interaction.pathname.split('/').pop()!, path: interaction.pathname, cookie: jar.header(), csrf: csrfOf(form.text) };
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Hostile input against the account-admin process's REST API (`/api/v1`), as an Account
  * Admin user signed in through the real token service: create bodies, update bodies, and
- * any method on any path (HOSTILE_RUNS cases each, 2,000 by default).
+ * any method on any path (HOSTILE_RUNS cases each, 2,000 by default); and the portal's links
+ * a user can be sent (forged page cursors, return_to paths that normalise to another host).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
@@ -11,6 +12,8 @@ import {
   headerSafe,
   hostileAnswerProblem,
   hostileString,
+  internalDetail,
+  pageProblem,
   HOSTILE_RUNS,
   HOSTILE_TIMEOUT_MS,
   HOSTILE_SEED,
@@ -161,4 +164,35 @@ describe('account-admin /api/v1 under hostile input', () => {
     },
     HOSTILE_TIMEOUT_MS,
   );
+});
+
+describe('Links into the portal', () => {
+  const cursor = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  const forged = ['before:9999999999999999999', 'before:9223372036854775808', 'before:-9223372036854775809', 'v1:-9223372036854775809'].map(cursor);
+
+  test('When a signed-in user follows a forged page cursor past int64, then the API answers 400 in the Error shape and the Activity page a 400 page, never 500', async () => {
+    const session = await p.portalSession(tenant, `admin@${tenant}.test`);
+    const answers = [];
+    for (const value of forged) {
+      const viaSession = await httpRequest(api(`/audit-events?cursor=${value}`), { headers: { cookie: session.cookie } });
+      const viaBearer = await httpRequest(api(`/audit-events?cursor=${value}`), { headers: { authorization: `Bearer ${adminToken}` } });
+      const page = await httpRequest(`${p.portalUrl}/activity?cursor=${value}`, { headers: { cookie: session.cookie } });
+      answers.push({ value, viaSession: [viaSession.status, viaSession.body], viaBearer: [viaBearer.status, viaBearer.body], page: [page.status, pageProblem(page), internalDetail(page.text)] });
+    }
+
+    const refused = [400, { error: 400, message: 'cursor is not valid; use the link of the previous page' }];
+    expect(answers).toEqual(forged.map((value) => ({ value, viaSession: refused, viaBearer: refused, page: [400, undefined, undefined] })));
+  });
+
+  test('When the tenant picker is opened with a return_to whose dot segments or encoded dots normalise to //host, then its hidden field holds the default landing, never a protocol-relative path', async () => {
+    const crafted = ['/.//evil.example', '/%2e//evil.example', '/%2E%2E//evil.example', '/a/..//evil.example', '/a/%2e%2e//evil.example', '/./\\evil.example'];
+    const fields = [];
+    for (const returnTo of crafted) {
+      const picker = await httpRequest(`${p.portalUrl}/?return_to=${encodeURIComponent(returnTo)}`);
+      fields.push({ returnTo, status: picker.status, field: /name="return_to" value="([^"]*)"/.exec(picker.text)?.[1] });
+    }
+
+    expect(fields).toEqual(crafted.map((returnTo) => ({ returnTo, status: 200, field: '/settings/service-accounts' })));
+    for (const { field } of fields) expect(new URL(field!, p.portalUrl).origin).toBe(new URL(p.portalUrl).origin);
+  });
 });

@@ -27,7 +27,7 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
     const digester = secrets.createClientSecretDigester('e2e-pepper');
     const secret = secrets.generateClientSecret();
     const stored = digester.digest(secret);
-    const presented = [secret, secrets.generateClientSecret(), `${secret.slice(0, -1)}x`, secret.slice(0, 10), '', 'x'.repeat(100_000), '🌵'.repeat(40), `${secret}\u0000`];
+    const presented = [secret, secrets.generateClientSecret(), `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}`, secret.slice(0, 10), '', 'x'.repeat(100_000), '🌵'.repeat(40), `${secret}\u0000`];
 
     const verdicts = presented.map((candidate) => {
       comparisons.length = 0;

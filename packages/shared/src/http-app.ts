@@ -25,8 +25,8 @@ export interface HttpAppOptions {
   routes: RouteTable;
 }
 
-/** A service's request listener, with its routes as data. */
-export type HttpApp = RequestListener & { readonly routes: readonly Route[] };
+/** A service's request listener, with its routes as data (`routes`), and the whole table they came in (`table`: layers too). */
+export type HttpApp = RequestListener & { readonly routes: readonly Route[]; readonly table: RouteTable };
 
 /** What express gives a route handler that a hot route's handlers get too. */
 type RoutedRequest = IncomingMessage & { originalUrl?: string; baseUrl?: string; params?: RouteParams };
@@ -84,7 +84,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           sanitize(req);
           if (!hot(req, res)) app(req, res);
         };
-  return Object.assign(listener, { routes });
+  return Object.assign(listener, { routes, table: options.routes });
 }
 
 /** The table on express: hot routes' paths first, then every entry in its order; a path's routes together. */
@@ -116,9 +116,11 @@ function registerPathRoutes(app: Express, path: string, routes: Route[]): void {
     next();
   };
   const route = app.route(path).all(label);
-  for (const { method, handlers } of routes) {
-    const lower = method.toLowerCase() as Lowercase<typeof method>;
-    route[lower](...(handlers as RequestHandler[]), routeEnd as RequestHandler);
+  for (const declared of routes) {
+    const lower = declared.method.toLowerCase() as Lowercase<typeof declared.method>;
+    // After `routeEnd`, so it answers that error too; before the 405, which is not its route's.
+    const onError = declared.hot !== true && declared.onError !== undefined ? [declared.onError as unknown as RequestHandler] : [];
+    route[lower](...(declared.handlers as RequestHandler[]), routeEnd as RequestHandler, ...onError);
   }
   if (!passes[0]) route.all(methodNotAllowed(allowHeader(routes).split(', ')));
 }

@@ -14,6 +14,33 @@ interface RouteBase {
    * (oidc-provider answers other methods on its token endpoint itself).
    */
   otherMethods?: 'not-allowed' | 'pass';
+  /** What the route reads besides its path parameters; absent: nothing. */
+  input?: RouteInput;
+  /** The forms its own errors may take besides the `Error` shape; absent: none. */
+  errors?: readonly ErrorForm[];
+}
+
+/**
+ * An error answer that is not in the `Error` shape: an HTML page (a person is reading: the
+ * portal, sign-in) or RFC 6749's `{error, error_description}` (oidc-provider's endpoints). The
+ * layers around a route (404, 405, authentication) always answer in the `Error` shape.
+ */
+export type ErrorForm = 'page' | 'oauth';
+
+/**
+ * A route's inputs as data, so whoever must visit every input of every route (the hostile-input
+ * fuzzer of packages/e2e) reads them from the table rather than from a list kept by hand.
+ */
+export interface RouteInput {
+  /** Query parameter names. */
+  query?: readonly string[];
+  /** The body's media type and top-level field names. */
+  body?: { type: 'json' | 'form'; fields: readonly string[] };
+}
+
+/** The field names of a zod object schema (`z.object({...})`), for a route's `input`. */
+export function fieldsOf(schema: { shape: object }): string[] {
+  return Object.keys(schema.shape);
 }
 
 /**
@@ -34,6 +61,8 @@ export interface HotRoute extends RouteBase {
 export interface ExpressRoute extends RouteBase {
   hot?: false;
   handlers: readonly RequestHandler[];
+  /** Answers every error of its handlers (a page route's error page); absent: the app's error responder. */
+  onError?: ErrorRequestHandler;
 }
 
 export type Route = HotRoute | ExpressRoute;
@@ -48,6 +77,8 @@ export interface ExpressLayer {
   hot?: false;
   path?: string;
   use: readonly (RequestHandler | ErrorRequestHandler)[];
+  /** For a mount that serves what is under `path` (oidc-provider): the forms its errors may take besides the `Error` shape. */
+  errors?: readonly ErrorForm[];
 }
 
 /**

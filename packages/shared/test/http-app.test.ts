@@ -11,6 +11,7 @@ import {
   jsonBody,
   sendJson,
   startWebServer,
+  toErrorResponse,
   Unauthorized,
   type NodeHandler,
   type RouteTable,
@@ -68,6 +69,12 @@ const table: RouteTable = [
   { method: 'POST', path: '/relay/:id', hot: true, otherMethods: 'pass', handlers: [noteWay, answer] },
   { path: '/relay/:id', use: [(_req: Request, res: Response) => void res.status(299).json({ mounted: true })] },
   { method: 'GET', path: '/other', handlers: [(_req: Request, res: Response) => void res.json({ other: true })] },
+  {
+    method: 'GET',
+    path: '/page',
+    handlers: [(req, res, next) => failOrGoOn(req as TestRequest, res, next), (req, res, next) => (req.query.end === undefined ? void res.type('html').send('<p>page</p>') : next())],
+    onError: (err: unknown, _req: Request, res: Response, _next: () => void) => void res.status(toErrorResponse(err).status).type('html').send(`<p>${(err as Error).message}</p>`),
+  },
 ];
 let web: WebServer;
 
@@ -209,6 +216,22 @@ describe('a hot route and its express twin', () => {
     expect(mounted.answer).toMatchObject({ status: 299, body: '{"mounted":true}', headers: { 'x-layer': 'ran' } });
   });
 
+  it("When a route declares onError, then its handlers' errors, passing on included, reach it, while another method on its path gets the 405 in the Error shape", async () => {
+    const answers = [];
+    for (const [method, path] of [['GET', '/page'], ['GET', '/page?fail=async'], ['GET', '/page?fail=sync'], ['GET', '/page?end=1'], ['PUT', '/page']] as const) {
+      const { answer } = await observe(method, path);
+      answers.push({ path, status: answer.status, type: answer.headers['content-type'], body: answer.body });
+    }
+
+    expect(answers).toEqual([
+      { path: '/page', status: 200, type: 'text/html; charset=utf-8', body: '<p>page</p>' },
+      { path: '/page?fail=async', status: 403, type: 'text/html; charset=utf-8', body: '<p>Not yours</p>' },
+      { path: '/page?fail=sync', status: 500, type: 'text/html; charset=utf-8', body: '<p>sync failure</p>' },
+      { path: '/page?end=1', status: 500, type: 'text/html; charset=utf-8', body: '<p>The handlers of GET passed the request on without answering</p>' },
+      { path: '/page', status: 405, type: 'application/json; charset=utf-8', body: JSON.stringify({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD' }) },
+    ]);
+  });
+
   it('When the table is read, then it lists every route as data, and unknown paths are 404', async () => {
     const app = createHttpApp({ logger, routes: table });
     const other = await observe('GET', '/other');
@@ -220,6 +243,7 @@ describe('a hot route and its express twin', () => {
       'GET /things/:id/detail (hot)',
       'POST /relay/:id (hot)',
       'GET /other',
+      'GET /page',
     ]);
     expect(other.answer).toMatchObject({ status: 200, headers: { 'x-layer': 'ran' } });
     expect([unknown.answer.status, JSON.parse(unknown.answer.body)]).toEqual([404, { error: 404, message: 'No route for GET /nowhere' }]);

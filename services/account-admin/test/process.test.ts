@@ -67,6 +67,34 @@ describe('the account-admin process', () => {
     expect(await wrong.json()).toEqual({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST' });
   });
 
+  test('When a page or an asset is asked with a method it does not serve, then 405 with Allow in the Error shape', async () => {
+    const page = await fetch(`${portal.url}/activity`, { method: 'POST', headers: { cookie: admin.cookie() } });
+    const asset = await fetch(`${portal.url}/assets/portal.js`, { method: 'POST' });
+    const missingAsset = await fetch(`${portal.url}/assets/nothing.js`, { method: 'DELETE' });
+
+    for (const [res, path] of [[page, '/activity'], [asset, '/assets/portal.js'], [missingAsset, '/assets/nothing.js']] as const) {
+      expect({ path, status: res.status, allow: res.headers.get('allow'), body: JSON.parse((await res.text()) || 'null') as unknown }).toEqual({
+        path,
+        status: 405,
+        allow: 'GET, HEAD',
+        body: { error: 405, message: `Method ${path === '/assets/nothing.js' ? 'DELETE' : 'POST'} is not allowed here; allowed: GET, HEAD` },
+      });
+    }
+  });
+
+  test('When a directory under /assets is asked for, then 404 in the Error shape, never a redirect that echoes the path', async () => {
+    const long = 'x'.repeat(12_000);
+    const answers = [];
+    // `%2F..` reaches the server as it is (fetch resolves `..` and `%2e%2e` itself); the static server reads it as `/..`.
+    for (const path of ['/assets', '/assets/', `/assets/${long}/%2F..`, '/assets/a/%2F..', '/assets/portal.css/%2F..']) {
+      const res = await fetch(`${portal.url}${path}`, { redirect: 'manual' });
+      const text = await res.text();
+      answers.push({ path: path.slice(0, 40), status: res.status, location: res.headers.get('location')?.slice(0, 60) ?? null, body: text.startsWith('{') ? (JSON.parse(text) as unknown) : text.slice(0, 60) });
+    }
+
+    expect(answers).toEqual(answers.map(({ path }) => ({ path, status: 404, location: null, body: { error: 404, message: 'Not found' } })));
+  });
+
   test('When SIGTERM arrives, then the process drains and exits 0', async () => {
     const code = await portal.stop('SIGTERM');
     expect(code).toBe(0);

@@ -229,11 +229,13 @@ describe('service accounts', () => {
     expect(await waitForEvents(account.client_id, 1)).toEqual([{ tenant, sub: account.client_id, version: 2, deleted: true }]);
   });
 
-  test('When a method is not supported on a route, then 405 with Allow', async () => {
+  test('When a method is not supported on a route, then 405 with Allow naming HEAD too, which every GET route serves', async () => {
     const res = await request(h.internalUrl).put(`/internal/v1/realms/${tenant}/service-accounts`).set('authorization', AUTH).send({});
+    const head = await request(h.internalUrl).head(`/internal/v1/realms/${tenant}/service-accounts`).set('authorization', AUTH);
 
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET, POST');
-    expect(res.body).toEqual({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, POST' });
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+    expect(res.body).toEqual({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST' });
+    expect(head.status).toBe(200);
   });
 });

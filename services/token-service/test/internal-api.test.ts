@@ -88,10 +88,13 @@ describe('realms', () => {
     expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: 401, message: 'A valid internal API token is required' } });
   });
 
-  test('When the realm list is written to, then 405 with Allow: GET', async () => {
+  test('When the realm list is written to, then 405 with Allow: GET, HEAD (HEAD is served)', async () => {
     const res = await request(h.internalUrl).post('/internal/v1/realms').set('authorization', AUTH).send({});
 
-    expect({ status: res.status, allow: res.headers.allow }).toEqual({ status: 405, allow: 'GET' });
+    const head = await request(h.internalUrl).head('/internal/v1/realms').set('authorization', AUTH);
+
+    expect({ status: res.status, allow: res.headers.allow }).toEqual({ status: 405, allow: 'GET, HEAD' });
+    expect(head.status).toBe(200);
   });
 });
 describe('revocation snapshot and principals', () => {

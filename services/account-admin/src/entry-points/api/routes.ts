@@ -1,9 +1,9 @@
-import { jsonBody, requestIdOf, type RouteTable } from '@plant/shared';
+import { fieldsOf, jsonBody, requestIdOf, type RouteTable } from '@plant/shared';
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Request, Response } from 'express';
 import type { TokenServiceClient } from '@plant/shared';
 import { canManage, type RequestMeta } from '../../domain/actor.js';
-import { parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
+import { AuditEventsQuery, parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
 import { getServiceAccount } from '../../domain/get-service-account.js';
@@ -78,6 +78,7 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
     {
       method: 'POST',
       path: `${API_BASE}/service-accounts`,
+      input: { body: { type: 'json', fields: fieldsOf(CreateServiceAccountBody) } },
       handlers: [
         jsonBody(),
         async (req, res) => {
@@ -99,6 +100,7 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
     {
       method: 'PATCH',
       path: accountPath,
+      input: { body: { type: 'json', fields: fieldsOf(UpdateServiceAccountBody) } },
       handlers: [
         jsonBody(),
         async (req, res) => {
@@ -129,6 +131,7 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,
+      input: { query: fieldsOf(AuditEventsQuery) },
       handlers: [
         async (req, res) => {
           const limit = parseAuditLimit(req.query.limit);

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import express, { type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { createHttpApp, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
+import { createHttpApp, methodNotAllowed, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
 import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
@@ -66,25 +66,29 @@ export function createApp(deps: AppDependencies): HttpApp {
     },
     routes: [
       { use: [securityHeaders(https, deps.authUrl)] },
-      { path: '/assets', use: [express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: '5m' })] },
+      // Files only: a directory is a 404, not a redirect whose Location echoes the request's path.
+      { path: '/assets', use: [readOnly, express.static(ASSETS_DIR, { index: false, redirect: false, fallthrough: false, maxAge: '5m' })] },
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
       ...apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl, auth: deps.auth, sessions: deps.sessions, tokenService: deps.tokenService }),
-      {
-        use: [
-          signInRoutes({
-            oidc: deps.oidc,
-            store: deps.store,
-            sessions: deps.sessions,
-            tokenService: deps.tokenService,
-            secret: deps.sessionSecret,
-            portalUrl,
-            logger,
-          }),
-        ],
-      },
-      { use: [portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger })] },
+      ...signInRoutes({
+        oidc: deps.oidc,
+        store: deps.store,
+        sessions: deps.sessions,
+        tokenService: deps.tokenService,
+        secret: deps.sessionSecret,
+        portalUrl,
+        logger,
+      }),
+      ...portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger }),
     ],
   });
+}
+
+const rejectWrite = methodNotAllowed(['GET', 'HEAD']);
+/** The assets' other methods get the `Error` shape (serve-static's own 405 has no body). */
+function readOnly(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'GET' || req.method === 'HEAD') next();
+  else rejectWrite(req, res, next);
 }
 
 function securityHeaders(https: boolean, authUrl: string) {

@@ -1,5 +1,5 @@
-import { AppError, toErrorResponse, type Logger } from '@plant/shared';
-import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
+import { AppError, toErrorResponse, type Logger, type Route } from '@plant/shared';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { messagePage } from './pages.js';
 
 /** Errors of page routes are pages, not JSON: a person is reading. Same statuses and headers as the API. */
@@ -22,4 +22,17 @@ export function pageErrorHandler(logger: Logger): ErrorRequestHandler {
       .type('html')
       .send(messagePage(title, message, { ...(req.portalSession ? { session: req.portalSession } : {}), link }));
   };
+}
+
+/** Declares the portal's page routes: GET unless said, each with its query's names, its errors as error pages. */
+export function pageRoutes(logger: Logger) {
+  const onError = pageErrorHandler(logger);
+  return (path: string, handlers: RequestHandler[], query?: readonly string[], method: 'GET' | 'POST' = 'GET'): Route => ({
+    method,
+    path,
+    handlers,
+    onError,
+    errors: ['page'],
+    ...(query === undefined ? {} : { input: { query } }),
+  });
 }

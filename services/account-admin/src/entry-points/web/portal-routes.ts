@@ -1,13 +1,13 @@
 /** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
-import type { Logger } from '@plant/shared';
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { Logger, Route } from '@plant/shared';
+import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
 import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
 import { actorFromSession, type Session } from '../../domain/session.js';
-import { pageErrorHandler } from './page-errors.js';
+import { pageRoutes } from './page-errors.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
@@ -31,8 +31,8 @@ declare global {
   }
 }
 
-export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps): Router {
-  const router = Router();
+export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps): Route[] {
+  const page = pageRoutes(logger);
 
   /** Signed-out visitors go to the tenant picker and come back here after sign-in. */
   async function requireSession(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -45,7 +45,7 @@ export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps):
     next();
   }
 
-  router.get('/', async (req, res) => {
+  async function tenantPicker(req: Request, res: Response): Promise<void> {
     const loaded = await sessions.load(req);
     if (loaded) {
       res.redirect(303, '/settings/service-accounts');
@@ -53,18 +53,16 @@ export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps):
     }
     const returnTo = req.query.return_to === undefined ? undefined : safeReturnTo(req.query.return_to);
     sendPage(res, 200, tenantPickerPage(returnTo === undefined ? {} : { returnTo }));
-  });
+  }
 
-  router.get('/settings', (_req, res) => res.redirect(303, '/settings/service-accounts'));
-
-  router.get('/settings/service-accounts', requireSession, async (req, res) => {
+  async function serviceAccounts(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const actor = actorFromSession(session);
     const list = await listServiceAccounts(accounts, actor);
     sendPage(res, 200, serviceAccountsPage({ session, accounts: list, canManage: canManage(actor) }));
-  });
+  }
 
-  router.get('/activity', requireSession, async (req, res) => {
+  async function activity(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const before = parseAuditCursor(req.query.cursor);
     const page = await listAuditEvents(audit, actorFromSession(session), ACTIVITY_PAGE_SIZE, before);
@@ -78,9 +76,12 @@ export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps):
         firstHref: before === undefined ? undefined : '/activity',
       }),
     );
-  });
+  }
 
-  router.use(pageErrorHandler(logger));
-
-  return router;
+  return [
+    page('/', [tenantPicker], ['return_to']),
+    page('/settings', [(_req, res) => res.redirect(303, '/settings/service-accounts')]),
+    page('/settings/service-accounts', [requireSession, serviceAccounts]),
+    page('/activity', [requireSession, activity], ['cursor']),
+  ];
 }

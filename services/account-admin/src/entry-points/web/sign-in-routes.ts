@@ -3,8 +3,8 @@
  * tenant's realm; GET /auth/callback finishes it and opens a server-side session;
  * POST /logout (CSRF-checked) ends it and returns where to end the realm session.
  */
-import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger } from '@plant/shared';
-import { Router, type Request, type Response } from 'express';
+import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger, type Route } from '@plant/shared';
+import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import type { TokenServiceClient } from '@plant/shared';
 import type { Role } from '../../domain/actor.js';
@@ -13,7 +13,7 @@ import { savePendingSignIn, SIGN_IN_TTL_SECONDS } from '../../domain/save-pendin
 import type { SessionStore } from '../../domain/session.js';
 import { takePendingSignIn } from '../../domain/take-pending-sign-in.js';
 import type { OidcClients } from './oidc-clients.js';
-import { pageErrorHandler } from './page-errors.js';
+import { pageRoutes } from './page-errors.js';
 import { messagePage, signOutPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import { bindingHash, randomBinding, readCookies, SIGNIN_COOKIE, type PortalSessions } from './session-cookies.js';
@@ -34,11 +34,10 @@ export function sendPage(res: Response, status: number, body: string): void {
   res.status(status).setHeader('cache-control', 'no-store').type('html').send(body);
 }
 
-export function signInRoutes(deps: SignInDeps): Router {
-  const router = Router();
+export function signInRoutes(deps: SignInDeps): Route[] {
   const portalBase = deps.portalUrl.replace(/\/+$/, '');
 
-  router.get('/login', async (req: Request, res: Response) => {
+  async function startSignIn(req: Request, res: Response): Promise<void> {
     const tenantParam = req.query.tenant;
     const returnTo = safeReturnTo(req.query.return_to);
     if (tenantParam === undefined || tenantParam === '') {
@@ -84,9 +83,9 @@ export function signInRoutes(deps: SignInDeps): Router {
     res.cookie(SIGNIN_COOKIE, binding, deps.sessions.cookieOptions(SIGN_IN_TTL_SECONDS * 1000));
     res.setHeader('cache-control', 'no-store');
     res.redirect(303, deps.oidc.toPublic(url).href);
-  });
+  }
 
-  router.get('/auth/callback', async (req: Request, res: Response) => {
+  async function finishSignIn(req: Request, res: Response): Promise<void> {
     const expired = () => sendPage(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was started in another browser. Start again.'));
     const state = req.query.state;
     if (typeof state !== 'string' || state.length === 0 || state.length > 256) return expired();
@@ -123,18 +122,18 @@ export function signInRoutes(deps: SignInDeps): Router {
     await deps.sessions.start(res, { tenant: pending.tenant, sub: claims.sub, email: typeof claims.email === 'string' ? claims.email : null, role: role as Role });
     res.setHeader('cache-control', 'no-store');
     res.redirect(303, safeReturnTo(pending.returnTo));
-  });
+  }
 
-  router.get('/logout', async (req: Request, res: Response) => {
+  async function signOutPageOf(req: Request, res: Response): Promise<void> {
     const loaded = await deps.sessions.load(req);
     if (!loaded) {
       res.redirect(303, '/');
       return;
     }
     sendPage(res, 200, signOutPage(loaded.session));
-  });
+  }
 
-  router.post('/logout', async (req: Request, res: Response) => {
+  async function signOut(req: Request, res: Response): Promise<void> {
     const loaded = await deps.sessions.load(req);
     if (loaded && !deps.sessions.csrfValid(req, loaded.id)) {
       res.status(403).json({ error: 403, message: 'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header' });
@@ -152,8 +151,15 @@ export function signInRoutes(deps: SignInDeps): Router {
     }
     res.setHeader('cache-control', 'no-store');
     res.json({ redirect });
-  });
+  }
 
-  router.use(pageErrorHandler(deps.logger));
-  return router;
+  const page = pageRoutes(deps.logger);
+  return [
+    page('/login', [startSignIn], ['tenant', 'return_to']),
+    // `state` and `error` read here, the rest by openid-client's code exchange.
+    page('/auth/callback', [finishSignIn], ['state', 'code', 'iss', 'error', 'error_description']),
+    page('/logout', [signOutPageOf]),
+    // Answers JSON (`{redirect}`, or 403 in the `Error` shape), but a failure to reach Redis is a page, as on every portal route.
+    page('/logout', [signOut], undefined, 'POST'),
+  ];
 }

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import { jsonBody, queryOf, sendJson, type NodeHandler, type Route } from '@plant/shared';
+import { fieldsOf, jsonBody, NewPlantSchema, queryOf, sendJson, type NodeHandler, type Route } from '@plant/shared';
 import { principalOf, type AuthenticatedRequest, type BearerAuth } from '@plant/resource-auth';
 import { createPlant, type PlantWriter } from '../../domain/create-plant.js';
 import { listPlants, type PlantReader } from '../../domain/list-plants.js';
-import { parseCursor, parseLimit, parseNewPlant } from '../../domain/plant-validators.js';
+import { ListPlantsQuery, parseCursor, parseLimit, parseNewPlant } from '../../domain/plant-validators.js';
 import { openApiDocument } from './openapi.js';
 
 export interface PlantRoutesDependencies {
@@ -43,8 +43,8 @@ export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies
     res.type('application/json').send(document);
   };
   return [
-    { method: 'GET', path: '/plants', hot: true, handlers: [auth.middleware, list] },
-    { method: 'POST', path: '/plants', hot: true, handlers: [auth.middleware, jsonBody(), create] },
+    { method: 'GET', path: '/plants', hot: true, input: { query: fieldsOf(ListPlantsQuery) }, handlers: [auth.middleware, list] },
+    { method: 'POST', path: '/plants', hot: true, input: { body: { type: 'json', fields: fieldsOf(NewPlantSchema) } }, handlers: [auth.middleware, jsonBody(), create] },
     { method: 'GET', path: '/openapi.json', handlers: [describeApi] },
   ];
 }

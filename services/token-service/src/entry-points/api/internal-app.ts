@@ -1,7 +1,7 @@
 import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { requireInternalToken } from './internal-auth.js';
-import { internalRoutes, publishedKeysRoutes } from './internal-routes.js';
+import { internalRoutes, publishedKeysRoute } from './internal-routes.js';
 
 export interface InternalAppDeps {
   logger: Logger;
@@ -18,9 +18,9 @@ export function createInternalApp(deps: InternalAppDeps): HttpApp {
     requestContext: false,
     etag: true,
     routes: [
-      { use: [publishedKeysRoutes(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks')] },
+      publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'),
       { use: [requireInternalToken(deps.internalApiToken)] },
-      { use: [internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl })] },
+      ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }),
     ],
   });
 }

@@ -1,5 +1,5 @@
-import { jsonBody, methodNotAllowed, NotFound } from '@plant/shared';
-import { Router, type Request, type Response } from 'express';
+import { fieldsOf, jsonBody, NotFound, type Route } from '@plant/shared';
+import type { Request, Response } from 'express';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
 import { getPublishedKeys } from '../../domain/get-published-keys.js';
@@ -42,105 +42,148 @@ function noStore(res: Response): Response {
   return res.setHeader('cache-control', 'no-store');
 }
 
-/** Routes behind the internal token (the JWKS route is mounted separately, open). */
-export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): Router {
-  const router = Router();
+/** Routes behind the internal token (the JWKS route is declared separately, open). */
+export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): Route[] {
   const base = '/internal/v1/realms/:tenant';
-
-  router
-    .route('/internal/v1/realms')
-    .get(async (_req, res) => {
-      noStore(res).json(await listRealms(identity));
-    })
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route(base)
-    .get(async (req, res) => {
-      res.json(await getTenant(identity, tenantOf(req)));
-    })
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route(`${base}/service-accounts`)
-    .get(async (req, res) => {
-      res.json(await listServiceAccounts(identity, tenantOf(req)));
-    })
-    .post(jsonBody(), async (req, res) => {
-      const tenant = tenantOf(req);
-      const input = CreateServiceAccountSchema.parse(req.body, REPORT_INPUT);
-      noStore(res).status(201).json(await createServiceAccount(identity, tenant, input));
-    })
-    .all(methodNotAllowed(['GET', 'POST']));
-
-  router
-    .route(`${base}/service-accounts/:client_id`)
-    .get(async (req, res) => {
-      res.json(await getServiceAccount(identity, tenantOf(req), idOf(req, 'client_id')));
-    })
-    .patch(jsonBody(), async (req, res) => {
-      const tenant = tenantOf(req);
-      const clientId = idOf(req, 'client_id');
-      const input = UpdateServiceAccountSchema.parse(req.body, REPORT_INPUT);
-      res.json(await updateServiceAccount(identity, tenant, clientId, input));
-    })
-    .delete(async (req, res) => {
-      await deleteServiceAccount(identity, tenantOf(req), idOf(req, 'client_id'));
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(['GET', 'PATCH', 'DELETE']));
-
-  router
-    .route(`${base}/service-accounts/:client_id/reset-secret`)
-    .post(optionalJsonBody, async (req, res) => {
-      const tenant = tenantOf(req);
-      const clientId = idOf(req, 'client_id');
-      ActorBodySchema.parse(req.body, REPORT_INPUT);
-      noStore(res).json(await resetServiceAccountSecret(identity, tenant, clientId));
-    })
-    .all(methodNotAllowed(['POST']));
-
-  router
-    .route(`${base}/users`)
-    .get(async (req, res) => {
-      res.json(await listUsers(identity, tenantOf(req)));
-    })
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route(`${base}/users/:id`)
-    .get(async (req, res) => {
-      res.json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
-    })
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route(`${base}/principals/:sub`)
-    .get(async (req, res) => {
-      noStore(res).json(await getRevocationEntry(identity, tenantOf(req), idOf(req, 'sub')));
-    })
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route('/internal/v1/revocations')
-    .get(async (_req, res) => {
-      noStore(res).json(await getRevocationSnapshot(identity, accessTokenTtl));
-    })
-    .all(methodNotAllowed(['GET']));
-
-  return router;
+  const account = `${base}/service-accounts/:client_id`;
+  return [
+    {
+      method: 'GET',
+      path: '/internal/v1/realms',
+      handlers: [
+        async (_req, res) => {
+          noStore(res).json(await listRealms(identity));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: base,
+      handlers: [
+        async (req, res) => {
+          res.json(await getTenant(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${base}/service-accounts`,
+      handlers: [
+        async (req, res) => {
+          res.json(await listServiceAccounts(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${base}/service-accounts`,
+      input: { body: { type: 'json', fields: fieldsOf(CreateServiceAccountSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const input = CreateServiceAccountSchema.parse(req.body, REPORT_INPUT);
+          noStore(res).status(201).json(await createServiceAccount(identity, tenant, input));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: account,
+      handlers: [
+        async (req, res) => {
+          res.json(await getServiceAccount(identity, tenantOf(req), idOf(req, 'client_id')));
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path: account,
+      input: { body: { type: 'json', fields: fieldsOf(UpdateServiceAccountSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const input = UpdateServiceAccountSchema.parse(req.body, REPORT_INPUT);
+          res.json(await updateServiceAccount(identity, tenant, clientId, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: account,
+      handlers: [
+        async (req, res) => {
+          await deleteServiceAccount(identity, tenantOf(req), idOf(req, 'client_id'));
+          res.status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${account}/reset-secret`,
+      input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
+      handlers: [
+        optionalJsonBody,
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          ActorBodySchema.parse(req.body, REPORT_INPUT);
+          noStore(res).json(await resetServiceAccountSecret(identity, tenant, clientId));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${base}/users`,
+      handlers: [
+        async (req, res) => {
+          res.json(await listUsers(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${base}/users/:id`,
+      handlers: [
+        async (req, res) => {
+          res.json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${base}/principals/:sub`,
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getRevocationEntry(identity, tenantOf(req), idOf(req, 'sub')));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: '/internal/v1/revocations',
+      handlers: [
+        async (_req, res) => {
+          noStore(res).json(await getRevocationSnapshot(identity, accessTokenTtl));
+        },
+      ],
+    },
+  ];
 }
 
 /** Open: public keys only. */
-export function publishedKeysRoutes(identity: Pick<IdentityContext, 'signingKeys' | 'realms'>, accessTokenTtl: number, path: string): Router {
-  const router = Router();
-  router
-    .route(path)
-    .get(async (req, res) => {
-      const jwks = await getPublishedKeys(identity, tenantOf(req), accessTokenTtl);
-      res.setHeader('cache-control', 'public, max-age=30');
-      res.json(jwks);
-    })
-    .all(methodNotAllowed(['GET']));
-  return router;
+export function publishedKeysRoute(identity: Pick<IdentityContext, 'signingKeys' | 'realms'>, accessTokenTtl: number, path: string): Route {
+  return {
+    method: 'GET',
+    path,
+    handlers: [
+      async (req, res) => {
+        const jwks = await getPublishedKeys(identity, tenantOf(req), accessTokenTtl);
+        res.setHeader('cache-control', 'public, max-age=30');
+        res.json(jwks);
+      },
+    ],
+  };
 }

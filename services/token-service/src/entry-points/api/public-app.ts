@@ -3,7 +3,7 @@ import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../web/interaction-routes.js';
-import { publishedKeysRoutes } from './internal-routes.js';
+import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
 
 export interface PublicAppDeps {
@@ -31,8 +31,8 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
     etag: true,
     routes: [
       tokenRoute(deps.providers),
-      { use: [publishedKeysRoutes(deps.identity, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs')] },
-      { use: [interactionRoutes(deps.interactions)] },
+      publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'),
+      ...interactionRoutes(deps.interactions),
       realmMount(deps.providers),
     ],
   });

@@ -41,13 +41,24 @@ export function tokenRoute(providers: RealmProviders): Route {
       serveRealm(handler, req, res);
     });
   };
-  return { method: 'POST', path: '/realms/:tenant/protocol/openid-connect/token', hot: true, otherMethods: 'pass', handlers: [grant] };
+  return {
+    method: 'POST',
+    path: '/realms/:tenant/protocol/openid-connect/token',
+    hot: true,
+    otherMethods: 'pass',
+    errors: ['oauth'],
+    // What the grants a realm offers read (client credentials; the portal's authorization code).
+    input: { body: { type: 'form', fields: ['grant_type', 'client_id', 'client_secret', 'scope', 'resource', 'code', 'redirect_uri', 'code_verifier'] } },
+    handlers: [grant],
+  };
 }
 
 /** Everything else under `/realms/:tenant` (discovery, authorization, userinfo, logout) goes to the realm's provider. */
 export function realmMount(providers: RealmProviders): ExpressLayer {
   return {
     path: '/realms/:tenant',
+    // oidc-provider's endpoints for programs answer RFC 6749 errors, those for browsers a page (provider-pages.ts).
+    errors: ['oauth', 'page'],
     use: [
       async function realm(req: Request, res: Response, next: NextFunction) {
         const tenant = String(req.params.tenant);

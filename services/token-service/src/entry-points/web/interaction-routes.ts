@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { isDatabaseUnavailable, type Logger } from '@plant/shared';
-import express, { Router, type Request, type Response } from 'express';
+import { isDatabaseUnavailable, type Logger, type Route } from '@plant/shared';
+import express, { type Request, type Response } from 'express';
 import { authenticateUser } from '../../domain/authenticate-user.js';
 import { constantTimeEquals } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
@@ -44,8 +44,11 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 </form>`;
 }
 
-export function interactionRoutes(deps: InteractionDeps): Router {
-  const router = Router();
+/**
+ * The sign-in pages of a realm's interaction. Other methods on their paths go on to the realm's
+ * mount, as before they were declared here (oidc-provider answers them).
+ */
+export function interactionRoutes(deps: InteractionDeps): Route[] {
   const policy = pageSecurityPolicy(new URL(deps.portalUrl).origin);
 
   function sendPage(res: Response, status: number, title: string, body: string): void {
@@ -77,7 +80,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
   }
 
-  router.get(base, async (req, res) => {
+  async function showForm(req: Request, res: Response): Promise<void> {
     const loaded = await loadInteraction(req, res);
     if (!loaded) return;
     const { tenant, uid, provider, details } = loaded;
@@ -92,9 +95,9 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       { error: 'access_denied', error_description: 'the requested scope exceeds what this account may be granted' },
       { mergeWithLastSubmission: false },
     );
-  });
+  }
 
-  router.post(`${base}/login`, express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), async (req, res) => {
+  async function signIn(req: Request, res: Response): Promise<void> {
     const loaded = await loadInteraction(req, res);
     if (!loaded) return;
     const { tenant, uid, provider, details } = loaded;
@@ -121,7 +124,17 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
     deps.throttle.recordSuccess(tenant, email, ip);
     await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
-  });
+  }
 
-  return router;
+  return [
+    { method: 'GET', path: base, otherMethods: 'pass', errors: ['page'], handlers: [showForm] },
+    {
+      method: 'POST',
+      path: `${base}/login`,
+      otherMethods: 'pass',
+      errors: ['page'],
+      input: { body: { type: 'form', fields: ['csrf', 'email', 'password'] } },
+      handlers: [express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), signIn],
+    },
+  ];
 }
