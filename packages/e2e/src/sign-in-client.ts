@@ -4,14 +4,23 @@
  * sign-in form, and the portal's own sign-in (a session cookie and its CSRF token).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { Agent } from 'node:http';
 import { ACCOUNT_ADMIN_AUDIENCE, USER_PASSWORD } from '@plant/test-kit';
-import { httpRequest, type RequestOptions } from './http-client.js';
+import { httpRequest, type Answer, type RequestOptions } from './http-client.js';
+
+/** One open sign-in form (its interaction, cookies and CSRF field), to be posted any number of times. */
+export interface SignInForm {
+  /** The form's post; `agent` chooses the connections (and so the source address, `localAddress`). */
+  post(email: string, password: string, agent?: Agent): Promise<Answer>;
+}
 
 export interface SignInClient {
   /** An access token of a user, through the real sign-in (authorization code + PKCE). */
   userToken(tenant: string, email: string, resource?: string, scope?: string): Promise<string>;
   /** A sign-in at the token service's form with a wrong password: the status of the form post (401: the form again). */
   failSignIn(tenant: string, email: string, password: string): Promise<number>;
+  /** The token service's sign-in form as a user reaches it: through the portal's `/login?tenant=` when account-admin runs, else the authorization request. */
+  openSignInForm(tenant: string): Promise<SignInForm>;
   /** A signed-in portal session: its Cookie header, CSRF token and where sign-in landed. Needs account-admin. */
   portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string }>;
 }
@@ -50,21 +59,34 @@ class CookieJar {
 
 const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
 
-/** Opens the sign-in form `authorize` leads to and posts it; resolves with the form post's answer. */
-async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string, email: string, password: string) {
+/** Opens the sign-in form `authorize` leads to. */
+async function openForm(jar: CookieJar, authUrl: string, authorize: string): Promise<SignInForm> {
   const auth = await jar.send(authorize);
   const interaction = new URL(auth.headers.location as string, authUrl).href;
   const form = await jar.send(interaction);
-  return jar.send(`${interaction}/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrfOf(form.text), email, password }).toString(),
-  });
+  const csrf = csrfOf(form.text);
+  return {
+    post: (email, password, agent) =>
+      jar.send(`${interaction}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, email, password }).toString(),
+        ...(agent === undefined ? {} : { agent }),
+      }),
+  };
+}
+
+/** Opens the sign-in form `authorize` leads to and posts it; resolves with the form post's answer. */
+async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string, email: string, password: string) {
+  return (await openForm(jar, authUrl, authorize)).post(email, password);
 }
 
 export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: string; portalUrl: string; hasPortal: () => boolean }): SignInClient {
   const realm = (tenant: string) => `${authUrl}/realms/${tenant}/protocol/openid-connect`;
   const redirectUri = `${portalUrl}/auth/callback`;
+  /** An authorization request of the portal client that only needs to reach the form. */
+  const authorizeUrl = (tenant: string) =>
+    `${realm(tenant)}/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' })}`;
   return {
     async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE, scope = 'openid email profile plants:read plants:write') {
       const jar = new CookieJar();
@@ -95,8 +117,14 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       return (tokens.body as { access_token: string }).access_token;
     },
     async failSignIn(tenant, email, password) {
-      const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
-      return (await postSignInForm(new CookieJar(), authUrl, `${realm(tenant)}/auth?${query}`, email, password)).status;
+      return (await postSignInForm(new CookieJar(), authUrl, authorizeUrl(tenant), email, password)).status;
+    },
+    async openSignInForm(tenant) {
+      const jar = new CookieJar();
+      if (!hasPortal()) return openForm(jar, authUrl, authorizeUrl(tenant));
+      const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant })}`);
+      if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
+      return openForm(jar, authUrl, start.headers.location as string);
     },
     async portalSession(tenant, email, returnTo) {
       if (!hasPortal()) throw new Error('account-admin is not running');

@@ -25,9 +25,46 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A hash to verify against when the account does not exist, so timing does not reveal which emails exist. */
-let dummyHash: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummyHash;
+/**
+ * What an unknown email is checked against: the parameters of a real hash with a random salt and
+ * key, so the check costs what a user's does (no timing tells which emails exist) and no
+ * password can match it. Built without deriving anything, so the first unknown email costs no
+ * more than the next.
+ */
+export const DUMMY_PASSWORD_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString('base64url'), randomBytes(KEY_LENGTH).toString('base64url')].join('$');
+
+/**
+ * How many password checks may run at once in this process. Each holds a libuv thread-pool
+ * thread (and 32 MiB) for as long as a hash takes, and that pool also signs every token: a
+ * queue of checks would stall token issuance. So a check over the limit is refused, never
+ * queued; the bound is the count itself, nothing is kept per caller.
+ */
+export class PasswordCheckSlots {
+  #inUse = 0;
+
+  constructor(readonly size: number) {}
+
+  get full(): boolean {
+    return this.#inUse >= this.size;
+  }
+
+  /** True when a slot was taken (give it back with `give`). */
+  take(): boolean {
+    if (this.full) return false;
+    this.#inUse += 1;
+    return true;
+  }
+
+  give(): void {
+    this.#inUse = Math.max(0, this.#inUse - 1);
+  }
+}
+
+/**
+ * The slots when not configured: the thread pool's size (UV_THREADPOOL_SIZE, libuv's default 4)
+ * less two threads kept for token signing, and at most the cores less one kept for the event
+ * loop; at least one.
+ */
+export function defaultPasswordCheckSlots(threadPoolSize: number, cores: number): number {
+  return Math.max(1, Math.min(threadPoolSize - 2, cores - 1));
 }

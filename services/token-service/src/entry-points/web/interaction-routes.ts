@@ -1,24 +1,27 @@
 import { createHmac } from 'node:crypto';
 import { isDatabaseUnavailable, type Logger } from '@plant/shared';
 import express, { Router, type Request, type Response } from 'express';
-import { authenticateUser } from '../../domain/authenticate-user.js';
+import { authenticateUser, type SignInDeps } from '../../domain/authenticate-user.js';
 import { constantTimeEquals } from '@plant/shared';
-import type { IdentityContext } from '../../domain/identity-context.js';
 import { isTenantName } from '../../domain/principal-validators.js';
-import type { SignInThrottle } from '../../domain/sign-in-throttle.js';
 import { escapeHtml, page, pageSecurityPolicy } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
 export interface InteractionDeps {
   providers: RealmProviders;
-  identity: Pick<IdentityContext, 'users'>;
-  throttle: SignInThrottle;
+  signIn: SignInDeps;
   csrfKey: string;
   portalUrl: string;
   logger: Logger;
 }
 
 const FIELD_MAX = 1024;
+
+/** What the form says above the fields when a sign-in is refused with 429. */
+const REFUSALS = {
+  throttled: 'Too many failed sign-ins. Try again later.',
+  busy: 'Too many sign-ins at this moment. Try again in a few seconds.',
+};
 
 /**
  * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
@@ -106,21 +109,17 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
-    const ip = req.ip ?? 'unknown';
-    const wait = await deps.throttle.retryAfter(tenant, email, ip);
-    if (wait > 0) {
-      res.setHeader('retry-after', String(wait));
-      sendPage(res, 429, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Too many failed sign-ins. Try again later.' }));
+    const outcome = await authenticateUser(deps.signIn, { tenant, email, password, ip: req.ip ?? '' });
+    if (outcome.kind === 'throttled' || outcome.kind === 'busy') {
+      res.setHeader('retry-after', String(outcome.retryAfterSeconds));
+      sendPage(res, 429, 'Sign in', loginForm(tenant, uid, expected, { email, error: REFUSALS[outcome.kind] }));
       return;
     }
-    const accountId = email && password ? await authenticateUser(deps.identity, tenant, email, password) : undefined;
-    if (!accountId) {
-      await deps.throttle.recordFailure(tenant, email, ip);
+    if (outcome.kind === 'wrong-credentials') {
       sendPage(res, 401, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Email or password is incorrect.' }));
       return;
     }
-    deps.throttle.recordSuccess(tenant, email, ip);
-    await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(req, res, { login: { accountId: outcome.accountId } }, { mergeWithLastSubmission: false });
   });
 
   return router;
