@@ -40,6 +40,17 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
     expect(all.filter(isRefusal).every((r) => r.retryAfterSeconds >= 1 && r.retryAfterSeconds <= 60)).toBe(true);
   });
 
+  test('When one address sprays 80 accounts at once, then exactly its 50 are let through; when 80 addresses burst at one account at once, then exactly its 50', async () => {
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, perIp: 50 }, logger));
+    const [tenant, sprayer] = [uniqueName('thr'), uniqueIp()];
+
+    const sprayed = await Promise.all(Array.from({ length: 80 }, (_, i) => reserve(throttle, tenant, sprayer, `user-${i}@example.test`)));
+    const distributed = await Promise.all(Array.from({ length: 80 }, () => reserve(throttle, tenant, uniqueIp(), 'victim@example.test')));
+
+    expect(granted(sprayed)).toHaveLength(50);
+    expect(granted(distributed)).toHaveLength(50);
+  });
+
   test('When one address bursts at an account, then only its checks count against the account: other addresses keep the rest of its budget', async () => {
     const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger));
     const tenant = uniqueName('thr');
