@@ -17,15 +17,25 @@ export interface SignInAttempt {
   ip: string;
 }
 
+/** Every password-check slot of this process is busy. */
+export interface SignInBusy {
+  kind: 'busy';
+  retryAfterSeconds: number;
+}
+
 export type SignInOutcome =
   | { kind: 'signed-in'; accountId: string }
   | { kind: 'wrong-credentials' }
   /** The failure budget of the source or the account is spent. */
   | { kind: 'throttled'; retryAfterSeconds: number }
-  /** Every password-check slot of this process is busy. */
-  | { kind: 'busy'; retryAfterSeconds: number };
+  | SignInBusy;
 
-const BUSY: SignInOutcome = { kind: 'busy', retryAfterSeconds: 1 };
+const BUSY: SignInBusy = { kind: 'busy', retryAfterSeconds: 1 };
+
+/** The answer to a sign-in while every password-check slot is busy (nothing else is spent on it); undefined when one is free. */
+export function refuseWhileBusy(deps: Pick<SignInDeps, 'slots'>): SignInBusy | undefined {
+  return deps.slots.full ? BUSY : undefined;
+}
 
 /**
  * A sign-in: budget first, then the check. An unknown email goes the same way as a known one
@@ -35,7 +45,8 @@ const BUSY: SignInOutcome = { kind: 'busy', retryAfterSeconds: 1 };
  */
 export async function authenticateUser(deps: SignInDeps, attempt: SignInAttempt): Promise<SignInOutcome> {
   // With every slot busy, refuse before spending a query or a counter on the attempt.
-  if (deps.slots.full) return BUSY;
+  const busy = refuseWhileBusy(deps);
+  if (busy) return busy;
   const source = await deps.throttle.reserveSource(attempt.ip);
   if (isRefusal(source)) return { kind: 'throttled', retryAfterSeconds: source.retryAfterSeconds };
   const checkable = attempt.email !== '' && attempt.password !== '';

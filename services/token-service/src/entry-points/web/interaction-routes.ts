@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { isDatabaseUnavailable, type Logger } from '@plant/shared';
 import express, { Router, type Request, type Response } from 'express';
-import { authenticateUser, type SignInDeps } from '../../domain/authenticate-user.js';
+import { authenticateUser, refuseWhileBusy, type SignInDeps } from '../../domain/authenticate-user.js';
 import { constantTimeEquals } from '@plant/shared';
 import { isTenantName } from '../../domain/principal-validators.js';
 import { escapeHtml, page, pageSecurityPolicy } from '../../provider/provider-pages.js';
@@ -59,6 +59,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     res.status(status).type('html').send(page(title, body));
   }
 
+  /** 429: the form again, with why and when to come back. */
+  function sendRefusal(res: Response, form: string, retryAfterSeconds: number): void {
+    res.setHeader('retry-after', String(retryAfterSeconds));
+    sendPage(res, 429, 'Sign in', form);
+  }
+
   const base = '/realms/:tenant/interaction/:uid';
 
   async function loadInteraction(req: Request, res: Response) {
@@ -98,28 +104,35 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.post(`${base}/login`, express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
+    const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
+    const expected = csrfToken(deps.csrfKey, tenant, uid);
+    const csrfValid = typeof body.csrf === 'string' && constantTimeEquals(body.csrf, expected);
+    // With every password-check slot busy, a form this service issued (its CSRF field, which
+    // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
+    const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
+    if (busy) {
+      sendRefusal(res, loginForm(tenant, uid, expected, { email, error: REFUSALS.busy }), busy.retryAfterSeconds);
+      return;
+    }
     const loaded = await loadInteraction(req, res);
     if (!loaded) return;
-    const { tenant, uid, provider, details } = loaded;
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const expected = csrfToken(deps.csrfKey, tenant, uid);
-    if (typeof body.csrf !== 'string' || !constantTimeEquals(body.csrf, expected) || details.prompt.name !== 'login') {
+    if (!csrfValid || loaded.details.prompt.name !== 'login') {
       sendPage(res, 403, 'Sign-in refused', '<h1>This sign-in form is not valid</h1><p>Go back to the portal and start again.</p>');
       return;
     }
-    const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
-    const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
     const outcome = await authenticateUser(deps.signIn, { tenant, email, password, ip: req.ip ?? '' });
     if (outcome.kind === 'throttled' || outcome.kind === 'busy') {
-      res.setHeader('retry-after', String(outcome.retryAfterSeconds));
-      sendPage(res, 429, 'Sign in', loginForm(tenant, uid, expected, { email, error: REFUSALS[outcome.kind] }));
+      sendRefusal(res, loginForm(tenant, uid, expected, { email, error: REFUSALS[outcome.kind] }), outcome.retryAfterSeconds);
       return;
     }
     if (outcome.kind === 'wrong-credentials') {
       sendPage(res, 401, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Email or password is incorrect.' }));
       return;
     }
-    await provider.interactionFinished(req, res, { login: { accountId: outcome.accountId } }, { mergeWithLastSubmission: false });
+    await loaded.provider.interactionFinished(req, res, { login: { accountId: outcome.accountId } }, { mergeWithLastSubmission: false });
   });
 
   return router;
