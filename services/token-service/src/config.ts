@@ -24,7 +24,7 @@ export const configShape = {
   SIGN_IN_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed sign-ins per IP (IPv6: its /64), any account, per window before 429'),
   SIGN_IN_CONCURRENT_HASHES: env
     .int(0, 0, 256)
-    .describe('Password checks (scrypt, on the thread pool that also signs tokens) at once per process; a sign-in over it gets 429 + Retry-After at once. 0 = the pool (UV_THREADPOOL_SIZE, 4) less 2, at most the cores less 1, at least 1'),
+    .describe('Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1'),
   THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),

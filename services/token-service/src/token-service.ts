@@ -10,7 +10,7 @@ import { ClientAuthentication } from './domain/authenticate-client.js';
 import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
-import { defaultPasswordCheckSlots, PasswordCheckSlots } from './domain/passwords.js';
+import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
 import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
@@ -72,9 +72,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     },
     logger,
   );
-  // libuv reads UV_THREADPOOL_SIZE from the process's own environment, whatever the config's source.
-  const hashSlots = config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckSlots(Number(process.env.UV_THREADPOOL_SIZE) || 4, availableParallelism());
-  const signIn = { identity, throttle: new SignInThrottle(signInFailures), slots: new PasswordCheckSlots(hashSlots) };
+  const checkers = new PasswordCheckers(config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()));
+  const signIn = { identity, throttle: new SignInThrottle(signInFailures), checkers };
   const metrics = createMetricsRegistry('token-service');
   const providers = new RealmProviders(identity, { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) });
 
@@ -147,6 +146,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     async close() {
       clearInterval(cleanup);
       await usage.stop();
+      await checkers.close();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();

@@ -1,12 +1,13 @@
 import type { IdentityContext } from './identity-context.js';
-import { DUMMY_PASSWORD_HASH, verifyPassword, type PasswordCheckSlots } from './passwords.js';
+import type { PasswordCheckers } from './password-checkers.js';
+import { DUMMY_PASSWORD_HASH } from './passwords.js';
 import { isStorableText } from './principal-validators.js';
 import { isRefusal, type SignInThrottle } from './sign-in-throttle.js';
 
 export interface SignInDeps {
   identity: Pick<IdentityContext, 'users'>;
   throttle: SignInThrottle;
-  slots: PasswordCheckSlots;
+  checkers: PasswordCheckers;
 }
 
 export interface SignInAttempt {
@@ -17,7 +18,7 @@ export interface SignInAttempt {
   ip: string;
 }
 
-/** Every password-check slot of this process is busy. */
+/** Every password checker of this process is busy. */
 export interface SignInBusy {
   kind: 'busy';
   retryAfterSeconds: number;
@@ -32,9 +33,9 @@ export type SignInOutcome =
 
 const BUSY: SignInBusy = { kind: 'busy', retryAfterSeconds: 1 };
 
-/** The answer to a sign-in while every password-check slot is busy (nothing else is spent on it); undefined when one is free. */
-export function refuseWhileBusy(deps: Pick<SignInDeps, 'slots'>): SignInBusy | undefined {
-  return deps.slots.full ? BUSY : undefined;
+/** The answer to a sign-in while every password checker is busy (nothing else is spent on it); undefined when one is free. */
+export function refuseWhileBusy(deps: Pick<SignInDeps, 'checkers'>): SignInBusy | undefined {
+  return deps.checkers.full ? BUSY : undefined;
 }
 
 /**
@@ -44,7 +45,7 @@ export function refuseWhileBusy(deps: Pick<SignInDeps, 'slots'>): SignInBusy | u
  * given back only when no check happened or it succeeded (`SignInThrottle`).
  */
 export async function authenticateUser(deps: SignInDeps, attempt: SignInAttempt): Promise<SignInOutcome> {
-  // With every slot busy, refuse before spending a query or a counter on the attempt.
+  // With every checker busy, refuse before spending a query or a counter on the attempt.
   const busy = refuseWhileBusy(deps);
   if (busy) return busy;
   const source = await deps.throttle.reserveSource(attempt.ip);
@@ -61,18 +62,17 @@ export async function authenticateUser(deps: SignInDeps, attempt: SignInAttempt)
   if (isRefusal(held)) return { kind: 'throttled', retryAfterSeconds: held.retryAfterSeconds };
   // A form posted without a password (or an email) is a failure that needs no hash.
   if (!checkable) return { kind: 'wrong-credentials' };
-  if (!deps.slots.take()) {
+  const check = deps.checkers.tryVerify(attempt.password, credential?.password_hash ?? DUMMY_PASSWORD_HASH);
+  if (check === undefined) {
     await deps.throttle.release(held);
     return BUSY;
   }
   let ok: boolean;
   try {
-    ok = await verifyPassword(attempt.password, credential?.password_hash ?? DUMMY_PASSWORD_HASH);
+    ok = await check;
   } catch (err) {
     await deps.throttle.release(held);
     throw err;
-  } finally {
-    deps.slots.give();
   }
   if (!ok || !credential?.sub) return { kind: 'wrong-credentials' };
   await deps.throttle.succeeded(held);
