@@ -23,7 +23,7 @@ beforeAll(async () => {
   p = await startPlatform({
     accountAdmin: true,
     serviceEnv: {
-      // Hashing slots to spare: this file tests the failure budget, sign-in-bursts.test.ts the slots.
+      // Password checkers to spare: this file tests the failure budget, token-service's sign-in-bursts.test.ts the checkers' bound.
       'token-service': { THROTTLE_WINDOW_SECONDS: String(WINDOW_SECONDS), SIGN_IN_FAILURES_PER_ACCOUNT: String(PER_ACCOUNT), SIGN_IN_CONCURRENT_HASHES: '64' },
     },
   });

@@ -8,7 +8,7 @@ let tenant: string;
 let driver: PortalDriver;
 
 beforeAll(async () => {
-  // One hashing slot and failure budgets out of the way: only the slot can refuse here.
+  // One password checker and failure budgets out of the way: only the checker can refuse here.
   h = await startHarness({ SIGN_IN_CONCURRENT_HASHES: '1', SIGN_IN_FAILURES_PER_ACCOUNT: '1000', SIGN_IN_FAILURES_PER_IP: '1000' });
   ({ tenant } = await h.createTenant());
   driver = portalDriver(h, tenant);
@@ -18,8 +18,8 @@ afterAll(async () => {
   await h.close();
 });
 
-describe('password checks at once (the hashing slots)', () => {
-  test('When more sign-ins arrive at once than there are hashing slots, then the extra ones get 429 with Retry-After and the form at once, never a place in a queue', async () => {
+describe('password checks at once (the password checkers)', () => {
+  test('When more sign-ins arrive at once than there are password checkers, then the extra ones get 429 with Retry-After and the form at once, never a place in a queue', async () => {
     const user = await h.createUser(tenant, 'View');
     const b = driver.browser();
     const started = await driver.startSignIn(b);

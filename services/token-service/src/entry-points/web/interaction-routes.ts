@@ -110,7 +110,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
     const expected = csrfToken(deps.csrfKey, tenant, uid);
     const csrfValid = typeof body.csrf === 'string' && constantTimeEquals(body.csrf, expected);
-    // With every password-check slot busy, a form this service issued (its CSRF field, which
+    // With every password checker busy, a form this service issued (its CSRF field, which
     // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
     const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
     if (busy) {
