@@ -32,6 +32,18 @@ describe('password checks', () => {
     expect({ results, full: one.full }).toEqual({ results: [false, false], full: false });
   });
 
+  test('When the checkers were closed, then the next check starts a fresh thread and is answered', async () => {
+    const one = new PasswordCheckers(1);
+    checkers.push(one);
+    const stored = await hashPassword('a password');
+    await one.tryVerify('a password', stored);
+
+    await one.close();
+    const after = await one.tryVerify('a password', stored);
+
+    expect(after).toBe(true);
+  });
+
   test('When a checker thread runs, then it runs at the lowest priority while the rest of the process keeps its own', async () => {
     const one = new PasswordCheckers(1);
     checkers.push(one);

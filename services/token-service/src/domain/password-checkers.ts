@@ -88,6 +88,9 @@ export class PasswordCheckers {
     const lost = (reason: string) => {
       checker.dead = true;
       this.#all.delete(checker);
+      // A thread lost while idle must never be handed a check: it would never answer.
+      const idle = this.#idle.indexOf(checker);
+      if (idle >= 0) this.#idle.splice(idle, 1);
       checker.settle?.({ error: reason });
     };
     checker.worker.on('error', (err: Error) => lost(err.message));
