@@ -9,7 +9,8 @@ import { verifyPassword, type DeriveKey } from './passwords.js';
 const CHECKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { scryptSync } = require('node:crypto');
-try { require('node:os').setPriority(workerData.niceness); } catch {}
+// Elsewhere the call would lower the whole process: there the checker keeps the normal priority.
+if (process.platform === 'linux') try { require('node:os').setPriority(workerData.niceness); } catch {}
 parentPort.on('message', ({ password, salt, keyLength, options }) => {
   try {
     parentPort.postMessage({ key: scryptSync(password, salt, keyLength, options) });
