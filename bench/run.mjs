@@ -20,6 +20,7 @@ import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
 import * as tokenScenario from './scenarios/token.mjs';
 import * as listScenario from './scenarios/list.mjs';
 import * as createScenario from './scenarios/create.mjs';
+import * as signInScenario from './scenarios/signin.mjs';
 
 /**
  * @typedef {object} ScenarioContext
@@ -46,7 +47,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const SCENARIOS = [tokenScenario, listScenario, createScenario];
+const SCENARIOS = [tokenScenario, listScenario, createScenario, signInScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
 // Full: 6 rounds A B B A A B ... of 3 s per side (18 s measured each; 3 s warm-up before a
@@ -183,6 +184,11 @@ try {
     await assertScenarioWorks(scenario.name, { platform, tenant, tokens, baselines, oidcClient, accounts });
     const rounds = roundsOf(scenario);
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
+    // A scenario that measures itself (signin: one service, quiet and under a second load).
+    if ('measure' in scenario) {
+      results.push(await scenario.measure({ platform, tenant, accounts, db: session.db, load: { ...load, rounds } }));
+      continue;
+    }
     const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
     if (perf) {
       const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
@@ -264,8 +270,10 @@ async function assertScenarioWorks(name, { platform, tenant, tokens, baselines, 
   /** @type {[string, RequestInit][]} */
   const checks = [];
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (name === 'token') {
+  if (name === 'token' || name === 'signin') {
     checks.push([`${platform.tokenService.url}${tokenPath(tenant)}`, { method: 'POST', headers: form, body: grantBody(accounts.writer.client_id, accounts.writer.secret) }]);
+  }
+  if (name === 'token') {
     checks.push([`${baselines.oidc.url}/protocol/openid-connect/token`, { method: 'POST', headers: form, body: grantBody(oidcClient.id, oidcClient.secret) }]);
   }
   if (name === 'list') {

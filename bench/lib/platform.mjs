@@ -132,7 +132,7 @@ export function issuerOf(tenant) {
 export { PLANT_STORE_AUDIENCE };
 
 /**
- * Deletes the token service's failed-authentication counters from the bench Redis database.
+ * Deletes the token service's failed-authentication and failed-sign-in counters from the bench Redis database.
  * A counter for 127.0.0.1 (left by a test suite or an earlier run within the 15-minute
  * window) makes every bench grant, all from that address, ask Redis before its secret is
  * compared, as the throttle must for a suspect source: a run then measures that path (0.78×
@@ -144,9 +144,12 @@ export async function clearThrottleState() {
   try {
     await redis.connect();
     let deleted = 0;
-    // The prefix of every counter of services/token-service/src/data-access/client-auth-failure-repository.ts.
-    for await (const keys of redis.scanStream({ match: 'plantstore:auth-fail:*', count: 500 })) {
-      if (keys.length > 0) deleted += await redis.del(...keys);
+    // The prefixes of every counter of services/token-service/src/data-access/client-auth-failure-repository.ts
+    // and sign-in-failure-repository.ts.
+    for (const match of ['plantstore:auth-fail:*', 'plantstore:signin-fail:*']) {
+      for await (const keys of redis.scanStream({ match, count: 500 })) {
+        if (keys.length > 0) deleted += await redis.del(...keys);
+      }
     }
     return deleted;
   } finally {

@@ -37,21 +37,32 @@ function loadSpecEnv(spec) {
  * @returns {Promise<{code: number | null, stderr: string}>}
  */
 export function runLoadGenerator(script, spec, onMessage) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script], { env: loadSpecEnv(spec), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        return;
-      }
-      onMessage(message);
-    });
-    child.once('close', (code) => resolve({ code, stderr }));
+  return startLoadGenerator(script, spec, onMessage).done;
+}
+
+/**
+ * `runLoadGenerator` for a generator that runs until told to stop: `stop()` sends it SIGTERM;
+ * `done` resolves once it has exited and all its output is read.
+ * @param {string} script
+ * @param {unknown} spec
+ * @param {(message: any) => void} onMessage
+ * @returns {{stop(): void, done: Promise<{code: number | null, stderr: string}>}}
+ */
+export function startLoadGenerator(script, spec, onMessage) {
+  const child = spawn(process.execPath, [script], { env: loadSpecEnv(spec), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
+    onMessage(message);
   });
+  const done = new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+  return { stop: () => child.kill('SIGTERM'), done: /** @type {Promise<{code: number | null, stderr: string}>} */ (done) };
 }
 
 /**

@@ -4,18 +4,31 @@
  * sign-in form, and the portal's own sign-in (a session cookie and its CSRF token).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { Agent } from 'node:http';
 import { ACCOUNT_ADMIN_AUDIENCE, USER_PASSWORD } from '@plant/test-kit';
-import { httpRequest, type RequestOptions } from './http-client.js';
+import { httpRequest, type Answer, type RequestOptions } from './http-client.js';
+
+/** One open sign-in form (its interaction, cookies and CSRF field), to be posted any number of times. */
+export interface SignInForm {
+  /** The interaction's uid and the form's path at the token service. */
+  uid: string;
+  path: string;
+  /** The Cookie header and the CSRF field the form was served with. */
+  cookie: string;
+  csrf: string;
+  /** The form's post; `agent` chooses the connections (and so the source address, `localAddress`). */
+  post(email: string, password: string, agent?: Agent): Promise<Answer>;
+}
 
 export interface SignInClient {
   /** An access token of a user, through the real sign-in (authorization code + PKCE). */
   userToken(tenant: string, email: string, resource?: string, scope?: string): Promise<string>;
   /** A sign-in at the token service's form with a wrong password: the status of the form post (401: the form again). */
   failSignIn(tenant: string, email: string, password: string): Promise<number>;
+  /** The token service's sign-in form as a user reaches it: through the portal's `/login?tenant=` when account-admin runs, else the authorization request. */
+  openSignInForm(tenant: string): Promise<SignInForm>;
   /** A signed-in portal session: its Cookie header, CSRF token, where sign-in landed and the browser that signed in. Needs account-admin. */
   portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string; browser: CookieJar }>;
-  /** A sign-in waiting at the token service's form: its interaction uid and path, cookies and the form's CSRF token. */
-  openSignInForm(tenant: string): Promise<{ uid: string; path: string; cookie: string; csrf: string }>;
 }
 
 function pkce() {
@@ -62,21 +75,40 @@ export class CookieJar {
 
 const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
 
-/** Opens the sign-in form `authorize` leads to and posts it; resolves with the form post's answer. */
-async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string, email: string, password: string) {
+/** Opens the sign-in form `authorize` leads to. */
+async function openForm(jar: CookieJar, authUrl: string, authorize: string): Promise<SignInForm> {
   const auth = await jar.send(authorize);
   const interaction = new URL(auth.headers.location as string, authUrl).href;
   const form = await jar.send(interaction);
-  return jar.send(`${interaction}/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrfOf(form.text), email, password }).toString(),
-  });
+  if (form.status !== 200) throw new Error(`sign-in form: ${form.status} ${form.text.slice(0, 300)}`);
+  const csrf = csrfOf(form.text);
+  const path = new URL(interaction).pathname;
+  return {
+    uid: path.split('/').pop()!,
+    path,
+    cookie: jar.header(),
+    csrf,
+    post: (email, password, agent) =>
+      jar.send(`${interaction}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, email, password }).toString(),
+        ...(agent === undefined ? {} : { agent }),
+      }),
+  };
+}
+
+/** Opens the sign-in form `authorize` leads to and posts it; resolves with the form post's answer. */
+async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string, email: string, password: string) {
+  return (await openForm(jar, authUrl, authorize)).post(email, password);
 }
 
 export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: string; portalUrl: string; hasPortal: () => boolean }): SignInClient {
   const realm = (tenant: string) => `${authUrl}/realms/${tenant}/protocol/openid-connect`;
   const redirectUri = `${portalUrl}/auth/callback`;
+  /** An authorization request of the portal client that only needs to reach the form. */
+  const authorizeUrl = (tenant: string) =>
+    `${realm(tenant)}/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' })}`;
   return {
     async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE, scope = 'openid email profile plants:read plants:write') {
       const jar = new CookieJar();
@@ -107,8 +139,14 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       return (tokens.body as { access_token: string }).access_token;
     },
     async failSignIn(tenant, email, password) {
-      const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
-      return (await postSignInForm(new CookieJar(), authUrl, `${realm(tenant)}/auth?${query}`, email, password)).status;
+      return (await postSignInForm(new CookieJar(), authUrl, authorizeUrl(tenant), email, password)).status;
+    },
+    async openSignInForm(tenant) {
+      const jar = new CookieJar();
+      if (!hasPortal()) return openForm(jar, authUrl, authorizeUrl(tenant));
+      const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant })}`);
+      if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
+      return openForm(jar, authUrl, start.headers.location as string);
     },
     async portalSession(tenant, email, returnTo) {
       if (!hasPortal()) throw new Error('account-admin is not running');
@@ -123,15 +161,6 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       const token = jar.get('csrf_token');
       if (token === undefined || jar.get('aa_session') === undefined) throw new Error('portal sign-in set no session');
       return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string, browser: jar };
-    },
-    async openSignInForm(tenant) {
-      const jar = new CookieJar();
-      const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' });
-      const auth = await jar.send(`${realm(tenant)}/auth?${query}`);
-      const interaction = new URL(auth.headers.location as string, authUrl);
-      const form = await jar.send(interaction.href);
-      if (form.status !== 200) throw new Error(`sign-in form: ${form.status} ${form.text.slice(0, 300)}`);
-      return { uid: interaction.pathname.split('/').pop()!, path: interaction.pathname, cookie: jar.header(), csrf: csrfOf(form.text) };
     },
   };
 }

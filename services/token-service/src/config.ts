@@ -20,8 +20,11 @@ export const configShape = {
   CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
   CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window; above it the address\'s failing attempts get 429, right secrets still pass'),
   CLIENT_AUTH_FAILURES_PER_CLIENT: env.int(500, 1, 1_000_000).describe('Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass'),
-  SIGN_IN_FAILURES_PER_ACCOUNT: env.int(5, 1, 100_000).describe('Failed sign-ins per account (email) and IP per window before 429'),
-  SIGN_IN_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed sign-ins per IP (any account) per window before 429'),
+  SIGN_IN_FAILURES_PER_ACCOUNT: env.int(5, 1, 100_000).describe('Password checks per account (email) and IP (IPv6: its /64) per window; a right password gives its check back, the next attempt gets 429. The account over all IPs gets 10x'),
+  SIGN_IN_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed sign-ins per IP (IPv6: its /64), any account, per window before 429'),
+  SIGN_IN_CONCURRENT_HASHES: env
+    .int(0, 0, 256)
+    .describe('Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1'),
   THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),

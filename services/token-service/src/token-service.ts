@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
@@ -5,10 +6,12 @@ import type { TokenServiceConfig } from './config.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
+import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
 import { ClientAuthentication } from './domain/authenticate-client.js';
 import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
+import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
 import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
@@ -60,11 +63,18 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     logger,
   );
   const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, usage });
-  const signInThrottle = new SignInThrottle(
+  const signInFailures = createSignInFailureRepository(
     redis,
-    { perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT, perIp: config.SIGN_IN_FAILURES_PER_IP, windowSeconds: config.THROTTLE_WINDOW_SECONDS },
+    {
+      perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT,
+      perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT * 10,
+      perIp: config.SIGN_IN_FAILURES_PER_IP,
+      windowSeconds: config.THROTTLE_WINDOW_SECONDS,
+    },
     logger,
   );
+  const checkers = new PasswordCheckers(config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()));
+  const signIn = { identity, throttle: new SignInThrottle(signInFailures), checkers };
   const metrics = createMetricsRegistry('token-service');
   new Gauge({
     name: 'revocation_publish_pending',
@@ -129,7 +139,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     identity,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
-    interactions: { providers, identity, throttle: signInThrottle, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
+    interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
   });
   const internalApp = createInternalApp({ logger, identity, internalApiToken: config.INTERNAL_API_TOKEN, accessTokenTtl: config.ACCESS_TOKEN_TTL });
 
@@ -146,6 +156,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       clearInterval(cleanup);
       publisher.stop();
       await usage.stop();
+      await checkers.close();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();

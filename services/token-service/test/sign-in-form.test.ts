@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
+import { uniqueName } from '@plant/test-kit';
+import { createUser } from '../src/domain/create-user.js';
 import { ADMIN_PASSWORD, startHarness, type Harness } from './helpers/harness.js';
 import { portalDriver, type PortalDriver } from './helpers/portal-driver.js';
 
@@ -82,5 +84,26 @@ describe('the sign-in form (protections)', () => {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect(blocked.text).toContain('Too many failed sign-ins. Try again later.');
     expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  test('When the email is respelled in ways the user store folds together (case, İ for i), then every spelling spends the one budget of the account', async () => {
+    const email = `tim-${uniqueName('r')}@example.test`;
+    const password = 'the right password';
+    await createUser(h.service.identity, tenant, { email, password, role: 'View' });
+    const dotted = email.replace('i', 'İ');
+    const owner = browser();
+    const ownerStart = await startSignIn(owner);
+    // The dotted spelling is the same account: its right password signs in.
+    await completeSignIn(owner, ownerStart, dotted, password);
+    const attacker = browser();
+    const started = await startSignIn(attacker);
+    const post = (spelling: string, guess: string) => attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: spelling, password: guess });
+
+    const guesses = [await post(email, 'guess 1'), await post(email.toUpperCase(), 'guess 2'), await post(dotted, 'guess 3')];
+    const fourth = await post(dotted, password);
+
+    expect(guesses.map((g) => g.status)).toEqual([401, 401, 401]);
+    expect(fourth.status).toBe(429);
+    expect(fourth.text).toContain('Too many failed sign-ins. Try again later.');
   });
 });

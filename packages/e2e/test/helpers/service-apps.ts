@@ -57,7 +57,7 @@ export function serviceApps(): ServiceApp[] {
         identity: inert('identity'),
         accessTokenTtl: 300,
         trustProxy: 0,
-        interactions: { providers: inert('providers'), identity: inert('identity'), throttle: inert('throttle'), csrfKey: 'unused', portalUrl: URL_OF_NOTHING, logger },
+        interactions: { providers: inert('providers'), signIn: inert('signIn'), csrfKey: 'unused', portalUrl: URL_OF_NOTHING, logger },
       }),
       url: (p) => p.authUrl,
     },

@@ -10,9 +10,11 @@ export interface UserRow {
   created_at: Date;
 }
 
-export interface UserCredentialRow extends UserRow {
-  password_hash: string;
-  token_version: number;
+/** An email as the store matches it (`lower()` in Postgres), and the live user it names, if any. */
+export interface SignInCredentialRow {
+  email_key: string;
+  sub: string | null;
+  password_hash: string | null;
 }
 
 export interface NewUser {
@@ -29,7 +31,12 @@ export interface UserRepository {
   /** The realm's live users, by email. */
   list(realm: string): Promise<UserRow[]>;
   find(realm: string, sub: string): Promise<(UserRow & { token_version: number }) | undefined>;
-  findCredentialByEmail(realm: string, email: string): Promise<UserCredentialRow | undefined>;
+  /**
+   * The email's key as Postgres matches it, whether or not a user has it: every spelling that
+   * signs in to one account (any case, any character `lower()` folds) has one key, so a
+   * failure budget kept by it cannot be multiplied by respelling the email.
+   */
+  findSignInCredential(realm: string, email: string): Promise<SignInCredentialRow>;
   /** Adds the user to a locked realm; false when the realm does not exist. Throws `DuplicateUserEmail`. */
   create(realm: string, user: NewUser): Promise<boolean>;
 }
@@ -55,8 +62,15 @@ export function createUserRepository(db: Knex): UserRepository {
     async find(realm, sub) {
       return selectUsers().where({ 'u.realm': realm, 'u.sub': sub }).first('p.token_version');
     },
-    async findCredentialByEmail(realm, email) {
-      return selectUsers().where('u.realm', realm).whereRaw('lower(u.email) = lower(?)', [email]).first('u.password_hash', 'p.token_version');
+    async findSignInCredential(realm, email) {
+      const { rows } = await db.raw<{ rows: SignInCredentialRow[] }>(
+        `select lower(e.email) as email_key, u.sub, u.password_hash
+           from (select ?::text as email) e
+           left join users u on u.realm = ? and lower(u.email) = lower(e.email)
+             and exists (select 1 from principals p where p.sub = u.sub and p.deleted_at is null)`,
+        [email, realm],
+      );
+      return rows[0]!;
     },
     create(realm, user) {
       return db.transaction(async (trx) => {

@@ -5,29 +5,40 @@ const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 const MAX_MEM = 64 * 1024 * 1024;
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: MAX_MEM }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/** A scrypt derivation: on libuv's thread pool by default, or on the password checkers' threads. */
+export type DeriveKey = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) => Promise<Buffer>;
+
+const deriveOnThreadPool: DeriveKey = (password, salt, keyLength, options) =>
+  new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+
+function derive(password: string, salt: Buffer, options: ScryptOptions, deriveKey: DeriveKey): Promise<Buffer> {
+  return deriveKey(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: MAX_MEM });
 }
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
+  const key = await derive(password, salt, PARAMS, deriveOnThreadPool);
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/** The stored hash's scheme, parameters and salt, or undefined when it is none of ours. */
+function parseHash(stored: string) {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  if (scheme !== 'scrypt' || !salt || !hash) return undefined;
+  return { options: { N: Number(n), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, 'base64url'), expected: Buffer.from(hash, 'base64url') };
 }
 
-/** A hash to verify against when the account does not exist, so timing does not reveal which emails exist. */
-let dummyHash: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummyHash;
+export async function verifyPassword(password: string, stored: string, deriveKey: DeriveKey = deriveOnThreadPool): Promise<boolean> {
+  const parsed = parseHash(stored);
+  if (parsed === undefined) return false;
+  const actual = await derive(password, parsed.salt, parsed.options, deriveKey);
+  return actual.length === parsed.expected.length && timingSafeEqual(actual, parsed.expected);
 }
+
+/**
+ * What an unknown email is checked against: the parameters of a real hash with a random salt and
+ * key, so the check costs what a user's does (no timing tells which emails exist) and no
+ * password can match it. Built without deriving anything, so the first unknown email costs no
+ * more than the next.
+ */
+export const DUMMY_PASSWORD_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString('base64url'), randomBytes(KEY_LENGTH).toString('base64url')].join('$');

@@ -1,74 +1,68 @@
-import type { Logger } from '@plant/shared';
-import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { NoPointLeft, SignInCounter, SignInFailureRepository, TakenPoint } from '../data-access/sign-in-failure-repository.js';
+import { addressKey } from './address-key.js';
 
-export interface SignInLimits {
-  perAccountIp: number;
-  perIp: number;
-  windowSeconds: number;
+/** The points a sign-in attempt holds: spent if its password is wrong, returned otherwise. */
+export interface SignInReservation {
+  readonly source: string;
+  readonly points: readonly TakenPoint[];
 }
 
+export type Refusal = NoPointLeft;
+
+export const isRefusal = (held: SignInReservation | Refusal): held is Refusal => 'retryAfterSeconds' in held;
+
 /**
- * Failed sign-ins, counted in Redis across replicas:
- *  - per account (tenant + lower-cased email) and IP: a guessing source is stopped for that account;
- *  - per account, all IPs: 10x the per-source limit, against distributed guessing of a password
- *    (passwords, unlike client secrets, are guessable; this can slow the owner during an attack);
- *  - per IP, any account: a source spraying accounts is stopped.
- * A success clears the (account, IP) counter.
+ * The failed-sign-in budget. Every attempt takes one point from each counter BEFORE its
+ * password is hashed (a counter read before the hash and written after it lets a whole burst
+ * through), in this order:
+ *  1. per source address (IPv6 by its /64): a source spraying accounts is stopped, and a
+ *     stopped source costs nothing further (no query, no other counter);
+ *  2. per (account, source): a guessing source is stopped for that account;
+ *  3. per account, all sources (10x the per-source limit), against distributed guessing
+ *     (passwords, unlike client secrets, are guessable; this can slow the owner during an attack).
+ * A counter with no point left refuses, and the points taken before it are given back, so only
+ * checks that happen are counted (one source's burst cannot spend the account's shared budget).
+ * A wrong password keeps its points; a right one clears its (account, source) counter and gives
+ * the others back; an attempt that is not checked gives every point back.
  */
 export class SignInThrottle {
-  readonly #accountIp: RateLimiterAbstract;
-  readonly #account: RateLimiterAbstract;
-  readonly #ip: RateLimiterAbstract;
+  constructor(private readonly counters: SignInFailureRepository) {}
 
-  constructor(
-    redis: Redis | undefined,
-    private readonly limits: SignInLimits,
-    private readonly logger: Logger,
-  ) {
-    const make = (keyPrefix: string, points: number) => {
-      const memory = new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
-      return redis ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: limits.windowSeconds, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory;
-    };
-    this.#accountIp = make('plantstore:signin-fail:account-ip', limits.perAccountIp);
-    this.#account = make('plantstore:signin-fail:account', limits.perAccountIp * 10);
-    this.#ip = make('plantstore:signin-fail:ip', limits.perIp);
+  /** The source's point: first, before the account is even looked up. */
+  async reserveSource(ip: string): Promise<SignInReservation | Refusal> {
+    const source = addressKey(ip);
+    return this.#take({ source, points: [] }, [['ip', source]]);
   }
 
-  async #waitFor(limiter: RateLimiterAbstract, key: string, points: number): Promise<number> {
-    try {
-      const res = await limiter.get(key);
-      return res !== null && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
-      return 0;
-    }
-  }
-
-  /** Seconds to wait before this account may be tried from this IP (0 = go ahead). */
-  async retryAfter(tenant: string, email: string, ip: string): Promise<number> {
-    const account = `${tenant}:${email.toLowerCase()}`;
-    const waits = await Promise.all([
-      this.#waitFor(this.#accountIp, `${account}:${ip}`, this.limits.perAccountIp),
-      this.#waitFor(this.#account, account, this.limits.perAccountIp * 10),
-      this.#waitFor(this.#ip, ip, this.limits.perIp),
+  /** Then the account's points (`accountKey`: the account as the user store matches emails). */
+  reserveAccount(held: SignInReservation, tenant: string, accountKey: string): Promise<SignInReservation | Refusal> {
+    // Tenant names hold no `|` and address keys none either, so the email (last) cannot forge another key.
+    return this.#take(held, [
+      ['accountIp', `${tenant}|${held.source}|${accountKey}`],
+      ['account', `${tenant}|${accountKey}`],
     ]);
-    return Math.max(...waits);
   }
 
-  async recordFailure(tenant: string, email: string, ip: string): Promise<void> {
-    const account = `${tenant}:${email.toLowerCase()}`;
-    const consume = (limiter: RateLimiterAbstract, key: string) =>
-      limiter.consume(key).then(
-        () => undefined,
-        (rejection: unknown) => {
-          if (rejection instanceof Error) this.logger.warn({ err: { message: rejection.message } }, 'throttle store unavailable');
-        },
-      );
-    await Promise.all([consume(this.#accountIp, `${account}:${ip}`), consume(this.#account, account), consume(this.#ip, ip)]);
+  /** The password was not checked: every point goes back. */
+  async release(held: SignInReservation): Promise<void> {
+    await Promise.all(held.points.map((point) => this.counters.giveBack(point)));
   }
 
-  recordSuccess(tenant: string, email: string, ip: string): void {
-    this.#accountIp.delete(`${tenant}:${email.toLowerCase()}:${ip}`).catch(() => {});
+  /** The right password: this source's failures on the account are forgotten, the other points go back. */
+  async succeeded(held: SignInReservation): Promise<void> {
+    await Promise.all(held.points.map((point) => (point.counter === 'accountIp' ? this.counters.clear(point) : this.counters.giveBack(point))));
+  }
+
+  async #take(held: SignInReservation, wanted: Array<[SignInCounter, string]>): Promise<SignInReservation | Refusal> {
+    const points = [...held.points];
+    for (const [counter, key] of wanted) {
+      const taken = await this.counters.take(counter, key);
+      if ('retryAfterSeconds' in taken) {
+        await this.release({ source: held.source, points });
+        return taken;
+      }
+      points.push(taken);
+    }
+    return { source: held.source, points };
   }
 }

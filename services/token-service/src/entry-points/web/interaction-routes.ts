@@ -1,24 +1,27 @@
 import { createHmac } from 'node:crypto';
 import { isDatabaseUnavailable, type Logger, type Route } from '@plant/shared';
 import express, { type Request, type Response } from 'express';
-import { authenticateUser } from '../../domain/authenticate-user.js';
+import { authenticateUser, refuseWhileBusy, type SignInDeps } from '../../domain/authenticate-user.js';
 import { constantTimeEquals } from '@plant/shared';
-import type { IdentityContext } from '../../domain/identity-context.js';
 import { isTenantName } from '../../domain/principal-validators.js';
-import type { SignInThrottle } from '../../domain/sign-in-throttle.js';
 import { escapeHtml, page, pageSecurityPolicy } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
 export interface InteractionDeps {
   providers: RealmProviders;
-  identity: Pick<IdentityContext, 'users'>;
-  throttle: SignInThrottle;
+  signIn: SignInDeps;
   csrfKey: string;
   portalUrl: string;
   logger: Logger;
 }
 
 const FIELD_MAX = 1024;
+
+/** What the form says above the fields when a sign-in is refused with 429. */
+const REFUSALS = {
+  throttled: 'Too many failed sign-ins. Try again later.',
+  busy: 'Too many sign-ins at this moment. Try again in a few seconds.',
+};
 
 /**
  * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
@@ -97,33 +100,42 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     );
   }
 
+  /** 429: the form again, with why and when to come back. */
+  function sendRefusal(res: Response, form: string, retryAfterSeconds: number): void {
+    res.setHeader('retry-after', String(retryAfterSeconds));
+    sendPage(res, 429, 'Sign in', form);
+  }
+
   async function signIn(req: Request, res: Response): Promise<void> {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
+    const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
+    const expected = csrfToken(deps.csrfKey, tenant, uid);
+    const csrfValid = typeof body.csrf === 'string' && constantTimeEquals(body.csrf, expected);
+    // With every password checker busy, a form this service issued (its CSRF field, which
+    // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
+    const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
+    if (busy) {
+      sendRefusal(res, loginForm(tenant, uid, expected, { email, error: REFUSALS.busy }), busy.retryAfterSeconds);
+      return;
+    }
     const loaded = await loadInteraction(req, res);
     if (!loaded) return;
-    const { tenant, uid, provider, details } = loaded;
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const expected = csrfToken(deps.csrfKey, tenant, uid);
-    if (typeof body.csrf !== 'string' || !constantTimeEquals(body.csrf, expected) || details.prompt.name !== 'login') {
+    if (!csrfValid || loaded.details.prompt.name !== 'login') {
       sendPage(res, 403, 'Sign-in refused', '<h1>This sign-in form is not valid</h1><p>Go back to the portal and start again.</p>');
       return;
     }
-    const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
-    const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
-    const ip = req.ip ?? 'unknown';
-    const wait = await deps.throttle.retryAfter(tenant, email, ip);
-    if (wait > 0) {
-      res.setHeader('retry-after', String(wait));
-      sendPage(res, 429, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Too many failed sign-ins. Try again later.' }));
+    const outcome = await authenticateUser(deps.signIn, { tenant, email, password, ip: req.ip ?? '' });
+    if (outcome.kind === 'throttled' || outcome.kind === 'busy') {
+      sendRefusal(res, loginForm(tenant, uid, expected, { email, error: REFUSALS[outcome.kind] }), outcome.retryAfterSeconds);
       return;
     }
-    const accountId = email && password ? await authenticateUser(deps.identity, tenant, email, password) : undefined;
-    if (!accountId) {
-      await deps.throttle.recordFailure(tenant, email, ip);
+    if (outcome.kind === 'wrong-credentials') {
       sendPage(res, 401, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Email or password is incorrect.' }));
       return;
     }
-    deps.throttle.recordSuccess(tenant, email, ip);
-    await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+    await loaded.provider.interactionFinished(req, res, { login: { accountId: outcome.accountId } }, { mergeWithLastSubmission: false });
   }
 
   return [

@@ -1,0 +1,107 @@
+import { Worker } from 'node:worker_threads';
+import { verifyPassword, type DeriveKey } from './passwords.js';
+
+/**
+ * A checker thread: derives one scrypt key per message. Evaluated source (CommonJS), so the
+ * same code runs from `dist/` and from the sources under test. It lowers its own priority
+ * first: on Linux a thread's nice value is its own, so the rest of the process keeps its share.
+ */
+const CHECKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { scryptSync } = require('node:crypto');
+// Elsewhere the call would lower the whole process: there the checker keeps the normal priority.
+if (process.platform === 'linux') try { require('node:os').setPriority(workerData.niceness); } catch {}
+parentPort.on('message', ({ password, salt, keyLength, options }) => {
+  try {
+    parentPort.postMessage({ key: scryptSync(password, salt, keyLength, options) });
+  } catch (err) {
+    parentPort.postMessage({ error: String(err && err.message) });
+  }
+});
+`;
+
+/**
+ * The nice value of the checker threads, the lowest priority: a check runs on CPU that token
+ * issuance and the rest of the process leave idle. While the CPU is saturated a check can
+ * take long; the other sign-ins meanwhile get 429, and grants keep their share.
+ */
+const CHECKER_NICENESS = 19;
+
+interface Checker {
+  worker: Worker;
+  dead: boolean;
+  settle?: (result: { key?: Uint8Array; error?: string }) => void;
+}
+
+/**
+ * Where password checks run: `size` threads of their own, never libuv's thread pool, which
+ * signs every token (a queue of checks there would stall token issuance), each one check at a
+ * time at a low priority. A check asked for while every thread is busy is refused, never
+ * queued: nothing is kept per caller, and the threads are at most `size`.
+ */
+export class PasswordCheckers {
+  /** Every live thread (at most `size`), and the idle ones among them. */
+  readonly #all = new Set<Checker>();
+  readonly #idle: Checker[] = [];
+  #busy = 0;
+
+  constructor(readonly size: number) {}
+
+  get full(): boolean {
+    return this.#busy >= this.size;
+  }
+
+  /** The password checked on an idle checker thread; undefined (nothing started) when every one is busy. */
+  tryVerify(password: string, stored: string): Promise<boolean> | undefined {
+    if (this.full) return undefined;
+    this.#busy += 1;
+    const checker = this.#idle.pop() ?? this.#spawn();
+    return verifyPassword(password, stored, (...job) => this.#derive(checker, job)).finally(() => {
+      this.#busy -= 1;
+      if (!checker.dead) this.#idle.push(checker);
+    });
+  }
+
+  /** Stops the threads (a check under way fails). */
+  async close(): Promise<void> {
+    const checkers = [...this.#all];
+    this.#all.clear();
+    this.#idle.length = 0;
+    await Promise.all(checkers.map((c) => c.worker.terminate()));
+  }
+
+  #derive(checker: Checker, [password, salt, keyLength, options]: Parameters<DeriveKey>): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+      checker.settle = ({ key, error }) => {
+        checker.settle = undefined;
+        if (key !== undefined) resolve(Buffer.from(key.buffer, key.byteOffset, key.byteLength));
+        else reject(new Error(error ?? 'password check failed'));
+      };
+      checker.worker.postMessage({ password, salt, keyLength, options });
+    });
+  }
+
+  #spawn(): Checker {
+    const checker: Checker = { worker: new Worker(CHECKER_SOURCE, { eval: true, workerData: { niceness: CHECKER_NICENESS } }), dead: false };
+    // An idle checker never keeps the process alive.
+    checker.worker.unref();
+    checker.worker.on('message', (result: { key?: Uint8Array; error?: string }) => checker.settle?.(result));
+    const lost = (reason: string) => {
+      checker.dead = true;
+      this.#all.delete(checker);
+      // A thread lost while idle must never be handed a check: it would never answer.
+      const idle = this.#idle.indexOf(checker);
+      if (idle >= 0) this.#idle.splice(idle, 1);
+      checker.settle?.({ error: reason });
+    };
+    checker.worker.on('error', (err: Error) => lost(err.message));
+    checker.worker.on('exit', () => lost('password checker exited'));
+    this.#all.add(checker);
+    return checker;
+  }
+}
+
+/** The checker threads when not configured: one core kept for the event loop (and for signing), at least one. */
+export function defaultPasswordCheckers(cores: number): number {
+  return Math.max(1, cores - 1);
+}
