@@ -44,6 +44,7 @@ const MIN_TOKEN_LENGTH = 16;
 /** A token two callers share would make one of them the other: the internal API tells callers apart by token alone. */
 function assertOwnCredentials(resourceServerTokens: string, accountAdminToken: string): void {
   const tokens = resourceServerTokensOf(resourceServerTokens);
+  if (tokens.length === 0) throw new ConfigError('RESOURCE_SERVER_TOKENS', 'lists no token');
   if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
     throw new ConfigError('RESOURCE_SERVER_TOKENS', `holds a token shorter than ${MIN_TOKEN_LENGTH} characters`);
   }

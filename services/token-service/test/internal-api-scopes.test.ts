@@ -142,6 +142,13 @@ describe('the internal credentials in the configuration', () => {
     );
   });
 
+  test.each([
+    ['no token', ',,,,,,,,,,,,,,,,', 'lists no token'],
+    ['a short token beside a long one', `${PLANT_STORE_TOKEN},short`, 'holds a token shorter than 16 characters'],
+  ])('When RESOURCE_SERVER_TOKENS holds %s, then the configuration is refused', (_what, value, detail) => {
+    expect(() => loadTokenServiceConfig({ ...base, RESOURCE_SERVER_TOKENS: value })).toThrow(`configuration error: RESOURCE_SERVER_TOKENS ${detail}`);
+  });
+
   test('Both credentials are secrets the production check applies to, each token of the list on its own', () => {
     expect(secretKeysOf(configShape)).toEqual(expect.arrayContaining(['RESOURCE_SERVER_TOKENS', 'ACCOUNT_ADMIN_TOKEN']));
     expect(secretKeysOf(configShape)).not.toContain('INTERNAL_API_TOKEN');

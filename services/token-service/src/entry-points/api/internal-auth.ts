@@ -35,7 +35,7 @@ function credentialsOf({ resourceServerTokens, accountAdminToken }: InternalCred
  * with every credential in constant time, none skipped after a match, so the time taken does not
  * tell which one matched, or how far a guess got.
  */
-export function authenticateInternalCaller(credentials: InternalCredentials) {
+export function authenticateInternalCaller(credentials: InternalCredentials, equals: (a: string, b: string) => boolean = constantTimeEquals) {
   const known = credentialsOf(credentials);
   return function assertInternalCaller(req: Request, _res: Response, next: NextFunction): void {
     const header = req.headers.authorization ?? '';
@@ -43,7 +43,7 @@ export function authenticateInternalCaller(credentials: InternalCredentials) {
     let scopes: ReadonlySet<InternalScope> | undefined;
     if (match) {
       for (const credential of known) {
-        if (constantTimeEquals(match[1]!, credential.token)) scopes = credential.scopes;
+        if (equals(match[1]!, credential.token)) scopes = credential.scopes;
       }
     }
     if (scopes === undefined) {
