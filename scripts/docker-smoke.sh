@@ -183,13 +183,22 @@ COMMON_ENV=(
   -e "TOKEN_SERVICE_INTERNAL_URL=http://127.0.0.1:$INTERNAL_PORT"
   -e "PORTAL_URL=http://localhost:$(port_of account-admin)"
   -e "PUBLIC_URL=http://localhost:$(port_of plant-store)"
-  -e "INTERNAL_API_TOKEN=$(secret)"
   -e "SECRET_PEPPER=$(secret)"
   -e "KEY_ENCRYPTION_KEY=$(secret)"
   -e "COOKIE_KEYS=$(secret)"
   -e "SESSION_SECRET=$(secret)"
   -e "INTERNAL_PORT=$INTERNAL_PORT"
 )
+# The internal API: one credential per caller, each only in its own container (the token service knows both).
+PLANT_STORE_INTERNAL_TOKEN=$(secret)
+ACCOUNT_ADMIN_INTERNAL_TOKEN=$(secret)
+own_env() {
+  case "$1" in
+    token-service) echo "-e RESOURCE_SERVER_TOKENS=$PLANT_STORE_INTERNAL_TOKEN -e ACCOUNT_ADMIN_TOKEN=$ACCOUNT_ADMIN_INTERNAL_TOKEN" ;;
+    plant-store) echo "-e INTERNAL_API_TOKEN=$PLANT_STORE_INTERNAL_TOKEN" ;;
+    account-admin) echo "-e INTERNAL_API_TOKEN=$ACCOUNT_ADMIN_INTERNAL_TOKEN" ;;
+  esac
+}
 # The token service first: the resource servers load its revocation snapshot.
 ORDERED=()
 for svc in token-service plant-store account-admin; do
@@ -204,7 +213,8 @@ for svc in "${ORDERED[@]}"; do
   for p in "$port" $([ "$svc" = token-service ] && echo "$INTERNAL_PORT"); do
     ! port_in_use "$p" || fail "port $p is taken by another process; cannot check $svc there"
   done
-  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" -e "PORT=$port" "plant-smoke/$svc" >/dev/null
+  # shellcheck disable=SC2046 # own_env's words are -e NAME=value pairs of base64 (no spaces, no globs).
+  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" $(own_env "$svc") -e "PORT=$port" "plant-smoke/$svc" >/dev/null
   CONTAINERS+=("$name")
   ok=""
   for _ in $(seq 1 60); do

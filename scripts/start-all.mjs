@@ -63,7 +63,8 @@ if (seeded.code !== 0 && !seeded.output.includes('already exists')) mustSucceed(
 let stopping = false;
 let listening = 0;
 const children = SERVICES.map((service) => {
-  const child = spawn(process.execPath, [join(root, 'services', service, 'dist/start.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Each service its own internal API credential (scripts/dev-env.mjs).
+  const child = spawn(process.execPath, [join(root, 'services', service, 'dist/start.js')], { cwd: root, env: devEnv(env, service), stdio: ['ignore', 'pipe', 'inherit'] });
   let pending = '';
   child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
     process.stdout.write(chunk);

@@ -29,13 +29,16 @@ const AUTH_URL = 'http://localhost:8082';
  */
 const benchSecret = (name) => createHash('sha256').update(`plant-store-bench:${name}`).digest('base64');
 const SECRETS = {
-  INTERNAL_API_TOKEN: benchSecret('internal-api-token'),
+  // The internal API: one credential per caller (the token service knows both).
+  PLANT_STORE_INTERNAL_TOKEN: benchSecret('plant-store-internal-token'),
+  ACCOUNT_ADMIN_INTERNAL_TOKEN: benchSecret('account-admin-internal-token'),
   SECRET_PEPPER: benchSecret('secret-pepper'),
   KEY_ENCRYPTION_KEY: 'YmVuY2gta2V5LWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=',
   SESSION_SECRET: benchSecret('session-secret'),
   COOKIE_KEYS: benchSecret('cookie-keys'),
 };
-export const INTERNAL_API_TOKEN = SECRETS.INTERNAL_API_TOKEN;
+/** account-admin's internal API credential: what the benchmarks manage service accounts with. */
+export const INTERNAL_API_TOKEN = SECRETS.ACCOUNT_ADMIN_INTERNAL_TOKEN;
 
 /** @param {string} service */
 export function distOf(service, file = 'start.js') {

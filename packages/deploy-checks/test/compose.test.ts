@@ -131,6 +131,23 @@ describe('docker-compose.yml cross-checks', () => {
     expect(new Set(roles).size).toBe(SERVICES.length);
   });
 
+  test('When the internal API credentials are read, then each caller holds its own and no other, and the token service knows both', () => {
+    const env = (service: string) => environmentOf(compose.services[service]!);
+    const plantStore = env('plant-store').get('INTERNAL_API_TOKEN');
+    const accountAdmin = env('account-admin').get('INTERNAL_API_TOKEN');
+
+    expect(plantStore).toBeDefined();
+    expect(accountAdmin).toBeDefined();
+    expect(plantStore).not.toBe(accountAdmin);
+    expect(env('token-service').get('RESOURCE_SERVER_TOKENS')).toBe(plantStore);
+    expect(env('token-service').get('ACCOUNT_ADMIN_TOKEN')).toBe(accountAdmin);
+    for (const [name, spec] of Object.entries(compose.services)) {
+      const holds = [...environmentOf(spec)].filter(([, value]) => value === plantStore || value === accountAdmin).map(([key]) => key);
+      const allowed = { 'token-service': ['RESOURCE_SERVER_TOKENS', 'ACCOUNT_ADMIN_TOKEN'], 'plant-store': ['INTERNAL_API_TOKEN'], 'account-admin': ['INTERNAL_API_TOKEN'] }[name] ?? [];
+      expect({ name, holds: holds.sort() }).toEqual({ name, holds: [...allowed].sort() });
+    }
+  });
+
   test('When the secrets in the file are read, then every one is marked as a development-only value', () => {
     const secretNames = new Set(SERVICES.flatMap((service) => requirementsOf(service).required));
     const values = Object.entries(compose.services).flatMap(([, spec]) =>

@@ -11,6 +11,9 @@ const base = render('base');
 const OVERLAYS = { dev: render('overlays/dev'), prod: render('overlays/prod') };
 const SECRET = 'plant-store-secrets';
 const baseSecretTemplate = find(base, 'Secret', SECRET)!;
+/** The keys of the Secret a container's environment reads. */
+const secretKeysReadBy = (container: { env: Array<{ valueFrom?: { secretKeyRef?: { key: string } } }> }): string[] =>
+  container.env.flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : []));
 const containerOf = (objects: K8sObject[], service: string) =>
   find(objects, 'Deployment', service)!.spec.template.spec.containers.find((c: { name: string }) => c.name === service);
 
@@ -24,8 +27,31 @@ describe('k8s/base', () => {
   test('When the base is rendered, then the Secret is a template: every key the services read, no value', () => {
     expect(baseSecretTemplate.data).toBeUndefined();
     expect(Object.values(baseSecretTemplate.stringData)).toEqual(Object.keys(baseSecretTemplate.stringData).map(() => ''));
-    const secretKeys = new Set(SERVICES.flatMap((s) => requirementsOf(s).required));
+    // A variable may come from a key named otherwise (each internal token is one key, read by its caller and the token service).
+    const secretKeys = new Set(SERVICES.flatMap((s) => secretKeysReadBy(containerOf(base, s))));
+    expect(secretKeys.size).toBeGreaterThanOrEqual(SERVICES.length * 3);
     expect(Object.keys(baseSecretTemplate.stringData)).toEqual(expect.arrayContaining([...secretKeys]));
+  });
+
+  test('When the internal API credentials are mapped, then each pod holds its own and no other: the Plant Store reads, account-admin manages, the token service knows both', () => {
+    const internalTokens = (service: string) => secretKeysReadBy(containerOf(base, service)).filter((key) => key.endsWith('_INTERNAL_TOKEN'));
+    const envFrom = (service: string, name: string) => containerOf(base, service).env.find((e: { name: string }) => e.name === name)?.valueFrom?.secretKeyRef?.key;
+
+    expect(internalTokens('plant-store')).toEqual(['PLANT_STORE_INTERNAL_TOKEN']);
+    expect(internalTokens('account-admin')).toEqual(['ACCOUNT_ADMIN_INTERNAL_TOKEN']);
+    expect(internalTokens('token-service').sort()).toEqual(['ACCOUNT_ADMIN_INTERNAL_TOKEN', 'PLANT_STORE_INTERNAL_TOKEN']);
+    expect(envFrom('plant-store', 'INTERNAL_API_TOKEN')).toBe('PLANT_STORE_INTERNAL_TOKEN');
+    expect(envFrom('account-admin', 'INTERNAL_API_TOKEN')).toBe('ACCOUNT_ADMIN_INTERNAL_TOKEN');
+    expect(envFrom('token-service', 'RESOURCE_SERVER_TOKENS')).toBe('PLANT_STORE_INTERNAL_TOKEN');
+    expect(envFrom('token-service', 'ACCOUNT_ADMIN_TOKEN')).toBe('ACCOUNT_ADMIN_INTERNAL_TOKEN');
+    for (const service of SERVICES) {
+      // A pod that could call the API server could read the whole Secret, not only its keys.
+      expect({ service, automount: find(base, 'Deployment', service)!.spec.template.spec.automountServiceAccountToken }).toEqual({ service, automount: false });
+      // envFrom the Secret would hand a pod every key of it.
+      expect((containerOf(base, service).envFrom ?? []).filter((from: { secretRef?: unknown }) => from.secretRef !== undefined)).toEqual([]);
+    }
+    const dev = find(OVERLAYS.dev, 'Secret', SECRET)!.stringData as Record<string, string>;
+    expect(dev.PLANT_STORE_INTERNAL_TOKEN).not.toBe(dev.ACCOUNT_ADMIN_INTERNAL_TOKEN);
   });
 });
 

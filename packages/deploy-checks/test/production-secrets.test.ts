@@ -14,7 +14,8 @@ import { REPO_ROOT } from '@plant/test-kit';
 import { CONFIG_SHAPES } from './helpers/service-configs.js';
 
 const secretKeys = (shape: ConfigShape) => secretKeysOf(shape as Parameters<typeof secretKeysOf>[0]);
-const SECRET_KEYS = new Set(Object.values(CONFIG_SHAPES).flatMap(secretKeys));
+// With the Secret's keys that hold a variable under another name (an internal API token: its caller's INTERNAL_API_TOKEN).
+const SECRET_KEYS = new Set([...Object.values(CONFIG_SHAPES).flatMap(secretKeys), 'PLANT_STORE_INTERNAL_TOKEN', 'ACCOUNT_ADMIN_INTERNAL_TOKEN']);
 
 /** Every value given to a secret key anywhere in a YAML file (compose anchors, Secret stringData). */
 function yamlSecretValues(file: string): string[] {
@@ -32,9 +33,14 @@ function yamlSecretValues(file: string): string[] {
   return found;
 }
 
-const { DEV_ENV } = (await import(join(REPO_ROOT, 'scripts/dev-env.mjs'))) as { DEV_ENV: Record<string, string> };
+const { DEV_ENV, DEV_INTERNAL_TOKENS, devEnv } = (await import(join(REPO_ROOT, 'scripts/dev-env.mjs'))) as {
+  DEV_ENV: Record<string, string>;
+  DEV_INTERNAL_TOKENS: Record<string, string>;
+  devEnv: (env: Record<string, string>, service: string) => Record<string, string>;
+};
 const shipped = [
   ...Object.entries(DEV_ENV).filter(([k]) => SECRET_KEYS.has(k)).map(([, v]) => v),
+  ...Object.values(DEV_INTERNAL_TOKENS),
   ...yamlSecretValues('docker-compose.yml'),
   ...yamlSecretValues('k8s/overlays/dev/secret.dev.yaml'),
 ];
@@ -67,6 +73,7 @@ describe('production secrets', () => {
 
   test.each(Object.keys(CONFIG_SHAPES))('When %s loads the development values, then only NODE_ENV=production refuses them, naming a secret variable', (service) => {
     const shape = CONFIG_SHAPES[service as keyof typeof CONFIG_SHAPES];
+    const DEV_ENV = devEnv({}, service);
     expect(() => loadConfig(shape, { ...DEV_ENV })).not.toThrow();
     let refused: unknown;
     try {
@@ -82,13 +89,14 @@ describe('production secrets', () => {
 
   test('When a list of keys holds one development value, then production refuses the list', () => {
     const shape = CONFIG_SHAPES['token-service'];
+    const DEV_ENV = devEnv({}, 'token-service');
     const strongEnv = Object.fromEntries(secretKeys(shape).map((k) => [k, strong()]));
     expect(() => loadConfig(shape, { ...DEV_ENV, ...strongEnv, COOKIE_KEYS: `${strong()},${DEV_ENV.COOKIE_KEYS}`, NODE_ENV: 'production' })).toThrow(/COOKIE_KEYS is a development value/);
   });
 
   test.each(Object.keys(CONFIG_SHAPES))('When the built %s starts in production with the development values, then it exits 1 with one line naming the variable', (service) => {
     const run = spawnSync(process.execPath, [join(REPO_ROOT, 'services', service, 'dist/start.js')], {
-      env: { PATH: process.env.PATH ?? '', ...DEV_ENV, NODE_ENV: 'production', PORT: '0' },
+      env: { PATH: process.env.PATH ?? '', ...devEnv({}, service), NODE_ENV: 'production', PORT: '0' },
       encoding: 'utf8',
       timeout: 20_000,
     });

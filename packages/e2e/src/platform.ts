@@ -29,7 +29,7 @@ export async function metric(svc: ServiceProcess, name: string): Promise<number 
 
 export async function startPlatform(options: Omit<PlatformOptions, 'redisUrl'> = {}): Promise<Platform> {
   const processes = await startProcesses(options);
-  const internalHeaders = { authorization: `Bearer ${processes.secrets.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
+  const internalHeaders = { authorization: `Bearer ${processes.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}`, 'content-type': 'application/json' };
   const clients: Omit<Platform, keyof Processes> & { redis: RedisServer } = {
     redis: processes.redis!,
     ...signInClient({ authUrl: processes.authUrl, portalUrl: processes.portalUrl, hasPortal: () => processes.accountAdmin !== undefined }),

@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 afterAll(() => p?.close());
 
-const internalHeaders = { authorization: `Bearer ${TEST_SECRETS.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
+const internalHeaders = { authorization: `Bearer ${TEST_SECRETS.ACCOUNT_ADMIN_INTERNAL_TOKEN}`, 'content-type': 'application/json' };
 
 /** The i-th writer: token service A, token service B, or account-admin as the tenant's Account Admin. */
 function writer(tenant: string, adminToken: string, i: number) {

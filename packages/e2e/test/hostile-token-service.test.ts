@@ -131,7 +131,7 @@ describe('Token endpoint under hostile input', () => {
 describe('Ids Postgres cannot store', () => {
   test('When a client_id, an authorization code or an internal API path id carries NUL, then the answer is 401/400/404 in its documented shape, never 500', async () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const internalAuth = { authorization: `Bearer ${TEST_SECRETS.INTERNAL_API_TOKEN}` };
+    const internalAuth = { authorization: `Bearer ${TEST_SECRETS.ACCOUNT_ADMIN_INTERNAL_TOKEN}` };
     const token = `${p.authUrl}/realms/${tenant}/protocol/openid-connect/token`;
     const calls = [
       httpRequest(token, { method: 'POST', headers: form, body: 'grant_type=client_credentials&client_id=nul%00inside&client_secret=x' }),

@@ -112,6 +112,7 @@ describe('revocation reaches every Plant Store', () => {
     const logs = (await Promise.all([platform.tokenService, ...platform.plantStores].map((p) => p.flushedLogs()))).flat().join('\n');
     expect(logs).not.toContain(token.split('.')[2]!);
     expect(logs).not.toContain(account.secret);
-    expect(logs).not.toContain(platform.secrets.INTERNAL_API_TOKEN);
+    expect(logs).not.toContain(platform.secrets.PLANT_STORE_INTERNAL_TOKEN);
+    expect(logs).not.toContain(platform.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN);
   });
 });

@@ -14,11 +14,15 @@ export const PRODUCTION_SECRET_BITS = 256;
  */
 export const DEVELOPMENT_SECRET_VALUES: ReadonlySet<string> = new Set([
   'dev-internal-token-not-for-production',
+  'dev-plant-store-internal-token-not-for-production',
+  'dev-account-admin-internal-token-not-for-production',
   'dev-pepper-not-for-production-0123456789',
   'ZGV2LWtleS1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcyE=',
   'dev-session-secret-not-for-production',
   'dev-cookie-key-not-for-production-0001',
   'dev-only-internal-api-token-not-a-secret',
+  'dev-only-plant-store-internal-token-not-a-secret',
+  'dev-only-account-admin-internal-token-not-a-secret',
   'dev-only-secret-pepper-not-a-secret-0123456789',
   'ZGV2LW9ubHkta2V5LWVuY3J5cHRpb24ta2V5LTMyYiE=',
   'dev-only-cookie-key-not-a-secret-0001',

@@ -18,7 +18,7 @@ export interface BaseConfigOptions {
   authUrlDoc: string;
 }
 
-/** Keys every service has: listen address, Postgres, Redis, logs, the token service's public URL, the internal API token. */
+/** Keys every service has: listen address, Postgres, Redis, logs, the token service's public URL. */
 export function baseConfig({ port, portServes, schema, redisUse, authUrlDoc }: BaseConfigOptions) {
   return {
     PORT: env.port(port).describe(`Public HTTP port${portServes === undefined ? '' : `: ${portServes}`} (0 = ephemeral)`),
@@ -28,13 +28,17 @@ export function baseConfig({ port, portServes, schema, redisUse, authUrlDoc }: B
     REDIS_URL: env.url('redis://127.0.0.1:6379').describe(`Redis URL (${redisUse})`),
     LOG_LEVEL: env.logLevel().describe('pino log level'),
     AUTH_URL: env.url('http://localhost:8082').describe(authUrlDoc),
-    INTERNAL_API_TOKEN: env.secret().describe('Shared token for the internal API (secret)'),
   };
 }
 
-/** Keys of a resource server (Plant Store, account-admin): where the token service's internal API is, and the revocation re-sync. */
+/**
+ * Keys of a resource server (Plant Store, account-admin): where the token service's internal API
+ * is, this service's own credential for it, and the revocation re-sync.
+ */
 export function resourceServerConfig({ internalApiUse }: { internalApiUse?: string } = {}) {
   return {
+    // Each caller its own value: the token service knows which caller a token is, and what it may call.
+    INTERNAL_API_TOKEN: env.secret().describe("This service's own token for the token service's internal API; what it may call is set there (secret)"),
     TOKEN_SERVICE_INTERNAL_URL: env
       .url('http://127.0.0.1:9082')
       .describe(`The token service's internal API${internalApiUse === undefined ? '' : ` (${internalApiUse})`}`),

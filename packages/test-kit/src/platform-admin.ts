@@ -43,6 +43,7 @@ export interface PlatformAdmin {
 export interface PlatformAdminTarget {
   authUrl: string;
   internalUrl: string;
+  /** account-admin's credential: service-account management is its alone. */
   internalApiToken: string;
   cliEnv: Record<string, string>;
 }

@@ -7,7 +7,10 @@ import type { ServiceName } from './service-process.js';
 
 /** Fixed, clearly fake secrets (a secrets-at-rest scan looks for each of them). */
 export const TEST_SECRETS = {
-  INTERNAL_API_TOKEN: 'test-internal-token-hostile-7c1e2a9b44',
+  /** The Plant Store's internal API token (each store of a platform shares it: one resource server). */
+  PLANT_STORE_INTERNAL_TOKEN: 'test-plant-store-internal-token-hostile-5d2f8e61',
+  /** account-admin's internal API token: the only one that manages service accounts. */
+  ACCOUNT_ADMIN_INTERNAL_TOKEN: 'test-account-admin-internal-token-hostile-9a4c07b3',
   SECRET_PEPPER: 'test-pepper-hostile-0123456789-abcdefghij',
   KEY_ENCRYPTION_KEY: Buffer.alloc(32, 11).toString('base64'),
   COOKIE_KEYS: 'test-cookie-key-hostile-0123456789',
@@ -39,13 +42,15 @@ export interface PlatformSettings {
 export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<string, string>> {
   const portalUrl = `http://127.0.0.1:${s.portalPort}`;
   const internalUrl = `http://127.0.0.1:${s.internalPort}`;
-  const common = { HOST: '127.0.0.1', DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, AUTH_URL: s.authUrl, INTERNAL_API_TOKEN: s.secrets.INTERNAL_API_TOKEN };
+  const common = { HOST: '127.0.0.1', DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, AUTH_URL: s.authUrl };
   const resourceServer = { TOKEN_SERVICE_INTERNAL_URL: internalUrl, REVOCATION_RESYNC_MS: String(s.resyncMs) };
   return {
     'token-service': {
       ...common,
       PORT: String(s.tokenServicePort),
       INTERNAL_PORT: String(s.internalPort),
+      RESOURCE_SERVER_TOKENS: s.secrets.PLANT_STORE_INTERNAL_TOKEN,
+      ACCOUNT_ADMIN_TOKEN: s.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN,
       SECRET_PEPPER: s.secrets.SECRET_PEPPER,
       KEY_ENCRYPTION_KEY: s.secrets.KEY_ENCRYPTION_KEY,
       COOKIE_KEYS: s.secrets.COOKIE_KEYS,
@@ -53,10 +58,11 @@ export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<str
       ACCOUNT_ADMIN_AUDIENCE,
       PORTAL_URL: portalUrl,
     },
-    'plant-store': { ...common, ...resourceServer, PLANT_STORE_AUDIENCE, PUBLIC_URL: PLANT_STORE_AUDIENCE },
+    'plant-store': { ...common, ...resourceServer, INTERNAL_API_TOKEN: s.secrets.PLANT_STORE_INTERNAL_TOKEN, PLANT_STORE_AUDIENCE, PUBLIC_URL: PLANT_STORE_AUDIENCE },
     'account-admin': {
       ...common,
       ...resourceServer,
+      INTERNAL_API_TOKEN: s.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN,
       PORT: String(s.portalPort),
       PORTAL_URL: portalUrl,
       ACCOUNT_ADMIN_AUDIENCE,

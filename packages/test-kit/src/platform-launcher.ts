@@ -142,7 +142,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const nextStoreName = () => (platform.plantStores.length === 0 ? 'plant-store' : `plant-store-${platform.plantStores.length + 1}`);
 
   const platform: Platform = {
-    ...platformAdmin({ authUrl: `http://127.0.0.1:${tokenServicePort}`, internalUrl: `http://127.0.0.1:${internalPort}`, internalApiToken: settings.secrets.INTERNAL_API_TOKEN, cliEnv: cliEnv(settings) }),
+    ...platformAdmin({ authUrl: `http://127.0.0.1:${tokenServicePort}`, internalUrl: `http://127.0.0.1:${internalPort}`, internalApiToken: settings.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN, cliEnv: cliEnv(settings) }),
     databaseUrl,
     redisUrl: settings.redisUrl,
     ...(redis ? { redis } : {}),

@@ -1,4 +1,4 @@
-import { baseConfig, env, loadConfig, secretKey, trustProxyConfig } from '@plant/shared';
+import { baseConfig, ConfigError, env, loadConfig, secretKey, trustProxyConfig } from '@plant/shared';
 import { z } from 'zod';
 
 /** Every environment variable of the token service (docs/architecture.md). */
@@ -12,6 +12,10 @@ export const configShape = {
   }),
   ...trustProxyConfig(),
   INTERNAL_PORT: env.port(9082).describe('Internal API port, never routed by the ingress (0 = ephemeral)'),
+  RESOURCE_SERVER_TOKENS: env
+    .secretList()
+    .describe('Comma-separated internal API tokens, one per resource server (the Plant Store, ...): realm list, revocations, principal lookups only (secret)'),
+  ACCOUNT_ADMIN_TOKEN: env.secret().describe("account-admin's internal API token: what resource servers may call, and tenants, users and service accounts (secret)"),
   PORTAL_URL: env.url('http://localhost:8083').describe("The portal's base URL (its sign-in redirect URIs derive from it)"),
   SECRET_PEPPER: env.secret(32).describe('HMAC-SHA-256 key for client-secret digests (secret)'),
   KEY_ENCRYPTION_KEY: secretKey(z.string().refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be base64 of 32 bytes' })).describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
@@ -33,5 +37,32 @@ export const configShape = {
 export type TokenServiceConfig = ReturnType<typeof loadTokenServiceConfig>;
 
 export function loadTokenServiceConfig(source: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(configShape, source);
+  const config = loadConfig(configShape, source);
+  assertOwnCredentials(config.RESOURCE_SERVER_TOKENS, config.ACCOUNT_ADMIN_TOKEN);
+  return config;
+}
+
+const MIN_TOKEN_LENGTH = 16;
+
+/** A token two callers share would make one of them the other: the internal API tells callers apart by token alone. */
+function assertOwnCredentials(resourceServerTokens: string, accountAdminToken: string): void {
+  const tokens = resourceServerTokensOf(resourceServerTokens);
+  if (tokens.length === 0) throw new ConfigError('RESOURCE_SERVER_TOKENS', 'lists no token');
+  if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
+    throw new ConfigError('RESOURCE_SERVER_TOKENS', `holds a token shorter than ${MIN_TOKEN_LENGTH} characters`);
+  }
+  if (new Set(tokens).size !== tokens.length) {
+    throw new ConfigError('RESOURCE_SERVER_TOKENS', 'lists a token twice: each resource server holds a credential of its own');
+  }
+  if (tokens.includes(accountAdminToken)) {
+    throw new ConfigError('ACCOUNT_ADMIN_TOKEN', 'must differ from every RESOURCE_SERVER_TOKENS value: each caller holds a credential of its own');
+  }
+}
+
+/** The tokens of RESOURCE_SERVER_TOKENS, as the production check reads the list. */
+export function resourceServerTokensOf(value: string): string[] {
+  return value
+    .split(',')
+    .map((token) => token.trim())
+    .filter(Boolean);
 }

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
-import type { TokenServiceConfig } from './config.js';
+import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
@@ -141,7 +141,12 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     trustProxy: config.TRUST_PROXY,
     interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
   });
-  const internalApp = createInternalApp({ logger, identity, internalApiToken: config.INTERNAL_API_TOKEN, accessTokenTtl: config.ACCESS_TOKEN_TTL });
+  const internalApp = createInternalApp({
+    logger,
+    identity,
+    credentials: { resourceServerTokens: resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
+    accessTokenTtl: config.ACCESS_TOKEN_TTL,
+  });
 
   return {
     publicApp,

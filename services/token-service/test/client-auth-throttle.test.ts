@@ -172,7 +172,7 @@ describe('last_used_at', () => {
     await attempt(account, account.secret, uniqueIp()).expect(200);
 
     await h.service.usage.flush();
-    const res = await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.INTERNAL_API_TOKEN}`);
+    const res = await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`);
 
     expect(res.body.last_used_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
     expect(Date.parse(res.body.last_used_at)).toBeGreaterThanOrEqual(Date.parse(account.created_at));
@@ -183,11 +183,11 @@ describe('last_used_at', () => {
     const account = await api.createServiceAccount(tenant);
     await attempt(account, account.secret, uniqueIp()).expect(200);
     await h.service.usage.flush();
-    const first = (await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.INTERNAL_API_TOKEN}`)).body.last_used_at;
+    const first = (await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`)).body.last_used_at;
 
     await attempt(account, account.secret, uniqueIp()).expect(200);
     await h.service.usage.flush();
-    const second = (await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.INTERNAL_API_TOKEN}`)).body.last_used_at;
+    const second = (await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`)).body.last_used_at;
 
     expect(second).toBe(first);
   });

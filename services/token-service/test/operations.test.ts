@@ -35,17 +35,17 @@ describe('the built service as a process', () => {
   });
 
   test('When the internal API is called on the public port, then it is not there', async () => {
-    const res = await request(svc.url).get('/internal/v1/revocations').set('authorization', `Bearer ${TEST_ENV.INTERNAL_API_TOKEN}`);
+    const res = await request(svc.url).get('/internal/v1/revocations').set('authorization', `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}`);
 
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 404, message: 'No route for GET /internal/v1/revocations' });
   });
 
   test('When a configuration value is missing, then it stops with one line naming the variable', async () => {
-    const { INTERNAL_API_TOKEN: _omitted, ...env } = TEST_ENV;
+    const { ACCOUNT_ADMIN_TOKEN: _omitted, ...env } = TEST_ENV;
 
     await expect(spawnService('token-service', { env: { ...env, INTERNAL_PORT: '0' }, timeoutMs: 10_000 })).rejects.toThrow(
-      'configuration error: INTERNAL_API_TOKEN is required but not set',
+      'configuration error: ACCOUNT_ADMIN_TOKEN is required but not set',
     );
   });
 

@@ -130,7 +130,8 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
         const account = await liveTarget();
         return {
           known: { ...shared, client_id: [account.clientId], id: users.map((u) => u.id), sub: [account.clientId, ...users.map((u) => u.id)] },
-          credentials: [{ authorization: `Bearer ${p.secrets.INTERNAL_API_TOKEN}` }],
+          // The Plant Store's too (403 outside its scope); account-admin's last, so the dictionary's merged headers carry it.
+          credentials: [{ authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` }, { authorization: `Bearer ${p.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` }],
         };
       }
       if (app === 'account-admin') {

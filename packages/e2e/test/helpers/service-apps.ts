@@ -64,7 +64,7 @@ export function serviceApps(): ServiceApp[] {
     {
       name: 'token-service internal',
       source: 'services/token-service/src/entry-points/api/internal-app.ts',
-      app: createInternalApp({ logger, identity: inert('identity'), internalApiToken: 'unused', accessTokenTtl: 300 }),
+      app: createInternalApp({ logger, identity: inert('identity'), credentials: { resourceServerTokens: ['unused-resource-server-token'], accountAdminToken: 'unused-account-admin-token' }, accessTokenTtl: 300 }),
       url: (p) => p.internalUrl,
     },
     {

@@ -10,7 +10,9 @@ import { createTokenService, type TokenService } from '../../src/token-service.j
 export const TEST_ENV = {
   DATABASE_URL: TEST_DATABASE_URL,
   REDIS_URL: TEST_REDIS_URL,
-  INTERNAL_API_TOKEN: 'test-internal-token-0123456789',
+  // One token per resource server (read what verifying needs), and account-admin's (everything).
+  RESOURCE_SERVER_TOKENS: 'test-plant-store-internal-token-0123456789,test-other-resource-server-token-0123456789',
+  ACCOUNT_ADMIN_TOKEN: 'test-account-admin-internal-token-0123456789',
   SECRET_PEPPER: 'test-pepper-0123456789-0123456789-0123456789',
   KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
   COOKIE_KEYS: 'test-cookie-key-0123456789',

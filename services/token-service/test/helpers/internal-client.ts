@@ -2,7 +2,8 @@ import request from 'supertest';
 import type { Harness } from './harness.js';
 import { TEST_ENV } from './harness.js';
 
-export const AUTH = `Bearer ${TEST_ENV.INTERNAL_API_TOKEN}`;
+/** account-admin's credential: every internal route. */
+export const AUTH = `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}`;
 
 export interface CreatedAccount {
   name: string;

@@ -1,13 +1,19 @@
 import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { requireInternalToken } from './internal-auth.js';
-import { internalRoutes, publishedKeysRoute } from './internal-routes.js';
+import { authenticateInternalCaller, requireInternalScope, type InternalCredentials } from './internal-auth.js';
+import { internalRoutes, publishedKeysRoute, type InternalRoute } from './internal-routes.js';
 
 export interface InternalAppDeps {
   logger: Logger;
   identity: IdentityContext;
-  internalApiToken: string;
+  /** Who may call (RESOURCE_SERVER_TOKENS, ACCOUNT_ADMIN_TOKEN). */
+  credentials: InternalCredentials;
   accessTokenTtl: number;
+}
+
+/** The route with its scope checked first: in the table, so no route can be added without one. */
+function scoped(route: InternalRoute): InternalRoute {
+  return { ...route, handlers: [requireInternalScope(route.scope), ...route.handlers] };
 }
 
 /** The internal listener (account-admin, resource servers): never routed by the ingress. */
@@ -19,8 +25,9 @@ export function createInternalApp(deps: InternalAppDeps): HttpApp {
     etag: true,
     routes: [
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'),
-      { use: [requireInternalToken(deps.internalApiToken)] },
-      ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }),
+      // Unknown callers get 401 on any path (no 404 or 405 tells them what is here); known ones, 403 outside their scope.
+      { use: [authenticateInternalCaller(deps.credentials)] },
+      ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }).map(scoped),
     ],
   });
 }

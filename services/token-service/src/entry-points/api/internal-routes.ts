@@ -1,4 +1,4 @@
-import { fieldsOf, jsonBody, NotFound, type Route } from '@plant/shared';
+import { fieldsOf, jsonBody, NotFound, type ExpressRoute, type Route } from '@plant/shared';
 import type { Request, Response } from 'express';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
@@ -15,6 +15,7 @@ import { listUsers } from '../../domain/list-users.js';
 import { ActorBodySchema, CreateServiceAccountSchema, isStorableText, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
+import type { InternalScope } from './internal-auth.js';
 import { optionalJsonBody } from './optional-json-body.js';
 
 /** With the input on each issue, the shared error text tells "missing" from "wrong type". */
@@ -42,14 +43,21 @@ function noStore(res: Response): Response {
   return res.setHeader('cache-control', 'no-store');
 }
 
-/** Routes behind the internal token (the JWKS route is declared separately, open). */
-export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): Route[] {
+/** An internal route and the scope its caller needs (internal-auth.ts); the app checks it before the handlers. */
+export type InternalRoute = ExpressRoute & { scope: InternalScope };
+
+/**
+ * Routes behind the internal credentials (the JWKS route is declared separately, open). A route
+ * is `admin` unless every resource server must call it to verify tokens.
+ */
+export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): InternalRoute[] {
   const base = '/internal/v1/realms/:tenant';
   const account = `${base}/service-accounts/:client_id`;
   return [
     {
       method: 'GET',
       path: '/internal/v1/realms',
+      scope: 'verify',
       handlers: [
         async (_req, res) => {
           noStore(res).json(await listRealms(identity));
@@ -59,6 +67,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: base,
+      scope: 'admin',
       handlers: [
         async (req, res) => {
           res.json(await getTenant(identity, tenantOf(req)));
@@ -68,6 +77,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: `${base}/service-accounts`,
+      scope: 'admin',
       handlers: [
         async (req, res) => {
           res.json(await listServiceAccounts(identity, tenantOf(req)));
@@ -77,6 +87,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'POST',
       path: `${base}/service-accounts`,
+      scope: 'admin',
       input: { body: { type: 'json', fields: fieldsOf(CreateServiceAccountSchema) } },
       handlers: [
         jsonBody(),
@@ -90,6 +101,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: account,
+      scope: 'admin',
       handlers: [
         async (req, res) => {
           res.json(await getServiceAccount(identity, tenantOf(req), idOf(req, 'client_id')));
@@ -99,6 +111,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'PATCH',
       path: account,
+      scope: 'admin',
       input: { body: { type: 'json', fields: fieldsOf(UpdateServiceAccountSchema) } },
       handlers: [
         jsonBody(),
@@ -113,6 +126,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'DELETE',
       path: account,
+      scope: 'admin',
       handlers: [
         async (req, res) => {
           await deleteServiceAccount(identity, tenantOf(req), idOf(req, 'client_id'));
@@ -123,6 +137,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'POST',
       path: `${account}/reset-secret`,
+      scope: 'admin',
       input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
       handlers: [
         optionalJsonBody,
@@ -137,6 +152,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: `${base}/users`,
+      scope: 'admin',
       handlers: [
         async (req, res) => {
           res.json(await listUsers(identity, tenantOf(req)));
@@ -146,6 +162,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: `${base}/users/:id`,
+      scope: 'admin',
       handlers: [
         async (req, res) => {
           res.json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
@@ -155,6 +172,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: `${base}/principals/:sub`,
+      scope: 'verify',
       handlers: [
         async (req, res) => {
           noStore(res).json(await getRevocationEntry(identity, tenantOf(req), idOf(req, 'sub')));
@@ -164,6 +182,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     {
       method: 'GET',
       path: '/internal/v1/revocations',
+      scope: 'verify',
       handlers: [
         async (_req, res) => {
           noStore(res).json(await getRevocationSnapshot(identity, accessTokenTtl));

@@ -1,0 +1,98 @@
+/**
+ * Least privilege on the token service's internal API, against the processes: the credential a
+ * Plant Store holds reads what verifying tokens needs and nothing else, so whoever takes a Plant
+ * Store pod cannot manage any tenant's service accounts. Every route of the internal route table
+ * (read as data, so a route added later is covered) is called with every credential.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { Route } from '@plant/shared';
+import { httpRequest, startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
+import { routeKey, serviceApps } from './helpers/service-apps.js';
+
+/** What a resource server needs (the keys are open to anyone): nothing else is its to call. */
+const RESOURCE_SERVER_ROUTES = new Set(['GET /internal/v1/realms', 'GET /internal/v1/revocations', 'GET /internal/v1/realms/:tenant/principals/:sub']);
+const OPEN_ROUTES = new Set(['GET /internal/v1/realms/:tenant/jwks']);
+
+let p: Platform;
+let tenant: string;
+let account: ServiceAccount;
+let plantStoreToken: string;
+let accountAdminToken: string;
+const routes: readonly Route[] = serviceApps().find((app) => app.name === 'token-service internal')!.app.routes;
+
+beforeAll(async () => {
+  ({ p, tenant, account } = await startPlatformWithEditor('scope', { plantStores: 1 }));
+  // The very values the processes were started with.
+  plantStoreToken = p.envOf('plant-store').INTERNAL_API_TOKEN!;
+  accountAdminToken = p.envOf('account-admin').INTERNAL_API_TOKEN!;
+}, 60_000);
+
+afterAll(() => p?.close());
+
+function call(method: string, path: string, authorization: string | undefined, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) };
+  return httpRequest(`${p.internalUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+function pathOf(route: Route): string {
+  const values: Record<string, string> = { tenant, client_id: account.clientId, id: account.clientId, sub: account.clientId };
+  return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => values[name] ?? `no-value-for-${name}`);
+}
+
+async function accountsNow(): Promise<unknown> {
+  const list = await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`);
+  expect(list.status).toBe(200);
+  return (list.body as Array<Record<string, unknown>>).map(({ last_used_at: _ignored, ...rest }) => rest);
+}
+
+describe("The Plant Store's credential on the internal API", () => {
+  test("When the Plant Store's INTERNAL_API_TOKEN creates a service account, then 403 in the Error shape and nothing is created", async () => {
+    const before = await accountsNow();
+
+    const res = await call('POST', `/internal/v1/realms/${tenant}/service-accounts`, `Bearer ${plantStoreToken}`, { name: 'taken-over', actor: 'attacker' });
+
+    expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { error: 403, message: 'This credential may not call this route' } });
+    expect(await accountsNow()).toEqual(before);
+  });
+
+  const callers: Array<[string, () => string | undefined, 401 | 403]> = [
+    ['the Plant Store', () => `Bearer ${plantStoreToken}`, 403],
+    ['a wrong token', () => 'Bearer not-any-internal-token-0123456789', 401],
+    ['no token', () => undefined, 401],
+  ];
+  test.each(callers)('When %s calls every route of the internal API, then only its own routes answer and nothing changes', async (_caller, authorization, refused) => {
+    const before = await accountsNow();
+    const answers: string[] = [];
+    const wanted: string[] = [];
+
+    for (const route of routes) {
+      const key = routeKey(route);
+      const res = await call(route.method, pathOf(route), authorization(), route.method === 'POST' || route.method === 'PATCH' ? { name: 'taken-over', role: 'Edit', actor: 'attacker' } : undefined);
+      const allowed = OPEN_ROUTES.has(key) || (refused === 403 && RESOURCE_SERVER_ROUTES.has(key));
+      answers.push(`${key}: ${res.status === 401 || res.status === 403 ? JSON.stringify(res.body) : 'answered'}`);
+      const message = refused === 401 ? 'A valid internal API token is required' : 'This credential may not call this route';
+      wanted.push(`${key}: ${allowed ? 'answered' : JSON.stringify({ error: refused, message })}`);
+    }
+
+    expect(answers).toEqual(wanted);
+    expect(await accountsNow()).toEqual(before);
+    expect((await p.requestToken(tenant, account.clientId, account.secret)).status).toBe(200);
+  });
+
+  test("When account-admin's credential calls every route, then every one answers (its credential reaches them all)", async () => {
+    const answers = [];
+    for (const route of routes.filter((r) => r.method === 'GET')) {
+      const res = await call('GET', pathOf(route), `Bearer ${accountAdminToken}`);
+      answers.push(`${routeKey(route)}: ${res.status === 401 || res.status === 403 ? res.status : 'answered'}`);
+    }
+
+    expect(answers).toEqual(routes.filter((r) => r.method === 'GET').map((r) => `${routeKey(r)}: answered`));
+    expect(routes.length).toBeGreaterThanOrEqual(13);
+  });
+
+  test('With its narrowed credential the Plant Store still verifies tokens and serves plants', async () => {
+    const token = await p.grantToken(tenant, account);
+
+    expect((await p.listPlants(token)).status).toBe(200);
+  });
+});

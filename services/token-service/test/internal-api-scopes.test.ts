@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { secretKeysOf, secretValuesOf, type Route } from '@plant/shared';
+import request from 'supertest';
+import { configShape, loadTokenServiceConfig } from '../src/config.js';
+import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import { internal, type CreatedAccount } from './helpers/internal-client.js';
+
+/**
+ * Least privilege on the internal API, walked over the route table as data: a route added later
+ * is covered without touching this file, and is account-admin's alone until it is named below.
+ */
+const [PLANT_STORE_TOKEN, OTHER_RESOURCE_SERVER_TOKEN] = TEST_ENV.RESOURCE_SERVER_TOKENS.split(',') as [string, string];
+const ACCOUNT_ADMIN_TOKEN = TEST_ENV.ACCOUNT_ADMIN_TOKEN;
+
+/** What a resource server needs to verify tokens (the keys are open): nothing else. */
+const RESOURCE_SERVER_ROUTES = new Set(['GET /internal/v1/realms', 'GET /internal/v1/revocations', 'GET /internal/v1/realms/:tenant/principals/:sub']);
+const OPEN_ROUTES = new Set(['GET /internal/v1/realms/:tenant/jwks']);
+
+type Caller = 'resource server' | 'other resource server' | 'account-admin' | 'wrong token' | 'no token' | 'admin token with another scheme' | 'admin token plus a suffix';
+const CALLERS: Array<[Caller, string | undefined]> = [
+  ['resource server', `Bearer ${PLANT_STORE_TOKEN}`],
+  ['other resource server', `Bearer ${OTHER_RESOURCE_SERVER_TOKEN}`],
+  ['account-admin', `Bearer ${ACCOUNT_ADMIN_TOKEN}`],
+  ['wrong token', 'Bearer wrong-token-0123456789abcdef'],
+  ['no token', undefined],
+  ['admin token with another scheme', `Basic ${ACCOUNT_ADMIN_TOKEN}`],
+  ['admin token plus a suffix', `Bearer ${ACCOUNT_ADMIN_TOKEN}x`],
+];
+
+/** The answer each caller must get from a route: passes authorization, 403 (known, out of scope), 401 (unknown). */
+function expected(caller: Caller, route: Route): 'pass' | 403 | 401 {
+  const key = `${route.method} ${route.path}`;
+  if (OPEN_ROUTES.has(key)) return 'pass';
+  if (caller === 'account-admin') return 'pass';
+  if (caller === 'resource server' || caller === 'other resource server') return RESOURCE_SERVER_ROUTES.has(key) ? 'pass' : 403;
+  return 401;
+}
+
+let h: Harness;
+let tenant: string;
+let account: CreatedAccount;
+let userId: string;
+let routes: readonly Route[];
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ tenant } = await h.createTenant());
+  account = await internal(h).createServiceAccount(tenant);
+  userId = (await h.createUser(tenant, 'View')).id;
+  routes = h.service.internalApp.routes;
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+function urlOf(route: Route): string {
+  const values: Record<string, string> = { tenant, client_id: account.client_id, id: userId, sub: account.client_id };
+  return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
+    if (values[name] === undefined) throw new Error(`No value for :${name} of ${route.path}: add one here`);
+    return values[name];
+  });
+}
+
+async function call(route: Route, method: string, authorization: string | undefined) {
+  const agent = request(h.internalUrl);
+  const req = agent[method.toLowerCase() as 'get'](urlOf(route));
+  if (authorization !== undefined) req.set('authorization', authorization);
+  if (method === 'POST' || method === 'PATCH') req.send({ name: `scoped-${Math.random().toString(36).slice(2, 10)}`, actor: 'scope-test' });
+  return req;
+}
+
+/** Every route, and HEAD for each GET (express serves it with the GET route's handlers). */
+function requests(): Array<[Route, string]> {
+  return routes.flatMap((route): Array<[Route, string]> => (route.method === 'GET' ? [[route, 'GET'], [route, 'HEAD']] : [[route, route.method]]));
+}
+
+describe('least privilege on the internal API', () => {
+  test('The walk reads the internal route table, so every route is in it', () => {
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+
+    expect(keys).toEqual(expect.arrayContaining([...RESOURCE_SERVER_ROUTES, ...OPEN_ROUTES, 'POST /internal/v1/realms/:tenant/service-accounts', 'DELETE /internal/v1/realms/:tenant/service-accounts/:client_id']));
+    expect(keys.length).toBeGreaterThanOrEqual(13);
+  });
+
+  // Callers that must be refused go first: what they tried must have changed nothing for the admin's calls to find.
+  test.each(CALLERS.filter(([caller]) => caller !== 'account-admin'))('When %s calls every route, then exactly its routes pass and the others are refused in the Error shape', async (caller, authorization) => {
+    const answers: string[] = [];
+    const wanted: string[] = [];
+    for (const [route, method] of requests()) {
+      const res = await call(route, method, authorization);
+      const want = expected(caller, route);
+      const got = res.status === 401 || res.status === 403 ? res.status : 'pass';
+      answers.push(`${method} ${route.path}: ${got}`);
+      wanted.push(`${method} ${route.path}: ${want}`);
+      if (got !== 'pass' && method !== 'HEAD') {
+        const message = got === 401 ? 'A valid internal API token is required' : 'This credential may not call this route';
+        expect({ route: `${method} ${route.path}`, body: res.body }).toEqual({ route: `${method} ${route.path}`, body: { error: got, message } });
+      }
+      if (got === 401) expect(res.headers['www-authenticate']).toBe('Bearer realm="token-service-internal"');
+    }
+
+    expect(answers).toEqual(wanted);
+  });
+
+  test('What the refused callers sent changed nothing: the account, its name and its secret are as they were, no account was added', async () => {
+    const admin = { authorization: `Bearer ${ACCOUNT_ADMIN_TOKEN}` };
+
+    const list = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/service-accounts`).set(admin);
+    const grant = await request(h.publicUrl).post(h.tokenUrl(tenant)).type('form').send({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.secret });
+
+    expect(list.status).toBe(200);
+    expect((list.body as Array<{ client_id: string; name: string }>).map((a) => ({ client_id: a.client_id, name: a.name }))).toEqual([{ client_id: account.client_id, name: account.name }]);
+    expect(grant.status).toBe(200);
+  });
+
+  test('When account-admin calls every route, then every one passes authorization', async () => {
+    const answers: string[] = [];
+    const wanted: string[] = [];
+    for (const [route, method] of requests()) {
+      const res = await call(route, method, `Bearer ${ACCOUNT_ADMIN_TOKEN}`);
+      answers.push(`${method} ${route.path}: ${res.status === 401 || res.status === 403 ? res.status : 'pass'}`);
+      wanted.push(`${method} ${route.path}: pass`);
+    }
+
+    expect(answers).toEqual(wanted);
+  });
+});
+
+describe('the internal credentials in the configuration', () => {
+  const { INTERNAL_PORT: _p, ...base } = { ...TEST_ENV, AUTH_URL: 'http://auth.test', INTERNAL_PORT: '0' };
+
+  test('When account-admin and a resource server are given the same token, then the configuration is refused, naming the variable', () => {
+    expect(() => loadTokenServiceConfig({ ...base, RESOURCE_SERVER_TOKENS: `${PLANT_STORE_TOKEN},${ACCOUNT_ADMIN_TOKEN}` })).toThrow(
+      'configuration error: ACCOUNT_ADMIN_TOKEN must differ from every RESOURCE_SERVER_TOKENS value: each caller holds a credential of its own',
+    );
+  });
+
+  test('When two resource servers are given the same token, then the configuration is refused', () => {
+    expect(() => loadTokenServiceConfig({ ...base, RESOURCE_SERVER_TOKENS: `${PLANT_STORE_TOKEN}, ${PLANT_STORE_TOKEN}` })).toThrow(
+      'configuration error: RESOURCE_SERVER_TOKENS lists a token twice: each resource server holds a credential of its own',
+    );
+  });
+
+  test.each([
+    ['no token', ',,,,,,,,,,,,,,,,', 'lists no token'],
+    ['a short token beside a long one', `${PLANT_STORE_TOKEN},short`, 'holds a token shorter than 16 characters'],
+  ])('When RESOURCE_SERVER_TOKENS holds %s, then the configuration is refused', (_what, value, detail) => {
+    expect(() => loadTokenServiceConfig({ ...base, RESOURCE_SERVER_TOKENS: value })).toThrow(`configuration error: RESOURCE_SERVER_TOKENS ${detail}`);
+  });
+
+  test('Both credentials are secrets the production check applies to, each token of the list on its own', () => {
+    expect(secretKeysOf(configShape)).toEqual(expect.arrayContaining(['RESOURCE_SERVER_TOKENS', 'ACCOUNT_ADMIN_TOKEN']));
+    expect(secretKeysOf(configShape)).not.toContain('INTERNAL_API_TOKEN');
+    expect(secretValuesOf(configShape.RESOURCE_SERVER_TOKENS, 'a-token-of-sixteen, b-token-of-sixteen')).toEqual(['a-token-of-sixteen', 'b-token-of-sixteen']);
+  });
+});
