@@ -6,13 +6,13 @@
 //
 // Absolute figures drift ±20% between runs on shared machines; the ratios to the baselines,
 // measured in the same run, and CPU time per request are what to compare.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, DATABASE_URL, grantBody, grantToken, issuerOf, missingServices, PLANT_STORE_AUDIENCE, tokenPath } from './lib/platform.mjs';
+import { ROOT, DATABASE_URL, grantToken, issuerOf, missingServices, PLANT_STORE_AUDIENCE } from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
+import { assertScenarioWorks, runRevocation } from './lib/scenario-runs.mjs';
 import { measurePair } from './lib/load.mjs';
 import { breakdown, PERF_NODE_ARGS, perfProbe, perfReport, perfUnavailable } from './lib/perf-record.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
@@ -77,35 +77,6 @@ const missing = missingServices().filter((s) => s !== 'account-admin');
 if (missing.length > 0) {
   log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
   process.exit(1);
-}
-
-/**
- * The revocation scenario belongs to the revocation engineer's `pnpm bench:revocation`
- * (bench/revocation/run.mjs, a CLI with its own token service, two Plant Stores and
- * redis-server). It runs after ours, as its own process, and its summary joins this table.
- * @returns {Promise<any>}
- */
-async function runRevocation() {
-  const script = join(ROOT, 'bench/revocation/run.mjs');
-  if (!existsSync(script)) return { skipped: 'bench/revocation/run.mjs not present' };
-  const iterations = quick ? 30 : 300; // a third are deletes: 200 resets in a full run
-  const out = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, `--iterations=${iterations}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (c) => (text += c));
-    child.stderr.on('data', (c) => (text += c));
-    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench:revocation exited ${code}:\n${text.slice(-2000)}`))));
-  });
-  mkdirSync(logDir, { recursive: true });
-  writeFileSync(join(logDir, 'bench-revocation.txt'), /** @type {string} */ (out));
-  const written = /written (\S+\.json)/.exec(/** @type {string} */ (out));
-  if (!written) throw new Error('bench:revocation printed no result file');
-  const file = join(ROOT, /** @type {string} */ (written[1]));
-  const result = JSON.parse(readFileSync(file, 'utf8'));
-  // Its figures are embedded here; the per-change samples stay out of our file.
-  unlinkSync(file);
-  const { samples: _samples, ...summary } = result;
-  return summary;
 }
 
 /** @param {string} name */
@@ -209,7 +180,7 @@ try {
   let revocationResult = { skipped: 'not selected (--only)' };
   if (!only || only.has('revocation')) {
     log(`revocation: pnpm bench:revocation (${quick ? 30 : 300} changes)`);
-    revocationResult = await runRevocation().catch((/** @type {Error} */ err) => ({ skipped: `bench:revocation failed: ${err.message.split('\n')[0]}` }));
+    revocationResult = await runRevocation({ iterations: quick ? 30 : 300, logDir }).catch((/** @type {Error} */ err) => ({ skipped: `bench:revocation failed: ${err.message.split('\n')[0]}` }));
   }
 
   const output = {
@@ -259,40 +230,3 @@ function roundsLine(scenarios) {
   const extra = scenarios.filter((s) => s.rounds.length !== load.rounds).map((s) => `${s.scenario} ${s.rounds.length}`);
   return extra.length > 0 ? `${load.rounds} (${extra.join(', ')})` : String(load.rounds);
 }
-
-/**
- * One request of each kind before loading, so a broken setup fails loudly instead of
- * benchmarking error responses.
- * @param {string} name
- * @param {any} ctx
- */
-async function assertScenarioWorks(name, { platform, tenant, tokens, baselines, oidcClient, accounts }) {
-  /** @type {[string, RequestInit][]} */
-  const checks = [];
-  const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (name === 'token' || name === 'signin') {
-    checks.push([`${platform.tokenService.url}${tokenPath(tenant)}`, { method: 'POST', headers: form, body: grantBody(accounts.writer.client_id, accounts.writer.secret) }]);
-  }
-  if (name === 'token') {
-    checks.push([`${baselines.oidc.url}/protocol/openid-connect/token`, { method: 'POST', headers: form, body: grantBody(oidcClient.id, oidcClient.secret) }]);
-  }
-  if (name === 'list') {
-    for (const url of [platform.plantStores[0].url, baselines.naive.url]) {
-      checks.push([`${url}/plants?limit=20`, { headers: { authorization: `Bearer ${tokens.reader}` } }]);
-    }
-  }
-  if (name === 'create') {
-    for (const url of [platform.plantStores[0].url, baselines.naive.url]) {
-      checks.push([
-        `${url}/plants`,
-        { method: 'POST', headers: { authorization: `Bearer ${tokens.writer}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 999_999, name: 'check', tag: 'bench' }) },
-      ]);
-    }
-  }
-  for (const [url, init] of checks) {
-    const res = await fetch(url, init);
-    const body = await res.text();
-    if (res.status !== 200) throw new Error(`${name}: ${init.method ?? 'GET'} ${url} answered ${res.status} ${body.slice(0, 200)}`);
-  }
-}
-
