@@ -16,7 +16,7 @@ const root = new URL('..', import.meta.url).pathname;
 /** @type {Record<string, string | undefined>} */
 const env = devEnv();
 const SERVICES = ['token-service', 'plant-store', 'account-admin'];
-export const DEMO = { tenant: 'demo', email: 'admin@demo.example', password: 'dev-only-demo-password' };
+const DEMO = { tenant: 'demo', email: 'admin@demo.example', password: 'dev-only-demo-password' };
 const PORTAL_URL = env.PORTAL_URL ?? 'http://localhost:8083';
 
 /** Runs a command to its end; resolves with its exit code. @param {string} command @param {string[]} args @param {{ input?: string, quiet?: boolean }} [options] */

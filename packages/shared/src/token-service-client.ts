@@ -128,17 +128,6 @@ export class TokenServiceClient {
     return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(id)}`));
   }
 
-  /** Resolves when the internal API can serve calls: any verdict on a request (a 404 for an unknown realm included) proves it. */
-  ping(): Promise<void> {
-    return this.#mapped(async () => {
-      try {
-        await this.#json('GET', realm('-'));
-      } catch (err) {
-        if (!(err instanceof InternalApiError) || err.unavailable) throw err;
-      }
-    });
-  }
-
   /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const answer: InternalApiAnswer = await callInternalApi(this.#target, { method, path, body, timeoutMs: this.#timeoutMs, readsBody: readsAnyButNoContent });
