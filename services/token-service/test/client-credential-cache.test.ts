@@ -5,23 +5,19 @@
  * Each test builds its own repository (small limits where a bound is tested) over the
  * service's pool and counts the queries that name its own ids.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClientCredentialRepository, type CredentialCacheLimits } from '../src/data-access/client-credential-repository.js';
 import request from 'supertest';
-import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { basic, useHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 
 let h: Harness;
 let tenant: string;
 
-beforeAll(async () => {
-  h = await startHarness();
-  ({ tenant } = await h.createTenant());
-});
-
-afterAll(async () => {
-  await h.close();
+useHarness((started, first) => {
+  h = started;
+  tenant = first;
 });
 
 /** The queries of `realm` sent from now on: point reads of one id, and listings of the realm. */

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { useHarness, type Harness } from './helpers/harness.js';
 import { AUTH, internal } from './helpers/internal-client.js';
 
 let h: Harness;
@@ -9,14 +9,10 @@ let api: ReturnType<typeof internal>;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started, first) => {
+  h = started;
+  tenant = first;
   api = internal(h);
-  ({ tenant } = await h.createTenant());
-});
-
-afterAll(async () => {
-  await h.close();
 });
 
 describe('authentication of the internal API', () => {

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import * as client from 'openid-client';
-import { decodeJwt, startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import { decodeJwt, useHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 
 let h: Harness;
 let tenant: string;
 
-beforeAll(async () => {
-  h = await startHarness();
-  ({ tenant } = await h.createTenant());
-});
-
-afterAll(async () => {
-  await h.close();
+useHarness((started, first) => {
+  h = started;
+  tenant = first;
 });
 
 describe('a third-party OAuth client (openid-client)', () => {

@@ -1,9 +1,9 @@
 import { createPublicKey } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { grantRequestId } from '../src/provider/grant-request-id.js';
-import { basic, decodeJwt, startHarness, type Harness } from './helpers/harness.js';
+import { basic, decodeJwt, useHarness, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 import { realmJwks, tokenRequest as tokenRequestFrom, verifyToken } from './helpers/token-client.js';
 
@@ -11,14 +11,10 @@ let h: Harness;
 let tenant: string;
 let api: ReturnType<typeof internal>;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started, first) => {
+  h = started;
+  tenant = first;
   api = internal(h);
-  ({ tenant } = await h.createTenant());
-});
-
-afterAll(async () => {
-  await h.close();
 });
 
 function tokenRequest(realm = tenant) {

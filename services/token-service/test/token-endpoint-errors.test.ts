@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { basic, startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import { basic, useHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 import { tokenRequest as tokenRequestFrom } from './helpers/token-client.js';
 
@@ -8,14 +8,10 @@ let h: Harness;
 let tenant: string;
 let api: ReturnType<typeof internal>;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started, first) => {
+  h = started;
+  tenant = first;
   api = internal(h);
-  ({ tenant } = await h.createTenant());
-});
-
-afterAll(async () => {
-  await h.close();
 });
 
 function tokenRequest(realm = tenant) {

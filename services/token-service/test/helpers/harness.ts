@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startWebServer, type WebServer } from '@plant/shared';
@@ -95,4 +96,20 @@ export function decodeJwt(token: string): { header: Record<string, unknown>; pay
     header: JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Record<string, unknown>,
     payload: JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>,
   };
+}
+
+/**
+ * The usual arrangement of a test file: one harness and a first tenant, started before its
+ * tests and closed after them. `onStart` hands them to the file's own variables.
+ */
+export function useHarness(onStart: (h: Harness, tenant: string) => void, env: Record<string, string> = {}): void {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness(env);
+    const { tenant } = await started.createTenant();
+    onStart(started, tenant);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
 }
