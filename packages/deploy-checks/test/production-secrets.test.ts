@@ -17,14 +17,14 @@ const secretKeys = (shape: ConfigShape) => secretKeysOf(shape as Parameters<type
 // With the Secret's keys that hold a variable under another name (an internal API token: its caller's INTERNAL_API_TOKEN).
 const SECRET_KEYS = new Set([...Object.values(CONFIG_SHAPES).flatMap(secretKeys), 'PLANT_STORE_INTERNAL_TOKEN', 'ACCOUNT_ADMIN_INTERNAL_TOKEN']);
 
-/** Every value given to a secret key anywhere in a YAML file (compose anchors, Secret stringData). */
-function yamlSecretValues(file: string): string[] {
+/** Every value given to a key `wanted` accepts anywhere in a YAML file (compose anchors, Secret stringData). */
+function yamlSecretValues(file: string, wanted: (key: string) => boolean = (key) => SECRET_KEYS.has(key)): string[] {
   const found: string[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node !== null && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
-        if (SECRET_KEYS.has(key) && typeof value === 'string') found.push(value);
+        if (wanted(key) && typeof value === 'string') found.push(value);
         else walk(value);
       }
     }
@@ -46,7 +46,26 @@ const shipped = [
 ];
 const strong = () => randomBytes(32).toString('base64');
 
+/** Connection URLs the repository ships (compose, the dev overlay's Secret) that carry a password. */
+const isConnectionUrlKey = (key: string) => /(^|_)(DATABASE|REDIS)_URL$/.test(key);
+const shippedUrls = [...yamlSecretValues('docker-compose.yml', isConnectionUrlKey), ...yamlSecretValues('k8s/overlays/dev/secret.dev.yaml', isConnectionUrlKey)].filter(
+  (url) => URL.parse(url)?.password,
+);
+
 describe('production secrets', () => {
+  test('When a database or Redis URL carries a password this repository ships, then production refuses it, naming the variable; its own password passes', () => {
+    expect(shippedUrls.length).toBeGreaterThanOrEqual(4);
+    const shape = CONFIG_SHAPES['plant-store'];
+    const strongEnv = Object.fromEntries(secretKeys(shape).map((k) => [k, strong()]));
+    for (const url of shippedUrls) {
+      const variable = url.startsWith('redis') ? 'REDIS_URL' : 'DATABASE_URL';
+      expect(() => loadConfig(shape, { ...strongEnv, [variable]: url, NODE_ENV: 'production' })).toThrow(`configuration error: ${variable} is a development value`);
+      expect(() => loadConfig(shape, { ...strongEnv, [variable]: url, NODE_ENV: 'development' })).not.toThrow();
+    }
+    const own = `redis://plant-store:${encodeURIComponent(strong())}@redis.example:6379`;
+    expect(() => loadConfig(shape, { ...strongEnv, REDIS_URL: own, NODE_ENV: 'production' })).not.toThrow();
+  });
+
   test('When the repository ships a development secret, then production refuses it', () => {
     expect(shipped.length).toBeGreaterThanOrEqual(10);
     for (const value of shipped) {

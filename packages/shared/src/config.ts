@@ -60,8 +60,9 @@ export function loadConfig<S extends ConfigShape>(shape: S, env: NodeJS.ProcessE
 
 function assertProductionSecrets(shape: ConfigShape, values: Record<string, unknown>): void {
   for (const [key, schema] of Object.entries(shape)) {
-    for (const value of secretValuesOf(schema as z.ZodType, values[key]) ?? []) {
-      const problem = productionSecretProblem(value);
+    const checked = secretValuesOf(schema as z.ZodType, values[key]);
+    for (const value of checked?.values ?? []) {
+      const problem = productionSecretProblem(value, { shippedOnly: checked!.shippedOnly });
       if (problem !== undefined) throw new ConfigError(key, problem);
     }
   }

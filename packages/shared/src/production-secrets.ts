@@ -27,6 +27,12 @@ export const DEVELOPMENT_SECRET_VALUES: ReadonlySet<string> = new Set([
   'ZGV2LW9ubHkta2V5LWVuY3J5cHRpb24ta2V5LTMyYiE=',
   'dev-only-cookie-key-not-a-secret-0001',
   'dev-only-session-secret-not-a-secret',
+  // Passwords inside the database and Redis URLs of compose and the dev overlay.
+  'dev-only-postgres-password',
+  'dev-only-plant-store-db-password',
+  'dev-only-token-service-db-password',
+  'dev-only-account-admin-db-password',
+  'dev-only-redis-password',
 ]);
 
 /** The alphabets secrets are written in, smallest first: a value is credited with the smallest that holds it. */
@@ -48,9 +54,14 @@ export function maxEntropyBits(value: string): number {
   return text.length * Math.log2(size);
 }
 
-/** Why `value` may not be a production secret, or undefined when it may. */
-export function productionSecretProblem(value: string): string | undefined {
+/**
+ * Why `value` may not be a production secret, or undefined when it may. `shippedOnly` checks
+ * only for the repository's development values (a password inside a connection URL: its
+ * strength is the database's or Redis's policy, not ours).
+ */
+export function productionSecretProblem(value: string, { shippedOnly = false }: { shippedOnly?: boolean } = {}): string | undefined {
   if (DEVELOPMENT_SECRET_VALUES.has(value)) return 'is a development value from this repository; production needs a secret of its own';
+  if (shippedOnly) return undefined;
   if (maxEntropyBits(value) < PRODUCTION_SECRET_BITS) return `is too weak for production: give at least ${PRODUCTION_SECRET_BITS / 8} random bytes (e.g. openssl rand -base64 32)`;
   return undefined;
 }
@@ -60,14 +71,24 @@ export function secretKey<T extends z.ZodType>(schema: T, { list = false }: { li
   return schema.meta({ secret: list ? 'list' : 'single' }) as T;
 }
 
-/** The values of a secret key to check: each item of a list. */
-export function secretValuesOf(schema: z.ZodType, value: unknown): string[] | undefined {
+/** Marks a connection URL whose password, if any, production checks against the shipped development values. */
+export function credentialUrlKey<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ secret: 'url' }) as T;
+}
+
+/** The values of a secret key to check (each item of a list, a URL's password), and whether only shipped values are refused. */
+export function secretValuesOf(schema: z.ZodType, value: unknown): { values: string[]; shippedOnly: boolean } | undefined {
   const kind = (schema.meta() as { secret?: string } | undefined)?.secret;
   if (kind === undefined || typeof value !== 'string') return undefined;
-  return kind === 'list' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [value];
+  if (kind === 'url') {
+    const password = URL.parse(value)?.password ?? '';
+    return { values: password === '' ? [] : [decodeURIComponent(password)], shippedOnly: true };
+  }
+  return { values: kind === 'list' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [value], shippedOnly: false };
 }
 
 /** The names of a config shape's secret keys (deployment checks, docs). */
 export function secretKeysOf(shape: Record<string, z.ZodType>): string[] {
-  return Object.entries(shape).filter(([, schema]) => (schema.meta() as { secret?: string } | undefined)?.secret !== undefined).map(([key]) => key);
+  const kinds = new Set(['single', 'list']);
+  return Object.entries(shape).filter(([, schema]) => kinds.has((schema.meta() as { secret?: string } | undefined)?.secret ?? '')).map(([key]) => key);
 }

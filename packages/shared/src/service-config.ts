@@ -4,6 +4,7 @@
  * name what the key means for that service, so each takes the words that differ.
  */
 import { env } from './config.js';
+import { credentialUrlKey } from './production-secrets.js';
 
 export interface BaseConfigOptions {
   /** The service's default public port. */
@@ -23,9 +24,9 @@ export function baseConfig({ port, portServes, schema, redisUse, authUrlDoc }: B
   return {
     PORT: env.port(port).describe(`Public HTTP port${portServes === undefined ? '' : `: ${portServes}`} (0 = ephemeral)`),
     HOST: env.string('0.0.0.0').describe('Listen address'),
-    DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/plantstore').describe(`Postgres URL; the service uses schema ${schema}`),
+    DATABASE_URL: credentialUrlKey(env.url('postgres://postgres@127.0.0.1:5432/plantstore')).describe(`Postgres URL; the service uses schema ${schema}`),
     DATABASE_POOL_MAX: env.int(10, 1, 100).describe('Postgres pool size'),
-    REDIS_URL: env.url('redis://127.0.0.1:6379').describe(`Redis URL (${redisUse})`),
+    REDIS_URL: credentialUrlKey(env.url('redis://127.0.0.1:6379')).describe(`Redis URL (${redisUse})`),
     LOG_LEVEL: env.logLevel().describe('pino log level'),
     AUTH_URL: env.url('http://localhost:8082').describe(authUrlDoc),
   };
