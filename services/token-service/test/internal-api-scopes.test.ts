@@ -152,6 +152,6 @@ describe('the internal credentials in the configuration', () => {
   test('Both credentials are secrets the production check applies to, each token of the list on its own', () => {
     expect(secretKeysOf(configShape)).toEqual(expect.arrayContaining(['RESOURCE_SERVER_TOKENS', 'ACCOUNT_ADMIN_TOKEN']));
     expect(secretKeysOf(configShape)).not.toContain('INTERNAL_API_TOKEN');
-    expect(secretValuesOf(configShape.RESOURCE_SERVER_TOKENS, 'a-token-of-sixteen, b-token-of-sixteen')).toEqual(['a-token-of-sixteen', 'b-token-of-sixteen']);
+    expect(secretValuesOf(configShape.RESOURCE_SERVER_TOKENS, 'a-token-of-sixteen, b-token-of-sixteen')).toEqual({ values: ['a-token-of-sixteen', 'b-token-of-sixteen'], shippedOnly: false });
   });
 });
