@@ -13,6 +13,8 @@ export const PUBLIC_URL = 'http://plants.test:8081';
 
 export interface PlantStoreHarness {
   url: string;
+  /** The management port (/healthz, /readyz, /metrics). */
+  managementUrl: string;
   issuer: TestIssuer;
   db: Knex;
   logs: string[];
@@ -31,6 +33,7 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
   const config = loadPlantStoreConfig({
     PORT: '0',
     HOST: '127.0.0.1',
+    MANAGEMENT_PORT: '0',
     PUBLIC_URL,
     DATABASE_URL: options.databaseUrl ?? TEST_DATABASE_URL,
     DATABASE_POOL_MAX: '5',
@@ -42,6 +45,7 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
   const store = await runPlantStore(config, logger, options.revocation ? { revocation: options.revocation } : {});
   return {
     url: `http://127.0.0.1:${store.port}`,
+    managementUrl: `http://127.0.0.1:${store.managementPort}`,
     issuer,
     db: store.db,
     logs,
