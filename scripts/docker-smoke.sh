@@ -3,7 +3,8 @@
 # base image from a debootstrapped Debian root plus this machine's node binary and CA bundle,
 # build every service's image on it (the root Dockerfile's target of each, NODE_IMAGE build
 # argument), run the migrations as the image's separate command, run each container with
-# --network host against the local Postgres and Redis on ports of its own, and check /healthz
+# --network host against the local Postgres and Redis on ports of its own, and check /healthz and
+# /readyz on its management port, that its public port answers /metrics, /healthz and /readyz 404,
 # and the image's HEALTHCHECK.
 #
 # Needs root (dockerd). Installs docker.io and debootstrap from Debian when missing.
@@ -171,10 +172,11 @@ free_port() {
   node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
 }
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-declare -A PORTS
-for svc in plant-store token-service account-admin; do PORTS[$svc]=$(free_port); done
+declare -A PORTS MANAGEMENT_PORTS
+for svc in plant-store token-service account-admin; do PORTS[$svc]=$(free_port); MANAGEMENT_PORTS[$svc]=$(free_port); done
 INTERNAL_PORT=$(free_port)
 port_of() { echo "${PORTS[$1]}"; }
+management_port_of() { echo "${MANAGEMENT_PORTS[$1]}"; }
 # Secrets of this throwaway run: random, as strong as the images' NODE_ENV=production requires.
 secret() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 COMMON_ENV=(
@@ -210,25 +212,41 @@ for svc in "${ORDERED[@]}"; do
     fail "$svc migrations"
   name="plant-smoke-$svc-$RUN_ID"
   port=$(port_of "$svc")
-  for p in "$port" $([ "$svc" = token-service ] && echo "$INTERNAL_PORT"); do
+  mport=$(management_port_of "$svc")
+  for p in "$port" "$mport" $([ "$svc" = token-service ] && echo "$INTERNAL_PORT"); do
     ! port_in_use "$p" || fail "port $p is taken by another process; cannot check $svc there"
   done
+  # MANAGEMENT_HOST stays at its loopback default: with --network host that is this machine's.
   # shellcheck disable=SC2046 # own_env's words are -e NAME=value pairs of base64 (no spaces, no globs).
-  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" $(own_env "$svc") -e "PORT=$port" "plant-smoke/$svc" >/dev/null
+  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" $(own_env "$svc") -e "PORT=$port" -e "MANAGEMENT_PORT=$mport" "plant-smoke/$svc" >/dev/null
   CONTAINERS+=("$name")
   ok=""
   for _ in $(seq 1 60); do
     [ "$(dk inspect -f '{{.State.Running}}' "$name")" = "true" ] || break
-    # Our container's own "listening" line, then its /healthz.
-    if dk logs "$name" 2>&1 | grep '"msg":"listening"' | grep -q "\"port\":$port[,}]" &&
-      curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then ok=1; break; fi
+    # Our container's own "listening" line (both ports), then /healthz on its management port.
+    if dk logs "$name" 2>&1 | grep '"msg":"listening"' | grep "\"port\":$port[,}]" | grep -q "\"managementPort\":$mport[,}]" &&
+      curl -fsS "http://127.0.0.1:$mport/healthz" >/dev/null 2>&1; then ok=1; break; fi
     sleep 1
   done
   if [ -z "$ok" ]; then
     dk logs "$name" 2>&1 | tail -n 30 >&2
-    fail "$svc did not answer /healthz on port $port"
+    fail "$svc did not answer /healthz on its management port $mport"
   fi
-  say "$svc: /healthz answers on $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
+  say "$svc: /healthz answers on management port $mport: $(curl -fsS "http://127.0.0.1:$mport/healthz")"
+  ready=""
+  for _ in $(seq 1 30); do
+    ready=$(curl -sS "http://127.0.0.1:$mport/readyz" 2>&1) && grep -q '"status":"ready"' <<<"$ready" && break
+    sleep 1
+  done
+  grep -q '"status":"ready"' <<<"$ready" || fail "$svc /readyz on $mport: $ready"
+  metrics=$(curl -fsS "http://127.0.0.1:$mport/metrics") || fail "$svc /metrics on $mport did not answer"
+  grep -q '^nodejs_heap_size_used_bytes' <<<"$metrics" || fail "$svc /metrics on $mport exposes no Node metrics"
+  # The public port no longer routes them: each is a 404 in the Error shape there.
+  for path in /metrics /healthz /readyz; do
+    answer=$(curl -sS -w ' %{http_code}' "http://127.0.0.1:$port$path")
+    [ "$answer" = "{\"error\":404,\"message\":\"No route for GET $path\"} 404" ] || fail "$svc public port $port answered $path with: $answer"
+  done
+  say "$svc: /readyz ready and /metrics served on $mport; the public port $port answers them 404"
 done
 if printf '%s\n' "${ORDERED[@]}" | grep -qx token-service; then
   # compose's seed one-shot, as compose runs it (the token-service image, the script mounted),
