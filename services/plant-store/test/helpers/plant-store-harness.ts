@@ -3,6 +3,7 @@
  * with the test issuer standing in for the token service (its JWKS route), and captures
  * every log line so tests can assert on them (and scan them for secrets).
  */
+import { afterAll, beforeAll } from '@jest/globals';
 import type { RevocationChecker } from '@plant/resource-auth';
 import { createLogger, type Knex } from '@plant/shared';
 import { startTestIssuer, TEST_DATABASE_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
@@ -62,4 +63,16 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
       await issuer.close();
     },
   };
+}
+
+/** The usual arrangement of a test file: one store, started before its tests and closed after them. */
+export function usePlantStore(): () => PlantStoreHarness {
+  let store: PlantStoreHarness | undefined;
+  beforeAll(async () => {
+    store = await startPlantStore();
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+  return () => store!;
 }
