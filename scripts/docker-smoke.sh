@@ -25,6 +25,9 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# make_base_image, check_listeners: read now, like the rest of this function.
+# shellcheck source=scripts/docker-smoke-lib.sh
+. "$ROOT/scripts/docker-smoke-lib.sh"
 
 SERVICES=(${SMOKE_SERVICES:-plant-store token-service account-admin})
 WORK=${SMOKE_WORK_DIR:-/var/tmp/plant-docker-smoke}
@@ -114,43 +117,7 @@ say "daemon up: $(dk version --format 'server {{.Server.Version}}')"
 dk image prune -f --filter until=24h >/dev/null 2>&1 || true
 
 # --- local Node base image -------------------------------------------------------------------
-if ! dk image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
-  ROOTFS="$WORK/rootfs-bookworm"
-  if [ ! -x "$ROOTFS/bin/sh" ]; then
-    # The host's own Debian mirror (the one apt uses here).
-    MIRROR=$(grep -h -m1 -oE '^URIs: *[^ ]+' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | head -1)
-    [ -n "$MIRROR" ] || MIRROR=$(grep -h -m1 -E '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | head -1)
-    [ -n "$MIRROR" ] || fail "no Debian mirror found in the apt sources"
-    say "debootstrap bookworm (minbase) from $MIRROR"
-    rm -rf "$ROOTFS.tmp"
-    debootstrap --variant=minbase bookworm "$ROOTFS.tmp" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
-      { tail -n 20 "$WORK/debootstrap.log" >&2; fail "debootstrap failed"; }
-    rm -rf "$ROOTFS.tmp/var/cache/apt/archives/"*.deb "$ROOTFS.tmp/var/lib/apt/lists/"*
-    mv "$ROOTFS.tmp" "$ROOTFS"
-  fi
-  say "assembling $BASE_IMAGE from the host's node $NODE_VERSION"
-  STAGE="$WORK/base-stage"
-  rm -rf "$STAGE" && cp -a "$ROOTFS" "$STAGE"
-  NODE_BIN=$(readlink -f "$(command -v node)")
-  NODE_LIB=$(dirname "$(dirname "$NODE_BIN")")/lib/node_modules
-  install -m 0755 "$NODE_BIN" "$STAGE/usr/local/bin/node"
-  mkdir -p "$STAGE/usr/local/lib/node_modules" "$STAGE/etc/ssl/certs"
-  for tool in npm corepack; do
-    [ -d "$NODE_LIB/$tool" ] && cp -a "$NODE_LIB/$tool" "$STAGE/usr/local/lib/node_modules/"
-  done
-  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$STAGE/usr/local/bin/npm"
-  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$STAGE/usr/local/bin/npx"
-  ln -sf ../lib/node_modules/corepack/dist/corepack.js "$STAGE/usr/local/bin/corepack"
-  cp /etc/ssl/certs/ca-certificates.crt "$STAGE/etc/ssl/certs/ca-certificates.crt"
-  # The official images' user: uid/gid 1000 named node.
-  chroot "$STAGE" /usr/sbin/groupadd --gid 1000 node
-  chroot "$STAGE" /usr/sbin/useradd --uid 1000 --gid node --shell /bin/bash --create-home node
-  tar -C "$STAGE" -c . | dk import \
-    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
-    --change 'CMD ["node"]' - "$BASE_IMAGE" >/dev/null
-  rm -rf "$STAGE"
-fi
+make_base_image
 dk run --rm --network host "$BASE_IMAGE" node -e 'console.log("base image node", process.version)'
 
 # --- images ------------------------------------------------------------------------------------
@@ -233,20 +200,7 @@ for svc in "${ORDERED[@]}"; do
     fail "$svc did not answer /healthz on its management port $mport"
   fi
   say "$svc: /healthz answers on management port $mport: $(curl -fsS "http://127.0.0.1:$mport/healthz")"
-  ready=""
-  for _ in $(seq 1 30); do
-    ready=$(curl -sS "http://127.0.0.1:$mport/readyz" 2>&1) && grep -q '"status":"ready"' <<<"$ready" && break
-    sleep 1
-  done
-  grep -q '"status":"ready"' <<<"$ready" || fail "$svc /readyz on $mport: $ready"
-  metrics=$(curl -fsS "http://127.0.0.1:$mport/metrics") || fail "$svc /metrics on $mport did not answer"
-  grep -q '^nodejs_heap_size_used_bytes' <<<"$metrics" || fail "$svc /metrics on $mport exposes no Node metrics"
-  # The public port no longer routes them: each is a 404 in the Error shape there.
-  for path in /metrics /healthz /readyz; do
-    answer=$(curl -sS -w ' %{http_code}' "http://127.0.0.1:$port$path")
-    [ "$answer" = "{\"error\":404,\"message\":\"No route for GET $path\"} 404" ] || fail "$svc public port $port answered $path with: $answer"
-  done
-  say "$svc: /readyz ready and /metrics served on $mport; the public port $port answers them 404"
+  check_listeners "$svc" "$port" "$mport"
 done
 if printf '%s\n' "${ORDERED[@]}" | grep -qx token-service; then
   # compose's seed one-shot, as compose runs it (the token-service image, the script mounted),
