@@ -38,25 +38,27 @@ WORKDIR /app
 # What each target copies in stays owned by root, not writable by this user: the code is
 # immutable at run time.
 USER 1000:1000
-# Slim images have no curl; Node 20 has fetch. Each target sets PORT.
+# Slim images have no curl; Node 20 has fetch. Each target sets PORT and MANAGEMENT_PORT: the
+# probes are served on the management port only (the public port answers them 404), which
+# listens on loopback unless MANAGEMENT_HOST opens it (a pod sets 0.0.0.0 for the kubelet).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.MANAGEMENT_PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/start.js"]
 
 FROM runtime AS plant-store
 COPY --from=build /out/plant-store ./
-ENV PORT=8081
-EXPOSE 8081
+ENV PORT=8081 MANAGEMENT_PORT=9181
+EXPOSE 8081 9181
 
 FROM runtime AS token-service
 COPY --from=build /out/token-service ./
-ENV PORT=8082
-EXPOSE 8082 9082
+ENV PORT=8082 MANAGEMENT_PORT=9182
+EXPOSE 8082 9082 9182
 
 FROM runtime AS account-admin
 COPY --from=build /out/account-admin ./
-ENV PORT=8083
-EXPOSE 8083
+ENV PORT=8083 MANAGEMENT_PORT=9183
+EXPOSE 8083 9183
 
 # Without --target a build would otherwise quietly produce the last service's image.
 FROM runtime AS no-target

@@ -94,7 +94,7 @@ try {
     samples.push(entry);
     return Promise.all(
       processes.map(async (p) => {
-        const heap = await heapMb(p.url);
+        const heap = await heapMb(p.managementUrl);
         entry.heapUsedMb[p.name] = heap.used;
         entry.heapTotalMb[p.name] = heap.total;
         entry.externalMb[p.name] = heap.external;

@@ -3,7 +3,8 @@
 # base image from a debootstrapped Debian root plus this machine's node binary and CA bundle,
 # build every service's image on it (the root Dockerfile's target of each, NODE_IMAGE build
 # argument), run the migrations as the image's separate command, run each container with
-# --network host against the local Postgres and Redis on ports of its own, and check /healthz
+# --network host against the local Postgres and Redis on ports of its own, and check /healthz and
+# /readyz on its management port, that its public port answers /metrics, /healthz and /readyz 404,
 # and the image's HEALTHCHECK.
 #
 # Needs root (dockerd). Installs docker.io and debootstrap from Debian when missing.
@@ -24,6 +25,9 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# make_base_image, check_listeners: read now, like the rest of this function.
+# shellcheck source=scripts/docker-smoke-lib.sh
+. "$ROOT/scripts/docker-smoke-lib.sh"
 
 SERVICES=(${SMOKE_SERVICES:-plant-store token-service account-admin})
 WORK=${SMOKE_WORK_DIR:-/var/tmp/plant-docker-smoke}
@@ -113,43 +117,7 @@ say "daemon up: $(dk version --format 'server {{.Server.Version}}')"
 dk image prune -f --filter until=24h >/dev/null 2>&1 || true
 
 # --- local Node base image -------------------------------------------------------------------
-if ! dk image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
-  ROOTFS="$WORK/rootfs-bookworm"
-  if [ ! -x "$ROOTFS/bin/sh" ]; then
-    # The host's own Debian mirror (the one apt uses here).
-    MIRROR=$(grep -h -m1 -oE '^URIs: *[^ ]+' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | head -1)
-    [ -n "$MIRROR" ] || MIRROR=$(grep -h -m1 -E '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | head -1)
-    [ -n "$MIRROR" ] || fail "no Debian mirror found in the apt sources"
-    say "debootstrap bookworm (minbase) from $MIRROR"
-    rm -rf "$ROOTFS.tmp"
-    debootstrap --variant=minbase bookworm "$ROOTFS.tmp" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
-      { tail -n 20 "$WORK/debootstrap.log" >&2; fail "debootstrap failed"; }
-    rm -rf "$ROOTFS.tmp/var/cache/apt/archives/"*.deb "$ROOTFS.tmp/var/lib/apt/lists/"*
-    mv "$ROOTFS.tmp" "$ROOTFS"
-  fi
-  say "assembling $BASE_IMAGE from the host's node $NODE_VERSION"
-  STAGE="$WORK/base-stage"
-  rm -rf "$STAGE" && cp -a "$ROOTFS" "$STAGE"
-  NODE_BIN=$(readlink -f "$(command -v node)")
-  NODE_LIB=$(dirname "$(dirname "$NODE_BIN")")/lib/node_modules
-  install -m 0755 "$NODE_BIN" "$STAGE/usr/local/bin/node"
-  mkdir -p "$STAGE/usr/local/lib/node_modules" "$STAGE/etc/ssl/certs"
-  for tool in npm corepack; do
-    [ -d "$NODE_LIB/$tool" ] && cp -a "$NODE_LIB/$tool" "$STAGE/usr/local/lib/node_modules/"
-  done
-  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$STAGE/usr/local/bin/npm"
-  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$STAGE/usr/local/bin/npx"
-  ln -sf ../lib/node_modules/corepack/dist/corepack.js "$STAGE/usr/local/bin/corepack"
-  cp /etc/ssl/certs/ca-certificates.crt "$STAGE/etc/ssl/certs/ca-certificates.crt"
-  # The official images' user: uid/gid 1000 named node.
-  chroot "$STAGE" /usr/sbin/groupadd --gid 1000 node
-  chroot "$STAGE" /usr/sbin/useradd --uid 1000 --gid node --shell /bin/bash --create-home node
-  tar -C "$STAGE" -c . | dk import \
-    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
-    --change 'CMD ["node"]' - "$BASE_IMAGE" >/dev/null
-  rm -rf "$STAGE"
-fi
+make_base_image
 dk run --rm --network host "$BASE_IMAGE" node -e 'console.log("base image node", process.version)'
 
 # --- images ------------------------------------------------------------------------------------
@@ -171,10 +139,11 @@ free_port() {
   node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
 }
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-declare -A PORTS
-for svc in plant-store token-service account-admin; do PORTS[$svc]=$(free_port); done
+declare -A PORTS MANAGEMENT_PORTS
+for svc in plant-store token-service account-admin; do PORTS[$svc]=$(free_port); MANAGEMENT_PORTS[$svc]=$(free_port); done
 INTERNAL_PORT=$(free_port)
 port_of() { echo "${PORTS[$1]}"; }
+management_port_of() { echo "${MANAGEMENT_PORTS[$1]}"; }
 # Secrets of this throwaway run: random, as strong as the images' NODE_ENV=production requires.
 secret() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 COMMON_ENV=(
@@ -210,25 +179,28 @@ for svc in "${ORDERED[@]}"; do
     fail "$svc migrations"
   name="plant-smoke-$svc-$RUN_ID"
   port=$(port_of "$svc")
-  for p in "$port" $([ "$svc" = token-service ] && echo "$INTERNAL_PORT"); do
+  mport=$(management_port_of "$svc")
+  for p in "$port" "$mport" $([ "$svc" = token-service ] && echo "$INTERNAL_PORT"); do
     ! port_in_use "$p" || fail "port $p is taken by another process; cannot check $svc there"
   done
+  # MANAGEMENT_HOST stays at its loopback default: with --network host that is this machine's.
   # shellcheck disable=SC2046 # own_env's words are -e NAME=value pairs of base64 (no spaces, no globs).
-  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" $(own_env "$svc") -e "PORT=$port" "plant-smoke/$svc" >/dev/null
+  dk run -d --name "$name" --network host "${COMMON_ENV[@]}" $(own_env "$svc") -e "PORT=$port" -e "MANAGEMENT_PORT=$mport" "plant-smoke/$svc" >/dev/null
   CONTAINERS+=("$name")
   ok=""
   for _ in $(seq 1 60); do
     [ "$(dk inspect -f '{{.State.Running}}' "$name")" = "true" ] || break
-    # Our container's own "listening" line, then its /healthz.
-    if dk logs "$name" 2>&1 | grep '"msg":"listening"' | grep -q "\"port\":$port[,}]" &&
-      curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; then ok=1; break; fi
+    # Our container's own "listening" line (both ports), then /healthz on its management port.
+    if dk logs "$name" 2>&1 | grep '"msg":"listening"' | grep "\"port\":$port[,}]" | grep -q "\"managementPort\":$mport[,}]" &&
+      curl -fsS "http://127.0.0.1:$mport/healthz" >/dev/null 2>&1; then ok=1; break; fi
     sleep 1
   done
   if [ -z "$ok" ]; then
     dk logs "$name" 2>&1 | tail -n 30 >&2
-    fail "$svc did not answer /healthz on port $port"
+    fail "$svc did not answer /healthz on its management port $mport"
   fi
-  say "$svc: /healthz answers on $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
+  say "$svc: /healthz answers on management port $mport: $(curl -fsS "http://127.0.0.1:$mport/healthz")"
+  check_listeners "$svc" "$port" "$mport"
 done
 if printf '%s\n' "${ORDERED[@]}" | grep -qx token-service; then
   # compose's seed one-shot, as compose runs it (the token-service image, the script mounted),

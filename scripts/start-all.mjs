@@ -95,6 +95,7 @@ function announce() {
       password:        ${DEMO.password}   (development only)
     Plant Store API:   http://localhost:8081
     Token service:     http://localhost:8082/realms/${DEMO.tenant}
+    Probes, metrics:   http://127.0.0.1:9181/metrics (Plant Store), :9182 (token service), :9183 (portal)
   Ctrl-C stops everything.
   ------------------------------------------------------------------
 `);

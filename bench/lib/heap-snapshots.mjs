@@ -13,7 +13,7 @@ export const snapshotNodeArgs = (dir) => ['--heapsnapshot-signal=SIGUSR2', `--di
 /**
  * Signals the process, waits for its snapshot to be written (the process answers again once
  * it is), and returns the live heap in MB. The snapshot file is deleted after reading.
- * @param {{pid: number, url: string}} proc
+ * @param {{pid: number, managementUrl: string}} proc
  * @param {string} dir
  * @returns {Promise<number | null>}
  */
@@ -26,7 +26,7 @@ export async function liveHeapMb(proc, dir) {
     file = readdirSync(dir).find((f) => !before.has(f) && f.includes(`.${proc.pid}.`) && f.endsWith('.heapsnapshot'));
     if (file !== undefined) {
       // The snapshot is written on the process's main thread: once it answers, the file is complete.
-      const answered = await fetch(`${proc.url}/healthz`).then(
+      const answered = await fetch(`${proc.managementUrl}/healthz`).then(
         (r) => r.ok,
         () => false,
       );
@@ -59,7 +59,7 @@ function liveBytes(snapshot) {
 /**
  * The V8 heap in use and committed, and memory outside the V8 heap (buffers), from a
  * service's /metrics (prom-client's default metrics), in MB.
- * @param {string} url a service's public base URL
+ * @param {string} url a service's management base URL (probes and metrics)
  * @returns {Promise<{used: number | null, total: number | null, external: number | null}>}
  */
 export async function heapMb(url) {

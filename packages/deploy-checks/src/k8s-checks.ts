@@ -183,3 +183,17 @@ export function containerEnv(container: any, objects: K8sObject[], secrets: K8sO
   }
   return { env, problems };
 }
+
+/** Who a NetworkPolicy peer is: a namespace, pods, an address block, or (no `from` at all) anyone. */
+export type Admitted = Record<string, unknown> | 'anyone';
+
+/**
+ * Every peer a NetworkPolicy admits to a container port (known by its name and number): the
+ * peers of each rule that names the port, or names no port at all (a rule without `ports`
+ * admits every port), and `'anyone'` for a rule without `from`.
+ */
+export function admittedTo(policy: K8sObject, port: { name: string; containerPort: number }): Admitted[] {
+  const rules: any[] = policy.spec?.ingress ?? [];
+  const covers = (rule: any) => rule.ports === undefined || rule.ports.some((p: any) => p.port === port.name || p.port === port.containerPort);
+  return rules.filter(covers).flatMap((rule) => (rule.from === undefined || rule.from.length === 0 ? ['anyone' as const] : (rule.from as Admitted[])));
+}

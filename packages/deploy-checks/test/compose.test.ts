@@ -69,14 +69,20 @@ describe('docker-compose.yml cross-checks', () => {
     expect(missingVariables([...required, ...loopbackDefaults], environmentOf(spec).keys())).toEqual([]);
   });
 
-  test.each(SERVICES)('When %s runs, then it listens on its contract port, publishes exactly that port on loopback only, says it is a development run and is checked through /healthz', (service) => {
+  test.each(SERVICES)('When %s runs, then it listens on its contract port, publishes exactly that port on loopback only, says it is a development run and is checked through /healthz on its unpublished management port', (service) => {
     const spec = compose.services[service]!;
-    const contractPort = requirementsOf(service).defaults['PORT'];
+    const { defaults } = requirementsOf(service);
+    const contractPort = defaults['PORT'];
     expect(environmentOf(spec).get('PORT')).toBe(String(contractPort));
     expect(spec.ports).toEqual([`127.0.0.1:${contractPort}:${contractPort}`]);
     // Its secrets are public development values: only a development run accepts them.
     expect(environmentOf(spec).get('NODE_ENV')).toBe('development');
-    expect(JSON.stringify(spec.healthcheck?.test)).toContain('/healthz');
+    // The public port 404s the probes: the check asks the management port, inside the container
+    // (loopback, MANAGEMENT_HOST's default, so nothing outside the container reaches it).
+    expect(environmentOf(spec).get('MANAGEMENT_PORT')).toBe(String(defaults['MANAGEMENT_PORT']));
+    expect(environmentOf(spec).has('MANAGEMENT_HOST')).toBe(false);
+    expect(spec.healthcheck?.test).toEqual(['CMD', 'node', '-e', expect.stringContaining("fetch('http://127.0.0.1:' + process.env.MANAGEMENT_PORT + '/healthz')")]);
+    expect(JSON.stringify([spec.ports, spec.expose ?? []])).not.toContain(String(defaults['MANAGEMENT_PORT']));
     expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
     expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');
     // Redis asks for a password, and the service's URL carries it.

@@ -39,12 +39,20 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
     expect(copiedFromStages(dockerfile, service)).toEqual([`build:/out/${service}`]);
   });
 
-  test('When the image runs, then it listens on and exposes the ports of its config defaults and its HEALTHCHECK asks /healthz with node', () => {
+  test('When the image runs, then it listens on and exposes the ports of its config defaults and its HEALTHCHECK asks /healthz on the management port with node', () => {
     const { defaults } = requirementsOf(service);
-    const expected = ['PORT', 'INTERNAL_PORT'].filter((k) => k in defaults).map((k) => defaults[k]);
+    const expected = ['PORT', 'INTERNAL_PORT', 'MANAGEMENT_PORT'].filter((k) => k in defaults).map((k) => defaults[k]);
     expect(exposedPorts(dockerfile, service)).toEqual(expected);
-    expect(imageEnv(dockerfile, service)).toEqual(new Map([['NODE_ENV', 'production'], ['PORT', String(defaults['PORT'])]]));
-    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ process\.env\.PORT \+ '\/healthz'\)/);
+    expect(imageEnv(dockerfile, service)).toEqual(
+      new Map([
+        ['NODE_ENV', 'production'],
+        ['PORT', String(defaults['PORT'])],
+        ['MANAGEMENT_PORT', String(defaults['MANAGEMENT_PORT'])],
+      ]),
+    );
+    // The public port answers /healthz 404: the probe asks the management port, on loopback (its default address).
+    expect(defaults['MANAGEMENT_HOST']).toBe('127.0.0.1');
+    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ process\.env\.MANAGEMENT_PORT \+ '\/healthz'\)/);
   });
 });
 

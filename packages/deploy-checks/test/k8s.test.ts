@@ -2,27 +2,18 @@ import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingVariables } from '../src/config-requirements.js';
-import { containerEnv, crossReferences, find, objectsOf, renderKustomization, unknownFields, validateWithModels, type K8sObject } from '../src/k8s-checks.js';
+import { containerEnv, crossReferences, find, objectsOf, unknownFields, validateWithModels } from '../src/k8s-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
+import { base, containerOf, OVERLAYS, SECRET } from './helpers/rendered.js';
 import { requirementsOf } from './helpers/service-configs.js';
 
-const render = (dir: string) => renderKustomization(join(repoRoot, 'k8s', dir));
-const base = render('base');
-const OVERLAYS = { dev: render('overlays/dev'), prod: render('overlays/prod') };
-const SECRET = 'plant-store-secrets';
 const baseSecretTemplate = find(base, 'Secret', SECRET)!;
 /** The keys of the Secret a container's environment reads. */
 const secretKeysReadBy = (container: { env: Array<{ valueFrom?: { secretKeyRef?: { key: string } } }> }): string[] =>
   container.env.flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : []));
-const containerOf = (objects: K8sObject[], service: string) =>
-  find(objects, 'Deployment', service)!.spec.template.spec.containers.find((c: { name: string }) => c.name === service);
-
-
 
 /** Variables whose URL carries credentials. */
 const CREDENTIAL_URLS = ['DATABASE_URL', 'REDIS_URL'];
-/** The ingress controller's namespace, as every NetworkPolicy that admits it names it. */
-const INGRESS_NAMESPACE = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
 describe('k8s/base', () => {
   test('When the base is rendered, then the Secret is a template: every key the services read, no value', () => {
     expect(baseSecretTemplate.data).toBeUndefined();
@@ -98,12 +89,10 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)('k8s/overla
     expect(Object.keys(config).filter((k) => CREDENTIAL_URLS.includes(k))).toEqual([]);
   });
 
-  test.each(SERVICES)('When %s is deployed, then it has >= 2 replicas, probes on /healthz and /readyz, requests and limits, a restricted read-only security context and a preStop delay', (service) => {
+  test.each(SERVICES)('When %s is deployed, then it has >= 2 replicas, its public port, requests and limits, a restricted read-only security context and a preStop delay', (service) => {
     const deployment = find(objects, 'Deployment', service)!;
     const container = containerOf(objects, service);
     expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
-    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container.ports.find((p: { name: string }) => p.name === 'http').containerPort).toBe(requirementsOf(service).defaults['PORT']);
     expect(Object.keys(container.resources).sort()).toEqual(['limits', 'requests']);
     expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
@@ -132,41 +121,6 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)('k8s/overla
     expect(config.AUTH_INTERNAL_URL).toBe(`http://token-service:${requirementsOf('token-service').defaults['PORT']}`);
     expect(config.PLANT_STORE_AUDIENCE).toBe(config.PUBLIC_URL);
     expect(config.ACCOUNT_ADMIN_AUDIENCE).toBe(config.PORTAL_URL);
-  });
-
-  test('When the NetworkPolicy is read, then the token service internal port (9082) admits only account-admin and plant-store pods, and the public port only the ingress controller and account-admin', () => {
-    const policies = objectsOf(objects, 'NetworkPolicy').filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'token-service');
-    expect(policies).toHaveLength(1);
-    const policy = policies[0]!;
-    expect(policy.spec.policyTypes).toEqual(['Ingress']);
-    const tokenPorts = containerOf(objects, 'token-service').ports as Array<{ name: string; containerPort: number }>;
-    const internalPort = requirementsOf('token-service').defaults['INTERNAL_PORT'];
-    const internalName = tokenPorts.find((p) => p.containerPort === internalPort)!.name;
-    const coversInternal = (rule: any) => rule.ports === undefined || rule.ports.some((p: any) => p.port === internalName || p.port === internalPort);
-    const admitting = policy.spec.ingress.filter(coversInternal);
-    expect(admitting).toHaveLength(1);
-    expect(admitting[0].from).toEqual([
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'account-admin' } } },
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'plant-store' } } },
-    ]);
-    // TRUST_PROXY=1 trusts whoever connects to name the client's address: only the ingress
-    // controller (and account-admin's back channel) may reach the port that reads it.
-    expect(policy.spec.ingress.filter((r: any) => !coversInternal(r))).toEqual([
-      {
-        from: [INGRESS_NAMESPACE, { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'account-admin' } } }],
-        ports: [{ port: 'http', protocol: 'TCP' }],
-      },
-    ]);
-    const service = find(objects, 'Service', 'token-service')!;
-    expect(service.spec.ports.map((p: any) => [p.name, p.port])).toEqual([['http', requirementsOf('token-service').defaults['PORT']], [internalName, internalPort]]);
-  });
-
-  test('When the portal trusts X-Forwarded-For, then its NetworkPolicy admits the ingress controller alone to its port', () => {
-    expect(Number(find(objects, 'ConfigMap', 'plant-store-config')!.data.TRUST_PROXY)).toBeGreaterThan(0);
-    const policies = objectsOf(objects, 'NetworkPolicy').filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'account-admin');
-    expect(policies.map((p) => p.spec)).toEqual([
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'account-admin' } }, policyTypes: ['Ingress'], ingress: [{ from: [INGRESS_NAMESPACE], ports: [{ port: 'http', protocol: 'TCP' }] }] },
-    ]);
   });
 
   test('When the migration Job runs, then each service image runs its own migrate command with its own database URL from the Secret', () => {

@@ -20,9 +20,9 @@ export interface Platform extends Processes, SignInClient {
   createPlant(token: string, plant: unknown, store?: ServiceProcess): Promise<Answer>;
 }
 
-/** One gauge or counter value from a process's /metrics (first series of that name). */
+/** One gauge or counter value from a process's /metrics, on its management port (first series of that name). */
 export async function metric(svc: ServiceProcess, name: string): Promise<number | undefined> {
-  const text = (await httpRequest(`${svc.url}/metrics`)).text;
+  const text = (await httpRequest(`${svc.managementUrl}/metrics`)).text;
   const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : undefined;
 }

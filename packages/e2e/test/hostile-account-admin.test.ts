@@ -52,7 +52,7 @@ async function accounts(): Promise<Account[]> {
 
 async function assertStillUp(): Promise<void> {
   expect(p.accountAdmin!.child.exitCode).toBeNull();
-  expect((await httpRequest(`${p.portalUrl}/healthz`)).status).toBe(200);
+  expect((await httpRequest(`${p.accountAdmin!.managementUrl}/healthz`)).status).toBe(200);
 }
 
 const text = hostileString.map((s) => JSON.stringify(s));

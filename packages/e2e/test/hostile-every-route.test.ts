@@ -83,7 +83,7 @@ async function fuzz(app: ServiceApp, target: string, sweep: readonly FuzzCase[],
 async function assertAllUp(): Promise<void> {
   for (const svc of p.processes) {
     expect({ name: svc.name, exitCode: svc.child.exitCode, signal: svc.child.signalCode }).toEqual({ name: svc.name, exitCode: null, signal: null });
-    expect({ name: svc.name, health: (await httpRequest(`${svc.url}/healthz`)).status }).toEqual({ name: svc.name, health: 200 });
+    expect({ name: svc.name, health: (await httpRequest(`${svc.managementUrl}/healthz`)).status }).toEqual({ name: svc.name, health: 200 });
   }
 }
 
@@ -128,8 +128,9 @@ describe('What the route-table fuzzer covers', () => {
       const unreached = app.app.routes.map(routeKey).filter((key) => ![...(sent.get(key)?.keys() ?? [])].some((status) => status !== 404 && status !== 405));
       expect({ app: app.name, unreached }).toEqual({ app: app.name, unreached: [] });
 
-      const metrics = await httpRequest(`${app.url(p)}/metrics`);
-      if (metrics.status !== 200) continue;
+      if (app.metricsUrl === undefined) continue;
+      const metrics = await httpRequest(`${app.metricsUrl(p)}/metrics`);
+      expect({ app: app.name, status: metrics.status }).toEqual({ app: app.name, status: 200 });
       const counted = new Set([...metrics.text.matchAll(SERIES)].map(([, labels]) => `${/method="([^"]+)"/.exec(labels!)?.[1]} ${/route="([^"]+)"/.exec(labels!)?.[1]}`));
       expect({ app: app.name, uncounted: app.app.routes.map(routeKey).filter((key) => !counted.has(key)) }).toEqual({ app: app.name, uncounted: [] });
     }
@@ -143,18 +144,25 @@ describe('What the route-table fuzzer covers', () => {
     expect(routers).toEqual([]);
   });
 
-  test('When the services\' sources are read, then every app they build (each createHttpApp call) is one the fuzzer reads', () => {
+  test('When the services\' sources are read, then every app they build (each createHttpApp call, and the management app) is one the fuzzer reads', () => {
     const builders: string[] = [];
+    const managed: string[] = [];
     const walk = (dir: string): void => {
       for (const entry of readdirSync(join(REPO_ROOT, dir), { withFileTypes: true })) {
         const path = `${dir}/${entry.name}`;
         if (entry.isDirectory()) walk(path);
-        else if (path.endsWith('.ts') && readFileSync(join(REPO_ROOT, path), 'utf8').includes('createHttpApp(')) builders.push(path);
+        if (!entry.isFile() || !path.endsWith('.ts')) continue;
+        const text = readFileSync(join(REPO_ROOT, path), 'utf8');
+        if (text.includes('createHttpApp(')) builders.push(path);
+        if (text.includes('createManagementApp(')) managed.push(path.split('/')[1]!);
       }
     };
     for (const service of readdirSync(join(REPO_ROOT, 'services'))) walk(`services/${service}/src`);
+    // The management listener is built in packages/shared (createManagementApp), the same for every service.
+    const serviceBuilt = apps.filter((app) => app.source.startsWith('services/'));
 
-    expect(builders.sort()).toEqual(apps.map((app) => app.source).sort());
+    expect(builders.sort()).toEqual(serviceBuilt.map((app) => app.source).sort());
+    expect(managed.sort()).toEqual(apps.filter((app) => app.name.endsWith(' management')).map((app) => app.name.split(' ')[0]).sort());
     for (const source of builders) expect({ source, calls: readFileSync(join(REPO_ROOT, source), 'utf8').split('createHttpApp(').length - 1 }).toEqual({ source, calls: 1 });
   });
 

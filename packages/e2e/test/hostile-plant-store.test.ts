@@ -58,7 +58,7 @@ async function assertStillUp(): Promise<void> {
   const store = p.plantStores[0]!;
   expect(store.child.exitCode).toBeNull();
   expect(store.child.signalCode).toBeNull();
-  const health = await httpRequest(`${store.url}/healthz`);
+  const health = await httpRequest(`${store.managementUrl}/healthz`);
   expect(health.status).toBe(200);
 }
 

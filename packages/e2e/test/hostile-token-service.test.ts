@@ -120,7 +120,7 @@ describe('Token endpoint under hostile input', () => {
       // Tokens were granted too, so the scope property was exercised, not vacuous.
       expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 401, 404]));
       expect(p.tokenService.child.exitCode).toBeNull();
-      expect((await httpRequest(`${p.authUrl}/healthz`)).status).toBe(200);
+      expect((await httpRequest(`${p.tokenService.managementUrl}/healthz`)).status).toBe(200);
       expect(await accountsWithoutUsage()).toEqual(before);
       expect((await p.requestToken(tenant, account.clientId, account.secret)).status).toBe(200);
     },

@@ -109,13 +109,13 @@ describe('revocation while Redis fails', () => {
     await platform.stopTokenService();
     const late = await platform.startPlantStore();
     try {
-      const notReady = await fetch(`${late.url}/readyz`);
+      const notReady = await fetch(`${late.managementUrl}/readyz`);
       expect({ status: notReady.status, body: await notReady.json() }).toEqual({ status: 503, body: { error: 503, message: 'Not ready: revocation' } });
       // Neither the JWKS nor the revocation state can be had: fail closed.
       expect(await listPlants(late, token)).toMatchObject({ status: 503 });
 
       await platform.startTokenService();
-      await eventually(async () => (await fetch(`${late.url}/readyz`)).status === 200, 'the late Plant Store is ready');
+      await eventually(async () => (await fetch(`${late.managementUrl}/readyz`)).status === 200, 'the late Plant Store is ready');
       expect(await metric(late, 'revocation_live')).toBe(1);
       // The failed JWKS fetch of the outage is retried at most every 5 s (bearer verification's throttle).
       await eventually(async () => (await listPlants(late, token)).status !== 503, 'the realm keys are fetched again');

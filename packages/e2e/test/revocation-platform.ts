@@ -55,7 +55,7 @@ export interface Platform extends Processes {
 
 /** Every Plant Store's count of revocation events received so far. */
 async function eventsReceived(store: ServiceProcess): Promise<number> {
-  const text = (await http(`${store.url}/metrics`)).body as string;
+  const text = (await http(`${store.managementUrl}/metrics`)).body as string;
   return [...text.matchAll(/^revocation_events_received_total(?:\{[^}]*\})? (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 

@@ -2,22 +2,21 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFoundHandler, sendError } from './error-middleware.js';
-import { healthRoutes, type ReadinessCheck } from './health.js';
 import { createRequestObserver, type RequestObserver } from './http-observability.js';
 import type { Logger } from './logger.js';
-import { metricsHandler, routeOf } from './metrics.js';
+import { routeOf } from './metrics.js';
 import { chainHandlers, routeEnd, type NodeHandler } from './node-route.js';
 import { forwardedTrust, type TrustProxy } from './proxy-trust.js';
 import { allowHeader, isRoute, pathMatcher, routesOf, type HotRoute, type PathMatcher, type Route, type RouteParams, type RouteTable } from './route-table.js';
 
 export interface HttpAppOptions {
   logger: Logger;
-  /** Request count and latency by route template, and `GET /metrics`; without it, neither. */
+  /** Where request count and latency by route template go (exposed by the management port, `createManagementApp`); without it, none. */
   metrics?: Registry;
   /** Run each request inside the request context (default true; see `createRequestObserver`). */
   requestContext?: boolean;
-  /** `GET /healthz` and `GET /readyz` with these checks (`healthRoutes`); without it, neither. */
-  readiness?: Record<string, ReadinessCheck>;
+  /** Paths whose requests get no access line (the management port's probes); default none. */
+  quietPaths?: readonly string[];
   /** Who may set `X-Forwarded-*` (`TRUST_PROXY`: hops or ranges, see proxy-trust.ts); absent: nobody. */
   trustProxy?: TrustProxy;
   /** Let express add an `ETag` to what it sends (`res.json`, `res.send`): off unless asked. */
@@ -43,10 +42,10 @@ type Labelled = Request & { [ROUTE_TEMPLATE]?: string };
 const templateOf = (req: Request): string => (req as Labelled)[ROUTE_TEMPLATE] ?? routeOf(req);
 
 /**
- * Builds a service's one request listener from its route table. Probes first (`/healthz`,
- * `/readyz`, `/metrics`: no id, access line or metrics), then one observer (request id, access
- * line, metrics by route template) for every other request, then the table, then a 404, and
- * one error responder (`sendError`, the `Error` shape).
+ * Builds a listener from its route table: one observer (request id, access line, metrics by
+ * route template) for every request, then the table, then a 404, and one error responder
+ * (`sendError`, the `Error` shape). Probes and metrics are routes of the management port's
+ * table (`createManagementApp`), never of a public one: there they are a 404 like any unknown path.
  *
  * Every route is registered on express, with a 405 naming the path's methods for the others.
  * A hot route's exact method and path are also dispatched straight from `node:http`, skipping
@@ -55,7 +54,12 @@ const templateOf = (req: Request): string => (req as Labelled)[ROUTE_TEMPLATE] ?
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { logger, metrics } = options;
-  const observe = createRequestObserver({ logger, ...(metrics ? { metrics } : {}), requestContext: options.requestContext ?? true });
+  const observe = createRequestObserver({
+    logger,
+    ...(metrics ? { metrics } : {}),
+    requestContext: options.requestContext ?? true,
+    ...(options.quietPaths ? { quietPaths: options.quietPaths } : {}),
+  });
   const app = express();
   app.disable('x-powered-by');
   if (options.etag !== true) app.disable('etag');
@@ -63,8 +67,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const forwarded = forwardedTrust(options.trustProxy ?? 0);
   app.set('trust proxy', forwarded.express);
 
-  if (options.readiness) app.use(healthRoutes(options.readiness));
-  if (metrics) app.get('/metrics', metricsHandler(metrics));
   app.use(function observeRequest(req: Request, res: Response, next: NextFunction) {
     observe(req, res, templateOf, () => next());
   });

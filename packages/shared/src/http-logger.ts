@@ -2,9 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import type { Logger } from './logger.js';
 
-/** Probes and scrapes: polled constantly, never worth a line. */
-const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
 /** How a request ended, for its access line. */
 export type RequestOutcome = 'completed' | 'failed' | 'aborted';
 
@@ -14,10 +11,6 @@ export type AccessLogWriter = (reqId: string, method: string, path: string, stat
 export function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
-}
-
-export function isLoggedPath(path: string): boolean {
-  return !UNLOGGED_PATHS.has(path);
 }
 
 type PinoInternals = Record<symbol, unknown>;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { createAccessLog, isLoggedPath, outcomeOf, pathOf } from './http-logger.js';
+import { createAccessLog, outcomeOf, pathOf } from './http-logger.js';
 import type { Logger } from './logger.js';
 import { httpRequestRecorder } from './metrics.js';
 import { assignRequestId, requestContext } from './request-context.js';
@@ -16,6 +16,8 @@ export interface HttpObservabilityOptions {
    * requests or not (a token grant's oidc-provider stack creates many promises).
    */
   requestContext?: boolean;
+  /** Paths (without the query) whose requests get no access line; their metrics are still recorded. */
+  quietPaths?: readonly string[];
 }
 
 /**
@@ -32,8 +34,9 @@ export type RequestObserver = <Req extends IncomingMessage>(req: Req, res: Serve
  * responses only. Works without express; `createHttpApp` applies it to every request either
  * way, so use that rather than this.
  */
-export function createRequestObserver({ logger, metrics, requestContext: withContext = true }: HttpObservabilityOptions): RequestObserver {
+export function createRequestObserver({ logger, metrics, requestContext: withContext = true, quietPaths = [] }: HttpObservabilityOptions): RequestObserver {
   const writeAccessLine = createAccessLog(logger);
+  const quiet = new Set(quietPaths);
   const record = metrics ? httpRequestRecorder(metrics) : undefined;
   return function observe(req, res, route, serve) {
     const id = assignRequestId(req, res);
@@ -43,7 +46,7 @@ export function createRequestObserver({ logger, metrics, requestContext: withCon
     res.on('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
       if (record !== undefined && res.writableFinished) record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
-      if (isLoggedPath(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
+      if (!quiet.has(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
     });
     if (withContext) requestContext.run({ requestId: id }, serve, req, res);
     else serve(req, res);

@@ -12,6 +12,7 @@ export { InternalApiError, type InternalApiErrorOptions, type InternalApiTarget 
 export * from './internal-api-types.js';
 export * from './json-body.js';
 export * from './logger.js';
+export * from './management-app.js';
 export * from './metrics.js';
 export * from './node-route.js';
 export * from './openapi-document.js';

@@ -11,6 +11,8 @@ export interface BaseConfigOptions {
   port: number;
   /** What the public port serves, when more than one thing (e.g. "realm endpoints"). */
   portServes?: string;
+  /** The service's default management port (probes, metrics): distinct per service, so all three run on one machine. */
+  managementPort: number;
   /** The Postgres schema the service owns. */
   schema: string;
   /** What the service keeps in Redis. */
@@ -19,11 +21,17 @@ export interface BaseConfigOptions {
   authUrlDoc: string;
 }
 
-/** Keys every service has: listen address, Postgres, Redis, logs, the token service's public URL. */
-export function baseConfig({ port, portServes, schema, redisUse, authUrlDoc }: BaseConfigOptions) {
+/** Keys every service has: listen addresses, Postgres, Redis, logs, the token service's public URL. */
+export function baseConfig({ port, portServes, managementPort, schema, redisUse, authUrlDoc }: BaseConfigOptions) {
   return {
     PORT: env.port(port).describe(`Public HTTP port${portServes === undefined ? '' : `: ${portServes}`} (0 = ephemeral)`),
     HOST: env.string('0.0.0.0').describe('Listen address'),
+    // Probes and metrics never on the public port (there they are 404): a port of its own, which
+    // a NetworkPolicy admits from the monitoring namespace alone (management-app.ts).
+    MANAGEMENT_PORT: env.port(managementPort).describe('Management port: GET /healthz, /readyz, /metrics, never routed by the ingress (0 = ephemeral)'),
+    MANAGEMENT_HOST: env
+      .string('127.0.0.1')
+      .describe('Listen address of the management port: loopback unless a deployment opens it (a pod: 0.0.0.0, for the kubelet and Prometheus)'),
     DATABASE_URL: credentialUrlKey(env.url('postgres://postgres@127.0.0.1:5432/plantstore')).describe(`Postgres URL; the service uses schema ${schema}`),
     DATABASE_POOL_MAX: env.int(10, 1, 100).describe('Postgres pool size'),
     REDIS_URL: credentialUrlKey(env.url('redis://127.0.0.1:6379')).describe(`Redis URL (${redisUse})`),

@@ -12,8 +12,10 @@ import { onShutdownSignal } from './web-server.js';
 
 export interface RunningService {
   port: number;
-  /** Logged with `listening` when the service has a second (internal) listener. */
+  /** Logged with `listening` when the service has an internal API listener (the token service). */
   internalPort?: number;
+  /** The management listener's port (probes, metrics), logged with `listening`. */
+  managementPort: number;
   /** Drains in-flight requests, then closes pools and connections. */
   stop(): Promise<void>;
 }
@@ -33,7 +35,8 @@ export function runServiceMain<C extends { LOG_LEVEL: string }>(
   const logger = createLogger({ name, level: config.LOG_LEVEL });
   run(config, logger).then(
     (running) => {
-      const ports = running.internalPort === undefined ? { port: running.port } : { port: running.port, internalPort: running.internalPort };
+      const { port, internalPort, managementPort } = running;
+      const ports = internalPort === undefined ? { port, managementPort } : { port, internalPort, managementPort };
       logger.info(ports, 'listening');
       onShutdownSignal(
         async () => {

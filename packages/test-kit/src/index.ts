@@ -1,4 +1,5 @@
 export * from './env.js';
+export * from './listener-probes.js';
 export * from './platform-admin.js';
 export * from './platform-env.js';
 export * from './platform-launcher.js';

@@ -120,7 +120,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const processes: ServiceProcess[] = [];
   const spawn = async (service: ServiceName, name: string, override: Record<string, string> = {}) => {
     const env = envOf(service, override);
-    if (QUIET_LEVELS.has(env.LOG_LEVEL ?? 'info') && env.PORT === undefined) env.PORT = String(await freePort());
+    if (QUIET_LEVELS.has(env.LOG_LEVEL ?? 'info')) {
+      if (env.PORT === undefined) env.PORT = String(await freePort());
+      if (env.MANAGEMENT_PORT === undefined || env.MANAGEMENT_PORT === '0') env.MANAGEMENT_PORT = String(await freePort());
+    }
     const svc = await spawnService(service, { env, name, timeoutMs, nodeArgs: nodeArgs(name), ...(logDir === undefined ? {} : { logDir }) });
     processes.push(svc);
     return svc;

@@ -19,6 +19,9 @@ export interface ServerProcess {
   /** The token service's internal listener, when the server has one. */
   internalPort?: number;
   internalUrl?: string;
+  /** The management listener (/healthz, /readyz, /metrics), when the server has one (every service does). */
+  managementPort?: number;
+  managementUrl?: string;
   /**
    * Every line the process wrote to stdout and stderr so far (with `logDir`: up to `listening`).
    * Services buffer their log output (up to 100 ms): read `flushedLogs()` to see everything
@@ -36,6 +39,8 @@ export interface ServerProcess {
 
 export interface ServiceProcess extends ServerProcess {
   service: ServiceName;
+  managementPort: number;
+  managementUrl: string;
 }
 
 export interface SpawnServiceOptions {
@@ -62,7 +67,7 @@ export interface SpawnServerOptions extends SpawnServiceOptions {
 const QUIET_LEVELS = new Set(['warn', 'error', 'fatal', 'silent']);
 const KILL_AFTER_MS = 15_000;
 
-type Address = { port: number; internalPort?: number };
+type Address = { port: number; internalPort?: number; managementPort?: number };
 
 /** Where the process's lines go: a pipe read as they come, or a file read when asked (`pull`). */
 function captureOutput(child: ChildProcess, logs: string[], logFile: string | undefined): () => void {
@@ -92,34 +97,46 @@ function captureOutput(child: ChildProcess, logs: string[], logFile: string | un
 function listeningLine(line: string): Address | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
-    const entry = JSON.parse(line) as { msg?: string; port?: number; internalPort?: number };
+    const entry = JSON.parse(line) as { msg?: string; port?: number; internalPort?: number; managementPort?: number };
     if (entry.msg !== 'listening' || typeof entry.port !== 'number') return undefined;
-    return typeof entry.internalPort === 'number' ? { port: entry.port, internalPort: entry.internalPort } : { port: entry.port };
+    return {
+      port: entry.port,
+      ...(typeof entry.internalPort === 'number' ? { internalPort: entry.internalPort } : {}),
+      ...(typeof entry.managementPort === 'number' ? { managementPort: entry.managementPort } : {}),
+    };
   } catch {
     return undefined;
   }
 }
 
-/** A quiet server was told its ports: it is up once `/healthz` answers 200. */
+/** A quiet server was told its ports: it is up once `/healthz` answers 200 on its management port (or, without one, its PORT). */
 async function healthyAt(env: Record<string, string>): Promise<Address | undefined> {
   const port = Number(env.PORT);
-  const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+  const ok = await fetch(`http://127.0.0.1:${probePort(env)}/healthz`).then(
     (res) => res.status === 200,
     () => false,
   );
   if (!ok) return undefined;
-  return env.INTERNAL_PORT === undefined ? { port } : { port, internalPort: Number(env.INTERNAL_PORT) };
+  return {
+    port,
+    ...(env.INTERNAL_PORT === undefined ? {} : { internalPort: Number(env.INTERNAL_PORT) }),
+    ...(env.MANAGEMENT_PORT === undefined ? {} : { managementPort: Number(env.MANAGEMENT_PORT) }),
+  };
 }
+
+const probePort = (env: Record<string, string>): number => Number(env.MANAGEMENT_PORT ?? env.PORT);
 
 /**
  * Starts `node <script>` as its own process and resolves once it logs
  * `{"msg":"listening","port":N}` or, when its LOG_LEVEL hides that line (it must then be given
- * its PORT), once `GET /healthz` answers 200.
+ * its PORT and MANAGEMENT_PORT, if it has one), once `GET /healthz` answers 200 there.
  */
 export async function spawnServer({ name, script, env: given, timeoutMs = 20_000, nodeArgs = [], logDir }: SpawnServerOptions): Promise<ServerProcess> {
-  const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'info', ...given };
+  const env: Record<string, string> & { LOG_LEVEL: string; PORT: string } = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'info', ...given };
   const quiet = QUIET_LEVELS.has(env.LOG_LEVEL);
-  if (quiet && Number(env.PORT) === 0) throw new Error(`${name}: at LOG_LEVEL=${env.LOG_LEVEL} it never says where it listens; give it a PORT`);
+  if (quiet && (Number(env.PORT) === 0 || probePort(env) === 0)) {
+    throw new Error(`${name}: at LOG_LEVEL=${env.LOG_LEVEL} it never says where it listens; give it a PORT${env.MANAGEMENT_PORT === undefined ? '' : ' and a MANAGEMENT_PORT'}`);
+  }
   let logFile: string | undefined;
   let output: 'pipe' | number = 'pipe';
   if (logDir !== undefined) {
@@ -155,7 +172,7 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
     throw new Error(`${name} ${outcome}:\n${logs.join('\n')}`);
   }
 
-  const { port, internalPort } = address;
+  const { port, internalPort, managementPort } = address;
   return {
     name,
     child,
@@ -163,6 +180,7 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
     port,
     url: `http://127.0.0.1:${port}`,
     ...(internalPort === undefined ? {} : { internalPort, internalUrl: `http://127.0.0.1:${internalPort}` }),
+    ...(managementPort === undefined ? {} : { managementPort, managementUrl: `http://127.0.0.1:${managementPort}` }),
     logs,
     async flushedLogs() {
       const marker = `log-flush-${randomUUID()}`;
@@ -189,10 +207,16 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
 
 /**
  * Starts a built service (`services/<name>/dist/start.js`) as its own process, exactly as
- * production runs it. Services listen on PORT=0 (and INTERNAL_PORT=0) in tests, so parallel
- * files never collide.
+ * production runs it. Services listen on PORT=0 and MANAGEMENT_PORT=0 (and INTERNAL_PORT=0) in
+ * tests, so parallel files never collide.
  */
 export async function spawnService(service: ServiceName, options: SpawnServiceOptions): Promise<ServiceProcess> {
-  const server = await spawnServer({ ...options, name: options.name ?? service, script: join(REPO_ROOT, 'services', service, 'dist/start.js') });
-  return { ...server, service };
+  const env = { MANAGEMENT_PORT: '0', ...options.env };
+  const server = await spawnServer({ ...options, env, name: options.name ?? service, script: join(REPO_ROOT, 'services', service, 'dist/start.js') });
+  const { managementPort, managementUrl } = server;
+  if (managementPort === undefined || managementUrl === undefined) {
+    await server.stop('SIGKILL');
+    throw new Error(`${server.name} did not say where its management port listens`);
+  }
+  return { ...server, service, managementPort, managementUrl };
 }

@@ -38,6 +38,23 @@ describe('spawnServer', () => {
     }
   });
 
+  test('When it has a management port, then its address comes from the listening line, or, quiet, from /healthz answering on the MANAGEMENT_PORT it was given', async () => {
+    const told = await spawnServer({ name: 'tiny-managed', script, env: { MANAGEMENT_PORT: '0' } });
+    const [port, managementPort] = [await freePort(), await freePort()];
+    const quiet = await spawnServer({ name: 'tiny-managed-quiet', script, env: { LOG_LEVEL: 'warn', PORT: String(port), MANAGEMENT_PORT: String(managementPort) } });
+    try {
+      expect(told.managementUrl).toBe(`http://127.0.0.1:${told.managementPort}`);
+      expect(told.managementPort).not.toBe(told.port);
+      expect([quiet.port, quiet.managementPort, quiet.managementUrl]).toEqual([port, managementPort, `http://127.0.0.1:${managementPort}`]);
+      expect((await fetch(`${quiet.url}/healthz`)).status).toBe(404);
+    } finally {
+      await Promise.all([told.stop(), quiet.stop()]);
+    }
+    await expect(spawnServer({ name: 'tiny-managed-portless', script, env: { LOG_LEVEL: 'warn', PORT: String(port), MANAGEMENT_PORT: '0' } })).rejects.toThrow(
+      'give it a PORT and a MANAGEMENT_PORT',
+    );
+  });
+
   test('When its LOG_LEVEL hides the listening line and it has no PORT, then it is not started', async () => {
     await expect(spawnServer({ name: 'tiny-portless', script, env: { LOG_LEVEL: 'warn' }, logDir })).rejects.toThrow(
       'tiny-portless: at LOG_LEVEL=warn it never says where it listens; give it a PORT',

@@ -1,9 +1,9 @@
 /**
  * Wires account-admin: Postgres (audit trail), Redis (sessions), the token service's
- * internal API, bearer verification with the revocation map, and the express app.
+ * internal API, bearer verification with the revocation map, the public and the management listener.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, startWebServer, TokenServiceClient, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
@@ -25,6 +25,8 @@ export interface AccountAdminOptions {
 
 export interface AccountAdmin {
   app: ReturnType<typeof createApp>;
+  /** The management port's listener: /healthz, /readyz (database, Redis, revocation snapshot), /metrics. */
+  management: HttpApp;
   /** Starts the revocation map; call before serving. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -77,11 +79,20 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     authUrl: config.AUTH_URL,
     sessionSecret: config.SESSION_SECRET,
     trustProxy: config.TRUST_PROXY,
-    ...(revocation ? { revocation } : {}),
+  });
+  const management = createManagementApp({
+    logger,
+    metrics,
+    readiness: {
+      database: () => audit.ping(),
+      redis: () => store.ping(),
+      ...(revocation ? { revocation: readyWhen(revocation, 'revocation snapshot not loaded') } : {}),
+    },
   });
 
   return {
     app,
+    management,
     async start() {
       await revocation?.start();
     },
@@ -96,18 +107,23 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
 
 export interface AccountAdminProcess {
   port: number;
+  managementPort: number;
   stop(): Promise<void>;
 }
 
-/** Starts the service and listens; `stop` drains in-flight requests, then closes pools and Redis. */
+/** Starts the service and listens on both ports; `stop` drains in-flight requests, then closes pools and Redis. */
 export async function runAccountAdmin(config: AccountAdminConfig, logger: Logger): Promise<AccountAdminProcess> {
   const service = createAccountAdmin(config, logger);
   await service.start();
   const web = await startWebServer(service.app, { port: config.PORT, host: config.HOST });
+  const management = await startWebServer(service.management, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
   return {
     port: web.port,
+    managementPort: management.port,
     async stop() {
+      // Probes and the last scrape answer while the public port drains.
       await web.close();
+      await management.close();
       await service.close();
     },
   };

@@ -2,7 +2,7 @@ import { baseConfig, env, loadConfig, resourceServerConfig, trustProxyConfig } f
 
 /** Every environment variable of account-admin (docs/architecture.md). */
 export const configShape = {
-  ...baseConfig({ port: 8083, portServes: 'portal and /api/v1', schema: 'admin', redisUse: 'sessions, revocation events', authUrlDoc: 'Public base URL of the token service' }),
+  ...baseConfig({ port: 8083, managementPort: 9183, portServes: 'portal and /api/v1', schema: 'admin', redisUse: 'sessions, revocation events', authUrlDoc: 'Public base URL of the token service' }),
   ...resourceServerConfig(),
   ...trustProxyConfig({ use: 'for the audit address' }),
   PORTAL_URL: env.url('http://localhost:8083').describe('Base URL users open ({portal_url}); sign-in redirects come back here'),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { uniqueName, type ServiceProcess } from '@plant/test-kit';
+import { askManagementForPublic, askPublicForManagement, uniqueName, type ServiceProcess } from '@plant/test-kit';
 import { signIn, type PortalSession } from './helpers/browser-client.js';
 import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
 
@@ -18,10 +18,10 @@ beforeAll(async () => {
 afterAll(() => ts?.close());
 
 describe('the account-admin process', () => {
-  test('When probed, then /healthz and /readyz answer 200 and /metrics exposes request metrics', async () => {
-    const health = await fetch(`${portal.url}/healthz`);
-    const ready = await fetch(`${portal.url}/readyz`);
-    const metrics = await fetch(`${portal.url}/metrics`);
+  test('When probed on the management port, then /healthz and /readyz answer 200 and /metrics exposes request metrics', async () => {
+    const health = await fetch(`${portal.managementUrl}/healthz`);
+    const ready = await fetch(`${portal.managementUrl}/readyz`);
+    const metrics = await fetch(`${portal.managementUrl}/metrics`);
 
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
     expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
@@ -29,6 +29,19 @@ describe('the account-admin process', () => {
     const text = await metrics.text();
     expect(text).toContain('http_requests_total');
     expect(text).toContain('audit_write_failures_total');
+  });
+
+  test('When the public port is asked for /metrics, /healthz or /readyz, however spelled or redirected, then it answers 404 in the Error shape', async () => {
+    const answers = await askPublicForManagement(portal.url, portal.managementPort);
+
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers).toEqual(answers.map(({ what }) => ({ what, status: 404, errorShape: true })));
+  });
+
+  test('When the management port is asked for a portal page, an asset or the API, with or without forwarding and rewrite headers, then it answers 404 in the Error shape', async () => {
+    const answers = await askManagementForPublic(portal.managementUrl, ['/api/v1/service-accounts', '/settings/service-accounts', '/login?tenant=acme', '/assets/portal.js', '/']);
+
+    expect(answers).toEqual(answers.map(({ what }) => ({ what, status: 404, errorShape: true })));
   });
 
   test('When a portal page is served, then it carries a CSP allowing only its own script and style, and no-store', async () => {

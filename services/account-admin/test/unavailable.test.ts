@@ -59,15 +59,15 @@ describe('when the audit trail cannot be written', () => {
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ level: 'error', auditEvent: { action: 'service_account.reset_secret', targetClientId: created.client_id, tenant: acme.tenant } });
     expect(brokenPortal.logs.join('\n')).not.toContain(reset.secret);
-    const metrics = await (await fetch(`${brokenPortal.url}/metrics`)).text();
+    const metrics = await (await fetch(`${brokenPortal.managementUrl}/metrics`)).text();
     expect(metrics).toMatch(/^audit_write_failures_total\{service="account-admin"\} [1-9]/m);
   });
 
   test('When Postgres is unusable, then /readyz answers 503 naming the database', async () => {
-    const res = await fetch(`${brokenPortal.url}/readyz`);
+    const res = await fetch(`${brokenPortal.managementUrl}/readyz`);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ error: 503, message: 'Not ready: database' });
-    expect((await fetch(`${portal.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${portal.managementUrl}/readyz`)).status).toBe(200);
   });
 });
 
@@ -142,7 +142,7 @@ describe('when Redis is down', () => {
     const api = await post(`${noRedisPortal.url}/api/v1/service-accounts`, admin, { name });
     const page = await fetch(`${noRedisPortal.url}/settings/service-accounts`, { headers: { cookie: admin.cookie() }, redirect: 'manual' });
     const signInStart = await fetch(`${noRedisPortal.url}/login?tenant=${acme.tenant}`, { redirect: 'manual' });
-    const ready = await fetch(`${noRedisPortal.url}/readyz`);
+    const ready = await fetch(`${noRedisPortal.managementUrl}/readyz`);
 
     expect([api.status, await api.json()]).toEqual([503, { error: 503, message: 'Sessions are temporarily unavailable; try again' }]);
     expect(page.status).toBe(503);

@@ -4,6 +4,7 @@ import { baseConfig, env, loadConfig, resourceServerConfig } from '@plant/shared
 export const configShape = {
   ...baseConfig({
     port: 8081,
+    managementPort: 9181,
     schema: 'plants',
     redisUse: 'revocation events',
     authUrlDoc: 'Public base URL of the token service; token issuers are {AUTH_URL}/realms/<tenant>',

@@ -1,6 +1,6 @@
-/** Wires the Plant Store: Postgres, bearer verification with the revocation map, the express app. */
+/** Wires the Plant Store: Postgres, bearer verification with the revocation map, the public and the management listener. */
 import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, startWebServer, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, startWebServer, type Knex, type Logger } from '@plant/shared';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
@@ -15,9 +15,11 @@ export interface RevocationService extends RevocationChecker {
 
 export interface PlantStoreProcess {
   port: number;
+  /** The management listener's port (/healthz, /readyz, /metrics). */
+  managementPort: number;
   /** The service's pool (component tests read rows back through it). */
   db: Knex;
-  /** Drains in-flight requests (up to `graceMs`), then closes the revocation map, JWKS cache and pool. */
+  /** Drains in-flight requests (up to `graceMs`) on both listeners, then closes the revocation map, JWKS cache and pool. */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -43,21 +45,22 @@ export async function runPlantStore(
   });
   await revocation?.start?.();
   const plants = createPlantRepository(db);
-  const app = createApp({
-    plants,
-    ping: () => plants.ping(),
-    auth,
+  const app = createApp({ plants, auth, logger, metrics, publicUrl: config.PUBLIC_URL });
+  const management = createManagementApp({
     logger,
     metrics,
-    publicUrl: config.PUBLIC_URL,
-    ...(revocation ? { revocation } : {}),
+    readiness: { database: () => plants.ping(), ...(revocation ? { revocation: readyWhen(revocation, 'revocation snapshot not loaded') } : {}) },
   });
   const web = await startWebServer(app, { port: config.PORT, host: config.HOST });
+  const managementWeb = await startWebServer(management, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
   return {
     port: web.port,
+    managementPort: managementWeb.port,
     db,
     async stop(graceMs) {
+      // Probes and the last scrape answer while the public port drains.
       await web.close(graceMs);
+      await managementWeb.close(graceMs);
       await revocation?.stop?.();
       auth.close();
       await db.destroy();

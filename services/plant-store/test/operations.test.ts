@@ -19,14 +19,14 @@ afterAll(async () => {
   await store.close();
 });
 
-describe('Probes and metrics', () => {
+describe('Probes and metrics (the management port)', () => {
   test('When /healthz is asked, then it answers 200 ok', async () => {
-    const res = await request(store.url).get('/healthz');
+    const res = await request(store.managementUrl).get('/healthz');
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
   test('When the database is reachable, then /readyz answers 200 ready', async () => {
-    const res = await request(store.url).get('/readyz');
+    const res = await request(store.managementUrl).get('/readyz');
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
@@ -34,7 +34,7 @@ describe('Probes and metrics', () => {
     const tenant = store.newTenant();
     await request(store.url).get('/plants').set('authorization', `Bearer ${store.token(tenant)}`);
     await request(store.url).get('/plants');
-    const res = await request(store.url).get('/metrics');
+    const res = await request(store.managementUrl).get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/plants",status="200",service="plant-store"\} [1-9]/);
@@ -48,7 +48,7 @@ describe('Database outage', () => {
   test('When the database cannot be reached, then /readyz and /plants answer 503 in the Error shape (fail closed, no 500)', async () => {
     const down = await startPlantStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/plantstore_test' });
     try {
-      const ready = await request(down.url).get('/readyz');
+      const ready = await request(down.managementUrl).get('/readyz');
       expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { error: 503, message: 'Not ready: database' } });
       const tenant = down.newTenant();
       const list = await request(down.url).get('/plants').set('authorization', `Bearer ${down.token(tenant)}`);
@@ -68,10 +68,10 @@ describe('Readiness with a revocation map', () => {
     const revocation: RevocationChecker = { check: () => 'valid', isReady: () => ready };
     const other = await startPlantStore({ revocation });
     try {
-      const before = await request(other.url).get('/readyz');
+      const before = await request(other.managementUrl).get('/readyz');
       expect({ status: before.status, body: before.body }).toEqual({ status: 503, body: { error: 503, message: 'Not ready: revocation' } });
       ready = true;
-      const after = await request(other.url).get('/readyz');
+      const after = await request(other.managementUrl).get('/readyz');
       expect({ status: after.status, body: after.body }).toEqual({ status: 200, body: { status: 'ready' } });
     } finally {
       await other.close();

@@ -32,13 +32,15 @@ afterAll(async () => {
 });
 
 describe('The plant-store process', () => {
-  test('When started, then it logs listening once, serves plants, and on SIGTERM finishes an in-flight request and exits 0', async () => {
+  test('When started, then it logs listening once with both ports, serves plants, and on SIGTERM finishes an in-flight request and exits 0', async () => {
     const svc = await spawnService('plant-store', { env });
     const tenant = uniqueName('t');
     issuer.addRealm(tenant);
     const token = issuer.mint({ tenant });
     try {
-      expect(svc.logs.filter((l) => l.includes('"msg":"listening"'))).toHaveLength(1);
+      const listening = svc.logs.filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(listening).toEqual([expect.objectContaining({ port: svc.port, managementPort: svc.managementPort })]);
+      expect(svc.managementPort).not.toBe(svc.port);
       const created = await request(svc.url).post('/plants').set('authorization', `Bearer ${token}`).send({ id: 1, name: 'Basil' });
       expect({ status: created.status, body: created.body }).toEqual({ status: 200, body: { name: 'Basil' } });
 
@@ -83,7 +85,7 @@ describe('The plant-store process', () => {
       issuer.addRealm(tenant);
       const old = issuer.mint({ tenant, claims: { sub: 'sa-revoked', ver: 1 } });
       expect((await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`)).status).toBe(200);
-      expect((await request(svc.url).get('/readyz')).body).toEqual({ status: 'ready' });
+      expect((await request(svc.managementUrl).get('/readyz')).body).toEqual({ status: 'ready' });
 
       issuer.revoke(tenant, 'sa-revoked', { version: 2 });
       let res = await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`);

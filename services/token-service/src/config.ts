@@ -5,6 +5,7 @@ import { z } from 'zod';
 export const configShape = {
   ...baseConfig({
     port: 8082,
+    managementPort: 9182,
     portServes: 'realm endpoints',
     schema: 'auth',
     redisUse: 'revocation events, rate limits',

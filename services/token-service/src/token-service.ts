@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
@@ -24,10 +24,12 @@ import { TokenMetrics } from './provider/token-metrics.js';
 const CLEANUP_MS = 10 * 60_000;
 
 export interface TokenService {
-  /** The public listener: probes, the realms' endpoints and sign-in pages. */
+  /** The public listener: the realms' endpoints and sign-in pages. */
   publicApp: HttpApp;
   /** The internal API's listener. */
   internalApp: HttpApp;
+  /** The management listener: /healthz, /readyz (Postgres, Redis), /metrics. */
+  managementApp: HttpApp;
   db: Knex;
   redis: Redis;
   providers: RealmProviders;
@@ -127,14 +129,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   }, CLEANUP_MS);
   cleanup.unref();
 
-  const readiness = {
-    database: () => db.raw('select 1'),
-    redis: () => redis.ping(),
-  };
   const publicApp = createPublicApp({
     logger,
     metrics,
-    readiness,
     providers,
     identity,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
@@ -147,10 +144,14 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     credentials: { resourceServerTokens: resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
   });
+  // Its own port, not the internal API's: that one admits the resource servers and wants a
+  // credential on every call; the kubelet and Prometheus have neither (docs/deploy.md).
+  const managementApp = createManagementApp({ logger, metrics, readiness: { database: () => db.raw('select 1'), redis: () => redis.ping() } });
 
   return {
     publicApp,
     internalApp,
+    managementApp,
     db,
     redis,
     providers,

@@ -33,7 +33,7 @@ describe('Postgres unreachable', () => {
   });
 
   test('When readiness is probed, then it names the database', async () => {
-    const res = await request(h.publicUrl).get('/readyz');
+    const res = await request(h.managementUrl).get('/readyz');
 
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: 503, message: 'Not ready: database' });

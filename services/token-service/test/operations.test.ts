@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawnService, type ServiceProcess } from '@plant/test-kit';
+import { askManagementForPublic, askPublicForManagement, askRaw, spawnService, type ServiceProcess } from '@plant/test-kit';
 import request from 'supertest';
 import { TEST_ENV } from './helpers/harness.js';
 
@@ -14,17 +14,19 @@ afterAll(async () => {
 });
 
 describe('the built service as a process', () => {
-  test('When it starts, then it logs one listening line with both ports', () => {
+  test('When it starts, then it logs one listening line with its three ports', () => {
     const listening = svc.logs.filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l) as Record<string, unknown>);
 
     expect(listening).toHaveLength(1);
-    expect(listening[0]).toMatchObject({ msg: 'listening', port: svc.port, internalPort: svc.internalPort });
+    expect(listening[0]).toMatchObject({ msg: 'listening', port: svc.port, internalPort: svc.internalPort, managementPort: svc.managementPort });
+    expect(new Set([svc.port, svc.internalPort, svc.managementPort]).size).toBe(3);
   });
 
-  test('When probed, then healthz, readyz and metrics answer on the public port', async () => {
-    const health = await request(svc.url).get('/healthz');
-    const ready = await request(svc.url).get('/readyz');
-    const metrics = await request(svc.url).get('/metrics');
+  test('When probed, then healthz, readyz and metrics answer on the management port', async () => {
+    await request(svc.url).get('/realms/no-such-realm/.well-known/openid-configuration');
+    const health = await request(svc.managementUrl).get('/healthz');
+    const ready = await request(svc.managementUrl).get('/readyz');
+    const metrics = await request(svc.managementUrl).get('/metrics');
 
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok' });
@@ -32,6 +34,36 @@ describe('the built service as a process', () => {
     expect(ready.body).toEqual({ status: 'ready' });
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('http_requests_total');
+  });
+
+  test('When the public port is asked for /metrics, /healthz or /readyz, however spelled or redirected, then it answers 404 in the Error shape', async () => {
+    const answers = await askPublicForManagement(svc.url, svc.managementPort);
+
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers).toEqual(answers.map(({ what }) => ({ what, status: 404, errorShape: true })));
+  });
+
+  test('When the internal port is asked for them, then without a credential it is 401, and with one 404, like any path', async () => {
+    const asked = async (authorization: Record<string, string>) => {
+      const answers = [];
+      for (const path of ['/healthz', '/readyz', '/metrics']) answers.push(await askRaw(svc.internalUrl!, 'GET', path, authorization));
+      return answers.map(({ status, errorShape }) => ({ status, errorShape }));
+    };
+
+    expect(await asked({})).toEqual(Array(3).fill({ status: 401, errorShape: true }));
+    expect(await asked({ authorization: `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}` })).toEqual(Array(3).fill({ status: 404, errorShape: true }));
+  });
+
+  test('When the management port is asked for a public or internal route, with or without forwarding and rewrite headers, then it answers 404 in the Error shape', async () => {
+    const answers = await askManagementForPublic(svc.managementUrl, [
+      '/realms/master/protocol/openid-connect/token',
+      '/realms/master/.well-known/openid-configuration',
+      '/internal/v1/revocations',
+      '/internal/v1/realms/master/jwks',
+      '/',
+    ]);
+
+    expect(answers).toEqual(answers.map(({ what }) => ({ what, status: 404, errorShape: true })));
   });
 
   test('When the internal API is called on the public port, then it is not there', async () => {
@@ -52,7 +84,7 @@ describe('the built service as a process', () => {
   test('When it gets SIGTERM, then it drains and exits 0', async () => {
     const other = await spawnService('token-service', { env: { ...TEST_ENV, INTERNAL_PORT: '0' } });
     // supertest sends on then(); start the request, then signal while it may still be in flight.
-    const inFlight = request(other.url).get('/readyz').then((res) => res);
+    const inFlight = request(other.managementUrl).get('/readyz').then((res) => res);
     await new Promise((r) => setTimeout(r, 20));
 
     const code = await other.stop('SIGTERM');

@@ -124,7 +124,7 @@ describe('the token endpoint, its realm built or not', () => {
   test('When a token is issued, then it carries a request id, gets one access line without the query, and counts under the route template', async () => {
     const account = await api.createServiceAccount(tenant);
     await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
-    const before = (await request(h.publicUrl).get('/metrics')).text;
+    const before = (await request(h.managementUrl).get('/metrics')).text;
 
     const res = await tokenRequest()
       .query({ note: 'in-the-query' })
@@ -132,7 +132,7 @@ describe('the token endpoint, its realm built or not', () => {
       .set('authorization', basic(account.client_id, account.secret))
       .type('form')
       .send({ grant_type: 'client_credentials' });
-    const after = (await request(h.publicUrl).get('/metrics')).text;
+    const after = (await request(h.managementUrl).get('/metrics')).text;
 
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('token-route-probe-1');

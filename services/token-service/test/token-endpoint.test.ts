@@ -144,11 +144,11 @@ describe('metrics', () => {
 
   test('When tokens are issued and refused, then /metrics counts them by grant type and error', async () => {
     const account = await api.createServiceAccount(tenant);
-    const before = (await request(h.publicUrl).get('/metrics')).text;
+    const before = (await request(h.managementUrl).get('/metrics')).text;
 
     await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
     await tokenRequest().set('authorization', basic(account.client_id, 'pss_wrong')).type('form').send({ grant_type: 'client_credentials' }).expect(401);
-    const after = (await request(h.publicUrl).get('/metrics')).text;
+    const after = (await request(h.managementUrl).get('/metrics')).text;
 
     const issued = 'grant_type="client_credentials"';
     expect(counter(after, 'oauth_tokens_issued_total', issued) - counter(before, 'oauth_tokens_issued_total', issued)).toBe(1);

@@ -3,7 +3,7 @@
  * the route-table fuzzer reads the very tables the services answer with. Nothing is served
  * here: the dependencies are inert (any use throws), only the tables are read.
  */
-import { createLogger, createMetricsRegistry, type HttpApp, type OpenAPIRegistry, type Route, type RouteConfig } from '@plant/shared';
+import { createLogger, createManagementApp, createMetricsRegistry, type HttpApp, type OpenAPIRegistry, type Route, type RouteConfig } from '@plant/shared';
 import { accountAdminOperations } from '../../../../services/account-admin/src/entry-points/api/openapi.js';
 import { createApp as createAccountAdminApp } from '../../../../services/account-admin/src/entry-points/api/server.js';
 import { plantStoreOperations } from '../../../../services/plant-store/src/entry-points/api/openapi.js';
@@ -20,6 +20,8 @@ export interface ServiceApp {
   app: HttpApp;
   /** Where the platform serves it. */
   url(p: Platform): string;
+  /** Where the process serving it exposes the metrics it records (its management port), when it records any. */
+  metricsUrl?(p: Platform): string;
   /** Its OpenAPI operations, whose paths are relative to `base`. */
   documented?: { base: string; operations: OpenAPIRegistry };
 }
@@ -42,8 +44,9 @@ export function serviceApps(): ServiceApp[] {
     {
       name: 'plant-store',
       source: 'services/plant-store/src/entry-points/api/server.ts',
-      app: createPlantStoreApp({ plants: inert('plants'), ping: inert('ping'), auth: inert('auth'), logger, metrics: metrics(), publicUrl: URL_OF_NOTHING }),
+      app: createPlantStoreApp({ plants: inert('plants'), auth: inert('auth'), logger, metrics: metrics(), publicUrl: URL_OF_NOTHING }),
       url: (p) => p.plantStores[0]!.url,
+      metricsUrl: (p) => p.plantStores[0]!.managementUrl,
       documented: { base: '', operations: plantStoreOperations() },
     },
     {
@@ -52,7 +55,6 @@ export function serviceApps(): ServiceApp[] {
       app: createPublicApp({
         logger,
         metrics: metrics(),
-        readiness: {},
         providers: inert('providers'),
         identity: inert('identity'),
         accessTokenTtl: 300,
@@ -60,6 +62,7 @@ export function serviceApps(): ServiceApp[] {
         interactions: { providers: inert('providers'), signIn: inert('signIn'), csrfKey: 'unused', portalUrl: URL_OF_NOTHING, logger },
       }),
       url: (p) => p.authUrl,
+      metricsUrl: (p) => p.tokenService.managementUrl,
     },
     {
       name: 'token-service internal',
@@ -86,9 +89,22 @@ export function serviceApps(): ServiceApp[] {
         trustProxy: 0,
       }),
       url: (p) => p.portalUrl,
+      metricsUrl: (p) => p.accountAdmin!.managementUrl,
       documented: { base: '/api/v1', operations: accountAdminOperations() },
     },
+    // Every service's management port: one table (packages/shared), each process's own checks behind it.
+    ...(['plant-store', 'token-service', 'account-admin'] as const).map((service) => ({
+      name: `${service} management`,
+      source: 'packages/shared/src/management-app.ts',
+      app: createManagementApp({ logger, metrics: metrics(), readiness: {} }),
+      url: (p: Platform) => managedProcess(p, service).managementUrl,
+    })),
   ];
+}
+
+function managedProcess(p: Platform, service: 'plant-store' | 'token-service' | 'account-admin') {
+  if (service === 'plant-store') return p.plantStores[0]!;
+  return service === 'token-service' ? p.tokenService : p.accountAdmin!;
 }
 
 /** `METHOD /path`: how the fuzzer names a route. */

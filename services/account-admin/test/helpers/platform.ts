@@ -37,6 +37,8 @@ export interface PortalHandle {
   service: AccountAdmin;
   web: WebServer;
   url: string;
+  /** Its management port (/healthz, /readyz, /metrics). */
+  managementUrl: string;
   logs: string[];
   stop(): Promise<void>;
 }
@@ -54,13 +56,15 @@ export async function startPortal(platform: Platform, { port = Number(new URL(pl
   const service = createAccountAdmin(config, logger, options);
   await service.start();
   const web = await startWebServer(service.app, { port, host: '127.0.0.1' });
+  const management = await startWebServer(service.management, { port: 0, host: '127.0.0.1' });
   return {
     service,
     web,
     url: `http://127.0.0.1:${port}`,
+    managementUrl: management.url,
     logs,
     async stop() {
-      await web.close(100);
+      await Promise.all([web.close(100), management.close(100)]);
       await service.close();
     },
   };

@@ -3,6 +3,7 @@
  * with the test issuer standing in for the token service (its JWKS route), and captures
  * every log line so tests can assert on them (and scan them for secrets).
  */
+import { afterAll, beforeAll } from '@jest/globals';
 import type { RevocationChecker } from '@plant/resource-auth';
 import { createLogger, type Knex } from '@plant/shared';
 import { startTestIssuer, TEST_DATABASE_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
@@ -13,6 +14,8 @@ export const PUBLIC_URL = 'http://plants.test:8081';
 
 export interface PlantStoreHarness {
   url: string;
+  /** The management port (/healthz, /readyz, /metrics). */
+  managementUrl: string;
   issuer: TestIssuer;
   db: Knex;
   logs: string[];
@@ -31,6 +34,7 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
   const config = loadPlantStoreConfig({
     PORT: '0',
     HOST: '127.0.0.1',
+    MANAGEMENT_PORT: '0',
     PUBLIC_URL,
     DATABASE_URL: options.databaseUrl ?? TEST_DATABASE_URL,
     DATABASE_POOL_MAX: '5',
@@ -42,6 +46,7 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
   const store = await runPlantStore(config, logger, options.revocation ? { revocation: options.revocation } : {});
   return {
     url: `http://127.0.0.1:${store.port}`,
+    managementUrl: `http://127.0.0.1:${store.managementPort}`,
     issuer,
     db: store.db,
     logs,
@@ -58,4 +63,16 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
       await issuer.close();
     },
   };
+}
+
+/** The usual arrangement of a test file: one store, started before its tests and closed after them. */
+export function usePlantStore(): () => PlantStoreHarness {
+  let store: PlantStoreHarness | undefined;
+  beforeAll(async () => {
+    store = await startPlantStore();
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+  return () => store!;
 }

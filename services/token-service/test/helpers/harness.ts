@@ -32,6 +32,8 @@ export interface Harness {
   config: TokenServiceConfig;
   publicUrl: string;
   internalUrl: string;
+  /** The management port (/healthz, /readyz, /metrics). */
+  managementUrl: string;
   /** Every log line the service wrote, for secret scans. */
   logs: string[];
   createTenant(): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
@@ -52,12 +54,14 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const service = await createTokenService(config, logger);
   publicHandler = service.publicApp;
   internalHandler = service.internalApp;
+  const managementServer = await startWebServer(service.managementApp, { port: 0, host: '127.0.0.1' });
 
   return {
     service,
     config,
     publicUrl: publicServer.url,
     internalUrl: internalServer.url,
+    managementUrl: managementServer.url,
     logs,
     async createTenant() {
       const tenant = uniqueName('ts');
@@ -74,7 +78,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     issuer: (tenant) => `${publicServer.url}/realms/${tenant}`,
     tokenUrl: (tenant) => `/realms/${tenant}/protocol/openid-connect/token`,
     async close() {
-      await Promise.all([publicServer.close(100), internalServer.close(100)]);
+      await Promise.all([publicServer.close(100), internalServer.close(100), managementServer.close(100)]);
       await service.close();
     },
   };

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { createHttpApp, methodNotAllowed, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
-import type { BearerAuth, RevocationChecker } from '@plant/resource-auth';
+import type { BearerAuth } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
 import type { SessionStore } from '../../domain/session.js';
@@ -17,21 +17,20 @@ import { API_BASE, apiRoutes } from './routes.js';
 
 export interface AppDependencies {
   accounts: ServiceAccountDeps;
-  /** The audit trail, and whether its database answers (readiness). */
-  audit: AuditTrail & { ping(): Promise<void> };
+  audit: AuditTrail;
   tokenService: TokenServiceClient;
   store: SessionStore;
   sessions: PortalSessions;
   oidc: OidcClients;
   auth: BearerAuth;
   logger: Logger;
+  /** Where request metrics go; the management port (`createManagementApp`) exposes them. */
   metrics: Registry;
   portalUrl: string;
   authUrl: string;
   sessionSecret: string;
   /** Proxy hops whose X-Forwarded-For to trust (the audit address). */
   trustProxy: TrustProxy;
-  revocation?: RevocationChecker;
 }
 
 /** Static files live beside src/ and dist/, so the same path works from both. */
@@ -41,7 +40,10 @@ function origin(url: string): string {
   return new URL(url).origin;
 }
 
-/** account-admin's request listener: the portal pages, sign-in, and the REST API under /api/v1 (`routes.ts`). */
+/**
+ * account-admin's public request listener: the portal pages, sign-in, and the REST API under
+ * /api/v1 (`routes.ts`); probes and metrics are the management port's.
+ */
 export function createApp(deps: AppDependencies): HttpApp {
   const { logger, metrics, portalUrl } = deps;
   const https = portalUrl.startsWith('https:');
@@ -53,17 +55,6 @@ export function createApp(deps: AppDependencies): HttpApp {
     logger,
     metrics,
     trustProxy: deps.trustProxy,
-    readiness: {
-      database: () => deps.audit.ping(),
-      redis: () => deps.store.ping(),
-      ...(deps.revocation
-        ? {
-            revocation: () => {
-              if (!deps.revocation!.isReady()) throw new Error('revocation snapshot not loaded');
-            },
-          }
-        : {}),
-    },
     routes: [
       { use: [securityHeaders(https, deps.authUrl)] },
       // Files only: a directory is a 404, not a redirect whose Location echoes the request's path.

@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp, type Logger, type TrustProxy, type ReadinessCheck } from '@plant/shared';
+import { createHttpApp, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
 import type { RealmProviders } from '../../provider/realm-providers.js';
@@ -8,8 +8,8 @@ import { realmMount, tokenRoute } from './realm-routes.js';
 
 export interface PublicAppDeps {
   logger: Logger;
+  /** Where request metrics go; the management port (`createManagementApp`) exposes them. */
   metrics: Registry;
-  readiness: Record<string, ReadinessCheck>;
   providers: RealmProviders;
   identity: IdentityContext;
   accessTokenTtl: number;
@@ -17,12 +17,11 @@ export interface PublicAppDeps {
   interactions: InteractionDeps;
 }
 
-/** The public listener: health, metrics, and the realms (`/realms/<tenant>/...`). */
+/** The public listener: the realms (`/realms/<tenant>/...`) only; probes and metrics are the management port's. */
 export function createPublicApp(deps: PublicAppDeps): HttpApp {
   return createHttpApp({
     logger: deps.logger,
     metrics: deps.metrics,
-    readiness: deps.readiness,
     // No request context in this process (grants would pay for it in every promise): lines
     // logged inside a grant take the id from oidc-provider's own context (`grantRequestId`).
     requestContext: false,
