@@ -1,6 +1,11 @@
-/* Plant Store admin portal. One stylesheet, no framework: system fonts, a calm palette, */
-/* visible focus, and a table that becomes cards on narrow screens. */
-:root {
+/**
+ * The one stylesheet of every page a person sees: the portal's (account-admin) and the token
+ * service's sign-in and error pages, so signing in does not look like another product. System
+ * fonts, a calm palette, visible focus, and a table that becomes cards on narrow screens. A
+ * string module rather than a file, so it is inside every service's build (and image) with no
+ * copy step; each service serves it itself (`stylesheetRoute`).
+ */
+export const STYLESHEET = `:root {
   --bg: #f6f7f5;
   --surface: #ffffff;
   --text: #1d2520;
@@ -63,9 +68,10 @@ main:focus { outline: none; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0; }
 .choice { display: flex; gap: 0.5rem; align-items: baseline; padding: 0.25rem 0; }
 
-input[type="text"], input[type="email"] {
+input[type="text"], input[type="email"], input[type="password"] {
   font: inherit; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; background: #fff; width: 100%; min-width: 0;
 }
+input[aria-invalid="true"] { border-color: var(--danger); }
 input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85rem; }
 
 .button {
@@ -114,6 +120,7 @@ dialog::backdrop { background: rgba(20, 28, 24, 0.45); }
 dialog h2 { margin-bottom: 0.25rem; }
 .dialog-actions { display: flex; justify-content: flex-end; gap: 0.5rem; margin-top: 1rem; flex-wrap: wrap; }
 .copy-row { display: flex; gap: 0.5rem; }
+.button-row { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-top: 1rem; }
 
 @media (max-width: 760px) {
   .topbar { padding: 0.75rem 1rem; }
@@ -129,3 +136,4 @@ dialog h2 { margin-bottom: 0.25rem; }
   .table td .client-id { max-width: none; }
   .page-head .button { width: 100%; }
 }
+`;

@@ -1,0 +1,10 @@
+import { html, type Html } from '@plant/shared';
+
+/** `2026-11-22 05:40 UTC`, in a <time> element with the exact instant. */
+export function timeOf(iso: string | null | undefined, empty = 'Never'): Html {
+  if (!iso) return html`<span class="muted">${empty}</span>`;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return html`<span class="muted">${empty}</span>`;
+  const text = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return html`<time datetime="${date.toISOString()}">${text}</time>`;
+}
