@@ -73,11 +73,11 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
   <td data-label="Created by">${account.created_by ?? html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Last used">${timeOf(account.last_used_at)}</td>
   ${canManage
-    ? html`<td class="actions" data-label="Actions">
+    ? html`<td class="actions" data-label="Actions"><div class="action-buttons">
     <button type="button" class="button button-small" data-action="edit" aria-label="Edit role and grants of ${account.name}">Edit</button>
     <button type="button" class="button button-small" data-action="reset" aria-label="Reset secret of ${account.name}">Reset secret</button>
     <button type="button" class="button button-small button-danger" data-action="delete" aria-label="Delete ${account.name}">Delete</button>
-  </td>`
+  </div></td>`
     : ''}
 </tr>`;
 }
