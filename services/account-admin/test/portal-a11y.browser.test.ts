@@ -5,7 +5,7 @@
  *
  * It also takes the README's screenshots (the Service Accounts page, the secret-once dialog):
  * always into test-output/, and into docs/images/ when UPDATE_SCREENSHOTS=1, so the committed
- * images are the ones this test made (`UPDATE_SCREENSHOTS=1 pnpm test -- --selectProjects
+ * images are the ones this test made (`UPDATE_SCREENSHOTS=1 pnpm test --selectProjects
  * account-admin --testPathPatterns portal-a11y`).
  */
 import { writeFileSync } from 'node:fs';
