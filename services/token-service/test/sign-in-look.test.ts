@@ -106,6 +106,18 @@ describe('an unknown tenant', () => {
     expect([program.status, program.body]).toEqual([404, { error: 404, message: 'Realm not found' }]);
   });
 
+  test('When a request to an unknown realm is not a browser navigation (the token endpoint, another method), then it gets the Error shape whatever it accepts', async () => {
+    const realm = `/realms/no-such-${tenant}`;
+    const answers = await Promise.all([
+      request(h.publicUrl).post(`${realm}/protocol/openid-connect/token`).set('accept', BROWSER_ACCEPT).type('form').send({ grant_type: 'client_credentials' }),
+      request(h.publicUrl).post(`/realms/./protocol/openid-connect/token`).set('accept', 'text/html').type('form').send({ grant_type: 'client_credentials' }),
+      request(h.publicUrl).post(`${realm}/protocol/openid-connect/auth`).set('accept', BROWSER_ACCEPT),
+      request(h.publicUrl).delete(`${realm}/protocol/openid-connect/logout`).set('accept', BROWSER_ACCEPT),
+    ]);
+
+    expect(answers.map((a) => [a.status, a.body])).toEqual(answers.map(() => [404, { error: 404, message: 'Realm not found' }]));
+  });
+
   test('When the realm segment carries markup or is no tenant name, then the 404 page echoes nothing of it', async () => {
     const hostile = ['%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'A%22onmouseover%3D1', '..%2F..%2Fetc', '-x-'];
 

@@ -55,12 +55,14 @@ export function tokenRoute(providers: RealmProviders): Route {
 }
 
 /**
- * A person's browser asking for a realm that does not exist (the portal's link to the sign-in
- * page, a bookmark) prefers HTML to JSON: it gets the sign-in pages' 404 page. A program (no
- * Accept, any type, JSON) gets the `Error` shape, as on every other unknown path.
+ * A person's browser navigating to a realm that does not exist (the portal's link to the
+ * sign-in page, a bookmark) prefers HTML to JSON: it gets the sign-in pages' 404 page. A program
+ * (no Accept, any type, JSON) gets the `Error` shape, as on every other unknown path; so does
+ * every other method (the token endpoint's callers are programs, whatever they accept; the
+ * sign-in form's own POST has its page in interaction-routes.ts).
  */
 function prefersPage(req: Request): boolean {
-  return (req.method === 'GET' || req.method === 'POST') && req.accepts(['json', 'html']) === 'html';
+  return req.method === 'GET' && req.accepts(['json', 'html']) === 'html';
 }
 
 /**
