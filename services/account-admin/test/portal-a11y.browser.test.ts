@@ -10,14 +10,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { eventually, REPO_ROOT, USER_PASSWORD } from '@plant/test-kit';
 import type { Browser, Page } from 'playwright-core';
-import { axeFindings, expectAccessible, launchBrowser, OUTPUT, signInThroughPortal, type Where } from './helpers/browser.js';
-import { startTokenService, type Platform } from './helpers/platform.js';
+import { axeFindings, expectAccessible, OUTPUT, signInThroughPortal, useBrowser, VIEWPORT, type Where } from './helpers/browser.js';
+import type { Platform } from './helpers/platform.js';
 
 const DOCS_IMAGES = join(REPO_ROOT, 'docs', 'images');
-const VIEWPORT = { width: 1280, height: 800 };
 const ADMIN = { email: 'admin@demo.example', password: USER_PASSWORD };
 const VIEWER = { email: 'viewer@demo.example', password: USER_PASSWORD };
 
@@ -51,19 +50,12 @@ async function closeSecretDialog(): Promise<void> {
   await load;
 }
 
-beforeAll(async () => {
-  platform = await startTokenService({ accountAdmin: true, privatePostgres: true });
+useBrowser({ accountAdmin: true, privatePostgres: true }, async (started) => {
+  ({ platform, browser, page } = started);
   // As `npm start` seeds it, but with the test password.
   await platform.cli('tenant', 'create', 'demo', '--admin-email', ADMIN.email, '--admin-password', ADMIN.password);
   await platform.createUser('demo', 'View', VIEWER.email);
   where = { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: 'demo' };
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
 });
 
 describe('accessibility of the portal', () => {

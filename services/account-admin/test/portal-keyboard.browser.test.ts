@@ -4,14 +4,13 @@
  * dialog when it opens (the secret-once dialog included), stays there while it is open, and
  * comes back to what opened it when it closes, across the reload that follows a change.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
-import { focused, launchBrowser, shot, tabTo } from './helpers/browser.js';
-import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
+import { describe, expect, test } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { focused, shot, tabTo, useBrowser } from './helpers/browser.js';
+import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 
 let platform: Platform;
 let acme: TestTenant;
-let browser: Browser;
 let page: Page;
 const NAME = 'keyboard-import';
 let clientId = '';
@@ -19,16 +18,9 @@ let clientId = '';
 /** Resolves when the page has loaded again after a change (the list is server-rendered). */
 const reloaded = () => page.waitForEvent('load');
 
-beforeAll(async () => {
-  platform = await startTokenService({ accountAdmin: true });
+useBrowser({ accountAdmin: true }, async (started) => {
+  ({ platform, page } = started);
   acme = await createTenant(platform);
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
 });
 
 describe('an Account Admin using only the keyboard', () => {

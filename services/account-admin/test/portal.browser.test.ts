@@ -6,12 +6,12 @@
  * services/account-admin/test-output/ (gitignored). Keyboard-only use, accessibility (axe-core)
  * and the README's screenshots: the other `*.browser.test.ts` files.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import type { ServiceProcess } from '@plant/test-kit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, shot, signInThroughPortal as signIn } from './helpers/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { shot, signInThroughPortal as signIn, useBrowser, VIEWPORT } from './helpers/browser.js';
 import { clientCredentialsToken } from './helpers/browser-client.js';
-import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
+import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 
 let platform: Platform;
 let plantStore: ServiceProcess;
@@ -19,7 +19,6 @@ let authUrl: string;
 let portalUrl: string;
 let acme: TestTenant;
 let browser: Browser;
-let adminContext: BrowserContext;
 let page: Page;
 
 /** What the admin's steps hand to the next ones. */
@@ -44,19 +43,11 @@ function createPlant(accessToken: string): Promise<Response> {
 
 const signInThroughPortal = (p: Page, user: { email: string; password: string }, prefix: string) => signIn(p, { portalUrl, authUrl, tenant: acme.tenant }, user, prefix);
 
-beforeAll(async () => {
-  platform = await startTokenService({ plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } });
+useBrowser({ plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } }, async (started) => {
+  ({ platform, browser, page } = started);
   ({ authUrl, portalUrl } = platform);
   plantStore = platform.plantStores[0]!;
   acme = await createTenant(platform);
-  browser = await launchBrowser();
-  adminContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await adminContext.newPage();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
 });
 
 describe('an Account Admin in the portal', () => {
@@ -219,7 +210,7 @@ describe('an Account Admin in the portal', () => {
 
 describe('a View user in the portal', () => {
   test('When a View user signs in, then the list is shown read-only without any action', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ viewport: VIEWPORT });
     const viewer = await context.newPage();
 
     await signInThroughPortal(viewer, acme.viewer, '16-viewer');

@@ -5,16 +5,15 @@
  * when, unknown account, an error, an expired form) and axe-core finds no serious or critical
  * violation on any of them.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expectAccessible, launchBrowser, shot } from './helpers/browser.js';
-import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
+import { describe, expect, test } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import { expectAccessible, shot, useBrowser } from './helpers/browser.js';
+import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 
 const PER_ACCOUNT = 3;
 let platform: Platform;
 let acme: TestTenant;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 /** Every resource the browser was refused (CSP) or could not load. */
 const blocked: string[] = [];
@@ -38,12 +37,9 @@ function lookOf(p: Page) {
   });
 }
 
-beforeAll(async () => {
-  platform = await startTokenService({ accountAdmin: true, serviceEnv: { 'token-service': { SIGN_IN_FAILURES_PER_ACCOUNT: String(PER_ACCOUNT) } } });
+useBrowser({ accountAdmin: true, serviceEnv: { 'token-service': { SIGN_IN_FAILURES_PER_ACCOUNT: String(PER_ACCOUNT) } } }, async (started) => {
+  ({ platform, browser, page } = started);
   acme = await createTenant(platform);
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
   page.on('console', (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) blocked.push(m.text());
   });
@@ -52,11 +48,6 @@ beforeAll(async () => {
   page.on('response', (r) => {
     if (r.request().resourceType() !== 'document' && r.status() >= 400 && !r.url().endsWith('/favicon.ico')) blocked.push(`${r.url()}: ${r.status()}`);
   });
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
 });
 
 describe('the sign-in pages, as a person sees them', () => {

@@ -6,8 +6,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { expect } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
+import type { PlatformOptions } from '@plant/test-kit';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTokenService, type Platform } from './platform.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Every screenshot of every step (gitignored). */
@@ -19,6 +21,36 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** The window every browser test uses (and the README's screenshots are). */
+export const VIEWPORT = { width: 1280, height: 800 };
+
+export interface BrowserFixture {
+  platform: Platform;
+  browser: Browser;
+  /** A page of its own browser context, at VIEWPORT. */
+  page: Page;
+}
+
+/**
+ * The usual arrangement of a browser test file: the platform (`options`), Chromium and a page,
+ * started before its tests and closed after them. `onStart` hands them to the file's own
+ * variables and arranges what the file needs (tenants, users).
+ */
+export function useBrowser(options: PlatformOptions, onStart: (started: BrowserFixture) => void | Promise<void>): void {
+  let started: Partial<BrowserFixture> = {};
+  beforeAll(async () => {
+    const platform = await startTokenService(options);
+    started = { platform };
+    const browser = await launchBrowser();
+    started = { platform, browser, page: await (await browser.newContext({ viewport: VIEWPORT })).newPage() };
+    await onStart(started as BrowserFixture);
+  }, 120_000);
+  afterAll(async () => {
+    await started.browser?.close();
+    await started.platform?.close();
   });
 }
 
