@@ -93,11 +93,12 @@ describe('an unknown tenant', () => {
   test('When a browser asks for a realm that does not exist, then a 404 page names it with the way to the portal; a program gets the Error shape', async () => {
     const path = `/realms/no-such-${tenant}/protocol/openid-connect/auth?client_id=portal`;
     const browser = await request(h.publicUrl).get(path).set('accept', BROWSER_ACCEPT);
+    const signOut = await request(h.publicUrl).get(`/realms/no-such-${tenant}/protocol/openid-connect/logout`).set('accept', BROWSER_ACCEPT);
     const program = await request(h.publicUrl).get(path);
     const form = await request(h.publicUrl).get(`/realms/no-such-${tenant}/interaction/abc`);
     const post = await request(h.publicUrl).post(`/realms/no-such-${tenant}/interaction/abc/login`).type('form').send({ csrf: 'x', email: 'a@b.test', password: 'x' });
 
-    for (const page of [browser, form, post]) {
+    for (const page of [browser, signOut, form, post]) {
       expect({ status: page.status, csp: page.headers['content-security-policy'], cache: page.headers['cache-control'] }).toEqual({ status: 404, csp: CSP, cache: 'no-store' });
       expect(lookOf(page.text)).toEqual({ stylesheets: [STYLESHEET_PATH], inlineStyle: false, scripts: false });
       expect(page.text).toContain(`There is no Plant Store account named <strong>no-such-${tenant}</strong>.`);
@@ -106,16 +107,21 @@ describe('an unknown tenant', () => {
     expect([program.status, program.body]).toEqual([404, { error: 404, message: 'Realm not found' }]);
   });
 
-  test('When a request to an unknown realm is not a browser navigation (the token endpoint, another method), then it gets the Error shape whatever it accepts', async () => {
+  test('When a request to an unknown realm is not a browser navigation to sign-in or sign-out (an endpoint for programs, another method), then it gets the Error shape whatever it accepts', async () => {
     const realm = `/realms/no-such-${tenant}`;
     const answers = await Promise.all([
+      ...['/protocol/openid-connect/token', '/protocol/openid-connect/certs', '/protocol/openid-connect/userinfo', '/.well-known/openid-configuration', ''].map((path) =>
+        request(h.publicUrl).get(`${realm}${path}`).set('accept', BROWSER_ACCEPT),
+      ),
       request(h.publicUrl).post(`${realm}/protocol/openid-connect/token`).set('accept', BROWSER_ACCEPT).type('form').send({ grant_type: 'client_credentials' }),
       request(h.publicUrl).post(`/realms/./protocol/openid-connect/token`).set('accept', 'text/html').type('form').send({ grant_type: 'client_credentials' }),
       request(h.publicUrl).post(`${realm}/protocol/openid-connect/auth`).set('accept', BROWSER_ACCEPT),
       request(h.publicUrl).delete(`${realm}/protocol/openid-connect/logout`).set('accept', BROWSER_ACCEPT),
     ]);
 
-    expect(answers.map((a) => [a.status, a.body])).toEqual(answers.map(() => [404, { error: 404, message: 'Realm not found' }]));
+    expect(answers.map((a) => [a.status, a.headers['content-type'], a.body])).toEqual(
+      answers.map(() => [404, 'application/json; charset=utf-8', { error: 404, message: expect.stringMatching(/^(Realm|Tenant) not found$/) }]),
+    );
   });
 
   test('When the realm segment carries markup or is no tenant name, then the 404 page echoes nothing of it', async () => {

@@ -54,15 +54,18 @@ export function tokenRoute(providers: RealmProviders): Route {
   };
 }
 
+/** The realm's endpoints a person's browser navigates to (the portal's link to sign in, sign-out). */
+const BROWSER_ENDPOINTS = /^\/protocol\/openid-connect\/(?:auth|logout)(?:\/|$)/;
+
 /**
- * A person's browser navigating to a realm that does not exist (the portal's link to the
- * sign-in page, a bookmark) prefers HTML to JSON: it gets the sign-in pages' 404 page. A program
- * (no Accept, any type, JSON) gets the `Error` shape, as on every other unknown path; so does
- * every other method (the token endpoint's callers are programs, whatever they accept; the
- * sign-in form's own POST has its page in interaction-routes.ts).
+ * A person's browser navigating to the sign-in or sign-out of a realm that does not exist (the
+ * portal's link, a bookmark) gets the sign-in pages' 404 page. Everything else gets the `Error`
+ * shape, as on every other unknown path: programs (no Accept, any type, JSON), every other
+ * method, and the endpoints for programs (token, certs, userinfo, discovery), which answer JSON
+ * whatever Accept says. The sign-in form's own paths have their page in interaction-routes.ts.
  */
-function prefersPage(req: Request): boolean {
-  return req.method === 'GET' && req.accepts(['json', 'html']) === 'html';
+function isBrowserNavigation(req: Request): boolean {
+  return req.method === 'GET' && BROWSER_ENDPOINTS.test(req.path) && req.accepts(['json', 'html']) === 'html';
 }
 
 /**
@@ -78,7 +81,7 @@ export function realmMount(providers: RealmProviders, portalUrl: string): Expres
       async function realm(req: Request, res: Response, next: NextFunction) {
         const tenant = String(req.params.tenant);
         const handler = isTenantName(tenant) ? await providers.handlerFor(tenant) : undefined;
-        if (!handler && prefersPage(req)) {
+        if (!handler && isBrowserNavigation(req)) {
           res.set(pageHeaders(new URL(portalUrl).origin)).status(404).type('html').send(unknownRealmPage(tenant, portalUrl));
           return;
         }
