@@ -46,7 +46,7 @@ function tally(answers: Answer[]) {
     checked: statuses[401] ?? 0,
     everyRefusalExplained: refused.every((a) => {
       const wait = Number(a.headers['retry-after']);
-      return Number.isInteger(wait) && wait >= 1 && wait <= WINDOW_SECONDS && a.text.includes('Too many failed sign-ins. Try again later.');
+      return Number.isInteger(wait) && wait >= 1 && wait <= WINDOW_SECONDS && a.text.includes(`try again in ${wait === 1 ? '1 second' : `${wait} seconds`}`);
     }),
     longestWait: Math.max(0, ...refused.map((a) => Number(a.headers['retry-after']))),
   };

@@ -1,39 +1,11 @@
-// Plant Store admin portal: the page's only script (CSP: script-src 'self').
-// Every state-changing call sends the csrf_token cookie value in X-CSRF-Token.
-// Secrets live only in this page's memory while the dialog shows them: never stored.
-'use strict';
+// Plant Store admin portal: the page's script, an ES module with its two helpers (CSP:
+// script-src 'self'). Secrets live only in this page's memory while the dialog shows them:
+// never stored.
+import { api, messageOf } from './portal-api.js';
+import { reloadAfter, restoreAfterReload } from './portal-reload.js';
 
 (function portal() {
   const $ = (selector, root = document) => root.querySelector(selector);
-
-  function csrfToken() {
-    const match = document.cookie.split(';').map((c) => c.trim()).find((c) => c.startsWith('csrf_token='));
-    return match ? decodeURIComponent(match.slice('csrf_token='.length)) : '';
-  }
-
-  async function api(method, path, body) {
-    const headers = { 'X-CSRF-Token': csrfToken(), Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    let res;
-    try {
-      res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
-    } catch {
-      return { status: 0, body: { message: 'The portal could not be reached. Check your connection and try again.' } };
-    }
-    let parsed = null;
-    if (res.status !== 204) {
-      try { parsed = await res.json(); } catch { parsed = null; }
-    }
-    if (res.status === 401) {
-      window.location.assign('/?return_to=' + encodeURIComponent(window.location.pathname));
-    }
-    return { status: res.status, body: parsed };
-  }
-
-  function messageOf(result) {
-    if (result.body && typeof result.body.message === 'string') return result.body.message;
-    return 'Something went wrong (' + result.status + '). Try again.';
-  }
 
   function showError(element, message) {
     element.textContent = message;
@@ -63,6 +35,8 @@
   const rowOf = (element) => element.closest('tr[data-client-id]');
   let lastTrigger = null;
 
+  restoreAfterReload();
+
   // Create
   const createDialog = $('#create-dialog');
   const createForm = createDialog && $('form', createDialog);
@@ -83,7 +57,7 @@
       busy(createForm, false);
       if (result.status === 201) {
         createDialog.close();
-        showSecret(result.body, 'Service account “' + result.body.name + '” created');
+        showSecret(result.body, 'Service account “' + result.body.name + '” created', 'Service account “' + result.body.name + '” created.');
       } else {
         showError($('#create-error'), messageOf(result));
         $('#create-name').focus();
@@ -93,7 +67,9 @@
 
   // The secret, shown once.
   const secretDialog = $('#secret-dialog');
-  function showSecret(account, title) {
+  let secretOutcome = '';
+  function showSecret(account, title, outcome) {
+    secretOutcome = outcome;
     $('#secret-title').textContent = title;
     $('#secret-client-id').value = account.client_id;
     $('#secret-value').value = account.secret;
@@ -103,7 +79,7 @@
   if (secretDialog) {
     const forget = () => {
       $('#secret-value').value = '';
-      window.location.reload();
+      reloadAfter(lastTrigger, secretOutcome);
     };
     $('[data-action="secret-done"]', secretDialog).addEventListener('click', () => secretDialog.close());
     secretDialog.addEventListener('close', forget);
@@ -175,7 +151,7 @@
           const result = await api('POST', path + '/reset-secret');
           if (result.status !== 200) return messageOf(result);
           confirmDialog.close();
-          showSecret(result.body, 'New secret for “' + result.body.name + '”');
+          showSecret(result.body, 'New secret for “' + result.body.name + '”', 'The secret of “' + result.body.name + '” was reset.');
           return null;
         },
       });
@@ -188,7 +164,7 @@
         action: async () => {
           const result = await api('DELETE', path);
           if (result.status !== 204) return messageOf(result);
-          window.location.reload();
+          reloadAfter(lastTrigger, 'Service account “' + name + '” deleted.');
           return null;
         },
       });
@@ -200,8 +176,10 @@
   // Role and grants.
   const editDialog = $('#edit-dialog');
   let editPath = null;
+  let editName = '';
   function openEdit(row, path) {
     editPath = path;
+    editName = row.dataset.name;
     $('#edit-title').textContent = 'Edit “' + row.dataset.name + '”';
     for (const radio of editDialog.querySelectorAll('input[name="role"]')) radio.checked = radio.value === row.dataset.role;
     $('#edit-grants').value = row.dataset.grants || '';
@@ -218,7 +196,7 @@
       busy(form, true);
       const result = await api('PATCH', editPath, { role, grants });
       busy(form, false);
-      if (result.status === 200) window.location.reload();
+      if (result.status === 200) reloadAfter(lastTrigger, 'Role and grants of “' + editName + '” saved.');
       else showError($('#edit-error'), messageOf(result));
     });
   }

@@ -3,18 +3,15 @@
  * services started as processes: an Account Admin signs in, creates a service account, reads
  * its secret from the page, uses it at the token endpoint and the Plant Store, resets it,
  * deletes it; a View user sees the list without actions. Screenshots of every step go to
- * services/account-admin/test-output/ (gitignored).
+ * services/account-admin/test-output/ (gitignored). Keyboard-only use, accessibility (axe-core)
+ * and the README's screenshots: the other `*.browser.test.ts` files.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import type { ServiceProcess } from '@plant/test-kit';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { shot, signInThroughPortal as signIn, useBrowser, VIEWPORT } from './helpers/browser.js';
 import { clientCredentialsToken } from './helpers/browser-client.js';
-import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
-
-const OUTPUT = join(import.meta.dirname, '..', 'test-output');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 
 let platform: Platform;
 let plantStore: ServiceProcess;
@@ -22,16 +19,11 @@ let authUrl: string;
 let portalUrl: string;
 let acme: TestTenant;
 let browser: Browser;
-let adminContext: BrowserContext;
 let page: Page;
 
 /** What the admin's steps hand to the next ones. */
 const state: { clientId?: string; secret?: string; newSecret?: string; tokenBeforeReset?: string; tokenAfterReset?: string } = {};
 const NAME = 'nightly-import';
-
-async function shot(p: Page, name: string): Promise<void> {
-  await p.screenshot({ path: join(OUTPUT, `${name}.png`), fullPage: true });
-}
 
 async function token(clientId: string, secret: string): Promise<{ status: number; accessToken?: string }> {
   const res = await clientCredentialsToken(authUrl, acme.tenant, clientId, secret);
@@ -49,37 +41,13 @@ function createPlant(accessToken: string): Promise<Response> {
   });
 }
 
-async function signInThroughPortal(p: Page, user: { email: string; password: string }, prefix: string): Promise<void> {
-  await p.goto(`${portalUrl}/`);
-  await shot(p, `${prefix}-1-tenant-picker`);
-  await p.getByLabel('Account name').fill(acme.tenant);
-  await p.getByRole('button', { name: 'Continue' }).click();
-  await p.waitForURL(`${authUrl}/realms/${acme.tenant}/interaction/**`);
-  await p.getByLabel('Email').fill(user.email);
-  await p.getByLabel('Password').fill(user.password);
-  await shot(p, `${prefix}-2-sign-in-form`);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL(`${portalUrl}/settings/service-accounts`);
-}
+const signInThroughPortal = (p: Page, user: { email: string; password: string }, prefix: string) => signIn(p, { portalUrl, authUrl, tenant: acme.tenant }, user, prefix);
 
-beforeAll(async () => {
-  mkdirSync(OUTPUT, { recursive: true });
-  platform = await startTokenService({ plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } });
+useBrowser({ plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } }, async (started) => {
+  ({ platform, browser, page } = started);
   ({ authUrl, portalUrl } = platform);
   plantStore = platform.plantStores[0]!;
   acme = await createTenant(platform);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  adminContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await adminContext.newPage();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
 });
 
 describe('an Account Admin in the portal', () => {
@@ -242,7 +210,7 @@ describe('an Account Admin in the portal', () => {
 
 describe('a View user in the portal', () => {
   test('When a View user signs in, then the list is shown read-only without any action', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ viewport: VIEWPORT });
     const viewer = await context.newPage();
 
     await signInThroughPortal(viewer, acme.viewer, '16-viewer');

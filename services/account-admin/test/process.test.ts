@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { renderHeader, STYLESHEET, STYLESHEET_FILE } from '@plant/shared';
 import { askManagementForPublic, askPublicForManagement, uniqueName, type ServiceProcess } from '@plant/test-kit';
 import { signIn, type PortalSession } from './helpers/browser-client.js';
 import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
@@ -57,6 +58,18 @@ describe('the account-admin process', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const script = await fetch(`${portal.url}/assets/portal.js`);
     expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+  });
+
+  test('When a portal page is served, then it links the stylesheet shared with the sign-in pages, served here under its content-named path for a year', async () => {
+    const page = await (await fetch(`${portal.url}/`)).text();
+    const css = await fetch(`${portal.url}/assets/${STYLESHEET_FILE}`);
+    const oldName = await fetch(`${portal.url}/assets/portal.css`);
+
+    expect([...page.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1])).toEqual([`/assets/${STYLESHEET_FILE}`]);
+    expect(page).toContain(renderHeader({ area: 'admin' }).value);
+    expect(page).not.toMatch(/<style|\sstyle=/i);
+    expect([css.status, css.headers.get('content-type'), css.headers.get('cache-control'), await css.text()]).toEqual([200, 'text/css; charset=utf-8', 'public, max-age=31536000, immutable', STYLESHEET]);
+    expect([oldName.status, await oldName.json()]).toEqual([404, { error: 404, message: 'Not found' }]);
   });
 
   test('When a service account name contains markup, then the page shows it as text', async () => {

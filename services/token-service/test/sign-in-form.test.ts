@@ -31,9 +31,9 @@ describe('the sign-in form (protections)', () => {
     const unknown = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: 'nobody@example.test', password: 'wrong password' });
 
     expect(res.status).toBe(401);
-    expect(res.text).toContain('Email or password is incorrect.');
+    expect(res.text).toContain('Email or password is incorrect. Check both and try again.');
     expect(unknown.status).toBe(401);
-    expect(unknown.text).toContain('Email or password is incorrect.');
+    expect(unknown.text).toContain('Email or password is incorrect. Check both and try again.');
   });
 
   test('When the email contains NUL, then it is a failed sign-in, never a 500', async () => {
@@ -43,7 +43,7 @@ describe('the sign-in form (protections)', () => {
     const res = await b.post(`${started.interactionPath}/login`).type('form').send(`csrf=${started.csrf}&email=a%00b%40example.test&password=whatever1`);
 
     expect(res.status).toBe(401);
-    expect(res.text).toContain('Email or password is incorrect.');
+    expect(res.text).toContain('Email or password is incorrect. Check both and try again.');
   });
 
   test('When the CSRF token is missing or wrong, then the sign-in is refused', async () => {
@@ -82,7 +82,7 @@ describe('the sign-in form (protections)', () => {
 
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect(blocked.text).toContain('Too many failed sign-ins. Try again later.');
+    expect(blocked.text).toContain('Too many failed sign-ins. Signing in is paused for your protection: try again in ');
     expect(callback.searchParams.get('code')).toEqual(expect.any(String));
   });
 
@@ -104,6 +104,6 @@ describe('the sign-in form (protections)', () => {
 
     expect(guesses.map((g) => g.status)).toEqual([401, 401, 401]);
     expect(fourth.status).toBe(429);
-    expect(fourth.text).toContain('Too many failed sign-ins. Try again later.');
+    expect(fourth.text).toContain('Too many failed sign-ins. Signing in is paused for your protection: try again in ');
   });
 });

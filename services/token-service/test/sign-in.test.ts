@@ -34,7 +34,7 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     expect(form.headers['cache-control']).toBe('no-store');
     expect(form.headers['x-frame-options']).toBe('DENY');
     // form-action covers the redirects after the post, which end at the portal.
-    expect(form.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${TEST_ENV.PORTAL_URL}; frame-ancestors 'none'`);
+    expect(form.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`);
     expect(form.text).toContain('<input id="email" name="email" type="email" autocomplete="username" required');
     expect(form.text).toContain('<input id="password" name="password" type="password" autocomplete="current-password" required');
     expect(form.text).toMatch(/<form method="post" action="\/realms\/[a-z0-9-]+\/interaction\/[A-Za-z0-9_-]+\/login"/);
@@ -172,7 +172,7 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     const again = await startSignIn(b);
 
     expect(logout.status).toBe(200);
-    expect(logout.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${TEST_ENV.PORTAL_URL}; frame-ancestors 'none'`);
+    expect(logout.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`);
     expect(confirm.status).toBe(303);
     expect(confirm.headers.location).toBe(`${TEST_ENV.PORTAL_URL}/?state=bye`);
     expect(again.form.status).toBe(200);

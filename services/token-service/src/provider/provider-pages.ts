@@ -1,42 +1,94 @@
+/**
+ * The token service's pages (sign-in, its errors, sign-out), in the portal's look: the page
+ * shell, header and stylesheet of `@plant/shared` (`renderPage`), the stylesheet served by this
+ * service under SIGN_IN_ASSETS. oidc-provider's own pages (errors, sign-out) are rendered here
+ * through its configuration hooks; the sign-in form's routes use the same pieces.
+ */
+import { html, Html, renderPage } from '@plant/shared';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { isTenantName } from '../domain/principal-validators.js';
 
-export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+/**
+ * Where this service serves the shared stylesheet: under `/realms/`, the only prefix the ingress
+ * routes to it (k8s/base/ingress.yaml), in a segment no realm can be named (`_` is not in tenant
+ * names), so it never reaches a realm's provider and no tenant can shadow it.
+ */
+export const SIGN_IN_ASSETS = '/realms/_assets';
 
-export function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.5rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}.error{color:#b00020}</style>
-</head>
-<body>
-${body}
-</body>
-</html>`;
+/** What a realm's pages know of it, set on each realm's provider (realm-provider.ts). */
+export interface RealmPageContext {
+  tenant: string;
+  portalUrl: string;
 }
 
 /**
- * No scripts, no framing. form-action also governs the redirects that follow a form post
- * (sign-in and sign-out end at the portal), so the portal's origin is allowed besides 'self'.
+ * No scripts, no framing, no inline style: the stylesheet comes from this origin. form-action
+ * also governs the redirects that follow a form post (sign-in and sign-out end at the portal),
+ * so the portal's origin is allowed besides 'self'.
  */
 export function pageSecurityPolicy(portalOrigin: string): string {
-  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${portalOrigin}; frame-ancestors 'none'`;
+  return `default-src 'none'; style-src 'self'; form-action 'self' ${portalOrigin}; base-uri 'none'; frame-ancestors 'none'`;
 }
 
-const HTML_HEADERS = (ctx: KoaContextWithOIDC) => {
-  ctx.type = 'html';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', pageSecurityPolicy(portalOriginOf(ctx)));
-};
+/** The headers of every page of this service: never cached (a form carries a CSRF field), never framed. */
+export function pageHeaders(portalOrigin: string): Record<string, string> {
+  return {
+    'cache-control': 'no-store',
+    'x-frame-options': 'DENY',
+    'content-security-policy': pageSecurityPolicy(portalOrigin),
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  };
+}
 
-/** The portal's origin, from the realm's only redirecting client. */
-function portalOriginOf(ctx: KoaContextWithOIDC): string {
-  return (ctx.oidc?.provider as unknown as { portalOrigin?: string } | undefined)?.portalOrigin ?? "'none'";
+/** A whole page of this service. `tenant` shows in the header only when it names a realm that exists. */
+export function page(title: string, body: Html, tenant?: string): string {
+  return renderPage({ title, assetsDir: SIGN_IN_ASSETS, tenant, body });
+}
+
+export interface PageLink {
+  href: string;
+  text: string;
+}
+
+/** One message in a card, with the way back (to the portal, or to start the sign-in again). */
+export function messageCard(heading: string, message: string | Html, link?: PageLink): Html {
+  return html`<section class="card narrow">
+  <h1>${heading}</h1>
+  <p>${message}</p>
+  ${link ? html`<p><a class="button" href="${link.href}">${link.text}</a></p>` : ''}
+</section>`;
+}
+
+const base = (portalUrl: string) => portalUrl.replace(/\/+$/, '');
+
+/** The portal's tenant picker: where a person goes who has no valid sign-in to continue. */
+export const portalLink = (portalUrl: string): PageLink => ({ href: `${base(portalUrl)}/`, text: 'Go to the admin portal' });
+
+/** A new sign-in to the same realm, started by the portal. */
+export const signInAgainLink = (portalUrl: string, tenant: string): PageLink => ({ href: `${base(portalUrl)}/login?tenant=${encodeURIComponent(tenant)}`, text: 'Sign in again' });
+
+/**
+ * The 404 a person gets for a realm that does not exist: the same status and the same answer
+ * for any name that is not a realm (a program gets `{"error":404,...}` instead). The name is
+ * echoed only when it is a well-formed tenant name (escaped either way).
+ */
+export function unknownRealmPage(tenant: string, portalUrl: string): string {
+  const message = isTenantName(tenant)
+    ? html`There is no Plant Store account named <strong>${tenant}</strong>. Check the account name, or ask your administrator for the sign-in address.`
+    : 'This address does not lead to a Plant Store account. Check the link, or start from the admin portal.';
+  return page('Unknown account', messageCard('Unknown account', message, portalLink(portalUrl)));
+}
+
+function pageContextOf(ctx: KoaContextWithOIDC): RealmPageContext | undefined {
+  return (ctx.oidc?.provider as unknown as { pageContext?: RealmPageContext } | undefined)?.pageContext;
+}
+
+function setPageHeaders(ctx: KoaContextWithOIDC): RealmPageContext | undefined {
+  const context = pageContextOf(ctx);
+  ctx.type = 'html';
+  for (const [name, value] of Object.entries(pageHeaders(context ? new URL(context.portalUrl).origin : "'none'"))) ctx.set(name, value);
+  return context;
 }
 
 /** Routes whose callers are programs: their errors stay JSON (RFC 6749 §5.2) whatever Accept says. */
@@ -48,16 +100,27 @@ export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: st
     ctx.body = out;
     return;
   }
-  HTML_HEADERS(ctx);
-  ctx.body = page('Sign-in error', `<h1>Something went wrong</h1><p class="error">${escapeHtml(out.error_description ?? out.error ?? 'error')}</p>`);
+  const context = setPageHeaders(ctx);
+  const message = html`This sign-in cannot continue: ${out.error_description ?? out.error ?? 'the request was not valid'}. Start again from the admin portal.`;
+  ctx.body = page('Sign-in error', messageCard('Something went wrong', message, context && portalLink(context.portalUrl)), context?.tenant);
 }
 
 export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): Promise<void> {
-  HTML_HEADERS(ctx);
-  ctx.body = page('Sign out', `<h1>Sign out?</h1>${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button> <button type="submit" form="op.logoutForm">No, stay signed in</button>`);
+  const context = setPageHeaders(ctx);
+  // `form` is oidc-provider's hidden form (its action and xsrf field); the buttons submit it.
+  const body = html`<section class="card narrow">
+  <h1>Sign out?</h1>
+  <p>End your sign-in to the Plant Store account${context ? html` <strong>${context.tenant}</strong>` : ''} on this browser.</p>
+  ${new Html(form)}
+  <div class="button-row">
+    <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Yes, sign me out</button>
+    <button type="submit" form="op.logoutForm" class="button">No, stay signed in</button>
+  </div>
+</section>`;
+  ctx.body = page('Sign out', body, context?.tenant);
 }
 
 export async function renderLogoutSuccessPage(ctx: KoaContextWithOIDC): Promise<void> {
-  HTML_HEADERS(ctx);
-  ctx.body = page('Signed out', '<h1>You are signed out</h1>');
+  const context = setPageHeaders(ctx);
+  ctx.body = page('Signed out', messageCard('You are signed out', 'Your sign-in on this browser has ended.', context && portalLink(context.portalUrl)), context?.tenant);
 }

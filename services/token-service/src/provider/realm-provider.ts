@@ -4,6 +4,7 @@ import type { ClientAuthentication, ClientAuthSource, ClientCredential } from '.
 import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
+import type { RealmPageContext } from './provider-pages.js';
 import { PRINCIPAL_METADATA, realmConfiguration, ROLE_SCOPES, type PrincipalMetadata, type RealmConfigurationDeps } from './realm-configuration.js';
 import type { TokenMetrics } from './token-metrics.js';
 
@@ -182,8 +183,9 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   const { config, clientAuth, logger, metrics } = deps;
   const issuer = issuerOf(config.AUTH_URL, tenant);
   const provider = new Provider(issuer, realmConfiguration(tenant, signingJwk, deps));
-  // Read by the page renderers for their Content-Security-Policy.
-  Object.defineProperty(provider, 'portalOrigin', { value: new URL(config.PORTAL_URL).origin });
+  // Read by the page renderers (provider-pages.ts): the tenant in the header, the way back to the portal, the CSP.
+  const pageContext: RealmPageContext = { tenant, portalUrl: config.PORTAL_URL };
+  Object.defineProperty(provider, 'pageContext', { value: pageContext });
   // The public listener has already reduced X-Forwarded-* to what trusted hops vouch for.
   const { proxy, maxIpsCount } = forwardedTrust(config.TRUST_PROXY).koa;
   provider.proxy = proxy;

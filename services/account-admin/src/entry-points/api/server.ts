@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { createHttpApp, methodNotAllowed, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
+import { createHttpApp, methodNotAllowed, stylesheetRoute, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
@@ -9,6 +9,7 @@ import type { SessionStore } from '../../domain/session.js';
 import type { TokenServiceClient } from '@plant/shared';
 import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
 import type { OidcClients } from '../web/oidc-clients.js';
+import { ASSETS_PATH } from '../web/pages.js';
 import { portalRoutes } from '../web/portal-routes.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { signInRoutes } from '../web/sign-in-routes.js';
@@ -57,8 +58,10 @@ export function createApp(deps: AppDependencies): HttpApp {
     trustProxy: deps.trustProxy,
     routes: [
       { use: [securityHeaders(https, deps.authUrl)] },
-      // Files only: a directory is a 404, not a redirect whose Location echoes the request's path.
-      { path: '/assets', use: [readOnly, express.static(ASSETS_DIR, { index: false, redirect: false, fallthrough: false, maxAge: '5m' })] },
+      // The stylesheet every page shares (the token service's sign-in pages too), from @plant/shared.
+      stylesheetRoute(ASSETS_PATH),
+      // The portal's script. Files only: a directory is a 404, not a redirect whose Location echoes the request's path.
+      { path: ASSETS_PATH, use: [readOnly, express.static(ASSETS_DIR, { index: false, redirect: false, fallthrough: false, maxAge: '5m' })] },
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
       ...apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl, auth: deps.auth, sessions: deps.sessions, tokenService: deps.tokenService }),
       ...signInRoutes({

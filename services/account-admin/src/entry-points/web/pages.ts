@@ -1,9 +1,10 @@
 import type { AuditEvent } from '../../domain/list-audit-events.js';
 import type { Session } from '../../domain/session.js';
-import { MAX_SERVICE_ACCOUNTS, SERVICE_ACCOUNT_NAME_MAX, type ServiceAccount } from '@plant/shared';
-import { html, timeOf, type Html } from './html.js';
+import { html, MAX_SERVICE_ACCOUNTS, renderPage, SERVICE_ACCOUNT_NAME_MAX, type Html, type ServiceAccount } from '@plant/shared';
+import { timeOf } from './time-of.js';
 
-const PRODUCT = 'Plant Store';
+/** Where the portal serves its stylesheet (`stylesheetRoute`) and its script. */
+export const ASSETS_PATH = '/assets';
 
 interface LayoutOptions {
   title: string;
@@ -22,27 +23,8 @@ function layout({ title, session, active, body }: LayoutOptions): string {
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>
         <button type="button" class="button button-quiet" data-action="sign-out">Sign out</button>
       </div>`
-    : '';
-  return `<!doctype html>
-${html`<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${PRODUCT} admin</title>
-<link rel="stylesheet" href="/assets/portal.css">
-<script src="/assets/portal.js" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="topbar">
-  <div class="brand"><span class="logo" aria-hidden="true">❦</span> ${PRODUCT} <span class="brand-sub">admin</span>${session ? html` <span class="tenant" title="Tenant">${session.tenant}</span>` : ''}</div>
-  ${nav}
-</header>
-<main id="main" tabindex="-1">
-${body}
-</main>
-</body>
-</html>`}`;
+    : undefined;
+  return renderPage({ title, assetsDir: ASSETS_PATH, scripts: [`${ASSETS_PATH}/portal.js`], area: 'admin', tenant: session?.tenant, headerEnd: nav, body });
 }
 
 export function tenantPickerPage({ error, tenant = '', returnTo }: { error?: string; tenant?: string; returnTo?: string }): string {
@@ -91,11 +73,11 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
   <td data-label="Created by">${account.created_by ?? html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Last used">${timeOf(account.last_used_at)}</td>
   ${canManage
-    ? html`<td class="actions" data-label="Actions">
+    ? html`<td class="actions" data-label="Actions"><div class="action-buttons">
     <button type="button" class="button button-small" data-action="edit" aria-label="Edit role and grants of ${account.name}">Edit</button>
     <button type="button" class="button button-small" data-action="reset" aria-label="Reset secret of ${account.name}">Reset secret</button>
     <button type="button" class="button button-small button-danger" data-action="delete" aria-label="Delete ${account.name}">Delete</button>
-  </td>`
+  </div></td>`
     : ''}
 </tr>`;
 }

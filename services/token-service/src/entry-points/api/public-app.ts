@@ -1,6 +1,7 @@
-import { createHttpApp, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
+import { createHttpApp, stylesheetRoute, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
+import { SIGN_IN_ASSETS } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../web/interaction-routes.js';
 import { publishedKeysRoute } from './internal-routes.js';
@@ -17,7 +18,7 @@ export interface PublicAppDeps {
   interactions: InteractionDeps;
 }
 
-/** The public listener: the realms (`/realms/<tenant>/...`) only; probes and metrics are the management port's. */
+/** The public listener: the realms (`/realms/<tenant>/...`) and the sign-in pages' stylesheet (`/realms/_assets/...`); probes and metrics are the management port's. */
 export function createPublicApp(deps: PublicAppDeps): HttpApp {
   return createHttpApp({
     logger: deps.logger,
@@ -32,7 +33,9 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
       tokenRoute(deps.providers),
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'),
       ...interactionRoutes(deps.interactions),
-      realmMount(deps.providers),
+      // The portal's stylesheet (@plant/shared), for the sign-in pages.
+      stylesheetRoute(SIGN_IN_ASSETS),
+      realmMount(deps.providers, deps.interactions.portalUrl),
     ],
   });
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { NotFound, type ExpressLayer, type NodeHandler, type Route } from '@plant/shared';
 import { isTenantName } from '../../domain/principal-validators.js';
+import { pageHeaders, unknownRealmPage } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
 type RealmRequest = IncomingMessage & { params: { tenant: string }; originalUrl: string; baseUrl: string };
@@ -53,8 +54,25 @@ export function tokenRoute(providers: RealmProviders): Route {
   };
 }
 
-/** Everything else under `/realms/:tenant` (discovery, authorization, userinfo, logout) goes to the realm's provider. */
-export function realmMount(providers: RealmProviders): ExpressLayer {
+/** The realm's endpoints a person's browser navigates to (the portal's link to sign in, sign-out). */
+const BROWSER_ENDPOINTS = /^\/protocol\/openid-connect\/(?:auth|logout)(?:\/|$)/;
+
+/**
+ * A person's browser navigating to the sign-in or sign-out of a realm that does not exist (the
+ * portal's link, a bookmark) gets the sign-in pages' 404 page. Everything else gets the `Error`
+ * shape, as on every other unknown path: programs (no Accept, any type, JSON), every other
+ * method, and the endpoints for programs (token, certs, userinfo, discovery), which answer JSON
+ * whatever Accept says. The sign-in form's own paths have their page in interaction-routes.ts.
+ */
+function isBrowserNavigation(req: Request): boolean {
+  return req.method === 'GET' && BROWSER_ENDPOINTS.test(req.path) && req.accepts(['json', 'html']) === 'html';
+}
+
+/**
+ * Everything else under `/realms/:tenant` (discovery, authorization, userinfo, logout) goes to
+ * the realm's provider; an unknown realm is a 404 (`portalUrl`: the way back on its page).
+ */
+export function realmMount(providers: RealmProviders, portalUrl: string): ExpressLayer {
   return {
     path: '/realms/:tenant',
     // oidc-provider's endpoints for programs answer RFC 6749 errors, those for browsers a page (provider-pages.ts).
@@ -63,6 +81,10 @@ export function realmMount(providers: RealmProviders): ExpressLayer {
       async function realm(req: Request, res: Response, next: NextFunction) {
         const tenant = String(req.params.tenant);
         const handler = isTenantName(tenant) ? await providers.handlerFor(tenant) : undefined;
+        if (!handler && isBrowserNavigation(req)) {
+          res.set(pageHeaders(new URL(portalUrl).origin)).status(404).type('html').send(unknownRealmPage(tenant, portalUrl));
+          return;
+        }
         if (!handler) {
           next(new NotFound('Realm not found'));
           return;

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { isDatabaseUnavailable, type Logger, type Route } from '@plant/shared';
+import { constantTimeEquals, isDatabaseUnavailable, type Logger, type Route } from '@plant/shared';
 import express, { type Request, type Response } from 'express';
 import { authenticateUser, refuseWhileBusy, type SignInDeps } from '../../domain/authenticate-user.js';
-import { constantTimeEquals } from '@plant/shared';
 import { isTenantName } from '../../domain/principal-validators.js';
-import { escapeHtml, page, pageSecurityPolicy } from '../../provider/provider-pages.js';
+import { messageCard, page, pageHeaders, signInAgainLink, unknownRealmPage } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
+import { BUSY, EMAIL_MAX, PASSWORD_MAX, pausedMessage, signInFormPage, WRONG_CREDENTIALS } from './sign-in-form.js';
 
 export interface InteractionDeps {
   providers: RealmProviders;
@@ -14,14 +14,6 @@ export interface InteractionDeps {
   portalUrl: string;
   logger: Logger;
 }
-
-const FIELD_MAX = 1024;
-
-/** What the form says above the fields when a sign-in is refused with 429. */
-const REFUSALS = {
-  throttled: 'Too many failed sign-ins. Try again later.',
-  busy: 'Too many sign-ins at this moment. Try again in a few seconds.',
-};
 
 /**
  * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
@@ -32,34 +24,20 @@ function csrfToken(key: string, tenant: string, uid: string): string {
   return createHmac('sha256', key).update(`sign-in:${tenant}:${uid}`).digest('base64url');
 }
 
-function loginForm(tenant: string, uid: string, csrf: string, { email = '', error = '' } = {}): string {
-  const action = `/realms/${escapeHtml(tenant)}/interaction/${escapeHtml(uid)}/login`;
-  return `<h1>Sign in</h1>
-<p>Plant Store account <strong>${escapeHtml(tenant)}</strong></p>
-${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="${action}" autocomplete="on">
-<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${escapeHtml(email)}" autofocus>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="${FIELD_MAX}">
-<button type="submit">Sign in</button>
-</form>`;
-}
-
 /**
  * The sign-in pages of a realm's interaction. Other methods on their paths go on to the realm's
  * mount, as before they were declared here (oidc-provider answers them).
  */
 export function interactionRoutes(deps: InteractionDeps): Route[] {
-  const policy = pageSecurityPolicy(new URL(deps.portalUrl).origin);
+  const headers = pageHeaders(new URL(deps.portalUrl).origin);
 
-  function sendPage(res: Response, status: number, title: string, body: string): void {
-    res.setHeader('cache-control', 'no-store');
-    res.setHeader('x-frame-options', 'DENY');
-    res.setHeader('content-security-policy', policy);
-    res.setHeader('referrer-policy', 'no-referrer');
-    res.status(status).type('html').send(page(title, body));
+  function sendPage(res: Response, status: number, body: string): void {
+    res.set(headers).status(status).type('html').send(body);
+  }
+
+  /** A page that ends this sign-in, with the way to start a new one. */
+  function sendEnd(res: Response, status: number, tenant: string, heading: string, message: string): void {
+    sendPage(res, status, page(heading, messageCard(heading, message, signInAgainLink(deps.portalUrl, tenant)), tenant));
   }
 
   const base = '/realms/:tenant/interaction/:uid';
@@ -69,7 +47,7 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     const uid = String(req.params.uid);
     const provider = isTenantName(tenant) ? await deps.providers.providerFor(tenant) : undefined;
     if (!provider) {
-      sendPage(res, 404, 'Not found', '<h1>Unknown account</h1>');
+      sendPage(res, 404, unknownRealmPage(tenant, deps.portalUrl));
       return undefined;
     }
     try {
@@ -78,7 +56,7 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
       return { tenant, uid, provider, details };
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw err;
-      sendPage(res, 400, 'Sign-in expired', '<h1>This sign-in has expired</h1><p>Go back to the portal and start again.</p>');
+      sendEnd(res, 400, tenant, 'This sign-in has expired', 'A sign-in page works for a few minutes, and only in the browser that opened it. Start a new sign-in.');
       return undefined;
     }
   }
@@ -88,7 +66,7 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     if (!loaded) return;
     const { tenant, uid, provider, details } = loaded;
     if (details.prompt.name === 'login') {
-      sendPage(res, 200, 'Sign in', loginForm(tenant, uid, csrfToken(deps.csrfKey, tenant, uid)));
+      sendPage(res, 200, signInFormPage(tenant, uid, csrfToken(deps.csrfKey, tenant, uid)));
       return;
     }
     // Sign-in grants what the user's role allows (loadExistingGrant); asking for more is refused, never prompted.
@@ -103,13 +81,13 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
   /** 429: the form again, with why and when to come back. */
   function sendRefusal(res: Response, form: string, retryAfterSeconds: number): void {
     res.setHeader('retry-after', String(retryAfterSeconds));
-    sendPage(res, 429, 'Sign in', form);
+    sendPage(res, 429, form);
   }
 
   async function signIn(req: Request, res: Response): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const email = typeof body.email === 'string' ? body.email.trim().slice(0, 254) : '';
-    const password = typeof body.password === 'string' ? body.password.slice(0, FIELD_MAX) : '';
+    const email = typeof body.email === 'string' ? body.email.trim().slice(0, EMAIL_MAX) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, PASSWORD_MAX) : '';
     const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
     const expected = csrfToken(deps.csrfKey, tenant, uid);
     const csrfValid = typeof body.csrf === 'string' && constantTimeEquals(body.csrf, expected);
@@ -117,22 +95,23 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
     const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
     if (busy) {
-      sendRefusal(res, loginForm(tenant, uid, expected, { email, error: REFUSALS.busy }), busy.retryAfterSeconds);
+      sendRefusal(res, signInFormPage(tenant, uid, expected, { email, error: BUSY }), busy.retryAfterSeconds);
       return;
     }
     const loaded = await loadInteraction(req, res);
     if (!loaded) return;
     if (!csrfValid || loaded.details.prompt.name !== 'login') {
-      sendPage(res, 403, 'Sign-in refused', '<h1>This sign-in form is not valid</h1><p>Go back to the portal and start again.</p>');
+      sendEnd(res, 403, tenant, 'This sign-in form is not valid', 'It was not sent from the sign-in page this browser opened. Start a new sign-in.');
       return;
     }
     const outcome = await authenticateUser(deps.signIn, { tenant, email, password, ip: req.ip ?? '' });
     if (outcome.kind === 'throttled' || outcome.kind === 'busy') {
-      sendRefusal(res, loginForm(tenant, uid, expected, { email, error: REFUSALS[outcome.kind] }), outcome.retryAfterSeconds);
+      const error = outcome.kind === 'busy' ? BUSY : pausedMessage(outcome.retryAfterSeconds);
+      sendRefusal(res, signInFormPage(tenant, uid, expected, { email, error }), outcome.retryAfterSeconds);
       return;
     }
     if (outcome.kind === 'wrong-credentials') {
-      sendPage(res, 401, 'Sign in', loginForm(tenant, uid, expected, { email, error: 'Email or password is incorrect.' }));
+      sendPage(res, 401, signInFormPage(tenant, uid, expected, { email, error: WRONG_CREDENTIALS, invalid: true }));
       return;
     }
     await loaded.provider.interactionFinished(req, res, { login: { accountId: outcome.accountId } }, { mergeWithLastSubmission: false });

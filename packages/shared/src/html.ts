@@ -1,4 +1,8 @@
-/** Minimal HTML templating: every interpolated value goes through `escapeHtml`. */
+/**
+ * Minimal HTML templating for the server-rendered pages of every service (the portal, the
+ * token service's sign-in): every interpolated value goes through `escapeHtml` unless it is
+ * already a trusted fragment (`Html`).
+ */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')
     .replace(/&/g, '&amp;')
@@ -16,7 +20,7 @@ export class Html {
   }
 }
 
-/** Tagged template: values are escaped unless they are `Html` (or arrays of it). */
+/** Tagged template: values are escaped unless they are `Html` (or arrays of it); `undefined`, `null` and `false` render nothing. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0] ?? '';
   values.forEach((value, i) => {
@@ -30,13 +34,4 @@ function render(value: unknown): string {
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === undefined || value === null || value === false) return '';
   return escapeHtml(value);
-}
-
-/** `2026-11-22 05:40 UTC`, in a <time> element with the exact instant. */
-export function timeOf(iso: string | null | undefined, empty = 'Never'): Html {
-  if (!iso) return html`<span class="muted">${empty}</span>`;
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return html`<span class="muted">${empty}</span>`;
-  const text = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  return html`<time datetime="${date.toISOString()}">${text}</time>`;
 }

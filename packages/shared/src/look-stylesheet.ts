@@ -1,6 +1,11 @@
-/* Plant Store admin portal. One stylesheet, no framework: system fonts, a calm palette, */
-/* visible focus, and a table that becomes cards on narrow screens. */
-:root {
+/**
+ * The one stylesheet of every page a person sees: the portal's (account-admin) and the token
+ * service's sign-in and error pages, so signing in does not look like another product. System
+ * fonts, a calm palette, visible focus, and a table that becomes cards on narrow screens. A
+ * string module rather than a file, so it is inside every service's build (and image) with no
+ * copy step; each service serves it itself (`stylesheetRoute`).
+ */
+export const STYLESHEET = `:root {
   --bg: #f6f7f5;
   --surface: #ffffff;
   --text: #1d2520;
@@ -63,9 +68,10 @@ main:focus { outline: none; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0; }
 .choice { display: flex; gap: 0.5rem; align-items: baseline; padding: 0.25rem 0; }
 
-input[type="text"], input[type="email"] {
+input[type="text"], input[type="email"], input[type="password"] {
   font: inherit; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; background: #fff; width: 100%; min-width: 0;
 }
+input[aria-invalid="true"] { border-color: var(--danger); }
 input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85rem; }
 
 .button {
@@ -94,7 +100,7 @@ input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regul
 .tags { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .tag { font-size: 0.78rem; background: var(--brand-soft); color: var(--brand-strong); padding: 0.1rem 0.5rem; border-radius: 6px; }
 .client-id { font-size: 0.8rem; color: var(--muted); word-break: break-all; }
-.table td .client-id { display: inline-block; max-width: 10.5rem; }
+.table td .client-id { display: inline-block; min-width: 9rem; max-width: 10.5rem; }
 
 .table-wrap { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); overflow-x: auto; }
 .table { width: 100%; border-collapse: collapse; font-size: 0.92rem; }
@@ -103,8 +109,9 @@ input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regul
 .table tbody tr:last-child > * { border-bottom: 0; }
 .table tbody tr:hover { background: #fbfcfb; }
 .table tbody th { font-weight: 600; white-space: nowrap; }
-.table time { white-space: nowrap; }
-.actions { display: flex; gap: 0.35rem; justify-content: flex-end; }
+/* The cell stays a table cell (a flex cell would leave the row's borders); its buttons are the flex box. */
+.actions { text-align: right; white-space: nowrap; }
+.action-buttons { display: inline-flex; gap: 0.35rem; }
 .pager { display: flex; gap: 0.5rem; justify-content: flex-end; margin-top: 1rem; }
 
 dialog {
@@ -114,6 +121,7 @@ dialog::backdrop { background: rgba(20, 28, 24, 0.45); }
 dialog h2 { margin-bottom: 0.25rem; }
 .dialog-actions { display: flex; justify-content: flex-end; gap: 0.5rem; margin-top: 1rem; flex-wrap: wrap; }
 .copy-row { display: flex; gap: 0.5rem; }
+.button-row { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-top: 1rem; }
 
 @media (max-width: 760px) {
   .topbar { padding: 0.75rem 1rem; }
@@ -124,8 +132,10 @@ dialog h2 { margin-bottom: 0.25rem; }
   .table tr { border-bottom: 1px solid var(--line); padding: 0.5rem 0; }
   .table tbody th, .table td { border: 0; padding: 0.3rem 1rem; display: grid; grid-template-columns: 7.5rem 1fr; gap: 0.5rem; }
   .table tbody th::before, .table td::before { content: attr(data-label); font-weight: 600; color: var(--muted); font-size: 0.8rem; }
-  .actions { justify-content: flex-start; flex-wrap: wrap; display: flex !important; }
+  .actions { display: block !important; text-align: left; white-space: normal; }
+  .action-buttons { flex-wrap: wrap; }
   .actions::before { display: none; }
   .table td .client-id { max-width: none; }
   .page-head .button { width: 100%; }
 }
+`;
