@@ -94,14 +94,14 @@ export async function startWorkloadIssuer({ path = '' }: { path?: string } = {})
       res.end(JSON.stringify(body));
     };
     const url = req.url ?? '';
+    if (url === `${path}/.well-known/openid-configuration`) counts.discovery += 1;
+    if (url === `${path}/jwks`) counts.jwks += 1;
     if (mode === 'down') return json(503, { error: 'unavailable' });
     if (url === `${path}/.well-known/openid-configuration`) {
-      counts.discovery += 1;
       if (mode === 'redirect') return json(302, {}, { location: `${issuer}/jwks` });
       return json(200, { issuer: mode === 'wrong-issuer' ? `${issuer}/other` : issuer, jwks_uri: `${issuer}/jwks`, id_token_signing_alg_values_supported: ['ES256'] });
     }
     if (url !== `${path}/jwks`) return json(404, { error: 'not found' });
-    counts.jwks += 1;
     if (mode === 'huge-jwks') return streamHuge(res);
     if (mode === 'slow-jwks') {
       const timer = setTimeout(() => json(200, jwks()), 20_000);

@@ -35,6 +35,9 @@ export const configShape = {
     .describe('Trusted workload issuers may be on private, loopback or link-local addresses (an in-cluster Kubernetes issuer; tests). Off: such fetches are refused'),
   FEDERATION_ALLOW_HTTP_ISSUERS: env.bool(false).describe('Trusted workload issuers may use http: URLs (development and tests only: refused when NODE_ENV=production)'),
   FEDERATION_FETCH_TIMEOUT_MS: env.int(3000, 100, 30_000).describe("Deadline of each fetch of a trusted issuer's discovery document or JWKS, connection to last byte"),
+  FEDERATION_JWKS_REFETCH_SECONDS: env
+    .int(30, 1, 3600)
+    .describe("A trusted issuer's JWKS is fetched again for an unknown kid (or after a failed fetch) at most this often per issuer"),
   FEDERATION_MAX_ISSUERS_PER_TENANT: env.int(10, 1, 1000).describe('Distinct trusted workload issuers a tenant may name over all its service accounts'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),

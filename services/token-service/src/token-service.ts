@@ -77,7 +77,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     },
     logger,
   );
-  const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS });
+  const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS }, { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 }, (issuer, reason) =>
+    logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
+  );
   const assertions = new ClientAssertionVerifier({ replay: createAssertionReplayRepository(redis), issuerKeys });
   const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
   const signInFailures = createSignInFailureRepository(

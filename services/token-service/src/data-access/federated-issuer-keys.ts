@@ -73,6 +73,7 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
   constructor(
     private readonly policy: IssuerFetchPolicy,
     private readonly limits: IssuerKeyLimits,
+    private readonly onFailure: (issuer: string, reason: string) => void,
   ) {}
 
   async keysFor(issuer: string, kid: string | undefined): Promise<KeyObject[]> {
@@ -114,6 +115,7 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
     } catch (err) {
       if (!(err instanceof IssuerFetchFailed || err instanceof IssuerKeysUnavailable)) throw err;
       entry.lastError = err.message;
+      this.onFailure(issuer, err.message);
       // Keys fetched before keep serving through a brief outage of the issuer (its workloads keep
       // working), for a few lifetimes at most: a key it retired must stop working at some point.
       if (entry.keys !== undefined && Date.now() - entry.fetchedAt < this.limits.ttlMs * STALE_LIFETIMES) return;
@@ -123,7 +125,7 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
   }
 }
 
-/** `limits` default to production's; tests make them small. */
-export function createFederatedIssuerKeys(policy: IssuerFetchPolicy, limits: Partial<IssuerKeyLimits> = {}): FederatedIssuerKeys {
-  return new CachedIssuerKeys(policy, { ...DEFAULT_LIMITS, ...limits });
+/** `limits` default to production's; `onFailure` hears each failed fetch (at most one per issuer per `refetchMinMs`), for the operator's log. */
+export function createFederatedIssuerKeys(policy: IssuerFetchPolicy, limits: Partial<IssuerKeyLimits>, onFailure: (issuer: string, reason: string) => void): FederatedIssuerKeys {
+  return new CachedIssuerKeys(policy, { ...DEFAULT_LIMITS, ...limits }, onFailure);
 }

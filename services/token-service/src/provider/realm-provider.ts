@@ -5,7 +5,7 @@ import { ASYMMETRIC_ALGS } from '../domain/jws.js';
 import { issuerOf } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
-import { AssertionRefused, serveServiceAccountClients } from './service-account-clients.js';
+import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
 import type { TokenMetrics } from './token-metrics.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
@@ -110,7 +110,7 @@ function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, cr
     await next();
     const withdrawn = isToken && ctx.status === 200 ? withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics) : undefined;
     if (withdrawn !== undefined) await withdrawn;
-    if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
+    if (ctx.status >= 500 && ctx.state.dependencyUnavailable) {
       // The database, not the request, failed: tell the client to retry rather than blame it.
       ctx.set('Retry-After', '1');
       oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
@@ -156,7 +156,8 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
-    if (isDatabaseUnavailable(err)) {
+    // The database, or the jti store an assertion needs: the client is told to retry (the guard answers 503).
+    if (isDatabaseUnavailable(err) || err instanceof AssertionUnverifiable) {
       ctx.state.dependencyUnavailable = true;
       logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
     } else logger.error({ reqId, err, tenant }, 'oidc-provider server error');

@@ -20,11 +20,11 @@ class TooManyRequests extends errors.OIDCProviderError {
   }
 }
 
-/** 503: the assertion's jti could not be recorded, so it is refused rather than risk a replay. */
-class AssertionUnverifiable extends errors.OIDCProviderError {
-  constructor() {
+/** The assertion's jti could not be recorded, so it is refused rather than risk a replay: a dependency unavailable (503, realm-provider.ts). */
+export class AssertionUnverifiable extends errors.OIDCProviderError {
+  constructor(why: Error) {
     super(503, 'temporarily_unavailable');
-    this.error_description = 'the client assertion could not be checked; retry shortly';
+    this.message = why.message;
   }
 }
 
@@ -40,10 +40,7 @@ export class AssertionRefused extends errors.InvalidClientAuth {
 /** A domain refusal as oidc-provider must see it inside its token endpoint (with Retry-After); anything else unchanged. */
 export function asOidcError(ctx: ProviderContext | undefined, err: unknown): unknown {
   if (err instanceof AssertionRejected) return new AssertionRefused(err.counted);
-  if (err instanceof AssertionCheckUnavailable) {
-    ctx?.set('Retry-After', '1');
-    return new AssertionUnverifiable();
-  }
+  if (err instanceof AssertionCheckUnavailable) return new AssertionUnverifiable(err);
   if (!(err instanceof TooManyFailedAuthentications)) return err;
   ctx?.set('Retry-After', String(err.retryAfterSeconds));
   return new TooManyRequests(err.message);
