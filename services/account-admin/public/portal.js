@@ -60,7 +60,8 @@
     button.addEventListener('click', () => button.closest('dialog').close());
   }
 
-  const rowOf = (element) => element.closest('tr[data-client-id]');
+  // A row of the list, or the head of an account's own page.
+  const rowOf = (element) => element.closest('[data-client-id]');
   let lastTrigger = null;
 
   // Create
@@ -229,6 +230,9 @@
       if (lastTrigger && document.contains(lastTrigger)) lastTrigger.focus();
     });
   }
+
+  // What credentials.js (an account's page) builds on.
+  window.plantPortal = { api, messageOf, showError, clearError, busy, openDialog, confirm };
 
   async function signOut() {
     const result = await api('POST', '/logout');
