@@ -3,7 +3,7 @@ import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATI
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
-import { createAssertionReplayRepository } from './data-access/assertion-replay-repository.js';
+import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
 import { createFederatedIssuerKeys } from './data-access/federated-issuer-keys.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -80,7 +80,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS }, { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 }, (issuer, reason) =>
     logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
   );
-  const assertions = new ClientAssertionVerifier({ replay: createAssertionReplayRepository(redis), issuerKeys });
+  const replay = createAssertionReplayStore(config.REDIS_URL, (err) => logger.warn({ err: { message: err.message } }, 'redis error (assertion jti store)'));
+  const assertions = new ClientAssertionVerifier({ replay: replay.repository, issuerKeys });
   const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
   const signInFailures = createSignInFailureRepository(
     redis,
@@ -182,6 +183,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       await usage.stop();
       await checkers.close();
       subscriber.disconnect();
+      replay.close();
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();
     },

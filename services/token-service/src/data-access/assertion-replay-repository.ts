@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { withTimeout } from '@plant/shared';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 
 /** One claim per client assertion's jti, shared by every replica. */
 export interface AssertionReplayRepository {
@@ -13,21 +12,33 @@ export interface AssertionReplayRepository {
 }
 
 const PREFIX = 'plantstore:assertion-jti:';
+/** A claim Redis has not answered by then is a failure (the assertion is refused with 503), never a wait. */
 const CLAIM_TIMEOUT_MS = 1000;
+
+export interface AssertionReplayStore {
+  repository: AssertionReplayRepository;
+  close(): void;
+}
 
 /**
  * `SET key 1 NX EX ttl`: one atomic command, so two replicas racing with the same assertion
  * cannot both win (a read-then-write would let both through). The key is a digest of the
  * realm, the client and the jti (bounded length, no client text in Redis). Bound: one key per
  * accepted assertion, gone when the assertion could no longer be accepted anyway (its `exp`
- * plus the clock skew): the grant rate times at most five minutes.
+ * plus the clock skew): the grant rate times at most five minutes. A connection of its own,
+ * whose commands time out (ioredis' `commandTimeout`: no timer per grant) and are not queued
+ * while Redis is away (offline queue off: the claim fails at once).
  */
-export function createAssertionReplayRepository(redis: Redis): AssertionReplayRepository {
+export function createAssertionReplayStore(redisUrl: string, onError: (err: Error) => void): AssertionReplayStore {
+  const redis = new Redis(redisUrl, { commandTimeout: CLAIM_TIMEOUT_MS, enableOfflineQueue: false, maxRetriesPerRequest: 0, enableAutoPipelining: true });
+  redis.on('error', onError);
   return {
-    async claim(realm, clientId, jti, ttlSeconds) {
-      const key = PREFIX + createHash('sha256').update(`${realm}\u0000${clientId}\u0000${jti}`).digest('base64url');
-      const answer = await withTimeout(redis.set(key, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX'), CLAIM_TIMEOUT_MS, 'assertion jti claim');
-      return answer === 'OK';
+    repository: {
+      async claim(realm, clientId, jti, ttlSeconds) {
+        const key = PREFIX + createHash('sha256').update(`${realm}\u0000${clientId}\u0000${jti}`).digest('base64url');
+        return (await redis.set(key, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX')) === 'OK';
+      },
     },
+    close: () => redis.disconnect(),
   };
 }

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { AssertionReplayRepository } from '../data-access/assertion-replay-repository.js';
 import type { ClientCredentialRow, CredentialTrust } from '../data-access/client-credential-repository.js';
 import { IssuerKeysUnavailable, type FederatedIssuerKeys } from '../data-access/federated-issuer-keys.js';
-import { ASYMMETRIC_ALGS, parseCompactJws, verifyJws, type CompactJws } from './jws.js';
+import { ASYMMETRIC_ALGS, firstVerifying, parseCompactJws, type CompactJws } from './jws.js';
 import { keyObjectOf } from './public-keys.js';
 
 /** The credential that authenticated a grant. */
@@ -58,11 +58,6 @@ function assertTimes(payload: Record<string, unknown>, now: number, maxLifetime?
   return exp;
 }
 
-function firstVerifying(jws: CompactJws, alg: string, keys: Iterable<KeyObject>): boolean {
-  for (const key of keys) if (verifyJws(jws, alg, key)) return true;
-  return false;
-}
-
 /**
  * A client assertion (`client_assertion_type=...:jwt-bearer`), in one of two forms:
  *  - `private_key_jwt` (RFC 7523 §3): `iss` = `sub` = the client_id, signed by one of the
@@ -99,7 +94,7 @@ export class ClientAssertionVerifier {
     const { jti } = payload;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new AssertionRejected('jti is missing');
     const candidates = credential.keys.filter((k) => header.kid === undefined || k.id === header.kid);
-    const key = candidates.find((k) => verifyJws(jws, alg, keyObjectOf(k)));
+    const key = await firstVerifying(jws, alg, candidates, keyObjectOf);
     if (key === undefined) throw new AssertionRejected(candidates.length === 0 ? 'no key of the account has this kid' : 'the signature does not verify');
     let first: boolean;
     try {
@@ -126,7 +121,7 @@ export class ClientAssertionVerifier {
       if (err instanceof IssuerKeysUnavailable) throw new AssertionRejected(`the trusted issuer's keys are unavailable: ${err.message}`, false);
       throw err;
     }
-    if (!firstVerifying(jws, alg, keys)) throw new AssertionRejected("the signature does not verify with the issuer's keys");
+    if ((await firstVerifying(jws, alg, keys, (k) => k)) === undefined) throw new AssertionRejected("the signature does not verify with the issuer's keys");
     return { kind: 'trust', id: trust.id };
   }
 }
