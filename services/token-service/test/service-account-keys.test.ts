@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, webcrypto } from 'node:crypto';
 import { clientKeyPair, eventually, TEST_REDIS_URL } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import * as client from 'openid-client';
@@ -125,8 +125,8 @@ describe("a service account's keys", () => {
 
   test('When openid-client, unmodified, authenticates with PrivateKeyJwt, then it gets a token', async () => {
     const account = await internal(h).createServiceAccount(tenant);
-    const { privateKey, publicKey } = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
-    const jwk = await crypto.subtle.exportKey('jwk', publicKey);
+    const { privateKey, publicKey } = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const jwk = await webcrypto.subtle.exportKey('jwk', publicKey);
     const kid = (await internal(h).addKey(tenant, account.client_id, { jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } }).expect(201)).body.id;
 
     const config = await client.discovery(new URL(h.issuer(tenant)), account.client_id, undefined, client.PrivateKeyJwt({ key: privateKey, kid }), { execute: [client.allowInsecureRequests] });

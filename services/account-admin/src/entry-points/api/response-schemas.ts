@@ -13,7 +13,7 @@ import {
   type ServiceAccountWithSecret,
 } from '@plant/shared';
 import { z } from 'zod';
-import type { AuditEvent } from '../../domain/list-audit-events.js';
+import { AUDIT_ACTIONS, type AuditEvent } from '../../domain/list-audit-events.js';
 import { GrantBody } from '../../domain/service-account-validators.js';
 
 export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
@@ -88,19 +88,7 @@ export const AuditEventSchema = z
     actor_sub: z.string(),
     actor_email: z.string().nullable(),
     actor_type: z.enum(['user', 'service_account']),
-    action: z.enum([
-      'service_account.create',
-      'service_account.update',
-      'service_account.reset_secret',
-      'service_account.delete',
-      'service_account.key_add',
-      'service_account.key_remove',
-      'service_account.trust_add',
-      'service_account.trust_remove',
-      'service_account.secret_remove',
-      'service_account.disable',
-      'service_account.enable',
-    ]),
+    action: z.enum(AUDIT_ACTIONS),
     client_id: z.string(),
     name: z.string().nullable(),
     details: z.record(z.string(), z.unknown()).meta({ description: 'Non-secret facts of the change, e.g. {role: {from, to}}' }),

@@ -4,13 +4,11 @@ import { addServiceAccountTrust } from '../../domain/add-service-account-trust.j
 import { AddKeySchema, AddTrustSchema } from '../../domain/credential-validators.js';
 import { getServiceAccountCredentials } from '../../domain/get-service-account-credentials.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { ActorBodySchema } from '../../domain/principal-validators.js';
 import { removeServiceAccountKey } from '../../domain/remove-service-account-key.js';
 import { removeServiceAccountSecret } from '../../domain/remove-service-account-secret.js';
 import { removeServiceAccountTrust } from '../../domain/remove-service-account-trust.js';
 import { setServiceAccountDisabled } from '../../domain/set-service-account-disabled.js';
-import { idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
-import { optionalJsonBody } from './optional-json-body.js';
+import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
 /**
  * A service account's credentials beyond the secret (keys, trusted workloads), the secret's
@@ -18,21 +16,7 @@ import { optionalJsonBody } from './optional-json-body.js';
  * is the account's path.
  */
 export function credentialRoutes(identity: IdentityContext, account: string): InternalRoute[] {
-  const toggle = (disabled: boolean): InternalRoute => ({
-    method: 'POST',
-    path: `${account}/${disabled ? 'disable' : 'enable'}`,
-    scope: 'admin',
-    input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
-    handlers: [
-      optionalJsonBody,
-      async (req, res) => {
-        const tenant = tenantOf(req);
-        const clientId = idOf(req, 'client_id');
-        ActorBodySchema.parse(req.body, REPORT_INPUT);
-        noStore(res).json(await setServiceAccountDisabled(identity, tenant, clientId, disabled));
-      },
-    ],
-  });
+  const toggle = (disabled: boolean) => accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) => setServiceAccountDisabled(identity, tenant, clientId, disabled));
   return [
     {
       method: 'GET',

@@ -1,7 +1,8 @@
-import { NotFound, type ExpressRoute } from '@plant/shared';
+import { fieldsOf, NotFound, type ExpressRoute } from '@plant/shared';
 import type { Request, Response } from 'express';
-import { isStorableText, isTenantName } from '../../domain/principal-validators.js';
+import { ActorBodySchema, isStorableText, isTenantName } from '../../domain/principal-validators.js';
 import type { InternalScope } from './internal-auth.js';
+import { optionalJsonBody } from './optional-json-body.js';
 
 /** With the input on each issue, the shared error text tells "missing" from "wrong type". */
 export const REPORT_INPUT = { reportInput: true } as const;
@@ -25,3 +26,22 @@ export function noStore(res: Response): Response {
 
 /** An internal route and the scope its caller needs (internal-auth.ts); the app checks it before the handlers. */
 export type InternalRoute = ExpressRoute & { scope: InternalScope };
+
+/** `POST <path>` on one account (`:tenant`, `:client_id`) whose body is empty or `{actor}`: answers what `run` resolves to, never cached. */
+export function accountActionRoute(path: string, run: (tenant: string, clientId: string) => Promise<unknown>): InternalRoute {
+  return {
+    method: 'POST',
+    path,
+    scope: 'admin',
+    input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
+    handlers: [
+      optionalJsonBody,
+      async (req, res) => {
+        const tenant = tenantOf(req);
+        const clientId = idOf(req, 'client_id');
+        ActorBodySchema.parse(req.body, REPORT_INPUT);
+        noStore(res).json(await run(tenant, clientId));
+      },
+    ],
+  };
+}

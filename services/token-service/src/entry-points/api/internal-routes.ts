@@ -11,12 +11,11 @@ import type { IdentityContext } from '../../domain/identity-context.js';
 import { listRealms } from '../../domain/list-realms.js';
 import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import { listUsers } from '../../domain/list-users.js';
-import { ActorBodySchema, CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
+import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
 import { credentialRoutes } from './internal-credential-routes.js';
-import { idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
-import { optionalJsonBody } from './optional-json-body.js';
+import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
 export type { InternalRoute } from './internal-route-helpers.js';
 
@@ -113,21 +112,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
         },
       ],
     },
-    {
-      method: 'POST',
-      path: `${account}/reset-secret`,
-      scope: 'admin',
-      input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
-      handlers: [
-        optionalJsonBody,
-        async (req, res) => {
-          const tenant = tenantOf(req);
-          const clientId = idOf(req, 'client_id');
-          ActorBodySchema.parse(req.body, REPORT_INPUT);
-          noStore(res).json(await resetServiceAccountSecret(identity, tenant, clientId));
-        },
-      ],
-    },
+    accountActionRoute(`${account}/reset-secret`, (tenant, clientId) => resetServiceAccountSecret(identity, tenant, clientId)),
     ...credentialRoutes(identity, account),
     {
       method: 'GET',
