@@ -35,6 +35,22 @@ describe('the jti store', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(401)]);
   });
 
+  test('When an assertion is accepted, then its jti is kept only until it could not be accepted anyway (its exp plus the skew), as a digest', async () => {
+    const keyed = await keyedAccount(a, tenant);
+    const jti = `jti-${Date.now()}`;
+    const assertion = clientAssertion({ clientId: keyed.account.client_id, audience: a.issuer(tenant), key: keyed.key, kid: keyed.kid, claims: { jti, exp: Math.floor(Date.now() / 1000) + 30 } });
+
+    await sendAssertion(a, tenant, keyed.account.client_id, assertion).expect(200);
+    const keys = (await redis.cli('--scan', '--pattern', 'plantstore:assertion-jti:*')).split('\n').filter(Boolean);
+    const ttls = await Promise.all(keys.map(async (key) => Number(await redis.cli('TTL', key))));
+
+    expect(keys.some((key) => key.includes(jti))).toBe(false);
+    expect(ttls.length).toBeGreaterThan(0);
+    // Every key of this file's Redis: none outlives the five minutes (plus skew) an assertion may live.
+    expect(ttls.every((ttl) => ttl > 0 && ttl <= 310)).toBe(true);
+    expect(Math.min(...ttls)).toBeLessThanOrEqual(40);
+  });
+
   test('When Redis is down, then an assertion is refused with 503 and Retry-After (fail closed), a secret still gets a token, and once Redis is back the assertion works', async () => {
     const keyed = await keyedAccount(a, tenant);
     const fresh = () => clientAssertion({ clientId: keyed.account.client_id, audience: a.issuer(tenant), key: keyed.key, kid: keyed.kid });
