@@ -83,6 +83,8 @@ export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise
 
 /** The first of `keys` whose signature check passes (checked one after another: a kid usually names one), or undefined. */
 export async function firstVerifying<K>(jws: CompactJws, alg: string, keys: readonly K[], keyOf: (k: K) => KeyObject): Promise<K | undefined> {
+  // The usual case, a kid naming one key: one check, no loop of awaits.
+  if (keys.length === 1) return (await verifyJws(jws, alg, keyOf(keys[0]!))) ? keys[0] : undefined;
   for (const candidate of keys) if (await verifyJws(jws, alg, keyOf(candidate))) return candidate;
   return undefined;
 }
