@@ -4,7 +4,7 @@ import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
 import { authSchema } from '../src/data-access/migrations/0001-auth-schema.js';
 import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payload-digests.js';
 import { revocationSnapshotIndexes } from '../src/data-access/migrations/0003-revocation-snapshot-indexes.js';
-import { serviceAccountCredentials } from '../src/data-access/migrations/0004-service-account-credentials.js';
+import { serviceAccountCredentials } from '../src/data-access/migrations/0005-service-account-credentials.js';
 import { migrations } from '../src/data-access/migrations/index.js';
 
 // A schema of its own: these tests run migrations up and down.

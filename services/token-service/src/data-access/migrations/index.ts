@@ -2,7 +2,7 @@ import type { Migration } from '@plant/shared';
 import { authSchema } from './0001-auth-schema.js';
 import { oidcPayloadDigests } from './0002-oidc-payload-digests.js';
 import { revocationSnapshotIndexes } from './0003-revocation-snapshot-indexes.js';
-import { serviceAccountCredentials } from './0004-service-account-credentials.js';
+import { serviceAccountCredentials } from './0005-service-account-credentials.js';
 
 export { SCHEMA } from './schema.js';
 

@@ -1,7 +1,8 @@
 import type { Knex, Migration } from '@plant/shared';
 
 /**
- * Credentials beyond the secret (issue 22): public keys (`private_key_jwt`, RFC 7523) and
+ * Credentials beyond the secret (issue 22). Numbered 005: 004 is the revocation change feed,
+ * built at the same time on another branch. public keys (`private_key_jwt`, RFC 7523) and
  * trusted workloads (federation), a secret that may be removed, and disabling.
  *
  * - `secret_digest` may be null (an account that uses only keys or trusts); its creation time
@@ -14,7 +15,7 @@ import type { Knex, Migration } from '@plant/shared';
  *   account is deleted; their rows hold public material and identifiers only.
  */
 export const serviceAccountCredentials: Migration = {
-  name: '004-service-account-credentials',
+  name: '005-service-account-credentials',
   async up(knex: Knex) {
     await knex.raw('alter table service_accounts alter column secret_digest drop not null');
     await knex.schema.alterTable('service_accounts', (t) => {
