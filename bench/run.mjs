@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm bench [-- --quick] [--profile] [--only=token,list]`: starts the three services as
+// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list]`: starts the three services as
 // production runs them, seeds a tenant, runs each scenario and its baseline back to back
 // from a separate load-generator process, prints one table and writes
 // bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
@@ -21,6 +21,7 @@ import * as tokenScenario from './scenarios/token.mjs';
 import * as listScenario from './scenarios/list.mjs';
 import * as createScenario from './scenarios/create.mjs';
 import * as signInScenario from './scenarios/signin.mjs';
+import * as keysScenario from './scenarios/keys.mjs';
 
 /**
  * @typedef {object} ScenarioContext
@@ -47,7 +48,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const SCENARIOS = [tokenScenario, listScenario, createScenario, signInScenario];
+const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
 // Full: 6 rounds A B B A A B ... of 3 s per side (18 s measured each; 3 s warm-up before a
@@ -160,7 +161,9 @@ try {
       results.push(await scenario.measure({ platform, tenant, accounts, db: session.db, load: { ...load, rounds } }));
       continue;
     }
-    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
+    // A scenario may arrange what it needs first (keys: a key on the writer account).
+    const prepared = 'prepare' in scenario ? await scenario.prepare({ platform, tenant, accounts }) : {};
+    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines, ...(/** @type {any} */ (prepared)) }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
     if (perf) {
       const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
       const report = perfReport(scenario.name, side('ours'), side('baseline'));

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Route } from '@plant/shared';
+import { assertionGrantBody, clientAssertion, clientKeyPair } from '@plant/test-kit';
 import { httpRequest, startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
 import { routeKey, serviceApps } from './helpers/service-apps.js';
 
@@ -35,7 +36,7 @@ function call(method: string, path: string, authorization: string | undefined, b
 }
 
 function pathOf(route: Route): string {
-  const values: Record<string, string> = { tenant, client_id: account.clientId, id: account.clientId, sub: account.clientId };
+  const values: Record<string, string> = { tenant, client_id: account.clientId, id: account.clientId, sub: account.clientId, key_id: 'no-such-key', trust_id: 'no-such-trust' };
   return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => values[name] ?? `no-value-for-${name}`);
 }
 
@@ -53,6 +54,19 @@ describe("The Plant Store's credential on the internal API", () => {
 
     expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { error: 403, message: 'This credential may not call this route' } });
     expect(await accountsNow()).toEqual(before);
+  });
+
+  test("When the Plant Store's INTERNAL_API_TOKEN adds its own key or trusted workload to a service account, then 403 each, and an assertion signed with that key gets no token", async () => {
+    const attacker = clientKeyPair('ec');
+    const base = `/internal/v1/realms/${tenant}/service-accounts/${account.clientId}`;
+
+    const key = await call('POST', `${base}/keys`, `Bearer ${plantStoreToken}`, { jwk: { ...attacker.publicJwk, kid: 'attacker' } });
+    const trust = await call('POST', `${base}/trusts`, `Bearer ${plantStoreToken}`, { issuer: 'https://attacker.example', subject: 'me', audience: 'x' });
+    const assertion = clientAssertion({ clientId: account.clientId, audience: `${p.authUrl}/realms/${tenant}`, key: attacker, kid: 'attacker' });
+    const grant = await httpRequest(`${p.authUrl}/realms/${tenant}/protocol/openid-connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: assertionGrantBody(account.clientId, assertion) });
+
+    expect([key.status, trust.status, grant.status]).toEqual([403, 403, 401]);
+    expect((await p.internal('GET', `${base}/credentials`)).body).toMatchObject({ keys: [], trusts: [] });
   });
 
   const callers: Array<[string, () => string | undefined, 401 | 403]> = [

@@ -9,6 +9,14 @@ import { z } from 'zod';
 export const SERVICE_ACCOUNT_NAME_MAX = 64;
 export const MAX_SERVICE_ACCOUNTS = 25;
 export const MAX_GRANTS = 50;
+/** Public keys (`private_key_jwt`) one service account may hold. */
+export const MAX_KEYS_PER_SERVICE_ACCOUNT = 5;
+/** Trusted workloads (federation) one service account may hold. */
+export const MAX_TRUSTS_PER_SERVICE_ACCOUNT = 10;
+/** Bounds of a trust's issuer URL, subject and audience. */
+export const TRUST_FIELD_MAX = 512;
+/** Bound of an uploaded PEM public key (an 8192-bit RSA key's is under 1.5 KiB). */
+export const PUBLIC_KEY_PEM_MAX = 8192;
 
 export type ServiceAccountRole = 'View' | 'Edit';
 export type UserRole = 'View' | 'Edit' | 'Account Admin';
@@ -27,6 +35,49 @@ export interface ServiceAccount {
   created_at: string;
   created_by: string | null;
   last_used_at: string | null;
+  /** A disabled account's tokens are refused and none of its credentials works until it is enabled. */
+  disabled: boolean;
+  disabled_at: string | null;
+}
+
+/** A public key of a service account (`private_key_jwt`); `id` is the `kid` its assertions name. */
+export interface ServiceAccountKey {
+  id: string;
+  alg: string;
+  /** RFC 7638 thumbprint (SHA-256, base64url). */
+  thumbprint: string;
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+}
+
+/** A trusted workload: tokens of `issuer` with this `subject` and `audience` authenticate the account. */
+export interface ServiceAccountTrust {
+  id: string;
+  issuer: string;
+  subject: string;
+  audience: string;
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+}
+
+/** Every credential of a service account; the secret only as its dates (it is never stored). */
+export interface ServiceAccountCredentials {
+  client_id: string;
+  disabled: boolean;
+  secret: { created_at: string; last_used_at: string | null } | null;
+  keys: ServiceAccountKey[];
+  trusts: ServiceAccountTrust[];
+}
+
+/** A key to add: a public JWK, or a PEM public key (SPKI or PKCS#1). */
+export type NewServiceAccountKey = { jwk: Record<string, unknown> } | { pem: string };
+
+export interface NewServiceAccountTrust {
+  issuer: string;
+  subject: string;
+  audience: string;
 }
 
 /** Answered only by create and reset-secret: the one time the secret is ever shown. */

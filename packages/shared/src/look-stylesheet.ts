@@ -138,4 +138,18 @@ dialog h2 { margin-bottom: 0.25rem; }
   .table td .client-id { max-width: none; }
   .page-head .button { width: 100%; }
 }
+
+/* An account's own page: its credentials. */
+.badge-off { background: var(--danger-soft); color: #7d1a14; }
+.credential { margin-bottom: 1rem; }
+.card-head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 0.75rem; margin-bottom: 0.75rem; }
+.card-head h2 { margin: 0; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.35rem 1rem; margin: 0; }
+.facts dt { font-weight: 600; color: var(--muted); }
+.facts dd { margin: 0; }
+.help summary { cursor: pointer; }
+.help summary h2 { display: inline; font-size: 1.05rem; }
+.help dt { font-weight: 600; margin-top: 0.75rem; }
+.help dd { margin: 0.25rem 0 0; }
+textarea { font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.82rem; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; width: 100%; resize: vertical; }
 `;

@@ -5,7 +5,19 @@
  * timeout); every failure is an `InternalApiError`, which a caller may turn into its own
  * error with `mapError`.
  */
-import type { Grant, RevocationEntry, ServiceAccount, ServiceAccountRole, ServiceAccountWithSecret, User } from './internal-api-types.js';
+import type {
+  Grant,
+  NewServiceAccountKey,
+  NewServiceAccountTrust,
+  RevocationEntry,
+  ServiceAccount,
+  ServiceAccountCredentials,
+  ServiceAccountKey,
+  ServiceAccountRole,
+  ServiceAccountTrust,
+  ServiceAccountWithSecret,
+  User,
+} from './internal-api-types.js';
 import { answerMessageOf, callInternalApi, InternalApiError, type InternalApiAnswer, type InternalApiTarget } from './internal-api-request.js';
 import { isTenantName } from './realm-names.js';
 import { parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
@@ -25,6 +37,7 @@ const readsOnlyOk = (status: number) => status === 200;
 const readsAnyButNoContent = (status: number) => status !== 204;
 const seg = encodeURIComponent;
 const realm = (tenant: string) => `/internal/v1/realms/${seg(tenant)}`;
+const account = (tenant: string, clientId: string) => `${realm(tenant)}/service-accounts/${seg(clientId)}`;
 
 /** Only the contract's fields travel on: an extra field from a newer token service never leaks out. */
 function serviceAccountOf(body: ServiceAccount): ServiceAccount {
@@ -36,8 +49,18 @@ function serviceAccountOf(body: ServiceAccount): ServiceAccount {
     created_at: body.created_at,
     created_by: body.created_by ?? null,
     last_used_at: body.last_used_at ?? null,
+    disabled: body.disabled === true,
+    disabled_at: body.disabled_at ?? null,
   };
 }
+
+const dates = (body: { created_at: string; created_by: string | null; last_used_at: string | null }) => ({
+  created_at: body.created_at,
+  created_by: body.created_by ?? null,
+  last_used_at: body.last_used_at ?? null,
+});
+const keyOf = (body: ServiceAccountKey): ServiceAccountKey => ({ id: body.id, alg: body.alg, thumbprint: body.thumbprint, ...dates(body) });
+const trustOf = (body: ServiceAccountTrust): ServiceAccountTrust => ({ id: body.id, issuer: body.issuer, subject: body.subject, audience: body.audience, ...dates(body) });
 
 export class TokenServiceClient {
   readonly #target: InternalApiTarget;
@@ -122,6 +145,39 @@ export class TokenServiceClient {
 
   deleteServiceAccount(tenant: string, clientId: string): Promise<void> {
     return this.#mapped(() => this.#json<void>('DELETE', `${realm(tenant)}/service-accounts/${seg(clientId)}`));
+  }
+
+  getCredentials(tenant: string, clientId: string): Promise<ServiceAccountCredentials> {
+    return this.#mapped(async () => {
+      const body = await this.#json<ServiceAccountCredentials>('GET', `${account(tenant, clientId)}/credentials`);
+      const secret = body.secret === null ? null : { created_at: body.secret.created_at, last_used_at: body.secret.last_used_at ?? null };
+      return { client_id: body.client_id, disabled: body.disabled === true, secret, keys: body.keys.map(keyOf), trusts: body.trusts.map(trustOf) };
+    });
+  }
+
+  addKey(tenant: string, clientId: string, key: NewServiceAccountKey, actor: string): Promise<ServiceAccountKey> {
+    return this.#mapped(async () => keyOf(await this.#json('POST', `${account(tenant, clientId)}/keys`, { ...key, actor })));
+  }
+
+  removeKey(tenant: string, clientId: string, keyId: string): Promise<void> {
+    return this.#mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/keys/${seg(keyId)}`));
+  }
+
+  addTrust(tenant: string, clientId: string, trust: NewServiceAccountTrust, actor: string): Promise<ServiceAccountTrust> {
+    return this.#mapped(async () => trustOf(await this.#json('POST', `${account(tenant, clientId)}/trusts`, { ...trust, actor })));
+  }
+
+  removeTrust(tenant: string, clientId: string, trustId: string): Promise<void> {
+    return this.#mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/trusts/${seg(trustId)}`));
+  }
+
+  removeSecret(tenant: string, clientId: string): Promise<void> {
+    return this.#mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/secret`));
+  }
+
+  /** Disable (every token refused, no credential works) or enable again. */
+  setDisabled(tenant: string, clientId: string, disabled: boolean, actor: string): Promise<ServiceAccount> {
+    return this.#mapped(async () => serviceAccountOf(await this.#json('POST', `${account(tenant, clientId)}/${disabled ? 'disable' : 'enable'}`, { actor })));
   }
 
   getUser(tenant: string, id: string): Promise<User> {

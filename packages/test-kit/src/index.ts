@@ -1,4 +1,5 @@
 export * from './env.js';
+export * from './jwt-signing.js';
 export * from './listener-probes.js';
 export * from './platform-admin.js';
 export * from './platform-env.js';
@@ -8,3 +9,4 @@ export * from './redis-server.js';
 export * from './service-process.js';
 export * from './test-issuer.js';
 export * from './waiting.js';
+export * from './workload-issuer.js';

@@ -18,6 +18,7 @@ import { createHmac, generateKeyPairSync, randomUUID, sign, type KeyObject } fro
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { b64url, withOverrides } from './jwt-signing.js';
 
 export interface TestIssuerOptions {
   /** Issuers are `{authUrl}/realms/<tenant>`; give the resource server the same value. */
@@ -76,13 +77,6 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-
-function withOverrides(base: Record<string, unknown>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...base, ...overrides };
-  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
-  return merged;
-}
 
 function newKey(): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

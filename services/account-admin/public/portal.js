@@ -32,7 +32,8 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     button.addEventListener('click', () => button.closest('dialog').close());
   }
 
-  const rowOf = (element) => element.closest('tr[data-client-id]');
+  // A row of the list, or the head of an account's own page.
+  const rowOf = (element) => element.closest('[data-client-id]');
   let lastTrigger = null;
 
   restoreAfterReload();
@@ -207,6 +208,9 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
       if (lastTrigger && document.contains(lastTrigger)) lastTrigger.focus();
     });
   }
+
+  // What credentials.js (an account's page) builds on.
+  window.plantPortal = { api, messageOf, showError, clearError, busy, openDialog, confirm };
 
   async function signOut() {
     const result = await api('POST', '/logout');

@@ -8,6 +8,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { BadRequest, MAX_GRANTS, parseJsonLossless } from '@plant/shared';
 import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-validators.js';
+import { AddKeyBody, AddTrustBody, isKeyId, isTrustId, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../src/domain/credential-validators.js';
 import { CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';
 import { accountAdminOperations } from '../src/entry-points/api/openapi.js';
 import { document, documentSchema } from './helpers/openapi-check.js';
@@ -21,14 +22,66 @@ test('When the operations are registered, then each carries the schema object it
   expect(bodySchemaOf('post', '/service-accounts')).toBe(CreateServiceAccountBody);
   expect(bodySchemaOf('patch', '/service-accounts/{client_id}')).toBe(UpdateServiceAccountBody);
   expect(operation('get', '/audit-events')?.request?.query).toBe(AuditEventsQuery);
+  expect(bodySchemaOf('post', '/service-accounts/{client_id}/keys')).toBe(AddKeyBody);
+  expect(bodySchemaOf('post', '/service-accounts/{client_id}/trusts')).toBe(AddTrustBody);
   const withClientId = operations.filter((r) => r.path.includes('{client_id}'));
   expect(withClientId.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
     'delete /service-accounts/{client_id}',
+    'delete /service-accounts/{client_id}/keys/{key_id}',
+    'delete /service-accounts/{client_id}/secret',
+    'delete /service-accounts/{client_id}/trusts/{trust_id}',
     'get /service-accounts/{client_id}',
+    'get /service-accounts/{client_id}/credentials',
     'patch /service-accounts/{client_id}',
+    'post /service-accounts/{client_id}/disable',
+    'post /service-accounts/{client_id}/enable',
+    'post /service-accounts/{client_id}/keys',
     'post /service-accounts/{client_id}/reset-secret',
+    'post /service-accounts/{client_id}/trusts',
   ]);
-  for (const route of withClientId) expect(route.request?.params).toBe(ServiceAccountPath);
+  const pathOf: Record<string, unknown> = { key_id: ServiceAccountKeyPath, trust_id: ServiceAccountTrustPath };
+  for (const route of withClientId) expect(route.request?.params).toBe(pathOf[/\{(key_id|trust_id)\}/.exec(route.path)?.[1] ?? ''] ?? ServiceAccountPath);
+});
+
+describe('the credential routes', () => {
+  test.each([
+    ['a JWK', '{"jwk":{"kty":"EC"}}', true],
+    ['a PEM', '{"pem":"-----BEGIN PUBLIC KEY-----"}', true],
+    ['both', '{"jwk":{},"pem":"x"}', false],
+    ['neither', '{}', false],
+    ['a JWK that is a string', '{"jwk":"x"}', false],
+    ['a PEM over 8192 characters', `{"pem":"${'x'.repeat(8193)}"}`, false],
+    ['an unknown field', '{"pem":"x","kid":"y"}', false],
+  ])('When a key body has %s, then the route and the document agree', (_case, text, accepted) => {
+    const documented = documentSchema('paths', '/service-accounts/{client_id}/keys', 'post', 'requestBody', 'content', 'application/json', 'schema');
+    const route = AddKeyBody.safeParse(parseJsonLossless(text)).success;
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+  });
+
+  test.each([
+    ['all three', '{"issuer":"https://i.example","subject":"s","audience":"a"}', true],
+    ['a subject at 512 characters', `{"issuer":"https://i.example","subject":"${'s'.repeat(512)}","audience":"a"}`, true],
+    ['a subject over 512 characters', `{"issuer":"https://i.example","subject":"${'s'.repeat(513)}","audience":"a"}`, false],
+    ['no audience', '{"issuer":"https://i.example","subject":"s"}', false],
+    ['an empty issuer', '{"issuer":"","subject":"s","audience":"a"}', false],
+    ['an unknown field', '{"issuer":"https://i.example","subject":"s","audience":"a","id":"x"}', false],
+  ])('When a trust body has %s, then the route and the document agree', (_case, text, accepted) => {
+    const documented = documentSchema('paths', '/service-accounts/{client_id}/trusts', 'post', 'requestBody', 'content', 'application/json', 'schema');
+    const route = AddTrustBody.safeParse(parseJsonLossless(text)).success;
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+  });
+
+  test.each([
+    ['key_id', 'ci-2026', true, isKeyId],
+    ['key_id', 'a/b', false, isKeyId],
+    ['key_id', 'x'.repeat(129), false, isKeyId],
+    ['trust_id', 'trust-0123456789abcdef', true, isTrustId],
+    ['trust_id', 'trust-xyz', false, isTrustId],
+  ])('When the path %s is %s, then the parser and the document agree', (name, value, accepted, parser) => {
+    const path = name === 'key_id' ? '/service-accounts/{client_id}/keys/{key_id}' : '/service-accounts/{client_id}/trusts/{trust_id}';
+    const documented = documentSchema('paths', path, 'delete', 'parameters', '1', 'schema');
+    expect({ parser: parser(value), document: documented(value) }).toEqual({ parser: accepted, document: accepted });
+  });
 });
 
 describe('POST /service-accounts', () => {

@@ -65,6 +65,8 @@ describe('creating service accounts', () => {
       created_at: ISO,
       created_by: acme.admin.email,
       last_used_at: null,
+      disabled: false,
+      disabled_at: null,
       secret: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(`/api/v1/service-accounts/${body.client_id as string}`);
@@ -83,7 +85,7 @@ describe('creating service accounts', () => {
     const list = (await res.json()) as Array<Record<string, unknown>>;
     const { secret: _secret, ...withoutSecret } = created;
     expect(list).toContainEqual(withoutSecret);
-    for (const account of list) expect(Object.keys(account).sort()).toEqual(['client_id', 'created_at', 'created_by', 'grants', 'last_used_at', 'name', 'role']);
+    for (const account of list) expect(Object.keys(account).sort()).toEqual(['client_id', 'created_at', 'created_by', 'disabled', 'disabled_at', 'grants', 'last_used_at', 'name', 'role']);
     expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);
     expect(JSON.stringify(list)).not.toContain(created.secret as string);
   });
@@ -217,6 +219,8 @@ describe('reading, changing, resetting and deleting', () => {
       created_at: created.created_at,
       created_by: acme.admin.email,
       last_used_at: null,
+      disabled: false,
+      disabled_at: null,
     });
     const [latest] = await auditEvents();
     expect(latest).toEqual({
@@ -409,7 +413,15 @@ describe('the OpenAPI document', () => {
       '/me': ['get'],
       '/service-accounts': ['get', 'post'],
       '/service-accounts/{client_id}': ['delete', 'get', 'patch'],
+      '/service-accounts/{client_id}/credentials': ['get'],
+      '/service-accounts/{client_id}/disable': ['post'],
+      '/service-accounts/{client_id}/enable': ['post'],
+      '/service-accounts/{client_id}/keys': ['post'],
+      '/service-accounts/{client_id}/keys/{key_id}': ['delete'],
       '/service-accounts/{client_id}/reset-secret': ['post'],
+      '/service-accounts/{client_id}/secret': ['delete'],
+      '/service-accounts/{client_id}/trusts': ['post'],
+      '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
       '/audit-events': ['get'],
     });
   });

@@ -31,6 +31,15 @@ export const configShape = {
     .int(0, 0, 256)
     .describe('Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1'),
   THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
+  FEDERATION_ALLOW_PRIVATE_ISSUERS: env
+    .bool(false)
+    .describe('Trusted workload issuers may be on private, loopback or link-local addresses (an in-cluster Kubernetes issuer; tests). Off: such fetches are refused'),
+  FEDERATION_ALLOW_HTTP_ISSUERS: env.bool(false).describe('Trusted workload issuers may use http: URLs (development and tests only: refused when NODE_ENV=production)'),
+  FEDERATION_FETCH_TIMEOUT_MS: env.int(3000, 100, 30_000).describe("Deadline of each fetch of a trusted issuer's discovery document or JWKS, connection to last byte"),
+  FEDERATION_JWKS_REFETCH_SECONDS: env
+    .int(30, 1, 3600)
+    .describe("A trusted issuer's JWKS is fetched again for an unknown kid (or after a failed fetch) at most this often per issuer"),
+  FEDERATION_MAX_ISSUERS_PER_TENANT: env.int(10, 1, 1000).describe('Distinct trusted workload issuers a tenant may name over all its service accounts'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),
 };
@@ -40,6 +49,8 @@ export type TokenServiceConfig = ReturnType<typeof loadTokenServiceConfig>;
 export function loadTokenServiceConfig(source: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(configShape, source);
   assertOwnCredentials(config.RESOURCE_SERVER_TOKENS, config.ACCOUNT_ADMIN_TOKEN);
+  // A workload token's keys fetched in clear could be swapped by anyone on the path.
+  if (source.NODE_ENV === 'production' && config.FEDERATION_ALLOW_HTTP_ISSUERS) throw new ConfigError('FEDERATION_ALLOW_HTTP_ISSUERS', 'must be false in production (NODE_ENV=production): trusted issuers are fetched over https only');
   return config;
 }
 

@@ -3,11 +3,14 @@ import { createDatabase, createManagementApp, createMetricsRegistry, parseRevoca
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
+import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
+import { createFederatedIssuerKeys } from './data-access/federated-issuer-keys.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
 import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
 import { ClientAuthentication } from './domain/authenticate-client.js';
+import { ClientAssertionVerifier } from './domain/client-assertions.js';
 import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
@@ -51,8 +54,20 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const repositories = createRepositories(db);
   const publisher = new RevocationPublisher(redis, logger);
   // SECRET_PEPPER goes here and nowhere else: every digest and comparison uses this one.
-  const identity: IdentityContext = { ...repositories, secrets: createClientSecretDigester(config.SECRET_PEPPER), encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY), publisher };
-  const usage = new UsageRecorder(repositories.clientCredentials, logger);
+  const trustPolicy = {
+    allowHttp: config.FEDERATION_ALLOW_HTTP_ISSUERS,
+    allowPrivate: config.FEDERATION_ALLOW_PRIVATE_ISSUERS,
+    issuersPerTenant: config.FEDERATION_MAX_ISSUERS_PER_TENANT,
+    authUrl: config.AUTH_URL,
+  };
+  const identity: IdentityContext = {
+    ...repositories,
+    secrets: createClientSecretDigester(config.SECRET_PEPPER),
+    encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY),
+    publisher,
+    trustPolicy,
+  };
+  const usage = new UsageRecorder(repositories.credentialUsage, logger);
   usage.start();
   const failures = createClientAuthFailureRepository(
     redis,
@@ -64,7 +79,12 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     },
     logger,
   );
-  const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, usage });
+  const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS }, { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 }, (issuer, reason) =>
+    logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
+  );
+  const replay = createAssertionReplayStore(config.REDIS_URL, (err) => logger.warn({ err: { message: err.message } }, 'redis error (assertion jti store)'));
+  const assertions = new ClientAssertionVerifier({ replay: replay.repository, issuerKeys });
+  const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
   const signInFailures = createSignInFailureRepository(
     redis,
     {
@@ -164,6 +184,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       await usage.stop();
       await checkers.close();
       subscriber.disconnect();
+      replay.close();
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();
     },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { secretKeysOf, secretValuesOf, type Route } from '@plant/shared';
+import { clientKeyPair } from '@plant/test-kit';
 import request from 'supertest';
 import { configShape, loadTokenServiceConfig } from '../src/config.js';
 import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
@@ -40,6 +41,8 @@ let h: Harness;
 let tenant: string;
 let account: CreatedAccount;
 let userId: string;
+let keyId: string;
+let trustId: string;
 let routes: readonly Route[];
 
 beforeAll(async () => {
@@ -47,6 +50,8 @@ beforeAll(async () => {
   ({ tenant } = await h.createTenant());
   account = await internal(h).createServiceAccount(tenant);
   userId = (await h.createUser(tenant, 'View')).id;
+  keyId = (await internal(h).addKey(tenant, account.client_id, { jwk: clientKeyPair('ec').publicJwk }).expect(201)).body.id;
+  trustId = (await internal(h).addTrust(tenant, account.client_id, { issuer: 'https://ci.example', subject: 'repo:acme/app', audience: h.issuer(tenant) }).expect(201)).body.id;
   routes = h.service.internalApp.routes;
 });
 
@@ -55,7 +60,7 @@ afterAll(async () => {
 });
 
 function urlOf(route: Route): string {
-  const values: Record<string, string> = { tenant, client_id: account.client_id, id: userId, sub: account.client_id };
+  const values: Record<string, string> = { tenant, client_id: account.client_id, id: userId, sub: account.client_id, key_id: keyId, trust_id: trustId };
   return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
     if (values[name] === undefined) throw new Error(`No value for :${name} of ${route.path}: add one here`);
     return values[name];
@@ -101,6 +106,28 @@ describe('least privilege on the internal API', () => {
     }
 
     expect(answers).toEqual(wanted);
+  });
+
+  test("When a resource server's credential adds its own key or trust to an account, or disables it, then 403 and the account's credentials are as they were (no takeover by a Plant Store pod)", async () => {
+    const attacker = clientKeyPair('ec');
+    const base = `/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`;
+    const as = (method: 'post' | 'delete', path: string) => request(h.internalUrl)[method](`${base}${path}`).set('authorization', `Bearer ${PLANT_STORE_TOKEN}`);
+
+    const answers = [
+      (await as('post', '/keys').send({ jwk: attacker.publicJwk })).status,
+      (await as('post', '/trusts').send({ issuer: 'https://attacker.example', subject: 'me', audience: 'x' })).status,
+      (await as('post', '/disable').send({})).status,
+      (await as('delete', '/secret')).status,
+    ];
+    const credentials = (await internal(h).credentials(tenant, account.client_id).expect(200)).body;
+
+    expect(answers).toEqual([403, 403, 403, 403]);
+    expect({ keys: credentials.keys.map((k: { id: string }) => k.id), trusts: credentials.trusts.map((t: { id: string }) => t.id), secret: credentials.secret !== null, disabled: credentials.disabled }).toEqual({
+      keys: [keyId],
+      trusts: [trustId],
+      secret: true,
+      disabled: false,
+    });
   });
 
   test('What the refused callers sent changed nothing: the account, its name and its secret are as they were, no account was added', async () => {

@@ -56,6 +56,8 @@ describe('service accounts', () => {
       created_at: expect.stringMatching(ISO),
       created_by: 'alice@example.test',
       last_used_at: null,
+      disabled: false,
+      disabled_at: null,
     };
     expect(created.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
     expect(list.status).toBe(200);
@@ -173,6 +175,8 @@ describe('service accounts', () => {
       created_at: account.created_at,
       created_by: 'admin@example.test',
       last_used_at: null,
+      disabled: false,
+      disabled_at: null,
     });
     expect(principal.body).toEqual({ tenant, sub: account.client_id, version: 2, deleted: false });
     expect(await waitForEvents(account.client_id, 1)).toEqual([{ tenant, sub: account.client_id, version: 2, deleted: false }]);

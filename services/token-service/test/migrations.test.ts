@@ -4,6 +4,7 @@ import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
 import { authSchema } from '../src/data-access/migrations/0001-auth-schema.js';
 import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payload-digests.js';
 import { revocationSnapshotIndexes } from '../src/data-access/migrations/0003-revocation-snapshot-indexes.js';
+import { serviceAccountCredentials } from '../src/data-access/migrations/0005-service-account-credentials.js';
 import { migrations } from '../src/data-access/migrations/index.js';
 
 // A schema of its own: these tests run migrations up and down.
@@ -67,4 +68,21 @@ describe('the token service migrations', () => {
     expect(undone).not.toContain('principals_changed');
     expect(await indexesOf('principals')).toEqual(applied);
   });
+
+  test('When the credentials migration runs over accounts with secrets, then each secret dates from its account, and down and up again work', async () => {
+    await migrateLatest(db, schema, migrations);
+    await db('realms').insert({ name: 'mig-realm' }).onConflict('name').ignore();
+    await db('principals').insert({ sub: 'sa-mig', realm: 'mig-realm', kind: 'service_account', created_at: new Date('2026-01-02T03:04:05Z') });
+    await db.transaction((trx) => serviceAccountCredentials.down(trx));
+    await db('service_accounts').insert({ sub: 'sa-mig', realm: 'mig-realm', name: 'mig', role: 'View', secret_digest: 'ab' });
+
+    await db.transaction((trx) => serviceAccountCredentials.up(trx));
+    const row = await db('service_accounts').where({ sub: 'sa-mig' }).first();
+
+    expect(new Date(row.secret_created_at).toISOString()).toBe('2026-01-02T03:04:05.000Z');
+    expect({ disabled_at: row.disabled_at, credentials_revision: row.credentials_revision }).toEqual({ disabled_at: null, credentials_revision: 1 });
+    await expect(db('service_accounts').where({ sub: 'sa-mig' }).update({ secret_digest: null })).rejects.toThrow(/service_accounts_secret_created/);
+    expect(await columnsOf('service_account_keys')).toEqual(expect.arrayContaining(['public_jwk jsonb', 'thumbprint text']));
+  });
 });
+

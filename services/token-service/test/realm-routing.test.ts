@@ -53,7 +53,7 @@ describe('realms', () => {
       userinfo_endpoint: `${h.issuer(late)}/protocol/openid-connect/userinfo`,
       end_session_endpoint: `${h.issuer(late)}/protocol/openid-connect/logout`,
       grant_types_supported: ['authorization_code', 'client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
       code_challenge_methods_supported: ['S256'],
     });
   });

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { ADMIN_PASSWORD, basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { randomUUID } from 'node:crypto';
+import { clientAssertion, startWorkloadIssuer } from '@plant/test-kit';
+import { ADMIN_PASSWORD, basic, decodeJwt, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { keyedAccount, sendAssertion } from './helpers/assertion-client.js';
+import { FEDERATION_TEST_ENV, trustedWorkload } from './helpers/workload-client.js';
 import { internal } from './helpers/internal-client.js';
 import { portalDriver } from './helpers/portal-driver.js';
 import { KeyEncryption } from '../src/domain/key-encryption.js';
@@ -9,7 +13,7 @@ import { decryptSigningKey } from '../src/domain/signing-keys.js';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness(FEDERATION_TEST_ENV);
 });
 
 afterAll(async () => {
@@ -109,5 +113,29 @@ describe('secrets at rest and in logs', () => {
     const values = { sessionId: sessionId!, interaction: started.interactionPath.split('/').pop()!, pendingInteraction: pending.interactionPath.split('/').pop()!, code, accessToken: tokens.body.access_token as string };
     expect(Object.values(values).every((v) => typeof v === 'string' && v.length >= 21)).toBe(true);
     expect(Object.entries(values).filter(([, v]) => stored.includes(v)).map(([name]) => name)).toEqual([]);
+  });
+
+  test('When accounts authenticate with a key and with a trusted workload (assertions are bearer values), then neither assertion, nor its jti, nor a signature is in the auth schema, the logs or Redis in clear', async () => {
+    const { tenant } = await h.createTenant();
+    const cluster = await startWorkloadIssuer();
+    try {
+      const keyed = await keyedAccount(h, tenant);
+      const assertion = clientAssertion({ clientId: keyed.account.client_id, audience: h.issuer(tenant), key: keyed.key, kid: keyed.kid, claims: { jti: `jti-${randomUUID()}` } });
+      await sendAssertion(h, tenant, keyed.account.client_id, assertion).expect(200);
+      await sendAssertion(h, tenant, keyed.account.client_id, assertion).expect(401);
+      const workload = await trustedWorkload(h, tenant, cluster);
+      const platformToken = cluster.mint({ subject: workload.subject, audience: workload.audience });
+      await sendAssertion(h, tenant, workload.account.client_id, platformToken).expect(200);
+
+      const stored = await dumpAuthSchema();
+      const logs = h.logs.join('\n');
+      const redisKeys = (await h.service.redis.keys('plantstore:assertion-jti:*')).join('\n');
+
+      const needles = [assertion, assertion.split('.')[2]!, decodeJwt(assertion).payload.jti as string, platformToken, platformToken.split('.')[2]!];
+      expect(needles.filter((n) => stored.includes(n) || logs.includes(n) || redisKeys.includes(n))).toEqual([]);
+      expect(stored).toContain(keyed.kid);
+    } finally {
+      await cluster.close();
+    }
   });
 });

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { MAX_SERVICE_ACCOUNTS } from '@plant/shared';
 import { ASSETS_DIR } from '../../../../services/account-admin/src/entry-points/api/server.js';
+import { clientAssertion, clientKeyPair } from '@plant/test-kit';
 import { ACCOUNT_ADMIN_AUDIENCE, httpRequest, PLANT_STORE_AUDIENCE, type FuzzContext, type Platform, type ServiceAccount } from '../../src/index.js';
 
 export interface FuzzContexts {
@@ -15,6 +16,9 @@ export interface FuzzContexts {
   /** What a mount of the app is known to serve (paths under it), and the query parameters those read. */
   mountPaths(app: string, mount: string): { subpaths: string[]; query: string[] };
 }
+
+/** The id of the fuzzer's key on its target account. */
+const FUZZ_KID = 'fuzz-key';
 
 /** What oidc-provider's endpoints read (authorization, end session, userinfo, token, revocation). */
 const OAUTH_PARAMETERS = [
@@ -40,6 +44,8 @@ const OAUTH_PARAMETERS = [
   'grant_type',
   'code',
   'client_secret',
+  'client_assertion_type',
+  'client_assertion',
   'token',
   'token_type_hint',
   'logout',
@@ -72,17 +78,39 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
   const adminToken = renewing(() => p.userToken(tenant, admin));
   let session = await p.portalSession(tenant, admin);
   let target: ServiceAccount = await p.createServiceAccount(tenant);
+  // The target's key and trusted workload, so the routes that name one reach past their lookup.
+  const fuzzKey = clientKeyPair('ec');
+  const trust = { issuer: 'https://ci.example', subject: 'repo:acme/app:ref:refs/heads/main', audience: `${p.authUrl}/realms/${tenant}` };
+  let trustId = '';
 
-  /** The account the fuzzer names by id exists (a DELETE case may have removed it); fuzz-created ones never fill the tenant. */
+  /** The account the fuzzer names by id exists (a DELETE case may have removed it) with its key and trust; fuzz-created ones never fill the tenant. */
   async function liveTarget(): Promise<ServiceAccount> {
-    if ((await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts/${target.clientId}`)).status === 200) return target;
-    const accounts = (await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`)).body as Array<{ client_id: string }>;
-    if (accounts.length >= MAX_SERVICE_ACCOUNTS - 1) {
-      for (const { client_id: id } of accounts.filter((a) => a.client_id !== editor.clientId)) await p.deleteServiceAccount(tenant, id);
+    if ((await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts/${target.clientId}`)).status !== 200) {
+      const accounts = (await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`)).body as Array<{ client_id: string }>;
+      if (accounts.length >= MAX_SERVICE_ACCOUNTS - 1) {
+        for (const { client_id: id } of accounts.filter((a) => a.client_id !== editor.clientId)) await p.deleteServiceAccount(tenant, id);
+      }
+      target = await p.createServiceAccount(tenant);
     }
-    target = await p.createServiceAccount(tenant);
+    const base = `/internal/v1/realms/${tenant}/service-accounts/${target.clientId}`;
+    const held = (await p.internal('GET', `${base}/credentials`)).body as { keys: Array<{ id: string }>; trusts: Array<{ id: string }> };
+    if (!held.keys.some((k) => k.id === FUZZ_KID)) await p.internal('POST', `${base}/keys`, { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } });
+    trustId = held.trusts[0]?.id ?? ((await p.internal('POST', `${base}/trusts`, trust)).body as { id: string }).id;
     return target;
   }
+
+  /** Real values of the credential routes' inputs (the target's key and trust as they are now). */
+  const credentialKnown = () => ({
+    key_id: [FUZZ_KID],
+    trust_id: [trustId],
+    jwk: [JSON.stringify(fuzzKey.publicJwk)],
+    pem: [fuzzKey.publicPem],
+    issuer: [trust.issuer],
+    subject: [trust.subject],
+    audience: [trust.audience],
+  });
+  // The editor holds the key too: the token endpoint's assertion reaches a real key once.
+  await p.internal('POST', `/internal/v1/realms/${tenant}/service-accounts/${editor.clientId}/keys`, { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } });
 
   /** A signed-in portal session (a POST /logout case may have ended it). */
   async function liveSession() {
@@ -112,6 +140,8 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
             email: [formUser],
             password: ['not-the-password'],
             client_secret: [editor.secret],
+            client_assertion_type: ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
+            client_assertion: [clientAssertion({ clientId: editor.clientId, audience: `${p.authUrl}/realms/${tenant}`, key: fuzzKey, kid: FUZZ_KID })],
             grant_type: ['client_credentials', 'client_credentials', 'authorization_code', 'password'],
             scope: ['plants:read', 'plants:write', 'openid', 'plants:read plants:write', 'openid email profile'],
             resource: [PLANT_STORE_AUDIENCE, ACCOUNT_ADMIN_AUDIENCE],
@@ -129,7 +159,7 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
       if (app === 'token-service internal') {
         const account = await liveTarget();
         return {
-          known: { ...shared, client_id: [account.clientId], id: users.map((u) => u.id), sub: [account.clientId, ...users.map((u) => u.id)] },
+          known: { ...shared, ...credentialKnown(), client_id: [account.clientId], id: users.map((u) => u.id), sub: [account.clientId, ...users.map((u) => u.id)] },
           // The Plant Store's too (403 outside its scope); account-admin's last, so the dictionary's merged headers carry it.
           credentials: [{ authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` }, { authorization: `Bearer ${p.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` }],
         };
@@ -139,6 +169,7 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
         return {
           known: {
             ...shared,
+            ...credentialKnown(),
             client_id: [account.clientId],
             limit: ['1', '100'],
             cursor: [base64url('before:1')],

@@ -1,6 +1,20 @@
 import type { Knex } from '@plant/shared';
 
-export type AuditAction = 'service_account.create' | 'service_account.update' | 'service_account.reset_secret' | 'service_account.delete';
+/** Every action the trail records (the migrations' check constraint lists the same). */
+export const AUDIT_ACTIONS = [
+  'service_account.create',
+  'service_account.update',
+  'service_account.reset_secret',
+  'service_account.delete',
+  'service_account.key_add',
+  'service_account.key_remove',
+  'service_account.trust_add',
+  'service_account.trust_remove',
+  'service_account.secret_remove',
+  'service_account.disable',
+  'service_account.enable',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface NewAuditEvent {
   tenant: string;

@@ -1,4 +1,7 @@
 import type { AuditEventRow, AuditRepository } from '../data-access/audit-repository.js';
+
+/** Every action the audit trail records (the API documents the same list). */
+export { AUDIT_ACTIONS } from '../data-access/audit-repository.js';
 import type { Actor } from './actor.js';
 import { encodeAuditCursor } from './audit-event-validators.js';
 

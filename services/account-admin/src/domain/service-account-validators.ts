@@ -18,7 +18,7 @@ export function isClientId(value: string): boolean {
 export const ServiceAccountPath = z.object({ client_id: z.string().max(CLIENT_ID_MAX).regex(CLIENT_ID) });
 
 /** A required text field whose absence reads "<field> is required". */
-function requiredText(field: string, max: number) {
+export function requiredText(field: string, max: number) {
   const text = boundedText(field, max);
   // The document describes a pipe by its input side: carry the text's bounds over to it.
   return z
@@ -27,10 +27,15 @@ function requiredText(field: string, max: number) {
     .meta(text.meta() ?? {});
 }
 
+/** The error of a strict body: its unknown fields named, or that it must be an object of this shape. */
+export function unknownFieldMessage(shape: string) {
+  return (issue: { code?: string; keys?: string[] }) => (issue.code === 'unrecognized_keys' ? `Unknown field ${(issue.keys ?? []).map((k) => `"${k}"`).join(', ')}; the body is ${shape}` : `Body must be a JSON object ${shape}`);
+}
+
 export const CreateServiceAccountBody = z
   .strictObject(
     { name: requiredText('name', SERVICE_ACCOUNT_NAME_MAX).meta({ description: 'Unique in the tenant (case-insensitive); no control characters' }) },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}; the body is {name}` : 'Body must be a JSON object {name}') },
+    { error: unknownFieldMessage('{name}') },
   )
   .meta({ id: 'NewServiceAccount' });
 export type CreateServiceAccountInput = z.output<typeof CreateServiceAccountBody>;
@@ -52,7 +57,7 @@ export const UpdateServiceAccountBody = z
       // Grants are strict {tag, permission: "edit"}: equal items are exactly repeated tags.
       grants: grantsSchema(GrantBody).meta({ uniqueItems: true, description: 'Replaces the grants; tags unique' }).optional(),
     },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}; the body is {role?, grants?}` : 'Body must be a JSON object {role?, grants?}') },
+    { error: unknownFieldMessage('{role?, grants?}') },
   )
   .refine((body) => body.role !== undefined || body.grants !== undefined, { error: 'role or grants is required' })
   // The refinement in JSON Schema terms: with only role and grants allowed, one of them.

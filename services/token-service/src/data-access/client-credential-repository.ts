@@ -2,14 +2,33 @@ import type { Grant, Knex, ServiceAccountRole } from '@plant/shared';
 import { RealmClientIds } from './realm-client-id-repository.js';
 import { GRANTS_JSON } from './service-account-repository.js';
 
-/** What the token endpoint needs to authenticate a client and mint its token, read together. */
+/** A public key of the account (`private_key_jwt`), as the token endpoint checks assertions with it. */
+export interface CredentialKey {
+  id: string;
+  alg: string;
+  public_jwk: Record<string, unknown>;
+}
+
+/** A trusted workload: tokens of `issuer` about `subject`, for `audience`. */
+export interface CredentialTrust {
+  id: string;
+  issuer: string;
+  subject: string;
+  audience: string;
+}
+
+/** What the token endpoint needs to authenticate a client and mint its token, read together (a disabled account has none). */
 export interface ClientCredentialRow {
   sub: string;
   realm: string;
   role: ServiceAccountRole;
   grants: Grant[];
-  secret_digest: string;
+  /** Null when the account's secret was removed (it uses keys or trusts). */
+  secret_digest: string | null;
+  keys: CredentialKey[];
+  trusts: CredentialTrust[];
   token_version: number;
+  credentials_revision: number;
 }
 
 export interface ClientCredentialRepository {
@@ -33,8 +52,6 @@ export interface ClientCredentialRepository {
   forget(realm: string, clientId: string): void;
   /** As `forget`, for every account (change events may have been missed). */
   forgetAll(): void;
-  /** Sets last_used_at, at most once a minute per account whichever replica asks. */
-  touchLastUsed(subs: string[]): Promise<void>;
 }
 
 export interface CredentialCacheLimits {
@@ -67,7 +84,13 @@ interface CredentialRead {
 }
 
 const keyOf = (realm: string, clientId: string) => `${realm}\u0000${clientId}`;
-const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) => a.token_version === b.token_version && a.secret_digest === b.secret_digest;
+const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) =>
+  a.token_version === b.token_version && a.secret_digest === b.secret_digest && a.credentials_revision === b.credentials_revision;
+const KEYS_JSON = `coalesce((select json_agg(json_build_object('id', k.id, 'alg', k.alg, 'public_jwk', k.public_jwk) order by k.created_at, k.id)
+  from service_account_keys k where k.sub = sa.sub), '[]'::json) as keys`;
+const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'issuer', t.issuer, 'subject', t.subject, 'audience', t.audience) order by t.created_at, t.id)
+  from service_account_trusts t where t.sub = sa.sub), '[]'::json) as trusts`;
+
 
 /**
  * Service-account credentials, cached so a token costs no query in the steady state. Every
@@ -149,14 +172,6 @@ class CachedClientCredentials implements ClientCredentialRepository {
     for (const read of this.#reads.values()) read.stale = true;
   }
 
-  async touchLastUsed(subs: string[]): Promise<void> {
-    if (subs.length === 0) return;
-    await this.db('service_accounts')
-      .whereIn('sub', subs)
-      .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
-      .update({ last_used_at: this.db.fn.now() });
-  }
-
   #startRead(key: string, realm: string, clientId: string): CredentialRead {
     const read: CredentialRead = { stale: false, answer: Promise.resolve(undefined) };
     read.answer = this.#read(read, key, realm, clientId).finally(() => {
@@ -173,7 +188,8 @@ class CachedClientCredentials implements ClientCredentialRepository {
         .join('principals as p', 'p.sub', 'sa.sub')
         .where({ 'sa.realm': realm, 'sa.sub': clientId })
         .whereNull('p.deleted_at')
-        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'p.token_version', this.db.raw(GRANTS_JSON));
+        .whereNull('sa.disabled_at')
+        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'sa.credentials_revision', 'p.token_version', this.db.raw(GRANTS_JSON), this.db.raw(KEYS_JSON), this.db.raw(TRUSTS_JSON));
       if (!read.stale) return this.#remember(key, row);
       if (attempt === MAX_READS) {
         if (row !== undefined) this.#retired.add(row);

@@ -29,6 +29,12 @@ export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { 
   return row === undefined ? undefined : toEntry(row);
 }
 
+/** The principal's current entry (nothing bumped), in the caller's transaction; undefined when it is not live. */
+export async function findLiveEntry(trx: Knex, realm: string, sub: string): Promise<RevocationEntry | undefined> {
+  const row = await trx('principals').where({ realm, sub }).whereNull('deleted_at').first('realm', 'sub', 'token_version', 'deleted_at');
+  return row === undefined ? undefined : toEntry(row);
+}
+
 function toEntry(row: { realm: string; sub: string; token_version: number; deleted_at: Date | null }): RevocationEntry {
   return { tenant: row.realm, sub: row.sub, version: row.token_version, deleted: row.deleted_at !== null };
 }

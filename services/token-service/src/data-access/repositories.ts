@@ -1,8 +1,10 @@
 import type { Knex } from '@plant/shared';
 import { createClientCredentialRepository, type ClientCredentialRepository } from './client-credential-repository.js';
+import { createCredentialUsageRepository, type CredentialUsageRepository } from './credential-usage-repository.js';
 import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc-payload-repository.js';
 import { createPrincipalRepository, type PrincipalRepository } from './principal-repository.js';
 import { createRealmRepository, type RealmRepository } from './realm-repository.js';
+import { createServiceAccountCredentialRepository, type ServiceAccountCredentialRepository } from './service-account-credential-repository.js';
 import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
@@ -13,8 +15,11 @@ export interface Repositories {
   signingKeys: SigningKeyRepository;
   principals: PrincipalRepository;
   serviceAccounts: ServiceAccountRepository;
+  /** Keys, trusts, the secret's removal, disabling. */
+  accountCredentials: ServiceAccountCredentialRepository;
   /** Cached per process: one instance serves every realm. */
   clientCredentials: ClientCredentialRepository;
+  credentialUsage: CredentialUsageRepository;
   users: UserRepository;
   oidcPayloads: OidcPayloadRepository;
 }
@@ -25,7 +30,9 @@ export function createRepositories(db: Knex): Repositories {
     signingKeys: createSigningKeyRepository(db),
     principals: createPrincipalRepository(db),
     serviceAccounts: createServiceAccountRepository(db),
+    accountCredentials: createServiceAccountCredentialRepository(db),
     clientCredentials: createClientCredentialRepository(db),
+    credentialUsage: createCredentialUsageRepository(db),
     users: createUserRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
   };

@@ -1,5 +1,6 @@
 import { isUniqueViolation, type Grant, type Knex, type RevocationEntry, type ServiceAccountRole } from '@plant/shared';
-import { bumpTokenVersion, insertPrincipal } from './principal-repository.js';
+import { changeAccount } from './account-change.js';
+import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';
 
 export interface ServiceAccountRow {
@@ -11,6 +12,7 @@ export interface ServiceAccountRow {
   created_at: Date;
   created_by: string | null;
   last_used_at: Date | null;
+  disabled_at: Date | null;
 }
 
 export interface NewServiceAccount {
@@ -43,37 +45,18 @@ export interface ServiceAccountRepository {
   create(account: NewServiceAccount, limit: number): Promise<'created' | 'unknown-realm' | 'limit-reached'>;
   /** Applies the change to the locked account and bumps its token version in the same transaction; undefined when there is no such account. */
   update(realm: string, sub: string, change: ServiceAccountChange): Promise<RevocationEntry | undefined>;
-  /** Removes the credentials and grants and marks the principal deleted (its row stays for revocation), bumping its version. */
+  /** Removes the credentials (secret, keys, trusts) and grants and marks the principal deleted (its row stays for revocation), bumping its version. */
   delete(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
 
 export const GRANTS_JSON = `coalesce((select json_agg(json_build_object('tag', g.tag, 'permission', g.permission) order by g.tag)
   from grants g where g.sub = sa.sub), '[]'::json) as grants`;
 
-/** Thrown inside a transaction to roll it back when the account vanished under the lock (it cannot: kept as a guard). */
-class NoLiveAccount extends Error {}
-
 export function createServiceAccountRepository(db: Knex): ServiceAccountRepository {
   const selectAccounts = () =>
     db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')
-      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'p.created_at', 'p.created_by', 'sa.last_used_at', db.raw(GRANTS_JSON));
-
-  async function change(realm: string, sub: string, apply: (trx: Knex.Transaction) => Promise<void>, deleted: boolean): Promise<RevocationEntry | undefined> {
-    try {
-      return await db.transaction(async (trx) => {
-        const locked = await trx('service_accounts').where({ realm, sub }).forUpdate().first('sub');
-        if (locked === undefined) return undefined;
-        await apply(trx);
-        const entry = await bumpTokenVersion(trx, realm, sub, { deleted });
-        if (!entry) throw new NoLiveAccount();
-        return entry;
-      });
-    } catch (err) {
-      if (err instanceof NoLiveAccount) return undefined;
-      throw err;
-    }
-  }
+      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'p.created_at', 'p.created_by', 'sa.last_used_at', 'sa.disabled_at', db.raw(GRANTS_JSON));
 
   return {
     async list(realm) {
@@ -89,7 +72,7 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
         if (Number(counted?.count ?? 0) >= limit) return 'limit-reached';
         await insertPrincipal(trx, { sub: account.sub, realm: account.realm, kind: 'service_account', created_by: account.createdBy });
         try {
-          await trx('service_accounts').insert({ sub: account.sub, realm: account.realm, name: account.name, role: account.role, secret_digest: account.secretDigest });
+          await trx('service_accounts').insert({ sub: account.sub, realm: account.realm, name: account.name, role: account.role, secret_digest: account.secretDigest, secret_created_at: trx.fn.now() });
         } catch (err) {
           if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
           throw err;
@@ -98,30 +81,21 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
       });
     },
     update(realm, sub, { role, grants, secretDigest }) {
-      return change(
-        realm,
-        sub,
-        async (trx) => {
-          if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
-          if (grants !== undefined) {
-            await trx('grants').where({ sub }).delete();
-            if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));
-          }
-          if (secretDigest !== undefined) await trx('service_accounts').where({ sub }).update({ secret_digest: secretDigest });
-        },
-        false,
-      );
+      return changeAccount<never>(db, realm, sub, { revoke: true }, async (trx) => {
+        if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
+        if (grants !== undefined) {
+          await trx('grants').where({ sub }).delete();
+          if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));
+        }
+        // A new secret starts its own life: created now, never used.
+        if (secretDigest !== undefined) await trx('service_accounts').where({ sub }).update({ secret_digest: secretDigest, secret_created_at: trx.fn.now(), secret_last_used_at: null });
+      });
     },
     delete(realm, sub) {
-      return change(
-        realm,
-        sub,
-        async (trx) => {
-          await trx('grants').where({ sub }).delete();
-          await trx('service_accounts').where({ sub }).delete();
-        },
-        true,
-      );
+      return changeAccount<never>(db, realm, sub, { revoke: true, deleted: true }, async (trx) => {
+        for (const table of ['grants', 'service_account_keys', 'service_account_trusts']) await trx(table).where({ sub }).delete();
+        await trx('service_accounts').where({ sub }).delete();
+      });
     },
   };
 }

@@ -1,8 +1,11 @@
 import type { ClientAuthFailureRepository } from '../data-access/client-auth-failure-repository.js';
 import type { ClientCredentialRepository, ClientCredentialRow } from '../data-access/client-credential-repository.js';
+import { AssertionRejected, type ClientAssertionVerifier, type UsedCredential } from './client-assertions.js';
 import type { ClientSecretDigester } from './client-secrets.js';
 import { TooManyFailedAuthentications } from './errors.js';
 import type { UsageRecorder } from './usage-recorder.js';
+
+export { AssertionCheckUnavailable, AssertionRejected, type UsedCredential } from './client-assertions.js';
 
 /** A service account's credential as the token endpoint reads it: the same object until the account changes. */
 export type ClientCredential = ClientCredentialRow;
@@ -17,8 +20,11 @@ export interface ClientAuthenticationDeps {
   credentials: ClientCredentialRepository;
   failures: ClientAuthFailureRepository;
   secrets: ClientSecretDigester;
+  assertions: ClientAssertionVerifier;
   usage: UsageRecorder;
 }
+
+const SECRET: UsedCredential = Object.freeze({ kind: 'secret' });
 
 /**
  * Point lookups of uncached client ids one address may have in flight; more go through the
@@ -27,7 +33,9 @@ export interface ClientAuthenticationDeps {
 const LOOKUPS_PER_ADDRESS = 4;
 
 /**
- * Client authentication at the token endpoint (client_secret_basic and client_secret_post).
+ * Client authentication at the token endpoint: client_secret_basic and client_secret_post, and
+ * client assertions (`private_key_jwt` with the account's keys, or a trusted workload's token;
+ * `client-assertions.ts` checks them). Both spend the same failure budgets.
  * Failures slow down failing attempts; they never lock out the right secret of a client that
  * is not itself locked, whoever else shares its address (a NAT, a CI runner pool). In the
  * order oidc-provider reaches the steps:
@@ -45,10 +53,13 @@ const LOOKUPS_PER_ADDRESS = 4;
  *     parallel burst can be compared past it: claiming first would count the right secrets of
  *     parallel grants too and refuse them, and 256-bit secrets make the extra guesses worthless
  *     (here the throttle protects CPU; guessable passwords are the sign-in throttle's);
+ *     `verifyAssertion` is the same step for an assertion: the lock before, the check, the
+ *     count after (a check that could not be made, such as an issuer's keys unavailable, is
+ *     not counted);
  *  3. `isCurrent`, just before the token is sent: false once the credential changed (a reset
  *     that committed after the secret was compared), so the old secret issues nothing after the
- *     change's answer; `secretUnchanged` then tells a reset (401) from a change of role or
- *     grants (retry);
+ *     change's answer; `staleGrantVerdict` then tells a reset or a removed key (401) from a
+ *     change of role or grants (retry) and a change that revoked nothing (the token goes out);
  *  4. `recordUse`, once the token is issued.
  * An address no replica has seen fail within the window has every counter at zero: for it and a
  * cached credential no step returns a promise, so a grant's hot path waits on nothing here.
@@ -58,13 +69,17 @@ export class ClientAuthentication {
   readonly #failures: ClientAuthFailureRepository;
   readonly #secrets: ClientSecretDigester;
   readonly #usage: UsageRecorder;
+  readonly #assertions: ClientAssertionVerifier;
   /** Point lookups in flight per address; an address leaves at zero, so the bound is the lookups in flight. */
   readonly #lookups = new Map<string, number>();
+  /** What authenticated each request's assertion, by its source (the request): gone with the request. */
+  readonly #verdicts = new WeakMap<object, UsedCredential>();
 
-  constructor({ credentials, failures, secrets, usage }: ClientAuthenticationDeps) {
+  constructor({ credentials, failures, secrets, assertions, usage }: ClientAuthenticationDeps) {
     this.#credentials = credentials;
     this.#failures = failures;
     this.#secrets = secrets;
+    this.#assertions = assertions;
     this.#usage = usage;
   }
 
@@ -94,15 +109,53 @@ export class ClientAuthentication {
     return this.#secrets.matches(presented, storedDigest) || this.#countFailure(realm, clientId, ip, source);
   }
 
+  /**
+   * Whether the assertion authenticates the client; what did (a key, a trust) is remembered for
+   * the request. Rejects with `AssertionRejected` (401), `TooManyFailedAuthentications` (429)
+   * or `AssertionCheckUnavailable` (the jti could not be recorded: 503).
+   */
+  async verifyAssertion(credential: ClientCredential, assertion: string, audiences: ReadonlySet<string>, source: ClientAuthSource & object): Promise<UsedCredential> {
+    const { realm, sub } = credential;
+    const { ip } = source;
+    const earlier = this.#failures.isClean(ip) ? undefined : await this.#failures.clientIpFailures(realm, sub, ip, source);
+    if (earlier !== undefined && earlier.blockedForSeconds > 0) throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
+    let used: UsedCredential;
+    try {
+      used = await this.#assertions.verify(credential, assertion, audiences);
+    } catch (err) {
+      if (err instanceof AssertionRejected && err.counted) await this.#countFailure(realm, sub, ip, source);
+      throw err;
+    }
+    if (earlier?.mayExist) this.#failures.forgetClientIp(realm, sub, ip);
+    this.#verdicts.set(source, used);
+    return used;
+  }
+
+  /** What authenticated this request's assertion, when one did (oidc-provider may look its client up again). */
+  verifiedAssertion(source: object): UsedCredential | undefined {
+    return this.#verdicts.get(source);
+  }
+
   /** False when the credential changed since it was read: the grant holding it must not hand out its token. */
   isCurrent(credential: ClientCredential): boolean {
     return this.#credentials.isCurrent(credential);
   }
 
-  /** For a credential no longer current: whether the account still has the same secret (its role or grants changed, not its secret). */
-  async secretUnchanged(credential: ClientCredential): Promise<boolean> {
+  /**
+   * For a grant whose credential is no longer current, what to do with its token: `issue` when
+   * what authenticated this request still does (the same secret; the key or trust still there)
+   * and the version did not move (an added key or trust, nothing revoked); `retry` when it still
+   * authenticates but the claims changed (role, grants); `refuse` for a reset, a removed key or
+   * trust, a disabled or deleted account.
+   */
+  async staleGrantVerdict(credential: ClientCredential, source: object): Promise<'issue' | 'retry' | 'refuse'> {
     const now = await this.#credentials.find(credential.realm, credential.sub);
-    return now !== undefined && now.secret_digest === credential.secret_digest;
+    if (now === undefined) return 'refuse';
+    const used = this.#verdicts.get(source) ?? SECRET;
+    const stillAuthenticates =
+      used.kind === 'secret' ? now.secret_digest !== null && now.secret_digest === credential.secret_digest : (used.kind === 'key' ? now.keys : now.trusts).some((c) => c.id === used.id);
+    if (!stillAuthenticates) return 'refuse';
+    return now.token_version === credential.token_version ? 'issue' : 'retry';
   }
 
   /** invalid_client before any client was found: the address's failure. */
@@ -110,9 +163,10 @@ export class ClientAuthentication {
     this.#failures.recordUnknownClient(source.ip, source);
   }
 
-  /** A token was issued to the client (last_used_at). */
-  recordUse(clientId: string): void {
-    this.#usage.record(clientId);
+  /** A token was issued to the client (last_used_at of the account and of the credential this request used). */
+  recordUse(clientId: string, source: object | undefined): void {
+    const used = (source && this.#verdicts.get(source)) ?? SECRET;
+    this.#usage.record(used.kind === 'secret' ? { sub: clientId, kind: 'secret' } : { sub: clientId, kind: used.kind, id: used.id });
   }
 
   async #lookUp(realm: string, clientId: string, ip: string, overBudget: boolean): Promise<ClientCredential | undefined> {

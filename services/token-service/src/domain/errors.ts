@@ -1,4 +1,4 @@
-import { createError } from '@plant/shared';
+import { createError, MAX_KEYS_PER_SERVICE_ACCOUNT, MAX_TRUSTS_PER_SERVICE_ACCOUNT } from '@plant/shared';
 
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');
 export const TenantExists = createError('TenantExists', 409, 'Tenant already exists');
@@ -17,3 +17,15 @@ export class TooManyFailedAuthentications extends TooManyFailedAuthenticationsBa
     super(undefined, { headers: { 'retry-after': String(retryAfterSeconds) } });
   }
 }
+
+export const InvalidPublicKey = createError('InvalidPublicKey', 400, 'The public key is not valid');
+export const InvalidTrust = createError('InvalidTrust', 400, 'The trust is not valid');
+export const KeyNotFound = createError('KeyNotFound', 404, 'Key not found');
+export const TrustNotFound = createError('TrustNotFound', 404, 'Trust not found');
+export const KeyLimitReached = createError('KeyLimitReached', 409, `This service account already has the maximum of ${MAX_KEYS_PER_SERVICE_ACCOUNT} keys`);
+export const DuplicateKey = createError('DuplicateKey', 409, 'This service account already has this key (or a key with this id)');
+export const TrustLimitReached = createError('TrustLimitReached', 409, `This service account already has the maximum of ${MAX_TRUSTS_PER_SERVICE_ACCOUNT} trusts`);
+export const TrustedIssuerLimitReached = createError('TrustedIssuerLimitReached', 409, 'This tenant already trusts the maximum number of issuers');
+export const DuplicateTrust = createError('DuplicateTrust', 409, 'This service account already has this trust');
+export const SecretStillNeeded = createError('SecretStillNeeded', 409, 'The secret is this service account\'s only credential: add a key or a trust before removing it');
+export const NoSecret = createError('NoSecret', 409, 'This service account has no secret; Reset Secret gives it one');

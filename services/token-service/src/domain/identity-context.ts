@@ -1,4 +1,5 @@
 import type { Repositories } from '../data-access/repositories.js';
+import type { TrustPolicy } from './add-service-account-trust.js';
 import type { ClientSecretDigester } from './client-secrets.js';
 import type { KeyEncryption } from './key-encryption.js';
 import type { RevocationPublisher } from './revocation-publisher.js';
@@ -13,4 +14,6 @@ export interface IdentityContext extends Repositories {
   secrets: ClientSecretDigester;
   encryption: KeyEncryption;
   publisher: RevocationPublisher;
+  /** What a trusted workload's issuer may be (FEDERATION_* configuration). */
+  trustPolicy: TrustPolicy;
 }

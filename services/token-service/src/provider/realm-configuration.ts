@@ -165,7 +165,7 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
           if (token.kind !== 'ClientCredentials') return;
           const principal = principalOf(ctx.oidc.client);
           if (!principal) return;
-          deps.clientAuth.recordUse(token.clientId!);
+          deps.clientAuth.recordUse(token.clientId!, ctx);
           const claims = jwt.payload as Record<string, unknown>;
           claims.tenant = tenant;
           claims.principal_type = 'service_account';

@@ -1,11 +1,12 @@
 import { forwardedTrust, isDatabaseUnavailable, type Logger } from '@plant/shared';
-import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { ClientAuthentication, ClientAuthSource, ClientCredential } from '../domain/authenticate-client.js';
-import { TooManyFailedAuthentications } from '../domain/errors.js';
-import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import type { ClientAuthentication, ClientCredential } from '../domain/authenticate-client.js';
+import { ASYMMETRIC_ALGS } from '../domain/jws.js';
+import { issuerOf } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import type { RealmPageContext } from './provider-pages.js';
-import { PRINCIPAL_METADATA, realmConfiguration, ROLE_SCOPES, type PrincipalMetadata, type RealmConfigurationDeps } from './realm-configuration.js';
+import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
+import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
 import type { TokenMetrics } from './token-metrics.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
@@ -14,20 +15,11 @@ export interface RealmProviderDeps extends RealmConfigurationDeps {
 }
 
 type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
-type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
+const DISCOVERY_PATH = '/.well-known/openid-configuration';
 const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
 const ABSENT_CLIENT_AUTH = new Set(['no client authentication mechanism provided', 'client_secret must be provided in the Authorization header']);
-const UNKNOWN_SOURCE: ClientAuthSource = Object.freeze({ ip: 'unknown' });
-
-/** 429 in the token endpoint's own error format. */
-class TooManyRequests extends errors.OIDCProviderError {
-  constructor(description: string) {
-    super(429, 'too_many_requests');
-    this.error_description = description;
-  }
-}
 
 function oauthError(ctx: ProviderContext, status: number, error: string, description: string): void {
   ctx.status = status;
@@ -35,65 +27,17 @@ function oauthError(ctx: ProviderContext, status: number, error: string, descrip
   ctx.body = { error, error_description: description };
 }
 
-/** A domain refusal as oidc-provider must see it inside its token endpoint (with Retry-After); anything else unchanged. */
-function asOidcError(ctx: ProviderContext | undefined, err: unknown): unknown {
-  if (!(err instanceof TooManyFailedAuthentications)) return err;
-  ctx?.set('Retry-After', String(err.retryAfterSeconds));
-  return new TooManyRequests(err.message);
-}
-
 /**
- * A service account as an oidc-provider client. `client_secret` holds the HMAC digest, never
- * the secret: `compareClientSecret` is replaced to compare digests, and no feature that would
- * use the secret as a key (client_secret_jwt, HS* algorithms) is enabled.
+ * Discovery names what the token endpoint accepts. Client assertions are checked by our domain
+ * (service-account-clients.ts), not by oidc-provider, which is configured without them; so its
+ * document would leave `private_key_jwt` out.
  */
-function serviceAccountClientMetadata(credential: ClientCredential): Record<string, unknown> {
-  const principal: PrincipalMetadata = { type: 'service_account', role: credential.role, grants: credential.grants, version: credential.token_version };
-  return {
-    client_id: credential.sub,
-    client_secret: credential.secret_digest,
-    grant_types: ['client_credentials'],
-    response_types: [],
-    redirect_uris: [],
-    token_endpoint_auth_method: 'client_secret_basic',
-    scope: ROLE_SCOPES[credential.role],
-    [PRINCIPAL_METADATA]: principal,
-  };
-}
-
-/**
- * Service accounts as clients, looked up once through the domain. oidc-provider would build a
- * client from adapter metadata on every lookup (hashing the whole metadata to find it in a
- * 100-entry LRU); the credential object stays the same until the account changes, so the
- * built client is kept per credential: no hashing per grant, a changed account gets a new
- * client, and any number of active accounts stay built.
- */
-function serveServiceAccountClients(provider: Provider, tenant: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>): void {
-  const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
-  const findStatic = clients.find.bind(clients);
-  const byCredential = new WeakMap<ClientCredential, Client>();
-  clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
-    if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID) return findStatic(id);
-    const ctx = Provider.ctx;
-    const source = ctx ?? UNKNOWN_SOURCE;
-    // A fresh cached credential is read without an await: this runs once per grant.
-    const hit = clientAuth.cachedCredential(tenant, id, source);
-    const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id, source).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
-    if (credential === undefined) return undefined;
-    let client = byCredential.get(credential);
-    if (client === undefined) {
-      client = new clients(serviceAccountClientMetadata(credential));
-      byCredential.set(credential, client);
-      credentialOf.set(client, credential);
-    }
-    return client;
-  };
-
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
-    const ctx = Provider.ctx;
-    const verdict = clientAuth.verifySecret(tenant, this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
-    return typeof verdict === 'boolean' ? verdict : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
-  };
+function advertiseClientAssertions(ctx: ProviderContext): void {
+  const body = ctx.body as Record<string, unknown> | undefined;
+  if (ctx.status !== 200 || body === undefined) return;
+  const methods = (body.token_endpoint_auth_methods_supported as string[] | undefined) ?? [];
+  body.token_endpoint_auth_methods_supported = [...methods.filter((m) => m !== 'none'), 'private_key_jwt', ...(methods.includes('none') ? ['none'] : [])];
+  body.token_endpoint_auth_signing_alg_values_supported = [...ASYMMETRIC_ALGS];
 }
 
 /**
@@ -118,15 +62,17 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
  * and in the same turn of the event loop as the response would be written, so once this replica
  * has heard a change (before the change's own answer), no token for the old credential leaves
  * it. Undefined, without a promise, while the credential is current: the hot path waits on
- * nothing here. Otherwise the token is dropped at once, then the answer says what changed: 401
- * invalid_client when the secret no longer authenticates (reset, deleted), 503 with Retry-After
- * when it still does (role or grants changed: the next grant gets the new claims). The token
- * was minted, so it counts as issued and as refused.
+ * nothing here. Otherwise the token is held back, then the answer says what changed: 401
+ * invalid_client when the credential no longer authenticates (reset, removed key or trust,
+ * disabled, deleted), 503 with Retry-After when it still does but the claims changed (role or
+ * grants: the next grant gets the new ones), and the token itself when nothing was revoked (a
+ * key or trust added meanwhile). A token held back was minted, so it counts as issued and as refused.
  */
 function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
   if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
+  const minted = { status: ctx.status, body: ctx.body };
   oauthError(ctx, 401, 'invalid_client', 'client authentication failed');
   const grantType = oidc.params?.grant_type;
   const retry = () => {
@@ -134,9 +80,14 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: Cl
     oauthError(ctx, 503, 'temporarily_unavailable', 'the client changed while its token was issued; retry');
     metrics.failed(grantType, 'temporarily_unavailable');
   };
-  return clientAuth.secretUnchanged(credential).then(
-    (unchanged) => {
-      if (unchanged) return retry();
+  return clientAuth.staleGrantVerdict(credential, ctx).then(
+    (verdict) => {
+      if (verdict === 'issue') {
+        ctx.status = minted.status;
+        ctx.body = minted.body;
+        return;
+      }
+      if (verdict === 'retry') return retry();
       if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
       metrics.failed(grantType, 'invalid_client');
     },
@@ -160,12 +111,13 @@ function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, cr
     await next();
     const withdrawn = isToken && ctx.status === 200 ? withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics) : undefined;
     if (withdrawn !== undefined) await withdrawn;
-    if (ctx.status === 500 && ctx.state.dependencyUnavailable) {
+    if (ctx.status >= 500 && ctx.state.dependencyUnavailable) {
       // The database, not the request, failed: tell the client to retry rather than blame it.
       ctx.set('Retry-After', '1');
       oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
     }
     if (isToken) rewriteTokenErrors(ctx, issuer);
+    if (ctx.path === DISCOVERY_PATH) advertiseClientAssertions(ctx);
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
       ctx.body = { error: 404, message: 'Not found' };
@@ -193,19 +145,21 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
 
   // The credential each service-account client was built from, to tell when it changed.
   const credentialOf = new WeakMap<object, ClientCredential>();
-  serveServiceAccountClients(provider, tenant, clientAuth, credentialOf);
+  serveServiceAccountClients(provider, { tenant, clientAuth, audiences: new Set([issuer, `${issuer}${TOKEN_PATH}`]), credentialOf });
   provider.use(guardRealmRequests(issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     metrics.issued(ctx.oidc.params?.grant_type);
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
-    if (err.error === 'invalid_client' && !ctx.oidc.client) clientAuth.recordUnknownClient(ctx);
+    // A refused assertion was counted by the domain already; any other invalid_client without a client is an unknown one.
+    if (err.error === 'invalid_client' && !ctx.oidc.client && !(err instanceof AssertionRefused)) clientAuth.recordUnknownClient(ctx);
     metrics.failed(ctx.oidc.params?.grant_type, err.error);
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
-    if (isDatabaseUnavailable(err)) {
+    // The database, or the jti store an assertion needs: the client is told to retry (the guard answers 503).
+    if (isDatabaseUnavailable(err) || err instanceof AssertionUnverifiable) {
       ctx.state.dependencyUnavailable = true;
       logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
     } else logger.error({ reqId, err, tenant }, 'oidc-provider server error');

@@ -13,6 +13,8 @@ export interface CreatedAccount {
   created_at: string;
   created_by: string | null;
   last_used_at: string | null;
+  disabled: boolean;
+  disabled_at: string | null;
   secret: string;
 }
 
@@ -34,6 +36,27 @@ export function internal(h: Harness) {
     },
     remove(tenant: string, clientId: string) {
       return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`).set('authorization', AUTH);
+    },
+    credentials(tenant: string, clientId: string) {
+      return agent.get(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/credentials`).set('authorization', AUTH);
+    },
+    addKey(tenant: string, clientId: string, key: { jwk: object } | { pem: string }) {
+      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/keys`).set('authorization', AUTH).send({ ...key, actor: 'admin@example.test' });
+    },
+    removeKey(tenant: string, clientId: string, keyId: string) {
+      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/keys/${encodeURIComponent(keyId)}`).set('authorization', AUTH);
+    },
+    addTrust(tenant: string, clientId: string, trust: { issuer: string; subject: string; audience: string }) {
+      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/trusts`).set('authorization', AUTH).send({ ...trust, actor: 'admin@example.test' });
+    },
+    removeTrust(tenant: string, clientId: string, trustId: string) {
+      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/trusts/${trustId}`).set('authorization', AUTH);
+    },
+    removeSecret(tenant: string, clientId: string) {
+      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/secret`).set('authorization', AUTH);
+    },
+    setDisabled(tenant: string, clientId: string, disabled: boolean) {
+      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/${disabled ? 'disable' : 'enable'}`).set('authorization', AUTH).send({ actor: 'admin@example.test' });
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { Migration } from '@plant/shared';
 import { createAuditEvents } from './0001-create-audit-events.js';
+import { credentialAuditActions } from './0002-credential-audit-actions.js';
 
 export { SCHEMA } from './schema.js';
 
 /** Applied in order by `migrate.ts` and by the jest global setup. */
-export const migrations: Migration[] = [createAuditEvents];
+export const migrations: Migration[] = [createAuditEvents, credentialAuditActions];

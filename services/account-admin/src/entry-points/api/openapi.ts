@@ -18,6 +18,7 @@ import {
 import { z } from 'zod';
 import { AuditEventsQuery } from '../../domain/audit-event-validators.js';
 import { CreateServiceAccountBody, ServiceAccountPath, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
+import { registerCredentialOperations } from './credential-operations.js';
 import { AuditEventSchema, MeSchema, ServiceAccountSchema, ServiceAccountWithSecretSchema } from './response-schemas.js';
 
 const common = {
@@ -95,6 +96,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { params: ServiceAccountPath },
     responses: { 200: jsonResponse('The new secret, shown once', ServiceAccountWithSecretSchema), ...errorResponses({ 404: unknown, ...management }) },
   });
+  registerCredentialOperations(registry, { common, management });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',

@@ -3,9 +3,17 @@
  * compile time to the type the code answers with (`responseSchema<T>()`), and the component
  * tests validate the real answers against the served document.
  */
-import { responseSchema, ServiceAccountRoleSchema, type ServiceAccount, type ServiceAccountWithSecret } from '@plant/shared';
+import {
+  responseSchema,
+  ServiceAccountRoleSchema,
+  type ServiceAccount,
+  type ServiceAccountCredentials,
+  type ServiceAccountKey,
+  type ServiceAccountTrust,
+  type ServiceAccountWithSecret,
+} from '@plant/shared';
 import { z } from 'zod';
-import type { AuditEvent } from '../../domain/list-audit-events.js';
+import { AUDIT_ACTIONS, type AuditEvent } from '../../domain/list-audit-events.js';
 import { GrantBody } from '../../domain/service-account-validators.js';
 
 export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
@@ -18,8 +26,39 @@ export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
       created_at: z.iso.datetime(),
       created_by: z.string().nullable(),
       last_used_at: z.iso.datetime().nullable(),
+      disabled: z.boolean().meta({ description: 'A disabled account gets no token and its tokens are refused until it is enabled' }),
+      disabled_at: z.iso.datetime().nullable(),
     })
     .meta({ id: 'ServiceAccount' }),
+);
+
+const credentialDates = { created_at: z.iso.datetime(), created_by: z.string().nullable(), last_used_at: z.iso.datetime().nullable() };
+
+export const ServiceAccountKeySchema = responseSchema<ServiceAccountKey>()(
+  z
+    .object({
+      id: z.string().meta({ description: 'The kid its client assertions name' }),
+      alg: z.string(),
+      thumbprint: z.string().meta({ description: 'RFC 7638 (SHA-256, base64url)' }),
+      ...credentialDates,
+    })
+    .meta({ id: 'ServiceAccountKey' }),
+);
+
+export const ServiceAccountTrustSchema = responseSchema<ServiceAccountTrust>()(
+  z.object({ id: z.string(), issuer: z.string(), subject: z.string(), audience: z.string(), ...credentialDates }).meta({ id: 'ServiceAccountTrust' }),
+);
+
+export const ServiceAccountCredentialsSchema = responseSchema<ServiceAccountCredentials>()(
+  z
+    .object({
+      client_id: z.string(),
+      disabled: z.boolean(),
+      secret: z.object({ created_at: z.iso.datetime(), last_used_at: z.iso.datetime().nullable() }).nullable().meta({ description: 'Only its dates: the secret itself is never stored' }),
+      keys: z.array(ServiceAccountKeySchema),
+      trusts: z.array(ServiceAccountTrustSchema),
+    })
+    .meta({ id: 'ServiceAccountCredentials' }),
 );
 
 export const ServiceAccountWithSecretSchema = responseSchema<ServiceAccountWithSecret>()(
@@ -39,8 +78,8 @@ export const MeSchema = z
   .meta({ id: 'Me' });
 
 /**
- * `AuditEvent.action` is a plain string in the domain while the document names the four
- * actions, so the tie is one way: the schema describes every field of the type.
+ * `AuditEvent.action` is a plain string in the domain while the document names every action
+ * (the audit repository's AUDIT_ACTIONS), so the tie is one way: the schema describes every field of the type.
  */
 export const AuditEventSchema = z
   .object({
@@ -49,7 +88,7 @@ export const AuditEventSchema = z
     actor_sub: z.string(),
     actor_email: z.string().nullable(),
     actor_type: z.enum(['user', 'service_account']),
-    action: z.enum(['service_account.create', 'service_account.update', 'service_account.reset_secret', 'service_account.delete']),
+    action: z.enum(AUDIT_ACTIONS),
     client_id: z.string(),
     name: z.string().nullable(),
     details: z.record(z.string(), z.unknown()).meta({ description: 'Non-secret facts of the change, e.g. {role: {from, to}}' }),

@@ -1,8 +1,7 @@
-import { fieldsOf, jsonBody, requestIdOf, type RouteTable } from '@plant/shared';
+import { fieldsOf, jsonBody, type RouteTable } from '@plant/shared';
 import type { BearerAuth } from '@plant/resource-auth';
-import type { Request, Response } from 'express';
 import type { TokenServiceClient } from '@plant/shared';
-import { canManage, type RequestMeta } from '../../domain/actor.js';
+import { canManage } from '../../domain/actor.js';
 import { AuditEventsQuery, parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
@@ -15,6 +14,8 @@ import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
+import { credentialRoutes } from './credential-routes.js';
+import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
 export interface ApiRoutesDeps {
   accounts: ServiceAccountDeps;
@@ -23,19 +24,6 @@ export interface ApiRoutesDeps {
   auth: BearerAuth;
   sessions: PortalSessions;
   tokenService: TokenServiceClient;
-}
-
-export function requestMeta(req: Request): RequestMeta {
-  return { requestId: requestIdOf(req) ?? null, address: req.ip ?? null };
-}
-
-function clientIdOf(req: Request): string {
-  return String(req.params.client_id);
-}
-
-/** Answers that may carry a secret, and management answers, are never cached. */
-function noStore(res: Response): Response {
-  return res.setHeader('cache-control', 'no-store');
 }
 
 /** The REST API's base path. */
@@ -128,6 +116,7 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
         },
       ],
     },
+    ...credentialRoutes(accounts, accountPath),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

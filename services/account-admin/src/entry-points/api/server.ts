@@ -73,7 +73,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         portalUrl,
         logger,
       }),
-      ...portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger }),
+      ...portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger, authUrl: deps.authUrl }),
     ],
   });
 }

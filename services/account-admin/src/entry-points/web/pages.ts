@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../../domain/list-audit-events.js';
 import type { Session } from '../../domain/session.js';
 import { html, MAX_SERVICE_ACCOUNTS, renderPage, SERVICE_ACCOUNT_NAME_MAX, type Html, type ServiceAccount } from '@plant/shared';
+import { CREDENTIAL_ACTION_TEXT, describeCredentialDetails } from './credential-activity.js';
 import { timeOf } from './time-of.js';
 
 /** Where the portal serves its stylesheet (`stylesheetRoute`) and its script. */
@@ -13,7 +14,7 @@ interface LayoutOptions {
   body: Html;
 }
 
-function layout({ title, session, active, body }: LayoutOptions): string {
+export function layout({ title, session, active, body }: LayoutOptions): string {
   const nav = session
     ? html`<nav class="nav" aria-label="Settings">
         <a href="/settings/service-accounts" ${active === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
@@ -65,7 +66,7 @@ function grantsOf(account: ServiceAccount): Html {
 
 function accountRow(account: ServiceAccount, canManage: boolean): Html {
   return html`<tr data-client-id="${account.client_id}" data-name="${account.name}" data-role="${account.role}" data-grants="${account.grants.map((g) => g.tag).join(', ')}">
-  <th scope="row" data-label="Name">${account.name}</th>
+  <th scope="row" data-label="Name"><a href="/settings/service-accounts/${account.client_id}">${account.name}</a>${account.disabled ? html` <span class="badge badge-off">Disabled</span>` : ''}</th>
   <td data-label="Client ID"><code class="client-id">${account.client_id}</code></td>
   <td data-label="Role"><span class="badge">${account.role}</span></td>
   <td data-label="Grants">${grantsOf(account)}</td>
@@ -82,7 +83,7 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
 </tr>`;
 }
 
-const managementDialogs = html`
+export const managementDialogs = html`
 <dialog id="create-dialog" aria-labelledby="create-title">
   <form class="stack" data-form="create">
     <h2 id="create-title">Create service account</h2>
@@ -176,6 +177,7 @@ const ACTION_TEXT: Record<string, string> = {
   'service_account.update': 'Changed role or grants of',
   'service_account.reset_secret': 'Reset the secret of',
   'service_account.delete': 'Deleted',
+  ...CREDENTIAL_ACTION_TEXT,
 };
 
 function describeDetails(event: AuditEvent): string {
@@ -184,7 +186,7 @@ function describeDetails(event: AuditEvent): string {
   if (typeof role === 'object' && role !== null) parts.push(`role ${role.from} → ${role.to}`);
   const grants = event.details.grants as { from?: string[]; to?: string[] } | undefined;
   if (grants && Array.isArray(grants.to)) parts.push(`grants: ${grants.to.length === 0 ? 'none' : grants.to.join(', ')}`);
-  return parts.join('; ');
+  return [...parts, ...describeCredentialDetails(event.details)].join('; ');
 }
 
 export function activityPage({ session, events, nextHref, firstHref }: { session: Session; events: AuditEvent[]; nextHref?: string | undefined; firstHref?: string | undefined }): string {

@@ -4,10 +4,13 @@ import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
+import { getServiceAccount } from '../../domain/get-service-account.js';
+import { getServiceAccountCredentials } from '../../domain/get-service-account-credentials.js';
 import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
 import { actorFromSession, type Session } from '../../domain/session.js';
 import { pageRoutes } from './page-errors.js';
+import { credentialsPage } from './credential-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
@@ -18,6 +21,8 @@ export interface PortalDeps {
   audit: AuditTrail;
   sessions: PortalSessions;
   logger: Logger;
+  /** The token service's public base URL: a realm's issuer is what assertions name as audience. */
+  authUrl: string;
 }
 
 const ACTIVITY_PAGE_SIZE = 25;
@@ -31,7 +36,7 @@ declare global {
   }
 }
 
-export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps): Route[] {
+export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: PortalDeps): Route[] {
   const page = pageRoutes(logger);
 
   /** Signed-out visitors go to the tenant picker and come back here after sign-in. */
@@ -62,6 +67,15 @@ export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps):
     sendPage(res, 200, serviceAccountsPage({ session, accounts: list, canManage: canManage(actor) }));
   }
 
+  async function accountCredentials(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const actor = actorFromSession(session);
+    const clientId = String(req.params.client_id);
+    const [account, credentials] = await Promise.all([getServiceAccount(accounts, actor, clientId), getServiceAccountCredentials(accounts, actor, clientId)]);
+    const issuer = `${authUrl.replace(/\/+$/, '')}/realms/${session.tenant}`;
+    sendPage(res, 200, credentialsPage({ session, account, credentials, canManage: canManage(actor), issuer }));
+  }
+
   async function activity(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const before = parseAuditCursor(req.query.cursor);
@@ -82,6 +96,7 @@ export function portalRoutes({ accounts, audit, sessions, logger }: PortalDeps):
     page('/', [tenantPicker], ['return_to']),
     page('/settings', [(_req, res) => res.redirect(303, '/settings/service-accounts')]),
     page('/settings/service-accounts', [requireSession, serviceAccounts]),
+    page('/settings/service-accounts/:client_id', [requireSession, accountCredentials]),
     page('/activity', [requireSession, activity], ['cursor']),
   ];
 }

@@ -1,5 +1,4 @@
-import { fieldsOf, jsonBody, NotFound, type ExpressRoute, type Route } from '@plant/shared';
-import type { Request, Response } from 'express';
+import { fieldsOf, jsonBody, type Route } from '@plant/shared';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
 import { getPublishedKeys } from '../../domain/get-published-keys.js';
@@ -12,39 +11,18 @@ import type { IdentityContext } from '../../domain/identity-context.js';
 import { listRealms } from '../../domain/list-realms.js';
 import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import { listUsers } from '../../domain/list-users.js';
-import { ActorBodySchema, CreateServiceAccountSchema, isStorableText, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
+import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
-import type { InternalScope } from './internal-auth.js';
-import { optionalJsonBody } from './optional-json-body.js';
+import { credentialRoutes } from './internal-credential-routes.js';
+import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
-/** With the input on each issue, the shared error text tells "missing" from "wrong type". */
-const REPORT_INPUT = { reportInput: true } as const;
+export type { InternalRoute } from './internal-route-helpers.js';
 
 export interface InternalRoutesDeps {
   identity: IdentityContext;
   accessTokenTtl: number;
 }
-
-/** Path parameters are checked before any query: a bad tenant name is simply an unknown realm. */
-function tenantOf(req: Request): string {
-  const tenant = String(req.params.tenant);
-  if (!isTenantName(tenant)) throw new NotFound('Tenant not found');
-  return tenant;
-}
-
-function idOf(req: Request, name: string): string {
-  const value = String(req.params[name]);
-  if (value.length > 128 || !isStorableText(value)) throw new NotFound();
-  return value;
-}
-
-function noStore(res: Response): Response {
-  return res.setHeader('cache-control', 'no-store');
-}
-
-/** An internal route and the scope its caller needs (internal-auth.ts); the app checks it before the handlers. */
-export type InternalRoute = ExpressRoute & { scope: InternalScope };
 
 /**
  * Routes behind the internal credentials (the JWKS route is declared separately, open). A route
@@ -134,21 +112,8 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
         },
       ],
     },
-    {
-      method: 'POST',
-      path: `${account}/reset-secret`,
-      scope: 'admin',
-      input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
-      handlers: [
-        optionalJsonBody,
-        async (req, res) => {
-          const tenant = tenantOf(req);
-          const clientId = idOf(req, 'client_id');
-          ActorBodySchema.parse(req.body, REPORT_INPUT);
-          noStore(res).json(await resetServiceAccountSecret(identity, tenant, clientId));
-        },
-      ],
-    },
+    accountActionRoute(`${account}/reset-secret`, (tenant, clientId) => resetServiceAccountSecret(identity, tenant, clientId)),
+    ...credentialRoutes(identity, account),
     {
       method: 'GET',
       path: `${base}/users`,

@@ -48,8 +48,10 @@ export function tokenRoute(providers: RealmProviders): Route {
     hot: true,
     otherMethods: 'pass',
     errors: ['oauth'],
-    // What the grants a realm offers read (client credentials; the portal's authorization code).
-    input: { body: { type: 'form', fields: ['grant_type', 'client_id', 'client_secret', 'scope', 'resource', 'code', 'redirect_uri', 'code_verifier'] } },
+    // What the grants a realm offers read (client credentials, by secret or assertion; the portal's authorization code).
+    input: {
+      body: { type: 'form', fields: ['grant_type', 'client_id', 'client_secret', 'client_assertion_type', 'client_assertion', 'scope', 'resource', 'code', 'redirect_uri', 'code_verifier'] },
+    },
     handlers: [grant],
   };
 }

@@ -1,0 +1,114 @@
+// A service account's page: its keys, trusted workloads, secret and state (CSP: script-src 'self').
+// Builds on portal.js (loaded first): its API call with the CSRF header, dialogs and confirmations.
+'use strict';
+
+(function credentials() {
+  const portal = window.plantPortal;
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const head = $('[data-client-id]');
+  if (!portal || !head) return;
+  const base = '/api/v1/service-accounts/' + encodeURIComponent(head.dataset.clientId);
+  const name = head.dataset.name;
+
+  // A JWK (a JSON object) or a PEM, as pasted.
+  function keyBody(text) {
+    const trimmed = text.trim();
+    if (trimmed.startsWith('{')) {
+      try {
+        return { jwk: JSON.parse(trimmed) };
+      } catch {
+        return null;
+      }
+    }
+    return { pem: trimmed };
+  }
+
+  function formDialog(id, submit) {
+    const dialog = document.getElementById(id);
+    const form = $('form', dialog);
+    const error = $('[role="alert"]', dialog);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      portal.clearError(error);
+      portal.busy(form, true);
+      const message = await submit(form);
+      portal.busy(form, false);
+      if (message) portal.showError(error, message);
+    });
+    return {
+      open() {
+        form.reset();
+        portal.clearError(error);
+        portal.openDialog(dialog, 'textarea, input');
+      },
+    };
+  }
+
+  const reloadOr = (result, status) => {
+    if (result.status === status) {
+      window.location.reload();
+      return null;
+    }
+    return portal.messageOf(result);
+  };
+
+  const addKey = formDialog('key-dialog', async (form) => {
+    const body = keyBody($('#key-value', form).value);
+    if (!body) return 'That is not valid JSON. Paste a JWK object or a PEM block.';
+    return reloadOr(await portal.api('POST', base + '/keys', body), 201);
+  });
+  const addTrust = formDialog('trust-dialog', async (form) => {
+    const value = (field) => $('#trust-' + field, form).value.trim();
+    return reloadOr(await portal.api('POST', base + '/trusts', { issuer: value('issuer'), subject: value('subject'), audience: value('audience') }), 201);
+  });
+
+  const confirmations = {
+    'remove-key': (id) => ({
+      title: 'Remove key “' + id + '”?',
+      message: 'Assertions signed with this key stop working, and every token “' + name + '” holds now is revoked.',
+      button: 'Remove key',
+      path: base + '/keys/' + encodeURIComponent(id),
+    }),
+    'remove-trust': (id, row) => ({
+      title: 'Remove this trusted workload?',
+      message: 'Tokens of “' + row.querySelector('th').textContent.trim() + '” stop authenticating “' + name + '”, and every token it holds now is revoked.',
+      button: 'Remove trust',
+      path: base + '/trusts/' + encodeURIComponent(id),
+    }),
+    'remove-secret': () => ({
+      title: 'Remove the secret of “' + name + '”?',
+      message: 'The secret stops working and the tokens obtained with it are revoked. Keys and trusted workloads keep working. Reset secret gives it one again.',
+      button: 'Remove secret',
+      path: base + '/secret',
+    }),
+    disable: () => ({
+      title: 'Disable “' + name + '”?',
+      message: 'Every token it holds is refused at once, and none of its credentials works until it is enabled again.',
+      button: 'Disable',
+      path: base + '/disable',
+      method: 'POST',
+      status: 200,
+    }),
+    enable: () => ({ title: 'Enable “' + name + '”?', message: 'Its credentials work again.', button: 'Enable', path: base + '/enable', method: 'POST', status: 200, safe: true }),
+  };
+
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-action]');
+    if (!button) return;
+    const action = button.dataset.action;
+    if (action === 'add-key') return addKey.open();
+    if (action === 'add-trust') return addTrust.open();
+    const describe = confirmations[action];
+    if (!describe) return;
+    const row = button.closest('tr');
+    const id = row ? row.dataset.keyId || row.dataset.trustId : undefined;
+    const step = describe(id, row);
+    portal.confirm({
+      title: step.title,
+      message: step.message,
+      button: step.button,
+      danger: !step.safe,
+      action: async () => reloadOr(await portal.api(step.method || 'DELETE', step.path), step.status || 204),
+    });
+  });
+})();

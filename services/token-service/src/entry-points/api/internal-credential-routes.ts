@@ -1,0 +1,97 @@
+import { fieldsOf, jsonBody } from '@plant/shared';
+import { addServiceAccountKey } from '../../domain/add-service-account-key.js';
+import { addServiceAccountTrust } from '../../domain/add-service-account-trust.js';
+import { AddKeySchema, AddTrustSchema } from '../../domain/credential-validators.js';
+import { getServiceAccountCredentials } from '../../domain/get-service-account-credentials.js';
+import type { IdentityContext } from '../../domain/identity-context.js';
+import { removeServiceAccountKey } from '../../domain/remove-service-account-key.js';
+import { removeServiceAccountSecret } from '../../domain/remove-service-account-secret.js';
+import { removeServiceAccountTrust } from '../../domain/remove-service-account-trust.js';
+import { setServiceAccountDisabled } from '../../domain/set-service-account-disabled.js';
+import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
+
+/**
+ * A service account's credentials beyond the secret (keys, trusted workloads), the secret's
+ * removal, and disabling: account-admin's alone (`admin`), like every management route. `account`
+ * is the account's path.
+ */
+export function credentialRoutes(identity: IdentityContext, account: string): InternalRoute[] {
+  const toggle = (disabled: boolean) => accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) => setServiceAccountDisabled(identity, tenant, clientId, disabled));
+  return [
+    {
+      method: 'GET',
+      path: `${account}/credentials`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getServiceAccountCredentials(identity, tenantOf(req), idOf(req, 'client_id')));
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${account}/keys`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(AddKeySchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const input = AddKeySchema.parse(req.body, REPORT_INPUT);
+          noStore(res).status(201).json(await addServiceAccountKey(identity, tenant, clientId, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/keys/:key_id`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountKey(identity, tenantOf(req), idOf(req, 'client_id'), idOf(req, 'key_id'));
+          res.status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${account}/trusts`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(AddTrustSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const input = AddTrustSchema.parse(req.body, REPORT_INPUT);
+          noStore(res).status(201).json(await addServiceAccountTrust(identity, tenant, clientId, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/trusts/:trust_id`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountTrust(identity, tenantOf(req), idOf(req, 'client_id'), idOf(req, 'trust_id'));
+          res.status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/secret`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountSecret(identity, tenantOf(req), idOf(req, 'client_id'));
+          res.status(204).end();
+        },
+      ],
+    },
+    toggle(true),
+    toggle(false),
+  ];
+}
