@@ -48,7 +48,7 @@ describe('an issuer that misbehaves', () => {
 
       expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: unavailable });
       expect(h.logs.some((l) => l.includes("trusted issuer's keys unavailable") && l.includes(issuer.issuer))).toBe(true);
-      await request(h.publicUrl).get('/healthz').expect(200);
+      await request(h.managementUrl).get('/healthz').expect(200);
     });
   });
 
