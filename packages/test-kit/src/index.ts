@@ -1,3 +1,4 @@
+export * from './dpop-client.js';
 export * from './env.js';
 export * from './listener-probes.js';
 export * from './platform-admin.js';

@@ -1,0 +1,101 @@
+/**
+ * A DPoP proof (RFC 9449 §4) as a resource server checks it, in the order of cost: its shape,
+ * header and key are read without cryptography (`parseProof`), then its claims are held against
+ * the request (`checkProofClaims`: `htm`, `htu`, `iat`, `ath`), and only then, elsewhere, the key
+ * binding, the signature and the `jti`. Each failure is a reason string, which the caller turns
+ * into a 401 `invalid_dpop_proof`.
+ */
+import { createHash } from 'node:crypto';
+import { isDpopSigningAlg, readProofKey, type ProofKey } from './dpop-jwk.js';
+
+/**
+ * Far above any proof of an accepted key (an ES256 proof with a nonce is ≈ 600 characters);
+ * bounds what a request makes us decode.
+ */
+export const MAX_PROOF_LENGTH = 4096;
+const MAX_JTI_LENGTH = 256;
+const MAX_NONCE_LENGTH = 256;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export interface ParsedProof {
+  key: ProofKey;
+  /** `<header>.<payload>` as sent: what the signature covers. */
+  signingInput: string;
+  signature: Buffer;
+  jti: string;
+  htm: string;
+  htu: string;
+  iat: number;
+  ath: string | undefined;
+  nonce: string | undefined;
+}
+
+/** What the request says, for the claims to match. */
+export interface ProofRequest {
+  method: string;
+  /** The URL the client called, as this server's public URL plus the request's path, without query or fragment. */
+  url: string;
+  /** The access token sent with the proof (its hash is `ath`). */
+  token: string;
+  nowSec: number;
+  /** How far `iat` may be from now, either way, in seconds. */
+  iatWindowSec: number;
+}
+
+function decode(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const optionalText = (value: unknown, max: number): value is string | undefined => value === undefined || (typeof value === 'string' && value.length > 0 && value.length <= max);
+
+/** The proof from the `DPoP` header value, or why it is not one (no cryptography here). */
+export function parseProof(value: string | string[] | undefined): ParsedProof | string {
+  if (value === undefined || value === '') return 'A DPoP proof is required: send it in the DPoP header';
+  // Two DPoP headers arrive joined (", "), which no compact JWS contains.
+  if (Array.isArray(value) || value.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(value)) return 'DPoP proof must be one compact JWS of at most 4096 characters';
+  const [headerPart = '', payloadPart = '', signaturePart = ''] = value.split('.');
+  const header = decode(headerPart);
+  const payload = decode(payloadPart);
+  if (header === undefined || payload === undefined) return 'DPoP proof is not a well-formed JWT';
+  if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt') return 'DPoP proof typ must be dpop+jwt';
+  if (!isDpopSigningAlg(header.alg)) return 'DPoP proof alg must be ES256 or EdDSA';
+  if (header.crit !== undefined) return 'DPoP proof has unsupported critical header parameters';
+  const key = readProofKey(header.jwk, header.alg);
+  if (typeof key === 'string') return key;
+  const { jti, htm, htu, iat, ath, nonce } = payload;
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return 'DPoP proof jti must be a string of 1 to 256 characters';
+  if (typeof htm !== 'string' || typeof htu !== 'string') return 'DPoP proof htm and htu must be strings';
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'DPoP proof iat must be a number';
+  if (!optionalText(ath, 128)) return 'DPoP proof ath must be a string';
+  if (!optionalText(nonce, MAX_NONCE_LENGTH)) return 'DPoP proof nonce must be a string';
+  return { key, signingInput: `${headerPart}.${payloadPart}`, signature: Buffer.from(signaturePart, 'base64url'), jti, htm, htu, iat, ath, nonce };
+}
+
+/** `htu` without query and fragment, normalised as a URL (scheme and host case, default port, dot segments). */
+export function normalisedHtu(htu: string): string | undefined {
+  const url = URL.parse(htu);
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) return undefined;
+  url.search = '';
+  url.hash = '';
+  return url.href;
+}
+
+/** The hash of an access token that a proof sent with it carries as `ath`. */
+export function accessTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+/** `htm`, `htu`, `iat` and `ath` against the request: undefined when they match, else the reason. */
+export function checkProofClaims(proof: ParsedProof, request: ProofRequest): string | undefined {
+  if (proof.htm !== request.method) return 'DPoP proof htm does not match the request method';
+  if (normalisedHtu(proof.htu) !== request.url) return 'DPoP proof htu does not match the request URL';
+  if (Math.abs(request.nowSec - proof.iat) > request.iatWindowSec) return 'DPoP proof iat is not recent enough';
+  if (proof.ath === undefined) return 'DPoP proof ath is required with an access token';
+  if (proof.ath !== accessTokenHash(request.token)) return 'DPoP proof ath does not match the access token';
+  return undefined;
+}
