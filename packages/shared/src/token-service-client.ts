@@ -5,7 +5,7 @@
  * timeout); every failure is an `InternalApiError`, which a caller may turn into its own
  * error with `mapError`.
  */
-import type { Grant, RevocationEntry, ServiceAccount, ServiceAccountRole, ServiceAccountWithSecret, User } from './internal-api-types.js';
+import type { RevocationEntry, ServiceAccount, ServiceAccountChange, ServiceAccountWithSecret, User } from './internal-api-types.js';
 import { answerMessageOf, callInternalApi, InternalApiError, type InternalApiAnswer, type InternalApiTarget } from './internal-api-request.js';
 import { isTenantName } from './realm-names.js';
 import { parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
@@ -33,6 +33,7 @@ function serviceAccountOf(body: ServiceAccount): ServiceAccount {
     client_id: body.client_id,
     role: body.role,
     grants: (body.grants ?? []).map((g) => ({ tag: g.tag, permission: g.permission })),
+    dpop_bound_access_tokens: body.dpop_bound_access_tokens === true,
     created_at: body.created_at,
     created_by: body.created_by ?? null,
     last_used_at: body.last_used_at ?? null,
@@ -109,7 +110,7 @@ export class TokenServiceClient {
     });
   }
 
-  updateServiceAccount(tenant: string, clientId: string, change: { role?: ServiceAccountRole; grants?: Grant[] }, actor: string): Promise<ServiceAccount> {
+  updateServiceAccount(tenant: string, clientId: string, change: ServiceAccountChange, actor: string): Promise<ServiceAccount> {
     return this.#mapped(async () => serviceAccountOf(await this.#json('PATCH', `${realm(tenant)}/service-accounts/${seg(clientId)}`, { ...change, actor })));
   }
 

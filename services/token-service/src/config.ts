@@ -33,6 +33,14 @@ export const configShape = {
   THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),
+  API_AUDIENCES: z
+    .string()
+    .default('')
+    .refine((v) => listOf(v).every((audience) => URL.canParse(audience)), { error: 'must be comma-separated absolute URLs' })
+    .describe("Comma-separated audiences (absolute URLs) of other APIs that verify tokens with @plant/resource-auth: service accounts may ask for one with resource=, and get the role's scope for it; empty: none"),
+  DPOP_NONCE_KEYS: env
+    .optionalSecretList()
+    .describe('Comma-separated keys (32+ characters) of the token endpoint\'s DPoP nonces (RFC 9449 §8): set, every DPoP proof there must carry a nonce it issued; empty: no nonce (secret)'),
 };
 
 export type TokenServiceConfig = ReturnType<typeof loadTokenServiceConfig>;
@@ -62,8 +70,13 @@ function assertOwnCredentials(resourceServerTokens: string, accountAdminToken: s
 
 /** The tokens of RESOURCE_SERVER_TOKENS, as the production check reads the list. */
 export function resourceServerTokensOf(value: string): string[] {
+  return listOf(value);
+}
+
+/** The items of a comma-separated list (API_AUDIENCES, DPOP_NONCE_KEYS, RESOURCE_SERVER_TOKENS). */
+export function listOf(value: string): string[] {
   return value
     .split(',')
-    .map((token) => token.trim())
+    .map((item) => item.trim())
     .filter(Boolean);
 }

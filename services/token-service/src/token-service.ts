@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { createRedisReplayStore } from '@plant/resource-auth';
 import { createDatabase, createManagementApp, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
@@ -8,6 +9,7 @@ import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
 import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
 import { ClientAuthentication } from './domain/authenticate-client.js';
+import { ResourceServerAuthentication } from './domain/authenticate-resource-server.js';
 import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
@@ -20,6 +22,7 @@ import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
 import { RealmProviders } from './provider/realm-providers.js';
 import { TokenMetrics } from './provider/token-metrics.js';
+import { LiveTokenInspector } from './token-inspector.js';
 
 const CLEANUP_MS = 10 * 60_000;
 
@@ -37,6 +40,8 @@ export interface TokenService {
   usage: UsageRecorder;
   /** What the use cases work with (tests arrange tenants and keys through it). */
   identity: IdentityContext;
+  /** Starts token introspection's verification against the internal API once it listens at `internalUrl`. */
+  startIntrospection(internalUrl: string): Promise<void>;
   /** Close pools and connections (after the listeners have drained). */
   close(): Promise<void>;
 }
@@ -86,7 +91,10 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       this.set(publisher.pending);
     },
   });
-  const providers = new RealmProviders(identity, { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) });
+  // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
+  const replay = createRedisReplayStore({ redis, logger });
+  const providers = new RealmProviders(identity, { config, identity, clientAuth, replay, logger, metrics: new TokenMetrics(metrics) });
+  const inspector = new LiveTokenInspector({ config, logger, metrics });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
   const credentials = repositories.clientCredentials;
@@ -137,15 +145,20 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
     interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
+    // Resource servers introspect with the read-only credential they hold for the internal API.
+    introspection: { authenticator: new ResourceServerAuthentication([...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), config.ACCOUNT_ADMIN_TOKEN], failures), inspector },
   });
   const internalApp = createInternalApp({
     logger,
     identity,
-    credentials: { resourceServerTokens: resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
+    // The introspection verifier is this process's own resource server, with a credential of its own.
+    credentials: { resourceServerTokens: [...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), inspector.credential], accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
   });
   // Its own port, not the internal API's: that one admits the resource servers and wants a
   // credential on every call; the kubelet and Prometheus have neither (docs/deploy.md).
+  // Not gated on introspection's revocation snapshot: until it loads, introspection asks Postgres
+  // per principal (fail closed), and grants must not wait for it.
   const managementApp = createManagementApp({ logger, metrics, readiness: { database: () => db.raw('select 1'), redis: () => redis.ping() } });
 
   return {
@@ -158,7 +171,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     publisher,
     usage,
     identity,
+    startIntrospection: (internalUrl) => inspector.start(internalUrl),
     async close() {
+      await inspector.stop();
       clearInterval(cleanup);
       publisher.stop();
       await usage.stop();

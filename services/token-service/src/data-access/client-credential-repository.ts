@@ -10,6 +10,8 @@ export interface ClientCredentialRow {
   grants: Grant[];
   secret_digest: string;
   token_version: number;
+  /** Tokens only with a DPoP proof, bound to its key (RFC 9449). */
+  dpop_bound_access_tokens: boolean;
 }
 
 export interface ClientCredentialRepository {
@@ -173,7 +175,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         .join('principals as p', 'p.sub', 'sa.sub')
         .where({ 'sa.realm': realm, 'sa.sub': clientId })
         .whereNull('p.deleted_at')
-        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'p.token_version', this.db.raw(GRANTS_JSON));
+        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'p.token_version', 'sa.dpop_bound_access_tokens', this.db.raw(GRANTS_JSON));
       if (!read.stale) return this.#remember(key, row);
       if (attempt === MAX_READS) {
         if (row !== undefined) this.#retired.add(row);

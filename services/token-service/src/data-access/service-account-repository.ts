@@ -8,6 +8,7 @@ export interface ServiceAccountRow {
   name: string;
   role: ServiceAccountRole;
   grants: Grant[];
+  dpop_bound_access_tokens: boolean;
   created_at: Date;
   created_by: string | null;
   last_used_at: Date | null;
@@ -26,6 +27,7 @@ export interface NewServiceAccount {
 export interface ServiceAccountChange {
   role?: ServiceAccountRole | undefined;
   grants?: Grant[] | undefined;
+  dpopBoundAccessTokens?: boolean | undefined;
   secretDigest?: string | undefined;
 }
 
@@ -57,7 +59,7 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
   const selectAccounts = () =>
     db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')
-      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'p.created_at', 'p.created_by', 'sa.last_used_at', db.raw(GRANTS_JSON));
+      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'sa.dpop_bound_access_tokens', 'p.created_at', 'p.created_by', 'sa.last_used_at', db.raw(GRANTS_JSON));
 
   async function change(realm: string, sub: string, apply: (trx: Knex.Transaction) => Promise<void>, deleted: boolean): Promise<RevocationEntry | undefined> {
     try {
@@ -97,12 +99,13 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
         return 'created';
       });
     },
-    update(realm, sub, { role, grants, secretDigest }) {
+    update(realm, sub, { role, grants, dpopBoundAccessTokens, secretDigest }) {
       return change(
         realm,
         sub,
         async (trx) => {
           if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
+          if (dpopBoundAccessTokens !== undefined) await trx('service_accounts').where({ sub }).update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
           if (grants !== undefined) {
             await trx('grants').where({ sub }).delete();
             if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));

@@ -4,6 +4,7 @@ import type { ClientAuthentication, ClientAuthSource, ClientCredential } from '.
 import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
+import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
 import { PRINCIPAL_METADATA, realmConfiguration, ROLE_SCOPES, type PrincipalMetadata, type RealmConfigurationDeps } from './realm-configuration.js';
 import type { TokenMetrics } from './token-metrics.js';
 
@@ -55,6 +56,8 @@ function serviceAccountClientMetadata(credential: ClientCredential): Record<stri
     response_types: [],
     redirect_uris: [],
     token_endpoint_auth_method: 'client_secret_basic',
+    // oidc-provider then refuses a grant without a DPoP proof, and binds the token to the proof's key.
+    dpop_bound_access_tokens: credential.dpop_bound_access_tokens,
     scope: ROLE_SCOPES[credential.role],
     [PRINCIPAL_METADATA]: principal,
   };
@@ -98,9 +101,15 @@ function serveServiceAccountClients(provider: Provider, tenant: string, clientAu
 /**
  * RFC 6749 §5.2 codes where oidc-provider answers invalid_request: a grant type the client
  * may not use is unauthorized_client; no client authentication at all is invalid_client (401).
+ * A client that requires DPoP and sent no proof learns so (RFC 9449's invalid_dpop_proof).
  */
 function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
+  // oidc-provider says only "grant request is invalid" when a client that requires DPoP sends no proof.
+  if (ctx.status === 400 && body?.error === 'invalid_grant' && ctx.headers.dpop === undefined && (ctx as unknown as KoaContextWithOIDC).oidc?.client?.dpopBoundAccessTokens === true) {
+    oauthError(ctx, 400, 'invalid_dpop_proof', 'this client requires a DPoP proof (RFC 9449) with every token request');
+    return;
+  }
   if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
   if (body.error_description === GRANT_NOT_ALLOWED) {
     body.error = 'unauthorized_client';
@@ -192,6 +201,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   // The credential each service-account client was built from, to tell when it changed.
   const credentialOf = new WeakMap<object, ClientCredential>();
   serveServiceAccountClients(provider, tenant, clientAuth, credentialOf);
+  claimReplaysInStore(provider, deps.replay);
   provider.use(guardRealmRequests(issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
@@ -203,7 +213,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
-    if (isDatabaseUnavailable(err)) {
+    if (isDatabaseUnavailable(err) || err instanceof ReplayCheckUnavailable) {
       ctx.state.dependencyUnavailable = true;
       logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
     } else logger.error({ reqId, err, tenant }, 'oidc-provider server error');

@@ -3,6 +3,7 @@ import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../web/interaction-routes.js';
+import { introspectionRoute, type IntrospectionDeps } from './introspection-route.js';
 import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
 
@@ -15,6 +16,8 @@ export interface PublicAppDeps {
   accessTokenTtl: number;
   trustProxy: TrustProxy;
   interactions: InteractionDeps;
+  /** Token introspection (RFC 7662): who may ask, and what verifies. */
+  introspection: Omit<IntrospectionDeps, 'trustProxy'>;
 }
 
 /** The public listener: the realms (`/realms/<tenant>/...`) only; probes and metrics are the management port's. */
@@ -30,6 +33,8 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
     etag: true,
     routes: [
       tokenRoute(deps.providers),
+      // Before the realm mount, which would hand the path to oidc-provider (its introspection is off).
+      introspectionRoute({ ...deps.introspection, trustProxy: deps.trustProxy }),
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'),
       ...interactionRoutes(deps.interactions),
       realmMount(deps.providers),
