@@ -21,6 +21,8 @@ import * as tokenScenario from './scenarios/token.mjs';
 import * as listScenario from './scenarios/list.mjs';
 import * as createScenario from './scenarios/create.mjs';
 import * as signInScenario from './scenarios/signin.mjs';
+import * as dpopScenario from './scenarios/dpop.mjs';
+import * as introspectScenario from './scenarios/introspect.mjs';
 
 /**
  * @typedef {object} ScenarioContext
@@ -29,6 +31,7 @@ import * as signInScenario from './scenarios/signin.mjs';
  * @property {{reader: {client_id: string, secret: string}, writer: {client_id: string, secret: string}}} accounts
  * @property {{reader: string, writer: string}} tokens   fresh access tokens of those accounts
  * @property {{oidc: import('./lib/processes.mjs').ServerProcess, naive: import('./lib/processes.mjs').ServerProcess, oidcClient: {id: string, secret: string}}} baselines
+ * @property {unknown} [prepared]   what the scenario's own `prepare` made (dpop: a bound token and its key)
  */
 
 const { values: args } = parseArgs({
@@ -47,7 +50,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const SCENARIOS = [tokenScenario, listScenario, createScenario, signInScenario];
+const SCENARIOS = [tokenScenario, listScenario, createScenario, signInScenario, dpopScenario, introspectScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
 // Full: 6 rounds A B B A A B ... of 3 s per side (18 s measured each; 3 s warm-up before a
@@ -152,7 +155,10 @@ try {
     if (only && !only.has(scenario.name)) continue;
     // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
     const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
-    await assertScenarioWorks(scenario.name, { platform, tenant, tokens, baselines, oidcClient, accounts });
+    const prepared = 'prepare' in scenario ? await scenario.prepare({ platform, tenant }) : undefined;
+    const context = { platform, tenant, accounts, tokens, baselines, prepared };
+    if ('check' in scenario) await scenario.check(context);
+    else await assertScenarioWorks(scenario.name, { ...context, oidcClient });
     const rounds = roundsOf(scenario);
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
     // A scenario that measures itself (signin: one service, quiet and under a second load).
@@ -160,7 +166,7 @@ try {
       results.push(await scenario.measure({ platform, tenant, accounts, db: session.db, load: { ...load, rounds } }));
       continue;
     }
-    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
+    const pair = await measurePair(scenario.targets(context), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
     if (perf) {
       const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
       const report = perfReport(scenario.name, side('ours'), side('baseline'));

@@ -5,6 +5,7 @@
 // window, prints {"event":"result", ...} with every response's latency at sub-millisecond
 // precision (autocannon's own histogram keeps whole milliseconds).
 import autocannon from 'autocannon';
+import { proofSource } from './dpop-proofs.mjs';
 
 /**
  * @typedef {object} LoadSpec
@@ -14,6 +15,7 @@ import autocannon from 'autocannon';
  * @property {Record<string, string>} headers
  * @property {string} [body]         fixed body
  * @property {{idStart: number, name: string, tag: string}} [plant]  a NewPlant body with a fresh id per request
+ * @property {import('./dpop-proofs.mjs').ProofSpec} [dpop]  a fresh DPoP proof per request, in the DPoP header
  * @property {number} connections
  * @property {number} warmupSec
  * @property {number} durationSec
@@ -22,11 +24,17 @@ import autocannon from 'autocannon';
 /** @type {LoadSpec} */
 const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
 let nextId = spec.plant?.idStart ?? 0;
+const proofs = spec.dpop === undefined ? undefined : proofSource(spec.dpop);
+/** Proofs signed ahead per second of a window: above the fastest list measured here. */
+const PROOFS_PER_SECOND = 9000;
 
 function request() {
   /** @type {Record<string, unknown>} */
   const base = { method: spec.method, path: spec.path, headers: spec.headers };
   if (spec.body !== undefined) base.body = spec.body;
+  if (proofs !== undefined) {
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({ ...req, headers: { ...req.headers, dpop: proofs.next() } });
+  }
   if (spec.plant) {
     const { name, tag } = spec.plant;
     const suffix = `,"name":${JSON.stringify(name)},"tag":${JSON.stringify(tag)}}`;
@@ -43,6 +51,7 @@ function request() {
  * @param {number[] | undefined} latencies
  */
 function run(durationSec, latencies) {
+  proofs?.fill(Math.ceil(durationSec * PROOFS_PER_SECOND));
   /** @type {Record<string, number>} */
   const statuses = {};
   return new Promise((resolve, reject) => {

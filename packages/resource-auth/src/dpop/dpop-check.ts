@@ -13,9 +13,9 @@ import type { Logger } from '@plant/shared';
 import { AuthUnavailable } from '../bearer/bearer-errors.js';
 import type { Principal } from '../bearer/principal.js';
 import { DpopInvalidToken, InvalidDpopProof, UseDpopNonce } from './dpop-errors.js';
-import { ProofKeyCache, type DpopSigningAlg } from './dpop-jwk.js';
+import { importProofKey, ProofKeyCache, type DpopSigningAlg } from './dpop-jwk.js';
 import { DpopNonces } from './dpop-nonces.js';
-import { checkProofClaims, normalisedHtu, parseProof, type ParsedProof } from './dpop-proof.js';
+import { accessTokenHash, checkProofClaims, parseProof, type ParsedProof } from './dpop-proof.js';
 import type { DpopReplayStore } from './dpop-replay-store.js';
 
 export interface DpopOptions {
@@ -35,7 +35,8 @@ const SIGNATURE_ALGORITHM: Record<DpopSigningAlg, string | null> = { ES256: 'sha
 
 function signatureValid(proof: ParsedProof, key: KeyObject): Promise<boolean> {
   return new Promise((resolve) => {
-    // With a callback node:crypto verifies on the thread pool: the event loop stays free for other requests.
+    // With a callback node:crypto verifies on the thread pool (≈ 5 µs of the event loop's time
+    // instead of ≈ 45 µs for a P-256 verification): the event loop stays free for other requests.
     verifySignature(SIGNATURE_ALGORITHM[proof.key.alg], Buffer.from(proof.signingInput), { key, dsaEncoding: 'ieee-p1363' }, proof.signature, (err, valid) => resolve(err === null && valid));
   });
 }
@@ -58,6 +59,8 @@ export class DpopCheck {
   readonly #windowSec: number;
   readonly #nonces: DpopNonces | undefined;
   readonly #keys: ProofKeyCache;
+  /** `ath` of each verified token, computed once: bounded by the verified-token cache, whose principals key it. */
+  readonly #athOf = new WeakMap<Principal, string>();
 
   constructor(options: DpopOptions, { realm, logger }: { realm: string; logger: Logger }) {
     this.#realm = realm;
@@ -72,7 +75,7 @@ export class DpopCheck {
 
   /** The request's proof, read without cryptography; throws `InvalidDpopProof`. */
   read(req: IncomingMessage): ParsedProof {
-    const proof = parseProof(req.headers.dpop);
+    const proof = parseProof(req.headers.dpop, (segment) => this.#keys.known(segment));
     if (typeof proof === 'string') throw this.#invalidProof(proof);
     return proof;
   }
@@ -81,8 +84,10 @@ export class DpopCheck {
   async verify(proof: ParsedProof, req: IncomingMessage, res: ServerResponse, token: string, principal: Principal): Promise<Principal> {
     if (principal.jkt === undefined) throw this.#invalidToken('The access token is not DPoP-bound: send it with the Bearer scheme');
     const nowSec = Date.now() / 1000;
-    const url = normalisedHtu(this.#base + requestPath(req)) ?? '';
-    const mismatch = checkProofClaims(proof, { method: req.method ?? '', url, token, nowSec, iatWindowSec: this.#windowSec });
+    const url = this.#base + requestPath(req);
+    let ath = this.#athOf.get(principal);
+    if (ath === undefined) this.#athOf.set(principal, (ath = accessTokenHash(token)));
+    const mismatch = checkProofClaims(proof, { method: req.method ?? '', url, ath, nowSec, iatWindowSec: this.#windowSec });
     if (mismatch !== undefined) throw this.#invalidProof(mismatch);
     if (proof.key.thumbprint !== principal.jkt) throw this.#invalidToken('The DPoP proof key is not the key the access token is bound to');
     if (this.#nonces !== undefined) {
@@ -90,7 +95,7 @@ export class DpopCheck {
       if (verdict === 'invalid') throw new UseDpopNonce(this.#realm, this.#nonces.current());
       if (verdict === 'previous') res.setHeader('dpop-nonce', this.#nonces.current());
     }
-    const key = this.#keys.get(proof.key);
+    const key = proof.known?.object ?? importProofKey(proof.key);
     if (key === undefined) throw this.#invalidProof('DPoP proof jwk is not a valid key');
     if (!(await signatureValid(proof, key))) throw this.#invalidProof('DPoP proof signature is invalid');
     // The id is claimed for as long as the proof's iat keeps it acceptable.
@@ -103,6 +108,7 @@ export class DpopCheck {
       throw new AuthUnavailable('DPoP proof replay check is temporarily unavailable');
     }
     if (!fresh) throw this.#invalidProof('DPoP proof has already been used');
+    if (proof.known === undefined) this.#keys.remember(proof.headerSegment, { key: proof.key, object: key });
     return principal;
   }
 

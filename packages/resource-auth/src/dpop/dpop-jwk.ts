@@ -59,41 +59,53 @@ function withThumbprint(alg: DpopSigningAlg, jwk: ProofKey['jwk']): ProofKey {
   return { alg, canonical, thumbprint: createHash('sha256').update(canonical).digest('base64url'), jwk };
 }
 
+/** A proof key ready to verify with. */
+export interface KnownProofKey {
+  key: ProofKey;
+  object: KeyObject;
+}
+
+/** The key as node:crypto takes it, or undefined when its coordinates are not a point of the curve. */
+export function importProofKey(key: ProofKey): KeyObject | undefined {
+  try {
+    return createPublicKey({ key: key.jwk, format: 'jwk' });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Imported public keys by thumbprint, least recently used dropped first. Only keys whose
- * thumbprint an access token that verified is bound to get here (the binding is checked
- * before the import), so the entries are the keys of clients that hold valid DPoP tokens:
- * live data, bounded by `maxEntries` (default 10,000) on top.
+ * Proof headers (`{typ, alg, jwk}`, the same in every proof of a client) that verified before,
+ * with their key read and imported: a client's next proof skips decoding its header, the
+ * thumbprint and the import. Only a proof that passed every check is remembered, so the entries
+ * are the keys of clients holding valid DPoP tokens: live data, least recently used dropped first
+ * beyond `maxEntries` (default 10,000).
  */
 export class ProofKeyCache {
-  readonly #keys = new Map<string, KeyObject>();
+  readonly #byHeader = new Map<string, KnownProofKey>();
 
   constructor(private readonly maxEntries = 10_000) {}
 
-  /** The imported key, or undefined when the coordinates are not a point of the curve. */
-  get(key: ProofKey): KeyObject | undefined {
-    const cached = this.#keys.get(key.thumbprint);
-    if (cached !== undefined) {
-      this.#keys.delete(key.thumbprint);
-      this.#keys.set(key.thumbprint, cached);
-      return cached;
+  known(headerSegment: string): KnownProofKey | undefined {
+    const entry = this.#byHeader.get(headerSegment);
+    if (entry !== undefined) {
+      this.#byHeader.delete(headerSegment);
+      this.#byHeader.set(headerSegment, entry);
     }
-    let imported: KeyObject;
-    try {
-      imported = createPublicKey({ key: key.jwk, format: 'jwk' });
-    } catch {
-      return undefined;
-    }
-    this.#keys.set(key.thumbprint, imported);
-    if (this.#keys.size > this.maxEntries) this.#keys.delete(this.#keys.keys().next().value!);
-    return imported;
+    return entry;
+  }
+
+  remember(headerSegment: string, entry: KnownProofKey): void {
+    this.#byHeader.delete(headerSegment);
+    this.#byHeader.set(headerSegment, entry);
+    if (this.#byHeader.size > this.maxEntries) this.#byHeader.delete(this.#byHeader.keys().next().value!);
   }
 
   get size(): number {
-    return this.#keys.size;
+    return this.#byHeader.size;
   }
 
   clear(): void {
-    this.#keys.clear();
+    this.#byHeader.clear();
   }
 }

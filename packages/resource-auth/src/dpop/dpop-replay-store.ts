@@ -30,8 +30,11 @@ export interface RedisReplayStoreOptions {
 
 export function createRedisReplayStore(options: RedisReplayStoreOptions): DpopReplayStore {
   const own = typeof options.redis === 'string';
-  // No offline queue: while Redis is away a claim fails at once (503) instead of waiting for it.
-  const redis = typeof options.redis === 'string' ? new Redis(options.redis, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true }) : options.redis;
+  // A claim made while the connection is (re)established waits for it, up to `timeoutMs`: the
+  // first requests after a start are served, and a Redis that stays away costs each claim that
+  // long before its 503. Each reconnection attempt fails what queued (maxRetriesPerRequest), so
+  // the queue holds at most the claims of one retry interval.
+  const redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true }) : options.redis;
   if (own) redis.on('error', (err: Error) => options.logger?.warn({ err: { message: err.message } }, 'dpop replay store: redis error'));
   const prefix = options.keyPrefix ?? 'plantstore:dpop-jti:';
   const timeoutMs = options.timeoutMs ?? 500;
