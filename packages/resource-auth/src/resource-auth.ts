@@ -9,7 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
 import { createLogger, sendError, type Logger } from '@plant/shared';
-import { createBearerAuth, type AuthenticatedRequest } from './bearer/bearer-auth.js';
+import type { AuthenticatedRequest } from './bearer/authenticated-request.js';
+import { createBearerAuth } from './bearer/bearer-auth.js';
 import { MissingToken } from './bearer/bearer-errors.js';
 import { hasRole, type Principal, type Role } from './bearer/principal.js';
 import { createRedisReplayStore } from './dpop/dpop-replay-store.js';

@@ -31,22 +31,10 @@ import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from '
 import { BearerTokenChecks } from './bearer-token-checks.js';
 import { FetchBudget } from './fetch-budget.js';
 import { JwksCache } from './jwks-cache.js';
+import type { AuthenticatedRequest } from './authenticated-request.js';
 import { hasRole, type Principal, type Role } from './principal.js';
 import { RealmDirectory } from './realm-directory.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** The verified caller, set by `BearerAuth.middleware`. */
-      auth?: Principal;
-    }
-  }
-}
-
-/** A request that went through `BearerAuth.middleware`. */
-export type AuthenticatedRequest = IncomingMessage & { auth?: Principal };
 
 export interface BearerAuthOptions {
   /** Public base URL of the token service: a token's `iss` must be `{authUrl}/realms/<tenant>`. */
@@ -243,10 +231,4 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       dpop?.close();
     },
   };
-}
-
-/** The verified caller of a request behind `BearerAuth.middleware` (a missing one is a wiring bug). */
-export function principalOf(req: AuthenticatedRequest): Principal {
-  if (req.auth === undefined) throw new Error('principalOf called on a route without bearer authentication');
-  return req.auth;
 }

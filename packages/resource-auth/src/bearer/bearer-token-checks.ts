@@ -8,6 +8,7 @@ import jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import type { InvalidToken } from './bearer-errors.js';
 import { principalFromClaims, TENANT_NAME_PATTERN, type Principal } from './principal.js';
+import { decodeJsonSegment } from '../jws-segment.js';
 
 /** Longer than any token our issuer mints by far; bounds the cache key and the parse cost. */
 const MAX_TOKEN_LENGTH = 8192;
@@ -41,8 +42,8 @@ export class BearerTokenChecks {
     const { authUrl, toleranceSec, invalid } = this.options;
     if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
     const [headerPart = '', payloadPart = ''] = token.split('.');
-    const header = decodeSegment(headerPart);
-    const payload = decodeSegment(payloadPart);
+    const header = decodeJsonSegment(headerPart);
+    const payload = decodeJsonSegment(payloadPart);
     if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
     if (header.alg !== 'RS256') throw invalid('Token algorithm must be RS256');
     if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
@@ -86,15 +87,6 @@ export class BearerTokenChecks {
     const audiences = this.#audiences;
     if (typeof aud === 'string') return audiences.includes(aud);
     return Array.isArray(aud) && aud.some((one) => audiences.includes(one as string));
-  }
-}
-
-function decodeSegment(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isDpopSigningAlg, readProofKey, type KnownProofKey, type ProofKey } from './dpop-jwk.js';
+import { decodeJsonSegment } from '../jws-segment.js';
 
 /**
  * Far above any proof of an accepted key (an ES256 proof with a nonce is ≈ 600 characters);
@@ -46,15 +47,6 @@ export interface ProofRequest {
   iatWindowSec: number;
 }
 
-function decode(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const optionalText = (value: unknown, max: number): value is string | undefined => value === undefined || (typeof value === 'string' && value.length > 0 && value.length <= max);
 
 /**
@@ -69,7 +61,7 @@ export function parseProof(value: string | string[] | undefined, knownHeader: (s
   const known = knownHeader(headerPart);
   const key = known?.key ?? readHeader(headerPart);
   if (typeof key === 'string') return key;
-  const payload = decode(payloadPart);
+  const payload = decodeJsonSegment(payloadPart);
   if (payload === undefined) return 'DPoP proof is not a well-formed JWT';
   const { jti, htm, htu, iat, ath, nonce } = payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return 'DPoP proof jti must be a string of 1 to 256 characters';
@@ -82,7 +74,7 @@ export function parseProof(value: string | string[] | undefined, knownHeader: (s
 
 /** The key of a header not seen before: its `typ`, `alg` and `jwk` read, or why they fail. */
 function readHeader(segment: string): ProofKey | string {
-  const header = decode(segment);
+  const header = decodeJsonSegment(segment);
   if (header === undefined) return 'DPoP proof is not a well-formed JWT';
   if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt') return 'DPoP proof typ must be dpop+jwt';
   if (!isDpopSigningAlg(header.alg)) return 'DPoP proof alg must be ES256 or EdDSA';
