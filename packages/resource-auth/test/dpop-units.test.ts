@@ -2,7 +2,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { dpopKey, jwkThumbprint } from '@plant/test-kit';
 import { DpopNonces } from '../src/dpop/dpop-nonces.js';
-import { readProofKey } from '../src/dpop/dpop-jwk.js';
+import { importProofKey, ProofKeyCache, readProofKey, type ProofKey } from '../src/dpop/dpop-jwk.js';
 import { normalisedHtu } from '../src/dpop/dpop-proof.js';
 
 describe('DPoP key thumbprints (RFC 7638)', () => {
@@ -43,5 +43,21 @@ describe('DPoP nonces', () => {
     now += 60_000;
     expect(nonces.check(issued)).toBe('invalid');
     expect(nonces.check(undefined)).toBe('invalid');
+  });
+});
+
+describe('DPoP proof-key cache', () => {
+  test('When more client headers verify than its bound, then the least recently used goes first and a lookup keeps an entry recent', () => {
+    const cache = new ProofKeyCache(2);
+    const entry = () => {
+      const key = readProofKey(dpopKey().jwk, 'ES256') as ProofKey;
+      return { key, object: importProofKey(key)! };
+    };
+    const [a, b, c] = [entry(), entry(), entry()];
+    cache.remember('header-a', a);
+    cache.remember('header-b', b);
+    expect(cache.known('header-a')).toBe(a);
+    cache.remember('header-c', c);
+    expect({ size: cache.size, a: cache.known('header-a'), b: cache.known('header-b'), c: cache.known('header-c') }).toEqual({ size: 2, a, b: undefined, c });
   });
 });
