@@ -22,6 +22,8 @@ import * as listScenario from './scenarios/list.mjs';
 import * as createScenario from './scenarios/create.mjs';
 import * as signInScenario from './scenarios/signin.mjs';
 import * as keysScenario from './scenarios/keys.mjs';
+import * as dpopScenario from './scenarios/dpop.mjs';
+import * as introspectScenario from './scenarios/introspect.mjs';
 
 /**
  * @typedef {object} ScenarioContext
@@ -30,6 +32,7 @@ import * as keysScenario from './scenarios/keys.mjs';
  * @property {{reader: {client_id: string, secret: string}, writer: {client_id: string, secret: string}}} accounts
  * @property {{reader: string, writer: string}} tokens   fresh access tokens of those accounts
  * @property {{oidc: import('./lib/processes.mjs').ServerProcess, naive: import('./lib/processes.mjs').ServerProcess, oidcClient: {id: string, secret: string}}} baselines
+ * @property {unknown} [prepared]   what the scenario's own `prepare` made (dpop: a bound token and its key)
  */
 
 const { values: args } = parseArgs({
@@ -48,7 +51,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario];
+const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario, dpopScenario, introspectScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
 // Full: 6 rounds A B B A A B ... of 3 s per side (18 s measured each; 3 s warm-up before a
@@ -153,7 +156,11 @@ try {
     if (only && !only.has(scenario.name)) continue;
     // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
     const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
-    await assertScenarioWorks(scenario.name, { platform, tenant, tokens, baselines, oidcClient, accounts });
+    // A scenario may arrange what it needs first (keys: a key on the writer account; dpop: a bound token).
+    const prepared = 'prepare' in scenario ? await scenario.prepare({ platform, tenant, accounts }) : undefined;
+    const context = { platform, tenant, accounts, tokens, baselines, prepared };
+    if ('check' in scenario) await scenario.check(context);
+    else await assertScenarioWorks(scenario.name, { ...context, oidcClient });
     const rounds = roundsOf(scenario);
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
     // A scenario that measures itself (signin: one service, quiet and under a second load).
@@ -161,9 +168,7 @@ try {
       results.push(await scenario.measure({ platform, tenant, accounts, db: session.db, load: { ...load, rounds } }));
       continue;
     }
-    // A scenario may arrange what it needs first (keys: a key on the writer account).
-    const prepared = 'prepare' in scenario ? await scenario.prepare({ platform, tenant, accounts }) : {};
-    const pair = await measurePair(scenario.targets({ platform, tenant, accounts, tokens, baselines, ...(/** @type {any} */ (prepared)) }), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
+    const pair = await measurePair(scenario.targets(context), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
     if (perf) {
       const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
       const report = perfReport(scenario.name, side('ours'), side('baseline'));

@@ -7,6 +7,7 @@
 import { createPrivateKey } from 'node:crypto';
 import autocannon from 'autocannon';
 import { assertionGrantBody, clientAssertion } from '../../packages/test-kit/dist/index.js';
+import { proofSource } from './dpop-proofs.mjs';
 
 /**
  * @typedef {object} LoadSpec
@@ -17,6 +18,7 @@ import { assertionGrantBody, clientAssertion } from '../../packages/test-kit/dis
  * @property {string} [body]         fixed body
  * @property {{idStart: number, name: string, tag: string}} [plant]  a NewPlant body with a fresh id per request
  * @property {{clientId: string, audience: string, privateKeyPem: string, kid: string, alg: string, count?: number}} [assertion]  a private_key_jwt grant with a fresh assertion per request
+ * @property {import('./dpop-proofs.mjs').ProofSpec} [dpop]  a fresh DPoP proof per request, in the DPoP header
  * @property {number} connections
  * @property {number} warmupSec
  * @property {number} durationSec
@@ -25,6 +27,9 @@ import { assertionGrantBody, clientAssertion } from '../../packages/test-kit/dis
 /** @type {LoadSpec} */
 const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
 let nextId = spec.plant?.idStart ?? 0;
+const proofs = spec.dpop === undefined ? undefined : proofSource(spec.dpop);
+/** Proofs signed ahead per second of a window: above the fastest list measured here. */
+const PROOFS_PER_SECOND = 9000;
 
 /**
  * Assertions signed before the windows, so signing is not in the measured time: enough for
@@ -46,6 +51,9 @@ function request() {
   const base = { method: spec.method, path: spec.path, headers: spec.headers };
   if (spec.body !== undefined) base.body = spec.body;
   if (assertionBodies) base.setupRequest = (/** @type {Record<string, unknown>} */ req) => ({ ...req, body: assertionBodies.next() });
+  if (proofs !== undefined) {
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({ ...req, headers: { ...req.headers, dpop: proofs.next() } });
+  }
   if (spec.plant) {
     const { name, tag } = spec.plant;
     const suffix = `,"name":${JSON.stringify(name)},"tag":${JSON.stringify(tag)}}`;
@@ -62,6 +70,7 @@ function request() {
  * @param {number[] | undefined} latencies
  */
 function run(durationSec, latencies) {
+  proofs?.fill(Math.ceil(durationSec * PROOFS_PER_SECOND));
   /** @type {Record<string, number>} */
   const statuses = {};
   return new Promise((resolve, reject) => {

@@ -41,10 +41,11 @@ export async function prepare({ platform, tenant, accounts }) {
 }
 
 /**
- * @param {import('../run.mjs').ScenarioContext & {assertionKey: {privateKeyPem: string, kid: string, alg: string}}} ctx
+ * @param {import('../run.mjs').ScenarioContext} ctx   `prepared`: what `prepare` made
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
-export function targets({ platform, tenant, accounts, assertionKey }) {
+export function targets({ platform, tenant, accounts, prepared }) {
+  const { assertionKey } = /** @type {{assertionKey: {privateKeyPem: string, kid: string, alg: string}}} */ (prepared);
   const { tokenService } = platform;
   const spec = { url: tokenService.url, method: 'POST', path: tokenPath(tenant), headers: FORM };
   return {

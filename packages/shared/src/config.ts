@@ -78,6 +78,15 @@ export const env = {
   secret: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` })),
   /** Comma-separated secrets (key rotation: the first signs, all verify), each checked like `secret`. */
   secretList: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` }), { list: true }),
+  /** As `secretList` for a feature that is off until given keys: empty by default; each key given is checked like `secret`. */
+  optionalSecretList: (min = 32) =>
+    secretKey(
+      z
+        .string()
+        .default('')
+        .refine((v) => v.split(',').every((key) => key.trim() === '' || key.trim().length >= min), { error: `each key must be at least ${min} characters` }),
+      { list: true },
+    ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `TRUST_PROXY`: a hop count 0..10 or addresses and CIDR ranges (proxy-trust.ts). */
   trustProxy: () =>

@@ -32,6 +32,8 @@ export interface ServiceAccount {
   client_id: string;
   role: ServiceAccountRole;
   grants: Grant[];
+  /** Tokens only with a DPoP proof, bound to its key (RFC 9449 client metadata of the same name). */
+  dpop_bound_access_tokens: boolean;
   created_at: string;
   created_by: string | null;
   last_used_at: string | null;
@@ -78,6 +80,13 @@ export interface NewServiceAccountTrust {
   issuer: string;
   subject: string;
   audience: string;
+}
+
+/** What a service-account update may change: at least one of them (each bumps the token version). */
+export interface ServiceAccountChange {
+  role?: ServiceAccountRole;
+  grants?: Grant[];
+  dpop_bound_access_tokens?: boolean;
 }
 
 /** Answered only by create and reset-secret: the one time the secret is ever shown. */

@@ -61,3 +61,12 @@ export function forwardedTrust(trust: TrustProxy): ForwardedTrust {
     },
   };
 }
+
+/**
+ * The client's address under `trust`, as express's `req.ip` reads it (after `sanitize` has run),
+ * for node-level handlers that run without express (a hot route).
+ */
+export function clientAddress(trust: TrustProxy): (req: IncomingMessage) => string {
+  const hops = typeof trust === 'number' ? trust : 1;
+  return (req) => proxyAddr(req, (_address, hop) => hop < hops);
+}

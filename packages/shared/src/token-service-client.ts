@@ -11,6 +11,7 @@ import type {
   NewServiceAccountTrust,
   RevocationEntry,
   ServiceAccount,
+  ServiceAccountChange,
   ServiceAccountCredentials,
   ServiceAccountKey,
   ServiceAccountRole,
@@ -46,6 +47,7 @@ function serviceAccountOf(body: ServiceAccount): ServiceAccount {
     client_id: body.client_id,
     role: body.role,
     grants: (body.grants ?? []).map((g) => ({ tag: g.tag, permission: g.permission })),
+    dpop_bound_access_tokens: body.dpop_bound_access_tokens === true,
     created_at: body.created_at,
     created_by: body.created_by ?? null,
     last_used_at: body.last_used_at ?? null,
@@ -132,7 +134,7 @@ export class TokenServiceClient {
     });
   }
 
-  updateServiceAccount(tenant: string, clientId: string, change: { role?: ServiceAccountRole; grants?: Grant[] }, actor: string): Promise<ServiceAccount> {
+  updateServiceAccount(tenant: string, clientId: string, change: ServiceAccountChange, actor: string): Promise<ServiceAccount> {
     return this.#mapped(async () => serviceAccountOf(await this.#json('PATCH', `${realm(tenant)}/service-accounts/${seg(clientId)}`, { ...change, actor })));
   }
 

@@ -1,3 +1,4 @@
+export * from './dpop-client.js';
 export * from './env.js';
 export * from './jwt-signing.js';
 export * from './listener-probes.js';

@@ -15,9 +15,10 @@ export function withOverrides(base: Record<string, unknown>, overrides: Record<s
 }
 
 /** A compact JWS of `header` and `payload`, signed with `privateKey` as `header.alg` says. */
-export function signJws(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject): string {
+export function signJws(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject, signAs: string = String(header.alg)): string {
   const signingInput = `${b64url(header)}.${b64url(payload)}`;
-  const alg = String(header.alg);
+  // `signAs` is the key's algorithm when a test forges the header's `alg`.
+  const alg = signAs;
   const data = Buffer.from(signingInput);
   const digest = alg === 'EdDSA' || alg === 'Ed25519' ? null : `sha${alg.slice(2)}`;
   const signature = alg.startsWith('PS')

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { DpopKey } from './dpop-client.js';
 import { REPO_ROOT, uniqueName } from './env.js';
 import { USER_PASSWORD } from './platform-env.js';
 
@@ -21,6 +22,7 @@ export interface ServiceAccount {
 export interface ServiceAccountChange {
   role?: 'View' | 'Edit';
   grants?: Array<{ tag: string; permission: 'edit' }>;
+  dpop_bound_access_tokens?: boolean;
 }
 
 export interface PlatformAdmin {
@@ -36,8 +38,8 @@ export interface PlatformAdmin {
   /** Resolves with the new secret. */
   resetSecret(tenant: string, clientId: string): Promise<string>;
   deleteServiceAccount(tenant: string, clientId: string): Promise<void>;
-  /** A client credentials access token (client_secret_post), with any extra form fields (`resource`). */
-  grantToken(tenant: string, account: { clientId: string; secret: string }, extra?: Record<string, string>): Promise<string>;
+  /** A client credentials access token (client_secret_post), with any extra form fields (`resource`); with `dpop`, bound to that key by a proof. */
+  grantToken(tenant: string, account: { clientId: string; secret: string }, extra?: Record<string, string>, options?: { dpop?: DpopKey }): Promise<string>;
 }
 
 export interface PlatformAdminTarget {
@@ -87,10 +89,11 @@ export function platformAdmin({ authUrl, internalUrl, internalApiToken, cliEnv }
     async deleteServiceAccount(tenant, clientId) {
       await expectStatus(await internal('DELETE', `${accounts(tenant)}/${clientId}`), 204, 'delete service account');
     },
-    async grantToken(tenant, { clientId, secret }, extra = {}) {
-      const res = await fetch(`${authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
+    async grantToken(tenant, { clientId, secret }, extra = {}, { dpop } = {}) {
+      const url = `${authUrl}/realms/${tenant}/protocol/openid-connect/token`;
+      const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(dpop === undefined ? {} : { dpop: dpop.proof({ htm: 'POST', htu: url }) }) },
         body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, ...extra }).toString(),
       });
       return ((await expectStatus(res, 200, 'token')) as { access_token: string }).access_token;

@@ -184,6 +184,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     $('#edit-title').textContent = 'Edit “' + row.dataset.name + '”';
     for (const radio of editDialog.querySelectorAll('input[name="role"]')) radio.checked = radio.value === row.dataset.role;
     $('#edit-grants').value = row.dataset.grants || '';
+    $('#edit-dpop').checked = row.dataset.dpop === 'true';
     clearError($('#edit-error'));
     openDialog(editDialog, 'input[name="role"]:checked');
   }
@@ -195,7 +196,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
       const tags = $('#edit-grants').value.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
       const grants = [...new Set(tags)].map((tag) => ({ tag, permission: 'edit' }));
       busy(form, true);
-      const result = await api('PATCH', editPath, { role, grants });
+      const result = await api('PATCH', editPath, { role, grants, dpop_bound_access_tokens: $('#edit-dpop').checked });
       busy(form, false);
       if (result.status === 200) reloadAfter(lastTrigger, 'Role and grants of “' + editName + '” saved.');
       else showError($('#edit-error'), messageOf(result));

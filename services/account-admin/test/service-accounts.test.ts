@@ -67,6 +67,7 @@ describe('creating service accounts', () => {
       last_used_at: null,
       disabled: false,
       disabled_at: null,
+      dpop_bound_access_tokens: false,
       secret: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(`/api/v1/service-accounts/${body.client_id as string}`);
@@ -85,7 +86,7 @@ describe('creating service accounts', () => {
     const list = (await res.json()) as Array<Record<string, unknown>>;
     const { secret: _secret, ...withoutSecret } = created;
     expect(list).toContainEqual(withoutSecret);
-    for (const account of list) expect(Object.keys(account).sort()).toEqual(['client_id', 'created_at', 'created_by', 'disabled', 'disabled_at', 'grants', 'last_used_at', 'name', 'role']);
+    for (const account of list) expect(Object.keys(account).sort()).toEqual(['client_id', 'created_at', 'created_by', 'disabled', 'disabled_at', 'dpop_bound_access_tokens', 'grants', 'last_used_at', 'name', 'role']);
     expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);
     expect(JSON.stringify(list)).not.toContain(created.secret as string);
   });
@@ -221,6 +222,7 @@ describe('reading, changing, resetting and deleting', () => {
       last_used_at: null,
       disabled: false,
       disabled_at: null,
+      dpop_bound_access_tokens: false,
     });
     const [latest] = await auditEvents();
     expect(latest).toEqual({
@@ -241,13 +243,14 @@ describe('reading, changing, resetting and deleting', () => {
   test('When PATCH bodies are invalid, then they answer 400 and change nothing', async () => {
     const created = (await (await asAdminSession('POST', '/service-accounts', { name: uniqueName('badpatch') })).json()) as Record<string, string>;
     const cases: Array<[unknown, string]> = [
-      [{}, 'role or grants is required'],
+      [{}, 'role, grants or dpop_bound_access_tokens is required'],
       [{ role: 'Account Admin' }, 'role must be "View" or "Edit"'],
       [{ grants: [{ permission: 'edit' }] }, 'grants.0.tag: tag is required'],
       [{ grants: [{ tag: 'a', permission: 'view' }] }, 'grants.0.permission: permission must be "edit"'],
       [{ grants: [{ tag: 'a', permission: 'edit' }, { tag: 'a', permission: 'edit' }] }, 'grants must not repeat a tag'],
       [{ grants: 'roses' }, 'grants must be an array'],
-      [{ role: 'Edit', actor: 'someone-else' }, 'Unknown field "actor"; the body is {role?, grants?}'],
+      [{ dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens must be true or false'],
+      [{ role: 'Edit', actor: 'someone-else' }, 'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?}'],
     ];
     for (const [body, message] of cases) {
       const res = await asAdminSession('PATCH', `/service-accounts/${created.client_id}`, body);

@@ -6,11 +6,14 @@ export const configShape = {
     port: 8081,
     managementPort: 9181,
     schema: 'plants',
-    redisUse: 'revocation events',
+    redisUse: 'revocation events, DPoP proof ids',
     authUrlDoc: 'Public base URL of the token service; token issuers are {AUTH_URL}/realms/<tenant>',
   }),
   ...resourceServerConfig({ internalApiUse: 'JWKS, realm list, revocation snapshot' }),
-  PUBLIC_URL: env.url('http://localhost:8081').describe('Base URL clients use ({base_url}); used in Link headers'),
+  PUBLIC_URL: env.url('http://localhost:8081').describe('Base URL clients use ({base_url}); used in Link headers and as the URL DPoP proofs must name (htu)'),
+  DPOP_NONCE_KEYS: env
+    .optionalSecretList()
+    .describe('Comma-separated keys (32+ characters) of DPoP nonces (RFC 9449 §8), the first issuing, all accepted; set, every DPoP proof must carry a nonce this service issued; empty: no nonce (secret)'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('The aud claim a token must carry'),
 };
 

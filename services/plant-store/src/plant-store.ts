@@ -1,5 +1,5 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the public and the management listener. */
-import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
+import { createBearerAuth, createRedisReplayStore, type RevocationChecker } from '@plant/resource-auth';
 import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, startWebServer, type Knex, type Logger } from '@plant/shared';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -34,6 +34,9 @@ export async function runPlantStore(
   { revocation, metrics = createMetricsRegistry('plant-store') }: { revocation?: RevocationService; metrics?: ReturnType<typeof createMetricsRegistry> } = {},
 ): Promise<PlantStoreProcess> {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store', logger });
+  // DPoP proof ids, claimed in Redis so a proof is accepted once across every replica.
+  const replay = createRedisReplayStore({ redis: config.REDIS_URL, logger });
+  const nonceKeys = config.DPOP_NONCE_KEYS.split(',').map((key) => key.trim()).filter(Boolean);
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.PLANT_STORE_AUDIENCE,
@@ -42,6 +45,7 @@ export async function runPlantStore(
     realm: PLANTS_REALM,
     logger,
     ...(revocation ? { revocation } : {}),
+    dpop: { publicUrl: config.PUBLIC_URL, replay, nonceKeys },
   });
   await revocation?.start?.();
   const plants = createPlantRepository(db);
@@ -63,6 +67,7 @@ export async function runPlantStore(
       await managementWeb.close(graceMs);
       await revocation?.stop?.();
       auth.close();
+      await replay.close();
       await db.destroy();
     },
   };

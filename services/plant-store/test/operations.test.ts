@@ -112,8 +112,11 @@ describe('OpenAPI document', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const doc = res.body;
-    expect(doc).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' }, servers: [{ url: PUBLIC_URL }], security: [{ bearerAuth: [] }] });
-    expect(doc.components.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } });
+    expect(doc).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' }, servers: [{ url: PUBLIC_URL }], security: [{ bearerAuth: [] }, { dpopAuth: [] }] });
+    expect(doc.components.securitySchemes).toEqual({
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      dpopAuth: { type: 'http', scheme: 'DPoP', bearerFormat: 'JWT', description: expect.stringContaining('RFC 9449') },
+    });
     const { NewPlant, Plant, Error: ErrorShape } = doc.components.schemas;
     expect({ required: NewPlant.required, fields: Object.keys(NewPlant.properties).sort(), id: NewPlant.properties.id }).toEqual({
       required: ['id', 'name'],

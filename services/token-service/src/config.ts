@@ -42,6 +42,14 @@ export const configShape = {
   FEDERATION_MAX_ISSUERS_PER_TENANT: env.int(10, 1, 1000).describe('Distinct trusted workload issuers a tenant may name over all its service accounts'),
   PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),
+  API_AUDIENCES: z
+    .string()
+    .default('')
+    .refine((v) => listOf(v).every((audience) => URL.canParse(audience)), { error: 'must be comma-separated absolute URLs' })
+    .describe("Comma-separated audiences (absolute URLs) of other APIs that verify tokens with @plant/resource-auth: service accounts may ask for one with resource=, and get the role's scope for it; empty: none"),
+  DPOP_NONCE_KEYS: env
+    .optionalSecretList()
+    .describe('Comma-separated keys (32+ characters) of the token endpoint\'s DPoP nonces (RFC 9449 §8): set, every DPoP proof there must carry a nonce it issued; empty: no nonce (secret)'),
 };
 
 export type TokenServiceConfig = ReturnType<typeof loadTokenServiceConfig>;
@@ -73,8 +81,13 @@ function assertOwnCredentials(resourceServerTokens: string, accountAdminToken: s
 
 /** The tokens of RESOURCE_SERVER_TOKENS, as the production check reads the list. */
 export function resourceServerTokensOf(value: string): string[] {
+  return listOf(value);
+}
+
+/** The items of a comma-separated list (API_AUDIENCES, DPOP_NONCE_KEYS, RESOURCE_SERVER_TOKENS). */
+export function listOf(value: string): string[] {
   return value
     .split(',')
-    .map((token) => token.trim())
+    .map((item) => item.trim())
     .filter(Boolean);
 }

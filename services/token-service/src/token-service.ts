@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { createRedisReplayStore } from '@plant/resource-auth';
 import { createDatabase, createManagementApp, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
@@ -11,6 +12,7 @@ import { createRepositories } from './data-access/repositories.js';
 import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
 import { ClientAuthentication } from './domain/authenticate-client.js';
 import { ClientAssertionVerifier } from './domain/client-assertions.js';
+import { ResourceServerAuthentication } from './domain/authenticate-resource-server.js';
 import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
@@ -23,6 +25,7 @@ import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
 import { RealmProviders } from './provider/realm-providers.js';
 import { TokenMetrics } from './provider/token-metrics.js';
+import { LiveTokenInspector } from './token-inspector.js';
 
 const CLEANUP_MS = 10 * 60_000;
 
@@ -40,6 +43,8 @@ export interface TokenService {
   usage: UsageRecorder;
   /** What the use cases work with (tests arrange tenants and keys through it). */
   identity: IdentityContext;
+  /** Starts token introspection's verification against the internal API once it listens at `internalUrl`. */
+  startIntrospection(internalUrl: string): Promise<void>;
   /** Close pools and connections (after the listeners have drained). */
   close(): Promise<void>;
 }
@@ -82,8 +87,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS }, { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 }, (issuer, reason) =>
     logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
   );
-  const replay = createAssertionReplayStore(config.REDIS_URL, (err) => logger.warn({ err: { message: err.message } }, 'redis error (assertion jti store)'));
-  const assertions = new ClientAssertionVerifier({ replay: replay.repository, issuerKeys });
+  const assertionReplay = createAssertionReplayStore(config.REDIS_URL, logger);
+  const assertions = new ClientAssertionVerifier({ replay: assertionReplay.repository, issuerKeys });
   const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
   const signInFailures = createSignInFailureRepository(
     redis,
@@ -106,7 +111,10 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       this.set(publisher.pending);
     },
   });
-  const providers = new RealmProviders(identity, { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) });
+  // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
+  const dpopReplay = createRedisReplayStore({ redis, logger });
+  const providers = new RealmProviders(identity, { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics) });
+  const inspector = new LiveTokenInspector({ config, logger, metrics });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
   const credentials = repositories.clientCredentials;
@@ -157,15 +165,20 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
     interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
+    // Resource servers introspect with the read-only credential they hold for the internal API.
+    introspection: { authenticator: new ResourceServerAuthentication([...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), config.ACCOUNT_ADMIN_TOKEN], failures), inspector },
   });
   const internalApp = createInternalApp({
     logger,
     identity,
-    credentials: { resourceServerTokens: resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
+    // The introspection verifier is this process's own resource server, with a credential of its own.
+    credentials: { resourceServerTokens: [...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), inspector.credential], accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
   });
   // Its own port, not the internal API's: that one admits the resource servers and wants a
   // credential on every call; the kubelet and Prometheus have neither (docs/deploy.md).
+  // Not gated on introspection's revocation snapshot: until it loads, introspection asks Postgres
+  // per principal (fail closed), and grants must not wait for it.
   const managementApp = createManagementApp({ logger, metrics, readiness: { database: () => db.raw('select 1'), redis: () => redis.ping() } });
 
   return {
@@ -178,13 +191,15 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     publisher,
     usage,
     identity,
+    startIntrospection: (internalUrl) => inspector.start(internalUrl),
     async close() {
+      await inspector.stop();
       clearInterval(cleanup);
       publisher.stop();
       await usage.stop();
       await checkers.close();
       subscriber.disconnect();
-      replay.close();
+      await assertionReplay.close();
       await redis.quit().catch(() => redis.disconnect());
       await db.destroy();
     },

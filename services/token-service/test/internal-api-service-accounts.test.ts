@@ -58,6 +58,7 @@ describe('service accounts', () => {
       last_used_at: null,
       disabled: false,
       disabled_at: null,
+      dpop_bound_access_tokens: false,
     };
     expect(created.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
     expect(list.status).toBe(200);
@@ -177,6 +178,7 @@ describe('service accounts', () => {
       last_used_at: null,
       disabled: false,
       disabled_at: null,
+      dpop_bound_access_tokens: false,
     });
     expect(principal.body).toEqual({ tenant, sub: account.client_id, version: 2, deleted: false });
     expect(await waitForEvents(account.client_id, 1)).toEqual([{ tenant, sub: account.client_id, version: 2, deleted: false }]);
@@ -184,7 +186,7 @@ describe('service accounts', () => {
 
   test.each([
     ['Account Admin as role', { role: 'Account Admin' }, 'role must be "View" or "Edit"'],
-    ['neither role nor grants', { actor: 'a' }, 'role or grants is required'],
+    ['neither role nor grants', { actor: 'a' }, 'role, grants or dpop_bound_access_tokens is required'],
     ['a grant with another permission', { grants: [{ tag: 'x', permission: 'delete' }] }, 'grants.0.permission: permission must be "edit"'],
     ['a repeated tag', { grants: [{ tag: 'x', permission: 'edit' }, { tag: 'x', permission: 'edit' }] }, 'grants must not repeat a tag'],
     ['a tag of 65 characters', { grants: [{ tag: 'x'.repeat(65), permission: 'edit' }] }, 'grants.0.tag: tag must be at most 64 characters'],

@@ -6,6 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { MAX_SERVICE_ACCOUNTS } from '@plant/shared';
+import { dpopKey } from '@plant/test-kit';
 import { ASSETS_DIR } from '../../../../services/account-admin/src/entry-points/api/server.js';
 import { clientAssertion, clientKeyPair } from '@plant/test-kit';
 import { ACCOUNT_ADMIN_AUDIENCE, httpRequest, PLANT_STORE_AUDIENCE, type FuzzContext, type Platform, type ServiceAccount } from '../../src/index.js';
@@ -125,7 +126,8 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
       if (app === 'plant-store') {
         return {
           known: { id: ['7', '9223372036854775807'], name: ['fern'], tag: ['herbs'], limit: ['1', '1000'], cursor: [base64url('v1:1')] },
-          credentials: [{ authorization: `Bearer ${await plantToken()}` }],
+          // The DPoP scheme too (a stale, foreign proof), so hostile input also goes through the proof parser.
+          credentials: [{ authorization: `DPoP ${await plantToken()}`, dpop: dpopKey().proof({ htm: 'GET', htu: `${PLANT_STORE_AUDIENCE}/plants`, iat: 1 }) }, { authorization: `Bearer ${await plantToken()}` }],
         };
       }
       if (app === 'token-service public') {
@@ -152,8 +154,14 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
             prompt: ['login', 'none', 'consent'],
             id_token_hint: [await adminToken()],
             token: [await plantToken()],
+            token_type_hint: ['access_token', 'refresh_token'],
           },
-          credentials: [{ cookie: form.cookie }, { authorization: `Basic ${Buffer.from(`${editor.clientId}:${editor.secret}`).toString('base64')}` }],
+          // The Plant Store's internal credential opens token introspection; Basic last, so the dictionary's merged headers carry it to the token endpoint.
+          credentials: [
+            { cookie: form.cookie },
+            { authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` },
+            { authorization: `Basic ${Buffer.from(`${editor.clientId}:${editor.secret}`).toString('base64')}` },
+          ],
         };
       }
       if (app === 'token-service internal') {

@@ -60,6 +60,7 @@ export function serviceApps(): ServiceApp[] {
         accessTokenTtl: 300,
         trustProxy: 0,
         interactions: { providers: inert('providers'), signIn: inert('signIn'), csrfKey: 'unused', portalUrl: URL_OF_NOTHING, logger },
+        introspection: { authenticator: inert('authenticator'), inspector: inert('inspector') },
       }),
       url: (p) => p.authUrl,
       metricsUrl: (p) => p.tokenService.managementUrl,

@@ -13,40 +13,34 @@
  *    with the public key are refused);
  * 5. `aud`, `exp`, `nbf`, `iat`, `ver`, role and grants are well formed (`principalFromClaims`);
  * 6. on EVERY request, even when steps 1-5 come from the verified-token cache, the
- *    revocation checker accepts (tenant, sub, ver).
+ *    revocation checker accepts (tenant, sub, ver);
+ * 7. a token bound to a key (`cnf.jkt`, RFC 9449) comes with `Authorization: DPoP` and a proof
+ *    that the `dpop` option's checks accept (dpop/dpop-check.ts); with `Bearer` it is refused.
  * The token's own checks (1-3, 5) are in bearer-token-checks.ts; this module is the pipeline
- * around them: the header, the caches, the revocation step, the middleware.
+ * around them: the header (authorization-header.ts), the caches, the revocation and DPoP steps,
+ * the middleware.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TokenServiceClient, type Logger, type NodeHandler } from '@plant/shared';
+import { DpopCheck, type DpopOptions } from '../dpop/dpop-check.js';
+import { DpopInvalidToken } from '../dpop/dpop-errors.js';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
+import { credentialsOf } from './authorization-header.js';
 import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
 import { BearerTokenChecks } from './bearer-token-checks.js';
 import { FetchBudget } from './fetch-budget.js';
 import { JwksCache } from './jwks-cache.js';
+import type { AuthenticatedRequest } from './authenticated-request.js';
 import { hasRole, type Principal, type Role } from './principal.js';
 import { RealmDirectory } from './realm-directory.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** The verified caller, set by `BearerAuth.middleware`. */
-      auth?: Principal;
-    }
-  }
-}
-
-/** A request that went through `BearerAuth.middleware`. */
-export type AuthenticatedRequest = IncomingMessage & { auth?: Principal };
-
 export interface BearerAuthOptions {
   /** Public base URL of the token service: a token's `iss` must be `{authUrl}/realms/<tenant>`. */
   authUrl: string;
-  /** The `aud` this resource server accepts (e.g. `PLANT_STORE_AUDIENCE`). */
-  audience: string;
+  /** The `aud` this resource server accepts (e.g. `PLANT_STORE_AUDIENCE`), or several (the token service's introspection). */
+  audience: string | readonly string[];
   /** Base URL of the token service's internal API: `/internal/v1/realms/<tenant>/jwks` and the realm list `/internal/v1/realms`. */
   jwksBaseUrl: string;
   /** `INTERNAL_API_TOKEN`: the realm list is behind it. */
@@ -55,6 +49,8 @@ export interface BearerAuthOptions {
   realm: string;
   /** Checked on every request after the token verified; absent means no revocation (tests only). */
   revocation?: RevocationChecker;
+  /** Accept `Authorization: DPoP` with proofs (RFC 9449); absent: DPoP-bound tokens are refused (they cannot be used here). */
+  dpop?: DpopOptions;
   logger: Logger;
   /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 5). */
   clockToleranceSec?: number;
@@ -77,8 +73,12 @@ export interface BearerAuthOptions {
 export interface BearerAuth {
   /** Middleware (express, or a hot route of `createHttpApp`): sets `req.auth`, or passes a 401/503 `AppError` on. */
   middleware: NodeHandler<AuthenticatedRequest>;
-  /** Verifies a raw token (without the `Bearer ` prefix), revocation included. Rejects with an `AppError`. */
+  /** The request's caller, as `middleware` decides it (DPoP proof included): resolves the principal or rejects with a 401/503 `AppError`. */
+  authenticate(req: IncomingMessage, res: ServerResponse): Promise<Principal>;
+  /** Verifies a raw bearer token (without the `Bearer ` prefix), revocation included; a DPoP-bound one is refused (no proof). Rejects with an `AppError`. */
   verify(token: string): Promise<Principal>;
+  /** As `verify`, whatever the token is bound to: for token introspection, whose caller checks the proof. */
+  inspect(token: string): Promise<Principal>;
   /** Middleware answering 403 `insufficient_scope` unless `req.auth` has `minimum` or a higher role. */
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
@@ -86,9 +86,6 @@ export interface BearerAuth {
   /** Drops caches and aborts JWKS and realm-list fetches in flight. */
   close(): void;
 }
-
-const BEARER = /^bearer$/i;
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** Builds the bearer verification of one resource server; see the module comment for the checks. */
 export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
@@ -119,6 +116,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return new InvalidToken(realm, message);
   };
   const checks = new BearerTokenChecks({ authUrl, audience, toleranceSec: tolerance, invalid });
+  const dpop = options.dpop === undefined ? undefined : new DpopCheck(options.dpop, { realm, logger });
 
   /** Steps 1-5 for a token not in the verified cache. */
   async function verifyToken(token: string): Promise<Principal> {
@@ -164,21 +162,30 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return verifyToken(token).then(checkRevocation);
   }
 
-  function tokenFromHeader(req: IncomingMessage): string {
-    const header = req.headers.authorization;
-    if (header === undefined || header.trim() === '') throw new MissingToken(realm);
-    const [scheme = '', ...rest] = header.trim().split(/ +/);
-    // Another scheme (Basic, ...) carries no bearer credentials: challenge without an error.
-    if (!BEARER.test(scheme)) throw new MissingToken(realm);
-    const token = rest.length === 1 ? rest[0]! : '';
-    if (!B64TOKEN.test(token)) throw invalid('Authorization header must be Bearer followed by a token');
-    return token;
+  /** Step 7 for the Bearer scheme: a bound token is worth nothing without its key's proof. */
+  function unbound(principal: Principal): Principal {
+    if (principal.jkt === undefined) return principal;
+    logger.debug({ reason: 'bound token as bearer' }, 'bearer token rejected');
+    throw dpop?.boundTokenAsBearer() ?? new DpopInvalidToken(realm, 'The access token is DPoP-bound and cannot be used here');
   }
 
-  const middleware: NodeHandler<AuthenticatedRequest> = function bearerAuth(req, _res, next): void {
+  function authenticateBearer(token: string): Principal | Promise<Principal> {
+    const result = authenticate(token);
+    return result instanceof Promise ? result.then(unbound) : unbound(result);
+  }
+
+  function authenticateRequest(req: IncomingMessage, res: ServerResponse): Principal | Promise<Principal> {
+    const { scheme, token } = credentialsOf(req, realm, invalid, dpop !== undefined);
+    if (scheme === 'bearer' || dpop === undefined) return authenticateBearer(token);
+    // The proof's shape first: a request without a usable proof costs no token verification.
+    const proof = dpop.read(req);
+    return Promise.resolve(authenticate(token)).then((principal) => dpop.verify(proof, req, res, token, principal));
+  }
+
+  const middleware: NodeHandler<AuthenticatedRequest> = function bearerAuth(req, res, next): void {
     let result: Principal | Promise<Principal>;
     try {
-      result = authenticate(tokenFromHeader(req));
+      result = authenticateRequest(req, res);
     } catch (err) {
       next(err);
       return;
@@ -196,7 +203,13 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
 
   return {
     middleware,
+    async authenticate(req, res) {
+      return authenticateRequest(req, res);
+    },
     async verify(token: string) {
+      return authenticateBearer(token);
+    },
+    async inspect(token: string) {
       return authenticate(token);
     },
     requireRole(minimum: Role): RequestHandler {
@@ -215,12 +228,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       directory.close();
       jwks.close();
       verified.clear();
+      dpop?.close();
     },
   };
-}
-
-/** The verified caller of a request behind `BearerAuth.middleware` (a missing one is a wiring bug). */
-export function principalOf(req: AuthenticatedRequest): Principal {
-  if (req.auth === undefined) throw new Error('principalOf called on a route without bearer authentication');
-  return req.auth;
 }

@@ -5,15 +5,15 @@
 import { AppError, ServiceUnavailable } from '@plant/shared';
 
 // RFC 6750 §3: auth-param values are quoted strings limited to %x20-21 / %x23-5B / %x5D-7E.
-function quoted(value: string): string {
+export function authParam(value: string): string {
   return value.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '').slice(0, 200);
 }
 
 /** `Bearer realm="..."` plus the optional error attributes. */
 export function bearerChallenge(realm: string, error?: string, description?: string): string {
-  let challenge = `Bearer realm="${quoted(realm)}"`;
+  let challenge = `Bearer realm="${authParam(realm)}"`;
   if (error !== undefined) challenge += `, error="${error}"`;
-  if (description !== undefined) challenge += `, error_description="${quoted(description)}"`;
+  if (description !== undefined) challenge += `, error_description="${authParam(description)}"`;
   return challenge;
 }
 

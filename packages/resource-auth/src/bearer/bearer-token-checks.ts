@@ -8,6 +8,7 @@ import jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import type { InvalidToken } from './bearer-errors.js';
 import { principalFromClaims, TENANT_NAME_PATTERN, type Principal } from './principal.js';
+import { decodeJsonSegment } from '../jws-segment.js';
 
 /** Longer than any token our issuer mints by far; bounds the cache key and the parse cost. */
 const MAX_TOKEN_LENGTH = 8192;
@@ -17,7 +18,8 @@ const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
 export interface BearerTokenChecksOptions {
   /** Public base URL of the token service, without a trailing slash. */
   authUrl: string;
-  audience: string;
+  /** The audiences accepted: a token must name one of them. */
+  audience: string | readonly string[];
   /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds. */
   toleranceSec: number;
   /** The error of a failed check (logs the reason). */
@@ -25,15 +27,23 @@ export interface BearerTokenChecksOptions {
 }
 
 export class BearerTokenChecks {
-  constructor(private readonly options: BearerTokenChecksOptions) {}
+  readonly #audiences: readonly string[];
+  /** jsonwebtoken's form of the same audiences (built once: it is read per verification). */
+  readonly #jwtAudiences: [string, ...string[]];
+
+  constructor(private readonly options: BearerTokenChecksOptions) {
+    this.#audiences = typeof options.audience === 'string' ? [options.audience] : options.audience;
+    if (this.#audiences.length === 0) throw new Error('BearerTokenChecks needs at least one audience');
+    this.#jwtAudiences = [this.#audiences[0]!, ...this.#audiences.slice(1)];
+  }
 
   /** Steps 1-3: everything that can be decided without keys. Returns the realm and key id to verify with. */
   precheck(token: string): { tenant: string; kid: string } {
-    const { authUrl, audience, toleranceSec, invalid } = this.options;
+    const { authUrl, toleranceSec, invalid } = this.options;
     if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
     const [headerPart = '', payloadPart = ''] = token.split('.');
-    const header = decodeSegment(headerPart);
-    const payload = decodeSegment(payloadPart);
+    const header = decodeJsonSegment(headerPart);
+    const payload = decodeJsonSegment(payloadPart);
     if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
     if (header.alg !== 'RS256') throw invalid('Token algorithm must be RS256');
     if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
@@ -43,8 +53,8 @@ export class BearerTokenChecks {
     const { tenant, iss, aud, exp } = payload;
     if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant)) throw invalid('Token tenant claim is missing or invalid');
     if (iss !== `${authUrl}/realms/${tenant}`) throw invalid('Token issuer is not accepted');
-    // The same rule as jsonwebtoken's (one of the audiences is ours), checked again with the signature.
-    if (aud !== audience && !(Array.isArray(aud) && aud.includes(audience))) throw invalid('Token audience is not accepted');
+    // The same rule as jsonwebtoken's (one of the token's audiences is one of ours), checked again with the signature.
+    if (!this.#accepts(aud)) throw invalid('Token audience is not accepted');
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
     if (Date.now() / 1000 >= exp + toleranceSec) throw invalid('Token has expired');
     return { tenant, kid };
@@ -52,12 +62,12 @@ export class BearerTokenChecks {
 
   /** Steps 4 (the signature, with the realm's key) and 5 (the claims): the frozen principal. */
   verify(token: string, tenant: string, key: KeyObject): Principal {
-    const { authUrl, audience, toleranceSec, invalid } = this.options;
+    const { authUrl, toleranceSec, invalid } = this.options;
     let claims: Record<string, unknown>;
     try {
       claims = jwt.verify(token, key, {
         algorithms: ['RS256'],
-        audience,
+        audience: this.#jwtAudiences,
         issuer: `${authUrl}/realms/${tenant}`,
         clockTolerance: toleranceSec,
       }) as Record<string, unknown>;
@@ -72,14 +82,11 @@ export class BearerTokenChecks {
     if (typeof principal === 'string') throw invalid(principal);
     return deepFreeze(principal);
   }
-}
 
-function decodeSegment(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+  #accepts(aud: unknown): boolean {
+    const audiences = this.#audiences;
+    if (typeof aud === 'string') return audiences.includes(aud);
+    return Array.isArray(aud) && aud.some((one) => audiences.includes(one as string));
   }
 }
 

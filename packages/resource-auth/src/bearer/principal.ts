@@ -37,6 +37,8 @@ export interface Principal {
   exp: number;
   /** The token id, when the issuer set one. */
   jti?: string;
+  /** The thumbprint of the key the token is bound to (`cnf.jkt`, RFC 9449): set, only a DPoP proof by that key may use it. */
+  jkt?: string;
 }
 
 const ROLE_RANK: Record<Role, number> = { View: 1, Edit: 2, 'Account Admin': 3 };
@@ -75,6 +77,8 @@ export function principalFromClaims(tenant: string, claims: Record<string, unkno
   if (typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 1) return 'Token ver claim must be a positive integer';
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'Token exp claim is missing or invalid';
   if (jti !== undefined && !isText(jti)) return 'Token jti claim is invalid';
+  const jkt = readBinding(claims.cnf);
+  if (jkt === null) return 'Token cnf claim is invalid';
   const grants = readGrants(claims.grants);
   if (grants === undefined) return 'Token grants claim is invalid';
   const principal: Principal = {
@@ -89,7 +93,24 @@ export function principalFromClaims(tenant: string, claims: Record<string, unkno
     exp,
   };
   if (jti !== undefined) principal.jti = jti;
+  if (jkt !== undefined) principal.jkt = jkt;
   return principal;
+}
+
+/** A SHA-256 thumbprint in base64url. */
+const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * `cnf.jkt`, undefined for an unbound token, or null when `cnf` binds the token to something
+ * this server cannot check (another confirmation method, a malformed thumbprint): such a token
+ * is refused rather than taken for an unbound one.
+ */
+function readBinding(cnf: unknown): string | undefined | null {
+  if (cnf === undefined) return undefined;
+  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) return null;
+  const members = Object.keys(cnf);
+  const { jkt } = cnf as { jkt?: unknown };
+  return members.length === 1 && typeof jkt === 'string' && THUMBPRINT.test(jkt) ? jkt : null;
 }
 
 function readGrants(value: unknown): Grant[] | undefined {

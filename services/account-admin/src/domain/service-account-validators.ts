@@ -56,10 +56,16 @@ export const UpdateServiceAccountBody = z
       role: ServiceAccountRoleSchema.optional(),
       // Grants are strict {tag, permission: "edit"}: equal items are exactly repeated tags.
       grants: grantsSchema(GrantBody).meta({ uniqueItems: true, description: 'Replaces the grants; tags unique' }).optional(),
+      dpop_bound_access_tokens: z
+        .boolean({ error: 'dpop_bound_access_tokens must be true or false' })
+        .meta({ description: 'Require sender-constrained tokens (DPoP, RFC 9449): the account then gets tokens only with a DPoP proof, bound to its key' })
+        .optional(),
     },
-    { error: unknownFieldMessage('{role?, grants?}') },
+    { error: unknownFieldMessage('{role?, grants?, dpop_bound_access_tokens?}') },
   )
-  .refine((body) => body.role !== undefined || body.grants !== undefined, { error: 'role or grants is required' })
-  // The refinement in JSON Schema terms: with only role and grants allowed, one of them.
+  .refine((body) => body.role !== undefined || body.grants !== undefined || body.dpop_bound_access_tokens !== undefined, {
+    error: 'role, grants or dpop_bound_access_tokens is required',
+  })
+  // The refinement in JSON Schema terms: with only these fields allowed, one of them.
   .meta({ id: 'ServiceAccountChange', minProperties: 1 });
 export type UpdateServiceAccountInput = z.output<typeof UpdateServiceAccountBody>;

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRedisReplayStore, type DpopReplayStore } from '@plant/resource-auth';
+import type { Logger } from '@plant/shared';
 
 /** One claim per client assertion's jti, shared by every replica. */
 export interface AssertionReplayRepository {
@@ -11,34 +11,27 @@ export interface AssertionReplayRepository {
   claim(realm: string, clientId: string, jti: string, ttlSeconds: number): Promise<boolean>;
 }
 
-const PREFIX = 'plantstore:assertion-jti:';
-/** A claim Redis has not answered by then is a failure (the assertion is refused with 503), never a wait. */
+/** A claim Redis has not answered by then is a failure (the assertion is refused with 503). */
 const CLAIM_TIMEOUT_MS = 1000;
 
 export interface AssertionReplayStore {
   repository: AssertionReplayRepository;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
- * `SET key 1 NX EX ttl`: one atomic command, so two replicas racing with the same assertion
- * cannot both win (a read-then-write would let both through). The key is a digest of the
- * realm, the client and the jti (bounded length, no client text in Redis). Bound: one key per
- * accepted assertion, gone when the assertion could no longer be accepted anyway (its `exp`
- * plus the clock skew): the grant rate times at most five minutes. A connection of its own,
- * whose commands time out (ioredis' `commandTimeout`: no timer per grant) and are not queued
- * while Redis is away (offline queue off: the claim fails at once).
+ * The one replay store (@plant/resource-auth's, which DPoP proofs use too): one atomic
+ * `SET key 1 NX PX ttl`, so two replicas racing with the same assertion cannot both win. The
+ * key is a digest of the realm, the client and the jti (bounded length, no client text in
+ * Redis). Bound: one key per accepted assertion, gone when the assertion could no longer be
+ * accepted anyway (its `exp` plus the clock skew): the grant rate times at most five minutes.
  */
-export function createAssertionReplayStore(redisUrl: string, onError: (err: Error) => void): AssertionReplayStore {
-  const redis = new Redis(redisUrl, { commandTimeout: CLAIM_TIMEOUT_MS, enableOfflineQueue: false, maxRetriesPerRequest: 0, enableAutoPipelining: true });
-  redis.on('error', onError);
+export function createAssertionReplayStore(redisUrl: string, logger: Logger): AssertionReplayStore {
+  const store: DpopReplayStore = createRedisReplayStore({ redis: redisUrl, keyPrefix: 'plantstore:assertion-jti:', timeoutMs: CLAIM_TIMEOUT_MS, logger });
   return {
     repository: {
-      async claim(realm, clientId, jti, ttlSeconds) {
-        const key = PREFIX + createHash('sha256').update(`${realm}\u0000${clientId}\u0000${jti}`).digest('base64url');
-        return (await redis.set(key, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX')) === 'OK';
-      },
+      claim: (realm, clientId, jti, ttlSeconds) => store.claim(`${realm}\u0000${clientId}\u0000${jti}`, ttlSeconds * 1000),
     },
-    close: () => redis.disconnect(),
+    close: () => store.close(),
   };
 }

@@ -29,6 +29,8 @@ export interface ClientCredentialRow {
   trusts: CredentialTrust[];
   token_version: number;
   credentials_revision: number;
+  /** Tokens only with a DPoP proof, bound to its key (RFC 9449). */
+  dpop_bound_access_tokens: boolean;
 }
 
 export interface ClientCredentialRepository {
@@ -189,7 +191,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         .where({ 'sa.realm': realm, 'sa.sub': clientId })
         .whereNull('p.deleted_at')
         .whereNull('sa.disabled_at')
-        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'sa.credentials_revision', 'p.token_version', this.db.raw(GRANTS_JSON), this.db.raw(KEYS_JSON), this.db.raw(TRUSTS_JSON));
+        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'sa.credentials_revision', 'sa.dpop_bound_access_tokens', 'p.token_version', this.db.raw(GRANTS_JSON), this.db.raw(KEYS_JSON), this.db.raw(TRUSTS_JSON));
       if (!read.stale) return this.#remember(key, row);
       if (attempt === MAX_READS) {
         if (row !== undefined) this.#retired.add(row);

@@ -9,6 +9,7 @@ export interface ServiceAccountRow {
   name: string;
   role: ServiceAccountRole;
   grants: Grant[];
+  dpop_bound_access_tokens: boolean;
   created_at: Date;
   created_by: string | null;
   last_used_at: Date | null;
@@ -28,6 +29,7 @@ export interface NewServiceAccount {
 export interface ServiceAccountChange {
   role?: ServiceAccountRole | undefined;
   grants?: Grant[] | undefined;
+  dpopBoundAccessTokens?: boolean | undefined;
   secretDigest?: string | undefined;
 }
 
@@ -56,7 +58,7 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
   const selectAccounts = () =>
     db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')
-      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'p.created_at', 'p.created_by', 'sa.last_used_at', 'sa.disabled_at', db.raw(GRANTS_JSON));
+      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'sa.dpop_bound_access_tokens', 'p.created_at', 'p.created_by', 'sa.last_used_at', 'sa.disabled_at', db.raw(GRANTS_JSON));
 
   return {
     async list(realm) {
@@ -80,9 +82,10 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
         return 'created';
       });
     },
-    update(realm, sub, { role, grants, secretDigest }) {
+    update(realm, sub, { role, grants, dpopBoundAccessTokens, secretDigest }) {
       return changeAccount<never>(db, realm, sub, { revoke: true }, async (trx) => {
         if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
+        if (dpopBoundAccessTokens !== undefined) await trx('service_accounts').where({ sub }).update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
         if (grants !== undefined) {
           await trx('grants').where({ sub }).delete();
           if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));

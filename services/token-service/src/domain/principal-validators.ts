@@ -43,11 +43,14 @@ export const UpdateServiceAccountSchema = z
     {
       role: ServiceAccountRoleSchema.optional(),
       grants: GrantsSchema.optional(),
+      dpop_bound_access_tokens: z.boolean({ error: 'dpop_bound_access_tokens must be true or false' }).optional(),
       actor: Actor.optional(),
     },
     { error: 'body must be a JSON object' },
   )
-  .refine((body) => body.role !== undefined || body.grants !== undefined, { error: 'role or grants is required' });
+  .refine((body) => body.role !== undefined || body.grants !== undefined || body.dpop_bound_access_tokens !== undefined, {
+    error: 'role, grants or dpop_bound_access_tokens is required',
+  });
 
 export const ActorBodySchema = z.object({ actor: Actor.optional() }, { error: 'body must be a JSON object' });
 

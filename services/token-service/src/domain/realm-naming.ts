@@ -11,3 +11,6 @@ export function issuerOf(authUrl: string, tenant: string): string {
 export function realmPath(tenant: string): string {
   return `/realms/${tenant}`;
 }
+
+/** The token introspection endpoint under a realm's issuer (RFC 7662, at Keycloak's path). */
+export const INTROSPECTION_PATH = '/protocol/openid-connect/token/introspect';

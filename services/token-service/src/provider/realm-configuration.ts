@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
+import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared';
 import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { TokenServiceConfig } from '../config.js';
+import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';
 import type { IdentityContext } from '../domain/identity-context.js';
-import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
+import { INTROSPECTION_PATH, issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
@@ -11,13 +13,15 @@ import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
   TokenServiceConfig,
-  'AUTH_URL' | 'PORTAL_URL' | 'COOKIE_KEYS' | 'ACCESS_TOKEN_TTL' | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'TRUST_PROXY'
+  'AUTH_URL' | 'PORTAL_URL' | 'COOKIE_KEYS' | 'ACCESS_TOKEN_TTL' | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'API_AUDIENCES' | 'DPOP_NONCE_KEYS' | 'TRUST_PROXY'
 >;
 
 export interface RealmConfigurationDeps {
   config: RealmConfig;
   identity: Pick<IdentityContext, 'users' | 'oidcPayloads'>;
   clientAuth: ClientAuthentication;
+  /** Where DPoP proof ids are claimed (replay-detection.ts), shared with the resource servers' kind of store. */
+  replay: DpopReplayStore;
 }
 
 /** Client metadata property carrying what the token's claims need, consistent with the digest it came with. */
@@ -62,6 +66,18 @@ function applyClientCredentialsScope(ctx: KoaContextWithOIDC, role: string): voi
   }
 }
 
+/**
+ * DPoP at the token endpoint (RFC 9449 §5): a proof binds the token to its key; a service
+ * account with `dpop_bound_access_tokens` gets nothing without one (realm-provider.ts). With
+ * nonce keys every proof must carry a nonce the endpoint issued (§8): oidc-provider derives its
+ * nonces from one 32-byte secret, the first key's digest, the same on every replica.
+ */
+function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']>['dPoP'] {
+  const [nonceKey] = listOf(config.DPOP_NONCE_KEYS);
+  if (nonceKey === undefined) return { enabled: true };
+  return { enabled: true, nonceSecret: createHash('sha256').update(nonceKey).digest(), requireNonce: () => true };
+}
+
 function principalOf(client: unknown): PrincipalMetadata | undefined {
   return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
 }
@@ -78,6 +94,7 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
   const path = realmPath(tenant);
   const cookieKeys = config.COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
   const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
+  const apiAudiences = listOf(config.API_AUDIENCES);
 
   return {
     adapter: postgresAdapterFactory(tenant, deps.identity.oidcPayloads),
@@ -94,6 +111,9 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
     ],
     jwks: { keys: [new Rs256SigningKey(signingJwk)] },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    enabledJWA: { dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS] },
+    // Served by our own route (introspection-route.ts), not oidc-provider's, which cannot introspect JWT access tokens.
+    discovery: { claim_types_supported: ['normal'], introspection_endpoint: `${issuerOf(config.AUTH_URL, tenant)}${INTROSPECTION_PATH}` },
     responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
     claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },
@@ -125,6 +145,7 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
     },
     features: {
       devInteractions: { enabled: false },
+      dPoP: dPoPFeature(config),
       externalSigningSupport: EXTERNAL_SIGNING,
       clientCredentials: { enabled: true },
       introspection: { enabled: false },
@@ -144,6 +165,8 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
           if (sameResource(indicator, config.PLANT_STORE_AUDIENCE)) audience = config.PLANT_STORE_AUDIENCE;
           // Service accounts never get account-admin tokens: automation cannot manage service accounts.
           else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE)) audience = config.ACCOUNT_ADMIN_AUDIENCE;
+          // Other teams' APIs (@plant/resource-auth) are for service accounts, as the Plant Store is.
+          else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
           if (audience === undefined) throw new errors.InvalidTarget();
           const principal = principalOf(client);
           if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal.role);

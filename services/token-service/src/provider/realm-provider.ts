@@ -7,6 +7,7 @@ import { grantRequestId } from './grant-request-id.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
 import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
+import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
 import type { TokenMetrics } from './token-metrics.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
@@ -43,9 +44,15 @@ function advertiseClientAssertions(ctx: ProviderContext): void {
 /**
  * RFC 6749 §5.2 codes where oidc-provider answers invalid_request: a grant type the client
  * may not use is unauthorized_client; no client authentication at all is invalid_client (401).
+ * A client that requires DPoP and sent no proof learns so (RFC 9449's invalid_dpop_proof).
  */
 function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
+  // oidc-provider says only "grant request is invalid" when a client that requires DPoP sends no proof.
+  if (ctx.status === 400 && body?.error === 'invalid_grant' && ctx.headers.dpop === undefined && (ctx as unknown as KoaContextWithOIDC).oidc?.client?.dpopBoundAccessTokens === true) {
+    oauthError(ctx, 400, 'invalid_dpop_proof', 'this client requires a DPoP proof (RFC 9449) with every token request');
+    return;
+  }
   if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
   if (body.error_description === GRANT_NOT_ALLOWED) {
     body.error = 'unauthorized_client';
@@ -146,6 +153,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   // The credential each service-account client was built from, to tell when it changed.
   const credentialOf = new WeakMap<object, ClientCredential>();
   serveServiceAccountClients(provider, { tenant, clientAuth, audiences: new Set([issuer, `${issuer}${TOKEN_PATH}`]), credentialOf });
+  claimReplaysInStore(provider, deps.replay);
   provider.use(guardRealmRequests(issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
@@ -159,7 +167,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
     // The database, or the jti store an assertion needs: the client is told to retry (the guard answers 503).
-    if (isDatabaseUnavailable(err) || err instanceof AssertionUnverifiable) {
+    if (isDatabaseUnavailable(err) || err instanceof AssertionUnverifiable || err instanceof ReplayCheckUnavailable) {
       ctx.state.dependencyUnavailable = true;
       logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
     } else logger.error({ reqId, err, tenant }, 'oidc-provider server error');

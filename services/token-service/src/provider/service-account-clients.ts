@@ -61,6 +61,8 @@ function serviceAccountClientMetadata(credential: ClientCredential, byAssertion:
     grant_types: ['client_credentials'],
     response_types: [],
     redirect_uris: [],
+    // oidc-provider then refuses a grant without a DPoP proof, and binds the token to the proof's key.
+    dpop_bound_access_tokens: credential.dpop_bound_access_tokens,
     scope: ROLE_SCOPES[credential.role],
     [PRINCIPAL_METADATA]: principal,
   };

@@ -54,6 +54,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const service = await createTokenService(config, logger);
   publicHandler = service.publicApp;
   internalHandler = service.internalApp;
+  await service.startIntrospection(internalServer.url);
   const managementServer = await startWebServer(service.managementApp, { port: 0, host: '127.0.0.1' });
 
   return {

@@ -23,6 +23,7 @@ export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
       client_id: z.string(),
       role: ServiceAccountRoleSchema,
       grants: z.array(GrantBody),
+      dpop_bound_access_tokens: z.boolean().meta({ description: 'Tokens only with a DPoP proof (RFC 9449), bound to its key; off by default' }),
       created_at: z.iso.datetime(),
       created_by: z.string().nullable(),
       last_used_at: z.iso.datetime().nullable(),

@@ -3,6 +3,7 @@ import type { Session } from '../../domain/session.js';
 import { html, MAX_SERVICE_ACCOUNTS, renderPage, SERVICE_ACCOUNT_NAME_MAX, type Html, type ServiceAccount } from '@plant/shared';
 import { CREDENTIAL_ACTION_TEXT, describeCredentialDetails } from './credential-activity.js';
 import { timeOf } from './time-of.js';
+import { describeTokenBinding, tokenBindingCell, tokenBindingFieldset } from './token-binding.js';
 
 /** Where the portal serves its stylesheet (`stylesheetRoute`) and its script. */
 export const ASSETS_PATH = '/assets';
@@ -65,11 +66,12 @@ function grantsOf(account: ServiceAccount): Html {
 }
 
 function accountRow(account: ServiceAccount, canManage: boolean): Html {
-  return html`<tr data-client-id="${account.client_id}" data-name="${account.name}" data-role="${account.role}" data-grants="${account.grants.map((g) => g.tag).join(', ')}">
+  return html`<tr data-client-id="${account.client_id}" data-name="${account.name}" data-role="${account.role}" data-grants="${account.grants.map((g) => g.tag).join(', ')}" data-dpop="${String(account.dpop_bound_access_tokens)}">
   <th scope="row" data-label="Name"><a href="/settings/service-accounts/${account.client_id}">${account.name}</a>${account.disabled ? html` <span class="badge badge-off">Disabled</span>` : ''}</th>
   <td data-label="Client ID"><code class="client-id">${account.client_id}</code></td>
   <td data-label="Role"><span class="badge">${account.role}</span></td>
   <td data-label="Grants">${grantsOf(account)}</td>
+  ${tokenBindingCell(account)}
   <td data-label="Created">${timeOf(account.created_at)}</td>
   <td data-label="Created by">${account.created_by ?? html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Last used">${timeOf(account.last_used_at)}</td>
@@ -135,6 +137,7 @@ export const managementDialogs = html`
     <label for="edit-grants">Edit grants (plant tags)</label>
     <input id="edit-grants" name="grants" type="text" autocomplete="off" aria-describedby="edit-grants-help">
     <p id="edit-grants-help" class="hint">Tags this account may create plants with even as View, separated by commas, for example <code>roses, tulips</code>. Leave empty for none.</p>
+    ${tokenBindingFieldset}
     <p class="hint">Saving revokes the account's current tokens; it gets new ones with the new rights.</p>
     <p id="edit-error" class="alert alert-error" role="alert" hidden></p>
     <div class="dialog-actions">
@@ -165,7 +168,7 @@ ${accounts.length === 0
   ? html`<div class="card empty"><h2>No service accounts yet</h2><p class="muted">${canManage ? 'Create one to let automation call the Plant Store API.' : 'An Account Admin can create one.'}</p></div>`
   : html`<div class="table-wrap"><table class="table" id="service-accounts">
   <caption class="sr-only">Service accounts</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Role</th><th scope="col">Grants</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
+  <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Role</th><th scope="col">Grants</th><th scope="col">Tokens</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
   <tbody>${accounts.map((a) => accountRow(a, canManage))}</tbody>
 </table></div>`}
 ${canManage ? managementDialogs : ''}`,
@@ -186,6 +189,8 @@ function describeDetails(event: AuditEvent): string {
   if (typeof role === 'object' && role !== null) parts.push(`role ${role.from} → ${role.to}`);
   const grants = event.details.grants as { from?: string[]; to?: string[] } | undefined;
   if (grants && Array.isArray(grants.to)) parts.push(`grants: ${grants.to.length === 0 ? 'none' : grants.to.join(', ')}`);
+  const binding = describeTokenBinding(event.details);
+  if (binding !== undefined) parts.push(binding);
   return [...parts, ...describeCredentialDetails(event.details)].join('; ');
 }
 

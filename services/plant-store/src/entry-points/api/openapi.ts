@@ -23,13 +23,18 @@ import { ListPlantsQuery } from '../../domain/plant-validators.js';
 
 const challenge = {
   'WWW-Authenticate': {
-    description: 'RFC 6750 challenge: `Bearer realm="plants"`, with `error="invalid_token"` when a token was sent',
+    description:
+      'RFC 6750 challenge: `Bearer realm="plants"`, with `error="invalid_token"` when a token was sent; for a DPoP-bound token or a ' +
+      'DPoP proof, RFC 9449\'s `DPoP realm="plants", error="invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce", algs="ES256 EdDSA Ed25519"`',
     schema: { type: 'string' as const },
   },
 };
 
 const authErrors = {
-  401: errorResponse('No bearer token, or an invalid, expired or revoked one', challenge),
+  401: errorResponse(
+    'No bearer token, or an invalid, expired or revoked one; a DPoP-bound token sent as Bearer; a missing, stale, replayed or mismatched DPoP proof (a nonce to use comes in `DPoP-Nonce`)',
+    challenge,
+  ),
   403: errorResponse('The token is valid but lacks the role or grant (`error="insufficient_scope"`)', challenge),
   503: 'Token verification or the database is temporarily unavailable',
 };
@@ -79,8 +84,9 @@ export function openApiDocument(publicUrl: string): OpenApiDocument {
     version: '1.0.0',
     description:
       'Create and list the plants of your tenant. Every call needs `Authorization: Bearer <access token>` ' +
-      'obtained with the client credentials grant of a service account.',
+      'obtained with the client credentials grant of a service account; a DPoP-bound token (RFC 9449, `token_type: DPoP`) goes as ' +
+      '`Authorization: DPoP <access token>` with a `DPoP` proof for the call (`htu` = this server URL plus the path).',
     serverUrl: publicUrl,
-    securitySchemes: { bearerAuth: BEARER_JWT },
+    securitySchemes: { bearerAuth: BEARER_JWT, dpopAuth: { type: 'http', scheme: 'DPoP', bearerFormat: 'JWT', description: 'RFC 9449: the DPoP scheme, with a DPoP proof header on every call' } },
   });
 }

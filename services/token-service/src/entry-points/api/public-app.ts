@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { SIGN_IN_ASSETS } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../web/interaction-routes.js';
+import { introspectionRoute, type IntrospectionDeps } from './introspection-route.js';
 import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
 
@@ -16,6 +17,8 @@ export interface PublicAppDeps {
   accessTokenTtl: number;
   trustProxy: TrustProxy;
   interactions: InteractionDeps;
+  /** Token introspection (RFC 7662): who may ask, and what verifies. */
+  introspection: Omit<IntrospectionDeps, 'trustProxy'>;
 }
 
 /** The public listener: the realms (`/realms/<tenant>/...`) and the sign-in pages' stylesheet (`/realms/_assets/...`); probes and metrics are the management port's. */
@@ -31,6 +34,8 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
     etag: true,
     routes: [
       tokenRoute(deps.providers),
+      // Before the realm mount, which would hand the path to oidc-provider (its introspection is off).
+      introspectionRoute({ ...deps.introspection, trustProxy: deps.trustProxy }),
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'),
       ...interactionRoutes(deps.interactions),
       // The portal's stylesheet (@plant/shared), for the sign-in pages.

@@ -1,0 +1,51 @@
+/**
+ * "jti never seen twice", across every replica (RFC 9449 §11.1): a proof's id is claimed with
+ * one atomic `SET key 1 NX PX ttl` in Redis, so of two replicas that get the same proof at the
+ * same moment exactly one accepts it. Failing closed: a claim that Redis does not confirm in time
+ * (down, a timeout, a refused command) is an error, and the request gets 503, never a pass.
+ *
+ * A key lives only as long as its proof could be accepted (its `iat` plus the window), so the
+ * store holds the proofs accepted within the last two windows at most: it follows the live
+ * request rate, never the history. Keys are hashes of the claim (fixed size whatever the jti).
+ */
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { withTimeout, type Logger } from '@plant/shared';
+
+export interface DpopReplayStore {
+  /** True when `id` had not been claimed within its lifetime (and now is); false for a replay. Rejects when the store cannot answer. */
+  claim(id: string, ttlMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface RedisReplayStoreOptions {
+  /** A Redis URL (a connection of the store's own) or an ioredis client to share (not closed by `close`). */
+  redis: string | Redis;
+  /** Key prefix (default `plantstore:dpop-jti:`). */
+  keyPrefix?: string;
+  /** How long a claim may take before it counts as failed, ms (default 500). */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+export function createRedisReplayStore(options: RedisReplayStoreOptions): DpopReplayStore {
+  const own = typeof options.redis === 'string';
+  // A claim made while the connection is (re)established waits for it, up to `timeoutMs`: the
+  // first requests after a start are served, and a Redis that stays away costs each claim that
+  // long before its 503. Each reconnection attempt fails what queued (maxRetriesPerRequest), so
+  // the queue holds at most the claims of one retry interval.
+  const redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true }) : options.redis;
+  if (own) redis.on('error', (err: Error) => options.logger?.warn({ err: { message: err.message } }, 'dpop replay store: redis error'));
+  const prefix = options.keyPrefix ?? 'plantstore:dpop-jti:';
+  const timeoutMs = options.timeoutMs ?? 500;
+  return {
+    async claim(id, ttlMs) {
+      const key = prefix + createHash('sha256').update(id).digest('base64url');
+      const answer = await withTimeout(redis.set(key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'), timeoutMs, 'dpop jti claim');
+      return answer === 'OK';
+    },
+    async close() {
+      if (own) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
