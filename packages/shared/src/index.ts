@@ -21,6 +21,7 @@ export * from './production-secrets.js';
 export * from './proxy-trust.js';
 export * from './prepared-statements.js';
 export * from './realm-names.js';
+export * from './redis-connection.js';
 export * from './route-table.js';
 export * from './request-context.js';
 export * from './service-config.js';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
-import { Redis } from 'ioredis';
+import { createDatabase, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import type { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
@@ -42,8 +42,9 @@ export interface TokenService {
 export async function createTokenService(config: TokenServiceConfig, logger: Logger): Promise<TokenService> {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'token-service', logger });
   const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false };
-  const redis = new Redis(config.REDIS_URL, redisOptions);
-  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const redisTarget = redisTargetOf(config);
+  const redis = createRedisClient(redisTarget, redisOptions);
+  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null });
   for (const client of [redis, subscriber]) client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
 
   const repositories = createRepositories(db);

@@ -1,0 +1,3 @@
+/** The topologies of `pnpm test:topology`: the ingress in front of replicas, and what the tests drive through it. */
+export * from './ingress.js';
+export * from './topology-platform.js';
