@@ -16,6 +16,8 @@ export interface NginxServer {
   dir: string;
   /** Every access log line so far (the caller chose their format). */
   accessLog(): string[];
+  /** nginx's own complaints so far (warnings and errors: an upstream that reset a connection, …). */
+  errorLog(): string[];
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startNginx({ http, ports }: NginxOptions): Promise<NginxSe
   return {
     dir: dir.path,
     accessLog: () => readFileSync(at('access.log'), 'utf8').split('\n').filter(Boolean),
+    errorLog: () => readFileSync(at('error.log'), 'utf8').split('\n').filter(Boolean),
     async stop() {
       // SIGTERM: fast shutdown (SIGQUIT would wait for keep-alive clients).
       await daemon.stop('SIGTERM');

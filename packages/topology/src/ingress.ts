@@ -15,23 +15,11 @@
  * port for account-admin's back channel, its internal API for the resource servers): plain
  * load balancing over its replicas, from another address, no forwarded headers.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, startNginx, type PlatformPorts, type ServiceName } from '@plant/test-kit';
-import { parse } from 'yaml';
-
-/** The ingress controller's address towards the replicas: what `TRUST_PROXY` names. */
-export const INGRESS_ADDRESS = '127.0.0.2';
-/** The Services' stand-ins connect from here: not a trusted proxy. */
-const SERVICE_ADDRESS = '127.0.0.3';
-export const INGRESS_DOMAIN = 'plants.test';
-
-export interface IngressRoute {
-  host: string;
-  path: string;
-  service: ServiceName;
-}
+import { freePort, startNginx, type PlatformPorts, type ServiceName } from '@plant/test-kit';
+import { drainedFlag, INGRESS_DOMAIN, ingressRoutes, renderIngressHttp, type IngressLayout, type IngressRoute } from './ingress-config.js';
 
 /** One request as nginx logged it. */
 export interface AccessLine {
@@ -57,95 +45,41 @@ export interface Ingress {
   tokenServiceInternalUrl: string;
   /** Keep-alive connections on which the ingress's host names resolve to loopback, from `localAddress` if given. */
   agent(localAddress?: string): Agent;
+  /**
+   * Takes a replica out of its service's pool, for the ingress and the Services' stand-ins
+   * alike, as a cluster does with a terminating pod's endpoint (one replica of a service at a time).
+   */
+  removeEndpoint(service: ServiceName, index: number): void;
+  restoreEndpoint(service: ServiceName, index: number): void;
   accessLog(): AccessLine[];
+  /** nginx's error log lines (why it answered 502: a reset, a refused connection, …). */
+  errorLog(): string[];
   stop(): Promise<void>;
-}
-
-interface IngressRule {
-  host: string;
-  http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> };
-}
-
-/** The routes of `k8s/base/ingress.yaml`, each host turned into `<first label>.plants.test`. */
-export function ingressRoutes(): { routes: IngressRoute[]; bodyLimit: string } {
-  const ingress = parse(readFileSync(join(REPO_ROOT, 'k8s/base/ingress.yaml'), 'utf8')) as {
-    metadata: { annotations?: Record<string, string> };
-    spec: { rules: IngressRule[] };
-  };
-  const routes = ingress.spec.rules.flatMap((rule) =>
-    rule.http.paths.map((p) => {
-      if (p.pathType !== 'Prefix') throw new Error(`ingress path ${p.path}: only Prefix paths are rendered here`);
-      return { host: `${rule.host.split('.')[0]}.${INGRESS_DOMAIN}`, path: p.path, service: p.backend.service.name as ServiceName };
-    }),
-  );
-  return { routes, bodyLimit: ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m' };
-}
-
-const LOG_FORMAT = `log_format topology escape=json '{"at":$msec,"requestId":"$req_id","host":"$host","method":"$request_method","uri":"$request_uri","status":$status,"upstreams":"$upstream_addr","upstreamStatuses":"$upstream_status"}';`;
-
-/** ingress-nginx's proxy settings for a location that routes to `upstream`. */
-function proxyTo(upstream: string, { forwarded }: { forwarded: boolean }): string {
-  return [
-    `proxy_pass http://${upstream};`,
-    'proxy_http_version 1.1;',
-    'proxy_set_header Connection "";',
-    `proxy_bind ${forwarded ? INGRESS_ADDRESS : SERVICE_ADDRESS};`,
-    'proxy_connect_timeout 5s;',
-    'proxy_read_timeout 60s;',
-    // Retried on the next replica only on a connection error or timeout; POST only if nothing was sent (nginx's rule without non_idempotent).
-    'proxy_next_upstream error timeout;',
-    'proxy_next_upstream_tries 3;',
-    ...(forwarded
-      ? [
-          'proxy_set_header Host $http_host;',
-          'proxy_set_header X-Request-ID $req_id;',
-          'proxy_set_header X-Real-IP $remote_addr;',
-          'proxy_set_header X-Forwarded-For $remote_addr;',
-          'proxy_set_header X-Forwarded-Proto $scheme;',
-          'proxy_set_header X-Forwarded-Host $http_host;',
-        ]
-      : // A Service balances connections: the request reaches the replica as the client sent it, Host included.
-        ['proxy_set_header Host $http_host;']),
-  ].join('\n      ');
-}
-
-function upstreamBlock(name: string, ports: number[]): string {
-  const servers = ports.map((port) => `server 127.0.0.1:${port} max_fails=1 fail_timeout=1s;`).join('\n    ');
-  return `upstream ${name} {\n    ${servers}\n    keepalive 32;\n    keepalive_timeout 60s;\n  }`;
 }
 
 /** Starts nginx in front of the replicas on `ports` (they need not listen yet). */
 export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
   const { routes, bodyLimit } = ingressRoutes();
   const [port, tokenPublic, tokenInternal] = [await freePort(), await freePort(), await freePort()];
-  const backends: Record<ServiceName, number[]> = {
-    'token-service': ports['token-service'].map((p) => p.port),
-    'plant-store': ports['plant-store'],
-    'account-admin': ports['account-admin'],
+  const layout: IngressLayout = {
+    routes,
+    bodyLimit,
+    port,
+    tokenPublic,
+    tokenInternal,
+    backends: {
+      'token-service': { name: 'token-service', ports: ports['token-service'].map((p) => p.port) },
+      'token-service-internal': { name: 'token-service-internal', ports: ports['token-service'].map((p) => p.internalPort) },
+      'plant-store': { name: 'plant-store', ports: ports['plant-store'] },
+      'account-admin': { name: 'account-admin', ports: ports['account-admin'] },
+    },
   };
-  const hosts = [...new Set(routes.map((r) => r.host))];
-  const servers = hosts.map((host) => {
-    const locations = routes
-      .filter((r) => r.host === host)
-      .map((r) => `    location ${r.path} {\n      ${proxyTo(r.service, { forwarded: true })}\n    }`)
-      .join('\n');
-    return `  server {\n    listen 127.0.0.1:${port};\n    server_name ${host};\n    client_max_body_size ${bodyLimit};\n${locations}\n  }`;
-  });
-  const http = [
-    LOG_FORMAT,
-    'access_log {dir}/access.log topology;',
-    // The client's request id when it sent one (ingress-nginx's $req_id), else nginx's own.
-    'map $http_x_request_id $req_id { default $http_x_request_id; "" $request_id; }',
-    ...Object.entries(backends).map(([service, servicePorts]) => upstreamBlock(service, servicePorts)),
-    upstreamBlock('token-service-internal', ports['token-service'].map((p) => p.internalPort)),
-    ...servers,
-    // Unknown hosts: 404, as ingress-nginx's default backend answers.
-    `  server {\n    listen 127.0.0.1:${port} default_server;\n    return 404;\n  }`,
-    // The Services' stand-ins log nothing: the access log holds what came through the ingress only.
-    `  server {\n    listen 127.0.0.1:${tokenPublic};\n    access_log off;\n    location / {\n      ${proxyTo('token-service', { forwarded: false })}\n    }\n  }`,
-    `  server {\n    listen 127.0.0.1:${tokenInternal};\n    access_log off;\n    location / {\n      ${proxyTo('token-service-internal', { forwarded: false })}\n    }\n  }`,
-  ].join('\n  ');
+  const http = renderIngressHttp(layout);
   const nginx = await startNginx({ http, ports: [port, tokenPublic, tokenInternal] });
+  mkdirSync(join(nginx.dir, 'drained'));
+  /** The token service's replicas are also behind its internal API's Service. */
+  const flagsOf = (service: ServiceName, index: number) =>
+    [drainedFlag(service, index), ...(service === 'token-service' ? [drainedFlag('token-service-internal', index)] : [])].map((flag) => join(nginx.dir, flag));
   const agents: Agent[] = [];
   const hostOf = (service: ServiceName) => routes.find((r) => r.service === service)!.host;
   return {
@@ -159,7 +93,14 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
       agents.push(agent);
       return agent;
     },
+    removeEndpoint(service, index) {
+      for (const flag of flagsOf(service, index)) writeFileSync(flag, '');
+    },
+    restoreEndpoint(service, index) {
+      for (const flag of flagsOf(service, index)) rmSync(flag, { force: true });
+    },
     accessLog: () => nginx.accessLog().map(toAccessLine),
+    errorLog: () => nginx.errorLog(),
     async stop() {
       for (const agent of agents) agent.destroy();
       await nginx.stop();

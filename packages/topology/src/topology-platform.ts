@@ -8,7 +8,8 @@
 import type { Agent } from 'node:http';
 import { httpRequest, signInClient, type Answer, type SignInClient } from '@plant/e2e';
 import { platformPorts, startPlatform, type Platform, type PlatformOptions } from '@plant/test-kit';
-import { INGRESS_ADDRESS, startIngress, type Ingress } from './ingress.js';
+import { INGRESS_ADDRESS } from './ingress-config.js';
+import { startIngress, type Ingress } from './ingress.js';
 
 export interface TopologyOptions {
   /** Replicas of each service (default 2). */
@@ -33,7 +34,7 @@ export interface Topology {
   /** Sign-in through the ingress (portal sessions, user tokens). */
   signIn: SignInClient;
   /** A call to the portal's REST API with a signed-in user's session. */
-  portalApi(user: PortalUser, method: string, path: string, body?: unknown): Promise<Answer>;
+  portalApi(user: PortalUser, method: string, path: string, body?: unknown, requestId?: string): Promise<Answer>;
   /** The client credentials grant (client_secret_post) through the ingress. */
   grant(tenant: string, clientId: string, secret: string, options?: { agent?: Agent; requestId?: string }): Promise<Answer>;
   listPlants(token: string, options?: { base?: string; requestId?: string; query?: string }): Promise<Answer>;
@@ -76,11 +77,11 @@ export async function startTopology({ replicas = 2, platform: options = {} }: To
     urls,
     agent,
     signIn: signInClient({ authUrl: urls.auth, portalUrl: urls.portal, hasPortal: () => true, agent }),
-    portalApi(user, method, path, body) {
+    portalApi(user, method, path, body, requestId) {
       return httpRequest(`${urls.portal}${path}`, {
         method,
         agent,
-        headers: { cookie: user.cookie, 'x-csrf-token': user.csrf, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { cookie: user.cookie, 'x-csrf-token': user.csrf, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...traced(requestId) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     },
