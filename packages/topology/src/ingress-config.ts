@@ -57,7 +57,13 @@ export interface IngressLayout {
   port: number;
   tokenPublic: number;
   tokenInternal: number;
-  backends: Record<ServiceName | 'token-service-internal', Backend>;
+  /**
+   * The ingress's pools, and the Services' of the token service (its public port, its internal
+   * API): pools of their own, because nginx keeps idle connections per pool whatever address
+   * opened them, and a connection the ingress opened must never carry a Service's request (nor
+   * the other way round), or a replica would see the wrong peer.
+   */
+  backends: Record<ServiceName | 'token-service-svc' | 'token-service-internal', Backend>;
 }
 
 /** Where a replica's drained flag lives, relative to nginx's directory. */
@@ -127,7 +133,7 @@ export function renderIngressHttp({ routes, bodyLimit, port, tokenPublic, tokenI
     // Unknown hosts: 404, as ingress-nginx's default backend answers.
     `  server {\n    listen 127.0.0.1:${port} default_server;\n    return 404;\n  }`,
     // The Services' stand-ins log nothing: the access log holds what came through the ingress only.
-    standIn(tokenPublic, backends['token-service']),
+    standIn(tokenPublic, backends['token-service-svc']),
     standIn(tokenInternal, backends['token-service-internal']),
   ].join('\n  ');
 }

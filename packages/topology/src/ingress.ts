@@ -69,6 +69,7 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
     tokenInternal,
     backends: {
       'token-service': { name: 'token-service', ports: ports['token-service'].map((p) => p.port) },
+      'token-service-svc': { name: 'token-service-svc', ports: ports['token-service'].map((p) => p.port) },
       'token-service-internal': { name: 'token-service-internal', ports: ports['token-service'].map((p) => p.internalPort) },
       'plant-store': { name: 'plant-store', ports: ports['plant-store'] },
       'account-admin': { name: 'account-admin', ports: ports['account-admin'] },
@@ -77,9 +78,9 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
   const http = renderIngressHttp(layout);
   const nginx = await startNginx({ http, ports: [port, tokenPublic, tokenInternal] });
   mkdirSync(join(nginx.dir, 'drained'));
-  /** The token service's replicas are also behind its internal API's Service. */
+  /** The token service's replicas are also behind its two Services. */
   const flagsOf = (service: ServiceName, index: number) =>
-    [drainedFlag(service, index), ...(service === 'token-service' ? [drainedFlag('token-service-internal', index)] : [])].map((flag) => join(nginx.dir, flag));
+    [service, ...(service === 'token-service' ? ['token-service-svc', 'token-service-internal'] : [])].map((backend) => join(nginx.dir, drainedFlag(backend, index)));
   const agents: Agent[] = [];
   const hostOf = (service: ServiceName) => routes.find((r) => r.service === service)!.host;
   return {

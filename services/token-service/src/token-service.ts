@@ -109,8 +109,15 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       logger.warn({ channel }, 'ignored a malformed event');
     }
   });
-  // After a reconnect events may have been missed: start from Postgres again.
-  subscriber.on('ready', () => credentials.forgetAll());
+  // Without the subscription change events are missed: credentials come from Postgres on every
+  // grant until it is confirmed again (a Redis restart or failover), then the cache starts anew.
+  subscriber.on('close', () => credentials.distrust());
+  subscriber.on('ready', () => {
+    subscriber.subscribe(REVOCATION_CHANNEL).then(
+      () => credentials.trust(),
+      () => undefined,
+    );
+  });
   await subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL, CLIENT_AUTH_FAILURE_CHANNEL);
   // Failure announcements missed while disconnected: distrust the hints until rebuilt from Redis,
   // once the channel is subscribed again.

@@ -47,8 +47,8 @@ const LOOKUPS_PER_ADDRESS = 4;
  *     (here the throttle protects CPU; guessable passwords are the sign-in throttle's);
  *  3. `isCurrent`, just before the token is sent: false once the credential changed (a reset
  *     that committed after the secret was compared), so the old secret issues nothing after the
- *     change's answer; `secretUnchanged` then tells a reset (401) from a change of role or
- *     grants (retry);
+ *     change's answer; `changeSince` then tells a reset (401) from a change of role or
+ *     grants (retry) and from no change at all (a reconnect distrusted every credential: the token goes out);
  *  4. `recordUse`, once the token is issued.
  * An address no replica has seen fail within the window has every counter at zero: for it and a
  * cached credential no step returns a promise, so a grant's hot path waits on nothing here.
@@ -99,10 +99,15 @@ export class ClientAuthentication {
     return this.#credentials.isCurrent(credential);
   }
 
-  /** For a credential no longer current: whether the account still has the same secret (its role or grants changed, not its secret). */
-  async secretUnchanged(credential: ClientCredential): Promise<boolean> {
+  /**
+   * For a credential no longer current, what Postgres says changed since it was read: its
+   * secret (or the account is gone), its claims only (role or grants: a new token version), or
+   * nothing (it was only distrusted, after a reconnect that may have missed change events).
+   */
+  async changeSince(credential: ClientCredential): Promise<'secret' | 'claims' | 'nothing'> {
     const now = await this.#credentials.find(credential.realm, credential.sub);
-    return now !== undefined && now.secret_digest === credential.secret_digest;
+    if (now === undefined || now.secret_digest !== credential.secret_digest) return 'secret';
+    return now.token_version === credential.token_version ? 'nothing' : 'claims';
   }
 
   /** invalid_client before any client was found: the address's failure. */

@@ -120,12 +120,16 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
  * nothing here. Otherwise the token is dropped at once, then the answer says what changed: 401
  * invalid_client when the secret no longer authenticates (reset, deleted), 503 with Retry-After
  * when it still does (role or grants changed: the next grant gets the new claims). The token
- * was minted, so it counts as issued and as refused.
+ * was minted, so it counts as issued and as refused. When nothing changed (the credential was
+ * only distrusted: the replica re-subscribed to the change events, as after a Redis failover,
+ * and every cached credential was dropped), the token is what a new grant would issue, and
+ * it goes out after all.
  */
 function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
   if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
+  const minted = { status: ctx.status, body: ctx.body };
   oauthError(ctx, 401, 'invalid_client', 'client authentication failed');
   const grantType = oidc.params?.grant_type;
   const retry = () => {
@@ -133,9 +137,14 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: Cl
     oauthError(ctx, 503, 'temporarily_unavailable', 'the client changed while its token was issued; retry');
     metrics.failed(grantType, 'temporarily_unavailable');
   };
-  return clientAuth.secretUnchanged(credential).then(
-    (unchanged) => {
-      if (unchanged) return retry();
+  return clientAuth.changeSince(credential).then(
+    (change) => {
+      if (change === 'nothing') {
+        ctx.status = minted.status;
+        ctx.body = minted.body;
+        return;
+      }
+      if (change === 'claims') return retry();
       if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
       metrics.failed(grantType, 'invalid_client');
     },
