@@ -30,6 +30,8 @@ export interface PgBouncerOptions {
 
 export interface PgBouncerServer {
   port: number;
+  /** Its process (a benchmark counts its CPU with the pooled side's). */
+  pid: number;
   /** A client URL of one of its databases as one of its users. */
   urlOf(database: string, user: string): string;
   /** The log lines so far (errors such as a missing prepared statement are the server's, not PgBouncer's). */
@@ -85,6 +87,7 @@ export async function startPgBouncer({ serverUrl, databases, users, poolMode = '
   }
   return {
     port,
+    pid: daemon.pid,
     logFile,
     urlOf: (database, user) => `postgres://${encodeURIComponent(user)}:${encodeURIComponent(users[user] ?? '')}@127.0.0.1:${port}/${database}`,
     async stop() {

@@ -80,7 +80,8 @@ export interface Platform extends PlatformAdmin {
   processes: ServiceProcess[];
   /** The environment a process of the service gets (also for running one in-process). */
   envOf(service: ServiceName, override?: Record<string, string>): Record<string, string>;
-  startPlantStore(): Promise<ServiceProcess>;
+  /** Another Plant Store, with `env` over the service's environment. */
+  startPlantStore(env?: Record<string, string>): Promise<ServiceProcess>;
   /** Another token service process on its own ephemeral ports (same database and Redis). */
   startTokenServiceReplica(): Promise<ServiceProcess>;
   /** Stops it and starts the service again, with the environment it had (a process on a chosen port comes back there). */
@@ -191,8 +192,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     accountAdmins: [],
     processes,
     envOf,
-    async startPlantStore() {
-      const store = await spawn('plant-store', nextStoreName());
+    async startPlantStore(env = {}) {
+      const store = await spawn('plant-store', nextStoreName(), env);
       platform.plantStores.push(store);
       return store;
     },

@@ -4,3 +4,5 @@ export * from './topology-platform.js';
 export * from './mixed-load.js';
 export * from './fault-report.js';
 export * from './ingress-config.js';
+export * from './pooled-database.js';
+export * from './seed-flow.js';

@@ -8,7 +8,7 @@ import type { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { httpRequest } from '@plant/e2e';
 import { uniqueName } from '@plant/test-kit';
-import { startTopology, type PortalUser, type Topology } from '../src/index.js';
+import { runSeedFlow, startTopology, type PortalUser, type Topology } from '../src/index.js';
 
 const FAILURES_PER_CLIENT_IP = 4;
 let t: Topology;
@@ -35,48 +35,22 @@ const addressesOf = (service: 'plant-store' | 'token-service' | 'account-admin')
 
 describe('the seed flow through nginx, two replicas of each service', () => {
   test('When a signed-in admin creates a service account, gets tokens, creates and lists plants and resets the secret, all through nginx, then every step works whichever replica answers and the old token is refused at every Plant Store replica', async () => {
-    const me = await Promise.all(Array.from({ length: 6 }, (_, i) => t.portalApi(admin, 'GET', '/api/v1/me').then((res) => ({ res, i }))));
-    expect(me.map(({ res }) => [res.status, (res.body as { email?: string }).email])).toEqual(Array(6).fill([200, `admin@${tenant}.test`]));
-    expect(upstreamsOf(me.map(({ res }) => String(res.headers['x-request-id'])))).toEqual(addressesOf('account-admin'));
+    const flow = await runSeedFlow(t, tenant, admin);
 
-    const created = await t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('robot') });
-    expect(created.status).toBe(201);
-    const account = created.body as { client_id: string; secret: string; role: string };
-    expect(account.role).toBe('View');
-    const promoted = await t.portalApi(admin, 'PATCH', `/api/v1/service-accounts/${account.client_id}`, { role: 'Edit' });
-    expect(promoted.status).toBe(200);
-
-    const grantIds = Array.from({ length: 4 }, () => uniqueName('grant'));
-    const grants = await Promise.all(grantIds.map((requestId) => t.grant(tenant, account.client_id, account.secret, { requestId })));
-    expect(grants.map((g) => g.status)).toEqual([200, 200, 200, 200]);
-    expect(upstreamsOf(grantIds)).toEqual(addressesOf('token-service'));
-    const token = (grants[0]!.body as { access_token: string }).access_token;
-
-    const base = Date.now() * 1000;
-    const createIds = Array.from({ length: 4 }, () => uniqueName('create'));
-    const creates = await Promise.all(createIds.map((requestId, i) => t.createPlant(token, { id: base + i, name: `Ficus ${i}`, tag: 'topology' }, { requestId })));
-    expect(creates.map((c) => [c.status, c.body])).toEqual(Array.from({ length: 4 }, (_, i) => [200, { name: `Ficus ${i}`, tag: 'topology' }]));
-    const listIds = [uniqueName('list'), uniqueName('list')];
-    const lists = await Promise.all(listIds.map((requestId) => t.listPlants(token, { requestId })));
-    for (const list of lists) expect(list.body).toEqual(Array.from({ length: 4 }, (_, i) => ({ name: `Ficus ${i}`, tag: 'topology' })));
-    expect(upstreamsOf([...createIds, ...listIds])).toEqual(addressesOf('plant-store'));
-
-    const reset = await t.portalApi(admin, 'POST', `/api/v1/service-accounts/${account.client_id}/reset-secret`);
-    expect(reset.status).toBe(200);
-    const newSecret = (reset.body as { secret: string }).secret;
-
-    const oldSecret = await t.grant(tenant, account.client_id, account.secret);
-    const newGrant = await t.grant(tenant, account.client_id, newSecret);
-    expect([oldSecret.status, (oldSecret.body as { error: string }).error, newGrant.status]).toEqual([401, 'invalid_client', 200]);
+    expect(flow.me.map((res) => [res.status, (res.body as { email?: string }).email])).toEqual(Array(6).fill([200, `admin@${tenant}.test`]));
+    expect(upstreamsOf(flow.ids.me)).toEqual(addressesOf('account-admin'));
+    expect(flow.account.role).toBe('View');
+    expect(flow.grants.map((g) => g.status)).toEqual([200, 200, 200, 200]);
+    expect(upstreamsOf(flow.ids.grants)).toEqual(addressesOf('token-service'));
+    expect(flow.creates.map((c) => [c.status, c.body])).toEqual(flow.plants.map((plant) => [200, plant]));
+    for (const list of flow.lists) expect([list.status, list.body]).toEqual([200, flow.plants]);
+    expect(upstreamsOf(flow.ids.plants)).toEqual(addressesOf('plant-store'));
+    expect([flow.oldSecret.status, (flow.oldSecret.body as { error: string }).error, flow.newSecret.status]).toEqual([401, 'invalid_client', 200]);
     // The old token at every Plant Store replica directly (no retry can hide one that still accepts it), and through nginx.
-    const direct = await Promise.all(t.platform.plantStores.map((store) => t.listPlants(token, { base: store.url })));
-    const viaIngress = await Promise.all([t.listPlants(token), t.listPlants(token)]);
-    for (const refused of [...direct, ...viaIngress]) {
+    for (const refused of [...flow.oldTokenDirect, ...flow.oldTokenViaIngress]) {
       expect([refused.status, refused.headers['www-authenticate']]).toEqual([401, expect.stringContaining('error="invalid_token"')]);
     }
-    const fresh = (newGrant.body as { access_token: string }).access_token;
-    const accepted = await Promise.all(t.platform.plantStores.map((store) => t.listPlants(fresh, { base: store.url })));
-    expect(accepted.map((a) => a.status)).toEqual(t.platform.plantStores.map(() => 200));
+    expect(flow.newTokenDirect.map((a) => a.status)).toEqual(t.platform.plantStores.map(() => 200));
   });
 
   test('When a browser starts signing in through nginx, then every address it is sent to is a public one (the ingress hosts), and the issuer is the public auth host', async () => {

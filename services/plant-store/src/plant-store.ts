@@ -42,7 +42,7 @@ export async function runPlantStore(
     ...(revocation ? { revocation } : {}),
   });
   await revocation?.start?.();
-  const plants = createPlantRepository(db);
+  const plants = createPlantRepository(db, { namedStatements: config.DATABASE_NAMED_STATEMENTS });
   const app = createApp({
     plants,
     ping: () => plants.ping(),
