@@ -183,3 +183,11 @@ export function containerEnv(container: any, objects: K8sObject[], secrets: K8sO
   }
   return { env, problems };
 }
+
+/** How many pods of `replicas` a PodDisruptionBudget lets a drain take at once (integers only; a percentage is reported as NaN). */
+export function disruptionsAllowed(pdb: K8sObject, replicas: number): number {
+  const { minAvailable, maxUnavailable } = pdb.spec as { minAvailable?: number | string; maxUnavailable?: number | string };
+  if (typeof maxUnavailable === 'number') return Math.min(maxUnavailable, replicas);
+  if (typeof minAvailable === 'number') return Math.max(replicas - minAvailable, 0);
+  return Number.NaN;
+}

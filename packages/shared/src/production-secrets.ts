@@ -33,6 +33,8 @@ export const DEVELOPMENT_SECRET_VALUES: ReadonlySet<string> = new Set([
   'dev-only-token-service-db-password',
   'dev-only-account-admin-db-password',
   'dev-only-redis-password',
+  // The sentinels' password of the dev overlay's Secret (a placeholder: dev has no sentinels).
+  'dev-only-redis-sentinel-password',
 ]);
 
 /** The alphabets secrets are written in, smallest first: a value is credited with the smallest that holds it. */
