@@ -3,8 +3,9 @@
  * is made by `createRedisClient`, from one configuration: a plain `REDIS_URL`, or a master
  * that Redis Sentinel manages (`REDIS_SENTINELS`). With Sentinel the client asks the
  * sentinels where the master of `REDIS_SENTINEL_NAME` is, checks that the server it reached
- * says it is that master, and on a failover (announced by the sentinels, or a closed
- * connection) asks again: callers see a reconnect, exactly as when a single Redis restarts.
+ * says it is that master, and on a failover (the master's connection closes, or a demoted
+ * master refuses a write with READONLY) asks again: callers see a reconnect, exactly as when a
+ * single Redis restarts.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
@@ -99,8 +100,12 @@ export function redisConnectionOptions(target: RedisTarget): RedisOptions {
     ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
     // TLS to the master and replicas, as rediss: asks; the sentinels are asked in plain TCP.
     ...(url.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
-    // Reconnect as soon as a sentinel announces +switch-master, not only when the old master's connection closes.
-    failoverDetector: true,
+    // A master demoted while its clients stay connected refuses writes with READONLY: reconnect
+    // (to whatever the sentinels name now) and send the command again. ioredis' failoverDetector
+    // is not used: a +switch-master that arrives while a reconnect is asking the sentinels ends
+    // the client for good ("Connection is closed." to every later command; seen in the
+    // Sentinel topology test), and a dead master's connections close by themselves.
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
     // Every sentinel may be asked once a round; a round that finds no master is retried soon (a failover is seconds).
     sentinelRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
   };

@@ -68,8 +68,9 @@ describe('a Sentinel-managed target', () => {
       sentinelPassword: 'sentinel-secret',
       tls: {},
       enableTLSForSentinelMode: true,
-      failoverDetector: true,
     });
+    // A demoted master's READONLY sends the client to the new one, the command with it; other errors are the caller's.
+    expect([options.reconnectOnError?.(new Error('READONLY You can\'t write against a read only replica.')), options.reconnectOnError?.(new Error('WRONGTYPE'))]).toEqual([2, false]);
     const client = createRedisClient(redisTargetOf(config), { lazyConnect: true, connectionName: 'test' });
     expect([client.options.name, client.options.connectionName, client.options.sentinels?.length]).toEqual(['plantstore', 'test', 2]);
     client.disconnect();

@@ -92,7 +92,7 @@ describe('Redis with Sentinel: the master dies under load', () => {
     expect(summary.revokedTokens).toBeGreaterThan(3);
     expect(summary.failures.map((f) => `${f.request.op} ${f.request.status} ${f.request.error ?? ''}`)).toEqual([]);
     expect(pages.filter((status) => status !== 200 && status !== 0)).toEqual([]);
-    expect(pages.length).toBeGreaterThan(20);
+    expect(pages.length).toBeGreaterThan(5);
     // Checks fell back to the token service while the subscription was down, on every replica.
     fallbacksAfter.forEach((n, i) => expect(n!).toBeGreaterThan(fallbacksBefore[i] ?? 0));
     // The counter went on from where it was before the failover: at most 3 more failures.

@@ -38,9 +38,9 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     // meeting an error page; reconnect attempts come at most 500 ms apart meanwhile.
     commandTimeout: config.SESSION_STORE_WAIT_MS,
     retryStrategy: (attempt: number) => Math.min(50 * attempt, 500),
-    // Commands that timed out stay in ioredis' offline queue: emptying it every 20 reconnect
-    // attempts (about 10 s) bounds it by the request rate over that time in a long outage.
-    maxRetriesPerRequest: 20,
+    // Commands that timed out stay in ioredis' offline queue: emptying it every 60 reconnect
+    // attempts (about 30 s) bounds it by the request rate over that time in a long outage.
+    maxRetriesPerRequest: 60,
   });
   redis.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
   const metrics = createMetricsRegistry('account-admin');

@@ -13,8 +13,8 @@ export const configShape = {
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('The aud claim a bearer token must carry'),
   SESSION_SECRET: env.secret().describe('Key signing the portal session cookie (secret)'),
   SESSION_STORE_WAIT_MS: env
-    .int(3000, 100, 60_000)
-    .describe("How long a portal request waits for Redis while it cannot be reached (a Sentinel failover, a restart) before answering 503; keep it above the sentinels' down-after-milliseconds plus a second"),
+    .int(5000, 100, 60_000)
+    .describe("How long a portal request waits for Redis while it cannot be reached (a Sentinel failover, a restart) before answering 503; keep it above the sentinels' down-after-milliseconds plus a few seconds (the vote, the promotion, the reconnect)"),
   SESSION_TTL_SECONDS: env.int(28_800, 300, 86_400).describe('Portal session lifetime in seconds, from sign-in (then sign in again)'),
 };
 

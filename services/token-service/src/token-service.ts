@@ -13,7 +13,7 @@ import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
-import { RevocationPublisher } from './domain/revocation-publisher.js';
+import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
@@ -41,10 +41,13 @@ export interface TokenService {
 
 export async function createTokenService(config: TokenServiceConfig, logger: Logger): Promise<TokenService> {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'token-service', logger });
-  const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false };
+  // Reconnect attempts at most half a second apart (ioredis' default backs off to 2 s): after a
+  // failover the publisher's kept events go out, and the subscription is back, that much sooner.
+  const retryStrategy = (attempt: number) => Math.min(50 * attempt, 500);
+  const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false, retryStrategy };
   const redisTarget = redisTargetOf(config);
   const redis = createRedisClient(redisTarget, redisOptions);
-  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null });
+  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null, retryStrategy });
   for (const client of [redis, subscriber]) client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
 
   const repositories = createRepositories(db);
@@ -110,11 +113,18 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     }
   });
   // Without the subscription change events are missed: credentials come from Postgres on every
-  // grant until it is confirmed again (a Redis restart or failover), then the cache starts anew.
-  subscriber.on('close', () => credentials.distrust());
+  // grant until it is confirmed again (a Redis restart or failover), and a while longer: another
+  // replica's publish that failed in the same outage goes out once its own connection is back
+  // (its republish comes at most REPUBLISH_MAX_MS apart). Then the cache starts anew.
+  let outages = 0;
+  subscriber.on('close', () => {
+    outages += 1;
+    credentials.distrust();
+  });
   subscriber.on('ready', () => {
+    const outage = outages;
     subscriber.subscribe(REVOCATION_CHANNEL).then(
-      () => credentials.trust(),
+      () => setTimeout(() => outage === outages && credentials.trust(), 2 * REPUBLISH_MAX_MS).unref(),
       () => undefined,
     );
   });
