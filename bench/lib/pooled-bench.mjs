@@ -5,7 +5,7 @@
 // false: the pooler cannot carry named statements), baseline = the platform's own Plant Store
 // (direct, named statements). A second pair prices the unnamed statements alone: a direct
 // Plant Store with DATABASE_NAMED_STATEMENTS=false against the same baseline.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPgBouncer } from '../../packages/test-kit/dist/index.js';
 import { measurePair } from './load.mjs';
@@ -15,6 +15,8 @@ import { openSession } from './session.mjs';
 import * as listScenario from '../scenarios/list.mjs';
 import * as createScenario from '../scenarios/create.mjs';
 
+/** Debian's Postgres socket directory. */
+const SOCKET_DIR = '/var/run/postgresql';
 /** The issue's target: through the pooler at least this share of the direct throughput. */
 export const POOLED_TARGET = 0.9;
 /** Server connections per pool: the Plant Store's own pool size (DATABASE_POOL_MAX), so both sides may hold as many. */
@@ -36,6 +38,8 @@ export async function runPooledBench({ stamp, logDir, load, log }) {
   const database = new URL(DATABASE_URL).pathname.slice(1);
   const pgbouncer = await startPgBouncer({
     serverUrl: DATABASE_URL,
+    // Where PgBouncer usually runs, on the database's machine: it reaches Postgres by its socket (when there is one).
+    ...(existsSync(`${SOCKET_DIR}/.s.PGSQL.${new URL(DATABASE_URL).port || 5432}`) ? { serverSocketDir: SOCKET_DIR } : {}),
     // The bench connects as one role for every schema: the pooler gives each server connection the Plant Store's search_path.
     databases: { [database]: { dbname: database, connectQuery: 'set search_path to plants' } },
     users: { postgres: 'bench-only-pgbouncer-password' },

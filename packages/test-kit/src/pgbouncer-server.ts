@@ -19,6 +19,8 @@ export interface PgBouncerDatabase {
 export interface PgBouncerOptions {
   /** The Postgres server pooled (host, port; its other parts are ignored). */
   serverUrl: string;
+  /** Reach it at this Unix socket directory instead of its host (PgBouncer on the database's machine, its classic place). */
+  serverSocketDir?: string;
   /** Database names clients connect to, each a database of the server. */
   databases: Record<string, PgBouncerDatabase>;
   /** Users clients sign in as (SCRAM), with their passwords; PgBouncer signs in to Postgres as the same user. */
@@ -41,7 +43,7 @@ export interface PgBouncerServer {
 
 const quote = (value: string) => `"${value.replace(/"/g, '""')}"`;
 
-export async function startPgBouncer({ serverUrl, databases, users, poolMode = 'transaction', poolSize = 20 }: PgBouncerOptions): Promise<PgBouncerServer> {
+export async function startPgBouncer({ serverUrl, serverSocketDir, databases, users, poolMode = 'transaction', poolSize = 20 }: PgBouncerOptions): Promise<PgBouncerServer> {
   // PgBouncer refuses to run as root: as root it switches to the postgres user, which must own its files.
   const asRoot = process.getuid?.() === 0;
   const dir = await daemonDir('pgbouncer', asRoot ? 'postgres' : undefined);
@@ -50,7 +52,7 @@ export async function startPgBouncer({ serverUrl, databases, users, poolMode = '
   const logFile = join(dir.path, 'pgbouncer.log');
   const dbLines = Object.entries(databases).map(([alias, db]) => {
     const connect = db.connectQuery === undefined ? '' : ` connect_query='${db.connectQuery.replace(/'/g, "''")}'`;
-    return `${alias} = host=${server.hostname} port=${server.port || '5432'} dbname=${db.dbname}${connect}`;
+    return `${alias} = host=${serverSocketDir ?? server.hostname} port=${server.port || '5432'} dbname=${db.dbname}${connect}`;
   });
   writeFileSync(join(dir.path, 'users.txt'), Object.entries(users).map(([user, password]) => `${quote(user)} ${quote(password)}\n`).join(''), { mode: 0o644 });
   writeFileSync(
