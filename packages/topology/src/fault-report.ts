@@ -55,7 +55,9 @@ function causeOf(request: LoadRequest, line: AccessLine | undefined, events: Fau
   // account-admin's own call to the token service (a reset) was on the killed token service.
   const backChannel = inFlight.find((e) => e.service === 'token-service');
   if (backChannel !== undefined && line !== undefined) return 'its back-channel call in flight on the killed token-service';
-  return `unexplained (${request.status === 0 ? request.error : `status ${request.status}`}${line ? ` via ${line.upstreams.join(', ')}` : ''})`;
+  const nearest = [...events].sort((x, y) => Math.abs(request.startedAt - x.at) - Math.abs(request.startedAt - y.at))[0];
+  const when = nearest === undefined ? '' : `, sent ${request.startedAt - nearest.at} ms after ${nearest.signal} ${nearest.replica}`;
+  return `unexplained (${request.status === 0 ? request.error : `status ${request.status}`}${line ? ` via ${line.upstreams.join(', ')}` : ''}${when})`;
 }
 
 /** When the replica first answered a request through the ingress (ms after its spawn). */

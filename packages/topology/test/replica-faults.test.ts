@@ -43,13 +43,22 @@ async function cycle(replica: ServiceProcess, signal: NodeJS.Signals): Promise<F
 }
 
 /**
+ * The Deployments' preStop delay (k8s/base: 5 s), shorter here: long enough for a request the
+ * ingress routed just before the endpoint left to reach the replica. Without it, such a request
+ * can still sit in the listener's accept queue when SIGTERM closes the listener, and the kernel
+ * resets it: a POST then fails (seen at a load average of 22; docs/deploy.md, "Scaling").
+ */
+const PRE_STOP_MS = 1000;
+
+/**
  * One step of a rolling update, as a cluster takes it: the replica's endpoint leaves the
- * ingress's and the Services' pools and SIGTERM follows at once (no preStop delay, so the
- * requests already on their way to it must be drained by the service itself); the new process
- * starts at the same address and rejoins the pools once its readiness probe passes.
+ * ingress's and the Services' pools, the preStop delay, SIGTERM (the service stops listening
+ * and drains what it has); the new process starts at the same address and rejoins the pools
+ * once its readiness probe passes.
  */
 async function roll(service: ServiceName, index: number): Promise<FaultEvent> {
   t.ingress.removeEndpoint(service, index);
+  await sleep(PRE_STOP_MS);
   const event = await cycle(replicasOf(service)[index]!, 'SIGTERM');
   t.ingress.restoreEndpoint(service, index);
   return event;
