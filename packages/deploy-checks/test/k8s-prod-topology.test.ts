@@ -69,7 +69,7 @@ describe('k8s/overlays/prod: Redis through Sentinel, Postgres through PgBouncer'
         container: container.name,
         direct: { from: 'secret', name: 'plant-store-secrets', key: `${keyPrefix(container.name)}_MIGRATION_DATABASE_URL` },
       });
-      expect(env.get('DATABASE_URL')?.key).toBe(`${keyPrefix(container.name)}_DATABASE_URL`);
+      expect(env.get('DATABASE_URL')).toEqual({ from: 'secret', name: 'plant-store-secrets', key: `${keyPrefix(container.name)}_DATABASE_URL` });
     }
     // The services themselves never get the direct URL.
     for (const service of SERVICES) {

@@ -7,7 +7,7 @@
  */
 import { httpRequest, type Answer } from '@plant/e2e';
 import { sleep, uniqueName } from '@plant/test-kit';
-import type { PortalUser, Topology } from './topology-platform.js';
+import { signedInTenant, type PortalUser, type Topology } from './topology-platform.js';
 
 export type LoadOp = 'grant' | 'list' | 'create' | 'reset';
 
@@ -37,6 +37,25 @@ export interface LoadAccounts {
   editor: { clientId: string; secret: string };
   /** The account the reset worker rotates, over and over: its `secret` is updated at each acknowledged reset. */
   rotated: { clientId: string; secret: string };
+}
+
+/**
+ * A tenant for the load: its admin signed in, an Edit service account and one to rotate, both
+ * created through the portal API. Throws when the portal refuses.
+ */
+export async function loadAccounts(t: Topology, prefix: string): Promise<LoadAccounts> {
+  const { tenant, admin } = await signedInTenant(t, prefix);
+  const create = async (role: 'View' | 'Edit') => {
+    const created = await t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('load') });
+    if (created.status !== 201) throw new Error(`create service account: ${created.status} ${created.text.slice(0, 200)}`);
+    const { client_id: clientId, secret } = created.body as { client_id: string; secret: string };
+    if (role === 'Edit') {
+      const promoted = await t.portalApi(admin, 'PATCH', `/api/v1/service-accounts/${clientId}`, { role });
+      if (promoted.status !== 200) throw new Error(`promote service account: ${promoted.status}`);
+    }
+    return { clientId, secret };
+  };
+  return { tenant, admin, editor: await create('Edit'), rotated: await create('View') };
 }
 
 export interface MixedLoad {

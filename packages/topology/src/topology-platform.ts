@@ -42,6 +42,13 @@ export interface Topology {
   close(): Promise<void>;
 }
 
+/** A new tenant and its first Account Admin signed in to the portal through the ingress. */
+export async function signedInTenant(t: Topology, prefix: string): Promise<{ tenant: string; admin: PortalUser }> {
+  const tenant = await t.platform.createTenant(prefix);
+  const session = await t.signIn.portalSession(tenant, `admin@${tenant}.test`);
+  return { tenant, admin: { cookie: session.cookie, csrf: session.csrf } };
+}
+
 export async function startTopology({ replicas = 2, platform: options = {} }: TopologyOptions = {}): Promise<Topology> {
   const ports = await platformPorts({ tokenServices: replicas, plantStores: replicas, accountAdmins: replicas });
   const ingress = await startIngress(ports);

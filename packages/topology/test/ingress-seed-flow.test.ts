@@ -8,7 +8,7 @@ import type { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { httpRequest } from '@plant/e2e';
 import { uniqueName } from '@plant/test-kit';
-import { runSeedFlow, startTopology, type PortalUser, type Topology } from '../src/index.js';
+import { runSeedFlow, signedInTenant, startTopology, type PortalUser, type Topology } from '../src/index.js';
 
 const FAILURES_PER_CLIENT_IP = 4;
 let t: Topology;
@@ -17,9 +17,7 @@ let admin: PortalUser;
 
 beforeAll(async () => {
   t = await startTopology({ platform: { serviceEnv: { 'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: String(FAILURES_PER_CLIENT_IP) } } } });
-  tenant = await t.platform.createTenant('ingress');
-  const session = await t.signIn.portalSession(tenant, `admin@${tenant}.test`);
-  admin = { cookie: session.cookie, csrf: session.csrf };
+  ({ tenant, admin } = await signedInTenant(t, 'ingress'));
 }, 180_000);
 
 afterAll(() => t?.close());

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { httpRequest } from '@plant/e2e';
 import { uniqueName } from '@plant/test-kit';
-import { runSeedFlow, startPooledDatabase, startTopology, type PooledDatabase, type PortalUser, type Topology } from '../src/index.js';
+import { runSeedFlow, signedInTenant, startPooledDatabase, startTopology, type PooledDatabase, type Topology } from '../src/index.js';
 
 let db: PooledDatabase;
 let t: Topology;
@@ -33,15 +33,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function signedInTenant(prefix: string): Promise<{ tenant: string; admin: PortalUser }> {
-  const tenant = await t.platform.createTenant(prefix);
-  const session = await t.signIn.portalSession(tenant, `admin@${tenant}.test`);
-  return { tenant, admin: { cookie: session.cookie, csrf: session.csrf } };
-}
-
 describe('every service through PgBouncer in transaction pooling', () => {
   test('When the seed flow runs through nginx with every database connection pooled, then each step works and the old token is refused at every Plant Store replica', async () => {
-    const { tenant, admin } = await signedInTenant('pooled');
+    const { tenant, admin } = await signedInTenant(t, 'pooled');
 
     const flow = await runSeedFlow(t, tenant, admin);
 
@@ -55,7 +49,7 @@ describe('every service through PgBouncer in transaction pooling', () => {
   });
 
   test('When 10 service accounts of one name and then 30 others are created at once, then the unique name and the cap hold: one of the name, 25 in all', async () => {
-    const { admin } = await signedInTenant('cap');
+    const { admin } = await signedInTenant(t, 'cap');
     const taken = uniqueName('twin');
 
     const twins = await Promise.all(Array.from({ length: 10 }, () => t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: taken })));
@@ -69,7 +63,7 @@ describe('every service through PgBouncer in transaction pooling', () => {
   });
 
   test('When twenty creates of one plant id race through both Plant Store replicas, then exactly one is stored and the others get 409', async () => {
-    const { tenant } = await signedInTenant('race');
+    const { tenant } = await signedInTenant(t, 'race');
     const account = await t.platform.createServiceAccount(tenant, { role: 'Edit' });
     const token = ((await t.grant(tenant, account.clientId, account.secret)).body as { access_token: string }).access_token;
     const id = Date.now();
@@ -82,7 +76,7 @@ describe('every service through PgBouncer in transaction pooling', () => {
   });
 
   test('When a Plant Store keeps its named prepared statements through the pooler, then its lists break after the first (what DATABASE_NAMED_STATEMENTS=false is for), in the Error shape', async () => {
-    const { tenant } = await signedInTenant('named');
+    const { tenant } = await signedInTenant(t, 'named');
     const account = await t.platform.createServiceAccount(tenant);
     const token = (await t.grant(tenant, account.clientId, account.secret)).body as { access_token: string };
     const named = await t.platform.startPlantStore({ DATABASE_NAMED_STATEMENTS: 'true' });

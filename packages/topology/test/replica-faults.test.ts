@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import { sleep, TEST_DATABASE_URL, uniqueName, waitReady, type ServiceName, type ServiceProcess } from '@plant/test-kit';
-import { formatSummary, REVOCATION_DEADLINE_MS, startMixedLoad, startTopology, summarise, type FaultEvent, type LoadAccounts, type MixedLoad, type Topology } from '../src/index.js';
+import { sleep, TEST_DATABASE_URL, waitReady, type ServiceName, type ServiceProcess } from '@plant/test-kit';
+import { formatSummary, loadAccounts, REVOCATION_DEADLINE_MS, startMixedLoad, startTopology, summarise, type FaultEvent, type LoadAccounts, type MixedLoad, type Topology } from '../src/index.js';
 
 const SERVICES: ServiceName[] = ['plant-store', 'token-service', 'account-admin'];
 let t: Topology;
@@ -16,15 +16,7 @@ let accounts: LoadAccounts;
 
 beforeAll(async () => {
   t = await startTopology();
-  const tenant = await t.platform.createTenant('faults');
-  const session = await t.signIn.portalSession(tenant, `admin@${tenant}.test`);
-  const admin = { cookie: session.cookie, csrf: session.csrf };
-  const create = async (role: 'View' | 'Edit') => {
-    const created = (await t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('load') })).body as { client_id: string; secret: string };
-    if (role === 'Edit') expect((await t.portalApi(admin, 'PATCH', `/api/v1/service-accounts/${created.client_id}`, { role })).status).toBe(200);
-    return { clientId: created.client_id, secret: created.secret };
-  };
-  accounts = { tenant, admin, editor: await create('Edit'), rotated: await create('View') };
+  accounts = await loadAccounts(t, 'faults');
 }, 180_000);
 
 afterAll(() => t?.close());

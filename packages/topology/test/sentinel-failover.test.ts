@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { httpRequest, metric } from '@plant/e2e';
-import { eventually, sleep, startSentinelGroup, uniqueName, type SentinelGroup } from '@plant/test-kit';
-import { formatSummary, startMixedLoad, startTopology, summarise, type LoadAccounts, type Topology } from '../src/index.js';
+import { eventually, sleep, startSentinelGroup, type SentinelGroup } from '@plant/test-kit';
+import { formatSummary, loadAccounts, startMixedLoad, startTopology, summarise, type LoadAccounts, type Topology } from '../src/index.js';
 
 const FAILURES_PER_CLIENT_IP = 12;
 let redis: SentinelGroup;
@@ -25,15 +25,7 @@ beforeAll(async () => {
       serviceEnv: { 'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: String(FAILURES_PER_CLIENT_IP) } },
     },
   });
-  const tenant = await t.platform.createTenant('sentinel');
-  const session = await t.signIn.portalSession(tenant, `admin@${tenant}.test`);
-  const admin = { cookie: session.cookie, csrf: session.csrf };
-  const create = async (role: 'View' | 'Edit') => {
-    const created = (await t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('load') })).body as { client_id: string; secret: string };
-    if (role === 'Edit') expect((await t.portalApi(admin, 'PATCH', `/api/v1/service-accounts/${created.client_id}`, { role })).status).toBe(200);
-    return { clientId: created.client_id, secret: created.secret };
-  };
-  accounts = { tenant, admin, editor: await create('Edit'), rotated: await create('View') };
+  accounts = await loadAccounts(t, 'sentinel');
 }, 180_000);
 
 afterAll(async () => {
