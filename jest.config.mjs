@@ -24,7 +24,8 @@ const moduleNameMapper = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
-function project(dir) {
+/** A jest project for a package or service directory: its test files, test/…/*.test.ts. */
+export function project(dir) {
   const name = dir.split('/').slice(-1)[0];
   return {
     displayName: name,
@@ -37,18 +38,26 @@ function project(dir) {
   };
 }
 
+/**
+ * The topologies (replicas behind nginx, Sentinel, PgBouncer) are a suite of their own,
+ * `pnpm test:topology` (jest.topology.config.mjs), run after this one by scripts/test-all.sh.
+ */
+export const TOPOLOGY_DIR = 'packages/topology';
+
 const dirs = ['packages', 'services'].flatMap((group) =>
   existsSync(join(root, group))
     ? readdirSync(join(root, group))
         .map((d) => `${group}/${d}`)
-        .filter((d) => existsSync(join(root, d, 'test')))
+        .filter((d) => d !== TOPOLOGY_DIR && existsSync(join(root, d, 'test')))
     : [],
 );
 
+/** Creates the test database and applies every service's migrations once per run. */
+export const globalSetup = join(root, 'packages/test-kit/global-setup.mjs');
+
 export default {
   projects: dirs.map(project),
-  // Creates the test database and applies every service's migrations once per run.
-  globalSetup: join(root, 'packages/test-kit/global-setup.mjs'),
+  globalSetup,
   // Two cores: more workers only add contention with the services the tests start.
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
   // Real services on a shared 2-core machine: generous, never a timing assertion.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list]`: starts the three services as
+// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list] [--pgbouncer]`: starts the three services as
 // production runs them, seeds a tenant, runs each scenario and its baseline back to back
 // from a separate load-generator process, prints one table and writes
 // bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
@@ -14,6 +14,7 @@ import { ROOT, DATABASE_URL, grantToken, issuerOf, missingServices, PLANT_STORE_
 import { openSession } from './lib/session.mjs';
 import { assertScenarioWorks, runRevocation } from './lib/scenario-runs.mjs';
 import { measurePair } from './lib/load.mjs';
+import { runPooledBench } from './lib/pooled-bench.mjs';
 import { breakdown, PERF_NODE_ARGS, perfProbe, perfReport, perfUnavailable } from './lib/perf-record.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
@@ -48,6 +49,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     // Experiments only (e.g. warn: what request logging costs); results say so.
     'log-level': { type: 'string', default: 'info' },
+    // List and create through PgBouncer against direct (bench/lib/pooled-bench.mjs), nothing else.
+    pgbouncer: { type: 'boolean', default: false },
   },
 });
 
@@ -81,6 +84,14 @@ const missing = missingServices().filter((s) => s !== 'account-admin');
 if (missing.length > 0) {
   log(`built services missing: ${missing.join(', ')} (run \`pnpm build\` first)`);
   process.exit(1);
+}
+
+if (args.pgbouncer) {
+  const code = await runPooledBench({ stamp, logDir, load, log }).catch((/** @type {Error} */ err) => {
+    log(`failed: ${err.stack ?? err}`);
+    return 1;
+  });
+  process.exit(code);
 }
 
 /** @param {string} name */

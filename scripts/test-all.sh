@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `npm run test:all` (or `bash scripts/test-all.sh`): everything CI runs, on a fresh machine.
-# Installs what the suite needs (Postgres, Redis and Chromium from Debian when missing, the npm
-# dependencies), starts Postgres and Redis when they do not answer, builds, type-checks, runs
-# the whole suite (`pnpm test`), then the docker smoke. `.ci/run` calls exactly this.
+# Installs what the suite needs (Postgres, Redis, nginx, Redis Sentinel, PgBouncer and Chromium
+# from Debian when missing, the npm dependencies), starts Postgres and Redis when they do not
+# answer, builds, type-checks, runs the whole suite (`pnpm test`), the topologies (`pnpm
+# test:topology`: replicas behind nginx, Sentinel, PgBouncer, each test starting its own
+# servers on loopback ports of its own), then the docker smoke. `.ci/run` calls exactly this.
 # Needs root for apt-get and to start the servers; on a machine already set up, `pnpm test` is
 # the quick loop.
 set -euo pipefail
@@ -20,6 +22,10 @@ corepack enable pnpm
 need_apt=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# The topologies (packages/topology) run Debian's own: an ingress, a Sentinel quorum, a pooler.
+[ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+command -v redis-sentinel >/dev/null 2>&1 || need_apt+=(redis-sentinel)
+[ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
 if [ "${PLANT_BROWSER_TESTS:-1}" = "1" ] && [ ! -x /usr/bin/chromium ]; then need_apt+=(chromium); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== installing from Debian: ${need_apt[*]}"
@@ -51,6 +57,9 @@ corepack pnpm lint
 
 echo "== test"
 corepack pnpm test
+
+echo "== topologies: replicas behind nginx, Redis with Sentinel, Postgres through PgBouncer"
+corepack pnpm test:topology
 
 echo "== docker smoke: real image builds and containers (SKIP_DOCKER_SMOKE=1 where no daemon can start)"
 bash scripts/docker-smoke.sh

@@ -197,3 +197,11 @@ export function admittedTo(policy: K8sObject, port: { name: string; containerPor
   const covers = (rule: any) => rule.ports === undefined || rule.ports.some((p: any) => p.port === port.name || p.port === port.containerPort);
   return rules.filter(covers).flatMap((rule) => (rule.from === undefined || rule.from.length === 0 ? ['anyone' as const] : (rule.from as Admitted[])));
 }
+
+/** How many pods of `replicas` a PodDisruptionBudget lets a drain take at once (integers only; a percentage is reported as NaN). */
+export function disruptionsAllowed(pdb: K8sObject, replicas: number): number {
+  const { minAvailable, maxUnavailable } = pdb.spec as { minAvailable?: number | string; maxUnavailable?: number | string };
+  if (typeof maxUnavailable === 'number') return Math.min(maxUnavailable, replicas);
+  if (typeof minAvailable === 'number') return Math.max(replicas - minAvailable, 0);
+  return Number.NaN;
+}

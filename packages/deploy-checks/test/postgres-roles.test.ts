@@ -79,4 +79,14 @@ describe('deploy/postgres/init-roles.sh', () => {
       otherSchemaWrite: `permission denied for schema ${other}`,
     });
   });
+
+  test.each(SERVICES)('When %s migrates with MIGRATION_DATABASE_URL beside a DATABASE_URL that goes through a pooler, then it migrates straight to Postgres through the former', (service) => {
+    // The pooler's address here reaches nothing: the migrations cannot have used it.
+    const pooler = `postgres://${roles[service]}:${password}@127.0.0.1:1/${database}`;
+    const run = spawnSync(process.execPath, [migrateOf(service)], {
+      env: { PATH: process.env.PATH, DATABASE_URL: pooler, MIGRATION_DATABASE_URL: urlFor(service), LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+    });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+  });
 });

@@ -14,8 +14,9 @@ import { REPO_ROOT } from '@plant/test-kit';
 import { CONFIG_SHAPES } from './helpers/service-configs.js';
 
 const secretKeys = (shape: ConfigShape) => secretKeysOf(shape as Parameters<typeof secretKeysOf>[0]);
-// With the Secret's keys that hold a variable under another name (an internal API token: its caller's INTERNAL_API_TOKEN).
-const SECRET_KEYS = new Set([...Object.values(CONFIG_SHAPES).flatMap(secretKeys), 'PLANT_STORE_INTERNAL_TOKEN', 'ACCOUNT_ADMIN_INTERNAL_TOKEN']);
+// With the Secret's keys that hold a variable under another name (an internal API token: its caller's INTERNAL_API_TOKEN),
+// and the passwords production refuses only when shipped (the sentinels').
+const SECRET_KEYS = new Set([...Object.values(CONFIG_SHAPES).flatMap(secretKeys), 'PLANT_STORE_INTERNAL_TOKEN', 'ACCOUNT_ADMIN_INTERNAL_TOKEN', 'REDIS_SENTINEL_PASSWORD']);
 
 /** Every value given to a key `wanted` accepts anywhere in a YAML file (compose anchors, Secret stringData). */
 function yamlSecretValues(file: string, wanted: (key: string) => boolean = (key) => SECRET_KEYS.has(key)): string[] {

@@ -44,6 +44,8 @@ function pkce() {
 export class CookieJar {
   readonly #cookies = new Map<string, string>();
   readonly seen = new Set<string>();
+  /** `agent`: the connections its requests go on (default: the client's keep-alive agent). */
+  constructor(private readonly agent?: Agent) {}
   take(setCookie: string[] | undefined): void {
     for (const line of setCookie ?? []) {
       const [pair] = line.split(';');
@@ -65,7 +67,7 @@ export class CookieJar {
   }
   /** A request with the jar's cookies, whose Set-Cookie lines go back into it. */
   async send(url: string, init: RequestOptions = {}) {
-    const res = await httpRequest(url, { ...init, headers: { ...init.headers, cookie: this.header() } });
+    const res = await httpRequest(url, { ...(this.agent === undefined ? {} : { agent: this.agent }), ...init, headers: { ...init.headers, cookie: this.header() } });
     this.take(res.setCookie);
     const code = typeof res.headers.location === 'string' ? URL.parse(res.headers.location, url)?.searchParams.get('code') : undefined;
     if (code) this.seen.add(code);
@@ -103,7 +105,9 @@ async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string
   return (await openForm(jar, authUrl, authorize)).post(email, password);
 }
 
-export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: string; portalUrl: string; hasPortal: () => boolean }): SignInClient {
+/** `agent`: the connections every request goes on (an ingress's host names resolve through it). */
+export function signInClient({ authUrl, portalUrl, hasPortal, agent }: { authUrl: string; portalUrl: string; hasPortal: () => boolean; agent?: Agent }): SignInClient {
+  const newJar = () => new CookieJar(agent);
   const realm = (tenant: string) => `${authUrl}/realms/${tenant}/protocol/openid-connect`;
   const redirectUri = `${portalUrl}/auth/callback`;
   /** An authorization request of the portal client that only needs to reach the form. */
@@ -111,7 +115,7 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
     `${realm(tenant)}/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' })}`;
   return {
     async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE, scope = 'openid email profile plants:read plants:write') {
-      const jar = new CookieJar();
+      const jar = newJar();
       const { verifier, challenge } = pkce();
       const query = new URLSearchParams({
         client_id: 'portal',
@@ -131,6 +135,7 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       const code = callback.searchParams.get('code');
       if (code === null) throw new Error(`sign-in: no code in ${callback.href}`);
       const tokens = await httpRequest(`${realm(tenant)}/token`, {
+        ...(agent === undefined ? {} : { agent }),
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'portal', code_verifier: verifier, resource }).toString(),
@@ -139,10 +144,10 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
       return (tokens.body as { access_token: string }).access_token;
     },
     async failSignIn(tenant, email, password) {
-      return (await postSignInForm(new CookieJar(), authUrl, authorizeUrl(tenant), email, password)).status;
+      return (await postSignInForm(newJar(), authUrl, authorizeUrl(tenant), email, password)).status;
     },
     async openSignInForm(tenant) {
-      const jar = new CookieJar();
+      const jar = newJar();
       if (!hasPortal()) return openForm(jar, authUrl, authorizeUrl(tenant));
       const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant })}`);
       if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
@@ -150,7 +155,7 @@ export function signInClient({ authUrl, portalUrl, hasPortal }: { authUrl: strin
     },
     async portalSession(tenant, email, returnTo) {
       if (!hasPortal()) throw new Error('account-admin is not running');
-      const jar = new CookieJar();
+      const jar = newJar();
       const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant, ...(returnTo === undefined ? {} : { return_to: returnTo }) })}`);
       if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
       const login = await postSignInForm(jar, authUrl, start.headers.location as string, email, USER_PASSWORD);

@@ -66,7 +66,7 @@ export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
   const realm = options.realm ?? 'api';
   const logger = options.logger ?? createLogger({ name: 'resource-auth', level: 'warn' });
   const revocation = createRevocationSync({
-    redisUrl: options.redisUrl,
+    redis: options.redisUrl,
     tokenServiceUrl: options.internalUrl,
     internalToken: options.credential,
     logger,

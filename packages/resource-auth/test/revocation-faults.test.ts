@@ -36,7 +36,7 @@ beforeEach(async () => {
   captured = captureLogs('revocation-test');
   registry = new Registry();
   sync = createRevocationSync({
-    redisUrl: redis.url,
+    redis: redis.url,
     tokenServiceUrl: api.url,
     internalToken: INTERNAL_TOKEN,
     resyncMs: 60_000,

@@ -38,7 +38,7 @@ function newSync(overrides: Partial<RevocationSyncOptions> = {}) {
   logs.push(captured);
   const registry = new Registry();
   const sync = createRevocationSync({
-    redisUrl: TEST_REDIS_URL,
+    redis: TEST_REDIS_URL,
     tokenServiceUrl: api.url,
     internalToken: INTERNAL_TOKEN,
     // Long, so that only what a test does (events, reconnects) can change the map.

@@ -24,6 +24,7 @@ export * from './prepared-statements.js';
 export * from './production-secrets.js';
 export * from './proxy-trust.js';
 export * from './realm-names.js';
+export * from './redis-connection.js';
 export * from './request-context.js';
 export * from './revocation-entry.js';
 export * from './route-table.js';

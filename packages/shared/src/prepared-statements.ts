@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
 
-/** A statement Postgres parses and plans once per connection, then runs by name. */
+/** A statement Postgres parses and plans once per connection, then runs by name (unless the runner is told not to name it). */
 export interface PreparedStatement {
   name: string;
   text: string;
@@ -22,15 +22,19 @@ interface PooledClient {
  * ready `pg.Query`: given a config object, `client.query` copies it property by property
  * (with descriptors) and wraps the result in a second promise to rewrite the stack, work a
  * hot route need not repeat per request. Values travel as text, so int64 ids stay exact both ways.
+ *
+ * `named: false` sends every statement unnamed (parsed and planned on each run, in the same
+ * round trip): a transaction-pooling PgBouncer (before 1.21) hands each transaction a server
+ * connection of its own, where a statement prepared on another one does not exist.
  */
-export function createStatementRunner(db: Knex): StatementRunner {
+export function createStatementRunner(db: Knex, { named = true }: { named?: boolean } = {}): StatementRunner {
   const pool = db.client as unknown as PooledClient;
   return async function runStatement<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]> {
     const connection = await pool.acquireConnection();
     try {
       return await new Promise<R[]>((resolve, reject) => {
         const query = new pg.Query(statement.text, values, (err, result) => (err ? reject(err) : resolve((result as unknown as { rows: R[] }).rows)));
-        (query as pg.Query & { name: string }).name = statement.name;
+        if (named) (query as pg.Query & { name: string }).name = statement.name;
         connection.query(query);
       });
     } finally {

@@ -33,6 +33,8 @@ export const DEVELOPMENT_SECRET_VALUES: ReadonlySet<string> = new Set([
   'dev-only-token-service-db-password',
   'dev-only-account-admin-db-password',
   'dev-only-redis-password',
+  // The sentinels' password of the dev overlay's Secret (a placeholder: dev has no sentinels).
+  'dev-only-redis-sentinel-password',
 ]);
 
 /** The alphabets secrets are written in, smallest first: a value is credited with the smallest that holds it. */
@@ -76,6 +78,14 @@ export function credentialUrlKey<T extends z.ZodType>(schema: T): T {
   return schema.meta({ secret: 'url' }) as T;
 }
 
+/**
+ * Marks a password key (a server's own, such as the Redis sentinels'): its strength is that
+ * server's policy, so production refuses only the development values this repository ships.
+ */
+export function passwordKey<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ secret: 'password' }) as T;
+}
+
 /** The values of a secret key to check (each item of a list, a URL's password), and whether only shipped values are refused. */
 export function secretValuesOf(schema: z.ZodType, value: unknown): { values: string[]; shippedOnly: boolean } | undefined {
   const kind = (schema.meta() as { secret?: string } | undefined)?.secret;
@@ -84,10 +94,11 @@ export function secretValuesOf(schema: z.ZodType, value: unknown): { values: str
     const password = URL.parse(value)?.password ?? '';
     return { values: password === '' ? [] : [decodeURIComponent(password)], shippedOnly: true };
   }
+  if (kind === 'password') return { values: [value], shippedOnly: true };
   return { values: kind === 'list' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [value], shippedOnly: false };
 }
 
-/** The names of a config shape's secret keys (deployment checks, docs). */
+/** The names of a config shape's secret keys that must be strong (deployment checks, docs); passwords (`passwordKey`) are not among them. */
 export function secretKeysOf(shape: Record<string, z.ZodType>): string[] {
   const kinds = new Set(['single', 'list']);
   return Object.entries(shape).filter(([, schema]) => kinds.has((schema.meta() as { secret?: string } | undefined)?.secret ?? '')).map(([key]) => key);

@@ -5,6 +5,7 @@
  */
 import { env } from './config.js';
 import { credentialUrlKey } from './production-secrets.js';
+import { redisConfig } from './redis-connection.js';
 
 export interface BaseConfigOptions {
   /** The service's default public port. */
@@ -34,7 +35,7 @@ export function baseConfig({ port, portServes, managementPort, schema, redisUse,
       .describe('Listen address of the management port: loopback unless a deployment opens it (a pod: 0.0.0.0, for the kubelet and Prometheus)'),
     DATABASE_URL: credentialUrlKey(env.url('postgres://postgres@127.0.0.1:5432/plantstore')).describe(`Postgres URL; the service uses schema ${schema}`),
     DATABASE_POOL_MAX: env.int(10, 1, 100).describe('Postgres pool size'),
-    REDIS_URL: credentialUrlKey(env.url('redis://127.0.0.1:6379')).describe(`Redis URL (${redisUse})`),
+    ...redisConfig({ redisUse }),
     LOG_LEVEL: env.logLevel().describe('pino log level'),
     AUTH_URL: env.url('http://localhost:8082').describe(authUrlDoc),
   };

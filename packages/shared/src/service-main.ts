@@ -8,6 +8,7 @@
 import { env, exitOnConfigError, loadConfig } from './config.js';
 import { createDatabase, ensureDatabaseExists, migrateLatest, type Migration } from './db.js';
 import { createLogger, type Logger } from './logger.js';
+import { credentialUrlKey } from './production-secrets.js';
 import { onShutdownSignal } from './web-server.js';
 
 export interface RunningService {
@@ -50,6 +51,11 @@ export function runServiceMain<C extends { LOG_LEVEL: string }>(
   );
 }
 
+/** The migrations' own database URL, when the services' DATABASE_URL goes through a pooler. */
+const MIGRATION_DATABASE_URL_KEY = credentialUrlKey(env.url().optional()).describe(
+  'Postgres URL the migrations use instead of DATABASE_URL: the database itself when DATABASE_URL goes through PgBouncer',
+);
+
 export interface MigrationsMainOptions {
   /** The process name on its log lines and in pg_stat_activity. */
   name: string;
@@ -61,16 +67,18 @@ export interface MigrationsMainOptions {
 
 /** Creates the database (development only), the schema, applies the migrations and exits. */
 export function runMigrationsMain({ name, schema, migrations, databaseUrl = env.url('postgres://postgres@127.0.0.1:5432/plantstore') }: MigrationsMainOptions): void {
-  let config: { DATABASE_URL: string; LOG_LEVEL: string };
+  let config: { DATABASE_URL: string; MIGRATION_DATABASE_URL?: string | undefined; LOG_LEVEL: string };
   try {
-    config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: env.logLevel() });
+    config = loadConfig({ DATABASE_URL: databaseUrl, MIGRATION_DATABASE_URL: MIGRATION_DATABASE_URL_KEY, LOG_LEVEL: env.logLevel() });
   } catch (err) {
     exitOnConfigError(err);
   }
+  // Migrations take locks and run DDL for their whole run: straight to Postgres, never through a pooler.
+  const connectionString = config.MIGRATION_DATABASE_URL ?? config.DATABASE_URL;
   const logger = createLogger({ name, level: config.LOG_LEVEL });
   const migrate = async () => {
-    await ensureDatabaseExists(config.DATABASE_URL);
-    const db = createDatabase({ connectionString: config.DATABASE_URL, schema, poolMax: 1, applicationName: name, logger });
+    await ensureDatabaseExists(connectionString);
+    const db = createDatabase({ connectionString, schema, poolMax: 1, applicationName: name, logger });
     try {
       const applied = await migrateLatest(db, schema, migrations);
       logger.info({ schema, applied }, 'migrations applied');

@@ -16,6 +16,7 @@ import { cliEnv, servicesEnv, TEST_SECRETS, type PlatformSecrets, type PlatformS
 import { startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { spawnService, type ServiceName, type ServiceProcess } from './service-process.js';
+import { replicaName, type PlatformPorts } from './platform-ports.js';
 import { freePort } from './waiting.js';
 
 const run = promisify(execFile);
@@ -46,6 +47,14 @@ export interface PlatformOptions {
   logDir?: string;
   /** Per process start; generous: on a busy 2-core machine a start can take many seconds. */
   timeoutMs?: number;
+  /**
+   * Processes of a service on ports chosen before they start (`platformPorts`), one per entry,
+   * instead of `plantStores`/`accountAdmin`: an ingress can be set up in front of them first,
+   * and each comes back at its address when restarted.
+   */
+  ports?: Partial<PlatformPorts>;
+  /** PORTAL_URL of the token service and account-admin (default: where account-admin listens). */
+  portalUrl?: string;
 }
 
 export interface Platform extends PlatformAdmin {
@@ -59,17 +68,23 @@ export interface Platform extends PlatformAdmin {
   /** account-admin's address (the token service's portal client redirects there). */
   portalUrl: string;
   secrets: PlatformSecrets;
+  /** The first token service process (`tokenServices[0]`). */
   tokenService: ServiceProcess;
+  /** Every token service process of `ports` (one without). */
+  tokenServices: ServiceProcess[];
   plantStores: ServiceProcess[];
+  /** The first account-admin process (`accountAdmins[0]`). */
   accountAdmin?: ServiceProcess;
+  accountAdmins: ServiceProcess[];
   /** Every process started so far (restarted ones included), for log scans. */
   processes: ServiceProcess[];
   /** The environment a process of the service gets (also for running one in-process). */
   envOf(service: ServiceName, override?: Record<string, string>): Record<string, string>;
-  startPlantStore(): Promise<ServiceProcess>;
+  /** Another Plant Store, with `env` over the service's environment. */
+  startPlantStore(env?: Record<string, string>): Promise<ServiceProcess>;
   /** Another token service process on its own ephemeral ports (same database and Redis). */
   startTokenServiceReplica(): Promise<ServiceProcess>;
-  /** Stops it and starts the service again (the token service and account-admin at the same address). */
+  /** Stops it and starts the service again, with the environment it had (a process on a chosen port comes back there). */
   restart(svc: ServiceProcess, signal?: NodeJS.Signals): Promise<ServiceProcess>;
   stopTokenService(): Promise<void>;
   startTokenService(): Promise<void>;
@@ -91,7 +106,11 @@ export async function migrateDatabase(databaseUrl: string): Promise<void> {
 const QUIET_LEVELS = new Set(['warn', 'error', 'fatal', 'silent']);
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
-  const { plantStores = 1, accountAdmin = false, resyncMs = 5000, timeoutMs = 60_000, nodeArgs = () => [], logDir } = options;
+  const { resyncMs = 5000, timeoutMs = 60_000, nodeArgs = () => [], logDir, ports = {} } = options;
+  const storePorts = ports['plant-store'];
+  const tokenPorts = ports['token-service'];
+  const portalPorts = ports['account-admin'] ?? (options.accountAdmin ? [await freePort()] : []);
+  const plantStores = storePorts?.length ?? options.plantStores ?? 1;
   const redis = options.redisUrl === undefined ? await startRedisServer() : undefined;
   let postgres: PostgresServer | undefined;
   if (options.privatePostgres) {
@@ -104,7 +123,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     }
   }
   const databaseUrl = postgres?.url ?? options.databaseUrl ?? TEST_DATABASE_URL;
-  const [tokenServicePort, internalPort, portalPort] = [await freePort(), await freePort(), await freePort()];
+  const { port: tokenServicePort, internalPort } = tokenPorts?.[0] ?? { port: await freePort(), internalPort: await freePort() };
+  const portalPort = portalPorts[0] ?? (await freePort());
   const settings: PlatformSettings = {
     databaseUrl,
     redisUrl: redis?.url ?? options.redisUrl!,
@@ -116,9 +136,13 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     resyncMs,
   };
   const baseEnv = servicesEnv(settings);
+  if (options.portalUrl !== undefined) for (const service of ['token-service', 'account-admin'] as const) baseEnv[service].PORTAL_URL = options.portalUrl;
   const envOf = (service: ServiceName, override: Record<string, string> = {}) => ({ ...baseEnv[service], ...options.env, ...options.serviceEnv?.[service], ...override });
   const processes: ServiceProcess[] = [];
-  const spawn = async (service: ServiceName, name: string, override: Record<string, string> = {}) => {
+  /** What each process name was started with over its service's environment: a restart gets it again. */
+  const overrides = new Map<string, Record<string, string>>();
+  const spawn = async (service: ServiceName, name: string, override: Record<string, string> = overrides.get(name) ?? {}) => {
+    overrides.set(name, override);
     const env = envOf(service, override);
     if (QUIET_LEVELS.has(env.LOG_LEVEL ?? 'info')) {
       if (env.PORT === undefined) env.PORT = String(await freePort());
@@ -141,8 +165,19 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     await closeAll('SIGKILL');
     throw failed.reason;
   };
-  const [tokenService] = await allStarted([spawn('token-service', 'token-service')]);
-  const nextStoreName = () => (platform.plantStores.length === 0 ? 'plant-store' : `plant-store-${platform.plantStores.length + 1}`);
+  const tokenServices = await allStarted(
+    (tokenPorts ?? [undefined]).map((p, i) => spawn('token-service', replicaName('token-service', i), p === undefined ? {} : { PORT: String(p.port), INTERNAL_PORT: String(p.internalPort) })),
+  );
+  const nextStoreName = () => replicaName('plant-store', platform.plantStores.length);
+  /** Replaces `old` by `next` wherever the platform lists it. */
+  const replace = (old: ServiceProcess, next: ServiceProcess) => {
+    for (const list of [platform.tokenServices, platform.plantStores, platform.accountAdmins]) {
+      const i = list.indexOf(old);
+      if (i >= 0) list[i] = next;
+    }
+    platform.tokenService = platform.tokenServices[0]!;
+    if (platform.accountAdmins.length > 0) platform.accountAdmin = platform.accountAdmins[0]!;
+  };
 
   const platform: Platform = {
     ...platformAdmin({ authUrl: `http://127.0.0.1:${tokenServicePort}`, internalUrl: `http://127.0.0.1:${internalPort}`, internalApiToken: settings.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN, cliEnv: cliEnv(settings) }),
@@ -154,12 +189,14 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     internalUrl: `http://127.0.0.1:${internalPort}`,
     portalUrl: `http://127.0.0.1:${portalPort}`,
     secrets: settings.secrets,
-    tokenService: tokenService!,
+    tokenService: tokenServices[0]!,
+    tokenServices,
     plantStores: [],
+    accountAdmins: [],
     processes,
     envOf,
-    async startPlantStore() {
-      const store = await spawn('plant-store', nextStoreName());
+    async startPlantStore(env = {}) {
+      const store = await spawn('plant-store', nextStoreName(), env);
       platform.plantStores.push(store);
       return store;
     },
@@ -168,27 +205,25 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     },
     async restart(svc, signal = 'SIGTERM') {
       await svc.stop(signal);
-      // Fixed ports (token service, account-admin) come back on the same address; stores get a new one.
+      // Chosen ports (the token service's, account-admin's, `ports`) come back on the same address; other stores get a new one.
       const next = await spawn(svc.service, svc.name);
-      if (svc === platform.tokenService) platform.tokenService = next;
-      if (svc === platform.accountAdmin) platform.accountAdmin = next;
-      const i = platform.plantStores.indexOf(svc);
-      if (i >= 0) platform.plantStores[i] = next;
+      replace(svc, next);
       return next;
     },
     async stopTokenService() {
       await platform.tokenService.stop();
     },
     async startTokenService() {
-      platform.tokenService = await spawn('token-service', 'token-service');
+      replace(platform.tokenService, await spawn('token-service', 'token-service'));
     },
     close: (signal = 'SIGKILL') => closeAll(signal),
   };
   const started = await allStarted([
-    ...Array.from({ length: plantStores }, (_, i) => spawn('plant-store', i === 0 ? 'plant-store' : `plant-store-${i + 1}`)),
-    ...(accountAdmin ? [spawn('account-admin', 'account-admin')] : []),
+    ...Array.from({ length: plantStores }, (_, i) => spawn('plant-store', replicaName('plant-store', i), storePorts === undefined ? {} : { PORT: String(storePorts[i]) })),
+    ...portalPorts.map((port, i) => spawn('account-admin', replicaName('account-admin', i), { PORT: String(port) })),
   ]);
   platform.plantStores.push(...started.slice(0, plantStores));
-  if (accountAdmin) platform.accountAdmin = started[plantStores];
+  platform.accountAdmins.push(...started.slice(plantStores));
+  if (platform.accountAdmins.length > 0) platform.accountAdmin = platform.accountAdmins[0]!;
   return platform;
 }

@@ -13,6 +13,8 @@ export interface ServerProcess {
   name: string;
   child: ChildProcess;
   pid: number;
+  /** When it was spawned (ms since the epoch): a restarted replica's readiness counts from here. */
+  spawnedAt: number;
   /** Public port and base URL (http://127.0.0.1:port). */
   port: number;
   url: string;
@@ -144,6 +146,7 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
     logFile = join(logDir, `${name}.log`);
     output = openSync(logFile, 'w');
   }
+  const spawnedAt = Date.now();
   const child = spawn(process.execPath, [...nodeArgs, script], { env, stdio: ['ignore', output, output] });
   if (typeof output === 'number') closeSync(output);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -177,6 +180,7 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
     name,
     child,
     pid: child.pid!,
+    spawnedAt,
     port,
     url: `http://127.0.0.1:${port}`,
     ...(internalPort === undefined ? {} : { internalPort, internalUrl: `http://127.0.0.1:${internalPort}` }),

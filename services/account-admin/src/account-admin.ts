@@ -3,8 +3,7 @@
  * internal API, bearer verification with the revocation map, the public and the management listener.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
-import { Redis } from 'ioredis';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, readyWhen, redisTargetOf, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';
@@ -34,7 +33,17 @@ export interface AccountAdmin {
 
 export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, options: AccountAdminOptions = {}): AccountAdmin {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'account-admin', logger });
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+  const redis = createRedisClient(redisTargetOf(config), {
+    connectTimeout: 2000,
+    // A session read or write waits for Redis up to SESSION_STORE_WAIT_MS (a Sentinel failover
+    // takes seconds), so a user who signed in keeps their session through one instead of
+    // meeting an error page; reconnect attempts come at most 500 ms apart meanwhile.
+    commandTimeout: config.SESSION_STORE_WAIT_MS,
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, 500),
+    // Commands that timed out stay in ioredis' offline queue: emptying it every 60 reconnect
+    // attempts (about 30 s) bounds it by the request rate over that time in a long outage.
+    maxRetriesPerRequest: 60,
+  });
   redis.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
   const metrics = createMetricsRegistry('account-admin');
   const auditFailures = new Counter({

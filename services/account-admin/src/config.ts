@@ -12,6 +12,9 @@ export const configShape = {
     .describe('Where this service reaches the token service\'s public port (discovery, code exchange) when AUTH_URL is not reachable from inside the deployment, e.g. http://token-service:8082; defaults to AUTH_URL'),
   ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('The aud claim a bearer token must carry'),
   SESSION_SECRET: env.secret().describe('Key signing the portal session cookie (secret)'),
+  SESSION_STORE_WAIT_MS: env
+    .int(5000, 100, 60_000)
+    .describe("How long a portal request waits for Redis while it cannot be reached (a Sentinel failover, a restart) before answering 503; keep it above the sentinels' down-after-milliseconds plus a few seconds (the vote, the promotion, the reconnect)"),
   SESSION_TTL_SECONDS: env.int(28_800, 300, 86_400).describe('Portal session lifetime in seconds, from sign-in (then sign in again)'),
 };
 

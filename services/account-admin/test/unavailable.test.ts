@@ -128,7 +128,7 @@ describe('when Redis is down', () => {
   beforeAll(async () => {
     ({ ts, portal, acme, admin } = await startSignedInPortal());
     // Nothing listens on this port: every session read fails.
-    noRedisPortal = await startPortal(ts, { port: await freePort(), revocation: false, env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
+    noRedisPortal = await startPortal(ts, { port: await freePort(), revocation: false, env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, SESSION_STORE_WAIT_MS: '500' } });
   }, 60_000);
 
   afterAll(async () => {

@@ -10,6 +10,9 @@ export const configShape = {
     authUrlDoc: 'Public base URL of the token service; token issuers are {AUTH_URL}/realms/<tenant>',
   }),
   ...resourceServerConfig({ internalApiUse: 'JWKS, realm list, revocation snapshot' }),
+  DATABASE_NAMED_STATEMENTS: env
+    .bool(true)
+    .describe('Run the hot queries as named prepared statements; false behind a transaction-pooling PgBouncer older than 1.21, which cannot carry them'),
   PUBLIC_URL: env.url('http://localhost:8081').describe('Base URL clients use ({base_url}); used in Link headers and as the URL DPoP proofs must name (htu)'),
   DPOP_NONCE_KEYS: env
     .optionalSecretList()

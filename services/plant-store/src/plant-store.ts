@@ -1,6 +1,6 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the public and the management listener. */
 import { createBearerAuth, createRedisReplayStore, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, startWebServer, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, redisTargetOf, startWebServer, type Knex, type Logger } from '@plant/shared';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
@@ -35,7 +35,7 @@ export async function runPlantStore(
 ): Promise<PlantStoreProcess> {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store', logger });
   // DPoP proof ids, claimed in Redis so a proof is accepted once across every replica.
-  const replay = createRedisReplayStore({ redis: config.REDIS_URL, logger });
+  const replay = createRedisReplayStore({ redis: redisTargetOf(config), logger });
   const nonceKeys = config.DPOP_NONCE_KEYS.split(',').map((key) => key.trim()).filter(Boolean);
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
@@ -48,7 +48,7 @@ export async function runPlantStore(
     dpop: { publicUrl: config.PUBLIC_URL, replay, nonceKeys },
   });
   await revocation?.start?.();
-  const plants = createPlantRepository(db);
+  const plants = createPlantRepository(db, { namedStatements: config.DATABASE_NAMED_STATEMENTS });
   const app = createApp({ plants, auth, logger, metrics, publicUrl: config.PUBLIC_URL });
   const management = createManagementApp({
     logger,

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { AppError, ConfigError, createDatabase, createLogger, env, loadConfig } from '@plant/shared';
-import { Redis } from 'ioredis';
+import { AppError, ConfigError, createDatabase, createLogger, createRedisClient, env, loadConfig, redisTargetOf, type RedisTarget } from '@plant/shared';
 import { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -32,6 +31,9 @@ class UsageError extends Error {}
 const cliShape = {
   DATABASE_URL: configShape.DATABASE_URL,
   REDIS_URL: configShape.REDIS_URL,
+  REDIS_SENTINELS: configShape.REDIS_SENTINELS,
+  REDIS_SENTINEL_NAME: configShape.REDIS_SENTINEL_NAME,
+  REDIS_SENTINEL_PASSWORD: configShape.REDIS_SENTINEL_PASSWORD,
   AUTH_URL: configShape.AUTH_URL,
   KEY_ENCRYPTION_KEY: configShape.KEY_ENCRYPTION_KEY,
   PORTAL_URL: configShape.PORTAL_URL,
@@ -118,7 +120,7 @@ async function main(argv: string[]): Promise<unknown> {
       return { tenant, user };
     }
     const rotated = await rotateSigningKey(ctx, tenant);
-    if (config.CLI_PUBLISH_EVENTS) await announceRotation(config.REDIS_URL, tenant);
+    if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);
     return { tenant, kid: rotated.kid, retired: rotated.retired };
   } finally {
     await db.destroy();
@@ -126,8 +128,8 @@ async function main(argv: string[]): Promise<unknown> {
 }
 
 /** Best effort: replicas also re-check their realm's key every 30 s. */
-async function announceRotation(redisUrl: string, tenant: string): Promise<void> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+async function announceRotation(target: RedisTarget, tenant: string): Promise<void> {
+  const redis = createRedisClient(target, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
   redis.on('error', () => {});
   try {
     await redis.connect();

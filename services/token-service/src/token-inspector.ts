@@ -10,12 +10,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createBearerAuth, createRevocationSync, type BearerAuth, type Principal, type RevocationSync } from '@plant/resource-auth';
-import { ServiceUnavailable, type Logger } from '@plant/shared';
+import { redisTargetOf, ServiceUnavailable, type Logger, type RedisConfig } from '@plant/shared';
 import type { Registry } from 'prom-client';
 import { listOf, type TokenServiceConfig } from './config.js';
 import type { TokenInspector } from './domain/introspect-token.js';
 
-type InspectorConfig = Pick<TokenServiceConfig, 'AUTH_URL' | 'REDIS_URL' | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'API_AUDIENCES'>;
+type InspectorConfig = Pick<TokenServiceConfig, 'AUTH_URL' | keyof RedisConfig | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'API_AUDIENCES'>;
 
 export class LiveTokenInspector implements TokenInspector {
   /** This process's own internal API credential (scope `verify`). */
@@ -28,7 +28,7 @@ export class LiveTokenInspector implements TokenInspector {
   async start(internalUrl: string): Promise<void> {
     if (this.#running !== undefined) return;
     const { config, logger, metrics } = this.options;
-    const revocation = createRevocationSync({ redisUrl: config.REDIS_URL, tokenServiceUrl: internalUrl, internalToken: this.credential, logger, metricsRegistry: metrics });
+    const revocation = createRevocationSync({ redis: redisTargetOf(config), tokenServiceUrl: internalUrl, internalToken: this.credential, logger, metricsRegistry: metrics });
     const auth = createBearerAuth({
       authUrl: config.AUTH_URL,
       // Every audience this service issues: the caller reads `aud` in the answer and keeps what is its own.

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { createRedisReplayStore } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
-import { Redis } from 'ioredis';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import type { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
@@ -18,7 +18,7 @@ import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
-import { RevocationPublisher } from './domain/revocation-publisher.js';
+import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
@@ -51,9 +51,13 @@ export interface TokenService {
 
 export async function createTokenService(config: TokenServiceConfig, logger: Logger): Promise<TokenService> {
   const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'token-service', logger });
-  const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false };
-  const redis = new Redis(config.REDIS_URL, redisOptions);
-  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  // Reconnect attempts at most half a second apart (ioredis' default backs off to 2 s): after a
+  // failover the publisher's kept events go out, and the subscription is back, that much sooner.
+  const retryStrategy = (attempt: number) => Math.min(50 * attempt, 500);
+  const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false, retryStrategy };
+  const redisTarget = redisTargetOf(config);
+  const redis = createRedisClient(redisTarget, redisOptions);
+  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null, retryStrategy });
   for (const client of [redis, subscriber]) client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
 
   const repositories = createRepositories(db);
@@ -87,7 +91,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS }, { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 }, (issuer, reason) =>
     logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
   );
-  const assertionReplay = createAssertionReplayStore(config.REDIS_URL, logger);
+  const assertionReplay = createAssertionReplayStore(redisTarget, logger);
   const assertions = new ClientAssertionVerifier({ replay: assertionReplay.repository, issuerKeys });
   const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
   const signInFailures = createSignInFailureRepository(
@@ -138,8 +142,22 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       logger.warn({ channel }, 'ignored a malformed event');
     }
   });
-  // After a reconnect events may have been missed: start from Postgres again.
-  subscriber.on('ready', () => credentials.forgetAll());
+  // Without the subscription change events are missed: credentials come from Postgres on every
+  // grant until it is confirmed again (a Redis restart or failover), and a while longer: another
+  // replica's publish that failed in the same outage goes out once its own connection is back
+  // (its republish comes at most REPUBLISH_MAX_MS apart). Then the cache starts anew.
+  let outages = 0;
+  subscriber.on('close', () => {
+    outages += 1;
+    credentials.distrust();
+  });
+  subscriber.on('ready', () => {
+    const outage = outages;
+    subscriber.subscribe(REVOCATION_CHANNEL).then(
+      () => setTimeout(() => outage === outages && credentials.trust(), 2 * REPUBLISH_MAX_MS).unref(),
+      () => undefined,
+    );
+  });
   await subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL, CLIENT_AUTH_FAILURE_CHANNEL);
   // Failure announcements missed while disconnected: distrust the hints until rebuilt from Redis,
   // once the channel is subscribed again.

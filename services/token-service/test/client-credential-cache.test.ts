@@ -174,14 +174,16 @@ describe('at the token endpoint', () => {
    * during which the change is heard, just after the secret was compared: the grant holds the
    * credential read before the change.
    */
-  async function grantRacing(account: { client_id: string }, secret: string, change: Parameters<typeof h.service.identity.serviceAccounts.update>[2]) {
+  async function grantRacing(account: { client_id: string }, secret: string, change: Parameters<typeof h.service.identity.serviceAccounts.update>[2] | 'reconnect') {
     const { secrets, clientCredentials, serviceAccounts } = h.service.identity;
     await grant(account.client_id, secret).expect(200);
-    await serviceAccounts.update(tenant, account.client_id, change);
+    if (change !== 'reconnect') await serviceAccounts.update(tenant, account.client_id, change);
     const matches = secrets.matches;
     secrets.matches = (presented, digest) => {
       const verdict = matches(presented, digest);
-      clientCredentials.forget(tenant, account.client_id);
+      // A reconnect to Redis (a failover) distrusts every credential; a change event names one.
+      if (change === 'reconnect') clientCredentials.forgetAll();
+      else clientCredentials.forget(tenant, account.client_id);
       return verdict;
     };
     try {
@@ -218,5 +220,13 @@ describe('at the token endpoint', () => {
       retryAfter: '1',
     });
     expect({ status: next.status, scope: next.body.scope }).toEqual({ status: 200, scope: 'plants:read plants:write' });
+  });
+
+  test('When every credential is distrusted after the secret was compared (a reconnect to Redis) and nothing changed, then the grant gets its token', async () => {
+    const account = await internal(h).createServiceAccount(tenant);
+
+    const answered = await grantRacing(account, account.secret, 'reconnect');
+
+    expect({ status: answered.status, type: answered.body.token_type, scope: answered.body.scope }).toEqual({ status: 200, type: 'Bearer', scope: 'plants:read' });
   });
 });

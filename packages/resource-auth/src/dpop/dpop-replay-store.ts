@@ -9,8 +9,8 @@
  * request rate, never the history. Keys are hashes of the claim (fixed size whatever the jti).
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { withTimeout, type Logger } from '@plant/shared';
+import type { Redis } from 'ioredis';
+import { createRedisClient, withTimeout, type Logger, type RedisTarget } from '@plant/shared';
 
 export interface DpopReplayStore {
   /** True when `id` had not been claimed within its lifetime (and now is); false for a replay. Rejects when the store cannot answer. */
@@ -19,8 +19,8 @@ export interface DpopReplayStore {
 }
 
 export interface RedisReplayStoreOptions {
-  /** A Redis URL (a connection of the store's own) or an ioredis client to share (not closed by `close`). */
-  redis: string | Redis;
+  /** A Redis URL or target (Sentinel too: a connection of the store's own) or an ioredis client to share (not closed by `close`). */
+  redis: string | RedisTarget | Redis;
   /** Key prefix (default `plantstore:dpop-jti:`). */
   keyPrefix?: string;
   /** How long a claim may take before it counts as failed, ms (default 500). */
@@ -29,12 +29,13 @@ export interface RedisReplayStoreOptions {
 }
 
 export function createRedisReplayStore(options: RedisReplayStoreOptions): DpopReplayStore {
-  const own = typeof options.redis === 'string';
+  const given = options.redis;
+  const own = !isRedisClient(given);
   // A claim made while the connection is (re)established waits for it, up to `timeoutMs`: the
   // first requests after a start are served, and a Redis that stays away costs each claim that
   // long before its 503. Each reconnection attempt fails what queued (maxRetriesPerRequest), so
   // the queue holds at most the claims of one retry interval.
-  const redis = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true }) : options.redis;
+  const redis = isRedisClient(given) ? given : createRedisClient(given, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
   if (own) redis.on('error', (err: Error) => options.logger?.warn({ err: { message: err.message } }, 'dpop replay store: redis error'));
   const prefix = options.keyPrefix ?? 'plantstore:dpop-jti:';
   const timeoutMs = options.timeoutMs ?? 500;
@@ -48,4 +49,8 @@ export function createRedisReplayStore(options: RedisReplayStoreOptions): DpopRe
       if (own) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+function isRedisClient(value: string | RedisTarget | Redis): value is Redis {
+  return typeof value === 'object' && typeof (value as Partial<Redis>).set === 'function';
 }

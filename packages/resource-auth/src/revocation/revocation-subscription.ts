@@ -4,8 +4,8 @@
  * the subscription is confirmed and when it is lost. It only makes changes arrive sooner;
  * whether the map is complete is the sync's decision (revocation-sync.ts).
  */
-import { Redis, type RedisOptions } from 'ioredis';
-import { REVOCATION_CHANNEL, withTimeout, type Logger } from '@plant/shared';
+import type { Redis, RedisOptions } from 'ioredis';
+import { createRedisClient, REVOCATION_CHANNEL, withTimeout, type Logger, type RedisTarget } from '@plant/shared';
 
 /**
  * Where the subscription stands. A new state object is made on every change, so a SUBSCRIBE
@@ -21,7 +21,8 @@ export type SubscriptionState =
   | { readonly kind: 'stopped' };
 
 export interface RevocationSubscriptionOptions {
-  redisUrl: string;
+  /** REDIS_URL, or a Sentinel-managed master (`redisTargetOf(config)`). */
+  redis: RedisTarget | string;
   /** PING period on the subscriber connection; a PING unanswered for `max(1 s, heartbeatMs)` counts as a lost connection. */
   heartbeatMs: number;
   logger: Logger;
@@ -98,7 +99,7 @@ export class RevocationSubscription {
       keepAlive: 5000,
       retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 5), 1000),
     };
-    const redis = new Redis(this.options.redisUrl, redisOptions);
+    const redis = createRedisClient(this.options.redis, redisOptions);
     redis.on('ready', () => this.#subscribe(redis));
     redis.on('message', (channel: string, message: string) => {
       if (channel === REVOCATION_CHANNEL) this.options.onMessage(message);

@@ -1,9 +1,9 @@
 import type { Registry } from 'prom-client';
-import type { Logger } from '@plant/shared';
+import type { Logger, RedisConfig, RedisTarget } from '@plant/shared';
 
 export interface RevocationSyncOptions {
-  /** Redis carrying the channel `plantstore:revocations` (`REDIS_URL`). */
-  redisUrl: string;
+  /** Redis carrying the channel `plantstore:revocations`: `REDIS_URL`, or a Sentinel-managed master (`redisTargetOf(config)`). */
+  redis: RedisTarget | string;
   /** Base URL of the token service's internal API (`TOKEN_SERVICE_INTERNAL_URL`). */
   tokenServiceUrl: string;
   /** `INTERNAL_API_TOKEN`. Never logged. */
@@ -33,8 +33,7 @@ export interface RevocationSyncOptions {
 }
 
 /** The keys of a resource server's configuration (its `config.ts`) that the revocation sync reads. */
-export interface RevocationSyncConfig {
-  REDIS_URL: string;
+export interface RevocationSyncConfig extends RedisConfig {
   TOKEN_SERVICE_INTERNAL_URL: string;
   INTERNAL_API_TOKEN: string;
   REVOCATION_RESYNC_MS: number;

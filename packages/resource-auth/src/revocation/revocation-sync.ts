@@ -21,7 +21,7 @@
  * - stopped: 'unavailable'.
  */
 import { Registry } from 'prom-client';
-import { parseRevocationMessage, TokenServiceClient, type Logger } from '@plant/shared';
+import { parseRevocationMessage, redisTargetOf, TokenServiceClient, type Logger } from '@plant/shared';
 import { FallbackCheck } from './fallback-check.js';
 import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';
@@ -94,7 +94,7 @@ class ResourceServerRevocation implements RevocationSync {
     this.#metrics = metrics;
     this.#startWaitMs = timings.startWaitMs;
     this.#subscription = new RevocationSubscription({
-      redisUrl: options.redisUrl,
+      redis: options.redis,
       heartbeatMs: timings.heartbeatMs,
       logger,
       // Events published while we were away are lost: only a snapshot requested from now on makes the map complete.
@@ -190,7 +190,7 @@ class ResourceServerRevocation implements RevocationSync {
  * `isReady` for `/readyz`, `start`/`stop` for the process life cycle.
  *
  * @example
- * const revocation = createRevocationSync({ redisUrl: config.REDIS_URL,
+ * const revocation = createRevocationSync({ redis: config.REDIS_URL,
  *   tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN,
  *   resyncMs: config.REVOCATION_RESYNC_MS, logger, metricsRegistry });
  * await revocation.start();
@@ -203,7 +203,7 @@ export function createRevocationSync(options: RevocationSyncOptions): Revocation
 /** The revocation sync of a resource server from its configuration, its metrics on `metrics`. */
 export function revocationSyncFromConfig(config: RevocationSyncConfig, { logger, metrics }: { logger: Logger; metrics: Registry }): RevocationSync {
   return createRevocationSync({
-    redisUrl: config.REDIS_URL,
+    redis: redisTargetOf(config),
     tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,
     internalToken: config.INTERNAL_API_TOKEN,
     resyncMs: config.REVOCATION_RESYNC_MS,

@@ -20,7 +20,7 @@ export interface PlantRepository {
 /*
  * The two statements every list and create runs, as named prepared statements: Postgres
  * parses and plans each once per connection, and no query builder compiles the same SQL on
- * every request. Ids travel as decimal text both ways (bigint parameters, int8 results as
+ * every request (unnamed when the pool is a transaction pooler's). Ids travel as decimal text both ways (bigint parameters, int8 results as
  * strings), so they stay exact int64s. Cold paths keep using knex.
  */
 const LIST_FIRST = {
@@ -36,8 +36,9 @@ const INSERT = {
   text: `insert into "${SCHEMA}".plants (tenant, id, name, tag) values ($1, $2, $3, $4)`,
 };
 
-export function createPlantRepository(db: Knex): PlantRepository {
-  const run = createStatementRunner(db);
+/** `namedStatements: false` behind a transaction-pooling PgBouncer (DATABASE_NAMED_STATEMENTS). */
+export function createPlantRepository(db: Knex, { namedStatements = true }: { namedStatements?: boolean } = {}): PlantRepository {
+  const run = createStatementRunner(db, { named: namedStatements });
   return {
     async insert(tenant, { id, name, tag }) {
       try {

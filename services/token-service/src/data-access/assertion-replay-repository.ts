@@ -1,5 +1,5 @@
 import { createRedisReplayStore, type DpopReplayStore } from '@plant/resource-auth';
-import type { Logger } from '@plant/shared';
+import type { Logger, RedisTarget } from '@plant/shared';
 
 /** One claim per client assertion's jti, shared by every replica. */
 export interface AssertionReplayRepository {
@@ -26,8 +26,8 @@ export interface AssertionReplayStore {
  * Redis). Bound: one key per accepted assertion, gone when the assertion could no longer be
  * accepted anyway (its `exp` plus the clock skew): the grant rate times at most five minutes.
  */
-export function createAssertionReplayStore(redisUrl: string, logger: Logger): AssertionReplayStore {
-  const store: DpopReplayStore = createRedisReplayStore({ redis: redisUrl, keyPrefix: 'plantstore:assertion-jti:', timeoutMs: CLAIM_TIMEOUT_MS, logger });
+export function createAssertionReplayStore(redis: RedisTarget | string, logger: Logger): AssertionReplayStore {
+  const store: DpopReplayStore = createRedisReplayStore({ redis, keyPrefix: 'plantstore:assertion-jti:', timeoutMs: CLAIM_TIMEOUT_MS, logger });
   return {
     repository: {
       claim: (realm, clientId, jti, ttlSeconds) => store.claim(`${realm}\u0000${clientId}\u0000${jti}`, ttlSeconds * 1000),

@@ -1,69 +1,9 @@
-import type { Grant, Knex, ServiceAccountRole } from '@plant/shared';
+import type { Knex } from '@plant/shared';
+import type { ClientCredentialRepository, ClientCredentialRow, CredentialCacheLimits } from './client-credentials.js';
 import { RealmClientIds } from './realm-client-id-repository.js';
 import { GRANTS_JSON } from './service-account-repository.js';
 
-/** A public key of the account (`private_key_jwt`), as the token endpoint checks assertions with it. */
-export interface CredentialKey {
-  id: string;
-  alg: string;
-  public_jwk: Record<string, unknown>;
-}
-
-/** A trusted workload: tokens of `issuer` about `subject`, for `audience`. */
-export interface CredentialTrust {
-  id: string;
-  issuer: string;
-  subject: string;
-  audience: string;
-}
-
-/** What the token endpoint needs to authenticate a client and mint its token, read together (a disabled account has none). */
-export interface ClientCredentialRow {
-  sub: string;
-  realm: string;
-  role: ServiceAccountRole;
-  grants: Grant[];
-  /** Null when the account's secret was removed (it uses keys or trusts). */
-  secret_digest: string | null;
-  keys: CredentialKey[];
-  trusts: CredentialTrust[];
-  token_version: number;
-  credentials_revision: number;
-  /** Tokens only with a DPoP proof, bound to its key (RFC 9449). */
-  dpop_bound_access_tokens: boolean;
-}
-
-export interface ClientCredentialRepository {
-  /**
-   * The cached answer while it is fresh, without waiting: `{ row }` (row undefined for an id
-   * known not to exist), or undefined when `find` must ask the database. The same row object
-   * comes back until the account changes.
-   */
-  cached(realm: string, clientId: string): { readonly row: ClientCredentialRow | undefined } | undefined;
-  /** The credential, from the cache or Postgres; a read that a change overtook is read again, never cached. */
-  find(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
-  /**
-   * As `find`, for a source that guesses: an id the realm's list of accounts (read at most once
-   * a second per realm, so an account created within that second may be missed) does not name
-   * is answered "no such client" without a query of its own.
-   */
-  findListed(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
-  /** False once `row` stopped being the account's credential here (changed, or no longer vouched for): no token may be issued with it. */
-  isCurrent(row: ClientCredentialRow): boolean;
-  /** The account changed or was created: its entry goes, a grant holding its row issues nothing, a read in flight is read again, the realm is listed again. */
-  forget(realm: string, clientId: string): void;
-  /** As `forget`, for every account (change events may have been missed). */
-  forgetAll(): void;
-}
-
-export interface CredentialCacheLimits {
-  /** How long an account's entry is fresh (30 s); an unknown id's, a tenth of it. */
-  ttlMs: number;
-  /** Unknown ids cached (10,000), oldest first out. */
-  maxUnknown: number;
-  /** Accounts cached (100,000): real accounts, so live data bounds them first; past this, long-expired entries go, then the oldest. */
-  maxKnown: number;
-}
+export type { ClientCredentialRepository, ClientCredentialRow, CredentialCacheLimits, CredentialKey, CredentialTrust } from './client-credentials.js';
 
 const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 30_000, maxUnknown: 10_000, maxKnown: 100_000 };
 /** A read overtaken by a change this many times in a row is handed out retired (the grant fails) rather than tried forever. */
@@ -103,9 +43,12 @@ const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'is
  *    old secret before the change) is refused when it asks `isCurrent` before answering;
  *  - a read that was in flight is marked stale: its answer may predate the commit, so it is
  *    neither cached nor returned, and the read is made again.
- * So once this replica has heard a change, it issues no token with the old credential. The TTL
- * bounds staleness should an event be lost (a token minted from a stale entry carries the old
- * `ver` and is refused by resource servers anyway). Unknown ids are cached too, briefly and
+ * So once this replica has heard a change, it issues no token with the old credential. While it
+ * cannot hear changes (its subscription is down: a Redis restart or failover), it caches
+ * nothing and reads every credential from Postgres, so a reset made through another replica
+ * meanwhile takes effect here at once too. The TTL bounds staleness should an event be lost
+ * (a token minted from a stale entry carries the old `ver` and is refused by resource servers
+ * anyway). Unknown ids are cached too, briefly and
  * apart from real accounts (a flood of guesses cannot push a real account out), so repeating a
  * guess costs no query; `findListed` makes new guesses cheap too.
  */
@@ -118,6 +61,8 @@ class CachedClientCredentials implements ClientCredentialRepository {
   readonly #reads = new Map<string, CredentialRead>();
   readonly #retired = new WeakSet<ClientCredentialRow>();
   readonly #listings: RealmClientIds;
+  /** False while change events cannot be heard: then nothing is cached or answered from the cache. */
+  #trusted = true;
 
   constructor(
     private readonly db: Knex,
@@ -128,6 +73,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
 
   cached(realm: string, clientId: string): { readonly row: ClientCredentialRow | undefined } | undefined {
     if (clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes(NUL)) return NO_ROW;
+    if (!this.#trusted) return undefined;
     const key = keyOf(realm, clientId);
     const now = Date.now();
     const entry = this.#known.get(key);
@@ -139,6 +85,8 @@ class CachedClientCredentials implements ClientCredentialRepository {
   find(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
     const hit = this.cached(realm, clientId);
     if (hit !== undefined) return Promise.resolve(hit.row);
+    // Untrusted, each lookup reads for itself: no event would mark a read shared with an earlier one stale.
+    if (!this.#trusted) return this.#query(realm, clientId);
     const key = keyOf(realm, clientId);
     return (this.#reads.get(key) ?? this.#startRead(key, realm, clientId)).answer;
   }
@@ -174,6 +122,16 @@ class CachedClientCredentials implements ClientCredentialRepository {
     for (const read of this.#reads.values()) read.stale = true;
   }
 
+  distrust(): void {
+    this.#trusted = false;
+    this.forgetAll();
+  }
+
+  trust(): void {
+    this.forgetAll();
+    this.#trusted = true;
+  }
+
   #startRead(key: string, realm: string, clientId: string): CredentialRead {
     const read: CredentialRead = { stale: false, answer: Promise.resolve(undefined) };
     read.answer = this.#read(read, key, realm, clientId).finally(() => {
@@ -186,18 +144,22 @@ class CachedClientCredentials implements ClientCredentialRepository {
   async #read(read: CredentialRead, key: string, realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
     for (let attempt = 1; ; attempt += 1) {
       read.stale = false;
-      const row: ClientCredentialRow | undefined = await this.db('service_accounts as sa')
-        .join('principals as p', 'p.sub', 'sa.sub')
-        .where({ 'sa.realm': realm, 'sa.sub': clientId })
-        .whereNull('p.deleted_at')
-        .whereNull('sa.disabled_at')
-        .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'sa.credentials_revision', 'sa.dpop_bound_access_tokens', 'p.token_version', this.db.raw(GRANTS_JSON), this.db.raw(KEYS_JSON), this.db.raw(TRUSTS_JSON));
-      if (!read.stale) return this.#remember(key, row);
+      const row = await this.#query(realm, clientId);
+      if (!read.stale) return this.#trusted ? this.#remember(key, row) : row;
       if (attempt === MAX_READS) {
         if (row !== undefined) this.#retired.add(row);
         return row;
       }
     }
+  }
+
+  #query(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
+    return this.db('service_accounts as sa')
+      .join('principals as p', 'p.sub', 'sa.sub')
+      .where({ 'sa.realm': realm, 'sa.sub': clientId })
+      .whereNull('p.deleted_at')
+      .whereNull('sa.disabled_at')
+      .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'sa.credentials_revision', 'sa.dpop_bound_access_tokens', 'p.token_version', this.db.raw(GRANTS_JSON), this.db.raw(KEYS_JSON), this.db.raw(TRUSTS_JSON));
   }
 
   /** Caches a read that no change overtook; an unchanged credential keeps its row object (and the client built from it). */

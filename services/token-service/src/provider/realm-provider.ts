@@ -73,7 +73,8 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
  * invalid_client when the credential no longer authenticates (reset, removed key or trust,
  * disabled, deleted), 503 with Retry-After when it still does but the claims changed (role or
  * grants: the next grant gets the new ones), and the token itself when nothing was revoked (a
- * key or trust added meanwhile). A token held back was minted, so it counts as issued and as refused.
+ * key or trust added meanwhile, or the credential was only distrusted: the replica re-subscribed
+ * to the change events, as after a Redis failover, and dropped every cached credential). A token held back was minted, so it counts as issued and as refused.
  */
 function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;

@@ -1,0 +1,122 @@
+/**
+ * Every Redis connection of every service (commands, pub/sub subscribers, the operator CLI)
+ * is made by `createRedisClient`, from one configuration: a plain `REDIS_URL`, or a master
+ * that Redis Sentinel manages (`REDIS_SENTINELS`). With Sentinel the client asks the
+ * sentinels where the master of `REDIS_SENTINEL_NAME` is, checks that the server it reached
+ * says it is that master, and on a failover (the master's connection closes, or a demoted
+ * master refuses a write with READONLY) asks again: callers see a reconnect, exactly as when a
+ * single Redis restarts.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { z } from 'zod';
+import { credentialUrlKey, passwordKey } from './production-secrets.js';
+
+/** One sentinel's address. */
+export interface SentinelAddress {
+  host: string;
+  port: number;
+}
+
+/** Where a service's Redis is: `redisTargetOf(config)`. */
+export interface RedisTarget {
+  /** REDIS_URL. With sentinels only its user, password, database number and scheme (`rediss:` = TLS) are used. */
+  url: string;
+  /** Empty: `url` names the server itself. */
+  sentinels: readonly SentinelAddress[];
+  /** The master group the sentinels watch (`sentinel monitor <name> ...`). */
+  sentinelName: string;
+  /** The sentinels' own password (their `requirepass`), if they have one. */
+  sentinelPassword?: string | undefined;
+}
+
+/** The configuration keys `redisTargetOf` reads (`redisConfig` declares them). */
+export interface RedisConfig {
+  REDIS_URL: string;
+  REDIS_SENTINELS: readonly SentinelAddress[];
+  REDIS_SENTINEL_NAME: string;
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
+}
+
+const SENTINEL_ADDRESS = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/;
+
+/** `host:port,host:port` (IPv6 as `[::1]:26379`); empty is none. Throws naming the entry it cannot read. */
+export function parseSentinels(raw: string): SentinelAddress[] {
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = SENTINEL_ADDRESS.exec(entry);
+      const port = Number(match?.[3]);
+      if (match === null || port < 1 || port > 65535) throw new Error(`"${entry}" is not host:port`);
+      return { host: match[1] ?? match[2]!, port };
+    });
+}
+
+/** The Redis keys of every service: REDIS_URL, and the Sentinel keys beside it. */
+export function redisConfig({ redisUse }: { redisUse: string }) {
+  return {
+    REDIS_URL: credentialUrlKey(z.url().default('redis://127.0.0.1:6379')).describe(
+      `Redis URL (${redisUse}); with REDIS_SENTINELS its host and port are not used, its user, password, database and scheme (rediss: = TLS) are`,
+    ),
+    REDIS_SENTINELS: z
+      .string()
+      .default('')
+      .transform((value, ctx) => {
+        try {
+          return parseSentinels(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: `must be comma-separated host:port addresses: ${(err as Error).message}` });
+          return z.NEVER;
+        }
+      })
+      .describe('Redis Sentinel addresses, host:port comma-separated (empty: REDIS_URL is the server itself)'),
+    REDIS_SENTINEL_NAME: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'must be a Sentinel master name (letters, digits, . _ -)' })
+      .default('mymaster')
+      .describe('The master group name the sentinels monitor'),
+    REDIS_SENTINEL_PASSWORD: passwordKey(z.string().min(1).optional()).describe("The sentinels' own password (their requirepass), if any (secret)"),
+  };
+}
+
+export function redisTargetOf(config: RedisConfig): RedisTarget {
+  return { url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME, sentinelPassword: config.REDIS_SENTINEL_PASSWORD };
+}
+
+/** The connection options of a target, before the caller's own (retries, queueing, names). */
+export function redisConnectionOptions(target: RedisTarget): RedisOptions {
+  const url = new URL(target.url);
+  const db = Number(url.pathname.slice(1) || '0');
+  const credentials = {
+    ...(url.username === '' ? {} : { username: decodeURIComponent(url.username) }),
+    ...(url.password === '' ? {} : { password: decodeURIComponent(url.password) }),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+  };
+  return {
+    ...credentials,
+    sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+    name: target.sentinelName,
+    ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
+    // TLS to the master and replicas, as rediss: asks; the sentinels are asked in plain TCP.
+    ...(url.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    // A master demoted while its clients stay connected refuses writes with READONLY: reconnect
+    // (to whatever the sentinels name now) and send the command again. ioredis' failoverDetector
+    // is not used: a +switch-master that arrives while a reconnect is asking the sentinels ends
+    // the client for good ("Connection is closed." to every later command; seen in the
+    // Sentinel topology test), and a dead master's connections close by themselves.
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
+    // Every sentinel may be asked once a round; a round that finds no master is retried soon (a failover is seconds).
+    sentinelRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
+  };
+}
+
+/**
+ * A Redis client of `target` (or of a plain URL) with the caller's options over the
+ * connection's: each use chooses its own retries, queueing and connection name.
+ */
+export function createRedisClient(target: RedisTarget | string, options: RedisOptions = {}): Redis {
+  if (typeof target === 'string') return new Redis(target, options);
+  if (target.sentinels.length === 0) return new Redis(target.url, options);
+  return new Redis({ ...redisConnectionOptions(target), ...options });
+}

@@ -1,0 +1,71 @@
+import type { Grant, ServiceAccountRole } from '@plant/shared';
+
+/** A public key of the account (`private_key_jwt`), as the token endpoint checks assertions with it. */
+export interface CredentialKey {
+  id: string;
+  alg: string;
+  public_jwk: Record<string, unknown>;
+}
+
+/** A trusted workload: tokens of `issuer` about `subject`, for `audience`. */
+export interface CredentialTrust {
+  id: string;
+  issuer: string;
+  subject: string;
+  audience: string;
+}
+
+/** What the token endpoint needs to authenticate a client and mint its token, read together (a disabled account has none). */
+export interface ClientCredentialRow {
+  sub: string;
+  realm: string;
+  role: ServiceAccountRole;
+  grants: Grant[];
+  /** Null when the account's secret was removed (it uses keys or trusts). */
+  secret_digest: string | null;
+  keys: CredentialKey[];
+  trusts: CredentialTrust[];
+  token_version: number;
+  credentials_revision: number;
+  /** Tokens only with a DPoP proof, bound to its key (RFC 9449). */
+  dpop_bound_access_tokens: boolean;
+}
+
+export interface ClientCredentialRepository {
+  /**
+   * The cached answer while it is fresh, without waiting: `{ row }` (row undefined for an id
+   * known not to exist), or undefined when `find` must ask the database. The same row object
+   * comes back until the account changes.
+   */
+  cached(realm: string, clientId: string): { readonly row: ClientCredentialRow | undefined } | undefined;
+  /** The credential, from the cache or Postgres; a read that a change overtook is read again, never cached. */
+  find(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
+  /**
+   * As `find`, for a source that guesses: an id the realm's list of accounts (read at most once
+   * a second per realm, so an account created within that second may be missed) does not name
+   * is answered "no such client" without a query of its own.
+   */
+  findListed(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
+  /** False once `row` stopped being the account's credential here (changed, or no longer vouched for): no token may be issued with it. */
+  isCurrent(row: ClientCredentialRow): boolean;
+  /** The account changed or was created: its entry goes, a grant holding its row issues nothing, a read in flight is read again, the realm is listed again. */
+  forget(realm: string, clientId: string): void;
+  /** As `forget`, for every account (change events may have been missed). */
+  forgetAll(): void;
+  /**
+   * Change events cannot be heard (the subscription is down): every account is forgotten, and
+   * until `trust`, each lookup reads Postgres itself and nothing is cached.
+   */
+  distrust(): void;
+  /** Change events are heard again (subscribed): forget everything once more, then cache anew. */
+  trust(): void;
+}
+
+export interface CredentialCacheLimits {
+  /** How long an account's entry is fresh (30 s); an unknown id's, a tenth of it. */
+  ttlMs: number;
+  /** Unknown ids cached (10,000), oldest first out. */
+  maxUnknown: number;
+  /** Accounts cached (100,000): real accounts, so live data bounds them first; past this, long-expired entries go, then the oldest. */
+  maxKnown: number;
+}
