@@ -13,6 +13,7 @@ import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
+import { RevocationPruner } from './domain/prune-revocations.js';
 import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';
@@ -32,6 +33,8 @@ export interface TokenService {
   redis: Redis;
   providers: RealmProviders;
   publisher: RevocationPublisher;
+  /** Forgets revocation state older than the horizon (tests run it at will). */
+  pruner: RevocationPruner;
   usage: UsageRecorder;
   /** What the use cases work with (tests arrange tenants and keys through it). */
   identity: IdentityContext;
@@ -126,6 +129,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     repositories.oidcPayloads.deleteExpired().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'));
   }, CLEANUP_MS);
   cleanup.unref();
+  const pruner = new RevocationPruner(identity, config.ACCESS_TOKEN_TTL, logger);
+  pruner.start();
 
   const readiness = {
     database: () => db.raw('select 1'),
@@ -155,11 +160,13 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     redis,
     providers,
     publisher,
+    pruner,
     usage,
     identity,
     async close() {
       clearInterval(cleanup);
       publisher.stop();
+      await pruner.stop();
       await usage.stop();
       await checkers.close();
       subscriber.disconnect();

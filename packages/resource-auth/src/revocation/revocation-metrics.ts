@@ -3,13 +3,19 @@ import { Counter, Gauge, Registry } from 'prom-client';
 /** What the revocation map reports on `/metrics`. */
 export interface RevocationMetrics {
   eventsReceived: Counter<'result'>;
-  snapshotFailures: Counter;
+  resyncFailures: Counter;
+  /** Requests of each kind (`snapshot`, `changes`: one per page), the entries and the body bytes they brought. */
+  resyncRequests: Counter<'kind'>;
+  resyncEntries: Counter<'kind'>;
+  resyncBytes: Counter<'kind'>;
+  /** Confirmed entries dropped because no token they revoke can still be live. */
+  expired: Counter;
   fallbacks: Counter<'result'>;
   fallbackLookups: Counter<'result'>;
 }
 
 export interface RevocationGauges {
-  snapshotAgeSeconds(): number;
+  resyncAgeSeconds(): number;
   subscriptionUp(): boolean;
   live(): boolean;
   entries(): number;
@@ -22,11 +28,11 @@ export interface RevocationGauges {
 export function createRevocationMetrics(registry: Registry, gauges: RevocationGauges): RevocationMetrics {
   const registers = [registry];
   new Gauge({
-    name: 'revocation_snapshot_age_seconds',
-    help: 'Seconds since the last revocation snapshot was requested (that snapshot loaded); +Inf before the first',
+    name: 'revocation_resync_age_seconds',
+    help: 'Seconds since the last completed revocation resync (snapshot or changes) was requested; +Inf before the first',
     registers,
     collect() {
-      this.set(gauges.snapshotAgeSeconds());
+      this.set(gauges.resyncAgeSeconds());
     },
   });
   new Gauge({
@@ -39,7 +45,7 @@ export function createRevocationMetrics(registry: Registry, gauges: RevocationGa
   });
   new Gauge({
     name: 'revocation_live',
-    help: '1 while checks are answered from memory (subscribed and a snapshot loaded since); 0 means fallback lookups',
+    help: '1 while checks are answered from memory (subscribed and a resync completed since); 0 means fallback lookups',
     registers,
     collect() {
       this.set(gauges.live() ? 1 : 0);
@@ -60,9 +66,32 @@ export function createRevocationMetrics(registry: Registry, gauges: RevocationGa
       labelNames: ['result'] as const,
       registers,
     }),
-    snapshotFailures: new Counter({
-      name: 'revocation_snapshot_failures_total',
-      help: 'Revocation snapshot loads that failed (token service unreachable, error status, malformed body)',
+    resyncFailures: new Counter({
+      name: 'revocation_resync_failures_total',
+      help: 'Revocation resyncs that failed (token service unreachable, error status, malformed body)',
+      registers,
+    }),
+    resyncRequests: new Counter({
+      name: 'revocation_resync_requests_total',
+      help: 'Revocation resync requests answered, by kind (snapshot; changes: one per page of the change feed)',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    resyncEntries: new Counter({
+      name: 'revocation_resync_entries_total',
+      help: 'Revocation entries received by resyncs, by kind (snapshot, changes); a quiet change-feed resync brings none',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    resyncBytes: new Counter({
+      name: 'revocation_resync_bytes_total',
+      help: 'Body bytes of revocation resync answers, by kind (snapshot, changes)',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    expired: new Counter({
+      name: 'revocation_entries_expired_total',
+      help: 'Revocation entries dropped from memory once no token they revoke can still be live (older than the token lifetime plus the skew margin)',
       registers,
     }),
     fallbacks: new Counter({

@@ -3,6 +3,7 @@ import { createClientCredentialRepository, type ClientCredentialRepository } fro
 import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc-payload-repository.js';
 import { createPrincipalRepository, type PrincipalRepository } from './principal-repository.js';
 import { createRealmRepository, type RealmRepository } from './realm-repository.js';
+import { createRevocationFeedRepository, type RevocationFeedRepository } from './revocation-feed-repository.js';
 import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
@@ -12,6 +13,8 @@ export interface Repositories {
   realms: RealmRepository;
   signingKeys: SigningKeyRepository;
   principals: PrincipalRepository;
+  /** The revocation change feed and its pruning. */
+  revocationFeed: RevocationFeedRepository;
   serviceAccounts: ServiceAccountRepository;
   /** Cached per process: one instance serves every realm. */
   clientCredentials: ClientCredentialRepository;
@@ -24,6 +27,7 @@ export function createRepositories(db: Knex): Repositories {
     realms: createRealmRepository(db),
     signingKeys: createSigningKeyRepository(db),
     principals: createPrincipalRepository(db),
+    revocationFeed: createRevocationFeedRepository(db),
     serviceAccounts: createServiceAccountRepository(db),
     clientCredentials: createClientCredentialRepository(db),
     users: createUserRepository(db),

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
 import { getPublishedKeys } from '../../domain/get-published-keys.js';
+import { getRevocationChanges } from '../../domain/get-revocation-changes.js';
 import { getRevocationEntry } from '../../domain/get-revocation-entry.js';
 import { getRevocationSnapshot } from '../../domain/get-revocation-snapshot.js';
 import { getServiceAccount } from '../../domain/get-service-account.js';
@@ -14,6 +15,7 @@ import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import { listUsers } from '../../domain/list-users.js';
 import { ActorBodySchema, CreateServiceAccountSchema, isStorableText, isTenantName, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
+import { CHANGES_QUERY, parseChangesQuery } from '../../domain/revocation-feed-validators.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
 import type { InternalScope } from './internal-auth.js';
 import { optionalJsonBody } from './optional-json-body.js';
@@ -186,6 +188,18 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
       handlers: [
         async (_req, res) => {
           noStore(res).json(await getRevocationSnapshot(identity, accessTokenTtl));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: '/internal/v1/revocations/changes',
+      scope: 'verify',
+      input: { query: CHANGES_QUERY },
+      handlers: [
+        async (req, res) => {
+          const { after, limit } = parseChangesQuery(req.query);
+          noStore(res).json(await getRevocationChanges(identity, accessTokenTtl, after, limit));
         },
       ],
     },
