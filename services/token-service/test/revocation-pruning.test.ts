@@ -60,7 +60,9 @@ describe('pruning the revocation store', () => {
     ]);
     expect(lookups.map((r) => [r.status, r.body])).toEqual(old.slice(0, 3).map(() => [404, { error: 404, message: 'Principal not found' }]));
     expect((await lookup(tenant, reset.client_id)).body).toEqual({ tenant, sub: reset.client_id, version: 2, deleted: false });
-    expect(ofTenant(recentTenant, (await changes.snapshot()).entries)).toEqual([entryOf(recentTenant, recentReset.client_id, 2), entryOf(recentTenant, recentDeleted.client_id, 2, true)]);
+    const recent = ofTenant(recentTenant, (await changes.snapshot()).entries);
+    expect(recent).toEqual(expect.arrayContaining([entryOf(recentTenant, recentReset.client_id, 2), entryOf(recentTenant, recentDeleted.client_id, 2, true)]));
+    expect(recent).toHaveLength(2);
   });
 
   test('When changes lie just inside and just outside the horizon, then only the one inside is listed and survives pruning, with what is left of its horizon as its ttl', async () => {
