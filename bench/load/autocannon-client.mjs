@@ -4,6 +4,7 @@
 // {"event":"measuring"} (the orchestrator then reads the servers' CPU time), runs the measured
 // window, prints {"event":"result", ...} with every response's latency at sub-millisecond
 // precision (autocannon's own histogram keeps whole milliseconds).
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /**
@@ -14,14 +15,17 @@ import autocannon from 'autocannon';
  * @property {Record<string, string>} headers
  * @property {string} [body]         fixed body
  * @property {{idStart: number, name: string, tag: string}} [plant]  a NewPlant body with a fresh id per request
+ * @property {{path?: string, body?: string, headers?: Record<string, string>}[]} [rotate]  per request the next of these
+ *   (round-robin over all connections) overrides path, body and headers: load spread over many realms or tokens
  * @property {number} connections
  * @property {number} warmupSec
  * @property {number} durationSec
  */
 
 /** @type {LoadSpec} */
-const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
+const spec = JSON.parse(process.env.BENCH_LOAD_SPEC_FILE ? readFileSync(process.env.BENCH_LOAD_SPEC_FILE, 'utf8') : (process.env.BENCH_LOAD_SPEC ?? '{}'));
 let nextId = spec.plant?.idStart ?? 0;
+let turn = 0;
 
 function request() {
   /** @type {Record<string, unknown>} */
@@ -33,6 +37,13 @@ function request() {
     base.setupRequest = (/** @type {Record<string, unknown>} */ req) => {
       nextId += 1;
       return { ...req, body: `{"id":${nextId}${suffix}` };
+    };
+  }
+  const { rotate } = spec;
+  if (rotate && rotate.length > 0) {
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => {
+      const next = /** @type {{path?: string, body?: string, headers?: Record<string, string>}} */ (rotate[turn++ % rotate.length]);
+      return { ...req, ...(next.path ? { path: next.path } : {}), ...(next.body ? { body: next.body } : {}), headers: { ...req.headers, ...next.headers } };
     };
   }
   return base;

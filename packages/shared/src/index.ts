@@ -24,6 +24,7 @@ export * from './realm-names.js';
 export * from './route-table.js';
 export * from './request-context.js';
 export * from './service-config.js';
+export * from './sized-lru.js';
 export * from './revocation-entry.js';
 export * from './service-main.js';
 export * from './token-service-client.js';

@@ -3,7 +3,7 @@
  * internal API, bearer verification with the revocation map, and the express app.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, startWebServer, TokenServiceClient, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, registerCacheMetrics, startWebServer, TokenServiceClient, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
@@ -50,8 +50,10 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     internalToken: config.INTERNAL_API_TOKEN,
     realm: API_REALM,
     logger,
+    jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });
+  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats() });
   const audit = createAuditRepository(db);
   const store = createSessionStore(redis, config.SESSION_SECRET);
   const sessions = createPortalSessions({

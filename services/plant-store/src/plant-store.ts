@@ -1,6 +1,6 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the express app. */
 import { createBearerAuth, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createMetricsRegistry, startWebServer, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, registerCacheMetrics, startWebServer, type Knex, type Logger } from '@plant/shared';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
@@ -39,8 +39,10 @@ export async function runPlantStore(
     internalToken: config.INTERNAL_API_TOKEN,
     realm: PLANTS_REALM,
     logger,
+    jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });
+  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats() });
   await revocation?.start?.();
   const plants = createPlantRepository(db);
   const app = createApp({

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { createDatabase, createMetricsRegistry, parseRevocationMessage, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createMetricsRegistry, parseRevocationMessage, registerCacheMetrics, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import { Redis } from 'ioredis';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -87,7 +87,21 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       this.set(publisher.pending);
     },
   });
-  const providers = new RealmProviders(identity, { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) });
+  const providers = new RealmProviders(
+    identity,
+    { config, identity, clientAuth, logger, metrics: new TokenMetrics(metrics) },
+    { providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024, keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024 },
+  );
+  registerCacheMetrics(metrics, { realm_providers: () => providers.stats().providers, realm_keys: () => providers.stats().keys });
+  new Counter({
+    name: 'realm_provider_builds_total',
+    help: "Realm providers built (a realm's first request, after its provider was dropped for memory, after a key rotation)",
+    registers: [metrics],
+    collect() {
+      this.reset();
+      this.inc(providers.stats().builds);
+    },
+  });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
   const credentials = repositories.clientCredentials;

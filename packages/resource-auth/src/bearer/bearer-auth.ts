@@ -19,7 +19,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { TokenServiceClient, type Logger, type NodeHandler } from '@plant/shared';
+import { TokenServiceClient, type CacheStats, type Logger, type NodeHandler } from '@plant/shared';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
 import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
 import { BearerTokenChecks } from './bearer-token-checks.js';
@@ -64,8 +64,8 @@ export interface BearerAuthOptions {
   jwksMinRefetchMs?: number;
   /** Age after which a realm's key set is refetched on its next use (default 10 min). */
   jwksMaxAgeMs?: number;
-  /** Realms whose keys are kept, least recently used dropped first (default 10 000): keep it above the number of realms. */
-  jwksMaxRealms?: number;
+  /** Memory for the realms' keys (JWKS_CACHE_MB), least recently used realm dropped first (default 32 MB): keep it above what the realms in use need. */
+  jwksCacheBytes?: number;
   /** Refetches for kids a cached key set lacks, all realms together: at once (default 20) and per second after (default 10). */
   jwksRefetchBurst?: number;
   jwksRefetchPerSecond?: number;
@@ -83,6 +83,8 @@ export interface BearerAuth {
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
   insufficientScope(message: string): InsufficientScope;
+  /** The JWKS cache's size, for `/metrics` (`registerCacheMetrics`). */
+  jwksStats(): CacheStats;
   /** Drops caches and aborts JWKS and realm-list fetches in flight. */
   close(): void;
 }
@@ -111,7 +113,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     budget: new FetchBudget(options.jwksRefetchBurst ?? 20, options.jwksRefetchPerSecond ?? 10),
     ...(options.jwksMinRefetchMs === undefined ? {} : { minRefetchMs: options.jwksMinRefetchMs }),
     ...(options.jwksMaxAgeMs === undefined ? {} : { maxAgeMs: options.jwksMaxAgeMs }),
-    ...(options.jwksMaxRealms === undefined ? {} : { maxRealms: options.jwksMaxRealms }),
+    ...(options.jwksCacheBytes === undefined ? {} : { maxBytes: options.jwksCacheBytes }),
   });
 
   const invalid = (message: string): InvalidToken => {
@@ -210,6 +212,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     insufficientScope(message: string) {
       return new InsufficientScope(realm, message);
     },
+    jwksStats: () => jwks.stats(),
     close() {
       aborter.abort();
       directory.close();

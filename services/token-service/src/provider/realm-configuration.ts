@@ -6,7 +6,7 @@ import type { IdentityContext } from '../domain/identity-context.js';
 import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
-import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
+import { EXTERNAL_SIGNING, type Rs256SigningKey } from './rs256-signing-key.js';
 
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
@@ -72,7 +72,7 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
  * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
  * plugged in by realm-provider.ts.
  */
-export function realmConfiguration(tenant: string, signingJwk: Record<string, unknown>, deps: RealmConfigurationDeps): Configuration {
+export function realmConfiguration(tenant: string, signingKey: Rs256SigningKey, deps: RealmConfigurationDeps): Configuration {
   const { config } = deps;
   const { users } = deps.identity;
   const path = realmPath(tenant);
@@ -92,7 +92,8 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
         scope: 'openid email profile plants:read plants:write',
       },
     ],
-    jwks: { keys: [new Rs256SigningKey(signingJwk)] },
+    // The realm's key object, shared by each provider built for the realm (realm-providers.ts keeps it).
+    jwks: { keys: [signingKey] },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],

@@ -5,6 +5,7 @@ import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import { PRINCIPAL_METADATA, realmConfiguration, ROLE_SCOPES, type PrincipalMetadata, type RealmConfigurationDeps } from './realm-configuration.js';
+import type { Rs256SigningKey } from './rs256-signing-key.js';
 import type { TokenMetrics } from './token-metrics.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
@@ -178,10 +179,10 @@ function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, cr
  * comparison (the domain's, on digests), and its events (metrics, failures of unknown clients,
  * server errors).
  */
-export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
+export function createRealmProvider(tenant: string, signingKey: Rs256SigningKey, deps: RealmProviderDeps): Provider {
   const { config, clientAuth, logger, metrics } = deps;
   const issuer = issuerOf(config.AUTH_URL, tenant);
-  const provider = new Provider(issuer, realmConfiguration(tenant, signingJwk, deps));
+  const provider = new Provider(issuer, realmConfiguration(tenant, signingKey, deps));
   // Read by the page renderers for their Content-Security-Policy.
   Object.defineProperty(provider, 'portalOrigin', { value: new URL(config.PORTAL_URL).origin });
   // The public listener has already reduced X-Forwarded-* to what trusted hops vouch for.
