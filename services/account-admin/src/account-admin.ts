@@ -53,7 +53,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });
-  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats() });
+  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
   const audit = createAuditRepository(db);
   const store = createSessionStore(redis, config.SESSION_SECRET);
   const sessions = createPortalSessions({

@@ -42,7 +42,7 @@ export async function runPlantStore(
     jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });
-  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats() });
+  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
   await revocation?.start?.();
   const plants = createPlantRepository(db);
   const app = createApp({

@@ -58,8 +58,8 @@ export interface BearerAuthOptions {
   logger: Logger;
   /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 5). */
   clockToleranceSec?: number;
-  /** Verified tokens remembered, least recently used dropped first (default 10 000; 0 disables). */
-  verifiedCacheSize?: number;
+  /** Memory for verified tokens, least recently used dropped first (default 32 MB; 0 disables). */
+  verifiedCacheBytes?: number;
   /** Minimum time between two JWKS fetches of one realm (default 5 000 ms). */
   jwksMinRefetchMs?: number;
   /** Age after which a realm's key set is refetched on its next use (default 10 min). */
@@ -83,8 +83,9 @@ export interface BearerAuth {
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
   insufficientScope(message: string): InsufficientScope;
-  /** The JWKS cache's size, for `/metrics` (`registerCacheMetrics`). */
+  /** The JWKS cache's and the verified-token cache's sizes, for `/metrics` (`registerCacheMetrics`). */
   jwksStats(): CacheStats;
+  verifiedTokenStats(): CacheStats;
   /** Drops caches and aborts JWKS and realm-list fetches in flight. */
   close(): void;
 }
@@ -97,7 +98,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const { audience, realm, revocation, logger } = options;
   const authUrl = options.authUrl.replace(/\/+$/, '');
   const tolerance = options.clockToleranceSec ?? 5;
-  const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 10_000);
+  const verified = new VerifiedTokenCache(options.verifiedCacheBytes ?? 32 * 1024 * 1024);
   const aborter = new AbortController();
   const tokenService = new TokenServiceClient({ baseUrl: options.jwksBaseUrl, internalToken: options.internalToken, signal: aborter.signal, timeoutMs: 2_000 });
   const directory = new RealmDirectory({
@@ -213,6 +214,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       return new InsufficientScope(realm, message);
     },
     jwksStats: () => jwks.stats(),
+    verifiedTokenStats: () => verified.stats(),
     close() {
       aborter.abort();
       directory.close();
