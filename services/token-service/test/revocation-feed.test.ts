@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startHarness, type Harness } from './helpers/harness.js';
-import { internal } from './helpers/internal-client.js';
-import { createPrivateDatabase, type PrivateDatabase } from './helpers/private-database.js';
-import { entryOf, feed, horizonOf } from './helpers/revocation-feed.js';
+import { entryOf, horizonOf, useFeedHarness, type FeedContext } from './helpers/revocation-feed.js';
 
 /**
  * The change feed as a resource server reads it. A database of this file's own: the head of the
  * feed and a quiet stretch are global, and other files' changes would move them.
  */
-let database: PrivateDatabase;
-let h: Harness;
-let api: ReturnType<typeof internal>;
-let changes: ReturnType<typeof feed>;
-
-beforeAll(async () => {
-  database = await createPrivateDatabase();
-  h = await startHarness({ DATABASE_URL: database.url });
-  api = internal(h);
-  changes = feed(h);
-});
-
-afterAll(async () => {
-  await h?.close();
-  await database?.drop();
+const context = useFeedHarness();
+let { h, api, changes } = {} as FeedContext;
+beforeAll(() => {
+  ({ h, api, changes } = context.get());
 });
 
 describe('the revocation change feed', () => {

@@ -1,30 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { startHarness, type Harness } from './helpers/harness.js';
-import { AUTH, internal } from './helpers/internal-client.js';
-import { createPrivateDatabase, type PrivateDatabase } from './helpers/private-database.js';
-import { ageChanges, entryOf, feed, horizonOf } from './helpers/revocation-feed.js';
+import { AUTH } from './helpers/internal-client.js';
+import { ageChanges, entryOf, horizonOf, useFeedHarness, type FeedContext } from './helpers/revocation-feed.js';
 
 /**
  * Revocation state is bounded by the token lifetime: what is older than the horizon leaves the
  * snapshot, the feed and the store; what is younger never does. A database of this file's own:
  * pruning and the feed's floor are global.
  */
-let database: PrivateDatabase;
-let h: Harness;
-let api: ReturnType<typeof internal>;
-let changes: ReturnType<typeof feed>;
-
-beforeAll(async () => {
-  database = await createPrivateDatabase();
-  h = await startHarness({ DATABASE_URL: database.url });
-  api = internal(h);
-  changes = feed(h);
-});
-
-afterAll(async () => {
-  await h?.close();
-  await database?.drop();
+const context = useFeedHarness();
+let { h, api, changes } = {} as FeedContext;
+beforeAll(() => {
+  ({ h, api, changes } = context.get());
 });
 
 const lookup = (tenant: string, sub: string) => request(h.internalUrl).get(`/internal/v1/realms/${tenant}/principals/${sub}`).set('authorization', AUTH);

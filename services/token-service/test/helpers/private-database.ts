@@ -1,6 +1,8 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { createDatabase, ensureDatabaseExists, migrateLatest } from '@plant/shared';
 import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
 import { migrations, SCHEMA } from '../../src/data-access/migrations/index.js';
+import type { Harness } from './harness.js';
 
 export interface PrivateDatabase {
   url: string;
@@ -35,6 +37,29 @@ export async function createPrivateDatabase(): Promise<PrivateDatabase> {
       } finally {
         await server.destroy();
       }
+    },
+  };
+}
+
+/**
+ * A test file's harness on a private database, started before its tests and dropped after:
+ * `get()` hands it to the tests.
+ */
+export function usePrivateHarness(start: (env: Record<string, string>) => Promise<Harness>): { get(): Harness } {
+  let database: PrivateDatabase | undefined;
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    database = await createPrivateDatabase();
+    harness = await start({ DATABASE_URL: database.url });
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await database?.drop();
+  });
+  return {
+    get() {
+      if (harness === undefined) throw new Error('the harness has not started');
+      return harness;
     },
   };
 }

@@ -1,8 +1,9 @@
 import { expect } from '@jest/globals';
 import type { LiveRevocationEntry, RevocationChanges, RevocationSnapshot } from '@plant/shared';
 import request from 'supertest';
-import type { Harness } from './harness.js';
-import { TEST_ENV } from './harness.js';
+import { startHarness, TEST_ENV, type Harness } from './harness.js';
+import { internal } from './internal-client.js';
+import { usePrivateHarness } from './private-database.js';
 
 /** A resource server's credential: the revocation routes are what it may call. */
 export const RESOURCE_SERVER = `Bearer ${TEST_ENV.RESOURCE_SERVER_TOKENS.split(',')[0]}`;
@@ -52,3 +53,20 @@ export async function ageChanges(h: Harness, tenant: string, seconds: number): P
 
 /** What a change of a principal looks like in the feed, its ttl aside. */
 export const entryOf = (tenant: string, sub: string, version: number, deleted = false): Record<string, unknown> => ({ tenant, sub, version, deleted, ttl: expect.any(Number) });
+
+export interface FeedContext {
+  h: Harness;
+  api: ReturnType<typeof internal>;
+  changes: ReturnType<typeof feed>;
+}
+
+/** A harness on a database of the file's own (the feed's head and floor are global), with its clients. */
+export function useFeedHarness(): { get(): FeedContext } {
+  const harness = usePrivateHarness(startHarness);
+  return {
+    get() {
+      const h = harness.get();
+      return { h, api: internal(h), changes: feed(h) };
+    },
+  };
+}
