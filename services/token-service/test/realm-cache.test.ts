@@ -5,9 +5,10 @@ import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.j
 import { internal, type CreatedAccount } from './helpers/internal-client.js';
 
 /**
- * The realm cache is bounded by memory, not by the number of realms: with budgets for 32
- * providers and every key, 36 realms each get their grants, the providers beyond the budget
- * are dropped and built again from the cached key, and /metrics says so.
+ * The realm caches are bounded by memory, not by the number of realms: with budgets for 32
+ * providers and every key, 36 realms each get their grants from the grant engine (no provider
+ * built), their own endpoints from providers dropped and built again beyond the budget, and
+ * /metrics says so.
  */
 const PROVIDER_MB = 4;
 const KEY_MB = 1;
@@ -37,42 +38,59 @@ async function cacheMetrics(cache: string): Promise<Record<string, number>> {
   return { entries: read('cache_entries'), bytes: read('cache_bytes'), budget: read('cache_budget_bytes'), evictions: read('cache_evictions_total') };
 }
 
+const discovery = (tenant: string) => request(h.publicUrl).get(`/realms/${tenant}/.well-known/openid-configuration`);
+
 describe('the realm cache, bounded by memory', () => {
-  test('When grants go round-robin over more realms than the provider budget holds, then every grant succeeds, the providers stay within the budget, every key stays cached, and /metrics shows both', async () => {
-    const capacity = (PROVIDER_MB * 1024 * 1024) / PROVIDER_ENTRY_BYTES;
+  test('When grants go round-robin over more realms than the provider budget holds, then every grant succeeds and none builds a provider (the grant engine serves them all), and every key stays cached', async () => {
     const buildsBefore = h.service.providers.stats().builds;
+    const providersBefore = h.service.providers.stats().providers.entries;
 
     const statuses: number[] = [];
     for (let round = 0; round < 2; round++) for (const realm of realms) statuses.push((await grant(realm)).status);
     const stats = h.service.providers.stats();
 
     expect(statuses).toEqual(statuses.map(() => 200));
-    expect(stats.providers).toEqual({ entries: capacity, bytes: capacity * PROVIDER_ENTRY_BYTES, budgetBytes: PROVIDER_MB * 1024 * 1024, evictions: expect.any(Number) });
-    expect(stats.providers.evictions).toBeGreaterThanOrEqual(2 * REALMS - capacity);
+    expect(stats.builds - buildsBefore).toBe(0);
+    expect(stats.providers.entries).toBe(providersBefore);
     expect(stats.keys).toMatchObject({ entries: REALMS, bytes: REALMS * SIGNING_KEY_ENTRY_BYTES, evictions: 0 });
-    // Round-robin over more realms than fit is least-recently-used's worst case: every grant builds.
-    expect(stats.builds - buildsBefore).toBe(2 * REALMS);
-    expect(await cacheMetrics('realm_providers')).toEqual({ entries: capacity, bytes: capacity * PROVIDER_ENTRY_BYTES, budget: PROVIDER_MB * 1024 * 1024, evictions: stats.providers.evictions });
     expect(await cacheMetrics('realm_keys')).toEqual({ entries: REALMS, bytes: REALMS * SIGNING_KEY_ENTRY_BYTES, budget: KEY_MB * 1024 * 1024, evictions: 0 });
   });
 
-  test('When one realm is used again and again between others, then it stays built (least recently USED goes)', async () => {
-    const [hot, ...others] = realms as [(typeof realms)[number], ...typeof realms];
-    await grant(hot);
-    const builtHot = h.service.providers.builtHandler(hot.tenant);
+  test('When realms\' own endpoints are used round-robin over more realms than the provider budget holds, then the providers stay within it, dropped ones are built again, and /metrics shows it', async () => {
+    const capacity = (PROVIDER_MB * 1024 * 1024) / PROVIDER_ENTRY_BYTES;
+    const buildsBefore = h.service.providers.stats().builds;
 
-    for (const other of others) {
-      await grant(other);
-      await grant(hot);
-    }
+    const statuses: number[] = [];
+    for (let round = 0; round < 2; round++) for (const { tenant } of realms) statuses.push((await discovery(tenant)).status);
+    const stats = h.service.providers.stats();
 
-    expect(h.service.providers.builtHandler(hot.tenant)).toBe(builtHot);
+    expect(statuses).toEqual(statuses.map(() => 200));
+    expect(stats.providers).toEqual({ entries: capacity, bytes: capacity * PROVIDER_ENTRY_BYTES, budgetBytes: PROVIDER_MB * 1024 * 1024, evictions: expect.any(Number) });
+    expect(stats.providers.evictions).toBeGreaterThanOrEqual(2 * REALMS - capacity);
+    // Round-robin over more realms than fit is least-recently-used's worst case: every request builds.
+    expect(stats.builds - buildsBefore).toBe(2 * REALMS);
+    expect(await cacheMetrics('realm_providers')).toEqual({ entries: capacity, bytes: capacity * PROVIDER_ENTRY_BYTES, budget: PROVIDER_MB * 1024 * 1024, evictions: stats.providers.evictions });
   });
 
-  test('When 200 unauthenticated grants arrive at once spread over every realm, then each is refused with 401 invalid_client, none fails, and memory stays within the budget', async () => {
+  test('When one realm is used again and again between others, then its provider stays built (least recently USED goes)', async () => {
+    const [hot, ...others] = realms as [(typeof realms)[number], ...typeof realms];
+    await discovery(hot.tenant).expect(200);
+    const builtHot = await h.service.providers.providerFor(hot.tenant);
+
+    for (const other of others) {
+      await discovery(other.tenant).expect(200);
+      await discovery(hot.tenant).expect(200);
+    }
+
+    expect(await h.service.providers.providerFor(hot.tenant)).toBe(builtHot);
+  });
+
+  test('When 200 unauthenticated grants arrive at once spread over every realm, then each is refused with 401 invalid_client, none fails, and none builds a provider', async () => {
+    const buildsBefore = h.service.providers.stats().builds;
+
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => grant(realms[i % REALMS]!, 'pss_wrong-secret')));
 
     expect(new Set(answers.map((res) => `${res.status} ${res.body.error}`))).toEqual(new Set(['401 invalid_client']));
-    expect(h.service.providers.stats().providers.bytes).toBeLessThanOrEqual(PROVIDER_MB * 1024 * 1024);
+    expect(h.service.providers.stats().builds).toBe(buildsBefore);
   });
 });

@@ -1,8 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import { forwardedTrust, isDatabaseUnavailable, type Logger } from '@plant/shared';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthentication, ClientAuthSource, ClientCredential } from '../domain/authenticate-client.js';
 import { TooManyFailedAuthentications } from '../domain/errors.js';
-import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
+import { issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import { PRINCIPAL_METADATA, realmConfiguration, ROLE_SCOPES, type PrincipalMetadata, type RealmConfigurationDeps } from './realm-configuration.js';
 import type { Rs256SigningKey } from './rs256-signing-key.js';
@@ -11,6 +12,19 @@ import type { TokenMetrics } from './token-metrics.js';
 export interface RealmProviderDeps extends RealmConfigurationDeps {
   logger: Logger;
   metrics: TokenMetrics;
+}
+
+/**
+ * The realm a provider acts for, read when needed: fixed for a realm's own provider, the
+ * request's realm for the grant engine (grant-engine.ts), which serves every realm's token endpoint.
+ */
+export interface RealmBinding {
+  /**
+   * Of the request `ctx`, or without it of the request oidc-provider is handling (`Provider.ctx`:
+   * set inside its handling, not in our guard around it).
+   */
+  realm(ctx?: { req: IncomingMessage }): string;
+  issuer(ctx: { req: IncomingMessage }): string;
 }
 
 type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
@@ -68,7 +82,7 @@ function serviceAccountClientMetadata(credential: ClientCredential): Record<stri
  * built client is kept per credential: no hashing per grant, a changed account gets a new
  * client, and any number of active accounts stay built.
  */
-function serveServiceAccountClients(provider: Provider, tenant: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>): void {
+function serveServiceAccountClients(provider: Provider, binding: RealmBinding, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>): void {
   const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
   const findStatic = clients.find.bind(clients);
   const byCredential = new WeakMap<ClientCredential, Client>();
@@ -76,6 +90,7 @@ function serveServiceAccountClients(provider: Provider, tenant: string, clientAu
     if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID) return findStatic(id);
     const ctx = Provider.ctx;
     const source = ctx ?? UNKNOWN_SOURCE;
+    const tenant = binding.realm();
     // A fresh cached credential is read without an await: this runs once per grant.
     const hit = clientAuth.cachedCredential(tenant, id, source);
     const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id, source).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
@@ -91,7 +106,7 @@ function serveServiceAccountClients(provider: Provider, tenant: string, clientAu
 
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
     const ctx = Provider.ctx;
-    const verdict = clientAuth.verifySecret(tenant, this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
+    const verdict = clientAuth.verifySecret(binding.realm(), this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
     return typeof verdict === 'boolean' ? verdict : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
   };
 }
@@ -100,7 +115,7 @@ function serveServiceAccountClients(provider: Provider, tenant: string, clientAu
  * RFC 6749 §5.2 codes where oidc-provider answers invalid_request: a grant type the client
  * may not use is unauthorized_client; no client authentication at all is invalid_client (401).
  */
-function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
+function rewriteTokenErrors(ctx: ProviderContext, issuer: RealmBinding['issuer']): void {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
   if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
   if (body.error_description === GRANT_NOT_ALLOWED) {
@@ -108,7 +123,7 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
     return;
   }
   if (!ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
-  ctx.set('WWW-Authenticate', `Basic realm="${issuer}"`);
+  ctx.set('WWW-Authenticate', `Basic realm="${issuer(ctx)}"`);
   oauthError(ctx, 401, 'invalid_client', 'client authentication is required');
 }
 
@@ -123,7 +138,7 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
  * when it still does (role or grants changed: the next grant gets the new claims). The token
  * was minted, so it counts as issued and as refused.
  */
-function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
+function withdrawStaleGrant(ctx: ProviderContext, issuer: RealmBinding['issuer'], clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
   if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
@@ -137,7 +152,7 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: Cl
   return clientAuth.secretUnchanged(credential).then(
     (unchanged) => {
       if (unchanged) return retry();
-      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
+      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer(ctx)}", error="invalid_client", error_description="client authentication failed"`);
       metrics.failed(grantType, 'invalid_client');
     },
     retry,
@@ -149,7 +164,7 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: Cl
  * credential changed meanwhile is withdrawn, its errors are made RFC 6749 exact, a database
  * outage is 503 (not 500), and an unknown path is a 404 in the Error shape.
  */
-function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics) {
+function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics) {
   return async function guardRealmRequest(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
     const isToken = ctx.path === TOKEN_PATH;
     if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
@@ -174,15 +189,22 @@ function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, cr
 }
 
 /**
- * A realm's oidc-provider (configured by realm-configuration.ts) and where our code runs inside
- * its requests: the guard in front of every request, service accounts as clients, the secret
- * comparison (the domain's, on digests), and its events (metrics, failures of unknown clients,
- * server errors).
+ * A realm's oidc-provider (configured by realm-configuration.ts), for its browser endpoints:
+ * discovery, authorization and sign-in, userinfo, logout, its keys.
  */
 export function createRealmProvider(tenant: string, signingKey: Rs256SigningKey, deps: RealmProviderDeps): Provider {
+  const issuer = issuerOf(deps.config.AUTH_URL, tenant);
+  const binding: RealmBinding = { realm: () => tenant, issuer: () => issuer };
+  return wireProvider(new Provider(issuer, realmConfiguration({ ...binding, cookiePath: realmPath(tenant) }, signingKey, deps)), binding, deps);
+}
+
+/**
+ * Where our code runs inside a provider's requests: the guard in front of every request,
+ * service accounts as clients, the secret comparison (the domain's, on digests), and its events
+ * (metrics, failures of unknown clients, server errors).
+ */
+export function wireProvider(provider: Provider, binding: RealmBinding, deps: RealmProviderDeps): Provider {
   const { config, clientAuth, logger, metrics } = deps;
-  const issuer = issuerOf(config.AUTH_URL, tenant);
-  const provider = new Provider(issuer, realmConfiguration(tenant, signingKey, deps));
   // Read by the page renderers for their Content-Security-Policy.
   Object.defineProperty(provider, 'portalOrigin', { value: new URL(config.PORTAL_URL).origin });
   // The public listener has already reduced X-Forwarded-* to what trusted hops vouch for.
@@ -192,8 +214,8 @@ export function createRealmProvider(tenant: string, signingKey: Rs256SigningKey,
 
   // The credential each service-account client was built from, to tell when it changed.
   const credentialOf = new WeakMap<object, ClientCredential>();
-  serveServiceAccountClients(provider, tenant, clientAuth, credentialOf);
-  provider.use(guardRealmRequests(issuer, clientAuth, credentialOf, metrics));
+  serveServiceAccountClients(provider, binding, clientAuth, credentialOf);
+  provider.use(guardRealmRequests(binding.issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     metrics.issued(ctx.oidc.params?.grant_type);
@@ -204,6 +226,7 @@ export function createRealmProvider(tenant: string, signingKey: Rs256SigningKey,
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
+    const tenant = binding.realm(ctx);
     if (isDatabaseUnavailable(err)) {
       ctx.state.dependencyUnavailable = true;
       logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { IdentityContext } from '../domain/identity-context.js';
 import { decryptSigningKey } from '../domain/signing-keys.js';
+import { issuerOf } from '../domain/realm-naming.js';
+import { createGrantEngine, type GrantEngine, type RealmRequestBinding } from './grant-engine.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
 import { Rs256SigningKey } from './rs256-signing-key.js';
 
@@ -23,6 +25,8 @@ interface RealmKey {
   kid: string;
   signingKey: Rs256SigningKey;
   checkedAt: number;
+  /** The realm's token endpoint on the grant engine, made once per key. */
+  grant: Handler;
 }
 
 interface Entry {
@@ -47,23 +51,26 @@ export interface RealmCacheStats {
 }
 
 /**
- * One oidc-provider per realm, built on first use, so a tenant created after start works at
- * once. Two caches, each least-recently-used and bounded by memory rather than by a count:
+ * The realms' endpoints. The token endpoint of every realm is served by one grant engine
+ * (grant-engine.ts) that signs with the realm's key; the other endpoints (discovery, sign-in,
+ * userinfo, logout, keys) by one oidc-provider per realm, built on first use, so a tenant created
+ * after start works at once. Two caches, each least-recently-used and bounded by memory rather
+ * than by a count:
  *
- * - the realms' signing keys, decrypted (a few KB each): with its key at hand a realm's provider
- *   is built without a query, a decryption or a JWK parse, in the request that needs it;
- * - the built providers (about a hundred times larger): what fits in their budget.
+ * - the realms' signing keys, decrypted (a few KB each): a grant needs nothing else of its realm,
+ *   so grants spread over any number of realms cost a key each, no build and no query;
+ * - the realms' own providers (about a hundred times larger): what fits in their budget; one
+ *   dropped is built again, from the cached key, at its realm's next browser request.
  *
- * So grants spread over more realms than the provider budget holds cost a provider build each
- * (docs/performance.md measures what that costs), never a query for the key, and memory stays
- * within both budgets whatever the number of realms. A rotation heard on Redis drops both
- * entries; the periodic re-check (once per `RECHECK_MS` per realm, in the background) replaces
- * a key it finds changed and drops the realm's provider, so the next request builds with the new key.
+ * A rotation heard on Redis drops both entries; the periodic re-check (once per `RECHECK_MS` per
+ * realm, in the background) replaces a key it finds changed and drops the realm's provider, so
+ * the next request uses the new key.
  */
 export class RealmProviders {
   readonly #keys: SizedLru<string, RealmKey>;
   readonly #providers: SizedLru<string, Entry>;
   readonly #loading = new Map<string, Promise<RealmKey | undefined>>();
+  readonly #engine: GrantEngine;
   #builds = 0;
 
   constructor(
@@ -73,6 +80,23 @@ export class RealmProviders {
   ) {
     this.#keys = new SizedLru(budgets.keyBytes, () => SIGNING_KEY_ENTRY_BYTES);
     this.#providers = new SizedLru(budgets.providerBytes, () => PROVIDER_ENTRY_BYTES);
+    this.#engine = createGrantEngine(deps);
+  }
+
+  /** The one oidc-provider serving every realm's token endpoint. */
+  get grantEngine(): Provider {
+    return this.#engine.provider;
+  }
+
+  /** The realm's token endpoint when its key is cached; never waits (see `grantHandlerFor`). */
+  grantHandler(tenant: string): Handler | undefined {
+    const key = this.#keys.get(tenant);
+    return key === undefined ? undefined : this.#recheck(tenant, key).grant;
+  }
+
+  /** The realm's token endpoint, or undefined when the realm does not exist. Waits only when the realm's key is not cached. */
+  async grantHandlerFor(tenant: string): Promise<Handler | undefined> {
+    return this.grantHandler(tenant) ?? (await this.#load(tenant))?.grant;
   }
 
   stats(): RealmCacheStats {
@@ -116,12 +140,17 @@ export class RealmProviders {
    * skew. The next re-check is due a full period later even when this one fails, so an outage
    * costs one warning per realm and period, not a query per request.
    */
-  #serve(tenant: string, key: RealmKey): Handler {
+  #recheck(tenant: string, key: RealmKey): RealmKey {
     const now = Date.now();
     if (now - key.checkedAt >= RECHECK_MS && !this.#loading.has(tenant)) {
       key.checkedAt = now;
       this.#load(tenant, key).catch((err: Error) => this.deps.logger.warn({ tenant, err: { message: err.message } }, 'realm re-check failed; serving its current signing key'));
     }
+    return key;
+  }
+
+  #serve(tenant: string, key: RealmKey): Handler {
+    this.#recheck(tenant, key);
     const entry = this.#providers.get(tenant);
     if (entry !== undefined && entry.kid === key.kid) return entry.handler;
     const provider = createRealmProvider(tenant, key.signingKey, this.deps);
@@ -149,7 +178,9 @@ export class RealmProviders {
     }
     if (previous && previous.kid === row.kid) return previous;
     const signingKey = new Rs256SigningKey(decryptSigningKey(this.identity.encryption, row.kid, row.private_key_encrypted));
-    const key: RealmKey = { kid: row.kid, signingKey, checkedAt: Date.now() };
+    const binding: RealmRequestBinding = { tenant, issuer: issuerOf(this.deps.config.AUTH_URL, tenant), signingKey };
+    const engine = this.#engine;
+    const key: RealmKey = { kid: row.kid, signingKey, checkedAt: Date.now(), grant: (req, res) => engine.serve(binding, req, res) };
     this.#keys.set(tenant, key);
     return key;
   }
