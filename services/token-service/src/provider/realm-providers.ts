@@ -8,8 +8,10 @@ import { createGrantEngine, type GrantEngine, type RealmRequestBinding } from '.
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
 import { Rs256SigningKey } from './rs256-signing-key.js';
 
-/** How often a realm's active signing key is checked against Postgres (a rotation event may be missed). */
+/** How often the cached keys are checked against Postgres (a rotation event may be missed). */
 export const RECHECK_MS = 30_000;
+/** Each re-check also reads the rotations of this long before the last one succeeded: a rotation's transaction may commit after it began. */
+const RECHECK_OVERLAP_MS = 60_000;
 /**
  * What one entry is charged against its cache's budget: a built provider after its first grants
  * (its configuration, koa app, model classes and what V8 keeps for them), and a realm's signing
@@ -24,7 +26,6 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 interface RealmKey {
   kid: string;
   signingKey: Rs256SigningKey;
-  checkedAt: number;
   /** The realm's token endpoint on the grant engine, made once per key. */
   grant: Handler;
 }
@@ -62,9 +63,9 @@ export interface RealmCacheStats {
  * - the realms' own providers (about a hundred times larger): what fits in their budget; one
  *   dropped is built again, from the cached key, at its realm's next browser request.
  *
- * A rotation heard on Redis drops both entries; the periodic re-check (once per `RECHECK_MS` per
- * realm, in the background) replaces a key it finds changed and drops the realm's provider, so
- * the next request uses the new key.
+ * A rotation heard on Redis drops both entries; the periodic re-check (one query per
+ * `RECHECK_MS` for every realm: the keys activated since the last one, in the background)
+ * replaces a cached key it finds changed, so the next request uses the new key.
  */
 export class RealmProviders {
   readonly #keys: SizedLru<string, RealmKey>;
@@ -72,6 +73,9 @@ export class RealmProviders {
   readonly #loading = new Map<string, Promise<RealmKey | undefined>>();
   readonly #engine: GrantEngine;
   #builds = 0;
+  /** When the last re-check started, and when the last one that succeeded did. */
+  #recheckStartedAt = Date.now();
+  #recheckedAt = Date.now();
 
   constructor(
     private readonly identity: Pick<IdentityContext, 'signingKeys' | 'realms' | 'encryption'>,
@@ -91,7 +95,9 @@ export class RealmProviders {
   /** The realm's token endpoint when its key is cached; never waits (see `grantHandlerFor`). */
   grantHandler(tenant: string): Handler | undefined {
     const key = this.#keys.get(tenant);
-    return key === undefined ? undefined : this.#recheck(tenant, key).grant;
+    if (key === undefined) return undefined;
+    this.#recheckWhenDue();
+    return key.grant;
   }
 
   /** The realm's token endpoint, or undefined when the realm does not exist. Waits only when the realm's key is not cached. */
@@ -133,24 +139,33 @@ export class RealmProviders {
   }
 
   /**
-   * A realm is served from its cached key while the key's periodic re-check runs in the
-   * background: a grant never waits on that query, nor fails when Postgres blips at that moment,
-   * and the token route stays on the fast lane. Until the re-check lands, a replica that missed a
+   * Realms are served from their cached keys while the periodic re-check runs in the background:
+   * a grant never waits on that query, nor fails when Postgres blips at that moment, and the
+   * token route stays on the fast lane. Until the re-check lands, a replica that missed a
    * rotation event signs with the retired key, which stays published for a token lifetime plus
-   * skew. The next re-check is due a full period later even when this one fails, so an outage
-   * costs one warning per realm and period, not a query per request.
+   * skew. One query a period whatever the number of realms (the keys activated since the last
+   * re-check that succeeded, with an overlap); the next is due a full period later even when this
+   * one fails, so an outage costs one warning per period, not a query per request.
    */
-  #recheck(tenant: string, key: RealmKey): RealmKey {
+  #recheckWhenDue(): void {
     const now = Date.now();
-    if (now - key.checkedAt >= RECHECK_MS && !this.#loading.has(tenant)) {
-      key.checkedAt = now;
-      this.#load(tenant, key).catch((err: Error) => this.deps.logger.warn({ tenant, err: { message: err.message } }, 'realm re-check failed; serving its current signing key'));
-    }
-    return key;
+    if (now - this.#recheckStartedAt < RECHECK_MS) return;
+    this.#recheckStartedAt = now;
+    const since = (now - this.#recheckedAt + RECHECK_OVERLAP_MS) / 1000;
+    this.identity.signingKeys.activatedWithin(Math.ceil(since)).then(
+      (rotated) => {
+        this.#recheckedAt = now;
+        for (const { realm, kid } of rotated) {
+          const cached = this.#keys.peek(realm);
+          if (cached !== undefined && cached.kid !== kid) void this.#load(realm, cached).catch(() => this.invalidate(realm));
+        }
+      },
+      (err: Error) => this.deps.logger.warn({ err: { message: err.message } }, 'realm key re-check failed; serving the cached signing keys'),
+    );
   }
 
   #serve(tenant: string, key: RealmKey): Handler {
-    this.#recheck(tenant, key);
+    this.#recheckWhenDue();
     const entry = this.#providers.get(tenant);
     if (entry !== undefined && entry.kid === key.kid) return entry.handler;
     const provider = createRealmProvider(tenant, key.signingKey, this.deps);
@@ -180,7 +195,7 @@ export class RealmProviders {
     const signingKey = new Rs256SigningKey(decryptSigningKey(this.identity.encryption, row.kid, row.private_key_encrypted));
     const binding: RealmRequestBinding = { tenant, issuer: issuerOf(this.deps.config.AUTH_URL, tenant), signingKey };
     const engine = this.#engine;
-    const key: RealmKey = { kid: row.kid, signingKey, checkedAt: Date.now(), grant: (req, res) => engine.serve(binding, req, res) };
+    const key: RealmKey = { kid: row.kid, signingKey, grant: (req, res) => engine.serve(binding, req, res) };
     this.#keys.set(tenant, key);
     return key;
   }
