@@ -54,7 +54,7 @@ export interface JwksCacheOptions {
 
 /**
  * What a realm's entry is charged: the entry and its map, and each RSA public `KeyObject` with
- * its wrapper (measured: docs/performance.md, "Realms at scale").
+ * its wrapper (measured: docs/performance.md, "At scale").
  */
 const REALM_ENTRY_BYTES = 512;
 const KEY_BYTES = 2048;

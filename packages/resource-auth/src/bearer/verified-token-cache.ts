@@ -4,7 +4,7 @@ import type { Principal } from './principal.js';
 /**
  * What an entry is charged: the token string (one byte a character: tokens are ASCII) and the
  * principal with its grants, the map entry and the object around them (docs/performance.md,
- * "Realms at scale").
+ * "At scale").
  */
 const ENTRY_OVERHEAD_BYTES = 512;
 

@@ -13,10 +13,10 @@ export const RECHECK_MS = 30_000;
 /** Each re-check also reads the rotations of this long before the last one succeeded: a rotation's transaction may commit after it began. */
 const RECHECK_OVERLAP_MS = 60_000;
 /**
- * What one entry is charged against its cache's budget: a built provider after its first grants
+ * What one entry is charged against its cache's budget: a built provider after its first requests
  * (its configuration, koa app, model classes and what V8 keeps for them), and a realm's signing
  * key (the private and public `KeyObject`s). Measured, not guessed: docs/performance.md,
- * "Realms at scale", says how, and what it found.
+ * "At scale", says how, and what it found.
  */
 export const PROVIDER_ENTRY_BYTES = 128 * 1024;
 export const SIGNING_KEY_ENTRY_BYTES = 4 * 1024;
