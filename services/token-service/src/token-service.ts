@@ -13,6 +13,7 @@ import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
+import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
 import { RevocationPruner } from './domain/prune-revocations.js';
 import { RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
@@ -35,6 +36,8 @@ export interface TokenService {
   publisher: RevocationPublisher;
   /** Forgets revocation state older than the horizon (tests run it at will). */
   pruner: RevocationPruner;
+  /** Forgets cached credentials the change feed says changed (an event may have been lost). */
+  follower: CredentialChangeFollower;
   usage: UsageRecorder;
   /** What the use cases work with (tests arrange tenants and keys through it). */
   identity: IdentityContext;
@@ -145,6 +148,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   cleanup.unref();
   const pruner = new RevocationPruner(identity, config.ACCESS_TOKEN_TTL, logger);
   pruner.start();
+  const follower = new CredentialChangeFollower(identity, config.ACCESS_TOKEN_TTL, logger);
+  follower.start();
 
   const readiness = {
     database: () => db.raw('select 1'),
@@ -175,12 +180,14 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     providers,
     publisher,
     pruner,
+    follower,
     usage,
     identity,
     async close() {
       clearInterval(cleanup);
       publisher.stop();
       await pruner.stop();
+      await follower.stop();
       await usage.stop();
       await checkers.close();
       subscriber.disconnect();

@@ -38,15 +38,20 @@ export interface ClientCredentialRepository {
 }
 
 export interface CredentialCacheLimits {
-  /** How long an account's entry is fresh (30 s); an unknown id's, a tenth of it. */
+  /**
+   * How long an account's entry is fresh (10 min): a backstop only, since every change reaches
+   * the cache as an event or, within seconds, through the change feed (follow-credential-changes.ts).
+   */
   ttlMs: number;
+  /** How long an unknown id is remembered (3 s). */
+  unknownTtlMs: number;
   /** Unknown ids cached (10,000), oldest first out. */
   maxUnknown: number;
   /** Accounts cached (100,000): real accounts, so live data bounds them first; past this, long-expired entries go, then the oldest. */
   maxKnown: number;
 }
 
-const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 30_000, maxUnknown: 10_000, maxKnown: 100_000 };
+const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 600_000, unknownTtlMs: 3_000, maxUnknown: 10_000, maxKnown: 100_000 };
 /** A read overtaken by a change this many times in a row is handed out retired (the grant fails) rather than tried forever. */
 const MAX_READS = 5;
 // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
@@ -78,9 +83,10 @@ const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) => a.tok
  *    old secret before the change) is refused when it asks `isCurrent` before answering;
  *  - a read that was in flight is marked stale: its answer may predate the commit, so it is
  *    neither cached nor returned, and the read is made again.
- * So once this replica has heard a change, it issues no token with the old credential. The TTL
- * bounds staleness should an event be lost (a token minted from a stale entry carries the old
- * `ver` and is refused by resource servers anyway). Unknown ids are cached too, briefly and
+ * So once this replica has heard a change, it issues no token with the old credential. Should an
+ * event be lost, the change feed's follower (domain/follow-credential-changes.ts) forgets the
+ * account within seconds, and the TTL is the last backstop (a token minted from a stale entry
+ * carries the old `ver` and is refused by resource servers anyway). Unknown ids are cached too, briefly and
  * apart from real accounts (a flood of guesses cannot push a real account out), so repeating a
  * guess costs no query; `findListed` makes new guesses cheap too.
  */
@@ -192,7 +198,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         this.#known.delete(key);
       }
       if (this.#unknown.size >= this.limits.maxUnknown) this.#unknown.delete(this.#unknown.keys().next().value!);
-      this.#unknown.set(key, now + this.limits.ttlMs / 10);
+      this.#unknown.set(key, now + this.limits.unknownTtlMs);
       return undefined;
     }
     this.#unknown.delete(key);
