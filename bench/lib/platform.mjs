@@ -62,16 +62,18 @@ export function migrate() {
 /**
  * Starts the token service, then `plantStoreCount` Plant Stores and account-admin (when it is
  * built), on the bench database and Redis (`ownRedis`: a redis-server of the platform's own).
- * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string}} options
+ * Issuers name the fixed AUTH_URL (the baselines are given it) unless `listenerIssuers`: then
+ * they name where the token service listens, which account-admin's sign-in must reach.
+ * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string, listenerIssuers?: boolean}} options
  * @returns {Promise<Platform>}
  */
-export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = existsSync(distOf('account-admin')), ownRedis = false, resyncMs, nodeArgs, logLevel = 'info' }) {
+export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = existsSync(distOf('account-admin')), ownRedis = false, resyncMs, nodeArgs, logLevel = 'info', listenerIssuers = false }) {
   return startProcesses({
     plantStores: plantStoreCount,
     accountAdmin,
     databaseUrl: DATABASE_URL,
     ...(ownRedis ? {} : { redisUrl: REDIS_URL }),
-    authUrl: AUTH_URL,
+    ...(listenerIssuers ? {} : { authUrl: AUTH_URL }),
     secrets: SECRETS,
     env: { NODE_ENV: 'production', LOG_LEVEL: logLevel },
     logDir,

@@ -3,7 +3,9 @@
 // reading it costs us no CPU), their CPU time and RSS from /proc, and the load generators
 // that drive them.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux everywhere that matters). */
@@ -18,14 +20,23 @@ const PAGE_SIZE = 4096;
  */
 export { spawnServer as startServer } from '../../packages/test-kit/dist/index.js';
 
+/** Above this a spec goes in a file: the environment of a process is limited (E2BIG). */
+const MAX_SPEC_IN_ENV = 64 * 1024;
+
 /**
  * The environment of a load generator: its spec (which holds bench accounts' secrets) goes in
  * BENCH_LOAD_SPEC, readable only by the same user, rather than on its command line, which `ps`
- * shows to everyone.
+ * shows to everyone; a large one (thousands of realms' requests) in a file of mode 0600 named by
+ * BENCH_LOAD_SPEC_FILE, removed by `cleanup`.
  * @param {unknown} spec
  */
 function loadSpecEnv(spec) {
-  return { ...process.env, BENCH_LOAD_SPEC: JSON.stringify(spec) };
+  const text = JSON.stringify(spec);
+  if (text.length <= MAX_SPEC_IN_ENV) return { env: { ...process.env, BENCH_LOAD_SPEC: text }, cleanup: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'bench-spec-'));
+  const file = join(dir, 'spec.json');
+  writeFileSync(file, text, { mode: 0o600 });
+  return { env: { ...process.env, BENCH_LOAD_SPEC_FILE: file }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**
@@ -49,7 +60,8 @@ export function runLoadGenerator(script, spec, onMessage) {
  * @returns {{stop(): void, done: Promise<{code: number | null, stderr: string}>}}
  */
 export function startLoadGenerator(script, spec, onMessage) {
-  const child = spawn(process.execPath, [script], { env: loadSpecEnv(spec), stdio: ['ignore', 'pipe', 'pipe'] });
+  const { env, cleanup } = loadSpecEnv(spec);
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
@@ -61,7 +73,12 @@ export function startLoadGenerator(script, spec, onMessage) {
     }
     onMessage(message);
   });
-  const done = new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+  const done = new Promise((resolve) =>
+    child.once('close', (code) => {
+      cleanup();
+      resolve({ code, stderr });
+    }),
+  );
   return { stop: () => child.kill('SIGTERM'), done: /** @type {Promise<{code: number | null, stderr: string}>} */ (done) };
 }
 

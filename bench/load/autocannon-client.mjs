@@ -5,6 +5,7 @@
 // window, prints {"event":"result", ...} with every response's latency at sub-millisecond
 // precision (autocannon's own histogram keeps whole milliseconds).
 import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { assertionGrantBody, clientAssertion } from '../../packages/test-kit/dist/index.js';
 import { proofSource } from './dpop-proofs.mjs';
@@ -19,13 +20,15 @@ import { proofSource } from './dpop-proofs.mjs';
  * @property {{idStart: number, name: string, tag: string}} [plant]  a NewPlant body with a fresh id per request
  * @property {{clientId: string, audience: string, privateKeyPem: string, kid: string, alg: string, count?: number}} [assertion]  a private_key_jwt grant with a fresh assertion per request
  * @property {import('./dpop-proofs.mjs').ProofSpec} [dpop]  a fresh DPoP proof per request, in the DPoP header
+ * @property {{path?: string, body?: string, headers?: Record<string, string>}[]} [rotate]  per request the next of these
+ *   (round-robin over all connections) overrides path, body and headers: load spread over many realms or tokens
  * @property {number} connections
  * @property {number} warmupSec
  * @property {number} durationSec
  */
 
 /** @type {LoadSpec} */
-const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
+const spec = JSON.parse(process.env.BENCH_LOAD_SPEC_FILE ? readFileSync(process.env.BENCH_LOAD_SPEC_FILE, 'utf8') : (process.env.BENCH_LOAD_SPEC ?? '{}'));
 let nextId = spec.plant?.idStart ?? 0;
 const proofs = spec.dpop === undefined ? undefined : proofSource(spec.dpop);
 /** Proofs signed ahead per second of a window: above the fastest list measured here. */
@@ -45,6 +48,7 @@ const assertionBodies = (() => {
   const ready = Array.from({ length: PRESIGNED }, sign);
   return { next: () => ready.pop() ?? sign() };
 })();
+let turn = 0;
 
 function request() {
   /** @type {Record<string, unknown>} */
@@ -60,6 +64,13 @@ function request() {
     base.setupRequest = (/** @type {Record<string, unknown>} */ req) => {
       nextId += 1;
       return { ...req, body: `{"id":${nextId}${suffix}` };
+    };
+  }
+  const { rotate } = spec;
+  if (rotate && rotate.length > 0) {
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => {
+      const next = /** @type {{path?: string, body?: string, headers?: Record<string, string>}} */ (rotate[turn++ % rotate.length]);
+      return { ...req, ...(next.path ? { path: next.path } : {}), ...(next.body ? { body: next.body } : {}), headers: { ...req.headers, ...next.headers } };
     };
   }
   return base;

@@ -15,11 +15,11 @@
 // Target (DESIGN.md): p99 <= 50 ms at every replica. Peers that keep JWT access tokens valid
 // until expiry (Keycloak, Auth0, Hydra) have the token lifetime, 300 s, as their figure.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import * as lib from '../lib/platform.mjs';
+import { call, closeProbe, firstRefusal, latencySummary as summary } from '../lib/revocation-probe.mjs';
 import { fmt, machine, table } from '../lib/report.mjs';
 
 const { values: args } = parseArgs({
@@ -32,48 +32,7 @@ const { values: args } = parseArgs({
 });
 const ITERATIONS = Number(args.iterations);
 const DELETE_EVERY = Number(args['delete-every']);
-const POLL_TIMEOUT_MS = 10_000;
 const TOKEN_LIFETIME_MS = 300_000;
-
-const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-
-/**
- * One HTTP call on a kept-alive connection; resolves with the status and body when the
- * response has fully arrived (and the time it did).
- * @param {string} url
- * @param {{ method?: string, headers?: Record<string, string>, body?: string }} [options]
- * @returns {Promise<{status: number, body: string, at: number}>}
- */
-function call(url, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, at: performance.now() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** @param {number[]} sorted @param {number} p */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** @param {number[]} values */
-function summary(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    p50Ms: percentile(sorted, 50),
-    p95Ms: percentile(sorted, 95),
-    p99Ms: percentile(sorted, 99),
-    maxMs: sorted[sorted.length - 1] ?? NaN,
-  };
-}
 
 async function main() {
   const missing = /** @type {const} */ (['token-service', 'plant-store']).filter((s) => lib.missingServices().includes(s));
@@ -91,24 +50,6 @@ async function main() {
     const internalHeaders = { authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
     const resettable = [];
     for (let i = 0; i < 5; i += 1) resettable.push(await lib.createServiceAccount(platform, tenant, `reset-${i}`, 'View'));
-
-    /**
-     * Polls one store with the old token until it refuses it.
-     * @param {{ url: string, name: string }} store
-     * @param {string} token
-     * @param {number} since
-     * @returns {Promise<{ latencyMs: number, stale: number }>}
-     */
-    async function firstRefusal(store, token, since) {
-      let stale = 0;
-      for (;;) {
-        const res = await call(`${store.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
-        if (res.status === 401) return { latencyMs: res.at - since, stale };
-        if (res.status !== 200) throw new Error(`${store.name} answered ${res.status}: ${res.body}`);
-        stale += 1;
-        if (res.at - since > POLL_TIMEOUT_MS) throw new Error(`${store.name} still accepts a revoked token after ${POLL_TIMEOUT_MS} ms`);
-      }
-    }
 
     const samples = [];
     const started = performance.now();
@@ -184,7 +125,7 @@ async function main() {
     console.log(`\nwritten ${file.slice(lib.ROOT.length + 1)}`);
   } finally {
     await lib.stopPlatform(platform);
-    agent.destroy();
+    closeProbe();
   }
 }
 

@@ -11,7 +11,7 @@ import { httpRequest, startPlatformWithEditor, type Answer, type Platform, type 
 import { routeKey, serviceApps } from './helpers/service-apps.js';
 
 /** What a resource server needs (the keys are open to anyone): nothing else is its to call. */
-const RESOURCE_SERVER_ROUTES = new Set(['GET /internal/v1/realms', 'GET /internal/v1/revocations', 'GET /internal/v1/realms/:tenant/principals/:sub']);
+const RESOURCE_SERVER_ROUTES = new Set(['GET /internal/v1/realms', 'GET /internal/v1/revocations', 'GET /internal/v1/revocations/changes', 'GET /internal/v1/realms/:tenant/principals/:sub']);
 const OPEN_ROUTES = new Set(['GET /internal/v1/realms/:tenant/jwks']);
 
 let p: Platform;

@@ -312,7 +312,7 @@ describe('Bearer verification: verified-token cache', () => {
   });
 
   test('When the cache is disabled, then every request verifies the token in full', async () => {
-    const h = await resourceServer({ jwksMaxAgeMs: 0, jwksMinRefetchMs: 0, verifiedCacheSize: 0 });
+    const h = await resourceServer({ jwksMaxAgeMs: 0, jwksMinRefetchMs: 0, verifiedCacheBytes: 0 });
     const tenant = newRealm();
     const token = issuer.mint({ tenant });
     for (let i = 0; i < 3; i += 1) expect((await whoami(h, token)).status).toBe(200);

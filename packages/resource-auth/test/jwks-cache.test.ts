@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, TokenServiceClient } from '@plant/shared';
 import { startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
 import { FetchBudget } from '../src/bearer/fetch-budget.js';
-import { JwksCache, type JwksCacheOptions } from '../src/bearer/jwks-cache.js';
+import { JwksCache, jwksEntryBytes, type JwksCacheOptions } from '../src/bearer/jwks-cache.js';
 import { RealmDirectory } from '../src/bearer/realm-directory.js';
 
 let issuer: TestIssuer;
@@ -136,8 +136,8 @@ describe('JwksCache: made-up kids of real realms', () => {
 });
 
 describe('JwksCache: bound and recency', () => {
-  test('When more realms are used than the bound, then the cache never holds more, and the least recently USED realm goes, not the first fetched', async () => {
-    const { jwks } = cache({ maxRealms: 3 });
+  test('When more realms are used than the memory bound holds, then the cache never holds more, and the least recently USED realm goes, not the first fetched', async () => {
+    const { jwks } = cache({ maxBytes: 3 * jwksEntryBytes(1) });
     const [a, b, c, d, e] = Array.from({ length: 5 }, realm) as Array<{ tenant: string; kid: string }>;
     for (const r of [a!, b!, c!]) await jwks.getKey(r.tenant, r.kid);
 
@@ -148,12 +148,13 @@ describe('JwksCache: bound and recency', () => {
     await jwks.getKey(e!.tenant, e!.kid);
     expect([a, b, c, d, e].map((r) => jwks.holds(r!.tenant))).toEqual([true, false, false, true, true]);
     expect(jwks.size).toBe(3);
+    expect(jwks.stats()).toEqual({ entries: 3, bytes: 3 * jwksEntryBytes(1), budgetBytes: 3 * jwksEntryBytes(1), evictions: 2 });
     expect((await jwks.getKey(a!.tenant, a!.kid)).kind).toBe('key');
     expect(issuer.jwksRequests(a!.tenant)).toBe(1);
   });
 
   test('When the cache is full, then first fetches spend the shared budget too, so cycling through real realms stays bounded', async () => {
-    const { jwks } = cache({ maxRealms: 2, budget: { burst: 2, perSecond: 0.001 } });
+    const { jwks } = cache({ maxBytes: 2 * jwksEntryBytes(1), budget: { burst: 2, perSecond: 0.001 } });
     const realms = Array.from({ length: 6 }, realm);
 
     const kinds = [];

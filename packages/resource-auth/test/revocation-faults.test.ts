@@ -140,7 +140,7 @@ describe('revocation sync: Redis down', () => {
     await redis.start();
     await eventually(() => sync.state().live, 'the sync is live again', 15_000);
 
-    // The reconnect's snapshot brought the change made while Redis was down...
+    // The reconnect's resync brought the change made while Redis was down...
     expect(sync.check(tenant, sub, 1)).toBe('revoked');
     expect(sync.check(tenant, sub, 2)).toBe('valid');
     // ...and events flow again.
@@ -152,16 +152,17 @@ describe('revocation sync: Redis down', () => {
 });
 
 describe('revocation sync: subscription faults', () => {
-  test('When the subscriber connection is killed and a change is committed before the reconnect snapshot, then it is refused meanwhile and after', async () => {
+  test('When the subscriber connection is killed and a change is committed before the reconnect resync, then it is refused meanwhile and after, and the resync reads the change feed, not the snapshot', async () => {
     const { tenant, sub } = newPrincipal();
-    const requestsBefore = api.snapshotRequests();
+    const changesBefore = api.changesRequests();
+    const snapshotsBefore = api.snapshotRequests();
     let release!: () => void;
-    // The reconnect's snapshot waits until the change is committed, then reads the table.
-    api.holdSnapshots(new Promise<void>((resolve) => (release = resolve)), 'before-read');
+    // The reconnect's resync waits until the change is committed, then reads the feed.
+    api.holdResyncs(new Promise<void>((resolve) => (release = resolve)), 'before-read');
     try {
       const killed = await admin.client('KILL', 'TYPE', 'pubsub');
       expect(killed).toBeGreaterThanOrEqual(1);
-      await eventually(() => api.snapshotRequests() > requestsBefore, 'the reconnect asks for a snapshot');
+      await eventually(() => api.changesRequests() > changesBefore, 'the reconnect asks for the changes');
       expect(sync.state()).toMatchObject({ subscribed: true, live: false });
 
       api.revoke(tenant, sub); // committed; its publish is lost
@@ -169,14 +170,15 @@ describe('revocation sync: subscription faults', () => {
       // Re-subscribed but not yet re-synced: events from the gap are missing, so no answer from memory.
       await expect(Promise.resolve(sync.check(tenant, sub, 1))).resolves.toBe('revoked');
       release();
-      await eventually(() => sync.state().live, 'the reconnect snapshot loads');
+      await eventually(() => sync.state().live, 'the reconnect resync completes');
     } finally {
       release();
-      api.holdSnapshots(undefined);
+      api.holdResyncs(undefined);
     }
 
     expect(sync.check(tenant, sub, 1)).toBe('revoked');
     expect(sync.check(tenant, sub, 2)).toBe('valid');
+    expect(api.snapshotRequests()).toBe(snapshotsBefore);
   });
 
   test('When Redis stops answering without closing the connection, then the heartbeat notices and checks fall back', async () => {

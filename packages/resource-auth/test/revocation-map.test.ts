@@ -1,8 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { RevocationMap } from '../src/revocation/revocation-map.js';
-import type { RevocationEntry } from '@plant/shared';
+import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared';
 
 const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
+const live = (version: number, deleted = false, sub = 'sa-1', ttl = 360): LiveRevocationEntry => ({ ...entry(version, deleted, sub), ttl });
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
@@ -61,33 +62,41 @@ describe('RevocationMap', () => {
     expect(map.size).toBe(0);
   });
 
-  test('When a snapshot no longer lists an entry written before it was requested, then the sweep drops it; entries written during the load stay', () => {
+  test('When a resync settles, then the events written before it was requested are dropped and those written during it stay', () => {
     const map = new RevocationMap();
-    map.apply(entry(2, true, 'old-deleted'));
-    map.apply(entry(4, false, 'listed'));
+    map.apply(entry(2 ** 40)); // forged before the resync
+    map.apply(entry(5, true, 'sa-2')); // forged deletion before the resync
     const epoch = map.beginEpoch();
-    map.apply(entry(3, false, 'event-during-load'));
-    map.apply(entry(4, false, 'listed'));
-    expect(map.sweep(epoch)).toBe(1);
-    expect(map.size).toBe(2);
-    expect(map.verdict('acme', 'old-deleted', 2)).toBe('valid');
-    expect(map.verdict('acme', 'event-during-load', 2)).toBe('revoked');
-    expect(map.verdict('acme', 'listed', 3)).toBe('revoked');
-  });
+    map.apply(entry(9, false, 'sa-3')); // a real event the resync may predate
 
-  test('When a snapshot is confirmed, then it replaces what was written before it was requested and joins what arrived during its load', () => {
-    const map = new RevocationMap();
-    map.apply(entry(2 ** 40)); // forged before the load
-    map.apply(entry(5, true, 'sa-2')); // forged deletion before the load
-    const epoch = map.beginEpoch();
-    map.apply(entry(9, false, 'sa-3')); // a real event the snapshot may predate
-
-    map.confirm(entry(3), epoch);
-    map.confirm(entry(5, false, 'sa-2'), epoch);
-    map.confirm(entry(4, false, 'sa-3'), epoch);
+    map.merge([live(3), live(5, false, 'sa-2'), live(4, false, 'sa-3')], 0);
+    map.settle(epoch);
 
     expect([map.verdict('acme', 'sa-1', 2), map.verdict('acme', 'sa-1', 3)]).toEqual(['revoked', 'valid']);
     expect([map.verdict('acme', 'sa-2', 4), map.verdict('acme', 'sa-2', 5)]).toEqual(['revoked', 'valid']);
     expect([map.verdict('acme', 'sa-3', 8), map.verdict('acme', 'sa-3', 9)]).toEqual(['revoked', 'valid']);
+    expect(map.size).toBe(4);
+  });
+
+  test('When a snapshot replaces the map, then what it does not list is gone and what it lists is held', () => {
+    const map = new RevocationMap();
+    map.merge([live(4, false, 'old'), live(2, true, 'old-deleted')], 0);
+
+    map.replace([live(3)], 0);
+
+    expect([map.verdict('acme', 'old', 1), map.verdict('acme', 'old-deleted', 1), map.verdict('acme', 'sa-1', 2)]).toEqual(['valid', 'valid', 'revoked']);
+    expect(map.size).toBe(1);
+  });
+
+  test('When an entry outlives its ttl, then expire drops it (no token it revokes can be live) and keeps the younger ones', () => {
+    const map = new RevocationMap();
+    map.merge([live(3, false, 'short', 10), live(4, true, 'long', 360)], 1000);
+    map.merge([live(5, false, 'short', 20)], 2000);
+
+    expect(map.expire(1000 + 19_999)).toBe(0);
+    expect(map.expire(2000 + 20_000)).toBe(1);
+    expect([map.verdict('acme', 'short', 1), map.verdict('acme', 'long', 9)]).toEqual(['valid', 'revoked']);
+    expect(map.expire(1000 + 360_000)).toBe(1);
+    expect(map.size).toBe(0);
   });
 });

@@ -83,7 +83,7 @@ describe('revocation sync: start-up', () => {
     const untouched = newPrincipal();
     const { sync, registry } = newSync();
     expect(sync.isReady()).toBe(false);
-    expect(await metric(registry, 'revocation_snapshot_age_seconds')).toEqual({ _: Infinity });
+    expect(await metric(registry, 'revocation_resync_age_seconds')).toEqual({ _: Infinity });
 
     await sync.start();
 
@@ -93,7 +93,7 @@ describe('revocation sync: start-up', () => {
     expect([1, 2, 9].map((ver) => sync.check(deleted.tenant, deleted.sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
     expect(sync.check(untouched.tenant, untouched.sub, 1)).toBe('valid');
     expect(api.lookups(untouched.tenant, untouched.sub)).toBe(0);
-    const age = await metric(registry, 'revocation_snapshot_age_seconds');
+    const age = await metric(registry, 'revocation_resync_age_seconds');
     expect(age._).toBeGreaterThanOrEqual(0);
     expect(age._).toBeLessThan(60);
     expect(await metric(registry, 'revocation_subscription_up')).toEqual({ _: 1 });
@@ -108,8 +108,8 @@ describe('revocation sync: start-up', () => {
       await sync.start();
 
       expect(sync.isReady()).toBe(false);
-      expect(sync.state()).toMatchObject({ ready: false, live: false, snapshotAgeMs: undefined });
-      expect((await metric(registry, 'revocation_snapshot_failures_total'))._).toBeGreaterThanOrEqual(1);
+      expect(sync.state()).toMatchObject({ ready: false, live: false, resyncAgeMs: undefined });
+      expect((await metric(registry, 'revocation_resync_failures_total'))._).toBeGreaterThanOrEqual(1);
       await expect(sync.check(principal.tenant, principal.sub, 1)).resolves.toBe('unavailable');
 
       api.setDown(false);
@@ -186,26 +186,26 @@ describe('revocation sync: events', () => {
     expect(captured.text()).toContain('malformed revocation event ignored');
   });
 
-  test('When an event arrives while a snapshot read before it is still loading, then the event survives the snapshot', async () => {
+  test('When an event arrives while a resync read before it is still loading, then the event survives the resync', async () => {
     const { tenant, sub } = newPrincipal();
     const { sync } = newSync({ resyncMs: 200 });
     await sync.start();
     let release!: () => void;
-    api.holdSnapshots(new Promise<void>((resolve) => (release = resolve)), 'after-read');
+    api.holdResyncs(new Promise<void>((resolve) => (release = resolve)), 'after-read');
     // Counted after the hold is in place: the next request counted is a held one.
-    const requestsBefore = api.snapshotRequests();
+    const requestsBefore = api.changesRequests();
     try {
-      // The periodic re-sync reads the table now (version 1) and answers later.
-      await eventually(() => api.snapshotRequests() > requestsBefore, 'a re-sync is in flight');
+      // The periodic resync reads the feed now (nothing new) and answers later.
+      await eventually(() => api.changesRequests() > requestsBefore, 'a resync is in flight');
       await revokeAndPublish(tenant, sub);
       await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the event is applied');
-      const loadedBefore = sync.state().snapshotsLoaded;
+      const loadedBefore = sync.state().resyncs;
       release();
-      api.holdSnapshots(undefined);
-      await eventually(() => sync.state().snapshotsLoaded > loadedBefore, 'the stale snapshot is applied');
+      api.holdResyncs(undefined);
+      await eventually(() => sync.state().resyncs > loadedBefore, 'the stale resync is applied');
     } finally {
       release();
-      api.holdSnapshots(undefined);
+      api.holdResyncs(undefined);
     }
 
     expect(sync.check(tenant, sub, 1)).toBe('revoked');
@@ -242,24 +242,6 @@ describe('revocation sync: events', () => {
     await eventually(() => sync.check(raised.tenant, raised.sub, 2) === 'valid' && sync.check(deleted.tenant, deleted.sub, 2) === 'valid', 'a re-sync confirms against the source');
     // What Postgres holds stays: version 2 everywhere.
     for (const p of [raised, deleted, really]) expect([sync.check(p.tenant, p.sub, 1), sync.check(p.tenant, p.sub, 2)]).toEqual(['revoked', 'valid']);
-  });
-
-  test('When a deletion drops out of the snapshot (older than a token lifetime), then the next re-sync frees its memory', async () => {
-    const { tenant, sub } = newPrincipal();
-    const { sync } = newSync({ resyncMs: 200 });
-    await sync.start();
-    await revokeAndPublish(tenant, sub, { deleted: true });
-    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the deletion is applied');
-    const loaded = sync.state().snapshotsLoaded;
-    // Still listed: re-syncs keep it.
-    await eventually(() => sync.state().snapshotsLoaded >= loaded + 2, 'two re-syncs');
-    expect(sync.check(tenant, sub, 1)).toBe('revoked');
-
-    api.forget(tenant, sub);
-
-    // Absent means "version 1, not deleted": the entry is gone from memory. (Its tokens expired
-    // before the token service stopped listing it, so bearer verification refuses them anyway.)
-    await eventually(() => sync.check(tenant, sub, 1) === 'valid', 'the entry is swept');
   });
 });
 

@@ -26,6 +26,7 @@ export * from './proxy-trust.js';
 export * from './realm-names.js';
 export * from './redis-connection.js';
 export * from './request-context.js';
+export * from './sized-lru.js';
 export * from './revocation-entry.js';
 export * from './route-table.js';
 export * from './service-config.js';

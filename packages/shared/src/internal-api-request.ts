@@ -61,6 +61,8 @@ export interface InternalApiAnswer {
   status: number;
   /** The parsed JSON body, or undefined when `readsBody` said not to read it. */
   body: unknown;
+  /** The length of the body read, in bytes (0 when it was not read). */
+  bytes: number;
 }
 
 /** Whatever the internal API answered, or an `InternalApiError` without a status when no usable answer came. */
@@ -85,9 +87,10 @@ export async function callInternalApi(target: InternalApiTarget, call: InternalA
   try {
     if (!call.readsBody(status)) {
       await response.body?.cancel();
-      return { status, body: undefined };
+      return { status, body: undefined, bytes: 0 };
     }
-    return { status, body: await response.json() };
+    const raw = await response.arrayBuffer();
+    return { status, body: JSON.parse(new TextDecoder().decode(raw)), bytes: raw.byteLength };
   } catch (err) {
     throw new InternalApiError(`internal API body unreadable (${status})`, { cause: err });
   }

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { HttpRequestMetrics } from './http-request-metrics.js';
 
 /** One registry per service process, with Node's default metrics. */
@@ -34,4 +34,51 @@ export function metricsHandler(registry: Registry): RequestHandler {
     res.setHeader('content-type', registry.contentType);
     res.end(await registry.metrics());
   };
+}
+
+/** What a memory-bounded cache (`SizedLru`) reports: entries held, what they are charged, its budget, evictions since start. */
+export interface CacheStats {
+  entries: number;
+  bytes: number;
+  budgetBytes: number;
+  evictions: number;
+}
+
+/**
+ * The size of each memory-bounded cache on `/metrics`, labelled `cache`: `cache_entries`,
+ * `cache_bytes` (what the entries are charged), `cache_budget_bytes`, `cache_evictions_total`.
+ * Read when scraped; nothing on the request path.
+ */
+export function registerCacheMetrics(registry: Registry, caches: Record<string, () => CacheStats>): void {
+  const registers = [registry];
+  const labelNames = ['cache'] as const;
+  const gauge = (name: string, help: string, read: (stats: CacheStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect() {
+        for (const [cache, stats] of Object.entries(caches)) this.set({ cache }, read(stats()));
+      },
+    });
+  gauge('cache_entries', 'Entries held by a memory-bounded cache', (s) => s.entries);
+  gauge('cache_bytes', 'Bytes the entries of a memory-bounded cache are charged (measured estimates per entry)', (s) => s.bytes);
+  gauge('cache_budget_bytes', 'The budget of a memory-bounded cache; beyond it the least recently used entries go', (s) => s.budgetBytes);
+  const counted = new Map<string, number>();
+  new Counter({
+    name: 'cache_evictions_total',
+    help: 'Entries a memory-bounded cache dropped to stay within its budget',
+    labelNames,
+    registers,
+    collect() {
+      for (const [cache, stats] of Object.entries(caches)) {
+        const { evictions } = stats();
+        const delta = evictions - (counted.get(cache) ?? 0);
+        counted.set(cache, evictions);
+        if (delta > 0) this.inc({ cache }, delta);
+        else this.inc({ cache }, 0);
+      }
+    },
+  });
 }

@@ -1,14 +1,18 @@
 /**
  * Revocation state as it arrives from outside (docs/architecture.md): messages on the Redis
- * channel `plantstore:revocations`, the list of `GET /internal/v1/revocations`, the answer of
- * `GET /internal/v1/realms/:tenant/principals/:sub`. Anything not exactly an entry is rejected:
- * every reader of the channel or the internal API validates with these, one way.
+ * channel `plantstore:revocations`, the snapshot and the change feed of the internal API, the
+ * answer of `GET /internal/v1/realms/:tenant/principals/:sub`. Anything not exactly an entry is
+ * rejected: every reader of the channel or the internal API validates with these, one way.
  */
-import type { RevocationEntry } from './internal-api-types.js';
+import { INT64_MAX } from './api-types.js';
+import type { LiveRevocationEntry, RevocationChanges, RevocationEntry, RevocationSnapshot } from './internal-api-types.js';
 
 const MAX_NAME_LENGTH = 255;
 /** Far longer than any real entry; bounds the parse cost of a hostile or broken publisher. */
 const MAX_MESSAGE_LENGTH = 4096;
+/** Above the longest horizon the token service can have (ACCESS_TOKEN_TTL ≤ 86,400 s plus the margin). */
+const MAX_TTL_SECONDS = 7 * 86_400;
+const POSITION_LITERAL = /^(0|[1-9][0-9]{0,18})$/;
 
 function isName(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH;
@@ -24,6 +28,23 @@ export function toRevocationEntry(value: unknown): RevocationEntry | undefined {
   return { tenant, sub, version, deleted };
 }
 
+/** An entry of the snapshot or the feed: a `RevocationEntry` with its `ttl`, a whole number of seconds ≥ 1. */
+export function toLiveRevocationEntry(value: unknown): LiveRevocationEntry | undefined {
+  const entry = toRevocationEntry(value);
+  const { ttl } = value as { ttl?: unknown };
+  if (entry === undefined || typeof ttl !== 'number' || !Number.isSafeInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS) return undefined;
+  return { ...entry, ttl };
+}
+
+/**
+ * A change-feed position: the decimal form of an int64 from 0 up, exactly as the token service
+ * writes it (no sign, no leading zero, no exponent); undefined for anything else.
+ */
+export function parseFeedPosition(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !POSITION_LITERAL.test(value) || BigInt(value) > INT64_MAX) return undefined;
+  return value;
+}
+
 /** Parses a channel message; undefined for anything malformed (the reader counts and ignores it). */
 export function parseRevocationMessage(message: string): RevocationEntry | undefined {
   if (message.length > MAX_MESSAGE_LENGTH) return undefined;
@@ -34,20 +55,38 @@ export function parseRevocationMessage(message: string): RevocationEntry | undef
   }
 }
 
-/**
- * The snapshot's entries, or undefined when the body is not `{entries: RevocationEntry[]}`.
- * One bad entry rejects the whole snapshot: skipping it could leave a revoked principal
- * looking valid, so the caller keeps its previous state and retries instead.
- */
-export function parseRevocationSnapshot(body: unknown): RevocationEntry[] | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const { entries } = body as { entries?: unknown };
-  if (!Array.isArray(entries)) return undefined;
-  const parsed: RevocationEntry[] = [];
-  for (const item of entries) {
-    const entry = toRevocationEntry(item);
+/** Every item of `items` as a live entry, or undefined when one is not (the whole answer is then refused). */
+function liveEntries(items: unknown): LiveRevocationEntry[] | undefined {
+  if (!Array.isArray(items)) return undefined;
+  const parsed: LiveRevocationEntry[] = [];
+  for (const item of items) {
+    const entry = toLiveRevocationEntry(item);
     if (entry === undefined) return undefined;
     parsed.push(entry);
   }
   return parsed;
+}
+
+/**
+ * The snapshot, or undefined when the body is not `{position, entries: LiveRevocationEntry[]}`.
+ * One bad entry rejects the whole snapshot: skipping it could leave a revoked principal
+ * looking valid, so the caller keeps its previous state and retries instead.
+ */
+export function parseRevocationSnapshot(body: unknown): RevocationSnapshot | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { position: rawPosition, entries: rawEntries } = body as { position?: unknown; entries?: unknown };
+  const position = parseFeedPosition(rawPosition);
+  const entries = liveEntries(rawEntries);
+  return position === undefined || entries === undefined ? undefined : { position, entries };
+}
+
+/** A page of the change feed, or undefined when the body is not one (the same all-or-nothing rule). */
+export function parseRevocationChanges(body: unknown): RevocationChanges | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { reset, position: rawPosition, more, entries: rawEntries } = body as Record<string, unknown>;
+  if (reset === true) return { reset: true };
+  const position = parseFeedPosition(rawPosition);
+  const entries = liveEntries(rawEntries);
+  if (reset !== false || typeof more !== 'boolean' || position === undefined || entries === undefined) return undefined;
+  return { reset: false, position, more, entries };
 }

@@ -9,7 +9,9 @@ import type {
   Grant,
   NewServiceAccountKey,
   NewServiceAccountTrust,
+  RevocationChanges,
   RevocationEntry,
+  RevocationSnapshot,
   ServiceAccount,
   ServiceAccountChange,
   ServiceAccountCredentials,
@@ -21,10 +23,13 @@ import type {
 } from './internal-api-types.js';
 import { answerMessageOf, callInternalApi, InternalApiError, type InternalApiAnswer, type InternalApiTarget } from './internal-api-request.js';
 import { isTenantName } from './realm-names.js';
-import { parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
+import { parseRevocationChanges, parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
 
 /** The principal's state, or `not-found` (the principal never existed). Failures throw. */
 export type PrincipalLookup = { kind: 'found'; entry: RevocationEntry } | { kind: 'not-found' };
+
+/** An answer with the size of its body in bytes (what a resync moved). */
+export type Sized<T> = T & { bytes: number };
 
 export interface TokenServiceClientOptions extends InternalApiTarget {
   /** Timeout of a call that names none, ms (default 5000). */
@@ -77,14 +82,27 @@ export class TokenServiceClient {
 
   // ---- Revocation (resource servers) -------------------------------------------------
 
-  /** `GET /internal/v1/revocations`: every principal with something revoked. */
-  snapshot(timeoutMs = this.#timeoutMs): Promise<RevocationEntry[]> {
+  /** `GET /internal/v1/revocations`: every revocation entry still needed, and the feed position it brings the reader to. */
+  snapshot(timeoutMs = this.#timeoutMs): Promise<Sized<RevocationSnapshot>> {
     return this.#mapped(async () => {
-      const { status, body } = await callInternalApi(this.#target, { path: '/internal/v1/revocations', timeoutMs, readsBody: readsOnlyOk });
+      const { status, body, bytes } = await callInternalApi(this.#target, { path: '/internal/v1/revocations', timeoutMs, readsBody: readsOnlyOk });
       if (status !== 200) throw new InternalApiError(`revocation snapshot answered ${status}`, { status });
-      const entries = parseRevocationSnapshot(body);
-      if (entries === undefined) throw new InternalApiError('revocation snapshot is malformed');
-      return entries;
+      const snapshot = parseRevocationSnapshot(body);
+      if (snapshot === undefined) throw new InternalApiError('revocation snapshot is malformed');
+      return { ...snapshot, bytes };
+    });
+  }
+
+  /** `GET /internal/v1/revocations/changes?after=`: one page of the changes after `position`, or `reset`. */
+  changes(position: string, timeoutMs = this.#timeoutMs): Promise<Sized<RevocationChanges>> {
+    return this.#mapped(async () => {
+      const path = `/internal/v1/revocations/changes?after=${position}`;
+      const { status, body, bytes } = await callInternalApi(this.#target, { path, timeoutMs, readsBody: readsOnlyOk });
+      if (status !== 200) throw new InternalApiError(`revocation changes answered ${status}`, { status });
+      const changes = parseRevocationChanges(body);
+      // A page must move forward: a token service answering the same position with `more` would loop us.
+      if (changes === undefined || (!changes.reset && changes.more && BigInt(changes.position) <= BigInt(position))) throw new InternalApiError('revocation changes are malformed');
+      return { ...changes, bytes };
     });
   }
 

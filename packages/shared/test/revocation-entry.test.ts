@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
-import { parseRevocationMessage, parseRevocationSnapshot, type RevocationEntry } from '../src/index.js';
+import { parseFeedPosition, parseRevocationChanges, parseRevocationMessage, parseRevocationSnapshot, type LiveRevocationEntry, type RevocationEntry } from '../src/index.js';
 
 const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
+const live = (version: number, ttl = 360): LiveRevocationEntry => ({ ...entry(version), ttl });
 
 describe('revocation wire format', () => {
   test('When an event is well formed, then it parses to exactly its four fields', () => {
@@ -22,8 +23,40 @@ describe('revocation wire format', () => {
   });
 
   test('When one snapshot entry is malformed, then the whole snapshot is rejected (never half-applied)', () => {
-    expect(parseRevocationSnapshot({ entries: [entry(2), { tenant: 'acme', sub: 'sa-2', version: -1, deleted: false }] })).toBeUndefined();
-    expect(parseRevocationSnapshot({ entries: 'x' })).toBeUndefined();
-    expect(parseRevocationSnapshot({ entries: [entry(2)] })).toEqual([entry(2)]);
+    expect(parseRevocationSnapshot({ position: '7', entries: [live(2), { tenant: 'acme', sub: 'sa-2', version: -1, deleted: false, ttl: 60 }] })).toBeUndefined();
+    expect(parseRevocationSnapshot({ position: '7', entries: [live(2), entry(3)] })).toBeUndefined();
+    expect(parseRevocationSnapshot({ position: '7', entries: 'x' })).toBeUndefined();
+    expect(parseRevocationSnapshot({ entries: [live(2)] })).toBeUndefined();
+    expect(parseRevocationSnapshot({ position: '7', entries: [{ ...live(2), extra: 1 }] })).toEqual({ position: '7', entries: [live(2)] });
+  });
+
+  test.each([
+    ['a ttl of 0', { ...live(2), ttl: 0 }],
+    ['a fractional ttl', { ...live(2), ttl: 1.5 }],
+    ['a ttl as a string', { ...live(2), ttl: '60' }],
+    ['a ttl above a week', { ...live(2), ttl: 7 * 86_400 + 1 }],
+  ])('When a feed entry has %s, then the page is rejected', (_what, bad) => {
+    expect(parseRevocationChanges({ reset: false, position: '9', more: false, entries: [bad] })).toBeUndefined();
+  });
+
+  test('When a change-feed page is well formed, then it parses; a reset needs nothing else; anything in between is rejected', () => {
+    expect(parseRevocationChanges({ reset: false, position: '9', more: true, entries: [live(2)] })).toEqual({ reset: false, position: '9', more: true, entries: [live(2)] });
+    expect(parseRevocationChanges({ reset: true, position: 'ignored' })).toEqual({ reset: true });
+    expect(parseRevocationChanges({ position: '9', more: false, entries: [] })).toBeUndefined();
+    expect(parseRevocationChanges({ reset: false, position: '9', entries: [] })).toBeUndefined();
+    expect(parseRevocationChanges({ reset: 'no', position: '9', more: false, entries: [] })).toBeUndefined();
+  });
+
+  test.each([
+    ['0', '0'],
+    ['9223372036854775807', '9223372036854775807'],
+    ['9223372036854775808', undefined],
+    ['-1', undefined],
+    ['01', undefined],
+    ['1e3', undefined],
+    ['', undefined],
+    [7, undefined],
+  ])('When a feed position is %p, then it parses to %p', (value, parsed) => {
+    expect(parseFeedPosition(value)).toBe(parsed);
   });
 });

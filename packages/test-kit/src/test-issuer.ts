@@ -6,7 +6,8 @@
  *
  * It also answers the realm list (`GET /internal/v1/realms`, every realm it knows) and the two
  * revocation routes resource servers use, from entries the test
- * sets with `revoke`: `GET /internal/v1/revocations` (the snapshot) and
+ * sets with `revoke`: `GET /internal/v1/revocations` (the snapshot, each entry needed for 360 s),
+ * `GET /internal/v1/revocations/changes?after=` (the change feed, one page) and
  * `GET /internal/v1/realms/:tenant/principals/:sub` (every principal of a known realm
  * exists at version 1 unless revoked). It does not publish on Redis.
  *
@@ -89,7 +90,9 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
   const audience = options.audience ?? 'http://plant-store.test';
   const realms = new Map<string, SigningKey[]>();
   const requests = new Map<string, number>();
-  const revocations = new Map<string, { tenant: string; sub: string; version: number; deleted: boolean }>();
+  const revocations = new Map<string, { tenant: string; sub: string; version: number; deleted: boolean; position: number }>();
+  let head = 0;
+  const live = ({ position: _position, ...entry }: { position: number } & Record<string, unknown>) => ({ ...entry, ttl: 360 });
   const otherKey = newKey();
   let unavailable = false;
   let realmLists = 0;
@@ -101,7 +104,14 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       res.end(JSON.stringify(body));
     };
     const principal = /^\/internal\/v1\/realms\/([^/?]+)\/principals\/([^/?]+)$/.exec(req.url ?? '');
-    if (req.method === 'GET' && req.url === '/internal/v1/revocations') return reply(200, { entries: [...revocations.values()] });
+    if (req.method === 'GET' && req.url === '/internal/v1/revocations') return reply(200, { position: String(head), entries: [...revocations.values()].map(live) });
+    const changes = /^\/internal\/v1\/revocations\/changes\?after=(\d+)$/.exec(req.url ?? '');
+    if (req.method === 'GET' && changes) {
+      const after = Number(changes[1]);
+      if (after > head) return reply(200, { reset: true });
+      const entries = [...revocations.values()].filter((e) => e.position > after).map(live);
+      return reply(200, { reset: false, position: String(head), more: false, entries });
+    }
     if (req.method === 'GET' && req.url === '/internal/v1/realms') {
       realmLists += 1;
       if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
@@ -110,7 +120,8 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     if (req.method === 'GET' && principal) {
       const [tenant, sub] = [decodeURIComponent(principal[1]!), decodeURIComponent(principal[2]!)];
       if (!realms.has(tenant)) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
-      return reply(200, revocations.get(`${tenant}/${sub}`) ?? { tenant, sub, version: 1, deleted: false });
+      const found = revocations.get(`${tenant}/${sub}`);
+      return reply(200, found === undefined ? { tenant, sub, version: 1, deleted: false } : { tenant, sub, version: found.version, deleted: found.deleted });
     }
     if (req.method !== 'GET' || !match) return reply(404, { error: 404, message: 'Not found' });
     const tenant = decodeURIComponent(match[1]!);
@@ -217,8 +228,9 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     },
     revoke(tenant, sub, { version, deleted }) {
       const key = `${tenant}/${sub}`;
-      const current = revocations.get(key) ?? { tenant, sub, version: 1, deleted: false };
-      revocations.set(key, { tenant, sub, version: Math.max(current.version, version ?? 1), deleted: current.deleted || deleted === true });
+      const current = revocations.get(key) ?? { tenant, sub, version: 1, deleted: false, position: 0 };
+      head += 1;
+      revocations.set(key, { tenant, sub, version: Math.max(current.version, version ?? 1), deleted: current.deleted || deleted === true, position: head });
     },
     setUnavailable(down) {
       unavailable = down;

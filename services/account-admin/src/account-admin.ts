@@ -3,7 +3,7 @@
  * internal API, bearer verification with the revocation map, the public and the management listener.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, readyWhen, redisTargetOf, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, readyWhen, redisTargetOf, registerCacheMetrics, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';
@@ -61,8 +61,10 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     internalToken: config.INTERNAL_API_TOKEN,
     realm: API_REALM,
     logger,
+    jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });
+  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
   const audit = createAuditRepository(db);
   const store = createSessionStore(redis, config.SESSION_SECRET);
   const sessions = createPortalSessions({

@@ -1,6 +1,6 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the public and the management listener. */
 import { createBearerAuth, createRedisReplayStore, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, redisTargetOf, startWebServer, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, redisTargetOf, registerCacheMetrics, startWebServer, type Knex, type Logger } from '@plant/shared';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
@@ -44,9 +44,11 @@ export async function runPlantStore(
     internalToken: config.INTERNAL_API_TOKEN,
     realm: PLANTS_REALM,
     logger,
+    jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
     dpop: { publicUrl: config.PUBLIC_URL, replay, nonceKeys },
   });
+  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
   await revocation?.start?.();
   const plants = createPlantRepository(db, { namedStatements: config.DATABASE_NAMED_STATEMENTS });
   const app = createApp({ plants, auth, logger, metrics, publicUrl: config.PUBLIC_URL });

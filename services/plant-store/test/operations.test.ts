@@ -42,6 +42,19 @@ describe('Probes and metrics (the management port)', () => {
     expect(res.text).toMatch(/http_request_duration_seconds_count\{service="plant-store",method="GET",route="\/plants",status="200"\} [1-9]/);
     expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",service="plant-store",method="GET",route="\/plants",status="200"\} \d/);
   });
+
+  test('When a realm\'s keys were fetched, then /metrics shows the key cache: its entries, what they are charged and its memory budget (JWKS_CACHE_MB)', async () => {
+    const tenant = store.newTenant();
+    await request(store.url).get('/plants').set('authorization', `Bearer ${store.token(tenant)}`).expect(200);
+
+    const text = (await request(store.url).get('/metrics')).text;
+    const read = (name: string) => Number(new RegExp(`^${name}\\{cache="jwks",service="plant-store"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+
+    expect(read('cache_entries')).toBeGreaterThanOrEqual(1);
+    expect(read('cache_bytes')).toBeGreaterThanOrEqual(2560);
+    expect(read('cache_budget_bytes')).toBe(32 * 1024 * 1024);
+    expect(read('cache_evictions_total')).toBe(0);
+  });
 });
 
 describe('Database outage', () => {

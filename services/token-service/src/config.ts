@@ -22,6 +22,8 @@ export const configShape = {
   KEY_ENCRYPTION_KEY: secretKey(z.string().refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be base64 of 32 bytes' })).describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
   COOKIE_KEYS: env.secretList().describe('Comma-separated keys signing the sign-in cookies (secret)'),
   ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
+  REALM_PROVIDER_CACHE_MB: env.int(128, 4, 65_536).describe("Memory for built realm providers (MB); beyond it the least recently used realm's provider is dropped and built again at its next request"),
+  REALM_KEY_CACHE_MB: env.int(48, 1, 65_536).describe("Memory for the realms' decrypted signing keys (MB); beyond it the least recently used realm's key is read from Postgres again"),
   CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
   CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window; above it the address\'s failing attempts get 429, right secrets still pass'),
   CLIENT_AUTH_FAILURES_PER_CLIENT: env.int(500, 1, 1_000_000).describe('Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass'),

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { createRedisReplayStore } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, registerCacheMetrics, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import type { Redis } from 'ioredis';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
@@ -18,6 +18,8 @@ import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
+import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
+import { RevocationPruner } from './domain/prune-revocations.js';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';
@@ -40,6 +42,10 @@ export interface TokenService {
   redis: Redis;
   providers: RealmProviders;
   publisher: RevocationPublisher;
+  /** Forgets revocation state older than the horizon (tests run it at will). */
+  pruner: RevocationPruner;
+  /** Forgets cached credentials the change feed says changed (an event may have been lost). */
+  follower: CredentialChangeFollower;
   usage: UsageRecorder;
   /** What the use cases work with (tests arrange tenants and keys through it). */
   identity: IdentityContext;
@@ -117,7 +123,21 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   });
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });
-  const providers = new RealmProviders(identity, { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics) });
+  const providers = new RealmProviders(
+    identity,
+    { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics) },
+    { providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024, keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024 },
+  );
+  registerCacheMetrics(metrics, { realm_providers: () => providers.stats().providers, realm_keys: () => providers.stats().keys });
+  new Counter({
+    name: 'realm_provider_builds_total',
+    help: "Realm providers built (a realm's first request, after its provider was dropped for memory, after a key rotation)",
+    registers: [metrics],
+    collect() {
+      this.reset();
+      this.inc(providers.stats().builds);
+    },
+  });
   const inspector = new LiveTokenInspector({ config, logger, metrics });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
@@ -174,6 +194,10 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     repositories.oidcPayloads.deleteExpired().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'));
   }, CLEANUP_MS);
   cleanup.unref();
+  const pruner = new RevocationPruner(identity, config.ACCESS_TOKEN_TTL, logger);
+  pruner.start();
+  const follower = new CredentialChangeFollower(identity, config.ACCESS_TOKEN_TTL, logger);
+  follower.start();
 
   const publicApp = createPublicApp({
     logger,
@@ -207,6 +231,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     redis,
     providers,
     publisher,
+    pruner,
+    follower,
     usage,
     identity,
     startIntrospection: (internalUrl) => inspector.start(internalUrl),
@@ -214,6 +240,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       await inspector.stop();
       clearInterval(cleanup);
       publisher.stop();
+      await pruner.stop();
+      await follower.stop();
       await usage.stop();
       await checkers.close();
       subscriber.disconnect();

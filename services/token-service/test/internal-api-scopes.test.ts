@@ -14,7 +14,7 @@ const [PLANT_STORE_TOKEN, OTHER_RESOURCE_SERVER_TOKEN] = TEST_ENV.RESOURCE_SERVE
 const ACCOUNT_ADMIN_TOKEN = TEST_ENV.ACCOUNT_ADMIN_TOKEN;
 
 /** What a resource server needs to verify tokens (the keys are open): nothing else. */
-const RESOURCE_SERVER_ROUTES = new Set(['GET /internal/v1/realms', 'GET /internal/v1/revocations', 'GET /internal/v1/realms/:tenant/principals/:sub']);
+const RESOURCE_SERVER_ROUTES = new Set(['GET /internal/v1/realms', 'GET /internal/v1/revocations', 'GET /internal/v1/revocations/changes', 'GET /internal/v1/realms/:tenant/principals/:sub']);
 const OPEN_ROUTES = new Set(['GET /internal/v1/realms/:tenant/jwks']);
 
 type Caller = 'resource server' | 'other resource server' | 'account-admin' | 'wrong token' | 'no token' | 'admin token with another scheme' | 'admin token plus a suffix';

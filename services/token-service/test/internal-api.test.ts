@@ -94,7 +94,7 @@ describe('realms', () => {
   });
 });
 describe('revocation snapshot and principals', () => {
-  test('When principals were changed or deleted, then the snapshot lists them with their versions, and untouched ones are absent', async () => {
+  test('When principals were changed or deleted, then the snapshot lists them with their versions and a full horizon to live, and untouched ones are absent', async () => {
     const changed = await api.createServiceAccount(tenant);
     const deleted = await api.createServiceAccount(tenant);
     const untouched = await api.createServiceAccount(tenant);
@@ -105,14 +105,16 @@ describe('revocation snapshot and principals', () => {
     const res = await request(h.internalUrl).get('/internal/v1/revocations').set('authorization', AUTH);
 
     expect(res.status).toBe(200);
-    const mine = (res.body.entries as Array<{ sub: string }>).filter((e) => [changed.client_id, deleted.client_id, untouched.client_id].includes(e.sub));
+    const mine = (res.body.entries as Array<{ sub: string; ttl: number }>).filter((e) => [changed.client_id, deleted.client_id, untouched.client_id].includes(e.sub));
     expect(mine).toEqual(
       expect.arrayContaining([
-        { tenant, sub: changed.client_id, version: 3, deleted: false },
-        { tenant, sub: deleted.client_id, version: 2, deleted: true },
+        { tenant, sub: changed.client_id, version: 3, deleted: false, ttl: expect.any(Number) },
+        { tenant, sub: deleted.client_id, version: 2, deleted: true, ttl: expect.any(Number) },
       ]),
     );
     expect(mine).toHaveLength(2);
+    for (const { ttl } of mine) expect(ttl).toBeGreaterThan(h.config.ACCESS_TOKEN_TTL + 60 - 10);
+    expect(res.body.position).toMatch(/^[1-9][0-9]*$/);
   });
 
   test('When a principal never existed, then 404; an untouched one is version 1', async () => {

@@ -4,6 +4,7 @@ import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
 import { authSchema } from '../src/data-access/migrations/0001-auth-schema.js';
 import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payload-digests.js';
 import { revocationSnapshotIndexes } from '../src/data-access/migrations/0003-revocation-snapshot-indexes.js';
+import { revocationChanges } from '../src/data-access/migrations/0004-revocation-changes.js';
 import { serviceAccountCredentials } from '../src/data-access/migrations/0005-service-account-credentials.js';
 import { migrations } from '../src/data-access/migrations/index.js';
 
@@ -56,6 +57,7 @@ describe('the token service migrations', () => {
 
   test('When the snapshot index migration is undone and redone, then the principals carry the index of each snapshot arm, and not the one it replaced', async () => {
     await migrateLatest(db, schema, migrations);
+    await db.transaction((trx) => revocationChanges.down(trx));
 
     const applied = await indexesOf('principals');
     await db.transaction((trx) => revocationSnapshotIndexes.down(trx));
@@ -67,6 +69,30 @@ describe('the token service migrations', () => {
     expect(undone).toEqual(expect.arrayContaining(['principals_revoked']));
     expect(undone).not.toContain('principals_changed');
     expect(await indexesOf('principals')).toEqual(applied);
+    await db.transaction((trx) => revocationChanges.up(trx));
+  });
+
+  test('When the change feed migration runs over existing principals, then a changed live principal and a deletion are carried into the feed, the deletion at its own time, and down and up again work', async () => {
+    await migrateLatest(db, schema, migrations);
+    await db.transaction((trx) => revocationChanges.down(trx));
+    await db('realms').insert({ name: 'carried' });
+    await db('principals').insert([
+      { sub: 'unchanged', realm: 'carried', kind: 'service_account' },
+      { sub: 'reset', realm: 'carried', kind: 'service_account', token_version: 3 },
+      { sub: 'deleted', realm: 'carried', kind: 'service_account', token_version: 2, deleted_at: new Date('2020-01-01T00:00:00Z') },
+    ]);
+
+    await db.transaction((trx) => revocationChanges.up(trx));
+    const carried = await db('revocation_changes').orderBy('position').select('position', 'sub', 'version', 'deleted', 'changed_at');
+    await db('principals').where({ sub: 'unchanged' }).update({ token_version: 2 });
+
+    expect(carried.map(({ changed_at: _at, ...row }) => row)).toEqual([
+      { position: '1', sub: 'deleted', version: 2, deleted: true },
+      { position: '2', sub: 'reset', version: 3, deleted: false },
+    ]);
+    expect(carried[0].changed_at).toEqual(new Date('2020-01-01T00:00:00Z'));
+    expect(await db('revocation_changes').where({ sub: 'unchanged' }).select('position', 'version')).toEqual([{ position: '3', version: 2 }]);
+    expect(await indexesOf('principals')).not.toContain('principals_changed');
   });
 
   test('When the credentials migration runs over accounts with secrets, then each secret dates from its account, and down and up again work', async () => {

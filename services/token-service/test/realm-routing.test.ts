@@ -107,7 +107,7 @@ describe('the token endpoint, its realm built or not', () => {
   test('When code runs inside a grant, then it finds the request id through oidc-provider (the process has no request context of its own)', async () => {
     const account = await api.createServiceAccount(tenant);
     await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
-    const provider = (await h.service.providers.providerFor(tenant))!;
+    const provider = h.service.providers.grantEngine;
     const seen: Array<{ reqId?: string }> = [];
     const listener = () => seen.push(grantRequestId());
     provider.on('grant.success', listener);

@@ -22,7 +22,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TokenServiceClient, type Logger, type NodeHandler } from '@plant/shared';
+import { TokenServiceClient, type CacheStats, type Logger, type NodeHandler } from '@plant/shared';
 import { DpopCheck, type DpopOptions } from '../dpop/dpop-check.js';
 import { DpopInvalidToken } from '../dpop/dpop-errors.js';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
@@ -54,14 +54,14 @@ export interface BearerAuthOptions {
   logger: Logger;
   /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 5). */
   clockToleranceSec?: number;
-  /** Verified tokens remembered, least recently used dropped first (default 10 000; 0 disables). */
-  verifiedCacheSize?: number;
+  /** Memory for verified tokens, least recently used dropped first (default 32 MB; 0 disables). */
+  verifiedCacheBytes?: number;
   /** Minimum time between two JWKS fetches of one realm (default 5 000 ms). */
   jwksMinRefetchMs?: number;
   /** Age after which a realm's key set is refetched on its next use (default 10 min). */
   jwksMaxAgeMs?: number;
-  /** Realms whose keys are kept, least recently used dropped first (default 10 000): keep it above the number of realms. */
-  jwksMaxRealms?: number;
+  /** Memory for the realms' keys (JWKS_CACHE_MB), least recently used realm dropped first (default 32 MB): keep it above what the realms in use need. */
+  jwksCacheBytes?: number;
   /** Refetches for kids a cached key set lacks, all realms together: at once (default 20) and per second after (default 10). */
   jwksRefetchBurst?: number;
   jwksRefetchPerSecond?: number;
@@ -83,6 +83,9 @@ export interface BearerAuth {
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
   insufficientScope(message: string): InsufficientScope;
+  /** The JWKS cache's and the verified-token cache's sizes, for `/metrics` (`registerCacheMetrics`). */
+  jwksStats(): CacheStats;
+  verifiedTokenStats(): CacheStats;
   /** Drops caches and aborts JWKS and realm-list fetches in flight. */
   close(): void;
 }
@@ -92,7 +95,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const { audience, realm, revocation, logger } = options;
   const authUrl = options.authUrl.replace(/\/+$/, '');
   const tolerance = options.clockToleranceSec ?? 5;
-  const verified = new VerifiedTokenCache(options.verifiedCacheSize ?? 10_000);
+  const verified = new VerifiedTokenCache(options.verifiedCacheBytes ?? 32 * 1024 * 1024);
   const aborter = new AbortController();
   const tokenService = new TokenServiceClient({ baseUrl: options.jwksBaseUrl, internalToken: options.internalToken, signal: aborter.signal, timeoutMs: 2_000 });
   const directory = new RealmDirectory({
@@ -108,7 +111,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     budget: new FetchBudget(options.jwksRefetchBurst ?? 20, options.jwksRefetchPerSecond ?? 10),
     ...(options.jwksMinRefetchMs === undefined ? {} : { minRefetchMs: options.jwksMinRefetchMs }),
     ...(options.jwksMaxAgeMs === undefined ? {} : { maxAgeMs: options.jwksMaxAgeMs }),
-    ...(options.jwksMaxRealms === undefined ? {} : { maxRealms: options.jwksMaxRealms }),
+    ...(options.jwksCacheBytes === undefined ? {} : { maxBytes: options.jwksCacheBytes }),
   });
 
   const invalid = (message: string): InvalidToken => {
@@ -223,6 +226,8 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     insufficientScope(message: string) {
       return new InsufficientScope(realm, message);
     },
+    jwksStats: () => jwks.stats(),
+    verifiedTokenStats: () => verified.stats(),
     close() {
       aborter.abort();
       directory.close();

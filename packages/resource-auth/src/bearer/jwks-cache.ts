@@ -20,13 +20,13 @@
  * - A 404 means the realm was deleted after it was listed: its entry is dropped and the
  *   directory forgets it, so its next token is decided by the realm list again.
  *
- * Bound: at most `maxRealms` realms, each one the token service listed; beyond that the least
- * recently used realm is dropped (every key lookup refreshes its realm's recency). Once full, a
- * first fetch pushes another realm out, so first fetches then spend from the budget as well:
- * size `maxRealms` above the number of realms.
+ * Bound: memory, `maxBytes` (JWKS_CACHE_MB), each realm one the token service listed and charged
+ * `jwksEntryBytes` of its keys; beyond that the least recently used realm is dropped (every key
+ * lookup refreshes its realm's recency). Once full, a first fetch pushes another realm out, so
+ * first fetches then spend from the budget as well: size the budget above the realms in use.
  */
 import type { KeyObject } from 'node:crypto';
-import type { Logger } from '@plant/shared';
+import { SizedLru, type CacheStats, type Logger } from '@plant/shared';
 import type { FetchBudget } from './fetch-budget.js';
 import { parseJwks } from './jwks-document.js';
 import type { RealmDirectory } from './realm-directory.js';
@@ -48,9 +48,21 @@ export interface JwksCacheOptions {
   minRefetchMs?: number;
   maxAgeMs?: number;
   fetchTimeoutMs?: number;
-  /** Realms kept in memory; the least recently used are dropped beyond this (default 10 000). */
-  maxRealms?: number;
+  /** Memory for the cached realms, as charged by `jwksEntryBytes`; the least recently used go beyond it (default 32 MB). */
+  maxBytes?: number;
 }
+
+/**
+ * What a realm's entry is charged: the entry and its map, and each RSA public `KeyObject` with
+ * its wrapper (measured: docs/performance.md, "At scale").
+ */
+const REALM_ENTRY_BYTES = 512;
+const KEY_BYTES = 2048;
+export function jwksEntryBytes(keys: number): number {
+  return REALM_ENTRY_BYTES + keys * KEY_BYTES;
+}
+/** A realm about to be fetched is charged as if it had one key. */
+const FIRST_FETCH_BYTES = jwksEntryBytes(1);
 
 /** One realm's keys and the state of its last fetch. */
 interface RealmKeys {
@@ -69,8 +81,8 @@ const UNAVAILABLE: KeyLookup = { kind: 'unavailable' };
 const MAX_JWKS_BYTES = 256 * 1024;
 
 export class JwksCache {
-  /** Insertion order is recency order: a lookup moves its realm to the end. */
-  private readonly realms = new Map<string, RealmKeys>();
+  /** Least recently used first: a lookup moves its realm to the end. */
+  private readonly realms: SizedLru<string, RealmKeys>;
   private readonly baseUrl: string;
   private readonly logger: Logger;
   private readonly directory: JwksCacheOptions['directory'];
@@ -78,7 +90,6 @@ export class JwksCache {
   private readonly minRefetchMs: number;
   private readonly maxAgeMs: number;
   private readonly fetchTimeoutMs: number;
-  private readonly maxRealms: number;
   private readonly aborter = new AbortController();
 
   constructor(options: JwksCacheOptions) {
@@ -89,7 +100,7 @@ export class JwksCache {
     this.minRefetchMs = options.minRefetchMs ?? 5_000;
     this.maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
     this.fetchTimeoutMs = options.fetchTimeoutMs ?? 2_000;
-    this.maxRealms = Math.max(1, options.maxRealms ?? 10_000);
+    this.realms = new SizedLru(options.maxBytes ?? 32 * 1024 * 1024, (entry) => jwksEntryBytes(Math.max(1, entry.keys.size)));
   }
 
   /** The key `kid` of realm `tenant`. `tenant` must already be a valid realm name. */
@@ -104,9 +115,9 @@ export class JwksCache {
       const arrived = this.realms.get(tenant);
       if (arrived !== undefined) return this.fromCached(tenant, arrived, kid);
     }
-    if (this.realms.size >= this.maxRealms && !this.budget.take()) return UNAVAILABLE;
+    if (this.realms.full(FIRST_FETCH_BYTES) && !this.budget.take()) return UNAVAILABLE;
     const entry: RealmKeys = { keys: new Map(), attemptedAt: 0, fetchedAt: 0, outcome: 'none' };
-    this.remember(tenant, entry);
+    this.realms.set(tenant, entry);
     await this.refresh(tenant, entry);
     return this.lookup(entry, kid);
   }
@@ -114,6 +125,11 @@ export class JwksCache {
   /** How many realms are cached (tests hold the bound to it). */
   get size(): number {
     return this.realms.size;
+  }
+
+  /** The cache's size for `/metrics`. */
+  stats(): CacheStats {
+    return { entries: this.realms.size, bytes: this.realms.bytes, budgetBytes: this.realms.budgetBytes, evictions: this.realms.evictions };
   }
 
   /** Whether the realm's keys are cached, without touching its recency (tests). */
@@ -128,7 +144,6 @@ export class JwksCache {
   }
 
   private async fromCached(tenant: string, entry: RealmKeys, kid: string): Promise<KeyLookup> {
-    this.touch(tenant, entry);
     const key = entry.keys.get(kid);
     const now = Date.now();
     if (key !== undefined && now - entry.fetchedAt < this.maxAgeMs) return { kind: 'key', key };
@@ -157,20 +172,6 @@ export class JwksCache {
     return entry.inflight;
   }
 
-  /** Most recent last; beyond the bound the least recently used realm goes. */
-  private remember(tenant: string, entry: RealmKeys): void {
-    this.realms.set(tenant, entry);
-    if (this.realms.size > this.maxRealms) {
-      const oldest = this.realms.keys().next().value;
-      if (oldest !== undefined) this.realms.delete(oldest);
-    }
-  }
-
-  private touch(tenant: string, entry: RealmKeys): void {
-    this.realms.delete(tenant);
-    this.realms.set(tenant, entry);
-  }
-
   private async fetchKeys(tenant: string, entry: RealmKeys): Promise<void> {
     const url = `${this.baseUrl}/internal/v1/realms/${encodeURIComponent(tenant)}/jwks`;
     entry.attemptedAt = Date.now();
@@ -184,7 +185,7 @@ export class JwksCache {
         await response.body?.cancel();
         entry.keys = new Map();
         entry.outcome = 'gone';
-        if (this.realms.get(tenant) === entry) this.realms.delete(tenant);
+        if (this.realms.peek(tenant) === entry) this.realms.delete(tenant);
         this.directory.forget(tenant);
         return;
       }
@@ -195,6 +196,7 @@ export class JwksCache {
       const text = await response.text();
       if (text.length > MAX_JWKS_BYTES) throw new Error('JWKS document is too large');
       entry.keys = parseJwks(JSON.parse(text), this.logger, tenant);
+      if (this.realms.peek(tenant) === entry) this.realms.resize(tenant);
       entry.outcome = 'fetched';
       entry.fetchedAt = Date.now();
     } catch (err) {

@@ -1,36 +1,51 @@
+import { SizedLru, type CacheStats } from '@plant/shared';
 import type { Principal } from './principal.js';
 
 /**
+ * What an entry is charged: the token string (one byte a character: tokens are ASCII) and the
+ * principal with its grants, the map entry and the object around them (docs/performance.md,
+ * "At scale").
+ */
+const ENTRY_OVERHEAD_BYTES = 512;
+
+interface Verified {
+  principal: Principal;
+  expiresAtMs: number;
+  bytes: number;
+}
+
+/**
  * Principals of tokens whose signature and claims already checked out, keyed by the raw
- * token string, so a client reusing its token skips the RSA verification. Bounded (least
- * recently used entries go first) and each entry dies when its token expires. Revocation
- * is NOT cached here: it is checked on every request.
+ * token string, so a client reusing its token skips the RSA verification. Bounded by memory
+ * (least recently used entries go first: tokens in use, each alive at most its lifetime) and
+ * each entry dies when its token expires. Revocation is NOT cached here: it is checked on
+ * every request. A budget of 0 disables the cache.
  */
 export class VerifiedTokenCache {
-  private readonly entries = new Map<string, { principal: Principal; expiresAtMs: number }>();
+  readonly #entries: SizedLru<string, Verified> | undefined;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(budgetBytes: number) {
+    this.#entries = budgetBytes > 0 ? new SizedLru(budgetBytes, (entry) => entry.bytes) : undefined;
+  }
 
   get(token: string, nowMs: number): Principal | undefined {
-    const entry = this.entries.get(token);
+    const entry = this.#entries?.get(token);
     if (entry === undefined) return undefined;
-    this.entries.delete(token);
-    if (nowMs >= entry.expiresAtMs) return undefined;
-    this.entries.set(token, entry);
-    return entry.principal;
+    if (nowMs < entry.expiresAtMs) return entry.principal;
+    this.#entries!.delete(token);
+    return undefined;
   }
 
   set(token: string, principal: Principal, expiresAtMs: number): void {
-    if (this.maxEntries <= 0) return;
-    this.entries.delete(token);
-    this.entries.set(token, { principal, expiresAtMs });
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
+    this.#entries?.set(token, { principal, expiresAtMs, bytes: token.length + JSON.stringify(principal.grants).length + ENTRY_OVERHEAD_BYTES });
+  }
+
+  stats(): CacheStats {
+    const lru = this.#entries;
+    return lru === undefined ? { entries: 0, bytes: 0, budgetBytes: 0, evictions: 0 } : { entries: lru.size, bytes: lru.bytes, budgetBytes: lru.budgetBytes, evictions: lru.evictions };
   }
 
   clear(): void {
-    this.entries.clear();
+    this.#entries?.clear();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The check while the map is not live (before the first live moment, after any disconnect,
- * and from a reconnect until the snapshot after it has loaded): a token the map already
+ * and from a reconnect until the resync after it has completed): a token the map already
  * proves revoked is refused at once (the map only grows); otherwise the truth is asked, the
  * token service's principal lookup, and its answer reused for at most `cacheMs`. When that
  * fails too the verdict is 'unavailable' (the caller answers 503): never 'valid' without an

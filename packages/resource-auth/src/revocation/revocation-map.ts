@@ -1,81 +1,90 @@
-import type { RevocationEntry } from '@plant/shared';
+import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared';
 import type { RevocationVerdict } from './types.js';
 
-interface MapEntry {
+/** A fact read from Postgres (snapshot, change feed): kept until `until`, then no token can need it. */
+interface Confirmed {
   version: number;
   deleted: boolean;
-  /** The sync epoch in which this entry was last raised or confirmed (see `sweep`). */
+  /** `performance.now()` after which no token it revokes can still be live. */
+  until: number;
+}
+
+/** A fact not yet read from Postgres (an event, a fallback answer): kept until a resync requested after it. */
+interface Provisional {
+  version: number;
+  deleted: boolean;
+  /** The resync epoch it was written in (see `beginEpoch`). */
   epoch: number;
 }
 
+type Table<T> = Map<string, Map<string, T>>;
+
+/** Version 1 and not deleted is what absence means already. */
+const isNothing = (entry: RevocationEntry) => entry.version <= 1 && !entry.deleted;
+
 /**
- * The in-memory revocation state: (tenant, sub) -> minimum valid `ver`, or deleted.
+ * The in-memory revocation state: (tenant, sub) -> minimum valid `ver`, or deleted. A principal
+ * that is absent has version 1 and is not deleted (the token service's defaults), so only
+ * principals with something to revoke take memory.
  *
- * Every write from an event or a lookup is a join (version = max, deleted = or), so applying
- * the same facts in any order, or twice, gives the same map: an event racing a snapshot, a
- * stale snapshot after an event, or a replayed message can never lower a version or undelete
- * a principal. A snapshot is the one exception, and the reason Redis need not be trusted: it
- * *replaces* what was written before it was requested (`confirm`), because Postgres had
- * committed every real change by then. So an event forged on Redis (a huge version, a false
- * deletion) can only make this replica stricter, and only until the next resync.
- * A principal that is absent has version 1 and is not deleted (the token service's
- * defaults), so only principals with something to revoke take memory.
- *
- * Lookups go tenant first, then sub, with no key concatenation: the hot path allocates nothing.
+ * Two tables, both read by `verdict` (a token is refused if either refuses it):
+ * - confirmed: what the snapshot and the change feed said (Postgres, the source of truth). Each
+ *   entry carries the time after which no token it revokes can be live (its `ttl`, counted from
+ *   when the answer arrived) and is dropped then (`expire`): the table holds the changes of one
+ *   horizon (the token lifetime plus the skew margin), never the history.
+ * - provisional: what arrived sooner, from Redis events and fallback lookups. A resync requested
+ *   after such an entry was written reads every change committed before it, so it carries the
+ *   entry's fact into the confirmed table if the fact is real; the provisional entry is then
+ *   dropped (`settle`). An event forged on Redis (a huge version, a false deletion) thus makes
+ *   this replica stricter only until the next resync, and the table holds at most the events
+ *   of one resync period.
+ * Every write is a join (version = max, deleted = or), so facts applied in any order, or twice,
+ * give the same answer. Lookups go tenant first, then sub, with no key concatenation: the hot
+ * path allocates nothing.
  */
 export class RevocationMap {
-  readonly #tenants = new Map<string, Map<string, MapEntry>>();
-  #size = 0;
-  /** Incremented by `beginEpoch` at the start of each snapshot load. */
+  readonly #confirmed: Table<Confirmed> = new Map();
+  readonly #provisional: Table<Provisional> = new Map();
+  #confirmedSize = 0;
+  #provisionalSize = 0;
+  /** Incremented by `beginEpoch` at the start of each resync. */
   #epoch = 0;
+  /** The earliest `until` in the confirmed table (Infinity when empty): `expire` walks the table only once it has passed. */
+  #nextExpiry = Infinity;
 
+  /** Entries held, both tables. */
   get size(): number {
-    return this.#size;
+    return this.#confirmedSize + this.#provisionalSize;
   }
 
-  /** Merges one fact. Returns true when it raised the version or newly marked the deletion. */
+  /** Merges a fact that did not come from Postgres. Returns true when it raised the version or newly marked the deletion. */
   apply(entry: RevocationEntry): boolean {
-    let subs = this.#tenants.get(entry.tenant);
+    if (isNothing(entry)) return false;
+    const stricter = this.#raises(entry);
+    let subs = this.#provisional.get(entry.tenant);
     const current = subs?.get(entry.sub);
     if (current !== undefined) {
-      const raised = entry.version > current.version || (entry.deleted && !current.deleted);
-      if (entry.version > current.version) current.version = entry.version;
-      if (entry.deleted) current.deleted = true;
+      current.version = Math.max(current.version, entry.version);
+      current.deleted ||= entry.deleted;
       current.epoch = this.#epoch;
-      return raised;
+      return stricter;
     }
-    // Version 1 and not deleted is what absence means already.
-    if (entry.version <= 1 && !entry.deleted) return false;
     if (subs === undefined) {
       subs = new Map();
-      this.#tenants.set(entry.tenant, subs);
+      this.#provisional.set(entry.tenant, subs);
     }
     subs.set(entry.sub, { version: entry.version, deleted: entry.deleted, epoch: this.#epoch });
-    this.#size += 1;
-    return true;
-  }
-
-  /**
-   * A fact of the snapshot of `epoch`: what was written before that snapshot was requested
-   * is replaced by it (Postgres is the source of truth); what was written during the load
-   * (an event the snapshot may predate) is joined with it as `apply` does.
-   */
-  confirm(entry: RevocationEntry, epoch: number): void {
-    const current = this.#tenants.get(entry.tenant)?.get(entry.sub);
-    if (current === undefined || current.epoch >= epoch) {
-      this.apply(entry);
-      return;
-    }
-    current.version = entry.version;
-    current.deleted = entry.deleted;
-    current.epoch = this.#epoch;
+    this.#provisionalSize += 1;
+    return stricter;
   }
 
   /** 'valid' iff the principal is not deleted and `ver` is at least its version. Never 'unavailable'. */
   verdict(tenant: string, sub: string, ver: number): RevocationVerdict {
-    const entry = this.#tenants.get(tenant)?.get(sub);
-    if (entry === undefined) return 'valid';
-    return entry.deleted || ver < entry.version ? 'revoked' : 'valid';
+    const confirmed = this.#confirmed.get(tenant)?.get(sub);
+    if (confirmed !== undefined && (confirmed.deleted || ver < confirmed.version)) return 'revoked';
+    if (this.#provisionalSize === 0) return 'valid';
+    const provisional = this.#provisional.get(tenant)?.get(sub);
+    return provisional !== undefined && (provisional.deleted || ver < provisional.version) ? 'revoked' : 'valid';
   }
 
   /** True when the map alone proves the token revoked (then no other source can make it valid). */
@@ -83,32 +92,90 @@ export class RevocationMap {
     return this.verdict(tenant, sub, ver) === 'revoked';
   }
 
-  /** Starts a snapshot load; every write from now on belongs to the returned epoch. */
+  /** Starts a resync; every provisional write from now on belongs to the returned epoch. */
   beginEpoch(): number {
     this.#epoch += 1;
     return this.#epoch;
   }
 
+  /** The snapshot: it replaces the confirmed table (entries `received` at that `performance.now()`). */
+  replace(entries: readonly LiveRevocationEntry[], received: number): void {
+    this.#confirmed.clear();
+    this.#confirmedSize = 0;
+    this.#nextExpiry = Infinity;
+    this.merge(entries, received);
+  }
+
+  /** Changes from the feed, joined into the confirmed table. */
+  merge(entries: readonly LiveRevocationEntry[], received: number): void {
+    for (const entry of entries) {
+      if (isNothing(entry)) continue;
+      const until = received + entry.ttl * 1000;
+      this.#nextExpiry = Math.min(this.#nextExpiry, until);
+      let subs = this.#confirmed.get(entry.tenant);
+      const current = subs?.get(entry.sub);
+      if (current !== undefined) {
+        current.version = Math.max(current.version, entry.version);
+        current.deleted ||= entry.deleted;
+        current.until = Math.max(current.until, until);
+        continue;
+      }
+      if (subs === undefined) {
+        subs = new Map();
+        this.#confirmed.set(entry.tenant, subs);
+      }
+      subs.set(entry.sub, { version: entry.version, deleted: entry.deleted, until });
+      this.#confirmedSize += 1;
+    }
+  }
+
   /**
-   * After the snapshot of `epoch` was applied: drops entries last written before that
-   * snapshot was requested. Such an entry's fact was committed before the snapshot was
-   * read, so if the snapshot no longer lists it the token service has let it go (a
-   * deletion older than a token lifetime: no token of it can still be live). Entries
-   * written during the load (events, fallback answers) are kept: the snapshot may
-   * predate them.
+   * After the resync of `epoch` has been applied: drops the provisional entries written before it
+   * was requested (it read every change committed before then, so it confirmed them or they were
+   * never true). Entries written during the resync stay: it may predate them. Returns how many went.
    */
-  sweep(epoch: number): number {
+  settle(epoch: number): number {
+    return this.#sweep(this.#provisional, (entry) => entry.epoch < epoch, (removed) => (this.#provisionalSize -= removed));
+  }
+
+  /** Drops the confirmed entries whose time has passed at `now` (`performance.now()`); how many went. */
+  expire(now: number): number {
+    if (now < this.#nextExpiry) return 0;
+    let next = Infinity;
+    const removed = this.#sweep(
+      this.#confirmed,
+      (entry) => {
+        if (entry.until <= now) return true;
+        next = Math.min(next, entry.until);
+        return false;
+      },
+      (count) => (this.#confirmedSize -= count),
+    );
+    this.#nextExpiry = next;
+    return removed;
+  }
+
+  /** Whether `entry` raises the version the map holds for its principal (both tables joined) or newly marks the deletion. */
+  #raises(entry: RevocationEntry): boolean {
+    const confirmed = this.#confirmed.get(entry.tenant)?.get(entry.sub);
+    const provisional = this.#provisional.get(entry.tenant)?.get(entry.sub);
+    const version = Math.max(confirmed?.version ?? 1, provisional?.version ?? 1);
+    const deleted = confirmed?.deleted === true || provisional?.deleted === true;
+    return entry.version > version || (entry.deleted && !deleted);
+  }
+
+  #sweep<T>(table: Table<T>, doomed: (entry: T) => boolean, count: (removed: number) => void): number {
     let removed = 0;
-    for (const [tenant, subs] of this.#tenants) {
+    for (const [tenant, subs] of table) {
       for (const [sub, entry] of subs) {
-        if (entry.epoch < epoch) {
+        if (doomed(entry)) {
           subs.delete(sub);
           removed += 1;
         }
       }
-      if (subs.size === 0) this.#tenants.delete(tenant);
+      if (subs.size === 0) table.delete(tenant);
     }
-    this.#size -= removed;
+    count(removed);
     return removed;
   }
 }

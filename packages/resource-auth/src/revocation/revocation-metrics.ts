@@ -3,13 +3,19 @@ import { Counter, Gauge, Registry } from 'prom-client';
 /** What the revocation map reports on `/metrics`. */
 export interface RevocationMetrics {
   eventsReceived: Counter<'result'>;
-  snapshotFailures: Counter;
+  resyncFailures: Counter;
+  /** Requests of each kind (`snapshot`, `changes`: one per page), the entries and the body bytes they brought. */
+  resyncRequests: Counter<'kind'>;
+  resyncEntries: Counter<'kind'>;
+  resyncBytes: Counter<'kind'>;
+  /** Confirmed entries dropped because no token they revoke can still be live. */
+  expired: Counter;
   fallbacks: Counter<'result'>;
   fallbackLookups: Counter<'result'>;
 }
 
 export interface RevocationGauges {
-  snapshotAgeSeconds(): number;
+  resyncAgeSeconds(): number;
   subscriptionUp(): boolean;
   live(): boolean;
   entries(): number;
@@ -22,11 +28,11 @@ export interface RevocationGauges {
 export function createRevocationMetrics(registry: Registry, gauges: RevocationGauges): RevocationMetrics {
   const registers = [registry];
   new Gauge({
-    name: 'revocation_snapshot_age_seconds',
-    help: 'Seconds since the last revocation snapshot was requested (that snapshot loaded); +Inf before the first',
+    name: 'revocation_resync_age_seconds',
+    help: 'Seconds since the last completed revocation resync (snapshot or changes) was requested; +Inf before the first',
     registers,
     collect() {
-      this.set(gauges.snapshotAgeSeconds());
+      this.set(gauges.resyncAgeSeconds());
     },
   });
   new Gauge({
@@ -39,7 +45,7 @@ export function createRevocationMetrics(registry: Registry, gauges: RevocationGa
   });
   new Gauge({
     name: 'revocation_live',
-    help: '1 while checks are answered from memory (subscribed and a snapshot loaded since); 0 means fallback lookups',
+    help: '1 while checks are answered from memory (subscribed and a resync completed since); 0 means fallback lookups',
     registers,
     collect() {
       this.set(gauges.live() ? 1 : 0);
@@ -53,29 +59,22 @@ export function createRevocationMetrics(registry: Registry, gauges: RevocationGa
       this.set(gauges.entries());
     },
   });
+  const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
   return {
-    eventsReceived: new Counter({
-      name: 'revocation_events_received_total',
-      help: 'Revocation events received on the Redis channel, by result (applied, unchanged, malformed)',
-      labelNames: ['result'] as const,
-      registers,
-    }),
-    snapshotFailures: new Counter({
-      name: 'revocation_snapshot_failures_total',
-      help: 'Revocation snapshot loads that failed (token service unreachable, error status, malformed body)',
-      registers,
-    }),
-    fallbacks: new Counter({
-      name: 'revocation_fallbacks_total',
-      help: 'Checks answered without the live map (subscription down or not yet re-synced), by verdict',
-      labelNames: ['result'] as const,
-      registers,
-    }),
-    fallbackLookups: new Counter({
-      name: 'revocation_fallback_lookups_total',
-      help: 'Principal lookups sent to the token service while the subscription was down, by result (found, not_found, failed)',
-      labelNames: ['result'] as const,
-      registers,
-    }),
+    eventsReceived: counter('revocation_events_received_total', 'Revocation events received on the Redis channel, by result (applied, unchanged, malformed)', ['result']),
+    resyncFailures: counter('revocation_resync_failures_total', 'Revocation resyncs that failed (token service unreachable, error status, malformed body)'),
+    resyncRequests: counter('revocation_resync_requests_total', 'Revocation resync requests answered, by kind (snapshot; changes: one per page of the change feed)', ['kind']),
+    resyncEntries: counter('revocation_resync_entries_total', 'Revocation entries received by resyncs, by kind (snapshot, changes); a quiet change-feed resync brings none', ['kind']),
+    resyncBytes: counter('revocation_resync_bytes_total', 'Body bytes of revocation resync answers, by kind (snapshot, changes)', ['kind']),
+    expired: counter(
+      'revocation_entries_expired_total',
+      'Revocation entries dropped from memory once no token they revoke can still be live (older than the token lifetime plus the skew margin)',
+    ),
+    fallbacks: counter('revocation_fallbacks_total', 'Checks answered without the live map (subscription down or not yet re-synced), by verdict', ['result']),
+    fallbackLookups: counter(
+      'revocation_fallback_lookups_total',
+      'Principal lookups sent to the token service while the subscription was down, by result (found, not_found, failed)',
+      ['result'],
+    ),
   };
 }

@@ -9,8 +9,8 @@ export interface RevocationSyncOptions {
   /** `INTERNAL_API_TOKEN`. Never logged. */
   internalToken: string;
   /**
-   * Period of the full re-sync from the snapshot (`REVOCATION_RESYNC_MS`, default 5000). It
-   * bounds how long a change stays unseen when the publisher died between commit and publish.
+   * Period of the resync from the change feed (`REVOCATION_RESYNC_MS`, default 5000). It bounds
+   * how long a change stays unseen when the publisher died between commit and publish.
    */
   resyncMs?: number;
   logger: Logger;
@@ -20,7 +20,7 @@ export interface RevocationSyncOptions {
   fallbackCacheMs?: number;
   /** Timeout of one fallback principal lookup, ms (default 1000). */
   lookupTimeoutMs?: number;
-  /** Timeout of one snapshot load, ms (default 5000). */
+  /** Timeout of one snapshot or change-feed request, ms (default 5000). */
   snapshotTimeoutMs?: number;
   /**
    * Period of the PING on the subscriber connection, ms (default 2000). A connection that

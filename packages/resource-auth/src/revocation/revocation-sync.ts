@@ -1,22 +1,22 @@
 /**
  * The resource-server side of versioned revocation (docs/architecture.md, "Revocation on
  * resource servers"; DESIGN.md, "Tokens and revocation"): wires the subscription
- * (revocation-subscription.ts), the snapshot loop (snapshot-loop.ts) and the fallback check
+ * (revocation-subscription.ts), the resync loop (resync-loop.ts) and the fallback check
  * (fallback-check.ts) around one map, and decides when the map is live.
  *
  * Sources of truth, in order of trust: Postgres, reached through the token service's
- * internal API (the snapshot and the per-principal lookup); then the Redis channel, which
+ * internal API (the snapshot, the change feed and the per-principal lookup); then the Redis channel, which
  * only makes changes arrive sooner. Redis holds no state of ours, so a flushed or
  * restarted Redis cannot bring a revoked token back: the map only ever grows from facts
  * read from Postgres or published after a commit.
  *
  * Modes of `check`:
- * - live: subscribed on the current Redis connection AND a snapshot requested after that
- *   subscription was confirmed has loaded. Every commit is then either in the snapshot
+ * - live: subscribed on the current Redis connection AND a resync (snapshot or changes) requested
+ *   after that subscription was confirmed has completed. Every commit is then either in the map
  *   (committed before it was read) or published after we subscribed (delivered to us), so
  *   the map is complete: answer synchronously from memory.
  * - fallback (before the first live moment, after any disconnect, and from a reconnect
- *   until the snapshot after it has loaded, since events published while we were away are
+ *   until the resync after it has completed, since events published while we were away are
  *   lost): see fallback-check.ts. Never 'valid' without an answer from the truth.
  * - stopped: 'unavailable'.
  */
@@ -27,12 +27,12 @@ import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';
 import { RevocationSubscription, type SubscriptionState } from './revocation-subscription.js';
 import { revocationSyncTimings, type RevocationSyncConfig, type RevocationSyncOptions } from './revocation-sync-options.js';
-import { SnapshotLoop } from './snapshot-loop.js';
+import { ResyncLoop } from './resync-loop.js';
 import type { RevocationChecker, RevocationVerdict } from './types.js';
 
 /** A snapshot of the sync's state, for diagnostics and tests. */
 export interface RevocationSyncState {
-  /** The first snapshot has loaded (`isReady`). */
+  /** The first resync (a snapshot) has completed (`isReady`). */
   ready: boolean;
   /** Subscribed on the current Redis connection. */
   subscribed: boolean;
@@ -40,10 +40,14 @@ export interface RevocationSyncState {
   live: boolean;
   /** Principals with revoked tokens held in memory. */
   entries: number;
-  /** Milliseconds since the last loaded snapshot was requested; undefined before the first. */
-  snapshotAgeMs: number | undefined;
-  /** Snapshots loaded since start. */
+  /** Milliseconds since the last completed resync was requested; undefined before the first. */
+  resyncAgeMs: number | undefined;
+  /** Resyncs completed since start (the first a snapshot, then the change feed). */
+  resyncs: number;
+  /** Snapshots loaded since start: the first, and one after each gap the change feed could not bridge. */
   snapshotsLoaded: number;
+  /** The change-feed position the map is complete up to. */
+  position: string | undefined;
 }
 
 /** The revocation map of one resource-server process, with its life cycle. */
@@ -73,7 +77,7 @@ class ResourceServerRevocation implements RevocationSync {
   readonly #metrics: RevocationMetrics;
   readonly #startWaitMs: number;
   readonly #subscription: RevocationSubscription;
-  readonly #snapshots: SnapshotLoop<SubscriptionState | undefined>;
+  readonly #resyncs: ResyncLoop<SubscriptionState | undefined>;
   readonly #fallback: FallbackCheck;
 
   constructor(options: RevocationSyncOptions) {
@@ -82,8 +86,8 @@ class ResourceServerRevocation implements RevocationSync {
     const map = this.#map;
     const client = new TokenServiceClient({ baseUrl: options.tokenServiceUrl, internalToken: options.internalToken, signal: this.#abort.signal });
     const metrics = createRevocationMetrics(options.metricsRegistry ?? new Registry(), {
-      snapshotAgeSeconds: () => {
-        const at = this.#snapshots.lastRequestedAt;
+      resyncAgeSeconds: () => {
+        const at = this.#resyncs.lastRequestedAt;
         return at === undefined ? Infinity : (Date.now() - at) / 1000;
       },
       subscriptionUp: () => this.#subscription.subscribed,
@@ -97,14 +101,17 @@ class ResourceServerRevocation implements RevocationSync {
       redis: options.redis,
       heartbeatMs: timings.heartbeatMs,
       logger,
-      // Events published while we were away are lost: only a snapshot requested from now on makes the map complete.
-      onSubscribed: () => void this.#snapshots.request(true),
+      // Events published while we were away are lost: only a resync requested from now on makes the map complete.
+      onSubscribed: () => void this.#resyncs.request(true),
       onLost: () => this.#fallBack(),
       onMessage: (message) => this.#applyEvent(message),
     });
-    this.#snapshots = new SnapshotLoop({
+    this.#resyncs = new ResyncLoop({
       map,
-      readSnapshot: () => client.snapshot(timings.snapshotTimeoutMs),
+      source: {
+        snapshot: () => client.snapshot(timings.snapshotTimeoutMs),
+        changes: (position) => client.changes(position, timings.snapshotTimeoutMs),
+      },
       resyncMs: timings.resyncMs,
       metrics,
       logger,
@@ -127,7 +134,7 @@ class ResourceServerRevocation implements RevocationSync {
   }
 
   isReady(): boolean {
-    return this.#snapshots.loaded > 0;
+    return this.#resyncs.loaded > 0;
   }
 
   async start(): Promise<void> {
@@ -136,31 +143,33 @@ class ResourceServerRevocation implements RevocationSync {
     this.#subscription.start();
     // Subscribed (the subscription's own load is then under way), Redis failing, or too slow.
     await this.#subscription.settled(this.#startWaitMs);
-    await this.#snapshots.request();
+    await this.#resyncs.request();
   }
 
   async stop(): Promise<void> {
     if (this.#mode === 'stopped') return;
     this.#mode = 'stopped';
-    const loadFinished = this.#snapshots.stop();
+    const loadFinished = this.#resyncs.stop();
     this.#abort.abort();
     this.#subscription.stop();
     await loadFinished;
   }
 
   state(): RevocationSyncState {
-    const at = this.#snapshots.lastRequestedAt;
+    const at = this.#resyncs.lastRequestedAt;
     return {
       ready: this.isReady(),
       subscribed: this.#subscription.subscribed,
       live: this.#mode === 'live',
       entries: this.#map.size,
-      snapshotAgeMs: at === undefined ? undefined : Date.now() - at,
-      snapshotsLoaded: this.#snapshots.loaded,
+      resyncAgeMs: at === undefined ? undefined : Date.now() - at,
+      resyncs: this.#resyncs.loaded,
+      snapshotsLoaded: this.#resyncs.snapshots,
+      position: this.#resyncs.position,
     };
   }
 
-  /** Live once a snapshot requested under the current, still confirmed subscription has loaded. */
+  /** Live once a resync requested under the current, still confirmed subscription has completed. */
   #maybeGoLive(subscribedAtRequest: SubscriptionState | undefined): void {
     if (this.#mode !== 'fallback' || subscribedAtRequest === undefined || subscribedAtRequest !== this.#subscription.current()) return;
     this.#mode = 'live';

@@ -5,7 +5,7 @@ import { GRANTS_JSON } from './service-account-repository.js';
 
 export type { ClientCredentialRepository, ClientCredentialRow, CredentialCacheLimits, CredentialKey, CredentialTrust } from './client-credentials.js';
 
-const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 30_000, maxUnknown: 10_000, maxKnown: 100_000 };
+const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 600_000, unknownTtlMs: 3_000, maxUnknown: 10_000, maxKnown: 100_000 };
 /** A read overtaken by a change this many times in a row is handed out retired (the grant fails) rather than tried forever. */
 const MAX_READS = 5;
 // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
@@ -46,9 +46,10 @@ const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'is
  * So once this replica has heard a change, it issues no token with the old credential. While it
  * cannot hear changes (its subscription is down: a Redis restart or failover), it caches
  * nothing and reads every credential from Postgres, so a reset made through another replica
- * meanwhile takes effect here at once too. The TTL bounds staleness should an event be lost
- * (a token minted from a stale entry carries the old `ver` and is refused by resource servers
- * anyway). Unknown ids are cached too, briefly and
+ * meanwhile takes effect here at once too. Should an event be lost, the change feed's follower
+ * (domain/follow-credential-changes.ts) forgets the account within seconds, and the TTL is the
+ * last backstop (a token minted from a stale entry carries the old `ver` and is refused by
+ * resource servers anyway). Unknown ids are cached too, briefly and
  * apart from real accounts (a flood of guesses cannot push a real account out), so repeating a
  * guess costs no query; `findListed` makes new guesses cheap too.
  */
@@ -172,7 +173,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         this.#known.delete(key);
       }
       if (this.#unknown.size >= this.limits.maxUnknown) this.#unknown.delete(this.#unknown.keys().next().value!);
-      this.#unknown.set(key, now + this.limits.ttlMs / 10);
+      this.#unknown.set(key, now + this.limits.unknownTtlMs);
       return undefined;
     }
     this.#unknown.delete(key);

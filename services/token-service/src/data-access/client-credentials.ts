@@ -62,8 +62,13 @@ export interface ClientCredentialRepository {
 }
 
 export interface CredentialCacheLimits {
-  /** How long an account's entry is fresh (30 s); an unknown id's, a tenth of it. */
+  /**
+   * How long an account's entry is fresh (10 min): a backstop only, since every change reaches
+   * the cache as an event or, within seconds, through the change feed (follow-credential-changes.ts).
+   */
   ttlMs: number;
+  /** How long an unknown id is remembered (3 s). */
+  unknownTtlMs: number;
   /** Unknown ids cached (10,000), oldest first out. */
   maxUnknown: number;
   /** Accounts cached (100,000): real accounts, so live data bounds them first; past this, long-expired entries go, then the oldest. */

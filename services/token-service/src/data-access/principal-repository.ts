@@ -3,12 +3,7 @@ import type { Knex, RevocationEntry } from '@plant/shared';
 export type PrincipalKind = 'user' | 'service_account';
 
 export interface PrincipalRepository {
-  /**
-   * Every live principal with version above 1, and every principal deleted less than
-   * `deletedWithinSeconds` ago. An older deletion is left out whatever its version, so
-   * create/delete churn cannot grow the snapshot: the result is bounded by live data.
-   */
-  revocationSnapshot(deletedWithinSeconds: number): Promise<RevocationEntry[]>;
+  /** The principal's current state, undefined when there is no row (never created, or purged long after its deletion). */
   findRevocationEntry(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
 
@@ -17,7 +12,11 @@ export async function insertPrincipal(trx: Knex, row: { sub: string; realm: stri
   await trx('principals').insert(row);
 }
 
-/** Bumps the token version (and marks deletion) in the caller's transaction; the new entry, undefined when there is no live principal. */
+/**
+ * Bumps the token version (and marks deletion) in the caller's transaction; the new entry,
+ * undefined when there is no live principal. The trigger of migration 0004 writes the change
+ * into the revocation feed in the same transaction.
+ */
 export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { deleted = false } = {}): Promise<RevocationEntry | undefined> {
   const update: Record<string, unknown> = { token_version: trx.raw('token_version + 1') };
   if (deleted) update.deleted_at = trx.fn.now();
@@ -41,16 +40,6 @@ function toEntry(row: { realm: string; sub: string; token_version: number; delet
 
 export function createPrincipalRepository(db: Knex): PrincipalRepository {
   return {
-    async revocationSnapshot(deletedWithinSeconds) {
-      // Each arm has its partial index (principals_changed, principals_deleted), so the scan
-      // reads only what it returns, never the deleted principals of the past.
-      const rows = await db('principals')
-        .where((q) => q.where('token_version', '>', 1).whereNull('deleted_at'))
-        .orWhereRaw('deleted_at > now() - make_interval(secs => ?)', [deletedWithinSeconds])
-        .orderBy(['realm', 'sub'])
-        .select('realm', 'sub', 'token_version', 'deleted_at');
-      return rows.map(toEntry);
-    },
     async findRevocationEntry(realm, sub) {
       const row = await db('principals').where({ realm, sub }).first('realm', 'sub', 'token_version', 'deleted_at');
       return row === undefined ? undefined : toEntry(row);

@@ -4,6 +4,7 @@ import { createCredentialUsageRepository, type CredentialUsageRepository } from 
 import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc-payload-repository.js';
 import { createPrincipalRepository, type PrincipalRepository } from './principal-repository.js';
 import { createRealmRepository, type RealmRepository } from './realm-repository.js';
+import { createRevocationFeedRepository, type RevocationFeedRepository } from './revocation-feed-repository.js';
 import { createServiceAccountCredentialRepository, type ServiceAccountCredentialRepository } from './service-account-credential-repository.js';
 import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
@@ -14,6 +15,8 @@ export interface Repositories {
   realms: RealmRepository;
   signingKeys: SigningKeyRepository;
   principals: PrincipalRepository;
+  /** The revocation change feed and its pruning. */
+  revocationFeed: RevocationFeedRepository;
   serviceAccounts: ServiceAccountRepository;
   /** Keys, trusts, the secret's removal, disabling. */
   accountCredentials: ServiceAccountCredentialRepository;
@@ -29,6 +32,7 @@ export function createRepositories(db: Knex): Repositories {
     realms: createRealmRepository(db),
     signingKeys: createSigningKeyRepository(db),
     principals: createPrincipalRepository(db),
+    revocationFeed: createRevocationFeedRepository(db),
     serviceAccounts: createServiceAccountRepository(db),
     accountCredentials: createServiceAccountCredentialRepository(db),
     clientCredentials: createClientCredentialRepository(db),

@@ -18,6 +18,8 @@ export interface NewSigningKey {
 
 export interface SigningKeyRepository {
   findActive(realm: string): Promise<SigningKeyRow | undefined>;
+  /** The active key of every realm whose active key was created less than `seconds` ago (a rotation): realm and kid only. */
+  activatedWithin(seconds: number): Promise<Array<{ realm: string; kid: string }>>;
   /** The active key and those retired less than `graceSeconds` ago (their tokens may still be live); no private keys. */
   findPublished(realm: string, graceSeconds: number): Promise<Array<Omit<SigningKeyRow, 'private_key_encrypted'>>>;
   /** Retires the active key and stores `key` as active, in one transaction: how many were retired, undefined when the realm does not exist. */
@@ -33,6 +35,9 @@ export function createSigningKeyRepository(db: Knex): SigningKeyRepository {
   return {
     async findActive(realm) {
       return db('signing_keys').where({ realm }).whereNull('retired_at').first();
+    },
+    async activatedWithin(seconds) {
+      return db('signing_keys').whereNull('retired_at').andWhereRaw('created_at > now() - make_interval(secs => ?)', [seconds]).select('realm', 'kid');
     },
     async findPublished(realm, graceSeconds) {
       return db('signing_keys')

@@ -1,17 +1,14 @@
-import type { RevocationEntry } from '@plant/shared';
+import type { RevocationSnapshot } from '@plant/shared';
 import type { IdentityContext } from './identity-context.js';
+import { revocationHorizonSeconds } from './revocation-horizon.js';
 
 /**
- * Deletions older than a token lifetime plus a minute of skew cannot have live tokens: a
- * deletion removes the credentials in its transaction, so every token of the principal was
- * minted before it (the minute covers a grant in flight and clock skew). The snapshot drops
- * such principals, and resource servers forget what it no longer lists; the principal lookup
- * (their fallback) still answers `deleted` for them, since principal rows outlive deletion.
+ * Every revocation entry still needed (a change younger than the horizon: see
+ * revocation-horizon.ts), and the feed position to continue from. A resource server loads it at
+ * start and after a gap it cannot bridge; its size follows the rate of changes, not the history:
+ * principals reset or deleted long ago are not in it, whatever their version.
  */
-export function deletionHorizonSeconds(accessTokenTtl: number): number {
-  return accessTokenTtl + 60;
-}
-
-export async function getRevocationSnapshot(ctx: Pick<IdentityContext, 'principals'>, accessTokenTtl: number): Promise<{ entries: RevocationEntry[] }> {
-  return { entries: await ctx.principals.revocationSnapshot(deletionHorizonSeconds(accessTokenTtl)) };
+export async function getRevocationSnapshot(ctx: Pick<IdentityContext, 'revocationFeed'>, accessTokenTtl: number): Promise<RevocationSnapshot> {
+  const { head, entries } = await ctx.revocationFeed.snapshot(revocationHorizonSeconds(accessTokenTtl));
+  return { position: head, entries };
 }

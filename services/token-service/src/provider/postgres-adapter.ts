@@ -13,40 +13,41 @@ type OidcPayloads = IdentityContext['oidcPayloads'];
 class PostgresAdapter implements Adapter {
   constructor(
     private readonly model: string,
-    private readonly realm: string,
+    /** The realm's name, read at each call: the grant engine's adapter serves the request's realm. */
+    private readonly realmOf: () => string,
     private readonly payloads: OidcPayloads,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    await this.payloads.upsert(this.realm, this.model, id, scrubPayload(this.model, id, payload as Record<string, unknown>), expiresIn);
+    await this.payloads.upsert(this.realmOf(), this.model, id, scrubPayload(this.model, id, payload as Record<string, unknown>), expiresIn);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const stored = await this.payloads.find(this.realm, this.model, id);
+    const stored = await this.payloads.find(this.realmOf(), this.model, id);
     return stored && (restorePayload(id, stored) as AdapterPayload);
   }
 
   /** Sessions only. The session comes back without its id, which only its cookie holds; oidc-provider reads it (session binding) and never saves it. */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    const stored = await this.payloads.findByUid(this.realm, this.model, uid);
+    const stored = await this.payloads.findByUid(this.realmOf(), this.model, uid);
     return stored && (restorePayload(undefined, stored) as AdapterPayload);
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    const stored = await this.payloads.findByUserCode(this.realm, this.model, userCode);
+    const stored = await this.payloads.findByUserCode(this.realmOf(), this.model, userCode);
     return stored && (restorePayload(undefined, stored) as AdapterPayload);
   }
 
   async consume(id: string): Promise<void> {
-    await this.payloads.consume(this.realm, this.model, id);
+    await this.payloads.consume(this.realmOf(), this.model, id);
   }
 
   async destroy(id: string): Promise<void> {
-    await this.payloads.destroy(this.realm, this.model, id);
+    await this.payloads.destroy(this.realmOf(), this.model, id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.payloads.revokeByGrant(this.realm, grantId);
+    await this.payloads.revokeByGrant(this.realmOf(), grantId);
   }
 }
 
@@ -71,6 +72,6 @@ class NoClientStorage implements Adapter {
   async revokeByGrantId(): Promise<void> {}
 }
 
-export function postgresAdapterFactory(realm: string, payloads: OidcPayloads) {
+export function postgresAdapterFactory(realm: () => string, payloads: OidcPayloads) {
   return (model: string): Adapter => (model === 'Client' ? new NoClientStorage() : new PostgresAdapter(model, realm, payloads));
 }

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared';
-import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type Configuration, type ExternalSigningKey, type KoaContextWithOIDC } from 'oidc-provider';
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';
 import type { IdentityContext } from '../domain/identity-context.js';
 import { INTROSPECTION_PATH, issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
-import { EXTERNAL_SIGNING, Rs256SigningKey } from './rs256-signing-key.js';
+import { EXTERNAL_SIGNING } from './rs256-signing-key.js';
 
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
@@ -88,16 +88,17 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
  * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
  * plugged in by realm-provider.ts.
  */
-export function realmConfiguration(tenant: string, signingJwk: Record<string, unknown>, deps: RealmConfigurationDeps): Configuration {
+export function realmConfiguration(binding: { realm(): string; cookiePath: string }, signingKey: ExternalSigningKey, deps: RealmConfigurationDeps): Configuration {
   const { config } = deps;
   const { users } = deps.identity;
-  const path = realmPath(tenant);
+  const path = binding.cookiePath;
+  const realmOf = () => binding.realm();
   const cookieKeys = config.COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
   const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
   const apiAudiences = listOf(config.API_AUDIENCES);
 
   return {
-    adapter: postgresAdapterFactory(tenant, deps.identity.oidcPayloads),
+    adapter: postgresAdapterFactory(realmOf, deps.identity.oidcPayloads),
     clients: [
       {
         client_id: PORTAL_CLIENT_ID,
@@ -109,7 +110,8 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
         scope: 'openid email profile plants:read plants:write',
       },
     ],
-    jwks: { keys: [new Rs256SigningKey(signingJwk)] },
+    // The realm's key object (kept by realm-providers.ts), or the grant engine's key that signs with the request's realm's.
+    jwks: { keys: [signingKey] },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     enabledJWA: { dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS] },
     // Served by our own route (introspection-route.ts), not oidc-provider's, which cannot introspect JWT access tokens.
@@ -190,7 +192,7 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
           if (!principal) return;
           deps.clientAuth.recordUse(token.clientId!, ctx);
           const claims = jwt.payload as Record<string, unknown>;
-          claims.tenant = tenant;
+          claims.tenant = realmOf();
           claims.principal_type = 'service_account';
           claims.role = principal.role;
           claims.grants = principal.grants;
@@ -201,11 +203,13 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
     extraTokenClaims: async (ctx, token) => {
       if (token.kind === 'ClientCredentials') return undefined;
       const accountId = (token as { accountId?: string }).accountId;
+      const tenant = realmOf();
       const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
       if (!user) throw new errors.InvalidGrant('the account is no longer active');
       return { tenant, principal_type: 'user', role: user.role, grants: [], ver: user.token_version };
     },
     findAccount: async (_ctx, sub) => {
+      const tenant = realmOf();
       const user = await users.find(tenant, sub);
       if (!user) return undefined;
       return {
@@ -213,13 +217,13 @@ export function realmConfiguration(tenant: string, signingJwk: Record<string, un
         claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
       };
     },
-    interactions: { url: (_ctx, interaction) => `${path}/interaction/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}` },
     loadExistingGrant: async (ctx) => {
       // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
       const accountId = ctx.oidc.session?.accountId;
       const client = ctx.oidc.client;
       if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
-      const user = await users.find(tenant, accountId);
+      const user = await users.find(realmOf(), accountId);
       if (!user) return undefined;
       const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
       const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;

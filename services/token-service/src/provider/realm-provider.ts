@@ -1,18 +1,33 @@
 import { forwardedTrust, isDatabaseUnavailable, type Logger } from '@plant/shared';
+import type { IncomingMessage } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthentication, ClientCredential } from '../domain/authenticate-client.js';
 import { ASYMMETRIC_ALGS } from '../domain/jws.js';
-import { issuerOf } from '../domain/realm-naming.js';
+import { issuerOf, realmPath } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
-import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
 import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
+import type { Rs256SigningKey } from './rs256-signing-key.js';
+import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
 import type { TokenMetrics } from './token-metrics.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
   logger: Logger;
   metrics: TokenMetrics;
+}
+
+/**
+ * The realm a provider acts for, read when needed: fixed for a realm's own provider, the
+ * request's realm for the grant engine (grant-engine.ts), which serves every realm's token endpoint.
+ */
+export interface RealmBinding {
+  /**
+   * Of the request `ctx`, or without it of the request oidc-provider is handling (`Provider.ctx`:
+   * set inside its handling, not in our guard around it).
+   */
+  realm(ctx?: { req: IncomingMessage }): string;
+  issuer(ctx: { req: IncomingMessage }): string;
 }
 
 type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
@@ -46,7 +61,7 @@ function advertiseClientAssertions(ctx: ProviderContext): void {
  * may not use is unauthorized_client; no client authentication at all is invalid_client (401).
  * A client that requires DPoP and sent no proof learns so (RFC 9449's invalid_dpop_proof).
  */
-function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
+function rewriteTokenErrors(ctx: ProviderContext, issuer: RealmBinding['issuer']): void {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
   // oidc-provider says only "grant request is invalid" when a client that requires DPoP sends no proof.
   if (ctx.status === 400 && body?.error === 'invalid_grant' && ctx.headers.dpop === undefined && (ctx as unknown as KoaContextWithOIDC).oidc?.client?.dpopBoundAccessTokens === true) {
@@ -59,7 +74,7 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
     return;
   }
   if (!ABSENT_CLIENT_AUTH.has(body.error_description ?? '')) return;
-  ctx.set('WWW-Authenticate', `Basic realm="${issuer}"`);
+  ctx.set('WWW-Authenticate', `Basic realm="${issuer(ctx)}"`);
   oauthError(ctx, 401, 'invalid_client', 'client authentication is required');
 }
 
@@ -76,7 +91,7 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: string): void {
  * key or trust added meanwhile, or the credential was only distrusted: the replica re-subscribed
  * to the change events, as after a Redis failover, and dropped every cached credential). A token held back was minted, so it counts as issued and as refused.
  */
-function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
+function withdrawStaleGrant(ctx: ProviderContext, issuer: RealmBinding['issuer'], clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
   if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
@@ -96,7 +111,7 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: Cl
         return;
       }
       if (verdict === 'retry') return retry();
-      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer}", error="invalid_client", error_description="client authentication failed"`);
+      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer(ctx)}", error="invalid_client", error_description="client authentication failed"`);
       metrics.failed(grantType, 'invalid_client');
     },
     retry,
@@ -108,7 +123,7 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: string, clientAuth: Cl
  * credential changed meanwhile is withdrawn, its errors are made RFC 6749 exact, a database
  * outage is 503 (not 500), and an unknown path is a 404 in the Error shape.
  */
-function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics) {
+function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics) {
   return async function guardRealmRequest(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
     const isToken = ctx.path === TOKEN_PATH;
     if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
@@ -134,18 +149,26 @@ function guardRealmRequests(issuer: string, clientAuth: ClientAuthentication, cr
 }
 
 /**
- * A realm's oidc-provider (configured by realm-configuration.ts) and where our code runs inside
- * its requests: the guard in front of every request, service accounts as clients, the secret
- * comparison (the domain's, on digests), and its events (metrics, failures of unknown clients,
- * server errors).
+ * A realm's oidc-provider (configured by realm-configuration.ts), for its browser endpoints:
+ * discovery, authorization and sign-in, userinfo, logout, its keys.
  */
-export function createRealmProvider(tenant: string, signingJwk: Record<string, unknown>, deps: RealmProviderDeps): Provider {
-  const { config, clientAuth, logger, metrics } = deps;
-  const issuer = issuerOf(config.AUTH_URL, tenant);
-  const provider = new Provider(issuer, realmConfiguration(tenant, signingJwk, deps));
+export function createRealmProvider(tenant: string, signingKey: Rs256SigningKey, deps: RealmProviderDeps): Provider {
+  const issuer = issuerOf(deps.config.AUTH_URL, tenant);
+  const binding: RealmBinding = { realm: () => tenant, issuer: () => issuer };
+  const provider = new Provider(issuer, realmConfiguration({ ...binding, cookiePath: realmPath(tenant) }, signingKey, deps));
   // Read by the page renderers (provider-pages.ts): the tenant in the header, the way back to the portal, the CSP.
-  const pageContext: RealmPageContext = { tenant, portalUrl: config.PORTAL_URL };
+  const pageContext: RealmPageContext = { tenant, portalUrl: deps.config.PORTAL_URL };
   Object.defineProperty(provider, 'pageContext', { value: pageContext });
+  return wireProvider(provider, binding, deps);
+}
+
+/**
+ * Where our code runs inside a provider's requests: the guard in front of every request,
+ * service accounts as clients, the secret comparison (the domain's, on digests), and its events
+ * (metrics, failures of unknown clients, server errors).
+ */
+export function wireProvider(provider: Provider, binding: RealmBinding, deps: RealmProviderDeps): Provider {
+  const { config, clientAuth, logger, metrics } = deps;
   // The public listener has already reduced X-Forwarded-* to what trusted hops vouch for.
   const { proxy, maxIpsCount } = forwardedTrust(config.TRUST_PROXY).koa;
   provider.proxy = proxy;
@@ -153,9 +176,9 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
 
   // The credential each service-account client was built from, to tell when it changed.
   const credentialOf = new WeakMap<object, ClientCredential>();
-  serveServiceAccountClients(provider, { tenant, clientAuth, audiences: new Set([issuer, `${issuer}${TOKEN_PATH}`]), credentialOf });
+  serveServiceAccountClients(provider, { binding, clientAuth, credentialOf });
   claimReplaysInStore(provider, deps.replay);
-  provider.use(guardRealmRequests(issuer, clientAuth, credentialOf, metrics));
+  provider.use(guardRealmRequests(binding.issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     metrics.issued(ctx.oidc.params?.grant_type);
@@ -167,6 +190,7 @@ export function createRealmProvider(tenant: string, signingJwk: Record<string, u
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
+    const tenant = binding.realm(ctx);
     // The database, or the jti store an assertion needs: the client is told to retry (the guard answers 503).
     if (isDatabaseUnavailable(err) || err instanceof AssertionUnverifiable || err instanceof ReplayCheckUnavailable) {
       ctx.state.dependencyUnavailable = true;

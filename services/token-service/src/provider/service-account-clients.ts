@@ -3,6 +3,9 @@ import { AssertionCheckUnavailable, AssertionRejected, type ClientAuthentication
 import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './realm-configuration.js';
+import type { RealmBinding } from './realm-provider.js';
+
+const TOKEN_PATH = '/protocol/openid-connect/token';
 
 type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
 type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
@@ -88,10 +91,9 @@ function assertionOf(ctx: KoaContextWithOIDC): string | undefined {
 }
 
 export interface ServiceAccountClientsDeps {
-  tenant: string;
+  /** The realm of the request (fixed for a realm's provider, the request's for the grant engine); its issuer and token endpoint are what an assertion's `aud` may name. */
+  binding: RealmBinding;
   clientAuth: ClientAuthentication;
-  /** The realm's issuer and token endpoint: what an assertion's `aud` may name. */
-  audiences: ReadonlySet<string>;
   /** Filled here: the credential each client was built from, to tell when it changed. */
   credentialOf: WeakMap<object, ClientCredential>;
 }
@@ -103,7 +105,7 @@ export interface ServiceAccountClientsDeps {
  * built clients are kept per credential: no hashing per grant, a changed account gets new
  * clients, and any number of active accounts stay built.
  */
-export function serveServiceAccountClients(provider: Provider, { tenant, clientAuth, audiences, credentialOf }: ServiceAccountClientsDeps): void {
+export function serveServiceAccountClients(provider: Provider, { binding, clientAuth, credentialOf }: ServiceAccountClientsDeps): void {
   const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
   const findStatic = clients.find.bind(clients);
   const built = [new WeakMap<ClientCredential, Client>(), new WeakMap<ClientCredential, Client>()] as const;
@@ -123,18 +125,20 @@ export function serveServiceAccountClients(provider: Provider, { tenant, clientA
     const ctx = Provider.ctx;
     const source = ctx ?? UNKNOWN_SOURCE;
     const assertion = ctx === undefined ? undefined : assertionOf(ctx);
+    const tenant = binding.realm(ctx);
     // A fresh cached credential is read without an await: this runs once per grant.
     const hit = clientAuth.cachedCredential(tenant, id, source);
     const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id, source).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
     if (credential === undefined) return undefined;
     if (assertion === undefined) return clientOf(credential, false);
-    if (clientAuth.verifiedAssertion(ctx!) === undefined) await clientAuth.verifyAssertion(credential, assertion, audiences, ctx!).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
+    const issuer = binding.issuer(ctx!);
+    if (clientAuth.verifiedAssertion(ctx!) === undefined) await clientAuth.verifyAssertion(credential, assertion, new Set([issuer, `${issuer}${TOKEN_PATH}`]), ctx!).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
     return clientOf(credential, true);
   };
 
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
     const ctx = Provider.ctx;
-    const verdict = clientAuth.verifySecret(tenant, this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
+    const verdict = clientAuth.verifySecret(binding.realm(ctx), this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
     return typeof verdict === 'boolean' ? verdict : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
   };
 }

@@ -2,6 +2,7 @@ import { fieldsOf, jsonBody, type Route } from '@plant/shared';
 import { createServiceAccount } from '../../domain/create-service-account.js';
 import { deleteServiceAccount } from '../../domain/delete-service-account.js';
 import { getPublishedKeys } from '../../domain/get-published-keys.js';
+import { getRevocationChanges } from '../../domain/get-revocation-changes.js';
 import { getRevocationEntry } from '../../domain/get-revocation-entry.js';
 import { getRevocationSnapshot } from '../../domain/get-revocation-snapshot.js';
 import { getServiceAccount } from '../../domain/get-service-account.js';
@@ -13,6 +14,7 @@ import { listServiceAccounts } from '../../domain/list-service-accounts.js';
 import { listUsers } from '../../domain/list-users.js';
 import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
+import { CHANGES_QUERY, parseChangesQuery } from '../../domain/revocation-feed-validators.js';
 import { updateServiceAccount } from '../../domain/update-service-account.js';
 import { credentialRoutes } from './internal-credential-routes.js';
 import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
@@ -151,6 +153,18 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
       handlers: [
         async (_req, res) => {
           noStore(res).json(await getRevocationSnapshot(identity, accessTokenTtl));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: '/internal/v1/revocations/changes',
+      scope: 'verify',
+      input: { query: CHANGES_QUERY },
+      handlers: [
+        async (req, res) => {
+          const { after, limit } = parseChangesQuery(req.query);
+          noStore(res).json(await getRevocationChanges(identity, accessTokenTtl, after, limit));
         },
       ],
     },

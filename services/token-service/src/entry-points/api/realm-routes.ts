@@ -26,18 +26,19 @@ function serveRealm(handler: RealmHandler, req: RealmRequest, res: ServerRespons
 }
 
 /**
- * `POST /realms/:tenant/protocol/openid-connect/token`: the grant, this service's hot path. A
- * built realm's provider takes it at once (no promise, no await); a realm not built yet is
- * built first (`handlerFor`). Other methods on the path go to the realm's provider through
- * `realmMount`, which answers them (405, CORS preflight) as oidc-provider does.
+ * `POST /realms/:tenant/protocol/openid-connect/token`: the grant, this service's hot path,
+ * served by the grant engine with the realm's key: at once (no promise, no await) when the key
+ * is cached, after reading it at the realm's first request (`grantHandlerFor`). Other methods on
+ * the path go to the realm's provider through `realmMount`, which answers them (405, CORS
+ * preflight) as oidc-provider does.
  */
 export function tokenRoute(providers: RealmProviders): Route {
   const grant: NodeHandler<RealmRequest> = (req, res, next) => {
     const { tenant } = req.params;
     if (!isTenantName(tenant)) return next(new NotFound('Realm not found'));
-    const built = providers.builtHandler(tenant);
+    const built = providers.grantHandler(tenant);
     if (built !== undefined) return serveRealm(built, req, res);
-    return providers.handlerFor(tenant).then((handler) => {
+    return providers.grantHandlerFor(tenant).then((handler) => {
       if (handler === undefined) throw new NotFound('Realm not found');
       serveRealm(handler, req, res);
     });
