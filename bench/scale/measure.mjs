@@ -40,13 +40,13 @@ export function windowOf(quick, index) {
 }
 
 /**
- * The sum of a metric's series on a process's /metrics whose labels include `labels`.
- * @param {string} url  the process's base URL
+ * The sum of a metric's series on a process's /metrics (its management port) whose labels include `labels`.
+ * @param {{url: string, managementUrl?: string}} svc  the process
  * @param {string} name
  * @param {Record<string, string>} [labels]
  */
-export async function metricOf(url, name, labels = {}) {
-  const text = await (await fetch(`${url}/metrics`)).text();
+export async function metricOf(svc, name, labels = {}) {
+  const text = await (await fetch(`${svc.managementUrl ?? svc.url}/metrics`)).text();
   let sum = 0;
   for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
     const series = match[1] ?? '';

@@ -36,9 +36,9 @@ export async function realmsAtScale({ platform, db, log, quick, secrets, prefix 
     log(`realms: grants round-robin over ${size} realms`);
     const grant = await loadWindow({ url: tokenService().url, method: 'POST', path: grants[0]?.path, headers: form, rotate: grants }, [tokenService().pid], db, load);
     const tokenServiceRssMb = rssMb(tokenService().pid);
-    const builds = await metricOf(tokenService().url, 'realm_provider_builds_total');
-    const providers = await metricOf(tokenService().url, 'cache_entries', { cache: 'realm_providers' });
-    const keys = await metricOf(tokenService().url, 'cache_entries', { cache: 'realm_keys' });
+    const builds = await metricOf(tokenService(), 'realm_provider_builds_total');
+    const providers = await metricOf(tokenService(), 'cache_entries', { cache: 'realm_providers' });
+    const keys = await metricOf(tokenService(), 'cache_entries', { cache: 'realm_keys' });
 
     const lists = tokens.map((token) => ({ headers: { authorization: `Bearer ${token}` } }));
     // Each token used once first: the Plant Store has fetched every realm's keys, as for realms in use.
@@ -48,8 +48,8 @@ export async function realmsAtScale({ platform, db, log, quick, secrets, prefix 
       if (res.status !== 200) throw new Error(`list with the token of ${realm(i)}: ${res.status}`);
     });
     const list = await loadWindow({ url: store().url, method: 'GET', path: '/plants?limit=20', headers: {}, rotate: lists }, [store().pid], db, load);
-    const jwksRealms = await metricOf(store().url, 'cache_entries', { cache: 'jwks' });
-    const verifiedTokens = await metricOf(store().url, 'cache_entries', { cache: 'verified_tokens' });
+    const jwksRealms = await metricOf(store(), 'cache_entries', { cache: 'jwks' });
+    const verifiedTokens = await metricOf(store(), 'cache_entries', { cache: 'verified_tokens' });
     rows.push({
       size,
       grantRps: grant.rps,

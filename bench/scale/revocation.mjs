@@ -47,11 +47,11 @@ export async function revocationAtScale({ platform, db, log, quick }, sizes) {
     await waitFor(async () => (await storeRows(db)).changes <= storedBefore.changes - added, 'the token service to prune the history', 60_000);
     const storedAfter = await storeRows(db);
     for (const store of [...platform.plantStores]) await platform.restart(store);
-    await waitFor(async () => (await Promise.all(platform.plantStores.map((s) => metricOf(s.url, 'revocation_live')))).every((v) => v === 1), 'the stores to be live', 30_000);
+    await waitFor(async () => (await Promise.all(platform.plantStores.map((s) => metricOf(s, 'revocation_live')))).every((v) => v === 1), 'the stores to be live', 30_000);
 
     const snapshot = await call(`${platform.internalUrl}/internal/v1/revocations`, { headers: { authorization: `Bearer ${credential}` } });
     const quiet = await quietStretch(platform.plantStores, quick ? 6 : 20);
-    const entries = await metricOf(/** @type {{url: string}} */ (platform.plantStores[0]).url, 'revocation_map_entries');
+    const entries = await metricOf(/** @type {{url: string, managementUrl?: string}} */ (platform.plantStores[0]), 'revocation_map_entries');
     const propagation = await resetToRefusal(platform, live.slice(0, 5), quick ? 20 : 100);
     rows.push({
       size,
@@ -106,7 +106,7 @@ async function waitFor(check, what, timeoutMs) {
  * @param {number} seconds
  */
 async function quietStretch(stores, seconds) {
-  const read = () => Promise.all(stores.map(async (s) => ({ bytes: await metricOf(s.url, 'revocation_resync_bytes_total', { kind: 'changes' }), resyncs: await metricOf(s.url, 'revocation_resync_requests_total', { kind: 'changes' }), cpu: cpuSeconds(s.pid) })));
+  const read = () => Promise.all(stores.map(async (s) => ({ bytes: await metricOf(s, 'revocation_resync_bytes_total', { kind: 'changes' }), resyncs: await metricOf(s, 'revocation_resync_requests_total', { kind: 'changes' }), cpu: cpuSeconds(s.pid) })));
   const before = await read();
   await sleep(seconds * 1000);
   const after = await read();

@@ -29,13 +29,13 @@ afterAll(async () => {
 
 /** Every series of a metric of a process, by its `kind` label. */
 async function byKind(svc: ServiceProcess, name: string): Promise<Record<string, number>> {
-  const text = (await httpRequest(`${svc.url}/metrics`)).text;
+  const text = (await httpRequest(`${svc.managementUrl}/metrics`)).text;
   const series = [...text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, 'gm'))];
   return Object.fromEntries(series.map((m) => [/kind="(\w+)"/.exec(m[1]!)?.[1], Number(m[2])]));
 }
 
 async function mapEntries(svc: ServiceProcess): Promise<number> {
-  const match = /^revocation_map_entries(?:\{[^}]*\})? (\S+)$/m.exec((await httpRequest(`${svc.url}/metrics`)).text);
+  const match = /^revocation_map_entries(?:\{[^}]*\})? (\S+)$/m.exec((await httpRequest(`${svc.managementUrl}/metrics`)).text);
   return Number(match?.[1]);
 }
 

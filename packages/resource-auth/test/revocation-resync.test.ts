@@ -26,7 +26,7 @@ afterEach(async () => {
 
 async function startSync(resyncMs: number): Promise<void> {
   registry = new Registry();
-  sync = createRevocationSync({ redisUrl: TEST_REDIS_URL, tokenServiceUrl: api.url, internalToken: INTERNAL_TOKEN, resyncMs, logger: captureLogs('resync-test').logger, metricsRegistry: registry });
+  sync = createRevocationSync({ redis: TEST_REDIS_URL, tokenServiceUrl: api.url, internalToken: INTERNAL_TOKEN, resyncMs, logger: captureLogs('resync-test').logger, metricsRegistry: registry });
   await sync.start();
 }
 

@@ -47,7 +47,7 @@ describe('Probes and metrics (the management port)', () => {
     const tenant = store.newTenant();
     await request(store.url).get('/plants').set('authorization', `Bearer ${store.token(tenant)}`).expect(200);
 
-    const text = (await request(store.url).get('/metrics')).text;
+    const text = (await request(store.managementUrl).get('/metrics')).text;
     const read = (name: string) => Number(new RegExp(`^${name}\\{cache="jwks",service="plant-store"\\} (\\S+)$`, 'm').exec(text)?.[1]);
 
     expect(read('cache_entries')).toBeGreaterThanOrEqual(1);

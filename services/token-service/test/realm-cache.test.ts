@@ -33,7 +33,7 @@ const grant = ({ tenant, account }: (typeof realms)[number], secret = account.se
 
 /** `cache_entries` etc. of one cache from the token service's /metrics. */
 async function cacheMetrics(cache: string): Promise<Record<string, number>> {
-  const text = (await request(h.publicUrl).get('/metrics').expect(200)).text;
+  const text = (await request(h.managementUrl).get('/metrics').expect(200)).text;
   const read = (name: string) => Number(new RegExp(`^${name}\\{[^}]*cache="${cache}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1]);
   return { entries: read('cache_entries'), bytes: read('cache_bytes'), budget: read('cache_budget_bytes'), evictions: read('cache_evictions_total') };
 }

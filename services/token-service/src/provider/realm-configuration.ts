@@ -5,7 +5,7 @@ import { errors, type Configuration, type ExternalSigningKey, type KoaContextWit
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';
 import type { IdentityContext } from '../domain/identity-context.js';
-import { INTROSPECTION_PATH, issuerOf, PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
+import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { EXTERNAL_SIGNING } from './rs256-signing-key.js';
@@ -114,8 +114,8 @@ export function realmConfiguration(binding: { realm(): string; cookiePath: strin
     jwks: { keys: [signingKey] },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     enabledJWA: { dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS] },
-    // Served by our own route (introspection-route.ts), not oidc-provider's, which cannot introspect JWT access tokens.
-    discovery: { claim_types_supported: ['normal'], introspection_endpoint: `${issuerOf(config.AUTH_URL, tenant)}${INTROSPECTION_PATH}` },
+    // introspection_endpoint is added per request (realm-provider.ts, advertiseOwnEndpoints): our own route serves it.
+    discovery: { claim_types_supported: ['normal'] },
     responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
     claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthentication, ClientCredential } from '../domain/authenticate-client.js';
 import { ASYMMETRIC_ALGS } from '../domain/jws.js';
-import { issuerOf, realmPath } from '../domain/realm-naming.js';
+import { INTROSPECTION_PATH, issuerOf, realmPath } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
@@ -46,11 +46,13 @@ function oauthError(ctx: ProviderContext, status: number, error: string, descrip
 /**
  * Discovery names what the token endpoint accepts. Client assertions are checked by our domain
  * (service-account-clients.ts), not by oidc-provider, which is configured without them; so its
- * document would leave `private_key_jwt` out.
+ * document would leave `private_key_jwt` out. Introspection is our own route
+ * (introspection-route.ts), not oidc-provider's, which cannot introspect JWT access tokens.
  */
-function advertiseClientAssertions(ctx: ProviderContext): void {
+function advertiseOwnEndpoints(ctx: ProviderContext, issuer: string): void {
   const body = ctx.body as Record<string, unknown> | undefined;
   if (ctx.status !== 200 || body === undefined) return;
+  body.introspection_endpoint = `${issuer}${INTROSPECTION_PATH}`;
   const methods = (body.token_endpoint_auth_methods_supported as string[] | undefined) ?? [];
   body.token_endpoint_auth_methods_supported = [...methods.filter((m) => m !== 'none'), 'private_key_jwt', ...(methods.includes('none') ? ['none'] : [])];
   body.token_endpoint_auth_signing_alg_values_supported = [...ASYMMETRIC_ALGS];
@@ -140,7 +142,7 @@ function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAu
       oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
     }
     if (isToken) rewriteTokenErrors(ctx, issuer);
-    if (ctx.path === DISCOVERY_PATH) advertiseClientAssertions(ctx);
+    if (ctx.path === DISCOVERY_PATH) advertiseOwnEndpoints(ctx, issuer(ctx));
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
       ctx.body = { error: 404, message: 'Not found' };
