@@ -133,6 +133,11 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       keys: keys.map(({ kid, publicKey }) => ({ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' })),
     });
   });
+  // As the real token service's listener (startWebServer): keep-alive outlives the client's idle
+  // timeout, so the client closes idle sockets first. At Node's 5 s a busy client could send on
+  // a socket the server was closing, and that fetch failed ("other side closed").
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
