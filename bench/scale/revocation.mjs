@@ -2,8 +2,8 @@
 // lifetime before), at three sizes, beside 1,000 live accounts. The history is seeded with SQL
 // as the token-version trigger would have recorded it; the token service is restarted after
 // each size (it prunes at start, as every replica does each minute) and both Plant Stores too
-// (each loads the snapshot afresh). Then, per size: the snapshot's size, bytes per quiet resync,
-// the Plant Stores' CPU over a quiet stretch, their map entries, and reset → refusal at both.
+// (each loads the snapshot afresh). Then, per size: the snapshot's size, the map entries, reset →
+// refusal at both, and once all is quiet, the bytes per resync and the Plant Stores' CPU.
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as lib from '../lib/platform.mjs';
 import { cpuSeconds } from '../lib/processes.mjs';
@@ -50,11 +50,14 @@ export async function revocationAtScale({ platform, db, log, quick }, sizes) {
     await waitFor(async () => (await Promise.all(platform.plantStores.map((s) => metricOf(s, 'revocation_live')))).every((v) => v === 1), 'the stores to be live', 30_000);
 
     const snapshot = await call(`${platform.internalUrl}/internal/v1/revocations`, { headers: { authorization: `Bearer ${credential}` } });
-    const quiet = await quietStretch(platform.plantStores, quick ? 6 : 30);
     const entries = await metricOf(/** @type {{url: string, managementUrl?: string}} */ (platform.plantStores[0]), 'revocation_map_entries');
     // Ten changes first, not counted: the path warmed after the restarts, as in a running system.
     await resetToRefusal(platform, live.slice(0, 5), 10);
     const propagation = await resetToRefusal(platform, live.slice(0, 5), quick ? 20 : 100);
+    // The quiet stretch once the restarted processes have settled (start-up compilation and
+    // garbage would count otherwise) and the last change has been read.
+    await sleep(5000);
+    const quiet = await quietStretch(platform.plantStores, quick ? 6 : 30);
     rows.push({
       size,
       liveAccounts: live.length,

@@ -120,3 +120,16 @@ describe('revocation resync by change feed', () => {
     expect((await registry.getSingleMetric('revocation_entries_expired_total')!.get()).values[0]!.value).toBe(1);
   });
 });
+
+describe('revocation sync: stop', () => {
+  test('When stopped, then checks fail closed and the subscription is gone', async () => {
+    const { tenant, sub } = newPrincipal();
+    await startSync(60_000);
+
+    await sync.stop();
+
+    expect(sync.check(tenant, sub, 1)).toBe('unavailable');
+    expect(sync.state()).toMatchObject({ subscribed: false, live: false });
+    expect((await registry.getSingleMetric('revocation_subscription_up')!.get()).values[0]!.value).toBe(0);
+  });
+});

@@ -244,17 +244,3 @@ describe('revocation sync: events', () => {
     for (const p of [raised, deleted, really]) expect([sync.check(p.tenant, p.sub, 1), sync.check(p.tenant, p.sub, 2)]).toEqual(['revoked', 'valid']);
   });
 });
-
-describe('revocation sync: stop', () => {
-  test('When stopped, then checks fail closed and the subscription is gone', async () => {
-    const { tenant, sub } = newPrincipal();
-    const { sync, registry } = newSync();
-    await sync.start();
-
-    await sync.stop();
-
-    expect(sync.check(tenant, sub, 1)).toBe('unavailable');
-    expect(sync.state()).toMatchObject({ subscribed: false, live: false });
-    expect(await metric(registry, 'revocation_subscription_up')).toEqual({ _: 0 });
-  });
-});
