@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { createRedisReplayStore } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, registerCacheMetrics, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import type { Redis } from 'ioredis';
-import { Counter, Gauge } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
 import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
@@ -26,6 +25,7 @@ import { UsageRecorder } from './domain/usage-recorder.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
 import { RealmProviders } from './provider/realm-providers.js';
+import { registerServiceGauges } from './provider/service-gauges.js';
 import { TokenMetrics } from './provider/token-metrics.js';
 import { LiveTokenInspector } from './token-inspector.js';
 
@@ -113,14 +113,6 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const checkers = new PasswordCheckers(config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()));
   const signIn = { identity, throttle: new SignInThrottle(signInFailures), checkers };
   const metrics = createMetricsRegistry('token-service');
-  new Gauge({
-    name: 'revocation_publish_pending',
-    help: 'Principals whose latest revocation event Redis has not taken yet; republished until it does (alert when above 0 for long)',
-    registers: [metrics],
-    collect() {
-      this.set(publisher.pending);
-    },
-  });
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });
   const providers = new RealmProviders(
@@ -128,16 +120,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics) },
     { providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024, keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024 },
   );
-  registerCacheMetrics(metrics, { realm_providers: () => providers.stats().providers, realm_keys: () => providers.stats().keys });
-  new Counter({
-    name: 'realm_provider_builds_total',
-    help: "Realm providers built (a realm's first request, after its provider was dropped for memory, after a key rotation)",
-    registers: [metrics],
-    collect() {
-      this.reset();
-      this.inc(providers.stats().builds);
-    },
-  });
+  registerServiceGauges(metrics, publisher, providers);
   const inspector = new LiveTokenInspector({ config, logger, metrics });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.
