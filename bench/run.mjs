@@ -12,29 +12,15 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, DATABASE_URL, grantToken, issuerOf, missingServices, PLANT_STORE_AUDIENCE } from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
-import { assertScenarioWorks, runRevocation } from './lib/scenario-runs.mjs';
+import { assertScenarioWorks, assertTargetsAnswer, runRevocation } from './lib/scenario-runs.mjs';
 import { measurePair } from './lib/load.mjs';
 import { runPooledBench } from './lib/pooled-bench.mjs';
 import { breakdown, PERF_NODE_ARGS, perfProbe, perfReport, perfUnavailable } from './lib/perf-record.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
-import * as tokenScenario from './scenarios/token.mjs';
-import * as listScenario from './scenarios/list.mjs';
-import * as createScenario from './scenarios/create.mjs';
-import * as signInScenario from './scenarios/signin.mjs';
-import * as keysScenario from './scenarios/keys.mjs';
-import * as dpopScenario from './scenarios/dpop.mjs';
-import * as introspectScenario from './scenarios/introspect.mjs';
+import { ES256_SCENARIOS, SCENARIOS } from './scenarios/index.mjs';
 
-/**
- * @typedef {object} ScenarioContext
- * @property {import('./lib/platform.mjs').Platform} platform
- * @property {string} tenant
- * @property {{reader: {client_id: string, secret: string}, writer: {client_id: string, secret: string}}} accounts
- * @property {{reader: string, writer: string}} tokens   fresh access tokens of those accounts
- * @property {{oidc: import('./lib/processes.mjs').ServerProcess, naive: import('./lib/processes.mjs').ServerProcess, oidcClient: {id: string, secret: string}}} baselines
- * @property {unknown} [prepared]   what the scenario's own `prepare` made (dpop: a bound token and its key)
- */
+/** @typedef {import('./scenarios/index.mjs').ScenarioContext} ScenarioContext */
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -54,7 +40,6 @@ const { values: args } = parseArgs({
   },
 });
 
-const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario, dpopScenario, introspectScenario];
 const PLANTS = 10_000;
 const quick = args.quick;
 // Full: 6 rounds A B B A A B ... of 3 s per side (18 s measured each; 3 s warm-up before a
@@ -121,6 +106,7 @@ const session = await openSession({
   plants: PLANTS,
   logLevel: args['log-level'],
   log,
+  es256: !only || ES256_SCENARIOS.some((name) => only.has(name)),
 });
 const { platform, tenant } = session;
 const accounts = /** @type {ScenarioContext['accounts']} */ (session.accounts);
@@ -131,14 +117,17 @@ let closed = false;
 try {
   const oidcClient = { id: 'baseline-client', secret: 'baseline-secret-0123456789abcdef' };
   const baselineEnv = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0' };
-  const [oidc, naive] = await Promise.all([
+  const oidcServer = (/** @type {string} */ name, /** @type {string} */ alg) =>
     startServer({
-      name: 'baseline-oidc-provider',
+      name,
       script: join(ROOT, 'bench/baselines/oidc-provider-server.mjs'),
-      env: { ...baselineEnv, ISSUER: issuerOf('baseline'), AUDIENCE: PLANT_STORE_AUDIENCE, CLIENT_ID: oidcClient.id, CLIENT_SECRET: oidcClient.secret },
+      env: { ...baselineEnv, ISSUER: issuerOf('baseline'), AUDIENCE: PLANT_STORE_AUDIENCE, CLIENT_ID: oidcClient.id, CLIENT_SECRET: oidcClient.secret, ALG: alg },
       logDir,
-      nodeArgs: profileArgs('baseline-oidc-provider'),
-    }),
+      nodeArgs: profileArgs(name),
+    });
+  const [oidc, oidcEs256, naive] = await Promise.all([
+    oidcServer('baseline-oidc-provider', 'RS256'),
+    oidcServer('baseline-oidc-provider-es256', 'ES256'),
     startServer({
       name: 'baseline-naive-plants',
       script: join(ROOT, 'bench/baselines/naive-plants-server.mjs'),
@@ -154,8 +143,8 @@ try {
       nodeArgs: profileArgs('baseline-naive-plants'),
     }),
   ]);
-  baselineProcesses.push(oidc, naive);
-  const baselines = { oidc, naive, oidcClient };
+  baselineProcesses.push(oidc, oidcEs256, naive);
+  const baselines = { oidc, oidcEs256, naive, oidcClient };
 
   const services = [platform.tokenService, ...platform.plantStores, ...(platform.accountAdmin ? [platform.accountAdmin] : [])];
   await sleep(1000);
@@ -167,9 +156,10 @@ try {
     if (only && !only.has(scenario.name)) continue;
     // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
     const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
+    const es256 = session.es256 && { ...session.es256, tokens: { reader: await grantToken(platform, session.es256.tenant, session.es256.accounts.reader), writer: await grantToken(platform, session.es256.tenant, session.es256.accounts.writer) } };
     // A scenario may arrange what it needs first (keys: a key on the writer account; dpop: a bound token).
     const prepared = 'prepare' in scenario ? await scenario.prepare({ platform, tenant, accounts }) : undefined;
-    const context = { platform, tenant, accounts, tokens, baselines, prepared };
+    const context = /** @type {ScenarioContext} */ ({ platform, tenant, accounts, tokens, baselines, prepared, es256 });
     if ('check' in scenario) await scenario.check(context);
     else await assertScenarioWorks(scenario.name, { ...context, oidcClient });
     const rounds = roundsOf(scenario);
@@ -179,14 +169,16 @@ try {
       results.push(await scenario.measure({ platform, tenant, accounts, db: session.db, load: { ...load, rounds } }));
       continue;
     }
-    const pair = await measurePair(scenario.targets(context), { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
+    const targets = scenario.targets(context);
+    if ('checkTargets' in scenario) await assertTargetsAnswer(scenario.name, targets);
+    const pair = await measurePair(targets, { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
     if (perf) {
       const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
       const report = perfReport(scenario.name, side('ours'), side('baseline'));
       writeFileSync(join(profileDir, `perf-${scenario.name}.txt`), `${report}\n`);
       perfReports.push(report);
     }
-    results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, ...pair, ratio: ratios(pair) });
+    results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, labels: 'labels' in scenario ? scenario.labels : undefined, ...pair, ratio: ratios(pair) });
   }
 
   await sleep(500);

@@ -1,16 +1,18 @@
 // Baseline for the token scenario: stock oidc-provider 9 on node:http, one static
 // client_credentials client (secret compared in clear, in memory), the default in-memory
-// adapter, JWT access tokens signed RS256 for one resource; the same routes and token
+// adapter, JWT access tokens signed RS256 (or ES256 with ALG=ES256, a P-256 key) for one
+// resource, signed as stock oidc-provider signs (jose, WebCrypto); the same routes and token
 // shape as a realm of the token service, without Postgres, hashing, throttling or logging.
 //
-// Env: PORT (0), ISSUER, AUDIENCE, CLIENT_ID, CLIENT_SECRET.
+// Env: PORT (0), ISSUER, AUDIENCE, CLIENT_ID, CLIENT_SECRET, ALG (RS256 | ES256).
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 
 const env = process.env;
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'baseline', use: 'sig', alg: 'RS256' };
+const alg = env.ALG === 'ES256' ? 'ES256' : 'RS256';
+const { privateKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'baseline', use: 'sig', alg };
 const audience = env.AUDIENCE ?? 'http://localhost:8081';
 
 const provider = new Provider(env.ISSUER ?? 'http://localhost:8082/realms/baseline', {
@@ -22,6 +24,8 @@ const provider = new Provider(env.ISSUER ?? 'http://localhost:8082/realms/baseli
       response_types: [],
       redirect_uris: [],
       token_endpoint_auth_method: 'client_secret_post',
+      // The provider's default (RS256) is refused as metadata when its only key is a P-256 one.
+      id_token_signed_response_alg: alg,
     },
   ],
   jwks: { keys: [/** @type {any} */ (jwk)] },
@@ -40,7 +44,7 @@ const provider = new Provider(env.ISSUER ?? 'http://localhost:8082/realms/baseli
         scope: 'plants:read plants:write',
         accessTokenTTL: 300,
         accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: 'RS256' } },
+        jwt: { sign: { alg } },
       }),
     },
   },

@@ -64,10 +64,11 @@ export function migrate() {
  * built), on the bench database and Redis (`ownRedis`: a redis-server of the platform's own).
  * Issuers name the fixed AUTH_URL (the baselines are given it) unless `listenerIssuers`: then
  * they name where the token service listens, which account-admin's sign-in must reach.
- * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string, listenerIssuers?: boolean}} options
+ * `serviceEnv`: a service's environment over the platform's (fixed ports for a restart measure).
+ * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string, listenerIssuers?: boolean, serviceEnv?: Record<string, Record<string, string>>}} options
  * @returns {Promise<Platform>}
  */
-export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = existsSync(distOf('account-admin')), ownRedis = false, resyncMs, nodeArgs, logLevel = 'info', listenerIssuers = false }) {
+export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = existsSync(distOf('account-admin')), ownRedis = false, resyncMs, nodeArgs, logLevel = 'info', listenerIssuers = false, serviceEnv }) {
   return startProcesses({
     plantStores: plantStoreCount,
     accountAdmin,
@@ -79,6 +80,7 @@ export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = exis
     logDir,
     ...(resyncMs === undefined ? {} : { resyncMs }),
     ...(nodeArgs === undefined ? {} : { nodeArgs }),
+    ...(serviceEnv === undefined ? {} : { serviceEnv }),
   });
 }
 
@@ -206,4 +208,14 @@ export async function seedPlants(db, tenant, count) {
 export async function dropPlants(db, tenant) {
   await db.query('delete from plants.plants where tenant = $1', [tenant]);
   await db.query('delete from bench_baseline.plants where tenant = $1', [tenant]);
+}
+
+/**
+ * The load spec of a client credentials grant (client_secret_post).
+ * @param {string} url  the server's base URL
+ * @param {string} path  its token endpoint (`tokenPath(tenant)` on ours)
+ * @param {{client_id: string, secret: string}} account
+ */
+export function grantSpec(url, path, account) {
+  return { url, method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: grantBody(account.client_id, account.secret) };
 }

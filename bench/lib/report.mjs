@@ -62,9 +62,11 @@ export { fmt };
  * Issue 7's targets (2-core machine, loopback). Ratios: higher is better, except `signinP99`
  * (issue 17): the grant p99 under a sign-in burst over the quiet p99, at most. `keys` (issue
  * 22): a private_key_jwt grant against the secret grant of the same service. Issue 23: a DPoP
- * list against a bearer list, introspection against a list.
+ * list against a bearer list, introspection against a list. Issue 24: an ES256 realm's grant
+ * against stock oidc-provider signing ES256 and against our RS256 grant, a list with an ES256
+ * token against one with an RS256 token.
  */
-export const TARGETS = { token: 0.9, keys: 0.8, list: 1.0, create: 0.9, dpop: 0.8, introspect: 1.0, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10, signinP99: 1.5 };
+export const TARGETS = { token: 0.9, keys: 0.8, list: 1.0, create: 0.9, dpop: 0.8, introspect: 1.0, 'token-es256': 1.0, 'token-alg': 1.6, 'list-es256': 0.95, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10, signinP99: 1.5 };
 
 /**
  * One line per target: the figure, the target, met or by how much missed.

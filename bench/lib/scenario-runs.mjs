@@ -70,3 +70,18 @@ export async function assertScenarioWorks(name, { platform, tenant, tokens, base
   }
 }
 
+
+/**
+ * One request of each side of a scenario's pair (requests without a per-request body), each
+ * answering 200, before loading them.
+ * @param {string} name
+ * @param {{ours: import('./load.mjs').Target, baseline: import('./load.mjs').Target}} pair
+ */
+export async function assertTargetsAnswer(name, pair) {
+  for (const { spec } of [pair.ours, pair.baseline]) {
+    const { url, method, path, headers, body } = /** @type {{url: string, method: string, path: string, headers: Record<string, string>, body?: string}} */ (spec);
+    const res = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${name}: ${method} ${url}${path} answered ${res.status} ${text.slice(0, 200)}`);
+  }
+}

@@ -20,6 +20,8 @@ import { proofSource } from './dpop-proofs.mjs';
  * @property {{idStart: number, name: string, tag: string}} [plant]  a NewPlant body with a fresh id per request
  * @property {{clientId: string, audience: string, privateKeyPem: string, kid: string, alg: string, count?: number}} [assertion]  a private_key_jwt grant with a fresh assertion per request
  * @property {import('./dpop-proofs.mjs').ProofSpec} [dpop]  a fresh DPoP proof per request, in the DPoP header
+ * @property {boolean} [rebuildEachRequest]  build every request anew, as a fresh proof or body makes autocannon do:
+ *   the load generator's own cost per request then matches a side that sends one
  * @property {{path?: string, body?: string, headers?: Record<string, string>}[]} [rotate]  per request the next of these
  *   (round-robin over all connections) overrides path, body and headers: load spread over many realms or tokens
  * @property {number} connections
@@ -57,6 +59,8 @@ function request() {
   if (assertionBodies) base.setupRequest = (/** @type {Record<string, unknown>} */ req) => ({ ...req, body: assertionBodies.next() });
   if (proofs !== undefined) {
     base.setupRequest = (/** @type {Record<string, any>} */ req) => ({ ...req, headers: { ...req.headers, dpop: proofs.next() } });
+  } else if (spec.rebuildEachRequest) {
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({ ...req, headers: { ...req.headers } });
   }
   if (spec.plant) {
     const { name, tag } = spec.plant;

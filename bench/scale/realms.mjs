@@ -50,6 +50,9 @@ export async function realmsAtScale({ platform, db, log, quick, secrets, prefix 
     const list = await loadWindow({ url: store().url, method: 'GET', path: '/plants?limit=20', headers: {}, rotate: lists }, [store().pid], db, load);
     const jwksRealms = await metricOf(store(), 'cache_entries', { cache: 'jwks' });
     const verifiedTokens = await metricOf(store(), 'cache_entries', { cache: 'verified_tokens' });
+    // Where the Plant Store's RSS sits: V8's heap (used, and what it has reserved) and memory outside it (keys, buffers).
+    const mb = async (/** @type {string} */ name) => (await metricOf(store(), name)) / 1024 / 1024;
+    const plantStoreMemory = { heapUsedMb: await mb('nodejs_heap_size_used_bytes'), heapTotalMb: await mb('nodejs_heap_size_total_bytes'), externalMb: await mb('nodejs_external_memory_bytes') };
     rows.push({
       size,
       grantRps: grant.rps,
@@ -64,6 +67,7 @@ export async function realmsAtScale({ platform, db, log, quick, secrets, prefix 
       listCpuUsPerReq: list.cpuUsPerReq,
       verifiedTokensCached: verifiedTokens,
       plantStoreRssMb: rssMb(store().pid),
+      plantStoreMemory,
       jwksRealmsCached: jwksRealms,
     });
   }

@@ -100,8 +100,8 @@ if (parts.revocation?.rows.length) {
 if (parts.realms?.rows.length) {
   out(`\nRealms in use, grants and lists round-robin over all of them (${parts.realms.note})\n`);
   out(table(
-    ['realms', 'grant req/s', 'grant p99 ms', 'grant CPU µs/req', 'token-service RSS MB', 'providers cached', 'keys cached', 'provider builds so far', 'list req/s', 'list p99 ms', 'list CPU µs/req', 'Plant Store RSS MB', 'JWKS realms cached', 'verified tokens cached'],
-    parts.realms.rows.map((/** @type {any} */ r) => [String(r.size), fmt(r.grantRps), fmt(r.grantP99Ms, 2), fmt(r.grantCpuUsPerReq), fmt(r.tokenServiceRssMb), String(r.providersCached), String(r.keysCached), String(r.providerBuildsSoFar), fmt(r.listRps), fmt(r.listP99Ms, 2), fmt(r.listCpuUsPerReq), fmt(r.plantStoreRssMb), String(r.jwksRealmsCached), String(r.verifiedTokensCached)]),
+    ['realms', 'grant req/s', 'grant p99 ms', 'grant CPU µs/req', 'token-service RSS MB', 'providers cached', 'keys cached', 'provider builds so far', 'list req/s', 'list p99 ms', 'list CPU µs/req', 'Plant Store RSS MB', 'heap used / total MB', 'JWKS realms cached', 'verified tokens cached'],
+    parts.realms.rows.map((/** @type {any} */ r) => [String(r.size), fmt(r.grantRps), fmt(r.grantP99Ms, 2), fmt(r.grantCpuUsPerReq), fmt(r.tokenServiceRssMb), String(r.providersCached), String(r.keysCached), String(r.providerBuildsSoFar), fmt(r.listRps), fmt(r.listP99Ms, 2), fmt(r.listCpuUsPerReq), fmt(r.plantStoreRssMb), `${fmt(r.plantStoreMemory.heapUsedMb)} / ${fmt(r.plantStoreMemory.heapTotalMb)}`, String(r.jwksRealmsCached), String(r.verifiedTokensCached)]),
   ));
 }
 if (parts.plants?.rows.length) {

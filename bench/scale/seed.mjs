@@ -57,7 +57,7 @@ export function realmSeeder({ keyEncryptionKey, pepper }) {
           [names],
         );
         await db.query(
-          `insert into auth.service_accounts (sub, realm, name, role, secret_digest) select 'sa-' || r, r, 'scale', 'View', $2 from unnest($1::text[]) r`,
+          `insert into auth.service_accounts (sub, realm, name, role, secret_digest, secret_created_at) select 'sa-' || r, r, 'scale', 'View', $2, now() from unnest($1::text[]) r`,
           [names, digest],
         );
       }

@@ -9,7 +9,7 @@ export const baselineWhat = 'naive express 5 + express.json + pg insert, same ta
 const FIRST_ID = 1_000_000;
 
 /**
- * @param {import('../run.mjs').ScenarioContext} ctx
+ * @param {import('./index.mjs').ScenarioContext} ctx
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
 export function targets({ platform, tokens, baselines }) {

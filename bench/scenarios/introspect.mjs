@@ -7,7 +7,7 @@ export const what = 'POST /realms/<t>/protocol/openid-connect/token/introspect, 
 export const baselineWhat = 'GET /plants?limit=20 with a bearer token on the Plant Store (the list scenario)';
 
 /**
- * @param {import('../run.mjs').ScenarioContext} ctx
+ * @param {import('./index.mjs').ScenarioContext} ctx
  */
 function introspection({ platform, tenant, tokens }) {
   return {
@@ -20,7 +20,7 @@ function introspection({ platform, tenant, tokens }) {
 }
 
 /**
- * @param {import('../run.mjs').ScenarioContext} ctx
+ * @param {import('./index.mjs').ScenarioContext} ctx
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
 export function targets(ctx) {
@@ -33,7 +33,7 @@ export function targets(ctx) {
 
 /**
  * An active answer before loading (a broken credential would bench 401s).
- * @param {import('../run.mjs').ScenarioContext} ctx
+ * @param {import('./index.mjs').ScenarioContext} ctx
  */
 export async function check(ctx) {
   const { url, path, ...init } = introspection(ctx);

@@ -41,7 +41,7 @@ export async function prepare({ platform, tenant, accounts }) {
 }
 
 /**
- * @param {import('../run.mjs').ScenarioContext} ctx   `prepared`: what `prepare` made
+ * @param {import('./index.mjs').ScenarioContext} ctx   `prepared`: what `prepare` made
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
 export function targets({ platform, tenant, accounts, prepared }) {

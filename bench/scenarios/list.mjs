@@ -6,7 +6,7 @@ export const what = 'GET /plants?limit=20, valid bearer token, tenant with 10,00
 export const baselineWhat = 'naive express 5 + pg Pool + jsonwebtoken.verify (pre-parsed key), same query, no logging';
 
 /**
- * @param {import('../run.mjs').ScenarioContext} ctx
+ * @param {import('./index.mjs').ScenarioContext} ctx
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
 export function targets({ platform, tokens, baselines }) {

@@ -50,7 +50,7 @@ async function startHammer(platform, tenant) {
 }
 
 /**
- * @param {{platform: import('../lib/platform.mjs').Platform, tenant: string, accounts: import('../run.mjs').ScenarioContext['accounts'], db: import('pg').Client,
+ * @param {{platform: import('../lib/platform.mjs').Platform, tenant: string, accounts: import('./index.mjs').ScenarioContext['accounts'], db: import('pg').Client,
  *   load: {connections: number, warmupSec: number, firstWarmupSec: number, durationSec: number, rounds: number}}} ctx
  */
 export async function measure({ platform, tenant, accounts, db, load }) {

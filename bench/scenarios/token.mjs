@@ -11,7 +11,7 @@ export const fullRounds = 12;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
- * @param {import('../run.mjs').ScenarioContext} ctx
+ * @param {import('./index.mjs').ScenarioContext} ctx
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
 export function targets({ platform, tenant, accounts, baselines }) {

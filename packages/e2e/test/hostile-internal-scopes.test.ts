@@ -40,10 +40,18 @@ function pathOf(route: Route): string {
   return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => values[name] ?? `no-value-for-${name}`);
 }
 
+/** What a refused caller could have changed: the tenant's accounts and the key its tokens are signed with. */
 async function accountsNow(): Promise<unknown> {
   const list = await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`);
-  expect(list.status).toBe(200);
-  return (list.body as Array<Record<string, unknown>>).map(({ last_used_at: _ignored, ...rest }) => rest);
+  const signing = await p.internal('GET', `/internal/v1/realms/${tenant}/signing-algorithm`);
+  expect([list.status, signing.status]).toEqual([200, 200]);
+  return { accounts: (list.body as Array<Record<string, unknown>>).map(({ last_used_at: _ignored, ...rest }) => rest), signing: signing.body };
+}
+
+/** A body each writing route would take from its own caller. */
+function bodyOf(method: string): unknown {
+  if (method === 'PUT') return { alg: 'ES256' };
+  return method === 'POST' || method === 'PATCH' ? { name: 'taken-over', role: 'Edit', actor: 'attacker' } : undefined;
 }
 
 describe("The Plant Store's credential on the internal API", () => {
@@ -81,7 +89,7 @@ describe("The Plant Store's credential on the internal API", () => {
 
     for (const route of routes) {
       const key = routeKey(route);
-      const res = await call(route.method, pathOf(route), authorization(), route.method === 'POST' || route.method === 'PATCH' ? { name: 'taken-over', role: 'Edit', actor: 'attacker' } : undefined);
+      const res = await call(route.method, pathOf(route), authorization(), bodyOf(route.method));
       const allowed = OPEN_ROUTES.has(key) || (refused === 403 && RESOURCE_SERVER_ROUTES.has(key));
       answers.push(`${key}: ${res.status === 401 || res.status === 403 ? JSON.stringify(res.body) : 'answered'}`);
       const message = refused === 401 ? 'A valid internal API token is required' : 'This credential may not call this route';
@@ -101,7 +109,18 @@ describe("The Plant Store's credential on the internal API", () => {
     }
 
     expect(answers).toEqual(routes.filter((r) => r.method === 'GET').map((r) => `${routeKey(r)}: answered`));
-    expect(routes.length).toBeGreaterThanOrEqual(13);
+    expect(routes.length).toBeGreaterThanOrEqual(15);
+  });
+
+  test("When the Plant Store's credential switches the realm to ES256, then 403 and the realm keeps signing RS256 with its key", async () => {
+    const before = await accountsNow();
+
+    const res = await call('PUT', `/internal/v1/realms/${tenant}/signing-algorithm`, `Bearer ${plantStoreToken}`, { alg: 'ES256' });
+    const token = await p.grantToken(tenant, account);
+
+    expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { error: 403, message: 'This credential may not call this route' } });
+    expect(await accountsNow()).toEqual(before);
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'RS256' });
   });
 
   test('With its narrowed credential the Plant Store still verifies tokens and serves plants', async () => {

@@ -2,7 +2,7 @@
  * Hostile input against the token service process: the token endpoint's form body, headers,
  * methods and realm paths (HOSTILE_RUNS cases, 2,000 by default). The failure throttles
  * are raised for this file only, so wrong secrets reach the parser and the comparison
- * instead of stopping at 429 after ten tries (hostile-auth tests the throttle itself).
+ * instead of stopping at 429 after ten tries (hostile-auth-tokens tests the throttle itself).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
-import { createLogger, errorMiddleware, startWebServer, type WebServer } from '@plant/shared';
+import { AppError, createLogger, errorMiddleware, sendJson, startWebServer, type WebServer } from '@plant/shared';
 import { dpopKey, startTestIssuer, TEST_REDIS_URL, uniqueName, type DpopKey, type TestIssuer } from '@plant/test-kit';
 import { createBearerAuth, createRedisReplayStore, principalOf, type BearerAuth, type DpopOptions, type DpopReplayStore } from '../src/index.js';
 
@@ -14,11 +14,14 @@ export const AUDIENCE = 'http://api.test';
 /** What clients call the resource server at: every proof's `htu` starts here, whatever address the test connects to. */
 export const PUBLIC_URL = 'https://api.example.test';
 export const WHOAMI = `${PUBLIC_URL}/v1/whoami`;
+export const READ = `${PUBLIC_URL}/v1/read`;
 
 export interface DpopServer {
   url: string;
   auth: BearerAuth;
   replay: DpopReplayStore;
+  /** How many times the read route (`/v1/read`, `readHandler`) ran its read. */
+  reads: () => number;
 }
 
 export interface DpopWorld {
@@ -55,10 +58,23 @@ export function useDpopWorld(): DpopWorld {
     app.all('/v1/whoami', auth.middleware, (req, res) => {
       res.json(principalOf(req));
     });
+    let reads = 0;
+    // A read (any method, to show that only GET and HEAD overlap): `x-fail-read` makes it fail.
+    app.all(
+      '/v1/read',
+      auth.readHandler(
+        async (req, principal) => {
+          reads += 1;
+          if (req.headers['x-fail-read'] !== undefined) throw new AppError(409, 'The read failed');
+          return { sub: principal.sub, jkt: principal.jkt };
+        },
+        (res, body) => sendJson(res, 200, body),
+      ),
+    );
     app.use(errorMiddleware(logger));
     const web = await startWebServer(app, { port: 0, host: '127.0.0.1' });
     opened.push({ web, auth, replay });
-    return { url: web.url, auth, replay };
+    return { url: web.url, auth, replay, reads: () => reads };
   };
   world.boundToken = (key, claims = {}) => world.issuer.mint({ tenant: world.tenant, claims: { cnf: { jkt: key.thumbprint }, ...claims } });
   return world;

@@ -135,6 +135,33 @@ describe('JwksCache: made-up kids of real realms', () => {
   });
 });
 
+describe('JwksCache: a key made a moment after the last fetch', () => {
+  test('When a realm switches to ES256 within the refetch interval of its last fetch, then tokens of the new key wait for the interval, share one refetch, and verify with ES256 pinned', async () => {
+    const { jwks } = cache({ minRefetchMs: 1_500 });
+    const { tenant, kid } = realm();
+    expect((await jwks.getKey(tenant, kid)).kind).toBe('key');
+
+    const switched = issuer.addKey(tenant, 'ES256');
+    const lookups = await Promise.all(Array.from({ length: 20 }, () => jwks.getKey(tenant, switched)));
+
+    expect(lookups.map((l) => (l.kind === 'key' ? [l.kind, l.key.alg, l.key.key.asymmetricKeyType] : [l.kind]))).toEqual(lookups.map(() => ['key', 'ES256', 'ec']));
+    expect(issuer.jwksRequests(tenant)).toBe(2);
+    const old = await jwks.getKey(tenant, kid);
+    expect(old.kind === 'key' && old.key.alg).toBe('RS256');
+  });
+
+  test('When made-up kids arrive within the interval, then they wait for its end, cost one refetch together, and are unknown', async () => {
+    const { jwks } = cache({ minRefetchMs: 1_000 });
+    const { tenant, kid } = realm();
+    expect((await jwks.getKey(tenant, kid)).kind).toBe('key');
+
+    const lookups = await Promise.all(Array.from({ length: 30 }, () => jwks.getKey(tenant, randomUUID())));
+
+    expect(new Set(lookups.map((l) => l.kind))).toEqual(new Set(['unknown-kid']));
+    expect(issuer.jwksRequests(tenant)).toBe(2);
+  });
+});
+
 describe('JwksCache: bound and recency', () => {
   test('When more realms are used than the memory bound holds, then the cache never holds more, and the least recently USED realm goes, not the first fetched', async () => {
     const { jwks } = cache({ maxBytes: 3 * jwksEntryBytes(1) });

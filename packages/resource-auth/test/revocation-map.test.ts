@@ -99,4 +99,30 @@ describe('RevocationMap', () => {
     expect(map.expire(1000 + 360_000)).toBe(1);
     expect(map.size).toBe(0);
   });
+
+  test('When entries fall due out of their arrival order, then each expire drops exactly those due and a pushed-back entry waits for its later time', () => {
+    const map = new RevocationMap();
+    // ttl in seconds, arrival order unrelated to due order; sub-7 is pushed back by a later change.
+    const ttls = [50, 10, 40, 30, 20, 60, 5, 45];
+    map.merge(ttls.map((ttl, i) => live(2, false, `sub-${i}`, ttl)), 0);
+    map.merge([live(3, false, 'sub-6', 70)], 1000);
+
+    const held = () => ttls.filter((_, i) => map.verdict('acme', `sub-${i}`, 1) === 'revoked').length;
+    expect([map.expire(9_999), held()]).toEqual([0, 8]); // sub-6's first time (5 s) has passed, but it was pushed back
+    expect([map.expire(25_000), map.size]).toEqual([2, 6]); // sub-1 (10 s), sub-4 (20 s); not sub-6, pushed back to 71 s
+    expect(map.verdict('acme', 'sub-6', 2)).toBe('revoked');
+    expect([map.expire(60_000), map.size]).toEqual([5, 1]);
+    expect([map.expire(71_000), map.size, held()]).toEqual([1, 0, 0]);
+    expect(map.expire(1_000_000)).toBe(0);
+  });
+
+  test('When a snapshot replaces the map, then what was due from before it no longer drops what it lists', () => {
+    const map = new RevocationMap();
+    map.merge([live(2, false, 'sa-1', 10)], 0);
+    map.replace([live(3, false, 'sa-1', 100)], 5_000);
+
+    expect(map.expire(20_000)).toBe(0);
+    expect(map.verdict('acme', 'sa-1', 2)).toBe('revoked');
+    expect(map.expire(105_000)).toBe(1);
+  });
 });

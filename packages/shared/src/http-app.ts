@@ -15,7 +15,7 @@ export interface HttpAppOptions {
   metrics?: Registry;
   /** Run each request inside the request context (default true; see `createRequestObserver`). */
   requestContext?: boolean;
-  /** Paths whose requests get no access line (the management port's probes); default none. */
+  /** Paths whose successful requests get no access line (probes, polls); a failure there is logged. Default none. */
   quietPaths?: readonly string[];
   /** Who may set `X-Forwarded-*` (`TRUST_PROXY`: hops or ranges, see proxy-trust.ts); absent: nobody. */
   trustProxy?: TrustProxy;
@@ -50,7 +50,7 @@ const templateOf = (req: Request): string => (req as Labelled)[ROUTE_TEMPLATE] ?
  * Every route is registered on express, with a 405 naming the path's methods for the others.
  * A hot route's exact method and path are also dispatched straight from `node:http`, skipping
  * express's router: the same handlers, observer and error responder, so both ways answer alike
- * (packages/shared/test/http-app.test.ts). Hot routes come first either way.
+ * (packages/shared/test/http-app-hot-routes.test.ts). Hot routes come first either way.
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { logger, metrics } = options;

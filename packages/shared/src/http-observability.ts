@@ -16,7 +16,7 @@ export interface HttpObservabilityOptions {
    * requests or not (a token grant's oidc-provider stack creates many promises).
    */
   requestContext?: boolean;
-  /** Paths (without the query) whose requests get no access line; their metrics are still recorded. */
+  /** Paths (without the query) whose answered requests (status below 400) get no access line; failures still do, and metrics are recorded for all. */
   quietPaths?: readonly string[];
 }
 
@@ -46,7 +46,7 @@ export function createRequestObserver({ logger, metrics, requestContext: withCon
     res.on('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
       if (record !== undefined && res.writableFinished) record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
-      if (!quiet.has(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
+      if (res.statusCode >= 400 || !quiet.has(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
     });
     if (withContext) requestContext.run({ requestId: id }, serve, req, res);
     else serve(req, res);

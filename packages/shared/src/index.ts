@@ -9,6 +9,7 @@ export * from './html.js';
 export * from './http-app.js';
 export * from './http-logger.js';
 export * from './http-observability.js';
+export { httpCall, type HttpCallAnswer, type HttpCallOptions } from './http-call.js';
 export { InternalApiError, type InternalApiErrorOptions, type InternalApiTarget } from './internal-api-request.js';
 export * from './internal-api-types.js';
 export * from './json-body.js';

@@ -3,6 +3,7 @@
  * `INTERNAL_API_TOKEN`, the current request's id (so one id crosses services), a timeout on
  * every call, and one error type that says whether the API could serve the call.
  */
+import { httpCall, type HttpCallAnswer } from './http-call.js';
 import { currentRequestId, REQUEST_ID_HEADER } from './request-context.js';
 
 export interface InternalApiTarget {
@@ -71,14 +72,14 @@ export async function callInternalApi(target: InternalApiTarget, call: InternalA
   const requestId = currentRequestId();
   if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId;
   if (call.body !== undefined) headers['content-type'] = 'application/json';
-  const timeout = AbortSignal.timeout(call.timeoutMs);
-  let response: Response;
+  let response: HttpCallAnswer;
   try {
-    response = await fetch(target.baseUrl.replace(/\/+$/, '') + call.path, {
+    response = await httpCall(target.baseUrl.replace(/\/+$/, '') + call.path, {
       method: call.method ?? 'GET',
       headers,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal: target.signal === undefined ? timeout : AbortSignal.any([target.signal, timeout]),
+      timeoutMs: call.timeoutMs,
+      ...(target.signal === undefined ? {} : { signal: target.signal }),
     });
   } catch (err) {
     throw new InternalApiError(`internal API unreachable: ${(err as Error).name}`, { cause: err });
@@ -86,11 +87,11 @@ export async function callInternalApi(target: InternalApiTarget, call: InternalA
   const { status } = response;
   try {
     if (!call.readsBody(status)) {
-      await response.body?.cancel();
+      response.discard();
       return { status, body: undefined, bytes: 0 };
     }
-    const raw = await response.arrayBuffer();
-    return { status, body: JSON.parse(new TextDecoder().decode(raw)), bytes: raw.byteLength };
+    const { text, bytes } = await response.text();
+    return { status, body: JSON.parse(text), bytes };
   } catch (err) {
     throw new InternalApiError(`internal API body unreadable (${status})`, { cause: err });
   }

@@ -53,7 +53,7 @@ export function resourceServerConfig({ internalApiUse }: { internalApiUse?: stri
       .url('http://127.0.0.1:9082')
       .describe(`The token service's internal API${internalApiUse === undefined ? '' : ` (${internalApiUse})`}`),
     REVOCATION_RESYNC_MS: env.int(5000, 100, 3_600_000).describe('Period of the revocation resync from the change feed (bounds how long a change whose publish was lost stays unseen)'),
-    JWKS_CACHE_MB: env.int(32, 1, 4096).describe('Memory for the realms\' signing keys (MB); beyond it the least recently used realm is dropped'),
+    JWKS_CACHE_MB: env.int(64, 1, 4096).describe('Memory for the realms\' signing keys (MB); beyond it the least recently used realm is dropped'),
   };
 }
 

@@ -2,8 +2,8 @@
  * What every service's `start.ts` and `migrate.ts` do around their own wiring, in one place so
  * the processes behave alike: a configuration error exits 1 with one line naming the variable;
  * a failure to start exits 1 with its message only (a stack or a driver's error object could
- * quote a connection string); the one `listening` line spawnService waits for; SIGTERM/SIGINT
- * drain, then exit.
+ * quote a connection string); the one `listening` line spawnService waits for, with how long the
+ * modules took to load and the service to listen; SIGTERM/SIGINT drain, then exit.
  */
 import { env, exitOnConfigError, loadConfig } from './config.js';
 import { createDatabase, ensureDatabaseExists, migrateLatest, type Migration } from './db.js';
@@ -27,6 +27,8 @@ export function runServiceMain<C extends { LOG_LEVEL: string }>(
   load: () => C,
   run: (config: C, logger: Logger) => Promise<RunningService>,
 ): void {
+  // From the process's start (performance's time origin): node's own start and the module graph.
+  const loadedMs = Math.round(performance.now());
   let config: C;
   try {
     config = load();
@@ -38,7 +40,8 @@ export function runServiceMain<C extends { LOG_LEVEL: string }>(
     (running) => {
       const { port, internalPort, managementPort } = running;
       const ports = internalPort === undefined ? { port, managementPort } : { port, internalPort, managementPort };
-      logger.info(ports, 'listening');
+      // Where a start's time went, for whoever sizes probes and rollouts (docs/deploy.md, "Scaling").
+      logger.info({ ...ports, startup: { loadedMs, listeningMs: Math.round(performance.now()) } }, 'listening');
       onShutdownSignal(
         async () => {
           await running.stop();

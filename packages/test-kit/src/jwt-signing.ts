@@ -14,19 +14,25 @@ export function withOverrides(base: Record<string, unknown>, overrides: Record<s
   return merged;
 }
 
-/** A compact JWS of `header` and `payload`, signed with `privateKey` as `header.alg` says. */
-export function signJws(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject, signAs: string = String(header.alg)): string {
-  const signingInput = `${b64url(header)}.${b64url(payload)}`;
-  // `signAs` is the key's algorithm when a test forges the header's `alg`.
-  const alg = signAs;
+/**
+ * `<signingInput>.<signature>`, signed with `privateKey` as `alg` prescribes. ECDSA signatures
+ * are the raw r||s pair JOSE wants (RFC 7518 §3.4), or with `der` the ASN.1 DER form JOSE
+ * refuses (hostile tests).
+ */
+export function signInput(signingInput: string, privateKey: KeyObject, alg: string, { der = false } = {}): string {
   const data = Buffer.from(signingInput);
   const digest = alg === 'EdDSA' || alg === 'Ed25519' ? null : `sha${alg.slice(2)}`;
   const signature = alg.startsWith('PS')
     ? sign(digest, data, { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST })
     : alg.startsWith('ES')
-      ? sign(digest, data, { key: privateKey, dsaEncoding: 'ieee-p1363' })
+      ? sign(digest, data, { key: privateKey, dsaEncoding: der ? 'der' : 'ieee-p1363' })
       : sign(digest, data, privateKey);
   return `${signingInput}.${signature.toString('base64url')}`;
+}
+
+/** A compact JWS of `header` and `payload`, signed with `privateKey` as `header.alg` says (`signAs`: the key's algorithm when a test forges the header's). */
+export function signJws(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject, signAs: string = String(header.alg)): string {
+  return signInput(`${b64url(header)}.${b64url(payload)}`, privateKey, signAs);
 }
 
 export type ClientKeyType = 'rsa' | 'ec' | 'ed25519';

@@ -4,22 +4,23 @@
  * JWKS at `GET /internal/v1/realms/:tenant/jwks` on an ephemeral local port (404 for a
  * realm it does not know), exactly where resource servers fetch it from the real one.
  *
- * It also answers the realm list (`GET /internal/v1/realms`, every realm it knows) and the two
- * revocation routes resource servers use, from entries the test
- * sets with `revoke`: `GET /internal/v1/revocations` (the snapshot, each entry needed for 360 s),
- * `GET /internal/v1/revocations/changes?after=` (the change feed, one page) and
- * `GET /internal/v1/realms/:tenant/principals/:sub` (every principal of a known realm
- * exists at version 1 unless revoked). It does not publish on Redis.
+ * It also answers the realm list (`GET /internal/v1/realms`, every realm it knows) and the
+ * revocation routes resource servers use, from entries the test sets with `revoke`
+ * (test-issuer-revocations.ts). It does not publish on Redis.
  *
- * Every realm gets its own RSA key, so a token of realm A re-labelled as realm B fails
- * the signature check, as it would against the token service. The end-to-end tests use
- * the real token service instead.
+ * Every realm gets its own key (RSA for RS256 unless ES256 is asked for), so a token of realm
+ * A re-labelled as realm B fails the signature check, as it would against the token service.
+ * The end-to-end tests use the real token service instead.
  */
-import { createHmac, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { b64url, withOverrides } from './jwt-signing.js';
+import { newIssuerKey, publicJwkOf, signIssuerJws, type IssuerAlgorithm, type IssuerKey } from './test-issuer-keys.js';
+import { IssuerRevocations } from './test-issuer-revocations.js';
+
+export { type IssuerAlgorithm } from './test-issuer-keys.js';
 
 export interface TestIssuerOptions {
   /** Issuers are `{authUrl}/realms/<tenant>`; give the resource server the same value. */
@@ -32,16 +33,10 @@ export interface MintOptions {
   tenant: string;
   /** Claims merged over the defaults; a value of `undefined` removes the claim. */
   claims?: Record<string, unknown>;
-  /** Header parameters merged over `{alg: 'RS256', typ: 'at+jwt', kid}`; `undefined` removes one. */
+  /** Header parameters merged over `{alg: <the key's>, typ: 'at+jwt', kid}`; `undefined` removes one. */
   header?: Record<string, unknown>;
   /** Sign with this key of the realm (default: its newest). */
   kid?: string;
-}
-
-interface SigningKey {
-  kid: string;
-  privateKey: KeyObject;
-  publicKey: KeyObject;
 }
 
 export interface TestIssuer {
@@ -49,12 +44,14 @@ export interface TestIssuer {
   url: string;
   authUrl: string;
   audience: string;
-  /** Makes a realm known (with one fresh key); returns the key id. Idempotent per tenant. */
-  addRealm(tenant: string): string;
+  /** Makes a realm known (with one fresh key for `alg`, default RS256); returns the key id. Idempotent per tenant. */
+  addRealm(tenant: string, alg?: IssuerAlgorithm): string;
   /** Forgets a realm (as if deleted): its JWKS answers 404 and the realm list leaves it out. */
   removeRealm(tenant: string): void;
-  /** Adds a new key to a realm (key rotation) and returns its kid; later tokens use it. */
-  addKey(tenant: string): string;
+  /** Adds a new key to a realm (key rotation, or an algorithm switch with `alg`) and returns its kid; later tokens use it. */
+  addKey(tenant: string, alg?: IssuerAlgorithm): string;
+  /** Serves `jwk` as it is in the realm's JWKS too, after its keys (a key of another curve, a malformed one). */
+  publishJwk(tenant: string, jwk: Record<string, unknown>): void;
   /** `{AUTH_URL}/realms/<tenant>`. */
   issuerOf(tenant: string): string;
   /** A correctly signed access token (defaults: an Edit service account, 300 s lifetime, ver 1). */
@@ -63,8 +60,10 @@ export interface TestIssuer {
   mintAlgNone(options: MintOptions): string;
   /** HS256 with the realm's PUBLIC key (PEM) as the HMAC secret: the classic key-confusion attack. */
   mintHs256WithPublicKey(options: MintOptions): string;
-  /** Signed by an unrelated RSA key, but naming the realm's real kid. */
+  /** Signed by an unrelated key of the header's algorithm (the realm key's by default), but naming the realm's real kid. */
   mintWithOtherKey(options: MintOptions): string;
+  /** Signed by the realm's EC key with the signature in ASN.1 DER, where JOSE wants the raw r||s pair. */
+  mintDerSignature(options: MintOptions): string;
   /** Expired an hour ago. */
   mintExpired(options: MintOptions): string;
   /** How many JWKS requests the realm got (404s included). */
@@ -78,22 +77,15 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-
-function newKey(): SigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { kid: randomUUID(), privateKey, publicKey };
-}
-
 /** Starts the issuer's JWKS server on 127.0.0.1 and an ephemeral port. */
 export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<TestIssuer> {
   const authUrl = (options.authUrl ?? 'http://auth.test').replace(/\/+$/, '');
   const audience = options.audience ?? 'http://plant-store.test';
-  const realms = new Map<string, SigningKey[]>();
+  const realms = new Map<string, IssuerKey[]>();
+  const published = new Map<string, Array<Record<string, unknown>>>();
   const requests = new Map<string, number>();
-  const revocations = new Map<string, { tenant: string; sub: string; version: number; deleted: boolean; position: number }>();
-  let head = 0;
-  const live = ({ position: _position, ...entry }: { position: number } & Record<string, unknown>) => ({ ...entry, ttl: 360 });
-  const otherKey = newKey();
+  const revocations = new IssuerRevocations();
+  const otherKeys = { RS256: newIssuerKey('RS256'), ES256: newIssuerKey('ES256') };
   let unavailable = false;
   let realmLists = 0;
 
@@ -103,25 +95,12 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const principal = /^\/internal\/v1\/realms\/([^/?]+)\/principals\/([^/?]+)$/.exec(req.url ?? '');
-    if (req.method === 'GET' && req.url === '/internal/v1/revocations') return reply(200, { position: String(head), entries: [...revocations.values()].map(live) });
-    const changes = /^\/internal\/v1\/revocations\/changes\?after=(\d+)$/.exec(req.url ?? '');
-    if (req.method === 'GET' && changes) {
-      const after = Number(changes[1]);
-      if (after > head) return reply(200, { reset: true });
-      const entries = [...revocations.values()].filter((e) => e.position > after).map(live);
-      return reply(200, { reset: false, position: String(head), more: false, entries });
-    }
+    const revocationAnswer = req.method === 'GET' ? revocations.answer(req.url ?? '', (tenant) => realms.has(tenant)) : undefined;
+    if (revocationAnswer) return reply(revocationAnswer.status, revocationAnswer.body);
     if (req.method === 'GET' && req.url === '/internal/v1/realms') {
       realmLists += 1;
       if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
       return reply(200, { realms: [...realms.keys()].sort() });
-    }
-    if (req.method === 'GET' && principal) {
-      const [tenant, sub] = [decodeURIComponent(principal[1]!), decodeURIComponent(principal[2]!)];
-      if (!realms.has(tenant)) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
-      const found = revocations.get(`${tenant}/${sub}`);
-      return reply(200, found === undefined ? { tenant, sub, version: 1, deleted: false } : { tenant, sub, version: found.version, deleted: found.deleted });
     }
     if (req.method !== 'GET' || !match) return reply(404, { error: 404, message: 'Not found' });
     const tenant = decodeURIComponent(match[1]!);
@@ -129,9 +108,7 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
     const keys = realms.get(tenant);
     if (!keys) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
-    reply(200, {
-      keys: keys.map(({ kid, publicKey }) => ({ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' })),
-    });
+    reply(200, { keys: [...keys.map(publicJwkOf), ...(published.get(tenant) ?? [])] });
   });
   // As the real token service's listener (startWebServer): keep-alive outlives the client's idle
   // timeout, so the client closes idle sockets first. At Node's 5 s a busy client could send on
@@ -142,12 +119,12 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const keysOf = (tenant: string): SigningKey[] => {
+  const keysOf = (tenant: string): IssuerKey[] => {
     const keys = realms.get(tenant);
     if (!keys) throw new Error(`test issuer: unknown realm ${tenant}; call addRealm first`);
     return keys;
   };
-  const keyOf = (tenant: string, kid?: string): SigningKey => {
+  const keyOf = (tenant: string, kid?: string): IssuerKey => {
     const keys = keysOf(tenant);
     const key = kid === undefined ? keys[keys.length - 1] : keys.find((k) => k.kid === kid);
     if (!key) throw new Error(`test issuer: realm ${tenant} has no key ${kid}`);
@@ -155,9 +132,9 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
   };
   const issuerOf = (tenant: string) => `${authUrl}/realms/${tenant}`;
 
-  function parts({ tenant, claims, header, kid }: MintOptions, alg: string): { signingInput: string; key: SigningKey } {
+  function parts({ tenant, claims, header, kid }: MintOptions, alg?: string): { signingInput: string; key: IssuerKey } {
     // Tokens for realms the issuer does not know can still be minted (with a throwaway key).
-    const key = realms.has(tenant) ? keyOf(tenant, kid) : otherKey;
+    const key = realms.has(tenant) ? keyOf(tenant, kid) : otherKeys.RS256;
     const now = Math.floor(Date.now() / 1000);
     const sub = `sa-${randomUUID()}`;
     const payload = withOverrides(
@@ -178,36 +155,38 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       },
       claims,
     );
-    const fullHeader = withOverrides({ alg, typ: 'at+jwt', kid: key.kid }, header);
+    const fullHeader = withOverrides({ alg: alg ?? key.alg, typ: 'at+jwt', kid: key.kid }, header);
     return { signingInput: `${b64url(fullHeader)}.${b64url(payload)}`, key };
   }
-
-  const rs256 = (signingInput: string, privateKey: KeyObject) =>
-    `${signingInput}.${sign('sha256', Buffer.from(signingInput), privateKey).toString('base64url')}`;
 
   const issuer: TestIssuer = {
     url,
     authUrl,
     audience,
     issuerOf,
-    addRealm(tenant) {
+    addRealm(tenant, alg) {
       const existing = realms.get(tenant);
       if (existing) return existing[existing.length - 1]!.kid;
-      const key = newKey();
+      const key = newIssuerKey(alg);
       realms.set(tenant, [key]);
       return key.kid;
     },
     removeRealm(tenant) {
       realms.delete(tenant);
+      published.delete(tenant);
     },
-    addKey(tenant) {
-      const key = newKey();
+    addKey(tenant, alg) {
+      const key = newIssuerKey(alg);
       keysOf(tenant).push(key);
       return key.kid;
     },
+    publishJwk(tenant, jwk) {
+      keysOf(tenant);
+      published.set(tenant, [...(published.get(tenant) ?? []), jwk]);
+    },
     mint(opts) {
-      const { signingInput, key } = parts(opts, 'RS256');
-      return rs256(signingInput, key.privateKey);
+      const { signingInput, key } = parts(opts);
+      return signIssuerJws(signingInput, key);
     },
     mintAlgNone(opts) {
       return `${parts(opts, 'none').signingInput}.`;
@@ -218,8 +197,14 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       return `${signingInput}.${createHmac('sha256', secret).update(signingInput).digest('base64url')}`;
     },
     mintWithOtherKey(opts) {
-      const { signingInput } = parts(opts, 'RS256');
-      return rs256(signingInput, otherKey.privateKey);
+      const { signingInput, key } = parts(opts);
+      const alg = opts.header?.alg ?? key.alg;
+      return signIssuerJws(signingInput, alg === 'ES256' ? otherKeys.ES256 : otherKeys.RS256);
+    },
+    mintDerSignature(opts) {
+      const { signingInput, key } = parts(opts);
+      if (key.alg !== 'ES256') throw new Error('test issuer: a DER signature needs an ES256 realm key');
+      return signIssuerJws(signingInput, key, { der: true });
     },
     mintExpired(opts) {
       const now = Math.floor(Date.now() / 1000);
@@ -231,11 +216,8 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     realmListRequests() {
       return realmLists;
     },
-    revoke(tenant, sub, { version, deleted }) {
-      const key = `${tenant}/${sub}`;
-      const current = revocations.get(key) ?? { tenant, sub, version: 1, deleted: false, position: 0 };
-      head += 1;
-      revocations.set(key, { tenant, sub, version: Math.max(current.version, version ?? 1), deleted: current.deleted || deleted === true, position: head });
+    revoke(tenant, sub, change) {
+      revocations.revoke(tenant, sub, change);
     },
     setUnavailable(down) {
       unavailable = down;

@@ -5,6 +5,7 @@
  * restarted replica was ready and serving. Printed as a block the test output carries
  * (docs/hardening.md summarises a run).
  */
+import { loadavg } from 'node:os';
 import type { ServiceName } from '@plant/test-kit';
 import type { AccessLine } from './ingress.js';
 import type { LoadOp, LoadRequest, MixedLoad } from './mixed-load.js';
@@ -42,6 +43,8 @@ export interface FaultSummary {
   probes: number;
   revokedAccepted: number;
   events: FaultEvent[];
+  /** The machine's 1-minute load average when the summary was made: the restart figures mean little without it. */
+  loadAverage: number;
 }
 
 /**
@@ -91,7 +94,22 @@ export function summarise(load: MixedLoad, events: FaultEvent[], log: AccessLine
     probes: load.probes.sent,
     revokedAccepted: load.probes.accepted.length,
     events,
+    loadAverage: loadavg()[0] ?? Number.NaN,
   };
+}
+
+/**
+ * Per service, how soon its restarted replicas were ready and serving, in ms after the spawn:
+ * ready at the first readiness probe answering 200, serving at the first request the ingress
+ * routed to it and it answered; both (the requirement's "ready and serving") at the later of the two.
+ */
+export function restartLines(events: FaultEvent[]): string[] {
+  const services = [...new Set(events.filter((e) => e.readyMs !== undefined).map((e) => e.service))];
+  return services.map((service) => {
+    const mine = events.filter((e) => e.service === service && e.readyMs !== undefined);
+    const both = mine.map((e) => (e.servingMs === undefined ? '?' : String(Math.max(e.readyMs!, e.servingMs))));
+    return `    ${service}: ready ${mine.map((e) => e.readyMs).join(', ')} ms; ready and serving ${both.join(', ')} ms`;
+  });
 }
 
 /** The summary as the block a test prints. */
@@ -110,7 +128,7 @@ export function formatSummary(title: string, s: FaultSummary): string {
     ...causes,
     `  plants acknowledged ${s.acknowledged}, missing from the database ${s.lost.length}`,
     `  revoked tokens ${s.revokedTokens}, probes after the deadline ${s.probes}, revoked tokens accepted: ${s.revokedAccepted}`,
-    ...(events.length > 0 ? ['  replicas:', ...events] : []),
+    ...(events.length > 0 ? ['  replicas:', ...events, `  restart to ready and serving, by service (ms after the spawn; load average ${s.loadAverage.toFixed(2)}):`, ...restartLines(s.events)] : []),
     '',
   ].join('\n');
 }

@@ -105,6 +105,9 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     app,
     management,
     async start() {
+      // The pool's first connection opens while the revocation snapshot loads rather than on the
+      // first readiness probe after it; a failure here is the probe's to report.
+      audit.ping().catch(() => undefined);
       await revocation?.start();
     },
     async close() {

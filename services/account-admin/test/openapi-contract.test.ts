@@ -11,7 +11,7 @@ import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-val
 import { AddKeyBody, AddTrustBody, isKeyId, isTrustId, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../src/domain/credential-validators.js';
 import { CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';
 import { accountAdminOperations } from '../src/entry-points/api/openapi.js';
-import { document, documentSchema } from './helpers/openapi-check.js';
+import { document, documentSchema, schemaErrors } from './helpers/openapi-check.js';
 
 const operations = accountAdminOperations().definitions.flatMap((d) => (d.type === 'route' ? [d.route] : []));
 const operation = (method: string, path: string) => operations.find((r) => r.method === method && r.path === path);
@@ -41,6 +41,10 @@ test('When the operations are registered, then each carries the schema object it
   ]);
   const pathOf: Record<string, unknown> = { key_id: ServiceAccountKeyPath, trust_id: ServiceAccountTrustPath };
   for (const route of withClientId) expect(route.request?.params).toBe(pathOf[/\{(key_id|trust_id)\}/.exec(route.path)?.[1] ?? ''] ?? ServiceAccountPath);
+});
+
+test('When a response lacks a field or carries a wrong type, then the schema check reports it (the check can fail)', () => {
+  expect(schemaErrors('ServiceAccount', { name: 'x', client_id: 'sa-1', role: 'Admin', grants: [], created_at: '2026-01-01T00:00:00Z', created_by: null })).not.toEqual([]);
 });
 
 describe('the credential routes', () => {

@@ -49,8 +49,11 @@ export async function runPlantStore(
     dpop: { publicUrl: config.PUBLIC_URL, replay, nonceKeys },
   });
   registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
-  await revocation?.start?.();
   const plants = createPlantRepository(db, { namedStatements: config.DATABASE_NAMED_STATEMENTS });
+  // The pool's first connection opens while the revocation snapshot loads rather than on the
+  // first readiness probe after it; a failure here is the probe's to report.
+  plants.ping().catch(() => undefined);
+  await revocation?.start?.();
   const app = createApp({ plants, auth, logger, metrics, publicUrl: config.PUBLIC_URL });
   const management = createManagementApp({
     logger,

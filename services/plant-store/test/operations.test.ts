@@ -51,8 +51,8 @@ describe('Probes and metrics (the management port)', () => {
     const read = (name: string) => Number(new RegExp(`^${name}\\{cache="jwks",service="plant-store"\\} (\\S+)$`, 'm').exec(text)?.[1]);
 
     expect(read('cache_entries')).toBeGreaterThanOrEqual(1);
-    expect(read('cache_bytes')).toBeGreaterThanOrEqual(2560);
-    expect(read('cache_budget_bytes')).toBe(32 * 1024 * 1024);
+    expect(read('cache_bytes')).toBeGreaterThanOrEqual(512 + 4608);
+    expect(read('cache_budget_bytes')).toBe(64 * 1024 * 1024);
     expect(read('cache_evictions_total')).toBe(0);
   });
 });
@@ -198,7 +198,7 @@ describe('Unknown routes and methods', () => {
 });
 
 describe('GET and POST /plants', () => {
-  // That the hot route and its express twin (`/plants/`, HEAD) answer alike is packages/shared/test/http-app.test.ts.
+  // That the hot route and its express twin (`/plants/`, HEAD) answer alike is packages/shared/test/http-app-hot-routes.test.ts.
   test('When requests fail at each step or succeed, then each gets its status', async () => {
     const tenant = store.newTenant();
     const token = store.token(tenant);

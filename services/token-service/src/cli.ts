@@ -10,16 +10,21 @@ import { createUser } from './domain/create-user.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { EmailSchema, PasswordSchema, TenantNameSchema, UserRoleSchema } from './domain/principal-validators.js';
 import { issuerOf, KEY_ROTATION_CHANNEL, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
+import { getSigningAlgorithm } from './domain/get-signing-algorithm.js';
 import { rotateSigningKey } from './domain/rotate-signing-key.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-keys.js';
 
 /**
  * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on
  * success, or one line on stderr and a non-zero exit code.
  */
 const USAGE = `usage:
-  cli tenant create <tenant> --admin-email <email> (--admin-password-file <path|-> | --admin-password <password>)
+  cli tenant create <tenant> --admin-email <email> (--admin-password-file <path|-> | --admin-password <password>) [--alg RS256|ES256]
   cli user create <tenant> --email <email> (--password-file <path|-> | --password <password>) --role <View|Edit|Account Admin>
-  cli keys rotate <tenant>
+  cli keys rotate <tenant> [--alg RS256|ES256]
+  cli keys show <tenant>
+--alg is the algorithm the realm signs its tokens with (default RS256; keys rotate keeps the realm's
+unless told): switching is a rotation, the old key stays published until its tokens have expired.
 A password file of "-" is read from standard input; a password on the command line lands in shell
 history, process lists and audit logs (kubectl exec), so give it on the command line only on a laptop.`;
 
@@ -71,6 +76,14 @@ function secretOption(values: Record<string, unknown>, name: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
+function algOption(values: Record<string, unknown>): SigningAlgorithm | undefined {
+  const value = values.alg;
+  if (value === undefined) return undefined;
+  const alg = SIGNING_ALGORITHMS.find((known) => known === value);
+  if (alg === undefined) throw new UsageError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  return alg;
+}
+
 async function main(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -84,15 +97,18 @@ async function main(argv: string[]): Promise<unknown> {
       password: { type: 'string' },
       'password-file': { type: 'string' },
       role: { type: 'string' },
+      alg: { type: 'string' },
     },
   });
   const [noun, verb, tenantArg, ...rest] = positionals;
   const command = `${noun ?? ''} ${verb ?? ''}`;
-  if (!['tenant create', 'user create', 'keys rotate'].includes(command)) throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
+  if (!['tenant create', 'user create', 'keys rotate', 'keys show'].includes(command)) throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (tenantArg === undefined) throw new UsageError(`the tenant name is missing\n${USAGE}`);
   if (!TenantNameSchema.safeParse(tenantArg).success) throw new UsageError(`invalid tenant name ${JSON.stringify(tenantArg)}: use 1-63 characters of a-z, 0-9 and inner hyphens`);
   const tenant = tenantArg;
+  const alg = algOption(values);
+  if (alg !== undefined && command !== 'tenant create' && command !== 'keys rotate') throw new UsageError(`--alg does not apply to ${command}`);
 
   const config = loadConfig(cliShape);
   // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
@@ -103,11 +119,12 @@ async function main(argv: string[]): Promise<unknown> {
     if (command === 'tenant create') {
       const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
       const adminPassword = parse(PasswordSchema, secretOption(values, 'admin-password'), '--admin-password');
-      const created = await createTenant(ctx, { tenant, adminEmail, adminPassword });
+      const created = await createTenant(ctx, { tenant, adminEmail, adminPassword, ...(alg === undefined ? {} : { alg }) });
       return {
         tenant: created.tenant,
         issuer: issuerOf(config.AUTH_URL, tenant),
         kid: created.kid,
+        alg: created.alg,
         portal_client_id: PORTAL_CLIENT_ID,
         admin: created.admin,
       };
@@ -119,9 +136,10 @@ async function main(argv: string[]): Promise<unknown> {
       const user = await createUser(ctx, tenant, { email, password, role, actor: 'cli' });
       return { tenant, user };
     }
-    const rotated = await rotateSigningKey(ctx, tenant);
+    if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
+    const rotated = await rotateSigningKey(ctx, tenant, alg);
     if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);
-    return { tenant, kid: rotated.kid, retired: rotated.retired };
+    return rotated;
   } finally {
     await db.destroy();
   }

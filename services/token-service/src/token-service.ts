@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { createRedisReplayStore } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, withTimeout, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import type { Redis } from 'ioredis';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
@@ -30,6 +30,8 @@ import { TokenMetrics } from './provider/token-metrics.js';
 import { LiveTokenInspector } from './token-inspector.js';
 
 const CLEANUP_MS = 10 * 60_000;
+/** How long a key change's answer waits for Redis to take its announcement (replicas re-check every 30 s anyway). */
+const ANNOUNCE_TIMEOUT_MS = 1_000;
 
 export interface TokenService {
   /** The public listener: the realms' endpoints and sign-in pages. */
@@ -170,7 +172,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     subscriber.on('ready', () => {
       subscriber.subscribe(CLIENT_AUTH_FAILURE_CHANNEL).then(() => failureHints.resync(), () => failureHints.suspend());
     });
-    await failureHints.resync();
+    // Not awaited: until the hints are rebuilt (a SCAN of every counter) each grant asks Redis,
+    // which is correct, only slower; a start must not wait for a scan that grows with the keys.
+    void failureHints.resync();
   }
 
   const cleanup = setInterval(() => {
@@ -199,6 +203,13 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     // The introspection verifier is this process's own resource server, with a credential of its own.
     credentials: { resourceServerTokens: [...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), inspector.credential], accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
+    async announceKeyChange(tenant) {
+      // This replica at once; the others (and this one again, harmlessly) when they hear it.
+      providers.invalidate(tenant);
+      await withTimeout(redis.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ tenant })), ANNOUNCE_TIMEOUT_MS, 'key change announcement').catch((err: Error) =>
+        logger.warn({ tenant, err: { message: err.message } }, 'could not announce a key change on Redis; other replicas pick it up at their next realm re-check'),
+      );
+    },
   });
   // Its own port, not the internal API's: that one admits the resource servers and wants a
   // credential on every call; the kubelet and Prometheus have neither (docs/deploy.md).

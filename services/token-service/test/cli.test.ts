@@ -75,6 +75,7 @@ describe('operator CLI (built dist/cli.js)', () => {
       tenant,
       issuer: `${h.publicUrl}/realms/${tenant}`,
       kid: expect.any(String),
+      alg: 'RS256',
       portal_client_id: 'portal',
       admin: { id: expect.any(String), email: 'Owner@Example.test', role: 'Account Admin' },
     });

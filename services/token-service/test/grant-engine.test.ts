@@ -11,13 +11,14 @@ import { verifyToken } from './helpers/token-client.js';
  * the same moment, and nothing of one realm is usable at another's.
  */
 let h: Harness;
-const realms: Array<{ tenant: string; kid: string; adminEmail: string; account: CreatedAccount }> = [];
+const realms: Array<{ tenant: string; kid: string; alg: string; adminEmail: string; account: CreatedAccount }> = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  for (let i = 0; i < 2; i++) {
-    const { tenant, kid, adminEmail } = await h.createTenant();
-    realms.push({ tenant, kid, adminEmail, account: await internal(h).createServiceAccount(tenant) });
+  // One realm of each algorithm: the engine signs with the request's realm's key and algorithm.
+  for (const alg of ['RS256', 'ES256'] as const) {
+    const { tenant, kid, adminEmail } = await h.createTenant(alg);
+    realms.push({ tenant, kid, alg, adminEmail, account: await internal(h).createServiceAccount(tenant) });
   }
 });
 
@@ -29,16 +30,16 @@ const grant = (tenant: string, account: CreatedAccount) =>
   request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
 
 describe('the grant engine: the realm is the request\'s', () => {
-  test('When 60 grants of two realms are in flight at once, then every token carries its own realm\'s issuer, tenant and key, and verifies against that realm\'s keys', async () => {
+  test('When 60 grants of two realms (RS256, ES256) are in flight at once, then every token carries its own realm\'s issuer, tenant, key and algorithm, and verifies against that realm\'s keys', async () => {
     const sent = Array.from({ length: 60 }, (_, i) => realms[i % 2]!);
 
     const answers = await Promise.all(sent.map((realm) => grant(realm.tenant, realm.account)));
     const seen = answers.map((res, i) => {
       const { header, payload } = decodeJwt(res.body.access_token as string);
-      return { status: res.status, kid: header.kid, iss: payload.iss, tenant: payload.tenant, sub: payload.sub, expected: sent[i]!.tenant };
+      return { status: res.status, kid: header.kid, alg: header.alg, iss: payload.iss, tenant: payload.tenant, sub: payload.sub, expected: sent[i]!.tenant };
     });
 
-    expect(seen).toEqual(sent.map((realm) => ({ status: 200, kid: realm.kid, iss: h.issuer(realm.tenant), tenant: realm.tenant, sub: realm.account.client_id, expected: realm.tenant })));
+    expect(seen).toEqual(sent.map((realm) => ({ status: 200, kid: realm.kid, alg: realm.alg, iss: h.issuer(realm.tenant), tenant: realm.tenant, sub: realm.account.client_id, expected: realm.tenant })));
     await Promise.all(answers.slice(0, 4).map((res, i) => verifyToken(h, res.body.access_token as string, sent[i]!.tenant)));
   });
 
@@ -69,5 +70,23 @@ describe('the grant engine: the realm is the request\'s', () => {
     expect(home.status).toBe(200);
     expect(decodeJwt(home.body.id_token as string).payload).toMatchObject({ iss: h.issuer(a.tenant), tenant: a.tenant });
     expect(decodeJwt(home.body.id_token as string).header.kid).toBe(a.kid);
+  });
+
+  test('When portal users of an RS256 and an ES256 realm redeem their codes at the same moment, then each ID token is in its realm\'s algorithm under its realm\'s key', async () => {
+    // One sign-in after the other (the sign-in pages admit a bounded number of password checks at once).
+    const codes = [];
+    for (const realm of realms) {
+      const signIn = portalDriver(h, realm.tenant);
+      const browser = signIn.browser();
+      const started = await signIn.startSignIn(browser);
+      const { callback } = await signIn.completeSignIn(browser, started, realm.adminEmail, ADMIN_PASSWORD);
+      codes.push({ signIn, code: callback.searchParams.get('code')!, verifier: started.verifier });
+    }
+
+    const answers = await Promise.all(codes.map(({ signIn, code, verifier }) => signIn.exchange(code, verifier)));
+
+    expect(answers.map((res) => ({ status: res.status, ...decodeJwt(res.body.id_token as string).header }))).toEqual(
+      realms.map((realm) => expect.objectContaining({ status: 200, alg: realm.alg, kid: realm.kid })),
+    );
   });
 });

@@ -41,13 +41,14 @@ let h: Harness;
 let tenant: string;
 let account: CreatedAccount;
 let userId: string;
+let firstKid: string;
 let keyId: string;
 let trustId: string;
 let routes: readonly Route[];
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ tenant } = await h.createTenant());
+  ({ tenant, kid: firstKid } = await h.createTenant());
   account = await internal(h).createServiceAccount(tenant);
   userId = (await h.createUser(tenant, 'View')).id;
   keyId = (await internal(h).addKey(tenant, account.client_id, { jwk: clientKeyPair('ec').publicJwk }).expect(201)).body.id;
@@ -72,6 +73,8 @@ async function call(route: Route, method: string, authorization: string | undefi
   const req = agent[method.toLowerCase() as 'get'](urlOf(route));
   if (authorization !== undefined) req.set('authorization', authorization);
   if (method === 'POST' || method === 'PATCH') req.send({ name: `scoped-${Math.random().toString(36).slice(2, 10)}`, actor: 'scope-test' });
+  // A valid body: a refused caller must be refused for its credential, not for its input.
+  if (method === 'PUT') req.send({ alg: 'ES256' });
   return req;
 }
 
@@ -84,8 +87,18 @@ describe('least privilege on the internal API', () => {
   test('The walk reads the internal route table, so every route is in it', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
 
-    expect(keys).toEqual(expect.arrayContaining([...RESOURCE_SERVER_ROUTES, ...OPEN_ROUTES, 'POST /internal/v1/realms/:tenant/service-accounts', 'DELETE /internal/v1/realms/:tenant/service-accounts/:client_id']));
-    expect(keys.length).toBeGreaterThanOrEqual(13);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        ...RESOURCE_SERVER_ROUTES,
+        ...OPEN_ROUTES,
+        'POST /internal/v1/realms/:tenant/service-accounts',
+        'DELETE /internal/v1/realms/:tenant/service-accounts/:client_id',
+        // Which algorithm a realm signs with decides which resource servers can verify it: account-admin's alone.
+        'GET /internal/v1/realms/:tenant/signing-algorithm',
+        'PUT /internal/v1/realms/:tenant/signing-algorithm',
+      ]),
+    );
+    expect(keys.length).toBeGreaterThanOrEqual(15);
   });
 
   // Callers that must be refused go first: what they tried must have changed nothing for the admin's calls to find.
@@ -130,8 +143,10 @@ describe('least privilege on the internal API', () => {
     });
   });
 
-  test('What the refused callers sent changed nothing: the account, its name and its secret are as they were, no account was added', async () => {
+  test('What the refused callers sent changed nothing: the account, its name and its secret are as they were, no account was added, the realm signs RS256 with its first key', async () => {
     const admin = { authorization: `Bearer ${ACCOUNT_ADMIN_TOKEN}` };
+    const signing = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/signing-algorithm`).set(admin);
+    expect(signing.body).toEqual({ tenant, alg: 'RS256', kid: firstKid });
 
     const list = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/service-accounts`).set(admin);
     const grant = await request(h.publicUrl).post(h.tokenUrl(tenant)).type('form').send({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.secret });

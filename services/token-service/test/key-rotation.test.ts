@@ -3,7 +3,7 @@ import { createPublicKey } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { REPO_ROOT } from '@plant/test-kit';
+import { REPO_ROOT, uniqueName } from '@plant/test-kit';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { basic, decodeJwt, startHarness, TEST_ENV, uniqueIp, type Harness } from './helpers/harness.js';
@@ -32,8 +32,31 @@ async function jwks(tenant: string): Promise<Array<Record<string, unknown>>> {
 function verifies(tokenValue: string, keys: Array<Record<string, unknown>>): boolean {
   const key = keys.find((k) => k.kid === decodeJwt(tokenValue).header.kid);
   if (!key) return false;
-  jwt.verify(tokenValue, createPublicKey({ key: key as never, format: 'jwk' }), { algorithms: ['RS256'] });
+  jwt.verify(tokenValue, createPublicKey({ key: key as never, format: 'jwk' }), { algorithms: [key.alg as jwt.Algorithm] });
   return true;
+}
+
+const CLI = join(REPO_ROOT, 'services/token-service/dist/cli.js');
+const cliEnv = () => ({ PATH: process.env.PATH ?? '', DATABASE_URL: TEST_ENV.DATABASE_URL, REDIS_URL: TEST_ENV.REDIS_URL, KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY, AUTH_URL: h.publicUrl });
+
+/** The CLI's JSON line, or its exit code and error line. */
+async function cli(...args: string[]): Promise<{ code: number; json?: Record<string, unknown>; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: cliEnv() });
+    return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
+  } catch (err) {
+    return { code: (err as { code: number }).code, stderr: (err as { stderr: string }).stderr };
+  }
+}
+
+/** A grant that waits for the replica to hear a key change announced on Redis. */
+async function tokenWithKid(tenant: string, clientId: string, secret: string, kid: unknown): Promise<string> {
+  let value = await token(tenant, clientId, secret);
+  for (let i = 0; i < 100 && decodeJwt(value).header.kid !== kid; i += 1) {
+    await new Promise((r) => setTimeout(r, 20));
+    value = await token(tenant, clientId, secret);
+  }
+  return value;
 }
 
 describe('signing key rotation (CLI keys rotate)', () => {
@@ -42,25 +65,55 @@ describe('signing key rotation (CLI keys rotate)', () => {
     const account = await internal(h).createServiceAccount(tenant);
     const before = await token(tenant, account.client_id, account.secret);
 
-    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'services/token-service/dist/cli.js'), 'keys', 'rotate', tenant], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: TEST_ENV.DATABASE_URL, REDIS_URL: TEST_ENV.REDIS_URL, KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY },
-    });
-    const rotated = JSON.parse(stdout) as { tenant: string; kid: string; retired: number };
+    const rotated = (await cli('keys', 'rotate', tenant)).json!;
     // The running service hears the rotation on Redis; give the event a moment to arrive.
-    let after = await token(tenant, account.client_id, account.secret);
-    for (let i = 0; i < 100 && decodeJwt(after).header.kid !== rotated.kid; i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-      after = await token(tenant, account.client_id, account.secret);
-    }
+    const after = await tokenWithKid(tenant, account.client_id, account.secret, rotated.kid);
     const keys = await jwks(tenant);
 
-    expect(rotated).toEqual({ tenant, kid: expect.any(String), retired: 1 });
+    expect(rotated).toEqual({ tenant, kid: expect.any(String), alg: 'RS256', retired: 1 });
     expect(rotated.kid).not.toBe(oldKid);
     expect(decodeJwt(before).header.kid).toBe(oldKid);
     expect(decodeJwt(after).header.kid).toBe(rotated.kid);
     expect(keys.map((k) => k.kid)).toEqual([rotated.kid, oldKid]);
     expect(verifies(before, keys)).toBe(true);
     expect(verifies(after, keys)).toBe(true);
+  });
+
+  test('When the CLI rotates a realm to ES256, then it signs ES256 at once, and a later plain rotation keeps ES256 with yet another key', async () => {
+    const { tenant, kid: rsaKid } = await h.createTenant();
+    const account = await internal(h).createServiceAccount(tenant);
+    const before = await token(tenant, account.client_id, account.secret);
+
+    const switched = await cli('keys', 'rotate', tenant, '--alg', 'ES256');
+    const esToken = await tokenWithKid(tenant, account.client_id, account.secret, switched.json?.kid);
+    const shown = await cli('keys', 'show', tenant);
+    const again = await cli('keys', 'rotate', tenant);
+    const keys = await jwks(tenant);
+
+    expect(switched.json).toEqual({ tenant, kid: expect.any(String), alg: 'ES256', retired: 1 });
+    expect(decodeJwt(esToken).header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: switched.json!.kid });
+    expect(shown.json).toEqual({ tenant, alg: 'ES256', kid: switched.json!.kid });
+    expect(again.json).toEqual({ tenant, kid: expect.any(String), alg: 'ES256', retired: 1 });
+    expect(keys.map((k) => [k.kid, k.alg])).toEqual([
+      [again.json!.kid, 'ES256'],
+      [switched.json!.kid, 'ES256'],
+      [rsaKid, 'RS256'],
+    ]);
+    expect(verifies(before, keys)).toBe(true);
+    expect(verifies(esToken, keys)).toBe(true);
+  });
+
+  test('When a tenant is created with --alg ES256, then its first key is P-256; an unknown --alg, or --alg where it does not apply, exits 2', async () => {
+    const tenant = uniqueName('es');
+
+    const created = await cli('tenant', 'create', tenant, '--admin-email', `admin@${tenant}.test`, '--admin-password', 'a long password', '--alg', 'ES256');
+    const hs = await cli('keys', 'rotate', tenant, '--alg', 'HS256');
+    const misplaced = await cli('keys', 'show', tenant, '--alg', 'ES256');
+
+    expect(created.json).toMatchObject({ tenant, alg: 'ES256', kid: expect.any(String) });
+    expect((await jwks(tenant)).map((k) => [k.kty, k.crv, k.alg])).toEqual([['EC', 'P-256', 'ES256']]);
+    expect(hs).toEqual({ code: 2, stderr: 'error: --alg must be one of RS256, ES256\n' });
+    expect(misplaced).toEqual({ code: 2, stderr: 'error: --alg does not apply to keys show\n' });
   });
 
   test('When the retired key is older than a token lifetime plus skew, then it leaves the JWKS', async () => {

@@ -54,6 +54,16 @@ describe('the built service as a process', () => {
     expect(await asked({ authorization: `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}` })).toEqual(Array(3).fill({ status: 404, errorShape: true }));
   });
 
+  test('When a resource server polls the revocation change feed, then its answers write no access line; a refused poll still does', async () => {
+    const feed = `${svc.internalUrl!}/internal/v1/revocations/changes?after=0`;
+    await request(feed).get('').set('authorization', `Bearer ${TEST_ENV.RESOURCE_SERVER_TOKENS.split(',')[0]}`).set('x-request-id', 'feed-poll-ok').expect(200);
+    await request(feed).get('').set('x-request-id', 'feed-poll-refused').expect(401);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const lines = svc.logs.filter((line) => line.includes('feed-poll-')).map((line) => JSON.parse(line) as { reqId: string; res: { status: number } });
+    expect(lines.map((line) => [line.reqId, line.res.status])).toEqual([['feed-poll-refused', 401]]);
+  });
+
   test('When the management port is asked for a public or internal route, with or without forwarding and rewrite headers, then it answers 404 in the Error shape', async () => {
     const answers = await askManagementForPublic(svc.managementUrl, [
       '/realms/master/protocol/openid-connect/token',

@@ -167,7 +167,8 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
       if (app === 'token-service internal') {
         const account = await liveTarget();
         return {
-          known: { ...shared, ...credentialKnown(), client_id: [account.clientId], id: users.map((u) => u.id), sub: [account.clientId, ...users.map((u) => u.id)] },
+          // alg: the realm's signing algorithm, switched back and forth by the cases that get through.
+          known: { ...shared, ...credentialKnown(), client_id: [account.clientId], id: users.map((u) => u.id), sub: [account.clientId, ...users.map((u) => u.id)], alg: ['RS256', 'ES256'] },
           // The Plant Store's too (403 outside its scope); account-admin's last, so the dictionary's merged headers carry it.
           credentials: [{ authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` }, { authorization: `Bearer ${p.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` }],
         };

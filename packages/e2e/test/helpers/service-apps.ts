@@ -34,6 +34,12 @@ function inert<T>(name: string): T {
   return new Proxy(use, { get: (_target, key) => (typeof key === 'symbol' || key === 'then' ? undefined : inert(`${name}.${key}`)) }) as T;
 }
 
+/** The resource-server auth a table is built with: a read route wraps its handler at build time (the wrapper is inert); anything else as `inert`. */
+function inertAuth<T extends object>(): T {
+  const auth = inert<T>('auth');
+  return new Proxy(auth, { get: (target, key) => (key === 'readHandler' ? () => inert('auth.readHandler(...)') : Reflect.get(target, key)) });
+}
+
 const URL_OF_NOTHING = 'http://service.invalid';
 
 export function serviceApps(): ServiceApp[] {
@@ -44,7 +50,7 @@ export function serviceApps(): ServiceApp[] {
     {
       name: 'plant-store',
       source: 'services/plant-store/src/entry-points/api/server.ts',
-      app: createPlantStoreApp({ plants: inert('plants'), auth: inert('auth'), logger, metrics: metrics(), publicUrl: URL_OF_NOTHING }),
+      app: createPlantStoreApp({ plants: inert('plants'), auth: inertAuth(), logger, metrics: metrics(), publicUrl: URL_OF_NOTHING }),
       url: (p) => p.plantStores[0]!.url,
       metricsUrl: (p) => p.plantStores[0]!.managementUrl,
       documented: { base: '', operations: plantStoreOperations() },
@@ -68,7 +74,7 @@ export function serviceApps(): ServiceApp[] {
     {
       name: 'token-service internal',
       source: 'services/token-service/src/entry-points/api/internal-app.ts',
-      app: createInternalApp({ logger, identity: inert('identity'), credentials: { resourceServerTokens: ['unused-resource-server-token'], accountAdminToken: 'unused-account-admin-token' }, accessTokenTtl: 300 }),
+      app: createInternalApp({ logger, identity: inert('identity'), credentials: { resourceServerTokens: ['unused-resource-server-token'], accountAdminToken: 'unused-account-admin-token' }, accessTokenTtl: 300, announceKeyChange: inert('announceKeyChange') }),
       url: (p) => p.internalUrl,
     },
     {

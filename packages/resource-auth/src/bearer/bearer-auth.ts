@@ -4,13 +4,14 @@
  * A token is accepted when, in this order (cheap checks first, so garbage never costs a
  * key fetch or an RSA verification):
  * 1. it is a compact JWS of bounded size;
- * 2. its header says `alg: RS256`, `typ: at+jwt` (RFC 9068) and names a `kid`;
+ * 2. its header says `alg: RS256` or `ES256`, `typ: at+jwt` (RFC 9068) and names a `kid`;
  * 3. its `tenant` claim is a valid realm name and `iss` is exactly `{authUrl}/realms/<tenant>`;
  *    `aud` names this resource server; it has not expired;
  * 4. the realm exists (`RealmDirectory`: the token service's realm list, so an unknown realm
- *    costs no fetch of its own), its JWKS (cached, see `JwksCache`) has the `kid`, and the RS256 signature
- *    verifies with it (`jsonwebtoken`, algorithms pinned, so `alg: none` and HS256 signed
- *    with the public key are refused);
+ *    costs no fetch of its own), its JWKS (cached, see `JwksCache`) has the `kid`, the header's
+ *    `alg` is the one that key's JWK declares, and the signature verifies with it
+ *    (`jsonwebtoken`, algorithms pinned to the key's, so `alg: none`, HS256 signed with the
+ *    public key, and an ES256 token naming an RSA key or the reverse are refused);
  * 5. `aud`, `exp`, `nbf`, `iat`, `ver`, role and grants are well formed (`principalFromClaims`);
  * 6. on EVERY request, even when steps 1-5 come from the verified-token cache, the
  *    revocation checker accepts (tenant, sub, ver);
@@ -23,7 +24,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TokenServiceClient, type CacheStats, type Logger, type NodeHandler } from '@plant/shared';
-import { DpopCheck, type DpopOptions } from '../dpop/dpop-check.js';
+import { DpopCheck } from '../dpop/dpop-check.js';
+import type { BearerAuthOptions } from './bearer-auth-options.js';
 import { DpopInvalidToken } from '../dpop/dpop-errors.js';
 import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
 import { credentialsOf } from './authorization-header.js';
@@ -33,42 +35,11 @@ import { FetchBudget } from './fetch-budget.js';
 import { JwksCache } from './jwks-cache.js';
 import type { AuthenticatedRequest } from './authenticated-request.js';
 import { hasRole, type Principal, type Role } from './principal.js';
+import { readHandler, type Caller } from './read-handler.js';
 import { RealmDirectory } from './realm-directory.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
-export interface BearerAuthOptions {
-  /** Public base URL of the token service: a token's `iss` must be `{authUrl}/realms/<tenant>`. */
-  authUrl: string;
-  /** The `aud` this resource server accepts (e.g. `PLANT_STORE_AUDIENCE`), or several (the token service's introspection). */
-  audience: string | readonly string[];
-  /** Base URL of the token service's internal API: `/internal/v1/realms/<tenant>/jwks` and the realm list `/internal/v1/realms`. */
-  jwksBaseUrl: string;
-  /** `INTERNAL_API_TOKEN`: the realm list is behind it. */
-  internalToken: string;
-  /** The `realm` of `WWW-Authenticate: Bearer realm="..."` (e.g. `plants`). Not a tenant. */
-  realm: string;
-  /** Checked on every request after the token verified; absent means no revocation (tests only). */
-  revocation?: RevocationChecker;
-  /** Accept `Authorization: DPoP` with proofs (RFC 9449); absent: DPoP-bound tokens are refused (they cannot be used here). */
-  dpop?: DpopOptions;
-  logger: Logger;
-  /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 5). */
-  clockToleranceSec?: number;
-  /** Memory for verified tokens, least recently used dropped first (default 32 MB; 0 disables). */
-  verifiedCacheBytes?: number;
-  /** Minimum time between two JWKS fetches of one realm (default 5 000 ms). */
-  jwksMinRefetchMs?: number;
-  /** Age after which a realm's key set is refetched on its next use (default 10 min). */
-  jwksMaxAgeMs?: number;
-  /** Memory for the realms' keys (JWKS_CACHE_MB), least recently used realm dropped first (default 32 MB): keep it above what the realms in use need. */
-  jwksCacheBytes?: number;
-  /** Refetches for kids a cached key set lacks, all realms together: at once (default 20) and per second after (default 10). */
-  jwksRefetchBurst?: number;
-  jwksRefetchPerSecond?: number;
-  /** Realm-list loads (a token of a realm not yet listed waits for one) at once (default 5) and per second after (default 1). */
-  realmListBurst?: number;
-  realmListPerSecond?: number;
-}
+export type { BearerAuthOptions } from './bearer-auth-options.js';
 
 export interface BearerAuth {
   /** Middleware (express, or a hot route of `createHttpApp`): sets `req.auth`, or passes a 401/503 `AppError` on. */
@@ -79,6 +50,11 @@ export interface BearerAuth {
   verify(token: string): Promise<Principal>;
   /** As `verify`, whatever the token is bound to: for token introspection, whose caller checks the proof. */
   inspect(token: string): Promise<Principal>;
+  /**
+   * A read-only route's whole handler, authentication included: `load` runs while a DPoP
+   * proof's `jti` claim is in flight, `send` answers only once the claim succeeded (read-handler.ts).
+   */
+  readHandler<T>(load: (req: AuthenticatedRequest, principal: Principal) => Promise<T>, send: (res: ServerResponse, result: T, req: AuthenticatedRequest) => void): NodeHandler<AuthenticatedRequest>;
   /** Middleware answering 403 `insufficient_scope` unless `req.auth` has `minimum` or a higher role. */
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
@@ -123,12 +99,12 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
 
   /** Steps 1-5 for a token not in the verified cache. */
   async function verifyToken(token: string): Promise<Principal> {
-    const { tenant, kid } = checks.precheck(token);
+    const { tenant, kid, alg } = checks.precheck(token);
     const lookup = await jwks.getKey(tenant, kid);
     if (lookup.kind === 'unavailable') throw new AuthUnavailable();
     if (lookup.kind === 'unknown-realm') throw invalid('Token issuer is not a known realm');
     if (lookup.kind === 'unknown-kid') throw invalid('Token signing key is not known');
-    const principal = checks.verify(token, tenant, lookup.key);
+    const principal = checks.verify(token, tenant, alg, lookup.key);
     verified.set(token, principal, (principal.exp + tolerance) * 1000);
     return principal;
   }
@@ -177,12 +153,30 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return result instanceof Promise ? result.then(unbound) : unbound(result);
   }
 
-  function authenticateRequest(req: IncomingMessage, res: ServerResponse): Principal | Promise<Principal> {
+  const withoutClaim = (principal: Principal): Caller => ({ principal, claim: undefined });
+
+  /** The caller once every check but a DPoP proof's `jti` passed, and that claim, in flight. */
+  function identify(req: IncomingMessage, res: ServerResponse): Caller | Promise<Caller> {
     const { scheme, token } = credentialsOf(req, realm, invalid, dpop !== undefined);
-    if (scheme === 'bearer' || dpop === undefined) return authenticateBearer(token);
+    if (scheme === 'bearer' || dpop === undefined) {
+      const result = authenticateBearer(token);
+      return result instanceof Promise ? result.then(withoutClaim) : withoutClaim(result);
+    }
     // The proof's shape first: a request without a usable proof costs no token verification.
     const proof = dpop.read(req);
-    return Promise.resolve(authenticate(token)).then((principal) => dpop.verify(proof, req, res, token, principal));
+    const bound = (principal: Principal): Caller => {
+      dpop.check(proof, req, res, token, principal);
+      return { principal, claim: dpop.claim(proof) };
+    };
+    const result = authenticate(token);
+    return result instanceof Promise ? result.then(bound) : bound(result);
+  }
+
+  const claimed = ({ principal, claim }: Caller): Principal | Promise<Principal> => (claim === undefined ? principal : claim.then(() => principal));
+
+  function authenticateRequest(req: IncomingMessage, res: ServerResponse): Principal | Promise<Principal> {
+    const caller = identify(req, res);
+    return caller instanceof Promise ? caller.then(claimed) : claimed(caller);
   }
 
   const middleware: NodeHandler<AuthenticatedRequest> = function bearerAuth(req, res, next): void {
@@ -209,6 +203,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     async authenticate(req, res) {
       return authenticateRequest(req, res);
     },
+    readHandler: (load, send) => readHandler(identify, load, send),
     async verify(token: string) {
       return authenticateBearer(token);
     },

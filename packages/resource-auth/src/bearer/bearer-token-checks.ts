@@ -5,8 +5,9 @@
  * Each failed check throws `InvalidToken` (made by the caller's `invalid`, which names the realm).
  */
 import jwt from 'jsonwebtoken';
-import type { KeyObject } from 'node:crypto';
+import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared';
 import type { InvalidToken } from './bearer-errors.js';
+import type { VerificationKey } from './jwks-document.js';
 import { principalFromClaims, TENANT_NAME_PATTERN, type Principal } from './principal.js';
 import { decodeJsonSegment } from '../jws-segment.js';
 
@@ -14,6 +15,7 @@ import { decodeJsonSegment } from '../jws-segment.js';
 const MAX_TOKEN_LENGTH = 8192;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
+const ALGORITHM_RULE = `Token algorithm must be ${SIGNING_ALGORITHMS.join(' or ')}`;
 
 export interface BearerTokenChecksOptions {
   /** Public base URL of the token service, without a trailing slash. */
@@ -37,15 +39,16 @@ export class BearerTokenChecks {
     this.#jwtAudiences = [this.#audiences[0]!, ...this.#audiences.slice(1)];
   }
 
-  /** Steps 1-3: everything that can be decided without keys. Returns the realm and key id to verify with. */
-  precheck(token: string): { tenant: string; kid: string } {
+  /** Steps 1-3: everything that can be decided without keys. Returns the realm and key id to verify with, and the algorithm the header claims. */
+  precheck(token: string): { tenant: string; kid: string; alg: SigningAlgorithm } {
     const { authUrl, toleranceSec, invalid } = this.options;
     if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
     const [headerPart = '', payloadPart = ''] = token.split('.');
     const header = decodeJsonSegment(headerPart);
     const payload = decodeJsonSegment(payloadPart);
     if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
-    if (header.alg !== 'RS256') throw invalid('Token algorithm must be RS256');
+    const { alg } = header;
+    if (!isSigningAlgorithm(alg)) throw invalid(ALGORITHM_RULE);
     if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
     if (header.crit !== undefined) throw invalid('Token has unsupported critical header parameters');
     const { kid } = header;
@@ -57,16 +60,21 @@ export class BearerTokenChecks {
     if (!this.#accepts(aud)) throw invalid('Token audience is not accepted');
     if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
     if (Date.now() / 1000 >= exp + toleranceSec) throw invalid('Token has expired');
-    return { tenant, kid };
+    return { tenant, kid, alg };
   }
 
-  /** Steps 4 (the signature, with the realm's key) and 5 (the claims): the frozen principal. */
-  verify(token: string, tenant: string, key: KeyObject): Principal {
+  /**
+   * Steps 4 (the signature, with the realm's key) and 5 (the claims): the frozen principal.
+   * The key's own algorithm decides (jwks-document.ts): a header naming another is refused
+   * before any signature check, and the check itself admits only the key's.
+   */
+  verify(token: string, tenant: string, headerAlg: SigningAlgorithm, key: VerificationKey): Principal {
     const { authUrl, toleranceSec, invalid } = this.options;
+    if (headerAlg !== key.alg) throw invalid('Token algorithm does not match its signing key');
     let claims: Record<string, unknown>;
     try {
-      claims = jwt.verify(token, key, {
-        algorithms: ['RS256'],
+      claims = jwt.verify(token, key.key, {
+        algorithms: [key.alg],
         audience: this.#jwtAudiences,
         issuer: `${authUrl}/realms/${tenant}`,
         clockTolerance: toleranceSec,

@@ -12,7 +12,10 @@
  *   (`FetchBudget`), so made-up kids over many real realms stay bounded too. A refetch the
  *   budget refuses answers `unavailable` (503, Retry-After: 1): the kid may be a real new key,
  *   and a client retrying gets it once the budget allows, where a 401 would make it drop a
- *   good token.
+ *   good token. An unknown kid that arrives within the interval waits for its end (when that
+ *   is at most `UNKNOWN_KID_MAX_WAIT_MS` away) and shares that refetch: a key rotated or an
+ *   algorithm switched a moment after this replica's last fetch then verifies a little late
+ *   instead of failing, and made-up kids still cost one fetch per realm per interval.
  * - Concurrent requests for the same realm share one fetch.
  * - A key set older than `maxAgeMs` is refetched on the next use of one of its kids (at most
  *   once per realm per `maxAgeMs`, so outside the budget), so a key withdrawn by the token
@@ -25,14 +28,13 @@
  * lookup refreshes its realm's recency). Once full, a first fetch pushes another realm out, so
  * first fetches then spend from the budget as well: size the budget above the realms in use.
  */
-import type { KeyObject } from 'node:crypto';
-import { SizedLru, type CacheStats, type Logger } from '@plant/shared';
+import { httpCall, SizedLru, type CacheStats, type Logger } from '@plant/shared';
 import type { FetchBudget } from './fetch-budget.js';
-import { parseJwks } from './jwks-document.js';
+import { parseJwks, type VerificationKey } from './jwks-document.js';
 import type { RealmDirectory } from './realm-directory.js';
 
 export type KeyLookup =
-  | { kind: 'key'; key: KeyObject }
+  | { kind: 'key'; key: VerificationKey }
   | { kind: 'unknown-kid' }
   | { kind: 'unknown-realm' }
   | { kind: 'unavailable' };
@@ -48,16 +50,17 @@ export interface JwksCacheOptions {
   minRefetchMs?: number;
   maxAgeMs?: number;
   fetchTimeoutMs?: number;
-  /** Memory for the cached realms, as charged by `jwksEntryBytes`; the least recently used go beyond it (default 32 MB). */
+  /** Memory for the cached realms, as charged by `jwksEntryBytes`; the least recently used go beyond it (default 64 MB). */
   maxBytes?: number;
 }
 
 /**
- * What a realm's entry is charged: the entry and its map, and each RSA public `KeyObject` with
- * its wrapper (measured: docs/performance.md, "At scale").
+ * What a realm's entry is charged: the entry and its map, and each public `KeyObject` with its
+ * wrapper as it stands once it has verified a token (an RSA key's OpenSSL state grows at its
+ * first use; measured: docs/performance.md, "At scale"). A P-256 key costs less: charged the same.
  */
 const REALM_ENTRY_BYTES = 512;
-const KEY_BYTES = 2048;
+const KEY_BYTES = 4608;
 export function jwksEntryBytes(keys: number): number {
   return REALM_ENTRY_BYTES + keys * KEY_BYTES;
 }
@@ -66,7 +69,7 @@ const FIRST_FETCH_BYTES = jwksEntryBytes(1);
 
 /** One realm's keys and the state of its last fetch. */
 interface RealmKeys {
-  keys: Map<string, KeyObject>;
+  keys: Map<string, VerificationKey>;
   /** When the last fetch started (throttles refetches, whatever their outcome). */
   attemptedAt: number;
   /** When the key set was last confirmed by the token service. */
@@ -74,11 +77,15 @@ interface RealmKeys {
   /** The last fetch's outcome: `gone` is a 404 (the entry is dropped at once). */
   outcome: 'none' | 'fetched' | 'failed' | 'gone';
   inflight?: Promise<void>;
+  /** The end of the refetch interval, which unknown kids arriving within it wait for together. */
+  intervalEnd?: Promise<void>;
 }
 
 const UNKNOWN_REALM: KeyLookup = { kind: 'unknown-realm' };
 const UNAVAILABLE: KeyLookup = { kind: 'unavailable' };
 const MAX_JWKS_BYTES = 256 * 1024;
+/** The longest an unknown kid waits for the refetch interval to end; further away, it is refused at once. */
+const UNKNOWN_KID_MAX_WAIT_MS = 5_000;
 
 export class JwksCache {
   /** Least recently used first: a lookup moves its realm to the end. */
@@ -100,7 +107,7 @@ export class JwksCache {
     this.minRefetchMs = options.minRefetchMs ?? 5_000;
     this.maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
     this.fetchTimeoutMs = options.fetchTimeoutMs ?? 2_000;
-    this.realms = new SizedLru(options.maxBytes ?? 32 * 1024 * 1024, (entry) => jwksEntryBytes(Math.max(1, entry.keys.size)));
+    this.realms = new SizedLru(options.maxBytes ?? 64 * 1024 * 1024, (entry) => jwksEntryBytes(Math.max(1, entry.keys.size)));
   }
 
   /** The key `kid` of realm `tenant`. `tenant` must already be a valid realm name. */
@@ -143,16 +150,34 @@ export class JwksCache {
     this.realms.clear();
   }
 
-  private async fromCached(tenant: string, entry: RealmKeys, kid: string): Promise<KeyLookup> {
+  private async fromCached(tenant: string, entry: RealmKeys, kid: string, waited = false): Promise<KeyLookup> {
     const key = entry.keys.get(kid);
     const now = Date.now();
     if (key !== undefined && now - entry.fetchedAt < this.maxAgeMs) return { kind: 'key', key };
     if (entry.inflight === undefined) {
-      if (now - entry.attemptedAt < this.minRefetchMs) return this.lookup(entry, kid);
+      const untilRefetch = entry.attemptedAt + this.minRefetchMs - now;
+      if (untilRefetch > 0) {
+        // A kid the last good fetch lacked may be a key made since: wait for the interval's end
+        // (once; a fetch started meanwhile has answered for this token) and refetch then.
+        if (key !== undefined || waited || entry.outcome !== 'fetched' || untilRefetch > UNKNOWN_KID_MAX_WAIT_MS) return this.lookup(entry, kid);
+        await this.intervalEnd(entry, untilRefetch);
+        return this.fromCached(tenant, entry, kid, true);
+      }
       if (key === undefined && !this.budget.take()) return UNAVAILABLE;
     }
     await this.refresh(tenant, entry);
     return this.lookup(entry, kid);
+  }
+
+  /** Shared by every unknown kid of the realm waiting within one interval. */
+  private intervalEnd(entry: RealmKeys, ms: number): Promise<void> {
+    entry.intervalEnd ??= new Promise<void>((resolve) => {
+      setTimeout(() => {
+        entry.intervalEnd = undefined;
+        resolve();
+      }, ms).unref();
+    });
+    return entry.intervalEnd;
   }
 
   private lookup(entry: RealmKeys, kid: string): KeyLookup {
@@ -176,25 +201,20 @@ export class JwksCache {
     const url = `${this.baseUrl}/internal/v1/realms/${encodeURIComponent(tenant)}/jwks`;
     entry.attemptedAt = Date.now();
     try {
-      const response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.any([this.aborter.signal, AbortSignal.timeout(this.fetchTimeoutMs)]),
-        redirect: 'error',
-      });
+      const response = await httpCall(url, { headers: { accept: 'application/json' }, timeoutMs: this.fetchTimeoutMs, signal: this.aborter.signal });
       if (response.status === 404) {
-        await response.body?.cancel();
+        response.discard();
         entry.keys = new Map();
         entry.outcome = 'gone';
         if (this.realms.peek(tenant) === entry) this.realms.delete(tenant);
         this.directory.forget(tenant);
         return;
       }
-      if (!response.ok) {
-        await response.body?.cancel();
+      if (response.status < 200 || response.status > 299) {
+        response.discard();
         throw new Error(`JWKS answered ${response.status}`);
       }
-      const text = await response.text();
-      if (text.length > MAX_JWKS_BYTES) throw new Error('JWKS document is too large');
+      const { text } = await response.text(MAX_JWKS_BYTES);
       entry.keys = parseJwks(JSON.parse(text), this.logger, tenant);
       if (this.realms.peek(tenant) === entry) this.realms.resize(tenant);
       entry.outcome = 'fetched';

@@ -4,8 +4,8 @@
  * is bound to (`cnf.jkt`), happened once. In order of cost, after the token itself verified:
  * the proof's shape, header and key (read before the token, dpop-proof.ts); `htm`, `htu`, `iat`
  * and `ath`; the key's thumbprint against `cnf.jkt`; the nonce when nonces are on; the signature
- * (on the thread pool, off the event loop); and last the `jti`, claimed in the replay store, so
- * only a proof that passed everything else writes anything.
+ * (all of these `check`); and last the `jti`, claimed in the replay store
+ * (`claim`), so only a proof that passed everything else writes anything.
  */
 import { verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -33,12 +33,15 @@ export interface DpopOptions {
 
 const SIGNATURE_ALGORITHM: Record<DpopSigningAlg, string | null> = { ES256: 'sha256', EdDSA: null, Ed25519: null };
 
-function signatureValid(proof: ParsedProof, key: KeyObject): Promise<boolean> {
-  return new Promise((resolve) => {
-    // With a callback node:crypto verifies on the thread pool (≈ 5 µs of the event loop's time
-    // instead of ≈ 45 µs for a P-256 verification): the event loop stays free for other requests.
-    verifySignature(SIGNATURE_ALGORITHM[proof.key.alg], Buffer.from(proof.signingInput), { key, dsaEncoding: 'ieee-p1363' }, proof.signature, (err, valid) => resolve(err === null && valid));
-  });
+function signatureValid(proof: ParsedProof, key: KeyObject): boolean {
+  // In place, not on the thread pool: the pool's hand-off (a second thread woken, its
+  // completion waking the event loop again) costs more CPU in all than the verification it
+  // moves off the loop (docs/performance.md, DPoP: in place and on the pool).
+  try {
+    return verifySignature(SIGNATURE_ALGORITHM[proof.key.alg], Buffer.from(proof.signingInput), { key, dsaEncoding: 'ieee-p1363' }, proof.signature);
+  } catch {
+    return false;
+  }
 }
 
 /** The path of the request line (absolute-form included), without the query. */
@@ -80,14 +83,16 @@ export class DpopCheck {
     return proof;
   }
 
-  /** The rest of the checks, for a token that verified: resolves with its principal or rejects with a 401/503 `AppError`. */
-  async verify(proof: ParsedProof, req: IncomingMessage, res: ServerResponse, token: string, principal: Principal): Promise<Principal> {
+  /**
+   * Every check but the `jti`, for a token that verified, the signature included: throws a
+   * 401 `AppError`. A proof that passes is then `claim`ed.
+   */
+  check(proof: ParsedProof, req: IncomingMessage, res: ServerResponse, token: string, principal: Principal): void {
     if (principal.jkt === undefined) throw this.#invalidToken('The access token is not DPoP-bound: send it with the Bearer scheme');
-    const nowSec = Date.now() / 1000;
     const url = this.#base + requestPath(req);
     let ath = this.#athOf.get(principal);
     if (ath === undefined) this.#athOf.set(principal, (ath = accessTokenHash(token)));
-    const mismatch = checkProofClaims(proof, { method: req.method ?? '', url, ath, nowSec, iatWindowSec: this.#windowSec });
+    const mismatch = checkProofClaims(proof, { method: req.method ?? '', url, ath, nowSec: Date.now() / 1000, iatWindowSec: this.#windowSec });
     if (mismatch !== undefined) throw this.#invalidProof(mismatch);
     if (proof.key.thumbprint !== principal.jkt) throw this.#invalidToken('The DPoP proof key is not the key the access token is bound to');
     if (this.#nonces !== undefined) {
@@ -97,19 +102,28 @@ export class DpopCheck {
     }
     const key = proof.known?.object ?? importProofKey(proof.key);
     if (key === undefined) throw this.#invalidProof('DPoP proof jwk is not a valid key');
-    if (!(await signatureValid(proof, key))) throw this.#invalidProof('DPoP proof signature is invalid');
+    if (!signatureValid(proof, key)) throw this.#invalidProof('DPoP proof signature is invalid');
+    if (proof.known === undefined) proof.verifiedKey = { key: proof.key, object: key };
+  }
+
+  /**
+   * The proof's `jti`, claimed across replicas, for a proof that passed `check` (so a forged
+   * proof never writes): resolves once it is this request's, rejects with 401 when it was
+   * used before, 503 when the store cannot answer (fail closed).
+   */
+  claim(proof: ParsedProof): Promise<void> {
     // The id is claimed for as long as the proof's iat keeps it acceptable.
-    const ttlMs = (proof.iat + this.#windowSec + 1 - nowSec) * 1000;
-    let fresh: boolean;
-    try {
-      fresh = await this.#replay.claim(`${proof.key.thumbprint}:${proof.jti}`, ttlMs);
-    } catch (err) {
-      this.#logger.warn({ err: { message: (err as Error).message } }, 'dpop replay store unavailable');
-      throw new AuthUnavailable('DPoP proof replay check is temporarily unavailable');
-    }
-    if (!fresh) throw this.#invalidProof('DPoP proof has already been used');
-    if (proof.known === undefined) this.#keys.remember(proof.headerSegment, { key: proof.key, object: key });
-    return principal;
+    const ttlMs = (proof.iat + this.#windowSec + 1) * 1000 - Date.now();
+    return this.#replay.claim(`${proof.key.thumbprint}:${proof.jti}`, ttlMs).then(
+      (fresh) => {
+        if (!fresh) throw this.#invalidProof('DPoP proof has already been used');
+        if (proof.verifiedKey !== undefined) this.#keys.remember(proof.headerSegment, proof.verifiedKey);
+      },
+      (err: unknown) => {
+        this.#logger.warn({ err: { message: (err as Error)?.message } }, 'dpop replay store unavailable');
+        throw new AuthUnavailable('DPoP proof replay check is temporarily unavailable');
+      },
+    );
   }
 
   /** What a DPoP-bound token sent with the Bearer scheme gets. */

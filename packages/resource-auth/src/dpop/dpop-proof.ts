@@ -24,6 +24,8 @@ export interface ParsedProof {
   headerSegment: string;
   /** The key already imported, when this header verified before. */
   known: KnownProofKey | undefined;
+  /** A header not known before, once its signature verified: remembered when the proof's jti is claimed. */
+  verifiedKey?: KnownProofKey;
   /** `<header>.<payload>` as sent: what the signature covers. */
   signingInput: string;
   signature: Buffer;

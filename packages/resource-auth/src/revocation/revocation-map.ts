@@ -1,4 +1,5 @@
 import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared';
+import { ExpiryQueue } from './expiry-queue.js';
 import type { RevocationVerdict } from './types.js';
 
 /** A fact read from Postgres (snapshot, change feed): kept until `until`, then no token can need it. */
@@ -31,7 +32,9 @@ const isNothing = (entry: RevocationEntry) => entry.version <= 1 && !entry.delet
  * - confirmed: what the snapshot and the change feed said (Postgres, the source of truth). Each
  *   entry carries the time after which no token it revokes can be live (its `ttl`, counted from
  *   when the answer arrived) and is dropped then (`expire`): the table holds the changes of one
- *   horizon (the token lifetime plus the skew margin), never the history.
+ *   horizon (the token lifetime plus the skew margin), never the history. The entries wait in
+ *   the order they fall due (expiry-queue.ts), so a resync's `expire` costs what expires, not
+ *   the table's size.
  * - provisional: what arrived sooner, from Redis events and fallback lookups. A resync requested
  *   after such an entry was written reads every change committed before it, so it carries the
  *   entry's fact into the confirmed table if the fact is real; the provisional entry is then
@@ -49,8 +52,8 @@ export class RevocationMap {
   #provisionalSize = 0;
   /** Incremented by `beginEpoch` at the start of each resync. */
   #epoch = 0;
-  /** The earliest `until` in the confirmed table (Infinity when empty): `expire` walks the table only once it has passed. */
-  #nextExpiry = Infinity;
+  /** The confirmed entries by `until`: `expire` takes only those due. */
+  readonly #expiries = new ExpiryQueue();
 
   /** Entries held, both tables. */
   get size(): number {
@@ -102,7 +105,7 @@ export class RevocationMap {
   replace(entries: readonly LiveRevocationEntry[], received: number): void {
     this.#confirmed.clear();
     this.#confirmedSize = 0;
-    this.#nextExpiry = Infinity;
+    this.#expiries.clear();
     this.merge(entries, received);
   }
 
@@ -111,13 +114,15 @@ export class RevocationMap {
     for (const entry of entries) {
       if (isNothing(entry)) continue;
       const until = received + entry.ttl * 1000;
-      this.#nextExpiry = Math.min(this.#nextExpiry, until);
       let subs = this.#confirmed.get(entry.tenant);
       const current = subs?.get(entry.sub);
       if (current !== undefined) {
         current.version = Math.max(current.version, entry.version);
         current.deleted ||= entry.deleted;
-        current.until = Math.max(current.until, until);
+        if (until > current.until) {
+          current.until = until;
+          this.#expiries.push({ until, tenant: entry.tenant, sub: entry.sub });
+        }
         continue;
       }
       if (subs === undefined) {
@@ -125,6 +130,7 @@ export class RevocationMap {
         this.#confirmed.set(entry.tenant, subs);
       }
       subs.set(entry.sub, { version: entry.version, deleted: entry.deleted, until });
+      this.#expiries.push({ until, tenant: entry.tenant, sub: entry.sub });
       this.#confirmedSize += 1;
     }
   }
@@ -140,18 +146,17 @@ export class RevocationMap {
 
   /** Drops the confirmed entries whose time has passed at `now` (`performance.now()`); how many went. */
   expire(now: number): number {
-    if (now < this.#nextExpiry) return 0;
-    let next = Infinity;
-    const removed = this.#sweep(
-      this.#confirmed,
-      (entry) => {
-        if (entry.until <= now) return true;
-        next = Math.min(next, entry.until);
-        return false;
-      },
-      (count) => (this.#confirmedSize -= count),
-    );
-    this.#nextExpiry = next;
+    let removed = 0;
+    for (let due = this.#expiries.popDue(now); due !== undefined; due = this.#expiries.popDue(now)) {
+      const subs = this.#confirmed.get(due.tenant);
+      const entry = subs?.get(due.sub);
+      // A later change pushed the entry's time back: its own item is still queued.
+      if (entry === undefined || entry.until > now) continue;
+      subs!.delete(due.sub);
+      if (subs!.size === 0) this.#confirmed.delete(due.tenant);
+      removed += 1;
+    }
+    this.#confirmedSize -= removed;
     return removed;
   }
 

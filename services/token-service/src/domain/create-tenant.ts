@@ -4,15 +4,16 @@ import { DuplicateUserEmail } from '../data-access/user-repository.js';
 import { TenantExists, UserEmailTaken } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import { hashPassword } from './passwords.js';
-import { createSigningKey } from './signing-keys.js';
+import { createSigningKey, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from './signing-keys.js';
 import type { CreatedUser } from './user-view.js';
 
-/** The realm, its first signing key and its first Account Admin, all or nothing. */
+/** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
 export async function createTenant(
   ctx: Pick<IdentityContext, 'realms' | 'encryption'>,
-  input: { tenant: string; adminEmail: string; adminPassword: string },
-): Promise<{ tenant: string; kid: string; admin: CreatedUser }> {
-  const [key, passwordHash] = await Promise.all([createSigningKey(ctx.encryption), hashPassword(input.adminPassword)]);
+  input: { tenant: string; adminEmail: string; adminPassword: string; alg?: SigningAlgorithm },
+): Promise<{ tenant: string; kid: string; alg: SigningAlgorithm; admin: CreatedUser }> {
+  const alg = input.alg ?? DEFAULT_SIGNING_ALGORITHM;
+  const [key, passwordHash] = await Promise.all([createSigningKey(ctx.encryption, alg), hashPassword(input.adminPassword)]);
   const admin: CreatedUser = { id: randomUUID(), email: input.adminEmail, role: 'Account Admin' };
   try {
     await ctx.realms.create(input.tenant, key, { sub: admin.id, email: admin.email, role: admin.role, passwordHash, createdBy: 'cli' });
@@ -21,5 +22,5 @@ export async function createTenant(
     if (err instanceof DuplicateUserEmail) throw new UserEmailTaken();
     throw err;
   }
-  return { tenant: input.tenant, kid: key.kid, admin };
+  return { tenant: input.tenant, kid: key.kid, alg, admin };
 }

@@ -17,7 +17,7 @@ const KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const DEFAULT_ALG: Record<string, string> = { rsa: 'RS256', ec: 'ES256', ed25519: 'EdDSA' };
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
-const THUMBPRINT_MEMBERS: Record<string, string[]> = { RSA: ['e', 'kty', 'n'], EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'] };
+export const THUMBPRINT_MEMBERS: Record<string, string[]> = { RSA: ['e', 'kty', 'n'], EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'] };
 const SUPPORTED = 'use RSA (2048 bits or more), EC P-256 or Ed25519';
 
 /** RFC 7638 JWK thumbprint (SHA-256, base64url). */

@@ -6,9 +6,10 @@ import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';
 import type { IdentityContext } from '../domain/identity-context.js';
 import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
+import type { SigningAlgorithm } from '../domain/signing-keys.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
-import { EXTERNAL_SIGNING } from './rs256-signing-key.js';
+import { EXTERNAL_SIGNING } from './signing-key.js';
 
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
@@ -88,7 +89,7 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
  * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
  * plugged in by realm-provider.ts.
  */
-export function realmConfiguration(binding: { realm(): string; cookiePath: string }, signingKey: ExternalSigningKey, deps: RealmConfigurationDeps): Configuration {
+export function realmConfiguration(binding: { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string }, signingKeys: ExternalSigningKey[], deps: RealmConfigurationDeps): Configuration {
   const { config } = deps;
   const { users } = deps.identity;
   const path = binding.cookiePath;
@@ -110,8 +111,12 @@ export function realmConfiguration(binding: { realm(): string; cookiePath: strin
         scope: 'openid email profile plants:read plants:write',
       },
     ],
-    // The realm's key object (kept by realm-providers.ts), or the grant engine's key that signs with the request's realm's.
-    jwks: { keys: [signingKey] },
+    // ID tokens in the realm's algorithm (oidc-provider's default, RS256, is refused as client
+    // metadata by a realm that signs ES256 only); the grant engine picks the portal client of the
+    // request's realm's algorithm (grant-engine.ts).
+    clientDefaults: { grant_types: ['authorization_code'], id_token_signed_response_alg: binding.algorithm(), response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
+    // The realm's key (kept by realm-providers.ts), or the grant engine's keys, one per algorithm, that sign with the request's realm's.
+    jwks: { keys: signingKeys },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     enabledJWA: { dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS] },
     // introspection_endpoint is added per request (realm-provider.ts, advertiseOwnEndpoints): our own route serves it.
@@ -177,7 +182,7 @@ export function realmConfiguration(binding: { realm(): string; cookiePath: strin
             scope: 'plants:read plants:write',
             accessTokenTTL: config.ACCESS_TOKEN_TTL,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
+            jwt: { sign: { alg: binding.algorithm() } },
           };
         },
       },

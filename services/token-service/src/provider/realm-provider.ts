@@ -8,8 +8,8 @@ import { grantRequestId } from './grant-request-id.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
 import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
-import type { Rs256SigningKey } from './rs256-signing-key.js';
 import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
+import type { NodeSigningKey } from './signing-key.js';
 import type { TokenMetrics } from './token-metrics.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
@@ -154,10 +154,12 @@ function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAu
  * A realm's oidc-provider (configured by realm-configuration.ts), for its browser endpoints:
  * discovery, authorization and sign-in, userinfo, logout, its keys.
  */
-export function createRealmProvider(tenant: string, signingKey: Rs256SigningKey, deps: RealmProviderDeps): Provider {
+export function createRealmProvider(tenant: string, signingKey: NodeSigningKey, deps: RealmProviderDeps): Provider {
   const issuer = issuerOf(deps.config.AUTH_URL, tenant);
   const binding: RealmBinding = { realm: () => tenant, issuer: () => issuer };
-  const provider = new Provider(issuer, realmConfiguration({ ...binding, cookiePath: realmPath(tenant) }, signingKey, deps));
+  // One key, one algorithm: discovery's id_token_signing_alg_values_supported (derived from the keys) names it alone.
+  const signing = { ...binding, algorithm: () => signingKey.algorithm, cookiePath: realmPath(tenant) };
+  const provider = new Provider(issuer, realmConfiguration(signing, [signingKey], deps));
   // Read by the page renderers (provider-pages.ts): the tenant in the header, the way back to the portal, the CSP.
   const pageContext: RealmPageContext = { tenant, portalUrl: deps.config.PORTAL_URL };
   Object.defineProperty(provider, 'pageContext', { value: pageContext });

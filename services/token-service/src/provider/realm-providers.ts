@@ -6,7 +6,7 @@ import { decryptSigningKey } from '../domain/signing-keys.js';
 import { issuerOf } from '../domain/realm-naming.js';
 import { createGrantEngine, type GrantEngine, type RealmRequestBinding } from './grant-engine.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
-import { Rs256SigningKey } from './rs256-signing-key.js';
+import { NodeSigningKey } from './signing-key.js';
 
 /** How often the cached keys are checked against Postgres (a rotation event may be missed). */
 export const RECHECK_MS = 30_000;
@@ -25,7 +25,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 interface RealmKey {
   kid: string;
-  signingKey: Rs256SigningKey;
+  signingKey: NodeSigningKey;
   /** The realm's token endpoint on the grant engine, made once per key. */
   grant: Handler;
 }
@@ -192,7 +192,7 @@ export class RealmProviders {
       return undefined;
     }
     if (previous && previous.kid === row.kid) return previous;
-    const signingKey = new Rs256SigningKey(decryptSigningKey(this.identity.encryption, row.kid, row.private_key_encrypted));
+    const signingKey = new NodeSigningKey(decryptSigningKey(this.identity.encryption, row.kid, row.private_key_encrypted));
     const binding: RealmRequestBinding = { tenant, issuer: issuerOf(this.deps.config.AUTH_URL, tenant), signingKey };
     const engine = this.#engine;
     const key: RealmKey = { kid: row.kid, signingKey, grant: (req, res) => engine.serve(binding, req, res) };

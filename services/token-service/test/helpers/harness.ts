@@ -5,6 +5,7 @@ import { startWebServer, type WebServer } from '@plant/shared';
 import { captureLogs, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
 import { createTenant } from '../../src/domain/create-tenant.js';
+import type { SigningAlgorithm } from '../../src/domain/signing-keys.js';
 import { createUser } from '../../src/domain/create-user.js';
 import { createTokenService, type TokenService } from '../../src/token-service.js';
 
@@ -36,7 +37,8 @@ export interface Harness {
   managementUrl: string;
   /** Every log line the service wrote, for secret scans. */
   logs: string[];
-  createTenant(): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
+  /** A realm signing `alg` (RS256 by default). */
+  createTenant(alg?: SigningAlgorithm): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
   createUser(tenant: string, role: 'View' | 'Edit' | 'Account Admin'): Promise<{ id: string; email: string; password: string }>;
   issuer(tenant: string): string;
   tokenUrl(tenant: string): string;
@@ -64,10 +66,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     internalUrl: internalServer.url,
     managementUrl: managementServer.url,
     logs,
-    async createTenant() {
+    async createTenant(alg) {
       const tenant = uniqueName('ts');
       const adminEmail = `admin@${tenant}.test`;
-      const created = await createTenant(service.identity, { tenant, adminEmail, adminPassword: ADMIN_PASSWORD });
+      const created = await createTenant(service.identity, { tenant, adminEmail, adminPassword: ADMIN_PASSWORD, ...(alg && { alg }) });
       return { tenant, adminId: created.admin.id, adminEmail, kid: created.kid };
     },
     async createUser(tenant, role) {

@@ -20,5 +20,6 @@ export async function verifyToken(h: Harness, token: string, realm: string): Pro
   const key = (await realmJwks(h, realm)).find((k) => k.kid === header.kid);
   if (!key) throw new Error('kid not in the realm JWKS');
   const pem = createPublicKey({ key: key as never, format: 'jwk' });
-  return jwt.verify(token, pem, { algorithms: ['RS256'], issuer: h.issuer(realm), audience: TEST_ENV.PLANT_STORE_AUDIENCE }) as jwt.JwtPayload;
+  // The key's own algorithm, as a resource server pins it.
+  return jwt.verify(token, pem, { algorithms: [key.alg as jwt.Algorithm], issuer: h.issuer(realm), audience: TEST_ENV.PLANT_STORE_AUDIENCE }) as jwt.JwtPayload;
 }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { createHttpApp, methodNotAllowed, stylesheetRoute, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
+import { apiDocumentHandler, createHttpApp, methodNotAllowed, stylesheetRoute, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
@@ -48,10 +48,7 @@ function origin(url: string): string {
 export function createApp(deps: AppDependencies): HttpApp {
   const { logger, metrics, portalUrl } = deps;
   const https = portalUrl.startsWith('https:');
-  const document = JSON.stringify(openApiDocument(portalUrl));
-  const describeApi = (_req: Request, res: Response) => {
-    res.type('application/json').send(document);
-  };
+  const describeApi = apiDocumentHandler(() => openApiDocument(portalUrl));
   return createHttpApp({
     logger,
     metrics,

@@ -9,7 +9,7 @@
  * internal address are mapped back to the public one before a browser is sent there.
  * The issuer check stays intact: `iss` must still be the public issuer.
  */
-import { PORTAL_CLIENT_ID } from '@plant/shared';
+import { PORTAL_CLIENT_ID, SIGNING_ALGORITHMS } from '@plant/shared';
 import * as oidc from 'openid-client';
 
 export { PORTAL_CLIENT_ID };
@@ -31,6 +31,16 @@ export interface OidcClients {
 
 const CONFIG_TTL_MS = 10 * 60_000;
 
+/**
+ * The ID token algorithms the portal accepts: every one a realm may sign with. Without this,
+ * openid-client holds the ID token to the realm's discovery document, which is cached for
+ * CONFIG_TTL_MS: for that long after an operator switched a realm's algorithm, sign-ins would
+ * fail. The ID token comes straight from the token endpoint over the back channel, so its
+ * algorithm is a consistency check, not what secures it. oauth4webapi takes a list here
+ * (`checkSigningAlgorithm`); its type says a string.
+ */
+const ID_TOKEN_ALGORITHMS = [...SIGNING_ALGORITHMS] as unknown as string;
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
@@ -47,7 +57,7 @@ export function createOidcClients({ authUrl, authInternalUrl, portalUrl, timeout
   async function discover(tenant: string): Promise<oidc.Configuration> {
     const issuer = new URL(`${publicBase}/realms/${encodeURIComponent(tenant)}`);
     const execute = issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [];
-    return oidc.discovery(issuer, PORTAL_CLIENT_ID, { token_endpoint_auth_method: 'none' }, oidc.None(), {
+    return oidc.discovery(issuer, PORTAL_CLIENT_ID, { token_endpoint_auth_method: 'none', id_token_signed_response_alg: ID_TOKEN_ALGORITHMS }, oidc.None(), {
       [oidc.customFetch]: customFetch,
       execute,
       timeout: timeoutSec,

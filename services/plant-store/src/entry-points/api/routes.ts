@@ -1,5 +1,4 @@
-import type { Request, Response } from 'express';
-import { fieldsOf, jsonBody, NewPlantSchema, queryOf, sendJson, type NodeHandler, type Route } from '@plant/shared';
+import { apiDocumentHandler, fieldsOf, jsonBody, NewPlantSchema, queryOf, sendJson, type NodeHandler, type Route } from '@plant/shared';
 import { principalOf, type AuthenticatedRequest, type BearerAuth } from '@plant/resource-auth';
 import { createPlant, type PlantWriter } from '../../domain/create-plant.js';
 import { listPlants, type PlantReader } from '../../domain/list-plants.js';
@@ -21,29 +20,31 @@ type PlantsRequest = AuthenticatedRequest & { body?: unknown };
  */
 export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies): Route[] {
   const base = publicUrl.replace(/\/+$/, '');
-  const list: NodeHandler<PlantsRequest> = async (req, res) => {
-    const query = queryOf(req);
-    const limit = parseLimit(query);
-    const afterId = parseCursor(query);
-    const page = await listPlants(plants, principalOf(req), { limit, afterId });
-    if (page.nextCursor !== undefined) {
-      res.setHeader('link', `<${base}/plants?limit=${limit}&cursor=${page.nextCursor}>; rel="next"`);
-    }
-    res.setHeader('cache-control', 'no-store');
-    sendJson(res, 200, page.plants);
-  };
+  // A read: with a DPoP proof, the page is read while the proof's jti is claimed, and sent only once the claim succeeded.
+  const list = auth.readHandler(
+    async (req, principal) => {
+      const query = queryOf(req);
+      const limit = parseLimit(query);
+      const page = await listPlants(plants, principal, { limit, afterId: parseCursor(query) });
+      return { limit, page };
+    },
+    (res, { limit, page }) => {
+      if (page.nextCursor !== undefined) {
+        res.setHeader('link', `<${base}/plants?limit=${limit}&cursor=${page.nextCursor}>; rel="next"`);
+      }
+      res.setHeader('cache-control', 'no-store');
+      sendJson(res, 200, page.plants);
+    },
+  );
   const create: NodeHandler<PlantsRequest> = async (req, res) => {
     const input = parseNewPlant(req.body);
     const plant = await createPlant(plants, principalOf(req), input);
     res.setHeader('cache-control', 'no-store');
     sendJson(res, 200, plant);
   };
-  const document = JSON.stringify(openApiDocument(publicUrl));
-  const describeApi = (_req: Request, res: Response) => {
-    res.type('application/json').send(document);
-  };
+  const describeApi = apiDocumentHandler(() => openApiDocument(publicUrl));
   return [
-    { method: 'GET', path: '/plants', hot: true, input: { query: fieldsOf(ListPlantsQuery) }, handlers: [auth.middleware, list] },
+    { method: 'GET', path: '/plants', hot: true, input: { query: fieldsOf(ListPlantsQuery) }, handlers: [list] },
     { method: 'POST', path: '/plants', hot: true, input: { body: { type: 'json', fields: fieldsOf(NewPlantSchema) } }, handlers: [auth.middleware, jsonBody(), create] },
     { method: 'GET', path: '/openapi.json', handlers: [describeApi] },
   ];

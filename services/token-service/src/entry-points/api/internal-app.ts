@@ -1,7 +1,8 @@
 import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { authenticateInternalCaller, requireInternalScope, type InternalCredentials } from './internal-auth.js';
-import { internalRoutes, publishedKeysRoute, type InternalRoute } from './internal-routes.js';
+import { internalRoutes, publishedKeysRoute, REVOCATION_CHANGES_PATH, type InternalRoute } from './internal-routes.js';
+import { signingRoutes } from './signing-routes.js';
 
 export interface InternalAppDeps {
   logger: Logger;
@@ -9,6 +10,8 @@ export interface InternalAppDeps {
   /** Who may call (RESOURCE_SERVER_TOKENS, ACCOUNT_ADMIN_TOKEN). */
   credentials: InternalCredentials;
   accessTokenTtl: number;
+  /** After a realm's key changed (its signing algorithm set): every replica rebuilds the realm. */
+  announceKeyChange(tenant: string): Promise<void>;
 }
 
 /** The route with its scope checked first: in the table, so no route can be added without one. */
@@ -22,12 +25,16 @@ export function createInternalApp(deps: InternalAppDeps): HttpApp {
     logger: deps.logger,
     // Like the public listener: one request context entered anywhere would cost every grant.
     requestContext: false,
+    // Every resource-server replica polls the change feed every few seconds: its answers would be
+    // most of the log. A refused or failed poll is still logged.
+    quietPaths: [REVOCATION_CHANGES_PATH],
     etag: true,
     routes: [
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'),
       // Unknown callers get 401 on any path (no 404 or 405 tells them what is here); known ones, 403 outside their scope.
       { use: [authenticateInternalCaller(deps.credentials)] },
       ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }).map(scoped),
+      ...signingRoutes({ identity: deps.identity, announceKeyChange: deps.announceKeyChange }).map(scoped),
     ],
   });
 }

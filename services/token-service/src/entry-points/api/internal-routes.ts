@@ -19,6 +19,9 @@ import { updateServiceAccount } from '../../domain/update-service-account.js';
 import { credentialRoutes } from './internal-credential-routes.js';
 import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
+/** The revocation change feed every resource-server replica polls (internal-app.ts keeps its answers out of the access log). */
+export const REVOCATION_CHANGES_PATH = '/internal/v1/revocations/changes';
+
 export type { InternalRoute } from './internal-route-helpers.js';
 
 export interface InternalRoutesDeps {
@@ -158,7 +161,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
     },
     {
       method: 'GET',
-      path: '/internal/v1/revocations/changes',
+      path: REVOCATION_CHANGES_PATH,
       scope: 'verify',
       input: { query: CHANGES_QUERY },
       handlers: [

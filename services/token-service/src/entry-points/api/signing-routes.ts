@@ -1,0 +1,50 @@
+import { fieldsOf, jsonBody } from '@plant/shared';
+import { getSigningAlgorithm } from '../../domain/get-signing-algorithm.js';
+import type { IdentityContext } from '../../domain/identity-context.js';
+import { setSigningAlgorithm } from '../../domain/set-signing-algorithm.js';
+import { SetSigningAlgorithmSchema } from '../../domain/signing-validators.js';
+import { tenantOf, type InternalRoute } from './internal-route-helpers.js';
+
+export interface SigningRoutesDeps {
+  identity: IdentityContext;
+  /** After a rotation: every replica (this one at once) rebuilds the realm with its new key. */
+  announceKeyChange(tenant: string): Promise<void>;
+}
+
+/**
+ * A realm's token signing algorithm (docs/architecture.md, "Access tokens"). `admin`: changing
+ * it decides which resource servers can still verify the realm's tokens, so it is as much
+ * account-admin's credential's as managing the realm's service accounts, and never a resource
+ * server's.
+ */
+export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps): InternalRoute[] {
+  const path = '/internal/v1/realms/:tenant/signing-algorithm';
+  return [
+    {
+      method: 'GET',
+      path,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          res.setHeader('cache-control', 'no-store').json(await getSigningAlgorithm(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'PUT',
+      path,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(SetSigningAlgorithmSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const { alg } = SetSigningAlgorithmSchema.parse(req.body, { reportInput: true });
+          const change = await setSigningAlgorithm(identity, tenant, alg);
+          if (change.rotated) await announceKeyChange(tenant);
+          res.setHeader('cache-control', 'no-store').json(change);
+        },
+      ],
+    },
+  ];
+}
