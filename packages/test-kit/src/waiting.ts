@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '@plant/shared';
 
@@ -9,6 +9,19 @@ import { createLogger, type Logger } from '@plant/shared';
  * our check and the service's bind, which failed CI once with EADDRINUSE.
  */
 const PORT_RANGE = { from: 20_000, to: 32_000 };
+
+/**
+ * Each jest worker (JEST_WORKER_ID 1, 2 …) draws from its own slice, and within it walks
+ * forward: a port is chosen long before its process binds it (a platform's ports are all
+ * chosen before any service starts), and two workers probing the same random port in that
+ * window once both got it and one service failed with EADDRINUSE (CI, twice). Walking means
+ * a worker hands a port out again only after its slice wraps (1,500 ports); the probe still
+ * skips any port some other program holds.
+ */
+const SLICES = 8;
+const SLICE = Math.floor((PORT_RANGE.to - PORT_RANGE.from) / SLICES);
+const sliceStart = PORT_RANGE.from + ((Number(process.env.JEST_WORKER_ID ?? 0) % SLICES) * SLICE);
+let cursor = Math.floor(Math.random() * SLICE);
 
 async function isFree(port: number): Promise<boolean> {
   const probe = createServer();
@@ -24,16 +37,11 @@ async function isFree(port: number): Promise<boolean> {
 
 /** A free TCP port on 127.0.0.1 (closed again at once), for a process told its port before it starts. */
 export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+  for (let attempt = 0; attempt < SLICE; attempt++) {
+    const port = sliceStart + (cursor++ % SLICE);
     if (await isFree(port)) return port;
   }
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+  throw new Error(`no free port in ${sliceStart}–${sliceStart + SLICE - 1}`);
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
