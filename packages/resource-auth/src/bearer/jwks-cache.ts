@@ -160,7 +160,7 @@ export class JwksCache {
         // A kid the last good fetch lacked may be a key made since: wait for the interval's end
         // (once; a fetch started meanwhile has answered for this token) and refetch then.
         if (key !== undefined || waited || entry.outcome !== 'fetched' || untilRefetch > UNKNOWN_KID_MAX_WAIT_MS) return this.lookup(entry, kid);
-        await this.intervalEnd(entry, untilRefetch);
+        await this.intervalEnd(entry, now + untilRefetch);
         return this.fromCached(tenant, entry, kid, true);
       }
       if (key === undefined && !this.budget.take()) return UNAVAILABLE;
@@ -169,13 +169,24 @@ export class JwksCache {
     return this.lookup(entry, kid);
   }
 
-  /** Shared by every unknown kid of the realm waiting within one interval. */
-  private intervalEnd(entry: RealmKeys, ms: number): Promise<void> {
+  /**
+   * Shared by every unknown kid of the realm waiting within one interval. Re-armed until
+   * Date.now() reaches `until`: timers count whole milliseconds of the monotonic clock, and one
+   * woke a millisecond before the wall clock reached the interval's end, so the woken lookups
+   * found it still open and answered without the refetch (a CI failure).
+   */
+  private intervalEnd(entry: RealmKeys, until: number): Promise<void> {
     entry.intervalEnd ??= new Promise<void>((resolve) => {
-      setTimeout(() => {
+      const wake = () => {
+        const left = until - Date.now();
+        if (left > 0) {
+          setTimeout(wake, left).unref();
+          return;
+        }
         entry.intervalEnd = undefined;
         resolve();
-      }, ms).unref();
+      };
+      wake();
     });
     return entry.intervalEnd;
   }
