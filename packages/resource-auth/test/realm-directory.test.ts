@@ -70,7 +70,8 @@ describe('RealmDirectory (which realms exist)', () => {
     const elapsed = Date.now() - started;
     await Promise.all(verdicts);
 
-    expect(verdicts.length).toBeGreaterThan(100);
+    // Far more misses than the budget allows loads (3 + 10 a second); a busy machine sleeps longer than 2 ms, so not 500.
+    expect(verdicts.length).toBeGreaterThan(40);
     expect(src.state.loads).toBeLessThanOrEqual(3 + Math.ceil(elapsed / 100) + 1);
     expect(src.state.maxRunning).toBe(1);
   });
