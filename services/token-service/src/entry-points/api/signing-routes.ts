@@ -3,7 +3,7 @@ import { getSigningAlgorithm } from '../../domain/get-signing-algorithm.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { setSigningAlgorithm } from '../../domain/set-signing-algorithm.js';
 import { SetSigningAlgorithmSchema } from '../../domain/signing-validators.js';
-import { tenantOf, type InternalRoute } from './internal-route-helpers.js';
+import { noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
 export interface SigningRoutesDeps {
   identity: IdentityContext;
@@ -26,7 +26,7 @@ export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps
       scope: 'admin',
       handlers: [
         async (req, res) => {
-          res.setHeader('cache-control', 'no-store').json(await getSigningAlgorithm(identity, tenantOf(req)));
+          noStore(res).json(await getSigningAlgorithm(identity, tenantOf(req)));
         },
       ],
     },
@@ -39,10 +39,10 @@ export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps
         jsonBody(),
         async (req, res) => {
           const tenant = tenantOf(req);
-          const { alg } = SetSigningAlgorithmSchema.parse(req.body, { reportInput: true });
+          const { alg } = SetSigningAlgorithmSchema.parse(req.body, REPORT_INPUT);
           const change = await setSigningAlgorithm(identity, tenant, alg);
           if (change.rotated) await announceKeyChange(tenant);
-          res.setHeader('cache-control', 'no-store').json(change);
+          noStore(res).json(change);
         },
       ],
     },
