@@ -20,5 +20,5 @@ export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 export const DEFAULT_SIGNING_ALGORITHM: SigningAlgorithm = 'RS256';
 
 export function isSigningAlgorithm(value: unknown): value is SigningAlgorithm {
-  return value === 'RS256' || value === 'ES256';
+  return (SIGNING_ALGORITHMS as readonly unknown[]).includes(value);
 }

@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypt
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { ExternalSigningKey } from 'oidc-provider';
 import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../domain/signing-keys.js';
+import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../domain/signing-keys.js';
 import { realmConfiguration } from './realm-configuration.js';
 import { wireProvider, type RealmBinding, type RealmProviderDeps } from './realm-provider.js';
 import type { NodeSigningKey } from './signing-key.js';
@@ -120,7 +120,8 @@ function signPortalIdTokensWithRealmAlgorithm(provider: Provider, algorithm: () 
   const portals = new Map<SigningAlgorithm, Client>();
   clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
     const alg = algorithm();
-    if (id !== PORTAL_CLIENT_ID || alg === 'RS256') return find(id);
+    // The clients were built outside any request, with the default algorithm: only the portal client of another needs its own.
+    if (id !== PORTAL_CLIENT_ID || alg === DEFAULT_SIGNING_ALGORITHM) return find(id);
     let portal = portals.get(alg);
     if (portal === undefined) {
       const stock = await find(id);
@@ -146,8 +147,8 @@ function signPortalIdTokensWithRealmAlgorithm(provider: Provider, algorithm: () 
  */
 export function createGrantEngine(deps: RealmProviderDeps): GrantEngine {
   const binding: RealmBinding = { realm: (ctx) => requestBinding(ctx?.req).tenant, issuer: (ctx) => requestBinding(ctx.req).issuer };
-  // Outside a request (construction: the clients' default ID-token algorithm) RS256, the default.
-  const algorithm = (): SigningAlgorithm => boundKey()?.algorithm ?? 'RS256';
+  // Outside a request (construction: the clients' default ID-token algorithm) the default, RS256.
+  const algorithm = (): SigningAlgorithm => boundKey()?.algorithm ?? DEFAULT_SIGNING_ALGORITHM;
   const keys = SIGNING_ALGORITHMS.map((alg) => new RealmBoundSigningKey(alg));
   const provider = new Provider(issuerOf(deps.config.AUTH_URL, 'grant-engine'), realmConfiguration({ realm: binding.realm, algorithm, cookiePath: '/realms' }, keys, deps));
   // oidc-provider reads `issuer` whenever it needs it (token `iss`, errors): the request's realm's.
