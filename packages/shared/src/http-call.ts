@@ -80,7 +80,13 @@ export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCal
       resolve({
         status: response.statusCode ?? 0,
         discard() {
-          done();
+          // The deadline stands until the discarded body has drained: a peer that stalls
+          // mid-body is cut off by it, not left holding the socket.
+          if (response.complete) done();
+          else {
+            response.once('end', done);
+            response.once('close', done);
+          }
           response.resume();
         },
         text(maxBytes = Infinity) {

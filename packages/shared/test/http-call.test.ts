@@ -6,6 +6,8 @@ import { httpCall } from '../src/index.js';
 /** A real server: /echo answers what it was sent, /big a body of 2,000 bytes, /slow never ends its body, /hang never answers. */
 let server: http.Server;
 let base: string;
+/** When the server saw each /stall-404 connection closed. */
+const stalledClosed: number[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -19,6 +21,10 @@ beforeAll(async () => {
     if (req.url === '/big') return void res.end('x'.repeat(2000));
     if (req.url === '/slow') return void res.writeHead(200).write('partial');
     if (req.url === '/hang') return;
+    if (req.url === '/stall-404') {
+      req.socket.once('close', () => stalledClosed.push(Date.now()));
+      return void res.writeHead(404, { 'content-length': '100' }).write('{"message":');
+    }
     res.writeHead(404).end('{"message":"nothing here"}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,6 +51,15 @@ describe('httpCall', () => {
     const next = await httpCall(`${base}/big`, { timeoutMs: 2000 });
 
     expect((await next.text()).bytes).toBe(2000);
+  });
+
+  test('When a discarded body stalls part-way, then the deadline still cuts the connection', async () => {
+    const answer = await httpCall(`${base}/stall-404`, { timeoutMs: 200 });
+    answer.discard();
+
+    // Without the deadline only the server's own timeouts (minutes) would ever free this socket.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(stalledClosed).toHaveLength(1);
   });
 
   test('When the body is larger than allowed, then reading it rejects', async () => {
