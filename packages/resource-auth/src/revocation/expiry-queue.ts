@@ -16,10 +16,6 @@ export interface Due {
 export class ExpiryQueue {
   readonly #heap: Due[] = [];
 
-  get size(): number {
-    return this.#heap.length;
-  }
-
   push(item: Due): void {
     const heap = this.#heap;
     heap.push(item);
@@ -41,11 +37,6 @@ export class ExpiryQueue {
     const last = heap.pop()!;
     if (heap.length > 0) this.#siftDown(last);
     return top;
-  }
-
-  /** When the first item falls due (Infinity when empty). */
-  get next(): number {
-    return this.#heap[0]?.until ?? Infinity;
   }
 
   clear(): void {
