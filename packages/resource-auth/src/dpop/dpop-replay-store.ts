@@ -67,7 +67,7 @@ class ClaimDeadlines {
 
   race<T>(answer: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry = { reject, due: Date.now() + this.timeoutMs };
+      const entry = { reject, due: performance.now() + this.timeoutMs };
       this.#pending.add(entry);
       this.#sweep ??= setInterval(() => this.#expire(), Math.max(1, this.timeoutMs / 5)).unref();
       answer.then(
@@ -89,8 +89,9 @@ class ClaimDeadlines {
       this.#sweep = undefined;
       return;
     }
-    const now = Date.now();
-    // Added in the order they fall due: the first one not yet due ends the sweep.
+    const now = performance.now();
+    // Added in the order they fall due (a monotonic clock: a wall clock stepped back would break
+    // that order): the first one not yet due ends the sweep.
     for (const entry of this.#pending) {
       if (entry.due > now) break;
       this.#pending.delete(entry);
