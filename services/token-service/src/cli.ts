@@ -9,7 +9,7 @@ import { createTenant } from './domain/create-tenant.js';
 import { createUser } from './domain/create-user.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { EmailSchema, PasswordSchema, TenantNameSchema, UserRoleSchema } from './domain/principal-validators.js';
-import { issuerOf, KEY_ROTATION_CHANNEL, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
+import { issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
 import { getSigningAlgorithm } from './domain/get-signing-algorithm.js';
 import { rotateSigningKey } from './domain/rotate-signing-key.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-keys.js';
@@ -151,7 +151,7 @@ async function announceRotation(target: RedisTarget, tenant: string): Promise<vo
   redis.on('error', () => {});
   try {
     await redis.connect();
-    await redis.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ tenant }));
+    await redis.publish(KEY_ROTATION_CHANNEL, keyChangeMessage(tenant));
   } catch {
     process.stderr.write('note: could not announce the rotation on Redis; running replicas pick it up within 30 s\n');
   } finally {

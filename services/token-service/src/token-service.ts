@@ -16,7 +16,7 @@ import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
-import { KEY_ROTATION_CHANNEL } from './domain/realm-naming.js';
+import { KEY_ROTATION_CHANNEL, keyChangeMessage, parseKeyChangeMessage } from './domain/realm-naming.js';
 import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
 import { RevocationPruner } from './domain/prune-revocations.js';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
@@ -140,12 +140,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
       else logger.warn({ channel }, 'ignored a malformed event');
       return;
     }
-    try {
-      const parsed: unknown = JSON.parse(message);
-      if (channel === KEY_ROTATION_CHANNEL && typeof (parsed as { tenant?: unknown })?.tenant === 'string') providers.invalidate((parsed as { tenant: string }).tenant);
-    } catch {
-      logger.warn({ channel }, 'ignored a malformed event');
-    }
+    const tenant = channel === KEY_ROTATION_CHANNEL ? parseKeyChangeMessage(message) : undefined;
+    if (tenant !== undefined) providers.invalidate(tenant);
+    else logger.warn({ channel }, 'ignored a malformed event');
   });
   // Without the subscription change events are missed: credentials come from Postgres on every
   // grant until it is confirmed again (a Redis restart or failover), and a while longer: another
@@ -206,7 +203,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     async announceKeyChange(tenant) {
       // This replica at once; the others (and this one again, harmlessly) when they hear it.
       providers.invalidate(tenant);
-      await withTimeout(redis.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ tenant })), ANNOUNCE_TIMEOUT_MS, 'key change announcement').catch((err: Error) =>
+      await withTimeout(redis.publish(KEY_ROTATION_CHANNEL, keyChangeMessage(tenant)), ANNOUNCE_TIMEOUT_MS, 'key change announcement').catch((err: Error) =>
         logger.warn({ tenant, err: { message: err.message } }, 'could not announce a key change on Redis; other replicas pick it up at their next realm re-check'),
       );
     },
