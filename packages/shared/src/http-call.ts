@@ -14,13 +14,14 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { TimeoutError } from './with-timeout.js';
 
 export interface HttpCallOptions {
   /** Default GET. */
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** The whole exchange, body included: past it the request is destroyed and the call rejects with a `TimeoutError`. */
+  /** The whole exchange, body included: past it the request is destroyed and the call rejects with the package's `TimeoutError`. */
   timeoutMs: number;
   /** Aborts the exchange (rejects with an `AbortError`). */
   signal?: AbortSignal;
@@ -68,7 +69,7 @@ export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCal
       if (answered) request.destroy();
       else request.destroy(err);
     };
-    const timer = setTimeout(() => fail(namedError('TimeoutError', `no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(() => fail(new TimeoutError(`the call to ${target.host} (${options.timeoutMs} ms)`)), options.timeoutMs);
     const done = () => clearTimeout(timer);
     request.on('error', (err) => {
       lastError ??= err;
