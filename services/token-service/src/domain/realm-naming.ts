@@ -4,7 +4,7 @@ export { PORTAL_CLIENT_ID } from '@plant/shared';
 /** Key rotations (by the CLI, another process) are announced here so every replica reloads the realm. */
 export const KEY_ROTATION_CHANNEL = 'plantstore:token-service:keys';
 
-/** The message announcing that a realm's signing keys changed (its one writer: the CLI and the internal API). */
+/** The message announcing that a realm's signing keys changed, for both that send it: the CLI and the internal API. */
 export function keyChangeMessage(tenant: string): string {
   return JSON.stringify({ tenant });
 }
