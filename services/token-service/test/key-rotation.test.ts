@@ -116,6 +116,19 @@ describe('signing key rotation (CLI keys rotate)', () => {
     expect(misplaced).toEqual({ code: 2, stderr: 'error: --alg does not apply to keys show\n' });
   });
 
+  test('When an unknown tenant is rotated, then it exits 1 with Tenant not found, with or without --alg; a realm left without an active key gets an RS256 one', async () => {
+    const plain = await cli('keys', 'rotate', uniqueName('none'));
+    const switching = await cli('keys', 'rotate', uniqueName('none'), '--alg', 'ES256');
+    const { tenant } = await h.createTenant();
+    await h.service.db('signing_keys').where({ realm: tenant }).whereNull('retired_at').update({ retired_at: h.service.db.raw('now()') });
+    const { rotateSigningKey } = await import('../src/domain/rotate-signing-key.js');
+    const rotated = await rotateSigningKey(h.service.identity, tenant);
+
+    expect(plain).toEqual({ code: 1, stderr: 'error: Tenant not found\n' });
+    expect(switching).toEqual({ code: 1, stderr: 'error: Tenant not found\n' });
+    expect(rotated).toMatchObject({ tenant, alg: 'RS256', retired: 0 });
+  });
+
   test('When the retired key is older than a token lifetime plus skew, then it leaves the JWKS', async () => {
     const { tenant, kid: oldKid } = await h.createTenant();
     const { rotateSigningKey } = await import('../src/domain/rotate-signing-key.js');

@@ -18,11 +18,13 @@ const MAX_ATTEMPTS = 3;
  * key stays in the JWKS until every token it signed has expired (ACCESS_TOKEN_TTL + clock
  * skew, get-published-keys.ts). A plain rotation generates its key outside the transaction,
  * so it rotates only while the realm still signs with that algorithm: one that commits after
- * a switch keeps the switch rather than undoing it.
+ * a switch keeps the switch rather than undoing it. An unknown realm is refused before a key is
+ * generated (an RSA key costs the caller tens of milliseconds for nothing).
  */
-export async function rotateSigningKey(ctx: Pick<IdentityContext, 'signingKeys' | 'encryption'>, tenant: string, alg?: SigningAlgorithm): Promise<RotatedKey> {
+export async function rotateSigningKey(ctx: Pick<IdentityContext, 'signingKeys' | 'realms' | 'encryption'>, tenant: string, alg?: SigningAlgorithm): Promise<RotatedKey> {
   for (let attempt = 1; ; attempt += 1) {
-    const keep = alg === undefined ? await currentAlgorithm(ctx, tenant) : undefined;
+    const active = await currentAlgorithm(ctx, tenant);
+    const keep = alg === undefined ? active : undefined;
     const next = alg ?? keep ?? DEFAULT_SIGNING_ALGORITHM;
     const key = await createSigningKey(ctx.encryption, next);
     const outcome = await ctx.signingKeys.rotate(tenant, key, keep === undefined ? {} : { activeAlg: keep });
@@ -32,7 +34,10 @@ export async function rotateSigningKey(ctx: Pick<IdentityContext, 'signingKeys' 
   }
 }
 
-async function currentAlgorithm(ctx: Pick<IdentityContext, 'signingKeys'>, tenant: string): Promise<SigningAlgorithm | undefined> {
+/** The algorithm of the realm's active key; undefined for a realm without one (rotation gives it one); TenantNotFound for no realm. */
+async function currentAlgorithm(ctx: Pick<IdentityContext, 'signingKeys' | 'realms'>, tenant: string): Promise<SigningAlgorithm | undefined> {
   const active = await ctx.signingKeys.findActive(tenant);
-  return active === undefined ? undefined : algorithmOf(active.public_jwk);
+  if (active !== undefined) return algorithmOf(active.public_jwk);
+  if ((await ctx.realms.find(tenant)) === undefined) throw new TenantNotFound();
+  return undefined;
 }
