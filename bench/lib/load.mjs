@@ -3,7 +3,7 @@
 // process and of its Postgres backends, from /proc. Ours and the baseline alternate
 // (A B B A) so drift on a shared machine falls on both alike.
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, mainThreadCpuSeconds, runLoadGenerator } from './processes.mjs';
+import { cpuSeconds, hostCpuSeconds, mainThreadCpuSeconds, runLoadGenerator } from './processes.mjs';
 
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
@@ -23,6 +23,8 @@ const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.met
  * @property {number} cpuSec
  * @property {number} mainCpuSec             of that, the servers' main threads (JavaScript; no thread pool)
  * @property {number | null} dbCpuSec
+ * @property {number} loadCpuSec             the load generator's own
+ * @property {number} hostIdleSec            every core's idle time in the window
  *
  * @typedef {object} Summary
  * @property {number} requests
@@ -35,6 +37,8 @@ const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.met
  * @property {number | null} cpuUsPerReq    server process CPU µs per request
  * @property {number | null} mainCpuUsPerReq of that, its main thread's (JavaScript; RS256 signing runs in the thread pool)
  * @property {number | null} dbCpuUsPerReq  its Postgres backends' CPU µs per request
+ * @property {number | null} loadCpuUsPerReq the load generator's CPU µs per request
+ * @property {number | null} hostIdleUsPerReq idle core time per request: high when requests wait rather than compute
  * @property {number} windows
  */
 
@@ -74,7 +78,7 @@ async function backendCpu(db, app) {
  * @returns {Promise<Window>}
  */
 export async function measureWindow(target, load, db, probing) {
-  /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}> | undefined} */
+  /** @type {Promise<{cpu: number[], main: number[], host: {idle: number}, db: Map<number, number>}> | undefined} */
   let before;
   /** @type {Promise<Window> | undefined} */
   let result;
@@ -84,16 +88,18 @@ export async function measureWindow(target, load, db, probing) {
     if (message.event === 'measuring') {
       const cpu = target.pids.map(cpuSeconds);
       const main = target.pids.map(mainThreadCpuSeconds);
-      before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, db: dbCpu }));
+      const host = hostCpuSeconds();
+      before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, host, db: dbCpu }));
       probe = probing?.probe.start(target.pids, probing.label);
     }
     if (message.event === 'result') {
       const cpuAfter = target.pids.map(cpuSeconds);
       const mainAfter = target.pids.map(mainThreadCpuSeconds);
+      const hostAfter = hostCpuSeconds();
       result = (async () => {
         await probe?.stop();
         const dbAfter = await backendCpu(db, target.dbApp);
-        const start = await /** @type {Promise<{cpu: number[], main: number[], db: Map<number, number>}>} */ (before);
+        const start = await /** @type {Promise<{cpu: number[], main: number[], host: {idle: number}, db: Map<number, number>}>} */ (before);
         const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
         const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
         let dbCpuSec = null;
@@ -102,7 +108,7 @@ export async function measureWindow(target, load, db, probing) {
           for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
         }
         const { event: _event, ...rest } = message;
-        return { ...rest, cpuSec, mainCpuSec, dbCpuSec };
+        return { ...rest, cpuSec, mainCpuSec, dbCpuSec, hostIdleSec: hostAfter.idle - start.host.idle };
       })();
     }
   });
@@ -130,6 +136,7 @@ export function summarize(windows) {
   const cpu = windows.reduce((n, w) => n + w.cpuSec, 0);
   const mainCpu = windows.reduce((n, w) => n + w.mainCpuSec, 0);
   const dbCpu = windows.every((w) => w.dbCpuSec !== null) ? windows.reduce((n, w) => n + /** @type {number} */ (w.dbCpuSec), 0) : null;
+  const perRequest = (/** @type {(w: Window) => number} */ seconds) => (requests > 0 ? (windows.reduce((n, w) => n + seconds(w), 0) / requests) * 1e6 : null);
   /** @type {Record<string, number>} */
   const statuses = {};
   for (const w of windows) for (const [code, count] of Object.entries(w.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
@@ -144,6 +151,8 @@ export function summarize(windows) {
     cpuUsPerReq: requests > 0 ? (cpu / requests) * 1e6 : null,
     mainCpuUsPerReq: requests > 0 ? (mainCpu / requests) * 1e6 : null,
     dbCpuUsPerReq: requests > 0 && dbCpu !== null ? (dbCpu / requests) * 1e6 : null,
+    loadCpuUsPerReq: perRequest((w) => w.loadCpuSec),
+    hostIdleUsPerReq: perRequest((w) => w.hostIdleSec),
     windows: windows.length,
   };
 }

@@ -96,6 +96,15 @@ export function targetLines({ scenarios, revocation, memory }) {
 }
 
 /**
+ * The rest of the host per request: what the load generator spent, and how long cores sat idle
+ * (requests waiting rather than computing), which the servers' CPU figures do not show.
+ * @param {{loadCpuUsPerReq?: number | null, hostIdleUsPerReq?: number | null}} side
+ */
+function hostNote(side) {
+  return side.loadCpuUsPerReq == null ? '' : `host per req: load generator ${fmt(side.loadCpuUsPerReq)} µs, idle cores ${fmt(side.hostIdleUsPerReq)} µs`;
+}
+
+/**
  * Everything in one table: the load scenarios (ours, then the baseline), the revocation row
  * (latencies in the p50/p99 columns, the token lifetime as its baseline) and one memory row
  * per service (RSS in the notes).
@@ -111,9 +120,9 @@ export function summaryTable({ scenarios, revocation, memory }) {
     // signin: the p99 ratio is its figure; the sign-in load's answers say how hard the form was hit.
     const notes = s.signIns
       ? `p99 ${fmt(s.ratio.p99, 2)}× quiet; form: ${fmt(s.signIns.checkedPerSec)} checked (401)/s, ${fmt(s.signIns.refusedPerSec)} refused (429)/s`
-      : '';
+      : hostNote(ours);
     rows.push([s.scenario, oursLabel, fmt(ours.rps), fmt(ours.p50Ms, 2), fmt(ours.p99Ms, 2), String(ours.errors), fmt(ours.cpuUsPerReq), fmt(ours.mainCpuUsPerReq), fmt(ours.dbCpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2), notes]);
-    rows.push(['', baselineLabel, fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.mainCpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00', '']);
+    rows.push(['', baselineLabel, fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.mainCpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00', s.signIns ? '' : hostNote(baseline)]);
   }
   if (revocation?.skipped) {
     rows.push(['revocation', '—', '', '', '', '', '', '', '', '', '', `not run: ${revocation.skipped}`]);

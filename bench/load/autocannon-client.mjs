@@ -111,8 +111,10 @@ process.stdout.write(`${JSON.stringify({ event: 'measuring' })}\n`);
 /** @type {number[]} */
 const latencies = [];
 const started = process.hrtime.bigint();
+const cpuAtStart = process.cpuUsage();
 const { result, statuses } = /** @type {{result: any, statuses: Record<string, number>}} */ (await run(spec.durationSec, latencies));
 const elapsedSec = Number(process.hrtime.bigint() - started) / 1e9;
+const cpuUsed = process.cpuUsage(cpuAtStart);
 const responses = latencies.length;
 const ok = Object.entries(statuses).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
 process.stdout.write(
@@ -122,6 +124,8 @@ process.stdout.write(
     ok,
     durationSec: result.duration,
     elapsedSec,
+    // Its own CPU in the window: on a shared host what the load generator spends is not the servers'.
+    loadCpuSec: (cpuUsed.user + cpuUsed.system) / 1e6,
     errors: result.errors + result.timeouts + (responses - ok),
     connectionErrors: result.errors,
     timeouts: result.timeouts,
