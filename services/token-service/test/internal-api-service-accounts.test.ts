@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { TEST_REDIS_URL } from '@plant/test-kit';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { AUTH, internal } from './helpers/internal-client.js';
+import { listenToRevocations } from './helpers/revocation-feed.js';
 
 let h: Harness;
 let tenant: string;
 let api: ReturnType<typeof internal>;
-let subscriber: Redis;
-const events: Array<Record<string, unknown>> = [];
+let revocations: Awaited<ReturnType<typeof listenToRevocations>>;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const SECRET = /^pss_[0-9A-Za-z]{49}$/;
@@ -18,18 +16,16 @@ beforeAll(async () => {
   h = await startHarness();
   api = internal(h);
   ({ tenant } = await h.createTenant());
-  subscriber = new Redis(TEST_REDIS_URL);
-  subscriber.on('message', (_channel: string, message: string) => events.push(JSON.parse(message) as Record<string, unknown>));
-  await subscriber.subscribe('plantstore:revocations');
+  revocations = await listenToRevocations();
 });
 
 afterAll(async () => {
-  subscriber.disconnect();
+  revocations.close();
   await h.close();
 });
 
 function eventsFor(sub: string) {
-  return events.filter((e) => e.sub === sub);
+  return revocations.events.filter((e) => e.sub === sub);
 }
 
 /** Publication happens before the API answers; delivery to our subscriber takes a moment more. */

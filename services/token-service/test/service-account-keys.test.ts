@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
-import { clientKeyPair, eventually, TEST_REDIS_URL } from '@plant/test-kit';
-import { Redis } from 'ioredis';
+import { clientKeyPair, eventually } from '@plant/test-kit';
 import * as client from 'openid-client';
 import { useHarness, type Harness } from './helpers/harness.js';
 import { assertionGrant, keyedAccount } from './helpers/assertion-client.js';
 import { internal } from './helpers/internal-client.js';
+import { listenToRevocations } from './helpers/revocation-feed.js';
 import { verifyToken } from './helpers/token-client.js';
 
 let h: Harness;
 let tenant: string;
-let subscriber: Redis;
-const events: Array<{ sub: string; version: number; deleted: boolean }> = [];
+let revocations: Awaited<ReturnType<typeof listenToRevocations>>;
 
 useHarness((started, first) => {
   h = started;
@@ -19,12 +18,10 @@ useHarness((started, first) => {
 });
 
 beforeAll(async () => {
-  subscriber = new Redis(TEST_REDIS_URL);
-  subscriber.on('message', (_channel: string, message: string) => events.push(JSON.parse(message)));
-  await subscriber.subscribe('plantstore:revocations');
+  revocations = await listenToRevocations();
 });
 
-afterAll(() => subscriber.disconnect());
+afterAll(() => revocations.close());
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -88,7 +85,7 @@ describe("a service account's keys", () => {
     expect(removed.body.error).toBe('invalid_client');
     expect((await verifyToken(h, before.body.access_token, tenant)).ver).toBe(1);
     expect((await verifyToken(h, after.body.access_token, tenant)).ver).toBe(2);
-    await eventually(() => events.some((e) => e.sub === keyed.account.client_id && e.version === 2 && !e.deleted), 'the removal published');
+    await eventually(() => revocations.events.some((e) => e.sub === keyed.account.client_id && e.version === 2 && !e.deleted), 'the removal published');
   });
 
   test('When a key that does not exist is removed, then 404 and nothing is revoked', async () => {

@@ -1,5 +1,7 @@
 import { expect } from '@jest/globals';
 import type { LiveRevocationEntry, RevocationChanges, RevocationSnapshot } from '@plant/shared';
+import { TEST_REDIS_URL } from '@plant/test-kit';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import { startHarness, TEST_ENV, type Harness } from './harness.js';
 import { internal } from './internal-client.js';
@@ -69,4 +71,26 @@ export function useFeedHarness(): { get(): FeedContext } {
       return { h, api: internal(h), changes: feed(h) };
     },
   };
+}
+
+/**
+ * The revocation channel as a replica hears it, every published entry collected in `events`.
+ * The test Redis is shared by every suite running at once, and some publish forged messages on
+ * this channel on purpose (resource-auth's revocation-sync: "not json"): those are skipped here,
+ * as a replica skips them, instead of throwing inside the subscriber.
+ */
+export async function listenToRevocations(): Promise<{ events: Array<Record<string, unknown>>; close(): void }> {
+  const events: Array<Record<string, unknown>> = [];
+  const subscriber = new Redis(TEST_REDIS_URL);
+  subscriber.on('message', (_channel: string, message: string) => {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) events.push(entry as Record<string, unknown>);
+  });
+  await subscriber.subscribe('plantstore:revocations');
+  return { events, close: () => subscriber.disconnect() };
 }
