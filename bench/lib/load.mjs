@@ -3,7 +3,7 @@
 // process and of its Postgres backends, from /proc. Ours and the baseline alternate
 // (A B B A) so drift on a shared machine falls on both alike.
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, hostCpuSeconds, mainThreadCpuSeconds, runLoadGenerator } from './processes.mjs';
+import { cpuSeconds, hostIdleSeconds, mainThreadCpuSeconds, runLoadGenerator } from './processes.mjs';
 
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
@@ -78,7 +78,7 @@ async function backendCpu(db, app) {
  * @returns {Promise<Window>}
  */
 export async function measureWindow(target, load, db, probing) {
-  /** @type {Promise<{cpu: number[], main: number[], host: {idle: number}, db: Map<number, number>}> | undefined} */
+  /** @type {Promise<{cpu: number[], main: number[], hostIdle: number, db: Map<number, number>}> | undefined} */
   let before;
   /** @type {Promise<Window> | undefined} */
   let result;
@@ -88,18 +88,18 @@ export async function measureWindow(target, load, db, probing) {
     if (message.event === 'measuring') {
       const cpu = target.pids.map(cpuSeconds);
       const main = target.pids.map(mainThreadCpuSeconds);
-      const host = hostCpuSeconds();
-      before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, host, db: dbCpu }));
+      const hostIdle = hostIdleSeconds();
+      before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, hostIdle, db: dbCpu }));
       probe = probing?.probe.start(target.pids, probing.label);
     }
     if (message.event === 'result') {
       const cpuAfter = target.pids.map(cpuSeconds);
       const mainAfter = target.pids.map(mainThreadCpuSeconds);
-      const hostAfter = hostCpuSeconds();
+      const hostIdleAfter = hostIdleSeconds();
       result = (async () => {
         await probe?.stop();
         const dbAfter = await backendCpu(db, target.dbApp);
-        const start = await /** @type {Promise<{cpu: number[], main: number[], host: {idle: number}, db: Map<number, number>}>} */ (before);
+        const start = await /** @type {Promise<{cpu: number[], main: number[], hostIdle: number, db: Map<number, number>}>} */ (before);
         const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
         const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
         let dbCpuSec = null;
@@ -108,7 +108,7 @@ export async function measureWindow(target, load, db, probing) {
           for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
         }
         const { event: _event, ...rest } = message;
-        return { ...rest, cpuSec, mainCpuSec, dbCpuSec, hostIdleSec: hostAfter.idle - start.host.idle };
+        return { ...rest, cpuSec, mainCpuSec, dbCpuSec, hostIdleSec: hostIdleAfter - start.hostIdle };
       })();
     }
   });

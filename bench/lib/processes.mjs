@@ -110,14 +110,13 @@ function statCpuSeconds(file) {
 }
 
 /**
- * The host's CPU time so far over all cores, busy and idle, from /proc/stat's first line: a
- * window's idle time tells a load that left cores waiting (a round trip, a serial stage) from
- * one that kept them busy.
- * @returns {{busy: number, idle: number}} seconds
+ * Seconds every core has sat idle so far (idle + iowait, /proc/stat's first line): a window's
+ * idle time tells a load that left cores waiting (a round trip, a serial stage) from one that
+ * kept them busy.
  */
-export function hostCpuSeconds() {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-  return { busy: (user + nice + system + irq + softirq + steal) / CLOCK_TICKS, idle: (idle + iowait) / CLOCK_TICKS };
+export function hostIdleSeconds() {
+  const [, , , idle, iowait] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  return (idle + iowait) / CLOCK_TICKS;
 }
 
 /**
