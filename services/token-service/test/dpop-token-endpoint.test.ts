@@ -3,9 +3,11 @@
  * proof's key (`cnf.jkt`, `token_type: DPoP`), proofs for another request or replayed, and
  * discovery. The bearer flow of an account that does not require DPoP stays as it was.
  */
-import { describe, expect, test } from '@jest/globals';
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { dpopKey } from '@plant/test-kit';
+import { Redis } from 'ioredis';
+import { dpopKey, TEST_REDIS_URL } from '@plant/test-kit';
 import { basic, decodeJwt, useHarness, type Harness } from './helpers/harness.js';
 import { internal, type CreatedAccount } from './helpers/internal-client.js';
 import { tokenRequest, verifyToken } from './helpers/token-client.js';
@@ -13,6 +15,13 @@ import { tokenRequest, verifyToken } from './helpers/token-client.js';
 let h: Harness;
 let tenant: string;
 let api: ReturnType<typeof internal>;
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
+});
+
+afterAll(() => redis.quit());
 
 useHarness((started, first) => {
   h = started;
@@ -88,6 +97,21 @@ describe('DPoP at the token endpoint', () => {
     const burst = key.proof({ htm: 'POST', htu: tokenEndpoint() });
     const statuses = await Promise.all(Array.from({ length: 12 }, () => grant(account, burst).then((res) => res.status)));
     expect(statuses.filter((s) => s === 200).length).toBe(1);
+  });
+
+  test('When a proof dated 250 s ahead buys a token, then its jti is remembered until the proof itself expires (iat + 300 s), not 300 s from its use', async () => {
+    const account = await requiringDpop();
+    const jti = randomUUID();
+    const proof = dpopKey().proof({ htm: 'POST', htu: tokenEndpoint(), jti, iat: Math.floor(Date.now() / 1000) + 250 });
+
+    const first = await grant(account, proof);
+    const remembered = await redis.pttl(`plantstore:dpop-jti:${createHash('sha256').update(`token-endpoint:${account.client_id}:${jti}`).digest('base64url')}`);
+    const again = await grant(account, proof);
+
+    expect({ status: first.status, type: first.body.token_type }).toEqual({ status: 200, type: 'DPoP' });
+    // The proof is accepted until iat + 300 s, about 550 s from now: 300 s would let it buy a second token then.
+    expect(remembered).toBeGreaterThan(500_000);
+    expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
   test('When discovery is read, then it advertises the DPoP algorithms and the introspection endpoint', async () => {
