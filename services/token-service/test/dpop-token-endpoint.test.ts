@@ -114,6 +114,28 @@ describe('DPoP at the token endpoint', () => {
     expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
+  const hostHeaders: Array<[string, Record<string, string>]> = [
+    ['Host', { host: 'evil.example' }],
+    ['X-Forwarded-Host (one trusted proxy hop)', { 'x-forwarded-host': 'evil.example' }],
+  ];
+  test.each(hostHeaders)("When a proof's htu names an attacker's host and the request says so in %s, then 400 invalid_dpop_proof and no token", async (_header, headers) => {
+    const account = await requiringDpop();
+    const proof = dpopKey().proof({ htm: 'POST', htu: `http://evil.example${h.tokenUrl(tenant)}` });
+
+    const res = await grant(account, proof).set(headers);
+
+    expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({ status: 400, error: 'invalid_dpop_proof', token: undefined });
+  });
+
+  test.each(hostHeaders)('When a proof names the configured token endpoint and the request carries another host in %s, then the token is issued (htu comes from AUTH_URL)', async (_header, headers) => {
+    const account = await requiringDpop();
+    const proof = dpopKey().proof({ htm: 'POST', htu: tokenEndpoint() });
+
+    const res = await grant(account, proof).set(headers);
+
+    expect({ status: res.status, type: res.body.token_type }).toEqual({ status: 200, type: 'DPoP' });
+  });
+
   test('When discovery is read, then it advertises the DPoP algorithms and the introspection endpoint', async () => {
     const res = await request(h.publicUrl).get(`/realms/${tenant}/.well-known/openid-configuration`).expect(200);
     expect(res.body).toMatchObject({
