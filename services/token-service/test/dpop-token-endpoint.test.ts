@@ -4,6 +4,7 @@
  * discovery. The bearer flow of an account that does not require DPoP stays as it was.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { Redis } from 'ioredis';
@@ -134,6 +135,34 @@ describe('DPoP at the token endpoint', () => {
     const res = await grant(account, proof).set(headers);
 
     expect({ status: res.status, type: res.body.token_type }).toEqual({ status: 200, type: 'DPoP' });
+  });
+
+  test("When a proof's htu names an attacker's host and the request target is absolute-form on that host, then 400 invalid_dpop_proof and no token", async () => {
+    const account = await requiringDpop();
+    const target = `http://evil.example${h.tokenUrl(tenant)}`;
+    const proof = dpopKey().proof({ htm: 'POST', htu: target });
+    const { hostname, port } = new URL(h.publicUrl);
+
+    const res = await new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: hostname, port, method: 'POST', path: target, headers: { authorization: basic(account.client_id, account.secret), dpop: proof, 'content-type': 'application/x-www-form-urlencoded' } },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+        },
+      );
+      req.on('error', reject);
+      req.end('grant_type=client_credentials');
+    });
+
+    expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({ status: 400, error: 'invalid_dpop_proof', token: undefined });
+  });
+
+  test('When discovery is read with another Host, then its token endpoint is still under AUTH_URL', async () => {
+    const res = await request(h.publicUrl).get(`/realms/${tenant}/.well-known/openid-configuration`).set('host', 'evil.example').expect(200);
+
+    expect(res.body.token_endpoint).toBe(tokenEndpoint());
   });
 
   test('When discovery is read, then it advertises the DPoP algorithms and the introspection endpoint', async () => {
