@@ -70,7 +70,13 @@ function isPublicIPv6(address: ipaddr.IPv6): boolean {
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  const parsed = ipaddr.parse(address);
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    // A form Node accepts and ipaddr.js does not: refused, never thrown inside a DNS callback.
+    return true;
+  }
   return parsed.kind() === 'ipv4' ? !isPublicIPv4(parsed as ipaddr.IPv4) : !isPublicIPv6(parsed as ipaddr.IPv6);
 }
 
