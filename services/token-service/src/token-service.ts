@@ -113,7 +113,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     logger,
   );
   const checkers = new PasswordCheckers(config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()));
-  const signIn = { identity, throttle: new SignInThrottle(signInFailures), checkers };
+  const signIn = { identity, throttle: new SignInThrottle(signInFailures, identity.secrets), checkers };
   const metrics = createMetricsRegistry('token-service');
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });

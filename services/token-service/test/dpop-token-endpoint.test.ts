@@ -3,9 +3,12 @@
  * proof's key (`cnf.jkt`, `token_type: DPoP`), proofs for another request or replayed, and
  * discovery. The bearer flow of an account that does not require DPoP stays as it was.
  */
-import { describe, expect, test } from '@jest/globals';
+import { createHash, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { dpopKey } from '@plant/test-kit';
+import { Redis } from 'ioredis';
+import { dpopKey, TEST_REDIS_URL } from '@plant/test-kit';
 import { basic, decodeJwt, useHarness, type Harness } from './helpers/harness.js';
 import { internal, type CreatedAccount } from './helpers/internal-client.js';
 import { tokenRequest, verifyToken } from './helpers/token-client.js';
@@ -13,6 +16,13 @@ import { tokenRequest, verifyToken } from './helpers/token-client.js';
 let h: Harness;
 let tenant: string;
 let api: ReturnType<typeof internal>;
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
+});
+
+afterAll(() => redis.quit());
 
 useHarness((started, first) => {
   h = started;
@@ -88,6 +98,71 @@ describe('DPoP at the token endpoint', () => {
     const burst = key.proof({ htm: 'POST', htu: tokenEndpoint() });
     const statuses = await Promise.all(Array.from({ length: 12 }, () => grant(account, burst).then((res) => res.status)));
     expect(statuses.filter((s) => s === 200).length).toBe(1);
+  });
+
+  test('When a proof dated 250 s ahead buys a token, then its jti is remembered until the proof itself expires (iat + 300 s), not 300 s from its use', async () => {
+    const account = await requiringDpop();
+    const jti = randomUUID();
+    const proof = dpopKey().proof({ htm: 'POST', htu: tokenEndpoint(), jti, iat: Math.floor(Date.now() / 1000) + 250 });
+
+    const first = await grant(account, proof);
+    const remembered = await redis.pttl(`plantstore:dpop-jti:${createHash('sha256').update(`token-endpoint:${account.client_id}:${jti}`).digest('base64url')}`);
+    const again = await grant(account, proof);
+
+    expect({ status: first.status, type: first.body.token_type }).toEqual({ status: 200, type: 'DPoP' });
+    // The proof is accepted until iat + 300 s, about 550 s from now: 300 s would let it buy a second token then.
+    expect(remembered).toBeGreaterThan(500_000);
+    expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
+  });
+
+  const hostHeaders: Array<[string, Record<string, string>]> = [
+    ['Host', { host: 'evil.example' }],
+    ['X-Forwarded-Host (one trusted proxy hop)', { 'x-forwarded-host': 'evil.example' }],
+  ];
+  test.each(hostHeaders)("When a proof's htu names an attacker's host and the request says so in %s, then 400 invalid_dpop_proof and no token", async (_header, headers) => {
+    const account = await requiringDpop();
+    const proof = dpopKey().proof({ htm: 'POST', htu: `http://evil.example${h.tokenUrl(tenant)}` });
+
+    const res = await grant(account, proof).set(headers);
+
+    expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({ status: 400, error: 'invalid_dpop_proof', token: undefined });
+  });
+
+  test.each(hostHeaders)('When a proof names the configured token endpoint and the request carries another host in %s, then the token is issued (htu comes from AUTH_URL)', async (_header, headers) => {
+    const account = await requiringDpop();
+    const proof = dpopKey().proof({ htm: 'POST', htu: tokenEndpoint() });
+
+    const res = await grant(account, proof).set(headers);
+
+    expect({ status: res.status, type: res.body.token_type }).toEqual({ status: 200, type: 'DPoP' });
+  });
+
+  test("When a proof's htu names an attacker's host and the request target is absolute-form on that host, then 400 invalid_dpop_proof and no token", async () => {
+    const account = await requiringDpop();
+    const target = `http://evil.example${h.tokenUrl(tenant)}`;
+    const proof = dpopKey().proof({ htm: 'POST', htu: target });
+    const { hostname, port } = new URL(h.publicUrl);
+
+    const res = await new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: hostname, port, method: 'POST', path: target, headers: { authorization: basic(account.client_id, account.secret), dpop: proof, 'content-type': 'application/x-www-form-urlencoded' } },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+        },
+      );
+      req.on('error', reject);
+      req.end('grant_type=client_credentials');
+    });
+
+    expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({ status: 400, error: 'invalid_dpop_proof', token: undefined });
+  });
+
+  test('When discovery is read with another Host, then its token endpoint is still under AUTH_URL', async () => {
+    const res = await request(h.publicUrl).get(`/realms/${tenant}/.well-known/openid-configuration`).set('host', 'evil.example').expect(200);
+
+    expect(res.body.token_endpoint).toBe(tokenEndpoint());
   });
 
   test('When discovery is read, then it advertises the DPoP algorithms and the introspection endpoint', async () => {

@@ -93,6 +93,24 @@ describe('issuers the operator did not allow', () => {
     expect((await internal(strict).credentials(own, account.client_id)).body.trusts).toEqual([]);
   });
 
+  const embeddedIPv4: Array<[string, string]> = [
+    ['NAT64 to the metadata service', 'https://[64:ff9b::a9fe:a9fe]'],
+    ['local-use NAT64', 'https://[64:ff9b:1::a00:1]'],
+    ['6to4 to the metadata service', 'https://[2002:a9fe:a9fe::]'],
+    ['Teredo to a loopback client', 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]'],
+    ['IPv4-compatible loopback', 'https://[::7f00:1]:9082'],
+    ['site-local', 'https://[fec0::1]'],
+  ];
+  test.each(embeddedIPv4)('When a trust names an issuer on an IPv6 address of %s (%s) and private issuers are not allowed, then 400 and nothing is stored', async (_family, issuer) => {
+    const { tenant: own } = await strict.createTenant();
+    const account = await internal(strict).createServiceAccount(own);
+
+    const res = await internal(strict).addTrust(own, account.client_id, { issuer, subject: 'ci', audience: strict.issuer(own) });
+
+    expect(res.body).toEqual({ error: 400, message: 'issuer is on a private or loopback address' });
+    expect((await internal(strict).credentials(own, account.client_id)).body.trusts).toEqual([]);
+  });
+
   test('When a trusted issuer’s name resolves to a loopback address and private issuers are not allowed, then its tokens are refused and nothing is fetched from it', async () => {
     await withIssuer(async (issuer) => {
       const { tenant: own } = await strict.createTenant();

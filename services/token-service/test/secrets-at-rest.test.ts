@@ -115,6 +115,27 @@ describe('secrets at rest and in logs', () => {
     expect(Object.entries(values).filter(([, v]) => stored.includes(v)).map(([name]) => name)).toEqual([]);
   });
 
+  test('When sign-ins fail for a known and an unknown email, then no Redis key holds either email in clear, and the failures still count (429 past the budget)', async () => {
+    const { tenant } = await h.createTenant();
+    const user = await h.createUser(tenant, 'View');
+    const unknown = `nobody-${randomUUID()}@example.test`;
+    const { browser, startSignIn } = portalDriver(h, tenant);
+    const b = browser();
+    const started = await startSignIn(b);
+    const ip = uniqueIp();
+    const signIn = (email: string) => b.post(`${started.interactionPath}/login`).set('x-forwarded-for', ip).type('form').send({ csrf: started.csrf, email, password: 'wrong password' });
+
+    const statuses: number[] = [];
+    for (let i = 0; i <= h.config.SIGN_IN_FAILURES_PER_ACCOUNT; i += 1) statuses.push((await signIn(user.email)).status);
+    await signIn(unknown).expect(401);
+
+    const keys: string[] = [];
+    for await (const batch of h.service.redis.scanStream({ match: '*', count: 1000 })) keys.push(...(batch as string[]));
+    const emails = [user.email, unknown].flatMap((email) => [email, email.toLowerCase(), email.split('@')[0]!]);
+    expect(emails.filter((email) => keys.some((key) => key.includes(email)))).toEqual([]);
+    expect(statuses).toEqual([...Array<number>(h.config.SIGN_IN_FAILURES_PER_ACCOUNT).fill(401), 429]);
+  });
+
   test('When accounts authenticate with a key and with a trusted workload (assertions are bearer values), then neither assertion, nor its jti, nor a signature is in the auth schema, the logs or Redis in clear', async () => {
     const { tenant } = await h.createTenant();
     const cluster = await startWorkloadIssuer();

@@ -4,11 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { captureLogs, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import { createSignInFailureRepository, type SignInFailureLimits } from '../src/data-access/sign-in-failure-repository.js';
+import { createClientSecretDigester } from '../src/domain/client-secrets.js';
 import { isRefusal, SignInThrottle, type Refusal, type SignInReservation } from '../src/domain/sign-in-throttle.js';
 import { uniqueIp } from './helpers/harness.js';
 
 const LIMITS: SignInFailureLimits = { perAccountIp: 5, perAccount: 50, perIp: 1000, windowSeconds: 60 };
 const { logger } = captureLogs('sign-in-throttle', 'warn');
+const secrets = createClientSecretDigester('test-pepper-0123456789-0123456789-0123456789');
 let redis: Redis;
 
 beforeAll(async () => {
@@ -31,7 +33,7 @@ const granted = (all: Array<SignInReservation | Refusal>) => all.filter((r) => !
 
 describe('the sign-in failure budget (Redis, several replicas)', () => {
   test('When 60 attempts on one account from one address reserve at once on two replicas, then exactly 5 are let through', async () => {
-    const [a, b] = [new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger)), new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger))];
+    const [a, b] = [new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger), secrets), new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger), secrets)];
     const [tenant, ip] = [uniqueName('thr'), uniqueIp()];
 
     const all = await Promise.all(Array.from({ length: 60 }, (_, i) => reserve(i % 2 === 0 ? a : b, tenant, ip, 'victim@example.test')));
@@ -41,7 +43,7 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
   });
 
   test('When one address sprays 80 accounts at once, then exactly its 50 are let through; when 80 addresses burst at one account at once, then exactly its 50', async () => {
-    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, perIp: 50 }, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, perIp: 50 }, logger), secrets);
     const [tenant, sprayer] = [uniqueName('thr'), uniqueIp()];
 
     const sprayed = await Promise.all(Array.from({ length: 80 }, (_, i) => reserve(throttle, tenant, sprayer, `user-${i}@example.test`)));
@@ -52,7 +54,7 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
   });
 
   test('When one address bursts at an account, then only its checks count against the account: other addresses keep the rest of its budget', async () => {
-    const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger), secrets);
     const tenant = uniqueName('thr');
     const attacker = uniqueIp();
     await Promise.all(Array.from({ length: 60 }, () => reserve(throttle, tenant, attacker, 'victim@example.test')));
@@ -65,7 +67,7 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
   });
 
   test('When an account is refused, then the attempt costs its source nothing: the source may still try other accounts', async () => {
-    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, perAccount: 10, perIp: 10 }, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, perAccount: 10, perIp: 10 }, logger), secrets);
     const [tenant, source] = [uniqueName('thr'), uniqueIp()];
     for (let i = 0; i < 10; i += 1) await reserve(throttle, tenant, uniqueIp(), 'victim@example.test');
 
@@ -78,7 +80,7 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
   });
 
   test('When IPv6 sources of one /64 guess, then they share one budget', async () => {
-    const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger), secrets);
     const tenant = uniqueName('thr');
     const network = `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
 
@@ -90,7 +92,7 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
   });
 
   test('When a sign-in succeeds, then its source starts over on the account; when one is not checked, its points come back', async () => {
-    const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, LIMITS, logger), secrets);
     const [tenant, ip] = [uniqueName('thr'), uniqueIp()];
     for (let i = 0; i < 4; i += 1) await reserve(throttle, tenant, ip, 'owner@example.test');
 
@@ -104,7 +106,7 @@ describe('the sign-in failure budget (Redis, several replicas)', () => {
   });
 
   test('When a point is given back after its counter expired, then nothing is given back (no counter below zero, no budget beyond the limit)', async () => {
-    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, windowSeconds: 1 }, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(redis, { ...LIMITS, windowSeconds: 1 }, logger), secrets);
     const [tenant, ip] = [uniqueName('thr'), uniqueIp()];
     const late = (await reserve(throttle, tenant, ip, 'owner@example.test')) as SignInReservation;
     await sleep(1100);
@@ -121,7 +123,7 @@ describe('the sign-in failure budget without Redis', () => {
   test('When Redis cannot be reached, then each process still lets at most 5 attempts through (its memory counts)', async () => {
     const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
     down.on('error', () => {});
-    const throttle = new SignInThrottle(createSignInFailureRepository(down, LIMITS, logger));
+    const throttle = new SignInThrottle(createSignInFailureRepository(down, LIMITS, logger), secrets);
 
     const all = await Promise.all(Array.from({ length: 60 }, () => reserve(throttle, 'any', '10.0.0.1', 'victim@example.test')));
 

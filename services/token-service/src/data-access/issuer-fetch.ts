@@ -1,7 +1,8 @@
-import { lookup, type LookupAddress } from 'node:dns';
+import { lookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** What a trusted issuer's documents may be fetched from, and how much they may cost. */
 export interface IssuerFetchPolicy {
@@ -11,26 +12,72 @@ export interface IssuerFetchPolicy {
   allowHttp: boolean;
   /** The whole exchange, connection to last byte (FEDERATION_FETCH_TIMEOUT_MS). */
   timeoutMs: number;
+  /** The name resolver whose answers are checked and connected to (default the system's; tests give a DNS answer of their own). */
+  resolve?: Resolver;
 }
+
+/** Every address a name has (`dns.lookup` with `all`). */
+export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+const systemResolver: Resolver = (hostname, options, callback) => lookup(hostname, options, callback);
 
 /** A fetch refused or failed; `message` says why, for the operator's log (never shown to the client). */
 export class IssuerFetchFailed extends Error {}
 
-/** Addresses no public issuer has: a fetch there would reach our own network (SSRF). */
-const NON_PUBLIC = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64]] as const) NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+/**
+ * A public issuer is on a global unicast address; anything else would let a trust reach our
+ * own network (SSRF). IPv6 forms that carry an IPv4 address are judged by that address, since
+ * a translator or tunnel on the path delivers the request there: IPv4-mapped and -translated,
+ * IPv4-compatible, NAT64 under the well-known prefix, 6to4 (its relay) and Teredo (its server
+ * and its client, whose address is stored bit-inverted). Local-use NAT64 (64:ff9b:1::/48) is
+ * refused whole: where its IPv4 address sits is the operator's choice, so it cannot be decoded.
+ * Ranges come from ipaddr.js, whose registry tables are kept up to date for us.
+ */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+const WELL_KNOWN_NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
 
-/** Whether an address is one a public issuer could not have (IPv4-mapped IPv6 counts as its IPv4 address). */
+/** The IPv4 address in two 16-bit groups of an IPv6 address, bit-inverted for Teredo's client. */
+function ipv4At(address: ipaddr.IPv6, group: number, inverted = false): ipaddr.IPv4 {
+  const bytes = address.toByteArray().slice(group * 2, group * 2 + 4);
+  return new ipaddr.IPv4(inverted ? bytes.map((b) => ~b & 0xff) : bytes);
+}
+
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast';
+}
+
+function isPublicIPv6(address: ipaddr.IPv6): boolean {
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return isPublicIPv4(ipv4At(address, 6));
+    case 'rfc6052':
+      return address.match(WELL_KNOWN_NAT64) && isPublicIPv4(ipv4At(address, 6));
+    case '6to4':
+      return isPublicIPv4(ipv4At(address, 1));
+    case 'teredo':
+      return isPublicIPv4(ipv4At(address, 2)) && isPublicIPv4(ipv4At(address, 6, true));
+    case 'unicast':
+      if (address.match(IPV4_COMPATIBLE)) return isPublicIPv4(ipv4At(address, 6));
+      return address.match(GLOBAL_UNICAST);
+    default:
+      return false;
+  }
+}
+
+/** Whether an address is one a public issuer could not have (see above); anything not an IP address counts as non-public. */
 export function isNonPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return NON_PUBLIC.check(mapped[1]!, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true;
-  return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    // A form Node accepts and ipaddr.js does not: refused, never thrown inside a DNS callback.
+    return true;
+  }
+  return parsed.kind() === 'ipv4' ? !isPublicIPv4(parsed as ipaddr.IPv4) : !isPublicIPv6(parsed as ipaddr.IPv6);
 }
 
 /** Why `url` may not be fetched under `policy` before any lookup, or undefined. */
@@ -48,9 +95,9 @@ export function urlProblem(url: URL, policy: Pick<IssuerFetchPolicy, 'allowHttp'
  * the address checked is the address connected to (no second lookup a DNS rebinding could
  * answer differently). A name with any non-public address is refused whole.
  */
-function checkedLookup(allowPrivate: boolean): LookupFunction {
+function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       if (addresses.length === 0) return callback(new IssuerFetchFailed(`${hostname} has no address`), '', 0);
       if (!allowPrivate && addresses.some((a) => isNonPublicAddress(a.address))) return callback(new IssuerFetchFailed(`${hostname} resolves to a private or loopback address`), '', 0);
@@ -94,7 +141,7 @@ export async function fetchIssuerJson(target: string, maxBytes: number, policy: 
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   let deadline: NodeJS.Timeout | undefined;
   const body = await new Promise<Buffer>((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers: { accept: 'application/json' }, lookup: checkedLookup(policy.allowPrivate), agent: false }, (res) => {
+    const req = send(url, { method: 'GET', headers: { accept: 'application/json' }, lookup: checkedLookup(policy.allowPrivate, policy.resolve ?? systemResolver), agent: false }, (res) => {
       if (res.statusCode !== 200) {
         res.destroy();
         reject(new IssuerFetchFailed(`answered ${res.statusCode}`));

@@ -26,7 +26,8 @@ export interface NoPointLeft {
 }
 
 /**
- * Failed sign-ins, counted in Redis (rate-limiter-flexible, keys `plantstore:signin-fail:<counter>:<key>`)
+ * Failed sign-ins, counted in Redis (rate-limiter-flexible, keys `plantstore:signin-fail:<counter>:<key>`,
+ * where an account is a keyed digest, never an email: sign-in-throttle.ts)
  * so every replica shares them, each over `windowSeconds` from its first point. A point is
  * taken atomically (one Lua script: increment, then compare) before the work it pays for, so
  * no burst can spend more than the limit. Keys expire with their window: Redis (and the

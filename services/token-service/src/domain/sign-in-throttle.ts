@@ -1,5 +1,6 @@
 import type { NoPointLeft, SignInCounter, SignInFailureRepository, TakenPoint } from '../data-access/sign-in-failure-repository.js';
 import { addressKey } from './address-key.js';
+import type { ClientSecretDigester } from './client-secrets.js';
 
 /** The points a sign-in attempt holds: spent if its password is wrong, returned otherwise. */
 export interface SignInReservation {
@@ -24,9 +25,17 @@ export const isRefusal = (held: SignInReservation | Refusal): held is Refusal =>
  * checks that happen are counted (one source's burst cannot spend the account's shared budget).
  * A wrong password keeps its points; a right one clears its (account, source) counter and gives
  * the others back; an attempt that is not checked gives every point back.
+ *
+ * An account is counted under a keyed digest of its realm and email (HMAC under
+ * SECRET_PEPPER), never the email: the counters' keys are readable by whoever reads Redis, and
+ * the digest still names one account in one realm. Keyed, so a list of emails cannot be
+ * hashed and matched against the keys.
  */
 export class SignInThrottle {
-  constructor(private readonly counters: SignInFailureRepository) {}
+  constructor(
+    private readonly counters: SignInFailureRepository,
+    private readonly secrets: Pick<ClientSecretDigester, 'digest'>,
+  ) {}
 
   /** The source's point: first, before the account is even looked up. */
   async reserveSource(ip: string): Promise<SignInReservation | Refusal> {
@@ -36,10 +45,12 @@ export class SignInThrottle {
 
   /** Then the account's points (`accountKey`: the account as the user store matches emails). */
   reserveAccount(held: SignInReservation, tenant: string, accountKey: string): Promise<SignInReservation | Refusal> {
-    // Tenant names hold no `|` and address keys none either, so the email (last) cannot forge another key.
+    // A NUL separates what no tenant name or email holds: one (realm, email) pair, one digest.
+    const account = this.secrets.digest(`sign-in-throttle\u0000${tenant}\u0000${accountKey}`);
+    // Tenant names and address keys hold no `|`, and the digest is hex.
     return this.#take(held, [
-      ['accountIp', `${tenant}|${held.source}|${accountKey}`],
-      ['account', `${tenant}|${accountKey}`],
+      ['accountIp', `${tenant}|${held.source}|${account}`],
+      ['account', `${tenant}|${account}`],
     ]);
   }
 

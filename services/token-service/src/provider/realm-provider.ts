@@ -151,6 +151,21 @@ function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAu
 }
 
 /**
+ * oidc-provider builds every URL it names on the request's own (`ctx.href`): the token
+ * endpoint a DPoP proof's `htu` must match, discovery's endpoints, the sign-in redirects. That
+ * is the Host header, X-Forwarded-Host behind a trusted proxy, or an absolute-form request
+ * target: whoever sends the request would choose them, and a proof made for an attacker's host
+ * would pass. They are built on the configured public origin (AUTH_URL) instead; the request's
+ * host no longer matters.
+ */
+function pinPublicOrigin(origin: string) {
+  return async function publicOrigin(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
+    Object.defineProperty(ctx, 'href', { value: `${origin}${ctx.path}${ctx.search}`, configurable: true });
+    await next();
+  };
+}
+
+/**
  * A realm's oidc-provider (configured by realm-configuration.ts), for its browser endpoints:
  * discovery, authorization and sign-in, userinfo, logout, its keys.
  */
@@ -182,6 +197,7 @@ export function wireProvider(provider: Provider, binding: RealmBinding, deps: Re
   const credentialOf = new WeakMap<object, ClientCredential>();
   serveServiceAccountClients(provider, { binding, clientAuth, credentialOf });
   claimReplaysInStore(provider, deps.replay);
+  provider.use(pinPublicOrigin(new URL(config.AUTH_URL).origin));
   provider.use(guardRealmRequests(binding.issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
