@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { ADMIN_PASSWORD, decodeJwt, startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { SIGN_OUT_SCRIPT_HASH } from '../src/provider/provider-pages.js';
+import { AUTH } from './helpers/internal-client.js';
 import { pkce, portalDriver, REDIRECT_URI, type PortalDriver } from './helpers/portal-driver.js';
 
 let h: Harness;
@@ -212,6 +213,31 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     );
     expect(again.status).toBe(303);
     expect(new URL(again.headers.location!).origin + new URL(again.headers.location!).pathname).toBe(REDIRECT_URI);
+  });
+
+  test('When the realm changed its signing key since the sign-in, so the portal\'s hint no longer verifies, then the page leads to the sign-out question (not a dead end) and answering it ends the session', async () => {
+    const other = await h.createTenant();
+    const d = portalDriver(h, other.tenant);
+    const b = d.browser();
+    const started = await d.startSignIn(b);
+    const { callback } = await d.completeSignIn(b, started, other.adminEmail, ADMIN_PASSWORD);
+    const idToken = (await d.exchange(callback.searchParams.get('code')!, started.verifier)).body.id_token as string;
+    await request(h.internalUrl).put(`/internal/v1/realms/${other.tenant}/signing-algorithm`).set('authorization', AUTH).send({ alg: 'ES256' }).expect(200);
+
+    const refused = await b.get(`/realms/${other.tenant}/protocol/openid-connect/logout?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` })}`).set('accept', 'text/html');
+    const link = /<a class="button" href="([^"]+)">Sign out<\/a>/.exec(refused.text)?.[1];
+    const question = await b.get(d.pathOf(link ?? '/'));
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(question.text)?.[1];
+    const action = /action="([^"]+)"/.exec(question.text)?.[1];
+    const confirm = await b.post(d.pathOf(action ?? '/')).type('form').send({ xsrf: xsrf ?? '', logout: 'yes' });
+    const again = await d.startSignIn(b);
+
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('<h1>Finish signing out</h1>');
+    expect(link).toBe(`${h.issuer(other.tenant)}/protocol/openid-connect/logout`);
+    expect(question.text).toContain('<h1>Sign out?</h1>');
+    expect(confirm.status).toBe(303);
+    expect(again.form.text).toContain('name="password"');
   });
 
   test('When a signed-in user starts another sign-in, then no form is shown (the session is kept)', async () => {

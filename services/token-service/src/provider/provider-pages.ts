@@ -103,6 +103,10 @@ export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: st
     ctx.body = out;
     return;
   }
+  if (ctx.oidc?.route === 'end_session') {
+    renderSignOutRefusedPage(ctx, out);
+    return;
+  }
   const context = setPageHeaders(ctx);
   const message = html`This sign-in cannot continue: ${out.error_description ?? out.error ?? 'the request was not valid'}. Start again from the admin portal.`;
   ctx.body = page('Sign-in error', messageCard('Something went wrong', message, context && portalLink(context.portalUrl)), context?.tenant);
@@ -124,6 +128,18 @@ function hintNamesSignedInAccount(ctx: KoaContextWithOIDC): boolean {
   const sub = ctx.oidc.entities.IdTokenHint?.payload.sub;
   const accountId = ctx.oidc.session?.accountId;
   return typeof sub === 'string' && typeof accountId === 'string' && sub === accountId;
+}
+
+/**
+ * A sign-out request oidc-provider refused: most often the portal's hint, an ID token the realm
+ * can no longer verify because it changed its signing key or algorithm since the sign-in (the
+ * portal session lives longer than a retired key is kept). The person meant to sign out and the
+ * session here is still open: the page leads to the plain sign-out question, not a dead end.
+ */
+function renderSignOutRefusedPage(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): void {
+  const context = setPageHeaders(ctx);
+  const message = html`This sign-out link could not be used (${out.error_description ?? out.error ?? 'the request was not valid'}), so your sign-in on this browser may still be open.`;
+  ctx.body = page('Sign out', messageCard('Finish signing out', message, { href: ctx.oidc.urlFor('end_session'), text: 'Sign out' }), context?.tenant);
 }
 
 export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): Promise<void> {
