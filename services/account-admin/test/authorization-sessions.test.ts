@@ -72,6 +72,30 @@ describe('sessions and sign-in', () => {
     expect((await p.call(session, 'GET', '/me')).status).toBe(401);
   });
 
+  test('When a user signs out and the browser follows the answer, then the realm ends its own session without asking and the next /login asks for the password', async () => {
+    const session = await signIn(p.portal.url, p.acme.tenant, p.acme.viewer);
+
+    const out = await send(session.jar, `${p.portal.url}/logout`, { method: 'POST', headers: { 'x-csrf-token': session.csrf } });
+    const { redirect } = (await out.json()) as { redirect: string };
+    const realmPage = await send(session.jar, redirect);
+    const text = await realmPage.text();
+    const action = /<form id="op.logoutForm" method="post" action="([^"]+)"/.exec(text)?.[1];
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(text)?.[1];
+    const ended = await send(session.jar, new URL(action ?? '/', redirect).href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: xsrf ?? '', logout: 'yes' }).toString(),
+    });
+    const { res: again, url: againUrl } = await follow(session.jar, `${p.portal.url}/login?tenant=${p.acme.tenant}`);
+
+    // The hint is the sign-in's ID token; the realm's page then submits its own form (no "Sign out?").
+    expect(new URL(redirect).searchParams.get('id_token_hint')).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect({ status: realmPage.status, heading: /<h1>([^<]+)<\/h1>/.exec(text)?.[1] }).toEqual({ status: 200, heading: 'Signing you out' });
+    expect({ status: ended.status, location: ended.headers.get('location') }).toEqual({ status: 303, location: `${p.portal.url}/` });
+    expect(againUrl.startsWith(`${p.ts.authUrl}/realms/${p.acme.tenant}/interaction/`)).toBe(true);
+    expect(await again.text()).toContain('name="password"');
+  });
+
   test('When /login names an unknown or malformed tenant, then a friendly page says so', async () => {
     const unknown = await fetch(`${p.portal.url}/login?tenant=${uniqueName('nobody')}`, { redirect: 'manual' });
     const malformed = await fetch(`${p.portal.url}/login?tenant=${encodeURIComponent('<script>')}`, { redirect: 'manual' });

@@ -65,6 +65,17 @@ describe('session records in Redis', () => {
     expect(await store.get(id)).toBeUndefined();
   });
 
+  test('When a session keeps its ID token, then it reads back through updates and Redis holds it only encrypted', async () => {
+    const idToken = `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: 'u-1', email: 'v@forge.test' })).toString('base64url')}.c2lnbmF0dXJl`;
+    const id = await store.create({ ...viewer(), idToken }, 60);
+    await store.update(id, { ...(await store.get(id))!, role: 'Edit' });
+    const raw = (await redis.get(keyOf('session', id)))!;
+
+    expect(await store.get(id)).toMatchObject({ role: 'Edit', idToken });
+    expect(raw).not.toContain(idToken.split('.')[1]);
+    expect(raw).not.toContain('c2lnbmF0dXJl');
+  });
+
   test('When a pending sign-in is edited in Redis (another landing page, another browser binding), then the callback finds none', async () => {
     const pending: PendingSignIn = { tenant: 'forge', codeVerifier: 'v', nonce: 'n', returnTo: '/activity', binding: 'b' };
     await store.savePendingSignIn('state-1', pending, 60);

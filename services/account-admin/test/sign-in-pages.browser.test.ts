@@ -2,12 +2,12 @@
  * The token service's pages in a real browser, reached as a person reaches them from the portal:
  * they render with the portal's stylesheet and header (served by the token service, allowed by
  * its CSP: nothing blocked), say clearly what happened (wrong password, sign-in paused and until
- * when, unknown account, an error, an expired form) and axe-core finds no serious or critical
- * violation on any of them.
+ * when, unknown account, an error, an expired form, sign-out) and axe-core finds no serious or
+ * critical violation on any of them.
  */
 import { describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { expectAccessible, shot, useBrowser } from './helpers/browser.js';
+import { expectAccessible, shot, signInThroughPortal, useBrowser } from './helpers/browser.js';
 import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 
 const PER_ACCOUNT = 3;
@@ -145,6 +145,36 @@ describe('the sign-in pages, as a person sees them', () => {
 
     expect((await lookOf(fresh)).rules).toBe(true);
     await expectAccessible(fresh, 'signed out');
+    await fresh.context().close();
+  });
+
+  test('When a person signs out through the portal, then the realm page that carries it through has the same look, runs its one script without a CSP refusal and is accessible', async () => {
+    const fresh = await (await browser.newContext()).newPage();
+    const refused: string[] = [];
+    fresh.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
+    });
+    await signInThroughPortal(fresh, { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant }, acme.admin);
+    // The page's own post is answered 204 once: the browser stays on the page, so it can be read.
+    let posted = () => {};
+    const postedByPage = new Promise<void>((resolve) => (posted = resolve));
+    await fresh.route('**/protocol/openid-connect/logout/confirm', async (route) => {
+      await route.fulfill({ status: 204 });
+      posted();
+    });
+
+    await fresh.getByRole('button', { name: 'Sign out' }).click();
+    await postedByPage;
+
+    await expect(fresh.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Signing you out');
+    await expect(fresh.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
+    expect((await lookOf(fresh)).rules).toBe(true);
+    expect(refused).toEqual([]);
+    await expectAccessible(fresh, 'signing out');
+    await shot(fresh, 'sign-in-6-signing-out');
+    await fresh.unrouteAll();
+    await fresh.reload();
+    await fresh.waitForURL(`${platform.portalUrl}/`);
     await fresh.context().close();
   });
 });

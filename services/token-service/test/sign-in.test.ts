@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { ADMIN_PASSWORD, decodeJwt, startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import { SIGN_OUT_SCRIPT_HASH } from '../src/provider/provider-pages.js';
+import { AUTH } from './helpers/internal-client.js';
 import { pkce, portalDriver, REDIRECT_URI, type PortalDriver } from './helpers/portal-driver.js';
 
 let h: Harness;
@@ -157,7 +160,7 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     expect(location.searchParams.get('error_description')).toBe('Authorization Server policy requires PKCE to be used for this request');
   });
 
-  test('When the user signs out, then the session ends and the next sign-in asks for the password again', async () => {
+  test('When the portal signs the user out with the sign-in\'s ID token as the hint, then the page posts its own form (its one script allowed by its hash), the session ends and the next sign-in asks for the password again', async () => {
     const b = browser();
     const started = await startSignIn(b);
     const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
@@ -172,10 +175,68 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     const again = await startSignIn(b);
 
     expect(logout.status).toBe(200);
-    expect(logout.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`);
+    expect(logout.headers['content-security-policy']).toBe(
+      `default-src 'none'; script-src '${SIGN_OUT_SCRIPT_HASH}'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`,
+    );
+    expect(logout.text).toContain('<h1>Signing you out</h1>');
+    expect(logout.text).toContain('<button autofocus id="sign-out" type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Sign out</button>');
+    expect([...logout.text.matchAll(/<script[^>]*>([^<]*)<\/script>/g)].map((m) => `sha256-${createHash('sha256').update(m[1]!).digest('base64')}`)).toEqual([SIGN_OUT_SCRIPT_HASH]);
     expect(confirm.status).toBe(303);
     expect(confirm.headers.location).toBe(`${TEST_ENV.PORTAL_URL}/?state=bye`);
     expect(again.form.status).toBe(200);
+    expect(again.form.text).toContain('name="password"');
+  });
+
+  test('When a sign-out link carries no hint, or the ID token of another account of the realm, then the page asks to confirm, runs no script and the session stays', async () => {
+    const victim = browser();
+    await completeSignIn(victim, await startSignIn(victim), adminEmail, ADMIN_PASSWORD);
+    const viewer = await h.createUser(tenant, 'View');
+    const attacker = browser();
+    const attackerStart = await startSignIn(attacker);
+    const { callback } = await completeSignIn(attacker, attackerStart, viewer.email, viewer.password);
+    const attackerIdToken = (await exchange(callback.searchParams.get('code')!, attackerStart.verifier)).body.id_token as string;
+
+    const links = [
+      new URLSearchParams({ client_id: 'portal', post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` }),
+      new URLSearchParams({ id_token_hint: attackerIdToken, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` }),
+    ];
+    for (const query of links) {
+      const page = await victim.get(`/realms/${tenant}/protocol/openid-connect/logout?${query}`);
+
+      expect(page.status).toBe(200);
+      expect(page.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`);
+      expect(page.text).toContain('<h1>Sign out?</h1>');
+      expect(page.text).not.toContain('<script');
+    }
+    const again = await victim.get(
+      `/realms/${tenant}/protocol/openid-connect/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' })}`,
+    );
+    expect(again.status).toBe(303);
+    expect(new URL(again.headers.location!).origin + new URL(again.headers.location!).pathname).toBe(REDIRECT_URI);
+  });
+
+  test('When the realm changed its signing key since the sign-in, so the portal\'s hint no longer verifies, then the page leads to the sign-out question (not a dead end) and answering it ends the session', async () => {
+    const other = await h.createTenant();
+    const d = portalDriver(h, other.tenant);
+    const b = d.browser();
+    const started = await d.startSignIn(b);
+    const { callback } = await d.completeSignIn(b, started, other.adminEmail, ADMIN_PASSWORD);
+    const idToken = (await d.exchange(callback.searchParams.get('code')!, started.verifier)).body.id_token as string;
+    await request(h.internalUrl).put(`/internal/v1/realms/${other.tenant}/signing-algorithm`).set('authorization', AUTH).send({ alg: 'ES256' }).expect(200);
+
+    const refused = await b.get(`/realms/${other.tenant}/protocol/openid-connect/logout?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` })}`).set('accept', 'text/html');
+    const link = /<a class="button" href="([^"]+)">Sign out<\/a>/.exec(refused.text)?.[1];
+    const question = await b.get(d.pathOf(link ?? '/'));
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(question.text)?.[1];
+    const action = /action="([^"]+)"/.exec(question.text)?.[1];
+    const confirm = await b.post(d.pathOf(action ?? '/')).type('form').send({ xsrf: xsrf ?? '', logout: 'yes' });
+    const again = await d.startSignIn(b);
+
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('<h1>Finish signing out</h1>');
+    expect(link).toBe(`${h.issuer(other.tenant)}/protocol/openid-connect/logout`);
+    expect(question.text).toContain('<h1>Sign out?</h1>');
+    expect(confirm.status).toBe(303);
     expect(again.form.text).toContain('name="password"');
   });
 

@@ -9,8 +9,12 @@
  * (or raise its role, or move its role re-check into the future), cannot move a record to
  * another key (another browser's cookie), and cannot keep one alive past its expiry by
  * raising the key's TTL. A record that fails the check reads as no session: sign in again.
+ *
+ * A session's ID token (the hint its sign-out hands the realm) is encrypted besides: it names
+ * the user and the realm signed it, so a Redis dump must not yield it. AES-256-GCM under another
+ * key derived from SESSION_SECRET, bound to the record's Redis key like the MAC.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '@plant/shared';
 
@@ -30,7 +34,12 @@ export interface Session {
   /** When the role was last confirmed with the token service (ms since epoch). */
   checkedAt: number;
   createdAt: number;
+  /** The ID token of the sign-in: sign-out sends it to the realm as `id_token_hint`, so the realm ends its session without asking. */
+  idToken?: string;
 }
+
+/** A session as Redis holds it: the ID token encrypted. */
+type SessionRecord = Omit<Session, 'idToken'> & { idTokenSealed?: string };
 
 export interface PendingSignIn {
   tenant: string;
@@ -90,26 +99,55 @@ function recordSeal(secret: string) {
   };
 }
 
+/** Encrypts and decrypts a session's ID token, bound to the record's Redis key. */
+function idTokenBox(secret: string) {
+  const encryptionKey = createHmac('sha256', secret).update('plantstore:admin:id-token-key').digest();
+  return {
+    toRecord({ idToken, ...session }: Session, redisKey: string): SessionRecord {
+      if (idToken === undefined) return session;
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv).setAAD(Buffer.from(redisKey));
+      const sealed = Buffer.concat([iv, cipher.update(idToken, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+      return { ...session, idTokenSealed: sealed.toString('base64url') };
+    },
+    /** The session; without its ID token when that cannot be decrypted (sign-out then asks the realm to confirm). */
+    fromRecord({ idTokenSealed, ...session }: SessionRecord, redisKey: string): Session {
+      if (typeof idTokenSealed !== 'string') return session;
+      const sealed = Buffer.from(idTokenSealed, 'base64url');
+      if (sealed.length < 12 + 16) return session;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', encryptionKey, sealed.subarray(0, 12)).setAAD(Buffer.from(redisKey)).setAuthTag(sealed.subarray(-16));
+        return { ...session, idToken: Buffer.concat([decipher.update(sealed.subarray(12, -16)), decipher.final()]).toString('utf8') };
+      } catch {
+        return session;
+      }
+    },
+  };
+}
+
 export function createSessionStore(redis: Redis, secret: string): SessionStore {
   const key = (kind: string, id: string) => `${PREFIX}${kind}:${createHmac('sha256', secret).update(`${kind}:${id}`).digest('base64url')}`;
   const { seal, open } = recordSeal(secret);
+  const { toRecord, fromRecord } = idTokenBox(secret);
   const write = (k: string, value: unknown, ttlSeconds: number) => redis.set(k, seal(k, value, Date.now() + ttlSeconds * 1000), 'EX', ttlSeconds).catch(unavailable);
   return {
     async create(session, ttlSeconds) {
       const id = randomId();
-      await write(key('session', id), session, ttlSeconds);
+      const k = key('session', id);
+      await write(k, toRecord(session, k), ttlSeconds);
       return id;
     },
     async get(id) {
       const k = key('session', id);
-      return open<Session>(k, await redis.get(k).catch(unavailable))?.value;
+      const record = open<SessionRecord>(k, await redis.get(k).catch(unavailable))?.value;
+      return record === undefined ? undefined : fromRecord(record, k);
     },
     async update(id, session) {
       // Keeps the record's expiry: a session lives SESSION_TTL_SECONDS from sign-in, whatever is updated.
       const k = key('session', id);
-      const current = open<Session>(k, await redis.get(k).catch(unavailable));
+      const current = open<SessionRecord>(k, await redis.get(k).catch(unavailable));
       if (current === undefined) return;
-      await redis.set(k, seal(k, session, current.expiresAt), 'KEEPTTL', 'XX').catch(unavailable);
+      await redis.set(k, seal(k, toRecord(session, k), current.expiresAt), 'KEEPTTL', 'XX').catch(unavailable);
     },
     async destroy(id) {
       await redis.del(key('session', id)).catch(unavailable);

@@ -4,6 +4,7 @@
  * service under SIGN_IN_ASSETS. oidc-provider's own pages (errors, sign-out) are rendered here
  * through its configuration hooks; the sign-in form's routes use the same pieces.
  */
+import { createHash } from 'node:crypto';
 import { html, Html, renderPage } from '@plant/shared';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isTenantName } from '../domain/principal-validators.js';
@@ -22,20 +23,22 @@ export interface RealmPageContext {
 }
 
 /**
- * No scripts, no framing, no inline style: the stylesheet comes from this origin. form-action
- * also governs the redirects that follow a form post (sign-in and sign-out end at the portal),
- * so the portal's origin is allowed besides 'self'.
+ * No framing, no inline style: the stylesheet comes from this origin. No scripts, but for the
+ * one line a page names by its digest (`scriptHash`, the sign-out page's). form-action also
+ * governs the redirects that follow a form post (sign-in and sign-out end at the portal), so
+ * the portal's origin is allowed besides 'self'.
  */
-export function pageSecurityPolicy(portalOrigin: string): string {
-  return `default-src 'none'; style-src 'self'; form-action 'self' ${portalOrigin}; base-uri 'none'; frame-ancestors 'none'`;
+export function pageSecurityPolicy(portalOrigin: string, scriptHash?: string): string {
+  const scripts = scriptHash === undefined ? '' : ` script-src '${scriptHash}';`;
+  return `default-src 'none';${scripts} style-src 'self'; form-action 'self' ${portalOrigin}; base-uri 'none'; frame-ancestors 'none'`;
 }
 
 /** The headers of every page of this service: never cached (a form carries a CSRF field), never framed. */
-export function pageHeaders(portalOrigin: string): Record<string, string> {
+export function pageHeaders(portalOrigin: string, scriptHash?: string): Record<string, string> {
   return {
     'cache-control': 'no-store',
     'x-frame-options': 'DENY',
-    'content-security-policy': pageSecurityPolicy(portalOrigin),
+    'content-security-policy': pageSecurityPolicy(portalOrigin, scriptHash),
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
   };
@@ -84,10 +87,10 @@ function pageContextOf(ctx: KoaContextWithOIDC): RealmPageContext | undefined {
   return (ctx.oidc?.provider as unknown as { pageContext?: RealmPageContext } | undefined)?.pageContext;
 }
 
-function setPageHeaders(ctx: KoaContextWithOIDC): RealmPageContext | undefined {
+function setPageHeaders(ctx: KoaContextWithOIDC, scriptHash?: string): RealmPageContext | undefined {
   const context = pageContextOf(ctx);
   ctx.type = 'html';
-  for (const [name, value] of Object.entries(pageHeaders(context ? new URL(context.portalUrl).origin : "'none'"))) ctx.set(name, value);
+  for (const [name, value] of Object.entries(pageHeaders(context ? new URL(context.portalUrl).origin : "'none'", scriptHash))) ctx.set(name, value);
   return context;
 }
 
@@ -100,12 +103,50 @@ export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: st
     ctx.body = out;
     return;
   }
+  if (ctx.oidc?.route === 'end_session') {
+    renderSignOutRefusedPage(ctx, out);
+    return;
+  }
   const context = setPageHeaders(ctx);
   const message = html`This sign-in cannot continue: ${out.error_description ?? out.error ?? 'the request was not valid'}. Start again from the admin portal.`;
   ctx.body = page('Sign-in error', messageCard('Something went wrong', message, context && portalLink(context.portalUrl)), context?.tenant);
 }
 
+/** Presses the sign-out page's button as soon as the page is read (the script sits after it). */
+const SIGN_OUT_SCRIPT = "document.getElementById('sign-out').click();";
+/** The CSP source that allows SIGN_OUT_SCRIPT and nothing else. */
+export const SIGN_OUT_SCRIPT_HASH = `sha256-${createHash('sha256').update(SIGN_OUT_SCRIPT).digest('base64')}`;
+
+/**
+ * Whether this sign-out was asked for by the relying party of the very sign-in it ends: its
+ * `id_token_hint` (signature and audience checked by oidc-provider before this page is drawn)
+ * names the account signed in here. That is the portal's own sign-out, which the person has
+ * already confirmed there; a link anyone can send (no hint, or the hint of another account)
+ * still gets the question.
+ */
+function hintNamesSignedInAccount(ctx: KoaContextWithOIDC): boolean {
+  const sub = ctx.oidc.entities.IdTokenHint?.payload.sub;
+  const accountId = ctx.oidc.session?.accountId;
+  return typeof sub === 'string' && typeof accountId === 'string' && sub === accountId;
+}
+
+/**
+ * A sign-out request oidc-provider refused: most often the portal's hint, an ID token the realm
+ * can no longer verify because it changed its signing key or algorithm since the sign-in (the
+ * portal session lives longer than a retired key is kept). The person meant to sign out and the
+ * session here is still open: the page leads to the plain sign-out question, not a dead end.
+ */
+function renderSignOutRefusedPage(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): void {
+  const context = setPageHeaders(ctx);
+  const message = html`This sign-out link could not be used (${out.error_description ?? out.error ?? 'the request was not valid'}), so your sign-in on this browser may still be open.`;
+  ctx.body = page('Sign out', messageCard('Finish signing out', message, { href: ctx.oidc.urlFor('end_session'), text: 'Sign out' }), context?.tenant);
+}
+
 export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  if (hintNamesSignedInAccount(ctx)) {
+    renderSigningOutPage(ctx, form);
+    return;
+  }
   const context = setPageHeaders(ctx);
   // `form` is oidc-provider's hidden form (its action and xsrf field); the buttons submit it.
   const body = html`<section class="card narrow">
@@ -118,6 +159,23 @@ export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): P
   </div>
 </section>`;
   ctx.body = page('Sign out', body, context?.tenant);
+}
+
+/**
+ * The portal's sign-out, carried through: oidc-provider ends its session only on a form post
+ * with the xsrf value it put in `form`, so the page posts that form itself (SIGN_OUT_SCRIPT, the
+ * only script this CSP allows). Without scripts the same button is there to press.
+ */
+function renderSigningOutPage(ctx: KoaContextWithOIDC, form: string): void {
+  const context = setPageHeaders(ctx, SIGN_OUT_SCRIPT_HASH);
+  const body = html`<section class="card narrow">
+  <h1>Signing you out</h1>
+  <p>Ending your sign-in to the Plant Store account${context ? html` <strong>${context.tenant}</strong>` : ''} on this browser.</p>
+  ${new Html(form)}
+  <p><button autofocus id="sign-out" type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Sign out</button></p>
+</section>
+${new Html(`<script>${SIGN_OUT_SCRIPT}</script>`)}`;
+  ctx.body = page('Signing out', body, context?.tenant);
 }
 
 export async function renderLogoutSuccessPage(ctx: KoaContextWithOIDC): Promise<void> {

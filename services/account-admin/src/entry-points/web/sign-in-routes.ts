@@ -1,7 +1,10 @@
 /**
  * GET /login?tenant=<t>[&return_to=/path] starts authorization code + PKCE against the
  * tenant's realm; GET /auth/callback finishes it and opens a server-side session;
- * POST /logout (CSRF-checked) ends it and returns where to end the realm session.
+ * POST /logout (CSRF-checked) ends it and returns where to end the realm session: the realm's
+ * end_session_endpoint with the sign-in's ID token as `id_token_hint`, so the realm's own
+ * sign-in session in that browser ends too (a portal sign-out that left it alive would let the
+ * next /login in that browser straight back in, no password asked).
  */
 import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger, type Route } from '@plant/shared';
 import type { Request, Response } from 'express';
@@ -98,6 +101,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       return;
     }
     let claims: oidc.IDToken | undefined;
+    let idToken: string | undefined;
     try {
       const config = await deps.oidc.configFor(pending.tenant);
       const tokens = await oidc.authorizationCodeGrant(config, new URL(req.originalUrl, portalBase), {
@@ -107,6 +111,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
         idTokenExpected: true,
       });
       claims = tokens.claims();
+      idToken = tokens.id_token;
     } catch (err) {
       deps.logger.warn({ err: { message: (err as Error).message, code: (err as { code?: unknown }).code }, tenant: pending.tenant }, 'sign-in code exchange failed');
       sendPage(res, 400, messagePage('Sign-in failed', 'The sign-in could not be completed. Start again.', { link: { href: `/login?tenant=${encodeURIComponent(pending.tenant)}`, text: 'Sign in again' } }));
@@ -119,7 +124,14 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     }
     // A fresh session id on every sign-in: a planted cookie can never become a signed-in session.
     await deps.sessions.end(req, res);
-    await deps.sessions.start(res, { tenant: pending.tenant, sub: claims.sub, email: typeof claims.email === 'string' ? claims.email : null, role: role as Role });
+    await deps.sessions.start(res, {
+      tenant: pending.tenant,
+      sub: claims.sub,
+      email: typeof claims.email === 'string' ? claims.email : null,
+      role: role as Role,
+      // Kept (encrypted, server-side) for sign-out: with it as the hint, the realm ends its session without asking.
+      ...(idToken === undefined ? {} : { idToken }),
+    });
     res.setHeader('cache-control', 'no-store');
     res.redirect(303, safeReturnTo(pending.returnTo));
   }
@@ -144,7 +156,10 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     if (loaded) {
       try {
         const config = await deps.oidc.configFor(loaded.session.tenant);
-        redirect = deps.oidc.toPublic(oidc.buildEndSessionUrl(config, { client_id: PORTAL_CLIENT_ID, post_logout_redirect_uri: `${portalBase}/` })).href;
+        // With the sign-in's ID token the realm knows this browser's session is the portal's
+        // own and ends it at once; without one (a session older than the hint) it asks first.
+        const hint: Record<string, string> = loaded.session.idToken === undefined ? {} : { id_token_hint: loaded.session.idToken };
+        redirect = deps.oidc.toPublic(oidc.buildEndSessionUrl(config, { client_id: PORTAL_CLIENT_ID, post_logout_redirect_uri: `${portalBase}/`, ...hint })).href;
       } catch {
         // The realm session outlives ours; the portal session is gone either way.
       }
