@@ -89,10 +89,28 @@ export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise
   });
 }
 
-/** The first of `keys` whose signature check passes (checked one after another: a kid usually names one), or undefined. */
-export async function firstVerifying<K>(jws: CompactJws, alg: string, keys: readonly K[], keyOf: (k: K) => KeyObject): Promise<K | undefined> {
-  // The usual case, a kid naming one key: one check, no loop of awaits.
-  if (keys.length === 1) return (await verifyJws(jws, alg, keyOf(keys[0]!))) ? keys[0] : undefined;
-  for (const candidate of keys) if (await verifyJws(jws, alg, keyOf(candidate))) return candidate;
-  return undefined;
+/**
+ * Signature checks one assertion may cost, at most. A `kid` names one key; an assertion without
+ * one could otherwise make us try every key of the account or of the issuer, so an attacker who
+ * knows a client_id would pay one request for several checks. With the key rule
+ * (`verificationKeyProblem`) the worst case per assertion is this many RSA-4096 checks.
+ */
+export const MAX_SIGNATURE_CHECKS = 3;
+
+/**
+ * The first of `keys` whose signature check passes, and how many checks were made. Keys that do
+ * not fit `alg`, and keys `keyOf` has no object for (refused by the key rule), are passed over
+ * without a check; after `MAX_SIGNATURE_CHECKS` failed checks the rest are not tried. Checked
+ * one after another: a kid usually names one key.
+ */
+export async function firstVerifying<K>(jws: CompactJws, alg: string, keys: readonly K[], keyOf: (k: K) => KeyObject | undefined): Promise<{ key: K | undefined; checks: number }> {
+  let checks = 0;
+  for (const candidate of keys) {
+    const key = keyOf(candidate);
+    if (key === undefined || !algFits(alg, key)) continue;
+    checks += 1;
+    if (await verifyJws(jws, alg, key)) return { key: candidate, checks };
+    if (checks === MAX_SIGNATURE_CHECKS) break;
+  }
+  return { key: undefined, checks };
 }
