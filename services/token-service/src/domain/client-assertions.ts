@@ -89,6 +89,9 @@ export class ClientAssertionVerifier {
   constructor(private readonly deps: AssertionVerifierDeps) {
     const counter = new Counter({ name: 'client_assertion_signature_checks_total', help: 'Signature checks made for client assertions, by credential kind (key, trust)', labelNames: ['credential'], registers: [deps.metrics] });
     this.#checks = { key: counter.labels('key'), trust: counter.labels('trust') };
+    // Both series from the start (at 0), so a scrape reads a rate, never a series that appears later.
+    this.#checks.key.inc(0);
+    this.#checks.trust.inc(0);
   }
 
   async verify(credential: ClientCredentialRow, assertion: string, audiences: ReadonlySet<string>): Promise<UsedCredential> {
