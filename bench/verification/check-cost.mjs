@@ -7,6 +7,11 @@ import { cpus } from 'node:os';
 const data = Buffer.alloc(600, 0x61);
 const ROUNDS = 400;
 
+/**
+ * Prints the CPU time of one check of a 600-byte input with `publicKey`.
+ * @param {string} name @param {import('node:crypto').KeyObject} publicKey @param {import('node:crypto').KeyObject} privateKey
+ * @param {string | null} digest @param {object} [options]
+ */
 function cost(name, publicKey, privateKey, digest, options = {}) {
   const signature = sign(digest, data, { key: privateKey, ...options });
   for (let i = 0; i < 20; i += 1) verify(digest, data, { key: publicKey, ...options }, signature);
@@ -16,7 +21,10 @@ function cost(name, publicKey, privateKey, digest, options = {}) {
   console.log(`${name.padEnd(44)} ${((used.user + used.system) / ROUNDS).toFixed(0).padStart(6)} µs`);
 }
 
-/** The same modulus with another public exponent: the check fails, but costs the exponentiation in full. */
+/**
+ * The same modulus with another public exponent: the check fails, but costs the exponentiation in full.
+ * @param {import('node:crypto').KeyObject} publicKey @param {Buffer} e
+ */
 const withExponent = (publicKey, e) => createPublicKey({ key: { ...publicKey.export({ format: 'jwk' }), e: e.toString('base64url') }, format: 'jwk' });
 
 for (const bits of [2048, 4096]) {

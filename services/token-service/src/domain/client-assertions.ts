@@ -75,8 +75,9 @@ function assertTimes(payload: Record<string, unknown>, now: number, maxLifetime?
  *    Redis; fail closed);
  *  - a trusted workload's own platform token (federation): `iss` one of the account's trusted
  *    issuers, `sub` and `aud` that trust's subject and audience, signed by a key of the
- *    issuer's JWKS (the `kid`'s, or `MAX_SIGNATURE_CHECKS` of the keys at most). Platform tokens are reused until their platform renews them, so no jti
- *    rule applies; their own `exp` bounds them.
+ *    issuer's JWKS (the `kid`'s, or `MAX_SIGNATURE_CHECKS` of its keys at most). Platform
+ *    tokens are reused until their platform renews them, so no jti rule applies; their own
+ *    `exp` bounds them.
  * Cheap checks (shape, algorithm, claims) come before the signature, and the signature before
  * the jti is claimed, so a forged assertion can neither cost a key lookup nor burn a jti.
  */

@@ -58,11 +58,19 @@ export function algFits(alg: unknown, key: KeyObject): boolean {
   }
 }
 
+/** RSA keys whose check costs less than handing it to the pool: 2048 bits with e = 65537, the usual key. */
+function isCheapRsa(key: KeyObject): boolean {
+  const details = key.asymmetricKeyDetails;
+  return (details?.modulusLength ?? Infinity) <= 2048 && (details?.publicExponent ?? Infinity) <= 65537n;
+}
+
 /**
  * The signature check itself. An Ed25519 or P-256 check costs 45-80 µs of CPU, most of a
  * grant's JavaScript time, so it runs on libuv's thread pool (as the token's own RS256
- * signature is made); an RSA check costs under 20 µs, less than handing it to the pool, so it
- * runs here. False for a key that does not fit `alg`; never rejects.
+ * signature is made); so does an RSA check with a longer modulus or exponent (RSA-4096 with
+ * e = 2^32 - 1, the costliest key the key rule admits, costs several times an RSA-2048 one:
+ * docs/hardening.md, "Bounded verification cost"). An RSA-2048 check with e = 65537 costs
+ * about 20 µs, less than handing it to the pool, so it runs here. False for a key that does not fit `alg`; never rejects.
  */
 export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise<boolean> {
   if (!algFits(alg, key)) return Promise.resolve(false);
@@ -73,7 +81,7 @@ export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise
     : alg.startsWith('ES')
       ? { key, dsaEncoding: 'ieee-p1363' as const }
       : key;
-  if (key.asymmetricKeyType === 'rsa') {
+  if (key.asymmetricKeyType === 'rsa' && isCheapRsa(key)) {
     try {
       return Promise.resolve(verify(digest, data, options, jws.signature));
     } catch {

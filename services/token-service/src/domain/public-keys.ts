@@ -16,7 +16,6 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const DEFAULT_ALG: Record<string, string> = { rsa: 'RS256', ec: 'ES256', ed25519: 'EdDSA' };
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
 export const THUMBPRINT_MEMBERS: Record<string, string[]> = { RSA: ['e', 'kty', 'n'], EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'] };
-const SUPPORTED = SUPPORTED_VERIFICATION_KEYS;
 
 /** RFC 7638 JWK thumbprint (SHA-256, base64url). */
 export function thumbprintOf(jwk: Record<string, unknown>): string {
@@ -31,7 +30,7 @@ function fromJwk(jwk: Record<string, unknown>): KeyObject {
   try {
     return createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
   } catch {
-    throw new InvalidPublicKey(`jwk is not a valid public key; ${SUPPORTED}`);
+    throw new InvalidPublicKey(`jwk is not a valid public key; ${SUPPORTED_VERIFICATION_KEYS}`);
   }
 }
 
@@ -44,7 +43,7 @@ function fromPem(pem: string): KeyObject {
   try {
     return createPublicKey({ key: pem, format: 'pem' });
   } catch {
-    throw new InvalidPublicKey(`pem is not a valid public key; ${SUPPORTED}`);
+    throw new InvalidPublicKey(`pem is not a valid public key; ${SUPPORTED_VERIFICATION_KEYS}`);
   }
 }
 
@@ -76,7 +75,7 @@ export function importPublicKey(input: { jwk?: Record<string, unknown> | undefin
 /** A stored key, ready to check with; `object` undefined when the key fails today's rule (stored before it), so it is never tried. */
 export interface StoredKeyObject {
   object: KeyObject | undefined;
-  /** Why it is not tried; said once per key and process (`reportUnusable`). */
+  /** Why it is not tried (the assertion verifier logs it once per key and process). */
   problem: string | undefined;
 }
 
