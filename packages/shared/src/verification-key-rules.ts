@@ -9,8 +9,8 @@
  * cost grows with the modulus. P-384 and P-521 checks cost ten to twenty times a P-256 one in
  * Node's OpenSSL. So only these are accepted:
  *  - RSA (not RSA-PSS-restricted keys) with a modulus of 2048 to 4096 bits and an odd public
- *    exponent from 3 to 2^32 − 1 (65537 in practice; e = 1 would make every signature forgeable,
- *    an even e is no RSA key);
+ *    exponent from 3 to 2^32 − 1 (65537 in practice; with e = 1 anyone could forge a
+ *    signature, and an even e is no RSA key);
  *  - EC on P-256;
  *  - Ed25519.
  */
