@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { rsaJwk } from '@plant/test-kit';
 import { invalidToken, issuer, newRealm, outcome, resourceServer, useTestIssuer, whoami, type Harness } from './bearer-support.js';
 
 useTestIssuer();
@@ -120,13 +121,16 @@ describe('keys a JWKS may hold that verify nothing', () => {
     ['a P-256 key whose x is a number', () => ({ ...p256(), x: 42, kid: randomUUID() })],
     ['an EC key without a curve', () => ({ ...p256(), crv: undefined, kid: randomUUID() })],
     ['a P-256 key for encryption', () => ({ ...p256(), kid: randomUUID(), use: 'enc' })],
+    // The shared key rule: checks against these would cost milliseconds each.
+    ['an RSA key whose e has 2047 bits', () => ({ ...rsaJwk(Buffer.concat([Buffer.from([0x7f]), Buffer.alloc(255, 0xff)]).toString('base64url')), kid: randomUUID(), alg: 'RS256' })],
+    ['an RSA key of 8192 bits', () => ({ ...rsaJwk('AQAB', 8192), kid: randomUUID(), alg: 'RS256' })],
   ])('When the realm JWKS also holds %s, then a token naming it is refused as an unknown key, never a 500, and the realm key still verifies', async (_case, entry) => {
     const h2 = await resourceServer({ jwksMinRefetchMs: 60_000 });
     const tenant = newRealm('ES256');
     const jwk = entry();
     issuer.publishJwk(tenant, jwk);
 
-    const named = await whoami(h2, issuer.mintWithOtherKey({ tenant, header: { kid: jwk.kid ?? randomUUID(), alg: 'ES256' } }));
+    const named = await whoami(h2, issuer.mintWithOtherKey({ tenant, header: { kid: jwk.kid ?? randomUUID(), alg: jwk.kty === 'RSA' ? 'RS256' : 'ES256' } }));
     const real = await whoami(h2, issuer.mint({ tenant }));
 
     expect(outcome(named)).toEqual(invalidToken('Token signing key is not known'));

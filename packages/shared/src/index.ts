@@ -33,5 +33,6 @@ export * from './route-table.js';
 export * from './service-config.js';
 export * from './service-main.js';
 export * from './token-service-client.js';
+export * from './verification-key-rules.js';
 export * from './web-server.js';
 export * from './with-timeout.js';

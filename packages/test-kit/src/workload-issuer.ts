@@ -48,6 +48,8 @@ export interface WorkloadIssuer {
   mintWithUnpublishedKey(options: WorkloadTokenOptions): string;
   /** A new signing key, published at once; later tokens use it. Returns its kid. */
   rotateKey(): string;
+  /** Serves `jwk` as it is in the JWKS too, after the signing keys (a hostile key, padding): what a compromised or broken issuer could publish. */
+  publishJwk(jwk: Record<string, unknown>): void;
   setMode(mode: WorkloadIssuerMode): void;
   /** Requests per document so far. */
   requests(): { discovery: number; jwks: number };
@@ -79,6 +81,7 @@ function streamHuge(res: ServerResponse): void {
 
 export async function startWorkloadIssuer({ path = '' }: { path?: string } = {}): Promise<WorkloadIssuer> {
   const keys: Key[] = [newKey()];
+  const published: Array<Record<string, unknown>> = [];
   const unpublished = newKey();
   const counts = { discovery: 0, jwks: 0 };
   let mode: WorkloadIssuerMode = 'normal';
@@ -86,7 +89,10 @@ export async function startWorkloadIssuer({ path = '' }: { path?: string } = {})
   const timers = new Set<NodeJS.Timeout>();
 
   const jwks = (count = keys.length) => ({
-    keys: Array.from({ length: count }, (_, i) => keys[i % keys.length]!).map((k, i) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: i < keys.length ? k.kid : `${k.kid}-${i}`, use: 'sig', alg: 'ES256' })),
+    keys: [
+      ...Array.from({ length: count }, (_, i) => keys[i % keys.length]!).map((k, i) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: i < keys.length ? k.kid : `${k.kid}-${i}`, use: 'sig', alg: 'ES256' })),
+      ...published,
+    ],
   });
   const server = createServer((req, res) => {
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -137,6 +143,9 @@ export async function startWorkloadIssuer({ path = '' }: { path?: string } = {})
       const key = newKey();
       keys.push(key);
       return key.kid;
+    },
+    publishJwk(jwk) {
+      published.push(jwk);
     },
     setMode(next) {
       mode = next;

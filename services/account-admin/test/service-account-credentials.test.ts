@@ -4,7 +4,7 @@
  * what the audit trail records, and that the token endpoint follows.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { assertionGrantBody, clientAssertion, clientKeyPair, freePort, startWorkloadIssuer, TEST_DATABASE_URL, uniqueName, type WorkloadIssuer } from '@plant/test-kit';
+import { assertionGrantBody, clientAssertion, clientKeyPair, freePort, rsaJwk, startWorkloadIssuer, TEST_DATABASE_URL, uniqueName, type WorkloadIssuer } from '@plant/test-kit';
 import { clientCredentialsToken, signIn, type PortalSession } from './helpers/browser-client.js';
 import { schemaErrors } from './helpers/openapi-check.js';
 import { createTenant, startPortal, startTokenService, type Platform, type PortalHandle, type TestTenant } from './helpers/platform.js';
@@ -91,6 +91,17 @@ describe('keys through the account admin API', () => {
     const res = await call(admin, 'POST', `/service-accounts/${account.client_id}/keys`, { jwk: clientKeyPair('ec').privateKey.export({ format: 'jwk' }) });
 
     expect(res).toEqual({ status: 400, body: { error: 400, message: 'This JWK holds private or symmetric key material; add the public key only' } });
+    expect((await auditOf(account.client_id)).map((e) => e.action)).toEqual(['service_account.create']);
+  });
+
+  test('When an Account Admin adds an RSA key whose exponent has 2047 bits (each check would cost milliseconds), then 400 saying why and nothing is stored or audited', async () => {
+    const account = await newAccount();
+    const hugeExponent = Buffer.concat([Buffer.from([0x7f]), Buffer.alloc(255, 0xff)]).toString('base64url');
+
+    const res = await call(admin, 'POST', `/service-accounts/${account.client_id}/keys`, { jwk: rsaJwk(hugeExponent) });
+
+    expect(res).toEqual({ status: 400, body: { error: 400, message: 'The RSA public exponent (e) must be odd and from 3 to 2^32 - 1 (65537 in practice)' } });
+    expect((await call(admin, 'GET', `/service-accounts/${account.client_id}/credentials`)).body?.keys).toEqual([]);
     expect((await auditOf(account.client_id)).map((e) => e.action)).toEqual(['service_account.create']);
   });
 

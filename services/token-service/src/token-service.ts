@@ -100,7 +100,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
   );
   const assertionReplay = createAssertionReplayStore(redisTarget, logger);
-  const assertions = new ClientAssertionVerifier({ replay: assertionReplay.repository, issuerKeys });
+  const metrics = createMetricsRegistry('token-service');
+  const assertions = new ClientAssertionVerifier({ replay: assertionReplay.repository, issuerKeys, logger, metrics });
   const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
   const signInFailures = createSignInFailureRepository(
     redis,
@@ -114,7 +115,6 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   );
   const checkers = new PasswordCheckers(config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()));
   const signIn = { identity, throttle: new SignInThrottle(signInFailures, identity.secrets), checkers };
-  const metrics = createMetricsRegistry('token-service');
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });
   const providers = new RealmProviders(

@@ -3,7 +3,8 @@
  * for how long, and its bound.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
+import { randomUUID } from 'node:crypto';
+import { hostileKeys, startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
 import { createFederatedIssuerKeys, IssuerKeysUnavailable } from '../src/data-access/federated-issuer-keys.js';
 
 const policy = { allowPrivate: true, allowHttp: true, timeoutMs: 1000 };
@@ -64,5 +65,23 @@ describe("trusted issuers' keys", () => {
     const unknown = await keys.keysFor(issuer.issuer, 'not-a-kid');
 
     expect([named.length, unknown.length, issuer.requests().jwks - fetched]).toEqual([1, 0, 0]);
+  });
+
+  test('When the issuer publishes keys the key rule refuses (huge or even e, 8192 bits, P-384, P-521, Ed448) beside its own, then only its own is returned', async () => {
+    const hostile = await startWorkloadIssuer();
+    try {
+      const names = hostileKeys().map(([name, jwk]) => {
+        hostile.publishJwk({ ...jwk, kid: randomUUID() });
+        return name;
+      });
+      const keys = createFederatedIssuerKeys(policy, {}, () => undefined);
+
+      const returned = await keys.keysFor(hostile.issuer, undefined);
+
+      expect(names.length).toBeGreaterThan(5);
+      expect(returned.map((k) => [k.asymmetricKeyType, k.asymmetricKeyDetails?.namedCurve])).toEqual([['ec', 'prime256v1']]);
+    } finally {
+      await hostile.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
-import { clientKeyPair, eventually } from '@plant/test-kit';
+import { clientKeyPair, eventually, hostileKeys, rsaJwk } from '@plant/test-kit';
 import * as client from 'openid-client';
 import { useHarness, type Harness } from './helpers/harness.js';
 import { assertionGrant, keyedAccount } from './helpers/assertion-client.js';
@@ -27,13 +27,15 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe("a service account's keys", () => {
   const refusedKeys: Array<[string, () => object, string]> = [
-    ['an RSA key of 1024 bits', () => ({ jwk: generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }) }), 'RSA keys must have 2048 to 8192 bits (this one has 1024)'],
-    ['an EC key on P-384', () => ({ jwk: generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' }) }), 'This key type is not supported; use RSA (2048 bits or more), EC P-256 or Ed25519'],
+    ['an RSA key of 1024 bits', () => ({ jwk: generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }) }), 'RSA keys must have 2048 to 4096 bits (this one has 1024)'],
+    // Keys whose every check would cost milliseconds (or prove nothing): refused before they are stored.
+    ...hostileKeys().map(([name, jwk, refusal]): [string, () => object, string] => [name, () => ({ jwk }), refusal]),
+    ['an RSA-PSS-only key as a PEM', () => ({ pem: generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey.export({ format: 'pem', type: 'spki' }) }), 'This key type is not supported; use RSA (2048 to 4096 bits), EC P-256 or Ed25519'],
     ['a private JWK', () => ({ jwk: clientKeyPair('ec').privateKey.export({ format: 'jwk' }) }), 'This JWK holds private or symmetric key material; add the public key only'],
     ['a symmetric JWK', () => ({ jwk: { kty: 'oct', k: 'c2VjcmV0' } }), 'This JWK holds private or symmetric key material; add the public key only'],
     ['a private PEM', () => ({ pem: clientKeyPair('ec').privateKey.export({ format: 'pem', type: 'pkcs8' }) }), 'This PEM holds a private key; add the public key only'],
     ['a certificate-looking PEM', () => ({ pem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' }), 'pem must be one "-----BEGIN PUBLIC KEY-----" block'],
-    ['a PEM of garbage', () => ({ pem: '-----BEGIN PUBLIC KEY-----\nnot base64 at all\n-----END PUBLIC KEY-----' }), 'pem is not a valid public key; use RSA (2048 bits or more), EC P-256 or Ed25519'],
+    ['a PEM of garbage', () => ({ pem: '-----BEGIN PUBLIC KEY-----\nnot base64 at all\n-----END PUBLIC KEY-----' }), 'pem is not a valid public key; use RSA (2048 to 4096 bits), EC P-256 or Ed25519'],
     ['a JWK that names an algorithm of another key type', () => ({ jwk: { ...clientKeyPair('ec').publicJwk, alg: 'RS256' } }), 'jwk.alg "RS256" does not fit this key'],
     ['a JWK whose use is encryption', () => ({ jwk: { ...clientKeyPair('ec').publicJwk, use: 'enc' } }), 'jwk.use must be "sig"'],
     ['a kid with a slash', () => ({ jwk: { ...clientKeyPair('ec').publicJwk, kid: 'a/b' } }), 'jwk.kid must be 1-128 characters of A-Z, a-z, 0-9, ".", "_", "~", "-"'],
@@ -47,6 +49,17 @@ describe("a service account's keys", () => {
 
     expect(res.body).toEqual({ error: 400, message });
     expect((await internal(h).credentials(tenant, account.client_id).expect(200)).body.keys).toEqual([]);
+    await internal(h).remove(tenant, account.client_id).expect(204);
+  });
+
+  test('When RSA keys at the edges of the rule are added (e = 3, e = 2^32 - 1, 4096 bits), then each is 201', async () => {
+    const account = await internal(h).createServiceAccount(tenant);
+    const edges = [rsaJwk('Aw'), rsaJwk(Buffer.from([0xff, 0xff, 0xff, 0xff]).toString('base64url')), rsaJwk('AQAB', 4096)];
+
+    const statuses = [];
+    for (const jwk of edges) statuses.push((await internal(h).addKey(tenant, account.client_id, { jwk })).status);
+
+    expect(statuses).toEqual([201, 201, 201]);
     await internal(h).remove(tenant, account.client_id).expect(204);
   });
 

@@ -5,7 +5,7 @@
  * checked against an RSA key, nor an RS256 token against an EC key (algorithm confusion).
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { Logger, SigningAlgorithm } from '@plant/shared';
+import { verificationKeyProblem, type Logger, type SigningAlgorithm } from '@plant/shared';
 
 /** A key and the only algorithm it verifies. */
 export interface VerificationKey {
@@ -13,7 +13,6 @@ export interface VerificationKey {
   alg: SigningAlgorithm;
 }
 
-const MIN_RSA_BITS = 2048;
 /** A P-256 coordinate is 32 bytes: 43 base64url characters, unpadded (RFC 7518 §6.2.1.2). */
 const P256_COORDINATE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -47,7 +46,7 @@ export function parseJwks(document: unknown, logger: Logger, tenant: string): Ma
 function rsaKey({ kty, alg, n, e }: Jwk): VerificationKey | undefined {
   if (kty !== 'RSA' || (alg !== undefined && alg !== 'RS256') || typeof n !== 'string' || typeof e !== 'string') return undefined;
   const key = createPublicKey({ key: { kty, n, e }, format: 'jwk' });
-  if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return undefined;
+  if (verificationKeyProblem(key) !== undefined) return undefined;
   return { key, alg: 'RS256' };
 }
 

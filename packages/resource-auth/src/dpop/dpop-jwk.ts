@@ -9,6 +9,7 @@
  * make us parse a huge modulus).
  */
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { verificationKeyProblem } from '@plant/shared';
 
 /** The proof algorithms accepted, as discovery advertises them (`dpop_signing_alg_values_supported`). */
 export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'Ed25519'] as const;
@@ -65,10 +66,16 @@ export interface KnownProofKey {
   object: KeyObject;
 }
 
-/** The key as node:crypto takes it, or undefined when its coordinates are not a point of the curve. */
+/**
+ * The key as node:crypto takes it, or undefined when its coordinates are not a point of the
+ * curve. `readProofKey` admits only keys the shared key rule accepts (P-256, Ed25519); the rule
+ * is asked again here so that admitting another algorithm later cannot let an anonymous client's
+ * proof bring a key that is costly to check.
+ */
 export function importProofKey(key: ProofKey): KeyObject | undefined {
   try {
-    return createPublicKey({ key: key.jwk, format: 'jwk' });
+    const object = createPublicKey({ key: key.jwk, format: 'jwk' });
+    return verificationKeyProblem(object) === undefined ? object : undefined;
   } catch {
     return undefined;
   }

@@ -19,7 +19,7 @@ export const ServiceAccountTrustPath = ServiceAccountPath.extend({ trust_id: z.s
 export const AddKeyBody = z
   .strictObject(
     {
-      jwk: z.record(z.string(), z.unknown(), { error: 'jwk must be a JSON object (a public JWK)' }).optional().meta({ description: 'A public JWK: RSA (2048 bits or more), EC P-256 or Ed25519; its kid, if any, is the key id' }),
+      jwk: z.record(z.string(), z.unknown(), { error: 'jwk must be a JSON object (a public JWK)' }).optional().meta({ description: 'A public JWK: RSA (2048 to 4096 bits, odd e up to 2^32 - 1, normally 65537), EC P-256 or Ed25519; its kid, if any, is the key id' }),
       pem: z.string({ error: 'pem must be a string' }).max(PUBLIC_KEY_PEM_MAX, { error: `pem must be at most ${PUBLIC_KEY_PEM_MAX} characters` }).optional().meta({ description: 'A "BEGIN PUBLIC KEY" PEM; its RFC 7638 thumbprint is the key id' }),
     },
     { error: unknownFieldMessage('{jwk} or {pem}') },

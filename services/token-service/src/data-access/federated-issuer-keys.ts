@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { verificationKeyProblem } from '@plant/shared';
 import { fetchIssuerJson, IssuerFetchFailed, urlProblem, type IssuerFetchPolicy } from './issuer-fetch.js';
 
 /** A trusted issuer's keys could not be had (fetch refused or failed, documents malformed); `message` is for the operator's log. */
@@ -20,9 +21,15 @@ export interface FederatedIssuerKeys {
 }
 
 const DISCOVERY_MAX_BYTES = 64 * 1024;
-const JWKS_MAX_BYTES = 128 * 1024;
-const MAX_KEYS = 100;
-const MIN_RSA_BITS = 2048;
+/**
+ * Bounds of an issuer's JWKS. Platforms publish a few keys (Kubernetes one or two, CI providers
+ * and cloud identity platforms under ten, with their certificates about 2 KiB each); a document
+ * over either bound makes the issuer's keys unavailable rather than half-read. Parsing is paid
+ * once per fetch, at most once per `refetchMinMs`; what a token costs is bounded apart
+ * (`MAX_SIGNATURE_CHECKS`).
+ */
+export const JWKS_MAX_BYTES = 32 * 1024;
+export const MAX_JWKS_KEYS = 16;
 /** Keys whose refetch fails keep serving up to this many lifetimes after they were fetched. */
 const STALE_LIFETIMES = 6;
 const DEFAULT_LIMITS: IssuerKeyLimits = { ttlMs: 10 * 60_000, refetchMinMs: 30_000, maxIssuers: 1000 };
@@ -40,16 +47,20 @@ interface Entry {
   pending: Promise<void> | undefined;
 }
 
-/** The signing keys of a JWKS that we can use: `use` sig or absent, RSA of 2048 bits or more, EC, Ed25519; the rest ignored. */
+/**
+ * The signing keys of a JWKS that we can use: `use` sig or absent, and passing the key rule
+ * (`verificationKeyProblem`: RSA 2048-4096 bits with a small odd e, EC P-256, Ed25519); the rest
+ * ignored, as keys for others (encryption, another curve) are in real documents.
+ */
 function usableKeys(jwks: unknown): IssuerKey[] {
   const keys = (jwks as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new IssuerKeysUnavailable('JWKS has no keys array');
-  if (keys.length > MAX_KEYS) throw new IssuerKeysUnavailable(`JWKS has ${keys.length} keys, over the ${MAX_KEYS} accepted`);
+  if (keys.length > MAX_JWKS_KEYS) throw new IssuerKeysUnavailable(`JWKS has ${keys.length} keys, over the ${MAX_JWKS_KEYS} accepted`);
   return keys.flatMap((jwk: Record<string, unknown>) => {
     if (typeof jwk !== 'object' || jwk === null || (jwk.use !== undefined && jwk.use !== 'sig') || 'd' in jwk || 'k' in jwk) return [];
     try {
       const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
-      if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return [];
+      if (verificationKeyProblem(key) !== undefined) return [];
       return [{ kid: typeof jwk.kid === 'string' ? jwk.kid : undefined, key }];
     } catch {
       return [];

@@ -1,8 +1,10 @@
 import type { KeyObject } from 'node:crypto';
+import type { Logger } from '@plant/shared';
+import { Counter, type Registry } from 'prom-client';
 import type { AssertionReplayRepository } from '../data-access/assertion-replay-repository.js';
-import type { ClientCredentialRow, CredentialTrust } from '../data-access/client-credential-repository.js';
+import type { ClientCredentialRow, CredentialKey, CredentialTrust } from '../data-access/client-credential-repository.js';
 import { IssuerKeysUnavailable, type FederatedIssuerKeys } from '../data-access/federated-issuer-keys.js';
-import { ASYMMETRIC_ALGS, firstVerifying, parseCompactJws, type CompactJws } from './jws.js';
+import { ASYMMETRIC_ALGS, firstVerifying, MAX_SIGNATURE_CHECKS, parseCompactJws, type CompactJws } from './jws.js';
 import { keyObjectOf } from './public-keys.js';
 
 /** The credential that authenticated a grant. */
@@ -14,6 +16,8 @@ export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 export const ASSERTION_CLOCK_SKEW_SECONDS = 10;
 const MAX_JTI_LENGTH = 256;
 const ALGS = new Set(ASYMMETRIC_ALGS);
+/** Stored keys refused by the key rule that were reported; past this many the set starts over (a key is then reported again). */
+const MAX_REPORTED_KEYS = 10_000;
 
 /**
  * The assertion does not authenticate the client. `counted`: a failure the throttle counts
@@ -37,6 +41,9 @@ export class AssertionCheckUnavailable extends Error {}
 export interface AssertionVerifierDeps {
   replay: AssertionReplayRepository;
   issuerKeys: FederatedIssuerKeys;
+  logger: Logger;
+  /** Where `client_assertion_signature_checks_total` is registered. */
+  metrics: Registry;
 }
 
 function audiencesOf(payload: Record<string, unknown>): string[] {
@@ -61,19 +68,32 @@ function assertTimes(payload: Record<string, unknown>, now: number, maxLifetime?
 /**
  * A client assertion (`client_assertion_type=...:jwt-bearer`), in one of two forms:
  *  - `private_key_jwt` (RFC 7523 §3): `iss` = `sub` = the client_id, signed by one of the
- *    account's keys (the header's `kid` picks it; without one each key of the algorithm is
- *    tried, five at most), `aud` the realm's issuer or token endpoint, `exp` at most five
+ *    account's keys (the header's `kid` picks it; without one the newest keys of the
+ *    algorithm are tried, `MAX_SIGNATURE_CHECKS` at most: a client with more keys names
+ *    them), `aud` the realm's issuer or token endpoint, `exp` at most five
  *    minutes ahead, and a `jti` accepted once within its lifetime across replicas (claimed in
  *    Redis; fail closed);
  *  - a trusted workload's own platform token (federation): `iss` one of the account's trusted
  *    issuers, `sub` and `aud` that trust's subject and audience, signed by a key of the
- *    issuer's JWKS. Platform tokens are reused until their platform renews them, so no jti
- *    rule applies; their own `exp` bounds them.
+ *    issuer's JWKS (the `kid`'s, or `MAX_SIGNATURE_CHECKS` of its keys at most). Platform
+ *    tokens are reused until their platform renews them, so no jti rule applies; their own
+ *    `exp` bounds them.
  * Cheap checks (shape, algorithm, claims) come before the signature, and the signature before
  * the jti is claimed, so a forged assertion can neither cost a key lookup nor burn a jti.
  */
 export class ClientAssertionVerifier {
-  constructor(private readonly deps: AssertionVerifierDeps) {}
+  /** Signature checks made, by the credential kind checked against: what the per-assertion bound is measured by. */
+  readonly #checks: Record<'key' | 'trust', { inc(n: number): void }>;
+  /** Stored keys already reported as refused by the key rule (realm, account, key id): one warning each, not one per grant. */
+  readonly #reported = new Set<string>();
+
+  constructor(private readonly deps: AssertionVerifierDeps) {
+    const counter = new Counter({ name: 'client_assertion_signature_checks_total', help: 'Signature checks made for client assertions, by credential kind (key, trust)', labelNames: ['credential'], registers: [deps.metrics] });
+    this.#checks = { key: counter.labels('key'), trust: counter.labels('trust') };
+    // Both series from the start (at 0), so a scrape reads a rate, never a series that appears later.
+    this.#checks.key.inc(0);
+    this.#checks.trust.inc(0);
+  }
 
   async verify(credential: ClientCredentialRow, assertion: string, audiences: ReadonlySet<string>): Promise<UsedCredential> {
     const jws = parseCompactJws(assertion);
@@ -93,9 +113,11 @@ export class ClientAssertionVerifier {
     const exp = assertTimes(payload, now, MAX_ASSERTION_LIFETIME_SECONDS);
     const { jti } = payload;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new AssertionRejected('jti is missing');
-    const candidates = credential.keys.filter((k) => header.kid === undefined || k.id === header.kid);
-    const key = await firstVerifying(jws, alg, candidates, keyObjectOf);
-    if (key === undefined) throw new AssertionRejected(candidates.length === 0 ? 'no key of the account has this kid' : 'the signature does not verify');
+    // Without a kid, newest first: a client that rotated to a new key finds it among the few tried.
+    const candidates = header.kid === undefined ? credential.keys.toReversed() : credential.keys.filter((k) => k.id === header.kid);
+    const { key, checks } = await firstVerifying(jws, alg, candidates, (row) => this.#usableKey(credential, row));
+    this.#checks.key.inc(checks);
+    if (key === undefined) throw new AssertionRejected(candidates.length === 0 ? 'no key of the account has this kid' : checks === MAX_SIGNATURE_CHECKS ? `the signature does not verify with the ${checks} newest keys tried` : 'the signature does not verify');
     let first: boolean;
     try {
       first = await this.deps.replay.claim(credential.realm, credential.sub, jti, exp - now + ASSERTION_CLOCK_SKEW_SECONDS);
@@ -121,7 +143,23 @@ export class ClientAssertionVerifier {
       if (err instanceof IssuerKeysUnavailable) throw new AssertionRejected(`the trusted issuer's keys are unavailable: ${err.message}`, false);
       throw err;
     }
-    if ((await firstVerifying(jws, alg, keys, (k) => k)) === undefined) throw new AssertionRejected("the signature does not verify with the issuer's keys");
+    const { key, checks } = await firstVerifying(jws, alg, keys, (k) => k);
+    this.#checks.trust.inc(checks);
+    if (key === undefined) throw new AssertionRejected("the signature does not verify with the issuer's keys");
     return { kind: 'trust', id: trust.id };
+  }
+
+  /** The key object of a stored key, or undefined for one the key rule refuses (stored before the rule): reported once, never tried. */
+  #usableKey(credential: ClientCredentialRow, row: CredentialKey): KeyObject | undefined {
+    const stored = keyObjectOf(row);
+    if (stored.problem !== undefined) {
+      const id = `${credential.realm}/${credential.sub}/${row.id}`;
+      if (!this.#reported.has(id)) {
+        if (this.#reported.size >= MAX_REPORTED_KEYS) this.#reported.clear();
+        this.#reported.add(id);
+        this.deps.logger.warn({ realm: credential.realm, clientId: credential.sub, keyId: row.id, reason: stored.problem }, 'stored key refused by the key rule is never tried; the account should replace it');
+      }
+    }
+    return stored.object;
   }
 }

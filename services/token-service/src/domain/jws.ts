@@ -58,11 +58,19 @@ export function algFits(alg: unknown, key: KeyObject): boolean {
   }
 }
 
+/** RSA keys whose check costs less than handing it to the pool: 2048 bits with e = 65537, the usual key. */
+function isCheapRsa(key: KeyObject): boolean {
+  const details = key.asymmetricKeyDetails;
+  return (details?.modulusLength ?? Infinity) <= 2048 && (details?.publicExponent ?? Infinity) <= 65537n;
+}
+
 /**
  * The signature check itself. An Ed25519 or P-256 check costs 45-80 µs of CPU, most of a
  * grant's JavaScript time, so it runs on libuv's thread pool (as the token's own RS256
- * signature is made); an RSA check costs under 20 µs, less than handing it to the pool, so it
- * runs here. False for a key that does not fit `alg`; never rejects.
+ * signature is made); so does an RSA check with a longer modulus or exponent (RSA-4096 with
+ * e = 2^32 - 1, the costliest key the key rule admits, costs several times an RSA-2048 one:
+ * docs/hardening.md, "Bounded verification cost"). An RSA-2048 check with e = 65537 costs
+ * about 20 µs, less than handing it to the pool, so it runs here. False for a key that does not fit `alg`; never rejects.
  */
 export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise<boolean> {
   if (!algFits(alg, key)) return Promise.resolve(false);
@@ -73,7 +81,7 @@ export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise
     : alg.startsWith('ES')
       ? { key, dsaEncoding: 'ieee-p1363' as const }
       : key;
-  if (key.asymmetricKeyType === 'rsa') {
+  if (key.asymmetricKeyType === 'rsa' && isCheapRsa(key)) {
     try {
       return Promise.resolve(verify(digest, data, options, jws.signature));
     } catch {
@@ -89,10 +97,28 @@ export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise
   });
 }
 
-/** The first of `keys` whose signature check passes (checked one after another: a kid usually names one), or undefined. */
-export async function firstVerifying<K>(jws: CompactJws, alg: string, keys: readonly K[], keyOf: (k: K) => KeyObject): Promise<K | undefined> {
-  // The usual case, a kid naming one key: one check, no loop of awaits.
-  if (keys.length === 1) return (await verifyJws(jws, alg, keyOf(keys[0]!))) ? keys[0] : undefined;
-  for (const candidate of keys) if (await verifyJws(jws, alg, keyOf(candidate))) return candidate;
-  return undefined;
+/**
+ * Signature checks one assertion may cost, at most. A `kid` names one key; an assertion without
+ * one could otherwise make us try every key of the account or of the issuer, so an attacker who
+ * knows a client_id would pay one request for several checks. With the key rule
+ * (`verificationKeyProblem`) the worst case per assertion is this many RSA-4096 checks.
+ */
+export const MAX_SIGNATURE_CHECKS = 3;
+
+/**
+ * The first of `keys` whose signature check passes, and how many checks were made. Keys that do
+ * not fit `alg`, and keys `keyOf` has no object for (refused by the key rule), are passed over
+ * without a check; after `MAX_SIGNATURE_CHECKS` failed checks the rest are not tried. Checked
+ * one after another: a kid usually names one key.
+ */
+export async function firstVerifying<K>(jws: CompactJws, alg: string, keys: readonly K[], keyOf: (k: K) => KeyObject | undefined): Promise<{ key: K | undefined; checks: number }> {
+  let checks = 0;
+  for (const candidate of keys) {
+    const key = keyOf(candidate);
+    if (key === undefined || !algFits(alg, key)) continue;
+    checks += 1;
+    if (await verifyJws(jws, alg, key)) return { key: candidate, checks };
+    if (checks === MAX_SIGNATURE_CHECKS) break;
+  }
+  return { key: undefined, checks };
 }

@@ -1,4 +1,5 @@
 import { createHash, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { SUPPORTED_VERIFICATION_KEYS, verificationKeyProblem } from '@plant/shared';
 import { algFits } from './jws.js';
 import { InvalidPublicKey } from './errors.js';
 
@@ -10,15 +11,11 @@ export interface ImportedPublicKey {
   thumbprint: string;
 }
 
-export const MIN_RSA_BITS = 2048;
-/** Above this an RSA check costs milliseconds per grant for no gain. */
-export const MAX_RSA_BITS = 8192;
 const KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const DEFAULT_ALG: Record<string, string> = { rsa: 'RS256', ec: 'ES256', ed25519: 'EdDSA' };
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
 export const THUMBPRINT_MEMBERS: Record<string, string[]> = { RSA: ['e', 'kty', 'n'], EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'] };
-const SUPPORTED = 'use RSA (2048 bits or more), EC P-256 or Ed25519';
 
 /** RFC 7638 JWK thumbprint (SHA-256, base64url). */
 export function thumbprintOf(jwk: Record<string, unknown>): string {
@@ -33,7 +30,7 @@ function fromJwk(jwk: Record<string, unknown>): KeyObject {
   try {
     return createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
   } catch {
-    throw new InvalidPublicKey(`jwk is not a valid public key; ${SUPPORTED}`);
+    throw new InvalidPublicKey(`jwk is not a valid public key; ${SUPPORTED_VERIFICATION_KEYS}`);
   }
 }
 
@@ -46,20 +43,14 @@ function fromPem(pem: string): KeyObject {
   try {
     return createPublicKey({ key: pem, format: 'pem' });
   } catch {
-    throw new InvalidPublicKey(`pem is not a valid public key; ${SUPPORTED}`);
+    throw new InvalidPublicKey(`pem is not a valid public key; ${SUPPORTED_VERIFICATION_KEYS}`);
   }
 }
 
+/** The shared rule (`verificationKeyProblem`): a key whose checks would cost too much is refused here, before it is stored. */
 function assertSupported(key: KeyObject): void {
-  const type = key.asymmetricKeyType;
-  if (type === 'rsa') {
-    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-    if (bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) throw new InvalidPublicKey(`RSA keys must have ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits (this one has ${bits})`);
-    return;
-  }
-  if (type === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return;
-  if (type === 'ed25519') return;
-  throw new InvalidPublicKey(`This key type is not supported; ${SUPPORTED}`);
+  const problem = verificationKeyProblem(key);
+  if (problem !== undefined) throw new InvalidPublicKey(problem);
 }
 
 /**
@@ -81,14 +72,33 @@ export function importPublicKey(input: { jwk?: Record<string, unknown> | undefin
   return { id: kid ?? thumbprint, alg: alg as string, publicJwk, thumbprint };
 }
 
-const keyObjects = new WeakMap<object, KeyObject>();
+/** A stored key, ready to check with; `object` undefined when the key fails today's rule (stored before it), so it is never tried. */
+export interface StoredKeyObject {
+  object: KeyObject | undefined;
+  /** Why it is not tried (the assertion verifier logs it once per key and process). */
+  problem: string | undefined;
+}
 
-/** The KeyObject of a stored public JWK, built once per row object (rows stay the same until the account changes). */
-export function keyObjectOf(row: { public_jwk: Record<string, unknown> }): KeyObject {
-  let key = keyObjects.get(row);
-  if (key === undefined) {
-    key = createPublicKey({ key: row.public_jwk as JsonWebKey, format: 'jwk' });
-    keyObjects.set(row, key);
+const keyObjects = new WeakMap<object, StoredKeyObject>();
+
+/**
+ * The KeyObject of a stored public JWK, built once per row object (rows stay the same until the
+ * account changes). A key stored before the rule tightened (an 8192-bit modulus, a huge `e`)
+ * keeps its row but gets no object: it would otherwise cost its full price at every grant.
+ */
+export function keyObjectOf(row: { public_jwk: Record<string, unknown> }): StoredKeyObject {
+  let stored = keyObjects.get(row);
+  if (stored === undefined) {
+    let object: KeyObject | undefined;
+    let problem: string | undefined;
+    try {
+      object = createPublicKey({ key: row.public_jwk as JsonWebKey, format: 'jwk' });
+      problem = verificationKeyProblem(object);
+    } catch {
+      problem = 'the stored JWK is not a valid public key';
+    }
+    stored = problem === undefined ? { object, problem } : { object: undefined, problem };
+    keyObjects.set(row, stored);
   }
-  return key;
+  return stored;
 }

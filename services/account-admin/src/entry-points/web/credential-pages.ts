@@ -74,7 +74,7 @@ function credentialDialogs(issuer: string): Html {
     <h2 id="key-title">Add a public key</h2>
     <label for="key-value">Public key (JWK or PEM)</label>
     <textarea id="key-value" name="key" rows="8" required maxlength="${PUBLIC_KEY_PEM_MAX}" spellcheck="false" aria-describedby="key-help key-error"></textarea>
-    <p id="key-help" class="hint">RSA (2048 bits or more), EC P-256 or Ed25519. Paste the <strong>public</strong> key only: a JWK object (its <code>kid</code> becomes the key id) or a <code>-----BEGIN PUBLIC KEY-----</code> block. Sign assertions with <code>iss</code> = <code>sub</code> = the client ID and <code>aud</code> = <code>${issuer}</code>.</p>
+    <p id="key-help" class="hint">RSA (2048 to 4096 bits, e = 65537), EC P-256 or Ed25519. Paste the <strong>public</strong> key only: a JWK object (its <code>kid</code> becomes the key id) or a <code>-----BEGIN PUBLIC KEY-----</code> block. Sign assertions with <code>iss</code> = <code>sub</code> = the client ID and <code>aud</code> = <code>${issuer}</code>.</p>
     <p id="key-error" class="alert alert-error" role="alert" hidden></p>
     <div class="dialog-actions"><button type="button" class="button" data-close>Cancel</button><button type="submit" class="button button-primary">Add key</button></div>
   </form>
