@@ -23,14 +23,14 @@ async function createTenant(): Promise<string> {
 
 const serviceAccount = (tenant: string, role: 'View' | 'Edit') => p.createServiceAccount(tenant, { role });
 
-async function token(tenant: string, account: { clientId: string; secret: string }): Promise<{ access_token: string; scope: string }> {
+async function token(tenant: string, account: { clientId: string; secret: string }, scope?: string): Promise<{ access_token: string; scope: string }> {
   const res = await fetch(`${p.tokenService.url}/realms/${tenant}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: `Basic ${Buffer.from(`${account.clientId}:${account.secret}`).toString('base64')}`,
     },
-    body: 'grant_type=client_credentials',
+    body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }).toString(),
   });
   expect(res.status).toBe(200);
   return (await res.json()) as { access_token: string; scope: string };
@@ -70,6 +70,21 @@ describe('token service + Plant Store (separate processes)', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(await refused.json()).toEqual({ error: 403, message: expect.any(String) });
+  });
+
+  test('When an Edit service account asks for scope=plants:read, then its token lists plants but creating one is 403 insufficient_scope', async () => {
+    const tenant = await createTenant();
+    const narrowed = await token(tenant, await serviceAccount(tenant, 'Edit'), 'plants:read');
+
+    const refused = await plants('/plants', narrowed.access_token, { method: 'POST', body: JSON.stringify({ id: 3, name: 'Pothos' }) });
+    const listed = await plants('/plants', narrowed.access_token);
+
+    expect(narrowed.scope).toBe('plants:read');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(await refused.json()).toEqual({ error: 403, message: "Creating a plant needs the plants:write scope; the token's scope is narrower" });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual([]);
   });
 
   test("When another tenant's account lists plants, then it sees only its own tenant's plants", async () => {
