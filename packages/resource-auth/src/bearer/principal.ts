@@ -80,9 +80,6 @@ export function hasEditGrant(principal: Principal, tag: string): boolean {
   return editGrantRefusal(principal, tag) === undefined;
 }
 
-/** Why a role or grant check is false: the principal lacks the role or grant, or its token's scope is narrower. */
-export type Refusal = 'role' | 'grant' | 'scope';
-
 /** Why `hasRole(principal, minimum)` is false (`role` first: a View account cannot get `plants:write`); undefined when true. */
 export function roleRefusal(principal: Principal, minimum: Role): 'role' | 'scope' | undefined {
   if (ROLE_RANK[principal.role] < ROLE_RANK[minimum]) return 'role';
