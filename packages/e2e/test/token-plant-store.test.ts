@@ -87,6 +87,24 @@ describe('token service + Plant Store (separate processes)', () => {
     expect(await listed.json()).toEqual([]);
   });
 
+  test('When a View service account has an edit grant on a tag, then its token creates plants of that tag only, and not once narrowed to plants:read', async () => {
+    const tenant = await createTenant();
+    const account = await p.createServiceAccount(tenant, { role: 'View' });
+    await p.updateServiceAccount(tenant, account.clientId, { grants: [{ tag: 'succulent', permission: 'edit' }] });
+    const granted = await token(tenant, account);
+    const narrowed = await token(tenant, account, 'plants:read');
+
+    const created = await plants('/plants', granted.access_token, { method: 'POST', body: JSON.stringify({ id: 1, name: 'Echeveria', tag: 'succulent' }) });
+    const otherTag = await plants('/plants', granted.access_token, { method: 'POST', body: JSON.stringify({ id: 2, name: 'Fern', tag: 'fern' }) });
+    const refused = await plants('/plants', narrowed.access_token, { method: 'POST', body: JSON.stringify({ id: 3, name: 'Aloe', tag: 'succulent' }) });
+
+    expect({ granted: granted.scope, narrowed: narrowed.scope }).toEqual({ granted: 'plants:read plants:write', narrowed: 'plants:read' });
+    expect({ status: created.status, body: await created.json() }).toEqual({ status: 200, body: { name: 'Echeveria', tag: 'succulent' } });
+    expect(otherTag.status).toBe(403);
+    expect({ status: refused.status, body: await refused.json() }).toEqual({ status: 403, body: { error: 403, message: "Creating a plant needs the plants:write scope; the token's scope is narrower" } });
+    expect(await (await plants('/plants', narrowed.access_token)).json()).toEqual([{ name: 'Echeveria', tag: 'succulent' }]);
+  });
+
   test("When another tenant's account lists plants, then it sees only its own tenant's plants", async () => {
     const a = await createTenant();
     const b = await createTenant();
