@@ -14,8 +14,10 @@ const BATCH = 500;
  * name and credentials with `name_key` null (Postgres' unique index lets nulls repeat), so
  * nothing is lost or renamed behind the operator's back, and any new account that looks like
  * either one is refused. `select realm, name from service_accounts where name_key is null`
- * lists them for a person to rename or remove. A change of `nameKey`'s algorithm (or of its
- * confusables data) needs a migration like this one to recompute the keys.
+ * lists them for a person to rename or remove. Rows written by a replica of the previous
+ * release during a rolling update get no key either (that code does not know the column), and
+ * show up in the same query. A change of `nameKey`'s algorithm (or of its confusables data)
+ * needs a migration like this one to recompute the keys.
  */
 export const serviceAccountNameKeys: Migration = {
   name: '007-service-account-name-keys',
