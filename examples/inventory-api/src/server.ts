@@ -31,7 +31,8 @@ const app = express();
 app.get('/healthz', (_req, res) => {
   res.status(auth.isReady() ? 200 : 503).json({ ready: auth.isReady() });
 });
-app.get('/inventory', auth.middleware, (req, res) => {
+// requireRole reads the token's scope too: View needs plants:read, Edit plants:write (a narrowed token does less).
+app.get('/inventory', auth.middleware, auth.requireRole('View'), (req, res) => {
   const caller = principalOf(req);
   res.json({ tenant: caller.tenant, caller: caller.sub, sender_constrained: caller.jkt !== undefined, items: [{ sku: 'pot-12cm', count: 40 }] });
 });

@@ -86,6 +86,17 @@ describe('An API of another team, protected by @plant/resource-auth', () => {
     expect(await status(inventory(), forInventory, { method: 'POST' })).toBe(201);
   });
 
+  test('When an Edit account asks a token for the inventory API with scope=plants:read, then the API lets it read and refuses its write with 403', async () => {
+    const narrowed = await p.grantToken(tenant, account, { resource: INVENTORY, scope: 'plants:read' });
+    const written = await fetch(inventory(), { method: 'POST', headers: { authorization: `Bearer ${narrowed}` } });
+    expect(await status(inventory(), narrowed)).toBe(200);
+    expect({ status: written.status, challenge: written.headers.get('www-authenticate'), body: await written.json() }).toEqual({
+      status: 403,
+      challenge: expect.stringContaining('error="insufficient_scope"'),
+      body: { error: 403, message: "This operation needs the plants:write scope; the token's scope is narrower" },
+    });
+  });
+
   test.each<[string, (a: ServiceAccount) => Promise<unknown>]>([
     ['its secret is reset', (a) => p.resetSecret(tenant, a.clientId)],
     ['it is deleted', (a) => p.deleteServiceAccount(tenant, a.clientId)],

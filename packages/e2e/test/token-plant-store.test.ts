@@ -23,14 +23,14 @@ async function createTenant(): Promise<string> {
 
 const serviceAccount = (tenant: string, role: 'View' | 'Edit') => p.createServiceAccount(tenant, { role });
 
-async function token(tenant: string, account: { clientId: string; secret: string }): Promise<{ access_token: string; scope: string }> {
+async function token(tenant: string, account: { clientId: string; secret: string }, scope?: string): Promise<{ access_token: string; scope: string }> {
   const res = await fetch(`${p.tokenService.url}/realms/${tenant}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: `Basic ${Buffer.from(`${account.clientId}:${account.secret}`).toString('base64')}`,
     },
-    body: 'grant_type=client_credentials',
+    body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }).toString(),
   });
   expect(res.status).toBe(200);
   return (await res.json()) as { access_token: string; scope: string };
@@ -70,6 +70,39 @@ describe('token service + Plant Store (separate processes)', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(await refused.json()).toEqual({ error: 403, message: expect.any(String) });
+  });
+
+  test('When an Edit service account asks for scope=plants:read, then its token lists plants but creating one is 403 insufficient_scope', async () => {
+    const tenant = await createTenant();
+    const narrowed = await token(tenant, await serviceAccount(tenant, 'Edit'), 'plants:read');
+
+    const refused = await plants('/plants', narrowed.access_token, { method: 'POST', body: JSON.stringify({ id: 3, name: 'Pothos' }) });
+    const listed = await plants('/plants', narrowed.access_token);
+
+    expect(narrowed.scope).toBe('plants:read');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(await refused.json()).toEqual({ error: 403, message: "Creating a plant needs the plants:write scope; the token's scope is narrower" });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual([]);
+  });
+
+  test('When a View service account has an edit grant on a tag, then its token creates plants of that tag only, and not once narrowed to plants:read', async () => {
+    const tenant = await createTenant();
+    const account = await p.createServiceAccount(tenant, { role: 'View' });
+    await p.updateServiceAccount(tenant, account.clientId, { grants: [{ tag: 'succulent', permission: 'edit' }] });
+    const granted = await token(tenant, account);
+    const narrowed = await token(tenant, account, 'plants:read');
+
+    const created = await plants('/plants', granted.access_token, { method: 'POST', body: JSON.stringify({ id: 1, name: 'Echeveria', tag: 'succulent' }) });
+    const otherTag = await plants('/plants', granted.access_token, { method: 'POST', body: JSON.stringify({ id: 2, name: 'Fern', tag: 'fern' }) });
+    const refused = await plants('/plants', narrowed.access_token, { method: 'POST', body: JSON.stringify({ id: 3, name: 'Aloe', tag: 'succulent' }) });
+
+    expect({ granted: granted.scope, narrowed: narrowed.scope }).toEqual({ granted: 'plants:read plants:write', narrowed: 'plants:read' });
+    expect({ status: created.status, body: await created.json() }).toEqual({ status: 200, body: { name: 'Echeveria', tag: 'succulent' } });
+    expect(otherTag.status).toBe(403);
+    expect({ status: refused.status, body: await refused.json() }).toEqual({ status: 403, body: { error: 403, message: "Creating a plant needs the plants:write scope; the token's scope is narrower" } });
+    expect(await (await plants('/plants', narrowed.access_token)).json()).toEqual([{ name: 'Echeveria', tag: 'succulent' }]);
   });
 
   test("When another tenant's account lists plants, then it sees only its own tenant's plants", async () => {

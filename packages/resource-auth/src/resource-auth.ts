@@ -12,7 +12,7 @@ import { createLogger, sendError, type Logger } from '@plant/shared';
 import type { AuthenticatedRequest } from './bearer/authenticated-request.js';
 import { createBearerAuth } from './bearer/bearer-auth.js';
 import { MissingToken } from './bearer/bearer-errors.js';
-import { hasRole, type Principal, type Role } from './bearer/principal.js';
+import { roleRefusal, roleRefusalMessage, type Principal, type Role } from './bearer/principal.js';
 import { createRedisReplayStore } from './dpop/dpop-replay-store.js';
 import { createRevocationSync } from './revocation/revocation-sync.js';
 
@@ -101,8 +101,11 @@ export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
       return (req, res, next) => {
         const principal = (req as RequestWithAuth).auth;
         if (principal === undefined) respond(req, res, new MissingToken(realm));
-        else if (!hasRole(principal, minimum)) respond(req, res, auth.insufficientScope(`This operation needs the ${minimum} role or above`));
-        else next();
+        else {
+          const refusal = roleRefusal(principal, minimum);
+          if (refusal === undefined) next();
+          else respond(req, res, auth.insufficientScope(roleRefusalMessage(minimum, refusal)));
+        }
       };
     },
     authenticate: (req, res) => auth.authenticate(req, res),

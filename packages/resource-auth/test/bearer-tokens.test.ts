@@ -182,4 +182,15 @@ describe('Bearer authorization helpers', () => {
       });
     }
   });
+
+  test.each(['plants:read', '', 'openid'])("When an Edit principal's token has scope %j, then a route that requires Edit answers 403 insufficient_scope", async (scope) => {
+    const h = await resourceServer();
+    const res = await request(h.url).get('/edit').set('authorization', `Bearer ${issuer.mint({ tenant: newRealm(), claims: { role: 'Edit', scope } })}`);
+    const message = "This operation needs the plants:write scope; the token's scope is narrower";
+    expect(outcome(res)).toEqual({
+      status: 403,
+      challenge: `Bearer realm="plants", error="insufficient_scope", error_description="${message}"`,
+      body: { error: 403, message },
+    });
+  });
 });

@@ -89,6 +89,18 @@ describe('createResourceAuth', () => {
     expect({ status: res.status, challenge: res.headers['www-authenticate'], body: res.body.error }).toEqual({ status: 403, challenge: expect.stringContaining('error="insufficient_scope"'), body: 403 });
   });
 
+  test("When an Edit token's scope is narrowed to plants:read, then a route that needs Edit answers 403 insufficient_scope naming the scope", async () => {
+    const message = "This operation needs the plants:write scope; the token's scope is narrower";
+    const res = await request(app).post('/orders').set('authorization', `Bearer ${mint({ role: 'Edit', scope: 'plants:read' })}`);
+    expect({ status: res.status, challenge: res.headers['www-authenticate'], body: res.body }).toEqual({
+      status: 403,
+      challenge: `Bearer realm="orders", error="insufficient_scope", error_description="${message}"`,
+      body: { error: 403, message },
+    });
+    const full = await request(app).post('/orders').set('authorization', `Bearer ${mint({ role: 'Edit', scope: 'plants:read plants:write' })}`);
+    expect(full.status).toBe(201);
+  });
+
   test("When the token service publishes a revocation of the caller, then both refuse its older token at once ('Token has been revoked')", async () => {
     const sub = uniqueName('revoked');
     const token = mint({ sub, ver: 1 });

@@ -7,6 +7,7 @@
  */
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
+import { hasInvisibleCharacters, NAME_RULE } from './name-text.js';
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
@@ -60,6 +61,19 @@ export function boundedText(field: string, max: number) {
 }
 
 /**
+ * `boundedText` for a name or tag a person reads (name-text.ts, "Names a person can trust"):
+ * also refuses format characters (bidi controls, zero-width), private-use and unassigned code
+ * points and line/paragraph separators. The OpenAPI pattern stays `boundedText`'s (a pattern
+ * cannot spell Unicode properties for validators without the `u` flag); the description says
+ * the rest.
+ */
+export function nameText(field: string, max: number) {
+  return boundedText(field, max)
+    .refine((s) => !hasInvisibleCharacters(s), { error: `${field} must not contain invisible or formatting characters (bidi controls, zero-width and the like)` })
+    .meta({ description: NAME_RULE });
+}
+
+/**
  * Hand-written rather than `z.int()`: ids beyond 2^53 arrive as `LosslessNumber`s and must stay
  * exact, which no zod number schema keeps. The meta documents what `parseInt64` accepts.
  */
@@ -79,8 +93,8 @@ export const Int64Id = z
 export const NewPlantSchema = z
   .object({
     id: Int64Id.meta({ description: 'Identification number of the plant' }),
-    name: boundedText('name', PLANT_NAME_MAX).meta({ description: 'The name of the plant' }),
-    tag: boundedText('tag', PLANT_TAG_MAX).meta({ description: 'Tag that specifies the type' }).optional(),
+    name: nameText('name', PLANT_NAME_MAX).meta({ description: `The name of the plant. ${NAME_RULE}` }),
+    tag: nameText('tag', PLANT_TAG_MAX).meta({ description: `Tag that specifies the type. ${NAME_RULE}` }).optional(),
   })
   .meta({ id: 'NewPlant' });
 export type NewPlant = z.output<typeof NewPlantSchema>;

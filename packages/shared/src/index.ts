@@ -16,6 +16,7 @@ export * from './json-body.js';
 export * from './logger.js';
 export * from './management-app.js';
 export * from './metrics.js';
+export * from './name-text.js';
 export * from './node-route.js';
 export * from './openapi-document.js';
 export * from './page-look.js';

@@ -52,6 +52,25 @@ describe('creating service accounts', () => {
   });
 });
 
+describe('names that look alike', () => {
+  /** Each printable ASCII character as its fullwidth form (U+FF01…), which NFKC folds back. */
+  const fullwidth = (text: string) => text.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+
+  test.each([
+    ['a Cyrillic а for the Latin a', (name: string) => `\u0430${name.slice(1)}`],
+    ['fullwidth letters and digits', fullwidth],
+  ])('When a name exists and another with %s is created, then it answers 409 and the list shows only the first', async (_case, lookalike) => {
+    const name = uniqueName('admin');
+    expect((await p.asAdminSession('POST', '/service-accounts', { name })).status).toBe(201);
+
+    const res = await p.asAdminSession('POST', '/service-accounts', { name: lookalike(name) });
+    const listed = (await (await p.asAdminSession('GET', '/service-accounts')).json()) as Array<{ name: string }>;
+
+    expect({ status: res.status, answer: await res.json() }).toEqual({ status: 409, answer: { error: 409, message: 'A service account with this name already exists' } });
+    expect(listed.map((a) => a.name).filter((n) => n.endsWith(name.slice(1)) || n === lookalike(name))).toEqual([name]);
+  });
+});
+
 describe('the 25-account cap', () => {
   test('When a tenant has 25 service accounts, then the 26th create answers 409 with the cap message, and no audit event is written for it', async () => {
     const capped = await createTenant(p.ts);

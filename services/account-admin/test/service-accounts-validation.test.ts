@@ -6,6 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { useSignedInPortal } from './helpers/portal-api.js';
 
 const p = useSignedInPortal();
+const INVISIBLE = (field: string) => `${field} must not contain invisible or formatting characters (bidi controls, zero-width and the like)`;
 
 describe('create bodies', () => {
   test('When the body is invalid, then create answers 400 and creates nothing', async () => {
@@ -14,6 +15,9 @@ describe('create bodies', () => {
       [{ name: '' }, 'name must not be empty'],
       [{ name: 'x'.repeat(65) }, 'name must be at most 64 characters'],
       [{ name: 'bad\u0007name' }, 'name must not contain control characters'],
+      [{ name: 'ad\u200Bmin' }, INVISIBLE('name')],
+      [{ name: 'deploy\u202Edlo-' }, INVISIBLE('name')],
+      [{ name: 'a\u2066b\u2069' }, INVISIBLE('name')],
       [{ name: 42 }, 'name must be a string'],
       [{ name: 'ok', role: 'Edit' }, 'Unknown field "role"; the body is {name}'],
       [[], 'Body must be a JSON object {name}'],
@@ -47,6 +51,7 @@ describe('change bodies', () => {
       [{ grants: [{ tag: 'a', permission: 'view' }] }, 'grants.0.permission: permission must be "edit"'],
       [{ grants: [{ tag: 'a', permission: 'edit' }, { tag: 'a', permission: 'edit' }] }, 'grants must not repeat a tag'],
       [{ grants: 'roses' }, 'grants must be an array'],
+      [{ grants: [{ tag: 'fern\u202Es', permission: 'edit' }] }, `grants.0.tag: ${INVISIBLE('tag')}`],
       [{ dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens must be true or false'],
       [{ role: 'Edit', actor: 'someone-else' }, 'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?}'],
     ];

@@ -130,6 +130,54 @@ describe('Plant Store authorization', () => {
   });
 });
 
+describe('Plant Store scope', () => {
+  const narrowed = "Creating a plant needs the plants:write scope; the token's scope is narrower";
+
+  test('When an Edit principal\'s token is narrowed to plants:read, then it lists but creating is 403 insufficient_scope and nothing is stored', async () => {
+    const own = store.newTenant();
+    const bearer = `Bearer ${store.token(own, { role: 'Edit', scope: 'plants:read' })}`;
+    const res = await post(bearer, { id: 1, name: 'Monstera' });
+    expect({ status: res.status, challenge: res.headers['www-authenticate'], body: res.body }).toEqual({
+      status: 403,
+      challenge: `Bearer realm="plants", error="insufficient_scope", error_description="${narrowed}"`,
+      body: { error: 403, message: narrowed },
+    });
+    expect(await list(bearer)).toMatchObject({ status: 200, body: [] });
+  });
+
+  test('When an Edit principal\'s token carries plants:read plants:write, then it creates', async () => {
+    const res = await post(`Bearer ${store.token(tenant, { role: 'Edit', scope: 'plants:read plants:write' })}`, { id: nextId++, name: 'Ivy' });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { name: 'Ivy' } });
+  });
+
+  test('When a View principal with an edit grant on a tag has a plants:read token, then creating a plant of that tag is 403 and nothing is stored', async () => {
+    const own = store.newTenant();
+    const bearer = `Bearer ${store.token(own, { role: 'View', grants: [{ tag: 'succulent', permission: 'edit' }], scope: 'plants:read' })}`;
+    const res = await post(bearer, { id: 1, name: 'Echeveria', tag: 'succulent' });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { error: 403, message: narrowed } });
+    expect((await list(`Bearer ${store.token(own)}`)).body).toEqual([]);
+  });
+
+  test.each([
+    ['plants:write only', 'plants:write'],
+    ['an empty scope', ''],
+    ['a scope of another API', 'openid email profile'],
+  ])('When a token carries %s, then listing plants is 403 insufficient_scope', async (_case, scope) => {
+    const res = await list(`Bearer ${store.token(tenant, { role: 'Edit', scope })}`);
+    const message = "Listing plants needs the plants:read scope; the token's scope is narrower";
+    expect({ status: res.status, challenge: res.headers['www-authenticate'], body: res.body }).toEqual({
+      status: 403,
+      challenge: `Bearer realm="plants", error="insufficient_scope", error_description="${message}"`,
+      body: { error: 403, message },
+    });
+  });
+
+  test('When a plants:write-only token of an Edit principal creates, then 200 (writing does not need reading)', async () => {
+    const res = await post(`Bearer ${store.token(tenant, { role: 'Edit', scope: 'plants:write' })}`, { id: nextId++, name: 'Fern' });
+    expect(res.status).toBe(200);
+  });
+});
+
 describe('Tenant isolation', () => {
   test('When tenants A and B hold plants, then a token of A never sees B\'s plants and ids do not collide', async () => {
     const a = store.newTenant();

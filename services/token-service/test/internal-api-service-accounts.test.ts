@@ -11,6 +11,7 @@ let revocations: Awaited<ReturnType<typeof listenToRevocations>>;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const SECRET = /^pss_[0-9A-Za-z]{49}$/;
+const INVISIBLE = 'name must not contain invisible or formatting characters (bidi controls, zero-width and the like)';
 
 beforeAll(async () => {
   h = await startHarness();
@@ -80,6 +81,32 @@ describe('service accounts', () => {
     expect(res.body).toEqual({ error: 409, message: 'A service account with this name already exists' });
   });
 
+  test.each([
+    ['a Cyrillic А', '\u0410dmin'],
+    ['fullwidth letters (NFKC)', '\uff21\uff44\uff4d\uff49\uff4e'],
+    ['rn for m', 'adrnin'],
+    ['a Greek capital alpha and a Roman numeral one', '\u0391dm\u2160n'],
+  ])('When "Admin" exists and a name with %s that looks the same is created, then 409 and only "Admin" is listed', async (_case, lookalike) => {
+    const { tenant: own } = await h.createTenant();
+    await api.createServiceAccount(own, 'Admin');
+
+    const res = await request(h.internalUrl).post(`/internal/v1/realms/${own}/service-accounts`).set('authorization', AUTH).send({ name: lookalike, actor: 'a' });
+    const list = await request(h.internalUrl).get(`/internal/v1/realms/${own}/service-accounts`).set('authorization', AUTH);
+
+    expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { error: 409, message: 'A service account with this name already exists' } });
+    expect(list.body.map((a: { name: string }) => a.name)).toEqual(['Admin']);
+  });
+
+  test('When names only look alike in another realm, then both are created', async () => {
+    const { tenant: a } = await h.createTenant();
+    const { tenant: b } = await h.createTenant();
+    await api.createServiceAccount(a, 'Admin');
+
+    const res = await request(h.internalUrl).post(`/internal/v1/realms/${b}/service-accounts`).set('authorization', AUTH).send({ name: '\u0410dmin', actor: 'a' });
+
+    expect({ status: res.status, name: res.body.name }).toEqual({ status: 201, name: '\u0410dmin' });
+  });
+
   test('When an account is deleted, then its name can be used again', async () => {
     const first = await api.createServiceAccount(tenant, 'Reusable');
     await api.remove(tenant, first.client_id).expect(204);
@@ -94,6 +121,13 @@ describe('service accounts', () => {
     ['an empty name', { name: '   ' }, 'name must not be empty'],
     ['a name of 65 characters', { name: 'x'.repeat(65) }, 'name must be at most 64 characters'],
     ['a name with a control character', { name: 'bad\u0007name' }, 'name must not contain control characters'],
+    ['a zero-width space (ad\\u200Bmin)', { name: 'ad\u200Bmin' }, INVISIBLE],
+    ['a right-to-left override (deploy\\u202Edlo-)', { name: 'deploy\u202Edlo-' }, INVISIBLE],
+    ['a left-to-right isolate', { name: 'a\u2066b' }, INVISIBLE],
+    ['a byte order mark', { name: '\ufeffadmin' }, INVISIBLE],
+    ['a private-use character', { name: 'a\ue000' }, INVISIBLE],
+    ['a line separator', { name: 'a\u2028b' }, INVISIBLE],
+    ['an unassigned code point', { name: 'a\u0378' }, INVISIBLE],
     ['a number as name', { name: 12 }, 'name must be a string'],
     ['an array body', [], 'body must be a JSON object'],
   ])('When the body has %s, then 400', async (_name, body, message) => {
@@ -186,6 +220,7 @@ describe('service accounts', () => {
     ['a grant with another permission', { grants: [{ tag: 'x', permission: 'delete' }] }, 'grants.0.permission: permission must be "edit"'],
     ['a repeated tag', { grants: [{ tag: 'x', permission: 'edit' }, { tag: 'x', permission: 'edit' }] }, 'grants must not repeat a tag'],
     ['a tag of 65 characters', { grants: [{ tag: 'x'.repeat(65), permission: 'edit' }] }, 'grants.0.tag: tag must be at most 64 characters'],
+    ['a tag with a right-to-left override', { grants: [{ tag: 'fern\u202Es', permission: 'edit' }] }, 'grants.0.tag: tag must not contain invisible or formatting characters (bidi controls, zero-width and the like)'],
     ['grants that are not an array', { grants: 'x' }, 'grants must be an array'],
   ])('When a change has %s, then 400 and nothing changes', async (_name, body, message) => {
     const account = await api.createServiceAccount(tenant);

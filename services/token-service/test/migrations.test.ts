@@ -6,6 +6,7 @@ import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payl
 import { revocationSnapshotIndexes } from '../src/data-access/migrations/0003-revocation-snapshot-indexes.js';
 import { revocationChanges } from '../src/data-access/migrations/0004-revocation-changes.js';
 import { serviceAccountCredentials } from '../src/data-access/migrations/0005-service-account-credentials.js';
+import { serviceAccountNameKeys } from '../src/data-access/migrations/0007-service-account-name-keys.js';
 import { migrations } from '../src/data-access/migrations/index.js';
 
 // A schema of its own: these tests run migrations up and down.
@@ -110,5 +111,34 @@ describe('the token service migrations', () => {
     await expect(db('service_accounts').where({ sub: 'sa-mig' }).update({ secret_digest: null })).rejects.toThrow(/service_accounts_secret_created/);
     expect(await columnsOf('service_account_keys')).toEqual(expect.arrayContaining(['public_jwk jsonb', 'thumbprint text']));
   });
-});
 
+  test('When the name-key migration runs over accounts that already look alike, then the oldest keeps the key, the others keep their rows without one, and a new look-alike is refused', async () => {
+    await migrateLatest(db, schema, migrations);
+    await db.transaction((trx) => serviceAccountNameKeys.down(trx));
+    const realm = uniqueName('keys');
+    const other = uniqueName('keys');
+    await db('realms').insert([{ name: realm }, { name: other }]);
+    const accounts = [
+      { sub: 'sa-newer', realm, name: '\u0410dmin', at: '2026-02-01T00:00:00Z' },
+      { sub: 'sa-older', realm, name: 'Admin', at: '2026-01-01T00:00:00Z' },
+      { sub: 'sa-fullwidth', realm, name: '\uff21\uff24\uff2d\uff29\uff2e', at: '2026-03-01T00:00:00Z' },
+      { sub: 'sa-plain', realm, name: 'nightly', at: '2026-01-01T00:00:00Z' },
+      { sub: 'sa-other-realm', realm: other, name: '\u0410dmin', at: '2026-04-01T00:00:00Z' },
+    ];
+    await db('principals').insert(accounts.map((a) => ({ sub: a.sub, realm: a.realm, kind: 'service_account', created_at: new Date(a.at) })));
+    await db('service_accounts').insert(accounts.map((a) => ({ sub: a.sub, realm: a.realm, name: a.name, role: 'View', secret_digest: 'ab', secret_created_at: new Date(a.at) })));
+
+    await db.transaction((trx) => serviceAccountNameKeys.up(trx));
+    const rows = await db('service_accounts').whereIn('sub', accounts.map((a) => a.sub)).orderBy('sub').select('sub', 'name', 'name_key');
+
+    expect(rows).toEqual([
+      { sub: 'sa-fullwidth', name: '\uff21\uff24\uff2d\uff29\uff2e', name_key: null },
+      { sub: 'sa-newer', name: '\u0410dmin', name_key: null },
+      { sub: 'sa-older', name: 'Admin', name_key: 'adrnin' },
+      { sub: 'sa-other-realm', name: '\u0410dmin', name_key: 'adrnin' },
+      { sub: 'sa-plain', name: 'nightly', name_key: 'nightly' },
+    ]);
+    await db('principals').insert({ sub: 'sa-late', realm, kind: 'service_account' });
+    await expect(db('service_accounts').insert({ sub: 'sa-late', realm, name: 'ADM\u0399N', name_key: 'adrnin', role: 'View', secret_digest: 'ab', secret_created_at: new Date() })).rejects.toThrow(/service_accounts_name_key_unique/);
+  });
+});

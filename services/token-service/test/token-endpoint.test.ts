@@ -76,6 +76,18 @@ describe('client credentials grant', () => {
     });
   });
 
+  test('When a View account with an edit grant asks without scope, then it gets plants:write too (its grant needs it) and stays View', async () => {
+    const account = await api.createServiceAccount(tenant);
+    await api.patch(tenant, account.client_id, { grants: [{ tag: 'succulent', permission: 'edit' }] }).expect(200);
+
+    const res = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
+    const narrowed = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials', scope: 'plants:read' });
+
+    expect({ status: res.status, scope: res.body.scope }).toEqual({ status: 200, scope: 'plants:read plants:write' });
+    expect(decodeJwt(res.body.access_token).payload).toMatchObject({ scope: 'plants:read plants:write', role: 'View', grants: [{ tag: 'succulent', permission: 'edit' }] });
+    expect({ status: narrowed.status, scope: narrowed.body.scope }).toEqual({ status: 200, scope: 'plants:read' });
+  });
+
   test('When an Edit account asks for plants:read only, then the token carries only that scope', async () => {
     const account = await api.createServiceAccount(tenant);
     await api.patch(tenant, account.client_id, { role: 'Edit' }).expect(200);

@@ -34,7 +34,7 @@ import { BearerTokenChecks } from './bearer-token-checks.js';
 import { FetchBudget } from './fetch-budget.js';
 import { JwksCache } from './jwks-cache.js';
 import type { AuthenticatedRequest } from './authenticated-request.js';
-import { hasRole, type Principal, type Role } from './principal.js';
+import { roleRefusal, roleRefusalMessage, type Principal, type Role } from './principal.js';
 import { readHandler, type Caller } from './read-handler.js';
 import { RealmDirectory } from './realm-directory.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
@@ -214,8 +214,10 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       return function requireRoleMiddleware(req: Request, _res: Response, next: NextFunction): void {
         const principal = req.auth;
         if (principal === undefined) next(new MissingToken(realm));
-        else if (!hasRole(principal, minimum)) next(new InsufficientScope(realm, `This operation needs the ${minimum} role or above`));
-        else next();
+        else {
+          const refusal = roleRefusal(principal, minimum);
+          next(refusal === undefined ? undefined : new InsufficientScope(realm, roleRefusalMessage(minimum, refusal)));
+        }
       };
     },
     insufficientScope(message: string) {

@@ -43,14 +43,58 @@ export interface Principal {
 
 const ROLE_RANK: Record<Role, number> = { View: 1, Edit: 2, 'Account Admin': 3 };
 
-/** True when the principal's role is `minimum` or above (View < Edit < Account Admin). */
-export function hasRole(principal: Principal, minimum: Role): boolean {
-  return ROLE_RANK[principal.role] >= ROLE_RANK[minimum];
+/** Reading: what the View role allows (listing plants, any API's reads). */
+export const READ_SCOPE = 'plants:read';
+/** Changing: what the Edit role or an edit grant allows (creating plants, any API's writes). */
+export const WRITE_SCOPE = 'plants:write';
+
+/**
+ * The scope a token must carry to use each role's powers. The token service names its scopes
+ * after the Plant Store for every audience (another API's token gets "the role's scope"), so
+ * at any API `plants:read` means "may read" and `plants:write` "may change"; the Account Admin
+ * role has no scope of its own and writes with `plants:write`.
+ */
+const ROLE_SCOPE: Record<Role, string> = { View: READ_SCOPE, Edit: WRITE_SCOPE, 'Account Admin': WRITE_SCOPE };
+
+/** The scope `requireRole(minimum)` / `hasRole(_, minimum)` needs in the token besides the role. */
+export function scopeForRole(minimum: Role): string {
+  return ROLE_SCOPE[minimum];
 }
 
-/** True when the principal holds an `edit` grant on exactly this tag. */
+/** True when the token's space-separated `scope` holds exactly this value (RFC 6749 §3.3). */
+export function hasScope(principal: Principal, scope: string): boolean {
+  return principal.scope.split(' ').includes(scope);
+}
+
+/**
+ * True when the principal's role is `minimum` or above (View < Edit < Account Admin) and the
+ * token's scope allows that level (`scopeForRole`): a scope narrows what the role allows and
+ * never widens it, so an Edit account's `plants:read` token only reads.
+ */
+export function hasRole(principal: Principal, minimum: Role): boolean {
+  return roleRefusal(principal, minimum) === undefined;
+}
+
+/** True when the principal holds an `edit` grant on exactly this tag and its token may write (`plants:write`). */
 export function hasEditGrant(principal: Principal, tag: string): boolean {
-  return principal.grants.some((grant) => grant.permission === 'edit' && grant.tag === tag);
+  return editGrantRefusal(principal, tag) === undefined;
+}
+
+/** Why `hasRole(principal, minimum)` is false (`role` first: a View account cannot get `plants:write`); undefined when true. */
+export function roleRefusal(principal: Principal, minimum: Role): 'role' | 'scope' | undefined {
+  if (ROLE_RANK[principal.role] < ROLE_RANK[minimum]) return 'role';
+  return hasScope(principal, ROLE_SCOPE[minimum]) ? undefined : 'scope';
+}
+
+/** Why `hasEditGrant(principal, tag)` is false (`grant` first); undefined when true. */
+export function editGrantRefusal(principal: Principal, tag: string): 'grant' | 'scope' | undefined {
+  if (!principal.grants.some((grant) => grant.permission === 'edit' && grant.tag === tag)) return 'grant';
+  return hasScope(principal, WRITE_SCOPE) ? undefined : 'scope';
+}
+
+/** The `insufficient_scope` message of `requireRole(minimum)` for a refusal. */
+export function roleRefusalMessage(minimum: Role, refusal: 'role' | 'scope'): string {
+  return refusal === 'role' ? `This operation needs the ${minimum} role or above` : `This operation needs the ${ROLE_SCOPE[minimum]} scope; the token's scope is narrower`;
 }
 
 const MAX_GRANTS = 1000;

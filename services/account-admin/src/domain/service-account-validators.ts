@@ -3,7 +3,7 @@
  * with and what the OpenAPI document is generated from (`.meta` names their components); the
  * audit paging and path parsers are hand-written, and their schemas here state what they accept.
  */
-import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
+import { boundedText, grantsSchema, NAME_RULE, nameText, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
 import { z } from 'zod';
 
 const CLIENT_ID_MAX = 128;
@@ -19,7 +19,15 @@ export const ServiceAccountPath = z.object({ client_id: z.string().max(CLIENT_ID
 
 /** A required text field whose absence reads "<field> is required". */
 export function requiredText(field: string, max: number) {
-  const text = boundedText(field, max);
+  return required(field, boundedText(field, max));
+}
+
+/** A required name or tag (`nameText`: the shared rule of names a person reads, as the token service checks it). */
+export function requiredName(field: string, max: number) {
+  return required(field, nameText(field, max));
+}
+
+function required(field: string, text: ReturnType<typeof boundedText>) {
   // The document describes a pipe by its input side: carry the text's bounds over to it.
   return z
     .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
@@ -34,7 +42,7 @@ export function unknownFieldMessage(shape: string) {
 
 export const CreateServiceAccountBody = z
   .strictObject(
-    { name: requiredText('name', SERVICE_ACCOUNT_NAME_MAX).meta({ description: 'Unique in the tenant (case-insensitive); no control characters' }) },
+    { name: requiredName('name', SERVICE_ACCOUNT_NAME_MAX).meta({ description: `Unique in the tenant, compared case-insensitively and by look-alike characters (Unicode TR39 skeleton of the NFKC form). ${NAME_RULE}` }) },
     { error: unknownFieldMessage('{name}') },
   )
   .meta({ id: 'NewServiceAccount' });
@@ -43,7 +51,7 @@ export type CreateServiceAccountInput = z.output<typeof CreateServiceAccountBody
 export const GrantBody = z
   .strictObject(
     {
-      tag: requiredText('tag', PLANT_TAG_MAX),
+      tag: requiredName('tag', PLANT_TAG_MAX),
       permission: z.literal('edit', { error: 'permission must be "edit"' }),
     },
     { error: 'each grant must be an object {tag, permission: "edit"}' },

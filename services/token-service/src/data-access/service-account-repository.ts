@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Grant, type Knex, type RevocationEntry, type ServiceAccountRole } from '@plant/shared';
+import { isUniqueViolation, nameKey, type Grant, type Knex, type RevocationEntry, type ServiceAccountRole } from '@plant/shared';
 import { changeAccount } from './account-change.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';
@@ -41,8 +41,9 @@ export interface ServiceAccountRepository {
   find(realm: string, sub: string): Promise<ServiceAccountRow | undefined>;
   /**
    * Inserts the account while the realm row is locked, so creates of one realm run one after
-   * another and the count is exact. Throws `DuplicateServiceAccountName` (the unique index on
-   * (realm, lower(name)) backs the name rule).
+   * another and the count is exact. Throws `DuplicateServiceAccountName` (the unique indexes on
+   * (realm, lower(name)) and (realm, name_key) back the name rule: `nameKey` folds case,
+   * compatibility forms and look-alike characters).
    */
   create(account: NewServiceAccount, limit: number): Promise<'created' | 'unknown-realm' | 'limit-reached'>;
   /** Applies the change to the locked account and bumps its token version in the same transaction; undefined when there is no such account. */
@@ -74,7 +75,7 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
         if (Number(counted?.count ?? 0) >= limit) return 'limit-reached';
         await insertPrincipal(trx, { sub: account.sub, realm: account.realm, kind: 'service_account', created_by: account.createdBy });
         try {
-          await trx('service_accounts').insert({ sub: account.sub, realm: account.realm, name: account.name, role: account.role, secret_digest: account.secretDigest, secret_created_at: trx.fn.now() });
+          await trx('service_accounts').insert({ sub: account.sub, realm: account.realm, name: account.name, name_key: nameKey(account.name), role: account.role, secret_digest: account.secretDigest, secret_created_at: trx.fn.now() });
         } catch (err) {
           if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
           throw err;

@@ -1,4 +1,4 @@
-import { boundedText, grantsSchema, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema, TENANT_NAME_PATTERN } from '@plant/shared';
+import { boundedText, grantsSchema, nameText, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema, TENANT_NAME_PATTERN } from '@plant/shared';
 import { z } from 'zod';
 
 export { isTenantName } from '@plant/shared';
@@ -22,7 +22,7 @@ const Actor = boundedText('actor', ACTOR_MAX);
 
 export const GrantSchema = z.object(
   {
-    tag: boundedText('tag', PLANT_TAG_MAX),
+    tag: nameText('tag', PLANT_TAG_MAX),
     permission: z.literal('edit', { error: 'permission must be "edit"' }),
   },
   { error: 'each grant must be an object {tag, permission}' },
@@ -32,7 +32,7 @@ export const GrantsSchema = grantsSchema(GrantSchema);
 
 export const CreateServiceAccountSchema = z.object(
   {
-    name: boundedText('name', SERVICE_ACCOUNT_NAME_MAX),
+    name: nameText('name', SERVICE_ACCOUNT_NAME_MAX),
     actor: Actor.optional(),
   },
   { error: 'body must be a JSON object' },

@@ -43,6 +43,17 @@ export const ROLE_SCOPES: Record<string, string> = {
 
 const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
 
+/**
+ * A service account's scope: its role's, and `plants:write` too for a View account with edit
+ * grants. Resource servers let a grant create only with `plants:write` in the token (a scope
+ * narrows what the role and grants allow, @plant/resource-auth), so without it here a grant
+ * could never be used; the View role itself still writes nothing (hasRole checks the role first).
+ */
+export function serviceAccountScope(role: string, grants: readonly Grant[]): string {
+  const scope = ROLE_SCOPES[role]!;
+  return grants.length > 0 && !scope.split(' ').includes('plants:write') ? `${scope} plants:write` : scope;
+}
+
 /** URLs compare equal with or without a trailing slash on an empty path. */
 function sameResource(a: string, b: string): boolean {
   if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
@@ -52,14 +63,14 @@ function sameResource(a: string, b: string): boolean {
 }
 
 /**
- * Client credentials without `scope` get the role's scope (RFC 6749 §3.3 default);
+ * Client credentials without `scope` get the account's scope (`serviceAccountScope`, RFC 6749 §3.3 default);
  * unknown scope values are refused with invalid_scope rather than silently dropped.
  */
-function applyClientCredentialsScope(ctx: KoaContextWithOIDC, role: string): void {
+function applyClientCredentialsScope(ctx: KoaContextWithOIDC, principal: PrincipalMetadata): void {
   const params = ctx.oidc.params as Record<string, unknown>;
   const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
   if (requested.length === 0) {
-    params.scope = ROLE_SCOPES[role];
+    params.scope = serviceAccountScope(principal.role, principal.grants);
     return;
   }
   for (const scope of requested) {
@@ -176,7 +187,7 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
           else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
           if (audience === undefined) throw new errors.InvalidTarget();
           const principal = principalOf(client);
-          if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal.role);
+          if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal);
           return {
             audience,
             scope: 'plants:read plants:write',

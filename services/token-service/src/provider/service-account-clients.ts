@@ -2,7 +2,7 @@ import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { AssertionCheckUnavailable, AssertionRejected, type ClientAuthentication, type ClientAuthSource, type ClientCredential } from '../domain/authenticate-client.js';
 import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
-import { PRINCIPAL_METADATA, ROLE_SCOPES, type PrincipalMetadata } from './realm-configuration.js';
+import { PRINCIPAL_METADATA, serviceAccountScope, type PrincipalMetadata } from './realm-configuration.js';
 import type { RealmBinding } from './realm-provider.js';
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
@@ -66,7 +66,7 @@ function serviceAccountClientMetadata(credential: ClientCredential, byAssertion:
     redirect_uris: [],
     // oidc-provider then refuses a grant without a DPoP proof, and binds the token to the proof's key.
     dpop_bound_access_tokens: credential.dpop_bound_access_tokens,
-    scope: ROLE_SCOPES[credential.role],
+    scope: serviceAccountScope(credential.role, credential.grants),
     [PRINCIPAL_METADATA]: principal,
   };
 }

@@ -92,7 +92,7 @@ export const managementDialogs = html`
     <p class="muted">A new service account has the View role. You can change its role and grants afterwards.</p>
     <label for="create-name">Name</label>
     <input id="create-name" name="name" type="text" required maxlength="${SERVICE_ACCOUNT_NAME_MAX}" autocomplete="off" aria-describedby="create-help create-error" autofocus>
-    <p id="create-help" class="hint">Unique in this account, up to ${SERVICE_ACCOUNT_NAME_MAX} characters, for example <code>nightly-import</code>.</p>
+    <p id="create-help" class="hint">Unique in this account (names that look alike count as one), up to ${SERVICE_ACCOUNT_NAME_MAX} characters, for example <code>nightly-import</code>; no invisible or bidi characters.</p>
     <p id="create-error" class="alert alert-error" role="alert" hidden></p>
     <div class="dialog-actions">
       <button type="button" class="button" data-close>Cancel</button>

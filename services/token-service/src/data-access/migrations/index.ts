@@ -5,8 +5,9 @@ import { revocationSnapshotIndexes } from './0003-revocation-snapshot-indexes.js
 import { revocationChanges } from './0004-revocation-changes.js';
 import { serviceAccountCredentials } from './0005-service-account-credentials.js';
 import { dpopBoundAccessTokens } from './0006-dpop-bound-access-tokens.js';
+import { serviceAccountNameKeys } from './0007-service-account-name-keys.js';
 
 export { SCHEMA } from './schema.js';
 
 /** Applied in order by `migrate.ts` and by the jest global setup. Files are numbered with four digits; the recorded names keep three, as '001-auth-schema' was first recorded. */
-export const migrations: Migration[] = [authSchema, oidcPayloadDigests, revocationSnapshotIndexes, revocationChanges, serviceAccountCredentials, dpopBoundAccessTokens];
+export const migrations: Migration[] = [authSchema, oidcPayloadDigests, revocationSnapshotIndexes, revocationChanges, serviceAccountCredentials, dpopBoundAccessTokens, serviceAccountNameKeys];
