@@ -8,7 +8,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { BadRequest, MAX_GRANTS, parseJsonLossless } from '@plant/shared';
 import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-validators.js';
-import { AddKeyBody, AddTrustBody, isKeyId, isTrustId, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../src/domain/credential-validators.js';
+import { AddKeyBody, AddTrustBody, isKeyId, isTrustId, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../src/domain/service-account-credential-validators.js';
 import { CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';
 import { accountAdminOperations } from '../src/entry-points/api/openapi.js';
 import { document, documentSchema, schemaErrors } from './helpers/openapi-check.js';

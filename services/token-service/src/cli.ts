@@ -5,14 +5,12 @@ import { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
-import { createTenant } from './domain/create-tenant.js';
-import { createUser } from './domain/create-user.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { EmailSchema, PasswordSchema, TenantNameSchema, UserRoleSchema } from './domain/principal-validators.js';
 import { issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
-import { getSigningAlgorithm } from './domain/get-signing-algorithm.js';
-import { rotateSigningKey } from './domain/rotate-signing-key.js';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-keys.js';
+import { getSigningAlgorithm, rotateSigningKey, SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-keys.js';
+import { createTenant } from './domain/tenants.js';
+import { createUser } from './domain/users.js';
 
 /**
  * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on

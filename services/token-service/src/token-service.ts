@@ -18,7 +18,7 @@ import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
 import { KEY_ROTATION_CHANNEL, keyChangeMessage, parseKeyChangeMessage } from './domain/realm-naming.js';
 import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
-import { RevocationPruner } from './domain/prune-revocations.js';
+import { RevocationPruner } from './domain/revocation-feed.js';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';

@@ -121,7 +121,7 @@ describe('signing key rotation (CLI keys rotate)', () => {
     const switching = await cli('keys', 'rotate', uniqueName('none'), '--alg', 'ES256');
     const { tenant } = await h.createTenant();
     await h.service.db('signing_keys').where({ realm: tenant }).whereNull('retired_at').update({ retired_at: h.service.db.raw('now()') });
-    const { rotateSigningKey } = await import('../src/domain/rotate-signing-key.js');
+    const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
     const rotated = await rotateSigningKey(h.service.identity, tenant);
 
     expect(plain).toEqual({ code: 1, stderr: 'error: Tenant not found\n' });
@@ -131,7 +131,7 @@ describe('signing key rotation (CLI keys rotate)', () => {
 
   test('When the retired key is older than a token lifetime plus skew, then it leaves the JWKS', async () => {
     const { tenant, kid: oldKid } = await h.createTenant();
-    const { rotateSigningKey } = await import('../src/domain/rotate-signing-key.js');
+    const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
     const rotated = await rotateSigningKey(h.service.identity, tenant);
 
     await h.service.db('signing_keys').where({ kid: oldKid }).update({ retired_at: h.service.db.raw("now() - interval '361 seconds'") });

@@ -1,7 +1,8 @@
 /**
- * Service-account management: each use case (`<verb>-service-account.ts` beside this file)
- * checks who may act, asks the token service (which holds every credential) and records what
- * happened in the audit trail through the helpers here.
+ * Service-account management as the account admin API and portal offer it: each change below
+ * (and creating, create-service-account.ts) checks who may act, asks the token service (which
+ * holds every credential) and records what happened in the audit trail through the helpers at
+ * the top. Reads (get-, list-service-accounts, get-service-account-credentials) record nothing.
  *
  * Nothing half-done:
  * - a call the token service refused or could not take writes no audit event;
@@ -17,12 +18,21 @@
  *   counted, so an operator can replay it. The caller gets the result (a reset secret must
  *   reach its owner, or the account stays unusable).
  */
-import type { Logger } from '@plant/shared';
+import {
+  NotFound,
+  type Logger,
+  type ServiceAccount,
+  type ServiceAccountChange,
+  type ServiceAccountKey,
+  type ServiceAccountTrust,
+  type ServiceAccountWithSecret,
+  type TokenServiceClient,
+} from '@plant/shared';
 import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
-import type { TokenServiceClient } from '@plant/shared';
-import type { Actor, RequestMeta } from './actor.js';
+import { actorLabel, assertCanManage, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable, ServiceAccountNotFound } from './errors.js';
-import { isClientId } from './service-account-validators.js';
+import { isKeyId, isTrustId, type AddKeyInput, type AddTrustInput } from './service-account-credential-validators.js';
+import { isClientId, type UpdateServiceAccountInput } from './service-account-validators.js';
 
 export interface ServiceAccountDeps {
   tokenService: TokenServiceClient;
@@ -87,4 +97,114 @@ export async function recordIrreversible(deps: ServiceAccountDeps, event: NewAud
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
+}
+
+/** Changes the role, grants and/or the DPoP requirement; the audit event records each change as from/to. */
+export async function updateServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, input: UpdateServiceAccountInput): Promise<ServiceAccount> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  const change: ServiceAccountChange = {};
+  if (input.role !== undefined) change.role = input.role;
+  if (input.grants !== undefined) change.grants = input.grants.map((g) => ({ tag: g.tag, permission: g.permission }));
+  if (input.dpop_bound_access_tokens !== undefined) change.dpop_bound_access_tokens = input.dpop_bound_access_tokens;
+  const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  const updated = await deps.tokenService.updateServiceAccount(actor.tenant, clientId, change, actorLabel(actor));
+  const details: Record<string, unknown> = {};
+  if (change.role !== undefined) details.role = { from: before.role, to: updated.role };
+  if (change.grants !== undefined) details.grants = { from: before.grants.map((g) => g.tag), to: updated.grants.map((g) => g.tag) };
+  if (change.dpop_bound_access_tokens !== undefined) details.dpop_bound_access_tokens = { from: before.dpop_bound_access_tokens, to: updated.dpop_bound_access_tokens };
+  await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.update', updated, details));
+  return updated;
+}
+
+/** A new secret (the old one stops working); returned even when the audit event could not be written. */
+export async function resetServiceAccountSecret(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string): Promise<ServiceAccountWithSecret> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  const reset = await deps.tokenService.resetSecret(actor.tenant, clientId, actorLabel(actor));
+  await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.reset_secret', reset));
+  return reset;
+}
+
+/**
+ * Disable (its tokens are refused at their next check, no credential works) or enable. A
+ * disable is final for the tokens it revoked, so its event is retried; an enable grants
+ * access again, so it is undone when the trail cannot record it. Asking for the state the
+ * account has changes nothing and records nothing.
+ */
+export async function setServiceAccountDisabled(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, disabled: boolean): Promise<ServiceAccount> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  if (before.disabled === disabled) return before;
+  const after = await deps.tokenService.setDisabled(actor.tenant, clientId, disabled, actorLabel(actor));
+  const event = auditEvent(actor, meta, disabled ? 'service_account.disable' : 'service_account.enable', after);
+  if (disabled) await recordIrreversible(deps, event);
+  else await recordOrUndo(deps, event, () => deps.tokenService.setDisabled(actor.tenant, clientId, true, actorLabel(actor)));
+  return after;
+}
+
+export async function deleteServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string): Promise<void> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  // Read first: the audit trail names what was deleted, and an unknown id is a 404 before any change.
+  const existing = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  await deps.tokenService.deleteServiceAccount(actor.tenant, clientId);
+  await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.delete', existing));
+}
+
+/** A public key for private_key_jwt; audited, or removed again when the audit trail cannot take it. */
+export async function addServiceAccountKey(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, input: AddKeyInput): Promise<ServiceAccountKey> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  const key = await deps.tokenService.addKey(actor.tenant, clientId, input.jwk !== undefined ? { jwk: input.jwk } : { pem: input.pem! }, actorLabel(actor));
+  const details = { key: { id: key.id, alg: key.alg, thumbprint: key.thumbprint } };
+  await recordOrUndo(deps, auditEvent(actor, meta, 'service_account.key_add', account, details), () => deps.tokenService.removeKey(actor.tenant, clientId, key.id));
+  return key;
+}
+
+/** A trusted workload; audited, or removed again when the audit trail cannot take it. */
+export async function addServiceAccountTrust(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, input: AddTrustInput): Promise<ServiceAccountTrust> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  const trust = await deps.tokenService.addTrust(actor.tenant, clientId, { issuer: input.issuer, subject: input.subject, audience: input.audience }, actorLabel(actor));
+  const details = { trust: { id: trust.id, issuer: trust.issuer, subject: trust.subject, audience: trust.audience } };
+  await recordOrUndo(deps, auditEvent(actor, meta, 'service_account.trust_add', account, details), () => deps.tokenService.removeTrust(actor.tenant, clientId, trust.id));
+  return trust;
+}
+
+/** What to remove: a key, a trusted workload, or the secret. */
+export type RemovedCredential = { kind: 'key'; id: string } | { kind: 'trust'; id: string } | { kind: 'secret' };
+
+const NOT_FOUND = { key: 'Key not found', trust: 'Trust not found' } as const;
+
+/**
+ * Removes one credential; the token service revokes the tokens minted before (as a reset
+ * does). The account and the credential are read first, so the audit event names them and an
+ * unknown id is a 404 before any change; the event is then retried, as for every irreversible
+ * action.
+ */
+export async function removeServiceAccountCredential(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, removed: RemovedCredential): Promise<void> {
+  assertCanManage(actor);
+  assertClientId(clientId);
+  if (removed.kind !== 'secret' && !(removed.kind === 'key' ? isKeyId : isTrustId)(removed.id)) throw new NotFound(NOT_FOUND[removed.kind]);
+  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  const { tenant } = actor;
+  if (removed.kind === 'secret') {
+    await deps.tokenService.removeSecret(tenant, clientId);
+    await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.secret_remove', account));
+    return;
+  }
+  const credentials = await deps.tokenService.getCredentials(tenant, clientId);
+  if (removed.kind === 'key') {
+    const key = credentials.keys.find((k) => k.id === removed.id);
+    await deps.tokenService.removeKey(tenant, clientId, removed.id);
+    await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.key_remove', account, { key: { id: removed.id, alg: key?.alg ?? null } }));
+    return;
+  }
+  const trust = credentials.trusts.find((t) => t.id === removed.id);
+  await deps.tokenService.removeTrust(tenant, clientId, removed.id);
+  await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.trust_remove', account, { trust: { id: removed.id, issuer: trust?.issuer ?? null, subject: trust?.subject ?? null } }));
 }

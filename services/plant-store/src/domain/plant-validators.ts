@@ -9,22 +9,28 @@ export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
 
 /**
- * The query of `GET /plants` as the OpenAPI document states it. `parseLimit` and `parseCursor`
- * stay hand-written: they take only the plain literal (no sign, leading zeros or exponent, which
- * `z.coerce` would take) and run on the hot path without building a zod result per request.
- * test/openapi-contract.test.ts holds them to this schema.
+ * `limit` of `GET /plants`: the one rule for it, which the route parses with (`parseLimit`) and
+ * the OpenAPI document is generated from.
  */
+const ListLimit = z
+  .int()
+  .min(1)
+  .max(LIST_LIMIT_MAX)
+  .default(LIST_LIMIT_DEFAULT)
+  .meta({ format: 'int32', param: { description: 'Maximum number of results to return' } });
+
+/** The query of `GET /plants` as the route takes it and the OpenAPI document states it. */
 export const ListPlantsQuery = z.object({
-  limit: z
-    .int()
-    .min(1)
-    .max(LIST_LIMIT_MAX)
-    .default(LIST_LIMIT_DEFAULT)
-    .meta({ format: 'int32', param: { description: 'Maximum number of results to return' } }),
+  limit: ListLimit,
   cursor: z.string().optional().meta({ param: { description: "Opaque position from a previous page's `Link` header" } }),
 });
 
-const LIMIT_LITERAL = /^[1-9][0-9]{0,3}$/;
+/**
+ * How a query string writes an integer: the plain decimal literal only. `Number()` alone would
+ * also take a sign, leading zeros, an exponent or blanks ('+5', '05', '1e2', ' 5'), and
+ * `z.coerce` is `Number()`; what the value may be is `ListLimit`'s to say.
+ */
+const DECIMAL_LITERAL = /^(?:0|[1-9][0-9]*)$/;
 const PLANT_CURSOR = positionCursor('v1:', 'cursor is invalid: use the Link header of the previous page');
 
 /** The body of `POST /plants`: a JSON object of shape NewPlant, or 400 naming the first problem. */
@@ -43,13 +49,12 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return value;
 }
 
-/** `limit`: an integer 1..1000 written plainly (no sign, no leading zeros, no exponent); default 100. */
+/** `limit` as `ListLimit` says, written as a plain decimal literal; otherwise 400. */
 export function parseLimit(query: Record<string, unknown>): number {
   const raw = single(query, 'limit');
-  if (raw === undefined) return LIST_LIMIT_DEFAULT;
-  const limit = LIMIT_LITERAL.test(raw) ? Number(raw) : NaN;
-  if (!(limit >= 1 && limit <= LIST_LIMIT_MAX)) throw new BadRequest(`limit must be an integer between 1 and ${LIST_LIMIT_MAX}`);
-  return limit;
+  const result = ListLimit.safeParse(raw === undefined ? undefined : DECIMAL_LITERAL.test(raw) ? Number(raw) : Number.NaN);
+  if (!result.success) throw new BadRequest(`limit must be an integer between 1 and ${LIST_LIMIT_MAX}`);
+  return result.data;
 }
 
 /** The cursor of a `Link: rel="next"`: opaque to clients, the last id returned so far. */

@@ -1,6 +1,6 @@
 import type { RevocationEntry } from '@plant/shared';
 import { ServiceAccountNotFound } from './errors.js';
-import { assertTenantExists } from './get-tenant.js';
+import { assertTenantExists } from './tenants.js';
 import type { IdentityContext } from './identity-context.js';
 
 type ErrorClass = new () => Error;
@@ -10,7 +10,8 @@ type ErrorClass = new () => Error;
  * unknown tenant's 404), a refusal throws its error, and a change is published after commit:
  * every replica's credential cache drops the account at once (this one before the answer),
  * and resource servers apply the version, which only a revoking change (a removed credential,
- * disabling) has bumped. Shared by the use cases beside this file.
+ * disabling) has bumped. Shared by every credential change: service-account-credentials.ts,
+ * add-service-account-key.ts, add-service-account-trust.ts, and disabling in service-accounts.ts.
  */
 export async function publishChange<R extends string>(
   ctx: Pick<IdentityContext, 'realms' | 'publisher'>,

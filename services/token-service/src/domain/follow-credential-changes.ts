@@ -1,6 +1,6 @@
 import type { Logger } from '@plant/shared';
 import type { IdentityContext } from './identity-context.js';
-import { revocationHorizonSeconds } from './revocation-horizon.js';
+import { revocationHorizonSeconds } from './revocation-feed.js';
 
 /** How often the feed is read: the longest a credential change whose event was lost stays cached here. */
 export const FOLLOW_MS = 5_000;

@@ -1,12 +1,15 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared';
 import type { Request } from 'express';
-import { addServiceAccountKey } from '../../domain/add-service-account-key.js';
-import { addServiceAccountTrust } from '../../domain/add-service-account-trust.js';
-import { AddKeyBody, AddTrustBody } from '../../domain/credential-validators.js';
 import { getServiceAccountCredentials } from '../../domain/get-service-account-credentials.js';
-import { removeServiceAccountCredential, type RemovedCredential } from '../../domain/remove-service-account-credential.js';
-import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
-import { setServiceAccountDisabled } from '../../domain/set-service-account-disabled.js';
+import { AddKeyBody, AddTrustBody } from '../../domain/service-account-credential-validators.js';
+import {
+  addServiceAccountKey,
+  addServiceAccountTrust,
+  removeServiceAccountCredential,
+  setServiceAccountDisabled,
+  type RemovedCredential,
+  type ServiceAccountDeps,
+} from '../../domain/service-accounts.js';
 import { actorOf } from './authenticate.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 

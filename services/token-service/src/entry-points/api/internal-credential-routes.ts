@@ -2,12 +2,9 @@ import { fieldsOf, jsonBody } from '@plant/shared';
 import { addServiceAccountKey } from '../../domain/add-service-account-key.js';
 import { addServiceAccountTrust } from '../../domain/add-service-account-trust.js';
 import { AddKeySchema, AddTrustSchema } from '../../domain/credential-validators.js';
-import { getServiceAccountCredentials } from '../../domain/get-service-account-credentials.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { removeServiceAccountKey } from '../../domain/remove-service-account-key.js';
-import { removeServiceAccountSecret } from '../../domain/remove-service-account-secret.js';
-import { removeServiceAccountTrust } from '../../domain/remove-service-account-trust.js';
-import { setServiceAccountDisabled } from '../../domain/set-service-account-disabled.js';
+import { getServiceAccountCredentials, removeServiceAccountKey, removeServiceAccountSecret, removeServiceAccountTrust } from '../../domain/service-account-credentials.js';
+import { setServiceAccountDisabled } from '../../domain/service-accounts.js';
 import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
 /**

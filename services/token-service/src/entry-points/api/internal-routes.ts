@@ -1,21 +1,12 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared';
 import { createServiceAccount } from '../../domain/create-service-account.js';
-import { deleteServiceAccount } from '../../domain/delete-service-account.js';
-import { getPublishedKeys } from '../../domain/get-published-keys.js';
-import { getRevocationChanges } from '../../domain/get-revocation-changes.js';
-import { getRevocationEntry } from '../../domain/get-revocation-entry.js';
-import { getRevocationSnapshot } from '../../domain/get-revocation-snapshot.js';
-import { getServiceAccount } from '../../domain/get-service-account.js';
-import { getTenant } from '../../domain/get-tenant.js';
-import { getUser } from '../../domain/get-user.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { listRealms } from '../../domain/list-realms.js';
-import { listServiceAccounts } from '../../domain/list-service-accounts.js';
-import { listUsers } from '../../domain/list-users.js';
 import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
-import { resetServiceAccountSecret } from '../../domain/reset-service-account-secret.js';
-import { CHANGES_QUERY, parseChangesQuery } from '../../domain/revocation-feed-validators.js';
-import { updateServiceAccount } from '../../domain/update-service-account.js';
+import { CHANGES_QUERY, getRevocationChanges, getRevocationEntry, getRevocationSnapshot, parseChangesQuery } from '../../domain/revocation-feed.js';
+import { deleteServiceAccount, getServiceAccount, listServiceAccounts, resetServiceAccountSecret, updateServiceAccount } from '../../domain/service-accounts.js';
+import { getPublishedKeys } from '../../domain/signing-keys.js';
+import { getTenant, listRealms } from '../../domain/tenants.js';
+import { getUser, listUsers } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
 import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 

@@ -1,8 +1,6 @@
 import { fieldsOf, jsonBody } from '@plant/shared';
-import { getSigningAlgorithm } from '../../domain/get-signing-algorithm.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { setSigningAlgorithm } from '../../domain/set-signing-algorithm.js';
-import { SetSigningAlgorithmSchema } from '../../domain/signing-validators.js';
+import { getSigningAlgorithm, SetSigningAlgorithmSchema, setSigningAlgorithm } from '../../domain/signing-keys.js';
 import { noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
 export interface SigningRoutesDeps {

@@ -1,11 +1,16 @@
+/**
+ * Tenants: a tenant is a realm (its own issuer, signing keys, users and service accounts).
+ * Creating one makes its first signing key and first Account Admin in one transaction, so a
+ * realm never exists half-made; reading one is the check every other module's 404 relies on.
+ */
 import { randomUUID } from 'node:crypto';
 import { RealmExists } from '../data-access/realm-repository.js';
 import { DuplicateUserEmail } from '../data-access/user-repository.js';
-import { TenantExists, UserEmailTaken } from './errors.js';
+import { TenantExists, TenantNotFound, UserEmailTaken } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import { hashPassword } from './passwords.js';
 import { createSigningKey, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from './signing-keys.js';
-import type { CreatedUser } from './user-view.js';
+import type { CreatedUser } from './users.js';
 
 /** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
 export async function createTenant(
@@ -23,4 +28,26 @@ export async function createTenant(
     throw err;
   }
   return { tenant: input.tenant, kid: key.kid, alg, admin };
+}
+
+export async function getTenant(ctx: Pick<IdentityContext, 'realms'>, tenant: string): Promise<{ tenant: string; created_at: string }> {
+  const row = await ctx.realms.find(tenant);
+  if (!row) throw new TenantNotFound();
+  return { tenant: row.name, created_at: new Date(row.created_at).toISOString() };
+}
+
+/**
+ * Reads look the realm up only when they find nothing (one round trip when there is an
+ * answer): rows cannot outlive their realm, so only an empty answer can mean an unknown tenant.
+ */
+export async function assertTenantExists(ctx: Pick<IdentityContext, 'realms'>, tenant: string): Promise<void> {
+  if (!(await ctx.realms.find(tenant))) throw new TenantNotFound();
+}
+
+/**
+ * Every realm's name, for the resource servers: a token naming a realm that is not listed is
+ * refused without asking for that realm's keys (packages/resource-auth, realm-directory.ts).
+ */
+export async function listRealms(ctx: Pick<IdentityContext, 'realms'>): Promise<{ realms: string[] }> {
+  return { realms: await ctx.realms.listNames() };
 }

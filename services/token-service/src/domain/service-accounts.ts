@@ -1,0 +1,95 @@
+/**
+ * Service accounts as the token service keeps them: the principal, its role and grants, and
+ * whether it is disabled. Every change here but enabling revokes the account's older tokens:
+ * the token version is bumped in the transaction that makes the change, and the revocation
+ * entry is published after commit. Creating one is create-service-account.ts; its credentials
+ * (secret, keys, trusted workloads) are service-account-credentials.ts; the wire shape of
+ * both is service-account-view.ts.
+ */
+import type { Grant, ServiceAccount, ServiceAccountRole, ServiceAccountWithSecret } from '@plant/shared';
+import { generateClientSecret } from './client-secrets.js';
+import { publishChange } from './credential-changes.js';
+import { ServiceAccountNotFound } from './errors.js';
+import type { IdentityContext } from './identity-context.js';
+import { toServiceAccount } from './service-account-view.js';
+import { assertTenantExists } from './tenants.js';
+
+export async function getServiceAccount(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>, tenant: string, clientId: string): Promise<ServiceAccount> {
+  const row = await ctx.serviceAccounts.find(tenant, clientId);
+  if (!row) {
+    await assertTenantExists(ctx, tenant);
+    throw new ServiceAccountNotFound();
+  }
+  return toServiceAccount(row);
+}
+
+export async function listServiceAccounts(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>, tenant: string): Promise<ServiceAccount[]> {
+  const rows = await ctx.serviceAccounts.list(tenant);
+  if (rows.length === 0) await assertTenantExists(ctx, tenant);
+  return rows.map(toServiceAccount);
+}
+
+/**
+ * A change of role, grants or the DPoP requirement: the account's older tokens are revoked
+ * (version bumped with the change, published after commit). Turning DPoP on thus leaves no
+ * bearer token of the account usable; turning it off leaves no bound one.
+ */
+export async function updateServiceAccount(
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+  input: { role?: ServiceAccountRole | undefined; grants?: Grant[] | undefined; dpop_bound_access_tokens?: boolean | undefined },
+): Promise<ServiceAccount> {
+  const entry = await ctx.serviceAccounts.update(tenant, clientId, { role: input.role, grants: input.grants, dpopBoundAccessTokens: input.dpop_bound_access_tokens });
+  if (!entry) {
+    await assertTenantExists(ctx, tenant);
+    throw new ServiceAccountNotFound();
+  }
+  await ctx.publisher.publish(entry);
+  return getServiceAccount(ctx, tenant, clientId);
+}
+
+/**
+ * The new digest replaces the old one in the transaction that bumps the token version: the
+ * old secret fails from the moment the new one exists, and tokens minted with it are revoked.
+ */
+export async function resetServiceAccountSecret(
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'secrets' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+): Promise<ServiceAccountWithSecret> {
+  const secret = generateClientSecret();
+  const entry = await ctx.serviceAccounts.update(tenant, clientId, { secretDigest: ctx.secrets.digest(secret) });
+  if (!entry) {
+    await assertTenantExists(ctx, tenant);
+    throw new ServiceAccountNotFound();
+  }
+  await ctx.publisher.publish(entry);
+  return { ...(await getServiceAccount(ctx, tenant, clientId)), secret };
+}
+
+/**
+ * Disable: every token of the account is refused at its next check (the version is bumped, as
+ * a reset does) and no credential authenticates it until it is enabled. Enable: its
+ * credentials work again; nothing is revoked. Asking for the state it has changes nothing.
+ */
+export async function setServiceAccountDisabled(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'serviceAccounts' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+  disabled: boolean,
+): Promise<ServiceAccount> {
+  const outcome = await ctx.accountCredentials.setDisabled(tenant, clientId, disabled);
+  if (outcome !== 'unchanged') await publishChange(ctx, tenant, outcome, {});
+  return getServiceAccount(ctx, tenant, clientId);
+}
+
+/** The credentials go at once; the principal stays, deleted, so its tokens are refused (published after commit). */
+export async function deleteServiceAccount(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'publisher'>, tenant: string, clientId: string): Promise<void> {
+  const entry = await ctx.serviceAccounts.delete(tenant, clientId);
+  if (!entry) {
+    await assertTenantExists(ctx, tenant);
+    throw new ServiceAccountNotFound();
+  }
+  await ctx.publisher.publish(entry);
+}
