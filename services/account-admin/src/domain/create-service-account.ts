@@ -2,9 +2,9 @@ import type { ServiceAccount, ServiceAccountWithSecret } from '@plant/shared';
 import { actorLabel, assertCanManage, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable } from './errors.js';
 import type { CreateServiceAccountInput } from './service-account-validators.js';
-import { auditEvent, type ServiceAccountDeps } from './service-accounts.js';
+import { auditEvent, type ServiceAccountDeps } from './managed-service-accounts.js';
 
-/** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (service-accounts.ts). */
+/** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (managed-service-accounts.ts). */
 export async function createServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, input: CreateServiceAccountInput): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
   const created = await deps.tokenService.createServiceAccount(actor.tenant, input.name, actorLabel(actor));

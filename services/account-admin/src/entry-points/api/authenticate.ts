@@ -3,7 +3,7 @@ import { bearerChallenge, type BearerAuth } from '@plant/resource-auth';
 import type { TokenServiceClient } from '@plant/shared';
 import type { Actor } from '../../domain/actor.js';
 import { CsrfRejected, NotAccountAdmin, NotSignedIn, TokenServiceUnavailable } from '../../domain/errors.js';
-import { actorFromSession } from '../../domain/session.js';
+import { actorFromSession } from '../../domain/portal-sessions.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 
 declare global {

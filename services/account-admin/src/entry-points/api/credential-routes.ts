@@ -1,15 +1,15 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared';
 import type { Request } from 'express';
-import { getServiceAccountCredentials } from '../../domain/get-service-account-credentials.js';
-import { AddKeyBody, AddTrustBody } from '../../domain/service-account-credential-validators.js';
 import {
   addServiceAccountKey,
   addServiceAccountTrust,
+  getServiceAccountCredentials,
   removeServiceAccountCredential,
   setServiceAccountDisabled,
   type RemovedCredential,
   type ServiceAccountDeps,
-} from '../../domain/service-accounts.js';
+} from '../../domain/managed-service-accounts.js';
+import { AddKeyBody, AddTrustBody } from '../../domain/service-account-credential-validators.js';
 import { actorOf } from './authenticate.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 

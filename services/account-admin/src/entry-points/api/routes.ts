@@ -4,11 +4,16 @@ import type { TokenServiceClient } from '@plant/shared';
 import { canManage } from '../../domain/actor.js';
 import { AuditEventsQuery, parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
 import { createServiceAccount } from '../../domain/create-service-account.js';
-import { getServiceAccount } from '../../domain/get-service-account.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
-import { listServiceAccounts } from '../../domain/list-service-accounts.js';
+import {
+  deleteServiceAccount,
+  getServiceAccount,
+  listServiceAccounts,
+  resetServiceAccountSecret,
+  updateServiceAccount,
+  type ServiceAccountDeps,
+} from '../../domain/managed-service-accounts.js';
 import { CreateServiceAccountBody, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
-import { deleteServiceAccount, resetServiceAccountSecret, updateServiceAccount, type ServiceAccountDeps } from '../../domain/service-accounts.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { credentialRoutes } from './credential-routes.js';

@@ -5,9 +5,9 @@ import { apiDocumentHandler, createHttpApp, methodNotAllowed, stylesheetRoute, t
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
-import type { SessionStore } from '../../domain/session.js';
+import type { SessionStore } from '../../domain/portal-sessions.js';
 import type { TokenServiceClient } from '@plant/shared';
-import type { ServiceAccountDeps } from '../../domain/service-accounts.js';
+import type { ServiceAccountDeps } from '../../domain/managed-service-accounts.js';
 import type { OidcClients } from '../web/oidc-clients.js';
 import { ASSETS_PATH } from '../web/pages.js';
 import { portalRoutes } from '../web/portal-routes.js';

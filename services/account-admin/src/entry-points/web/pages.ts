@@ -1,5 +1,5 @@
 import type { AuditEvent } from '../../domain/list-audit-events.js';
-import type { Session } from '../../domain/session.js';
+import type { Session } from '../../domain/portal-sessions.js';
 import { html, MAX_SERVICE_ACCOUNTS, renderPage, SERVICE_ACCOUNT_NAME_MAX, type Html, type ServiceAccount } from '@plant/shared';
 import { CREDENTIAL_ACTION_TEXT, describeCredentialDetails } from './credential-activity.js';
 import { timeOf } from './time-of.js';

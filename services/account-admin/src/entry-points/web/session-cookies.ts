@@ -6,10 +6,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { constantTimeEquals } from '@plant/shared';
-import { endSession } from '../../domain/end-session.js';
-import { loadSession, type LoadSessionDeps } from '../../domain/load-session.js';
-import { openSession } from '../../domain/open-session.js';
-import type { Session } from '../../domain/session.js';
+import { endSession, loadSession, openSession, type LoadSessionDeps, type Session } from '../../domain/portal-sessions.js';
 
 export const SESSION_COOKIE = 'aa_session';
 export const CSRF_COOKIE = 'csrf_token';

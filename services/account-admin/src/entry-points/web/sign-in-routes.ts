@@ -13,7 +13,7 @@ import type { TokenServiceClient } from '@plant/shared';
 import type { Role } from '../../domain/actor.js';
 import { TokenServiceUnavailable } from '../../domain/errors.js';
 import { savePendingSignIn, SIGN_IN_TTL_SECONDS } from '../../domain/save-pending-sign-in.js';
-import type { SessionStore } from '../../domain/session.js';
+import type { SessionStore } from '../../domain/portal-sessions.js';
 import { takePendingSignIn } from '../../domain/take-pending-sign-in.js';
 import type { OidcClients } from './oidc-clients.js';
 import { pageRoutes } from './page-errors.js';

@@ -1,8 +1,9 @@
 /**
- * Service-account management as the account admin API and portal offer it: each change below
- * (and creating, create-service-account.ts) checks who may act, asks the token service (which
- * holds every credential) and records what happened in the audit trail through the helpers at
- * the top. Reads (get-, list-service-accounts, get-service-account-credentials) record nothing.
+ * The audited administration of service accounts, as the account admin API and portal offer
+ * it. The token service owns the accounts and every credential (its service-accounts.ts); each
+ * change here (and creating, create-service-account.ts) checks who may act, asks the token
+ * service, and records what happened in the audit trail through the helpers at the top. Reads
+ * record nothing.
  *
  * Nothing half-done:
  * - a call the token service refused or could not take writes no audit event;
@@ -23,6 +24,7 @@ import {
   type Logger,
   type ServiceAccount,
   type ServiceAccountChange,
+  type ServiceAccountCredentials,
   type ServiceAccountKey,
   type ServiceAccountTrust,
   type ServiceAccountWithSecret,
@@ -97,6 +99,22 @@ export async function recordIrreversible(deps: ServiceAccountDeps, event: NewAud
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
+}
+
+/** The caller's tenant's service accounts (name order); anyone signed in to the tenant may list them. */
+export async function listServiceAccounts(deps: ServiceAccountDeps, actor: Actor): Promise<ServiceAccount[]> {
+  return deps.tokenService.listServiceAccounts(actor.tenant);
+}
+
+export async function getServiceAccount(deps: ServiceAccountDeps, actor: Actor, clientId: string): Promise<ServiceAccount> {
+  assertClientId(clientId);
+  return deps.tokenService.getServiceAccount(actor.tenant, clientId);
+}
+
+/** Every credential of the account (the secret only as its dates): readable by every role, like the account itself. */
+export async function getServiceAccountCredentials(deps: ServiceAccountDeps, actor: Actor, clientId: string): Promise<ServiceAccountCredentials> {
+  assertClientId(clientId);
+  return deps.tokenService.getCredentials(actor.tenant, clientId);
 }
 
 /** Changes the role, grants and/or the DPoP requirement; the audit event records each change as from/to. */

@@ -1,7 +1,26 @@
-import { AppError } from '@plant/shared';
+/**
+ * Portal sessions: who signed in, and the role the token service last confirmed. Sessions and
+ * pending sign-ins live server-side (data-access/session-store.ts; the browser holds only a
+ * random id); the portal opens, loads and ends them here, and keeps a sign-in in progress with
+ * save-/take-pending-sign-in.ts. A session's role is re-read from the token service now and
+ * then, so a demoted admin loses rights without signing out.
+ */
+import { AppError, type TokenServiceClient } from '@plant/shared';
 import type { Session, SessionStore } from '../data-access/session-store.js';
-import type { TokenServiceClient } from '@plant/shared';
+import type { Actor } from './actor.js';
 import { TokenServiceUnavailable } from './errors.js';
+
+export type { PendingSignIn, Session, SessionStore } from '../data-access/session-store.js';
+
+export function actorFromSession(session: Session): Actor {
+  return { tenant: session.tenant, sub: session.sub, email: session.email, type: 'user', role: session.role, via: 'session' };
+}
+
+/** Opens a session for a user who just signed in (its role just confirmed); returns its new id. */
+export function openSession(store: SessionStore, user: Omit<Session, 'checkedAt' | 'createdAt'>, ttlSeconds: number): Promise<string> {
+  const now = Date.now();
+  return store.create({ ...user, checkedAt: now, createdAt: now }, ttlSeconds);
+}
 
 /** How often a session's role is re-read from the token service (a demoted admin loses rights within this). */
 const ROLE_RECHECK_MS = 30_000;
@@ -30,4 +49,8 @@ export async function loadSession({ store, tokenService }: LoadSessionDeps, id: 
     await store.destroy(id);
     return undefined;
   }
+}
+
+export async function endSession(store: SessionStore, id: string): Promise<void> {
+  await store.destroy(id);
 }
