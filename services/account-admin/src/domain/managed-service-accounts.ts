@@ -1,7 +1,7 @@
 /**
  * The audited administration of service accounts, as the account admin API and portal offer
  * it. The token service owns the accounts and every credential (its service-accounts.ts); each
- * change here (and creating, create-service-account.ts) checks who may act, asks the token
+ * change here checks who may act, asks the token
  * service, and records what happened in the audit trail through the helpers at the top. Reads
  * record nothing.
  *
@@ -34,7 +34,7 @@ import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access
 import { actorLabel, assertCanManage, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable, ServiceAccountNotFound } from './errors.js';
 import { isKeyId, isTrustId, type AddKeyInput, type AddTrustInput } from './service-account-credential-validators.js';
-import { isClientId, type UpdateServiceAccountInput } from './service-account-validators.js';
+import { type CreateServiceAccountInput, isClientId, type UpdateServiceAccountInput } from './service-account-validators.js';
 
 export interface ServiceAccountDeps {
   tokenService: TokenServiceClient;
@@ -102,6 +102,31 @@ export async function recordIrreversible(deps: ServiceAccountDeps, event: NewAud
 }
 
 /** The caller's tenant's service accounts (name order); anyone signed in to the tenant may list them. */
+/** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (managed-service-accounts.ts). */
+export async function createServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, input: CreateServiceAccountInput): Promise<ServiceAccountWithSecret> {
+  assertCanManage(actor);
+  const created = await deps.tokenService.createServiceAccount(actor.tenant, input.name, actorLabel(actor));
+  try {
+    await deps.audit.insert(auditEvent(actor, meta, 'service_account.create', created, { role: created.role }));
+  } catch (auditError) {
+    await compensateCreate(deps, actor, created, auditError);
+    throw new AuditUnavailable(undefined, { cause: auditError });
+  }
+  return created;
+}
+
+async function compensateCreate(deps: ServiceAccountDeps, actor: Actor, created: ServiceAccount, auditError: unknown): Promise<void> {
+  const context = { tenant: actor.tenant, client_id: created.client_id, err: { message: (auditError as Error)?.message } };
+  try {
+    await deps.tokenService.deleteServiceAccount(actor.tenant, created.client_id);
+    deps.logger.warn(context, 'audit event could not be written; the created service account was deleted again');
+  } catch (err) {
+    // The secret was never shown, so the account cannot be used; an operator deletes it.
+    deps.onAuditWriteFailure?.();
+    deps.logger.error({ ...context, compensationError: { message: (err as Error)?.message } }, 'audit event could not be written and the created service account could not be deleted');
+  }
+}
+
 export async function listServiceAccounts(deps: ServiceAccountDeps, actor: Actor): Promise<ServiceAccount[]> {
   return deps.tokenService.listServiceAccounts(actor.tenant);
 }

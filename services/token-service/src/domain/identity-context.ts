@@ -1,5 +1,5 @@
 import type { Repositories } from '../data-access/repositories.js';
-import type { TrustPolicy } from './add-service-account-trust.js';
+import type { TrustPolicy } from './service-account-credentials.js';
 import type { ClientSecretDigester } from './client-secrets.js';
 import type { KeyEncryption } from './key-encryption.js';
 import type { RevocationPublisher } from './revocation-publisher.js';

@@ -2,17 +2,62 @@
  * Service accounts as the token service keeps them: the principal, its role and grants, and
  * whether it is disabled. Every change here but enabling revokes the account's older tokens:
  * the token version is bumped in the transaction that makes the change, and the revocation
- * entry is published after commit. Creating one is create-service-account.ts; its credentials
- * (secret, keys, trusted workloads) are service-account-credentials.ts; the wire shape of
- * both is service-account-view.ts.
+ * entry is published after commit. Its credentials (secret, keys, trusted workloads) are
+ * service-account-credentials.ts; the wire shape of both is service-account-view.ts.
  */
-import type { Grant, ServiceAccount, ServiceAccountRole, ServiceAccountWithSecret } from '@plant/shared';
+import { randomBytes } from 'node:crypto';
+import {
+  type Grant,
+  MAX_SERVICE_ACCOUNTS,
+  type ServiceAccount,
+  type ServiceAccountRole,
+  type ServiceAccountWithSecret,
+} from '@plant/shared';
+import { DuplicateServiceAccountName } from '../data-access/service-account-repository.js';
 import { generateClientSecret } from './client-secrets.js';
-import { publishChange } from './credential-changes.js';
-import { ServiceAccountNotFound } from './errors.js';
+import {
+  ServiceAccountLimitReached,
+  ServiceAccountNameTaken,
+  ServiceAccountNotFound,
+  TenantNotFound,
+} from './errors.js';
 import type { IdentityContext } from './identity-context.js';
+import { publishChange } from './service-account-credentials.js';
 import { toServiceAccount } from './service-account-view.js';
 import { assertTenantExists } from './tenants.js';
+
+/** client_ids are opaque and random (128 bits): never derived from the name, so renames and reuse leak nothing. */
+function newClientId(): string {
+  return `sa-${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * A new `View` account with a fresh secret, shown once; only its digest is stored. The
+ * repository serialises the creates of one tenant, so the cap holds exactly (30 parallel
+ * creates yield 25), and its unique index backs the name rule.
+ */
+export async function createServiceAccount(
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'secrets' | 'clientCredentials'>,
+  tenant: string,
+  input: { name: string; actor?: string | undefined },
+): Promise<ServiceAccountWithSecret> {
+  const secret = generateClientSecret();
+  const sub = newClientId();
+  const account = { sub, realm: tenant, name: input.name, role: 'View' as const, secretDigest: ctx.secrets.digest(secret), createdBy: input.actor ?? null };
+  let outcome: Awaited<ReturnType<IdentityContext['serviceAccounts']['create']>>;
+  try {
+    outcome = await ctx.serviceAccounts.create(account, MAX_SERVICE_ACCOUNTS);
+  } catch (err) {
+    if (err instanceof DuplicateServiceAccountName) throw new ServiceAccountNameTaken();
+    throw err;
+  }
+  if (outcome === 'unknown-realm') throw new TenantNotFound();
+  if (outcome === 'limit-reached') throw new ServiceAccountLimitReached();
+  // Nothing this replica read before (the realm's list of accounts) may hide the new account once it is answered.
+  ctx.clientCredentials.forget(tenant, sub);
+  const row = await ctx.serviceAccounts.find(tenant, sub);
+  return { ...toServiceAccount(row!), secret };
+}
 
 export async function getServiceAccount(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>, tenant: string, clientId: string): Promise<ServiceAccount> {
   const row = await ctx.serviceAccounts.find(tenant, clientId);

@@ -3,9 +3,9 @@ import type { BearerAuth } from '@plant/resource-auth';
 import type { TokenServiceClient } from '@plant/shared';
 import { canManage } from '../../domain/actor.js';
 import { AuditEventsQuery, parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
-import { createServiceAccount } from '../../domain/create-service-account.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
 import {
+  createServiceAccount,
   deleteServiceAccount,
   getServiceAccount,
   listServiceAccounts,

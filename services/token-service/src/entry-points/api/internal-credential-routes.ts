@@ -1,9 +1,7 @@
 import { fieldsOf, jsonBody } from '@plant/shared';
-import { addServiceAccountKey } from '../../domain/add-service-account-key.js';
-import { addServiceAccountTrust } from '../../domain/add-service-account-trust.js';
-import { AddKeySchema, AddTrustSchema } from '../../domain/credential-validators.js';
+import { AddKeySchema, AddTrustSchema } from '../../domain/principal-validators.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { getServiceAccountCredentials, removeServiceAccountKey, removeServiceAccountSecret, removeServiceAccountTrust } from '../../domain/service-account-credentials.js';
+import { addServiceAccountKey, addServiceAccountTrust, getServiceAccountCredentials, removeServiceAccountKey, removeServiceAccountSecret, removeServiceAccountTrust } from '../../domain/service-account-credentials.js';
 import { setServiceAccountDisabled } from '../../domain/service-accounts.js';
 import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 

@@ -1,9 +1,8 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared';
-import { createServiceAccount } from '../../domain/create-service-account.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { CHANGES_QUERY, getRevocationChanges, getRevocationEntry, getRevocationSnapshot, parseChangesQuery } from '../../domain/revocation-feed.js';
-import { deleteServiceAccount, getServiceAccount, listServiceAccounts, resetServiceAccountSecret, updateServiceAccount } from '../../domain/service-accounts.js';
+import { createServiceAccount, deleteServiceAccount, getServiceAccount, listServiceAccounts, resetServiceAccountSecret, updateServiceAccount } from '../../domain/service-accounts.js';
 import { getPublishedKeys } from '../../domain/signing-keys.js';
 import { getTenant, listRealms } from '../../domain/tenants.js';
 import { getUser, listUsers } from '../../domain/users.js';
