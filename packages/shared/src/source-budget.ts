@@ -24,6 +24,12 @@ export interface OverBudget {
  */
 export interface SourceBudget {
   take(ip: string): Promise<OverBudget | undefined>;
+  /**
+   * Whether this process already knows the source is over its budget (it was refused here, and
+   * its window has not ended): a synchronous look at memory, for a refusal that must cost next
+   * to nothing. Undefined does not mean a start is allowed: `take` decides that.
+   */
+  refused(ip: string): OverBudget | undefined;
 }
 
 /**
@@ -69,7 +75,15 @@ export function createSourceBudget(redis: Redis | undefined, name: string, limit
     }
   }
 
+  // The limiter's own in-memory block (untyped in its declarations, a plain method of its store limiters).
+  const inMemoryBlock = perSource as unknown as { getInMemoryBlockMsBeforeExpire?(rlKey: string): number };
+  const blockedFor = (ip: string): number => inMemoryBlock.getInMemoryBlockMsBeforeExpire?.(perSource.getKey(addressKey(ip))) ?? 0;
+
   return {
+    refused(ip) {
+      const ms = blockedFor(ip);
+      return ms > 0 ? { retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)) } : undefined;
+    },
     async take(ip) {
       // The source first: a source over its budget spends nothing of everyone's.
       return (await spend(perSource, addressKey(ip))) ?? spend(total, 'all');

@@ -208,6 +208,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     identity,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
+    signInStarts,
     interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
     // Resource servers introspect with the read-only credential they hold for the internal API.
     introspection: { authenticator: new ResourceServerAuthentication([...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), config.ACCOUNT_ADMIN_TOKEN], failures), inspector },

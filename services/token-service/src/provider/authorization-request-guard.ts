@@ -18,6 +18,12 @@ import { renderRefusalPage, type RealmPageContext } from './provider-pages.js';
  */
 const AUTHORIZATION_PATH = /^\/protocol\/openid-connect\/auth\/?$/i;
 
+/** Whether a path under a realm (`/protocol/...`) is its authorization endpoint, as oidc-provider routes it. */
+export const isAuthorizationPath = (path: string): boolean => AUTHORIZATION_PATH.test(path);
+
+/** The words of the 429: the same from the realm mount's early refusal (realm-routes.ts) and from here. */
+export const TOO_MANY_STARTS = 'too many sign-ins were started from this network; try again later';
+
 /** The whole request's parameters: the query string, or a POSTed form's declared length. */
 export const AUTHORIZATION_REQUEST_MAX = 4096;
 /** Each parameter's value (`state`, `nonce`, `scope`, `code_challenge`, ...), unless longer below. */
@@ -59,7 +65,7 @@ function refuse(ctx: Ctx, context: RealmPageContext, status: 400 | 429, error: s
 
 export function guardAuthorizationRequests(deps: AuthorizationRequestGuardDeps) {
   return async function guardAuthorizationRequest(ctx: Ctx, next: () => Promise<unknown>): Promise<void> {
-    if (!AUTHORIZATION_PATH.test(ctx.path)) {
+    if (!isAuthorizationPath(ctx.path)) {
       await next();
       return;
     }
@@ -71,7 +77,7 @@ export function guardAuthorizationRequests(deps: AuthorizationRequestGuardDeps) 
     const over = await deps.budget.take(ctx.ip);
     if (over !== undefined) {
       ctx.set('Retry-After', String(over.retryAfterSeconds));
-      refuse(ctx, deps.pageContext, 429, 'temporarily_unavailable', 'too many sign-ins were started from this network; try again later');
+      refuse(ctx, deps.pageContext, 429, 'temporarily_unavailable', TOO_MANY_STARTS);
       return;
     }
     await next();

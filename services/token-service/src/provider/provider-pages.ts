@@ -114,8 +114,13 @@ export function renderRefusalPage(ctx: { type: string; body: unknown; set(name: 
 }
 
 function sendErrorPage(ctx: { body: unknown }, context: RealmPageContext | undefined, out: { error?: string; error_description?: string }): void {
+  ctx.body = errorPage(context, out);
+}
+
+/** The sign-in error page; `context` gives the realm's name in the header and the way back to the portal. */
+export function errorPage(context: Partial<RealmPageContext> | undefined, out: { error?: string; error_description?: string }): string {
   const message = html`This sign-in cannot continue: ${out.error_description ?? out.error ?? 'the request was not valid'}. Start again from the admin portal.`;
-  ctx.body = page('Sign-in error', messageCard('Something went wrong', message, context && portalLink(context.portalUrl)), context?.tenant);
+  return page('Sign-in error', messageCard('Something went wrong', message, context?.portalUrl === undefined ? undefined : portalLink(context.portalUrl)), context?.tenant);
 }
 
 export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): Promise<void> {
