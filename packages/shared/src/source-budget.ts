@@ -90,3 +90,25 @@ export function createSourceBudget(redis: Redis | undefined, name: string, limit
     },
   };
 }
+
+/**
+ * Holds the answer to a refused source for `delayMs` before sending it, at most `maxHeld` at
+ * once per process (beyond that, at once). A client that loops as fast as it is answered,
+ * ignoring Retry-After, then gets at most one answer per connection per `delayMs`, and its
+ * refusals cost a timer rather than the CPU that other callers' requests need. A client that
+ * opens new connections instead is not slowed, but pays a socket for every request it holds.
+ */
+export function refusalDelay({ delayMs, maxHeld }: { delayMs: number; maxHeld: number }): (res: { destroyed: boolean }, send: () => void) => void {
+  let held = 0;
+  return (res, send) => {
+    if (delayMs <= 0 || held >= maxHeld) {
+      send();
+      return;
+    }
+    held += 1;
+    setTimeout(() => {
+      held -= 1;
+      if (!res.destroyed) send();
+    }, delayMs).unref();
+  };
+}

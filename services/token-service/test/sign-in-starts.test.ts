@@ -46,7 +46,9 @@ describe('state stored before sign-in', () => {
     const attacker = uniqueIp();
 
     const answers = [];
-    for (let i = 0; i < PER_IP + 10; i += 1) answers.push(await start(realm, attacker));
+    for (let i = 0; i < PER_IP; i += 1) answers.push(await start(realm, attacker));
+    // Refusals are held a second each (a flood is slowed): the rest at once.
+    answers.push(...(await Promise.all(Array.from({ length: 10 }, () => start(realm, attacker)))));
 
     expect(answers.slice(0, PER_IP).map((a) => a.status)).toEqual(Array(PER_IP).fill(303));
     for (const refused of answers.slice(PER_IP)) {

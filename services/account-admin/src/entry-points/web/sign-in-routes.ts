@@ -3,7 +3,7 @@
  * tenant's realm; GET /auth/callback finishes it and opens a server-side session;
  * POST /logout (CSRF-checked) ends it and returns where to end the realm session.
  */
-import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger, type Route, type SourceBudget } from '@plant/shared';
+import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, refusalDelay, type Logger, type Route, type SourceBudget } from '@plant/shared';
 import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import type { TokenServiceClient } from '@plant/shared';
@@ -48,6 +48,8 @@ function waitText(seconds: number): string {
 
 export function signInRoutes(deps: SignInDeps): Route[] {
   const portalBase = deps.portalUrl.replace(/\/+$/, '');
+  // A second a refusal: a flood that ignores Retry-After gets one answer per connection a second.
+  const delayed = refusalDelay({ delayMs: 1000, maxHeld: 1000 });
 
   async function startSignIn(req: Request, res: Response): Promise<void> {
     const tenantParam = req.query.tenant;
@@ -64,8 +66,10 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     // Before the realm lookup too: a flood of made-up names costs the token service nothing either.
     const over = await deps.starts.take(req.ip ?? '');
     if (over !== undefined) {
-      res.setHeader('retry-after', String(over.retryAfterSeconds));
-      sendPage(res, 429, messagePage('Too many sign-ins', `Too many sign-ins were started from this network. Try again in ${waitText(over.retryAfterSeconds)}.`));
+      delayed(res, () => {
+        res.setHeader('retry-after', String(over.retryAfterSeconds));
+        sendPage(res, 429, messagePage('Too many sign-ins', `Too many sign-ins were started from this network. Try again in ${waitText(over.retryAfterSeconds)}.`));
+      });
       return;
     }
     try {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { NotFound, type ExpressLayer, type NodeHandler, type Route, type SourceBudget } from '@plant/shared';
+import { NotFound, refusalDelay, type ExpressLayer, type NodeHandler, type Route, type SourceBudget } from '@plant/shared';
 import { isTenantName } from '../../domain/principal-validators.js';
 import { isAuthorizationPath, TOO_MANY_STARTS } from '../../provider/authorization-request-guard.js';
 import { errorPage, pageHeaders, unknownRealmPage } from '../../provider/provider-pages.js';
@@ -80,6 +80,8 @@ export function realmMount(providers: RealmProviders, portalUrl: string, signInS
   const headers = pageHeaders(new URL(portalUrl).origin);
   // One page for every early refusal: it names no realm, so no realm is looked up for it.
   const tooManyStarts = errorPage({ portalUrl }, { error: 'temporarily_unavailable', error_description: TOO_MANY_STARTS });
+  // A second a refusal: a flood that ignores Retry-After gets one answer per connection a second.
+  const delayed = refusalDelay({ delayMs: 1000, maxHeld: 1000 });
   return {
     path: '/realms/:tenant',
     // oidc-provider's endpoints for programs answer RFC 6749 errors, those for browsers a page (provider-pages.ts).
@@ -87,10 +89,11 @@ export function realmMount(providers: RealmProviders, portalUrl: string, signInS
     use: [
       async function realm(req: Request, res: Response, next: NextFunction) {
         // A source this process already refused sign-in starts to (authorization-request-guard.ts)
-        // is answered here, before the realm's provider: a flood from it costs next to nothing.
+        // is answered here, before the realm's provider, and a second later: a flood from it
+        // costs next to nothing.
         const refused = isAuthorizationPath(req.path) ? signInStarts.refused(req.ip ?? '') : undefined;
         if (refused !== undefined) {
-          res.set(headers).set('retry-after', String(refused.retryAfterSeconds)).status(429).type('html').send(tooManyStarts);
+          delayed(res, () => res.set(headers).set('retry-after', String(refused.retryAfterSeconds)).status(429).type('html').send(tooManyStarts));
           return;
         }
         const tenant = String(req.params.tenant);
