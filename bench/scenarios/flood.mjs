@@ -19,8 +19,15 @@ export const labels = ['1-address flood', 'quiet'];
 const CLIENTS = 50;
 const FLOOD = fileURLToPath(new URL('../load/anonymous-flood-client.mjs', import.meta.url));
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-/** What a flooded endpoint may answer: a start (303) or a refusal (429); anything else fails the scenario. */
-const EXPECTED = new Set(['auth 303', 'auth 429', 'login 303', 'login 429']);
+/**
+ * What a flooded endpoint may answer: a start (303) or a refusal (429); anything else fails the
+ * scenario. The portal's starts within the budget end 503 here: the bench's issuers name a fixed
+ * AUTH_URL nothing listens on, so its realm discovery fails after the start was counted.
+ */
+const EXPECTED = new Set(['auth 303', 'auth 429', 'login 303', 'login 503', 'login 429']);
+
+/** @param {import('../lib/platform.mjs').Platform} platform */
+const floodsPortal = (platform) => platform.accountAdmin !== undefined;
 
 /**
  * Starts the flood and resolves once every connection has had an answer.
@@ -33,7 +40,7 @@ async function startFlood(platform, tenant) {
   /** @type {() => void} */
   let flooding = () => {};
   const ready = new Promise((resolve) => (flooding = () => resolve(undefined)));
-  const spec = { authUrl: platform.tokenService.url, ...(platform.accountAdmin ? { portalUrl: platform.portalUrl } : {}), tenant, redirectUri: `${platform.portalUrl}/auth/callback`, clients: CLIENTS };
+  const spec = { authUrl: platform.tokenService.url, ...(floodsPortal(platform) ? { portalUrl: platform.portalUrl } : {}), tenant, redirectUri: `${platform.portalUrl}/auth/callback`, clients: CLIENTS };
   const generator = startLoadGenerator(FLOOD, spec, (message) => {
     if (message.event === 'flooding') flooding();
     if (message.event === 'result') result = message;
@@ -92,7 +99,7 @@ export async function measure({ platform, tenant, accounts, db, load }) {
     }
   }
   const unexpected = Object.keys(answers).filter((status) => !EXPECTED.has(status));
-  if (!answers['auth 429'] || unexpected.length > 0) throw new Error(`flood: the flooded endpoints answered ${JSON.stringify(answers)} (expected 303s, then 429s)`);
+  if (!answers['auth 429'] || (floodsPortal(platform) && !answers['login 429']) || unexpected.length > 0) throw new Error(`flood: the flooded endpoints answered ${JSON.stringify(answers)} (expected 303s, then 429s)`);
   const ours = summarize(loaded);
   const baseline = summarize(quiet);
   const rounds = loaded.map((w, i) => {
