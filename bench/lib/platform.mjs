@@ -80,8 +80,20 @@ export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = exis
     logDir,
     ...(resyncMs === undefined ? {} : { resyncMs }),
     ...(nodeArgs === undefined ? {} : { nodeArgs }),
-    ...(serviceEnv === undefined ? {} : { serviceEnv }),
+    serviceEnv: withProductionBudgets(serviceEnv ?? {}),
   });
+}
+
+/** The test platform raises the budgets of sign-ins started per address; the bench runs production's (the services' defaults). */
+const PRODUCTION_BUDGETS = { SIGN_IN_STARTS_PER_IP: '100' };
+
+/** @param {Record<string, Record<string, string>>} serviceEnv */
+function withProductionBudgets(serviceEnv) {
+  return {
+    ...serviceEnv,
+    'token-service': { ...PRODUCTION_BUDGETS, ...serviceEnv['token-service'] },
+    'account-admin': { ...PRODUCTION_BUDGETS, ...serviceEnv['account-admin'] },
+  };
 }
 
 /**
@@ -152,8 +164,8 @@ export async function clearThrottleState() {
     await redis.connect();
     let deleted = 0;
     // The prefixes of every counter of services/token-service/src/data-access/client-auth-failure-repository.ts
-    // and sign-in-failure-repository.ts.
-    for (const match of ['plantstore:auth-fail:*', 'plantstore:signin-fail:*']) {
+    // and sign-in-failure-repository.ts, and of both services' budgets of sign-ins started (createSourceBudget).
+    for (const match of ['plantstore:auth-fail:*', 'plantstore:signin-fail:*', 'plantstore:signin-start:*', 'plantstore:portal-signin-start:*']) {
       for await (const keys of redis.scanStream({ match, count: 500 })) {
         if (keys.length > 0) deleted += await redis.del(...keys);
       }

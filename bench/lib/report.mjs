@@ -64,9 +64,10 @@ export { fmt };
  * 22): a private_key_jwt grant against the secret grant of the same service. Issue 23: a DPoP
  * list against a bearer list, introspection against a list. Issue 24: an ES256 realm's grant
  * against stock oidc-provider signing ES256 and against our RS256 grant, a list with an ES256
- * token against one with an RS256 token.
+ * token against one with an RS256 token. `floodP99`: the grant p99 under a one-address flood of
+ * another tenant's sign-in starts over the quiet p99, at most.
  */
-export const TARGETS = { token: 0.9, keys: 0.8, list: 1.0, create: 0.9, dpop: 0.8, introspect: 1.0, 'token-es256': 1.0, 'token-alg': 1.6, 'list-es256': 0.95, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10, signinP99: 1.5 };
+export const TARGETS = { token: 0.9, keys: 0.8, list: 1.0, create: 0.9, dpop: 0.8, introspect: 1.0, 'token-es256': 1.0, 'token-alg': 1.6, 'list-es256': 0.95, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10, signinP99: 1.5, floodP99: 1.5 };
 
 /**
  * One line per target: the figure, the target, met or by how much missed.
@@ -83,6 +84,10 @@ export function targetLines({ scenarios, revocation, memory }) {
   for (const s of scenarios.filter((x) => x.scenario === 'signin' && x.ratio.p99 !== null)) {
     const verdict = s.ratio.p99 <= TARGETS.signinP99 ? 'met' : `missed by ${fmt((s.ratio.p99 / TARGETS.signinP99 - 1) * 100)} %`;
     lines.push(`signin: grant p99 ${fmt(s.ours.p99Ms, 2)} ms under ${s.signIns.clients} sign-in clients, ${fmt(s.baseline.p99Ms, 2)} ms quiet: ${fmt(s.ratio.p99, 2)}×, target ≤ ${TARGETS.signinP99}× -> ${verdict}`);
+  }
+  for (const s of scenarios.filter((x) => x.scenario === 'flood' && x.ratio.p99 !== null)) {
+    const verdict = s.ratio.p99 <= TARGETS.floodP99 ? 'met' : `missed by ${fmt((s.ratio.p99 / TARGETS.floodP99 - 1) * 100)} %`;
+    lines.push(`flood: grant p99 ${fmt(s.ours.p99Ms, 2)} ms under a ${s.flood.clients}-connection flood from one address, ${fmt(s.baseline.p99Ms, 2)} ms quiet: ${fmt(s.ratio.p99, 2)}×, target ≤ ${TARGETS.floodP99}× -> ${verdict}`);
   }
   if (revocation && !revocation.skipped) {
     const p99 = revocation.everyReplica.p99Ms;
@@ -120,9 +125,11 @@ export function summaryTable({ scenarios, revocation, memory }) {
     // signin: the p99 ratio is its figure; the sign-in load's answers say how hard the form was hit.
     const notes = s.signIns
       ? `p99 ${fmt(s.ratio.p99, 2)}× quiet; form: ${fmt(s.signIns.checkedPerSec)} checked (401)/s, ${fmt(s.signIns.refusedPerSec)} refused (429)/s`
-      : hostNote(ours);
+      : s.flood
+        ? `p99 ${fmt(s.ratio.p99, 2)}× quiet; flood: ${fmt(s.flood.startedPerSec)} started (303)/s, ${fmt(s.flood.refusedPerSec)} refused (429)/s`
+        : hostNote(ours);
     rows.push([s.scenario, oursLabel, fmt(ours.rps), fmt(ours.p50Ms, 2), fmt(ours.p99Ms, 2), String(ours.errors), fmt(ours.cpuUsPerReq), fmt(ours.mainCpuUsPerReq), fmt(ours.dbCpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2), notes]);
-    rows.push(['', baselineLabel, fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.mainCpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00', s.signIns ? '' : hostNote(baseline)]);
+    rows.push(['', baselineLabel, fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.mainCpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00', s.signIns || s.flood ? '' : hostNote(baseline)]);
   }
   if (revocation?.skipped) {
     rows.push(['revocation', '—', '', '', '', '', '', '', '', '', '', `not run: ${revocation.skipped}`]);

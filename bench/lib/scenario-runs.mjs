@@ -44,7 +44,7 @@ export async function assertScenarioWorks(name, { platform, tenant, tokens, base
   /** @type {[string, RequestInit][]} */
   const checks = [];
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (name === 'token' || name === 'keys' || name === 'signin') {
+  if (name === 'token' || name === 'keys' || name === 'signin' || name === 'flood') {
     checks.push([`${platform.tokenService.url}${tokenPath(tenant)}`, { method: 'POST', headers: form, body: grantBody(accounts.writer.client_id, accounts.writer.secret) }]);
   }
   if (name === 'token') {

@@ -3,6 +3,7 @@ import * as tokenScenario from './token.mjs';
 import * as listScenario from './list.mjs';
 import * as createScenario from './create.mjs';
 import * as signInScenario from './signin.mjs';
+import * as floodScenario from './flood.mjs';
 import * as keysScenario from './keys.mjs';
 import * as dpopScenario from './dpop.mjs';
 import * as introspectScenario from './introspect.mjs';
@@ -23,6 +24,6 @@ import * as listEs256Scenario from './list-es256.mjs';
  * @typedef {import('../lib/processes.mjs').ServerProcess} Server
  */
 
-export const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario, dpopScenario, introspectScenario, tokenEs256Scenario, tokenAlgScenario, listEs256Scenario];
+export const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario, floodScenario, dpopScenario, introspectScenario, tokenEs256Scenario, tokenAlgScenario, listEs256Scenario];
 /** The scenarios that need the ES256 tenant (seeded only when one of them runs). */
 export const ES256_SCENARIOS = [tokenEs256Scenario, tokenAlgScenario, listEs256Scenario].map((s) => s.name);

@@ -1,3 +1,4 @@
+export * from './address-key.js';
 export * from './api-types.js';
 export * from './config.js';
 export * from './constant-time.js';
@@ -29,6 +30,7 @@ export * from './realm-names.js';
 export * from './redis-connection.js';
 export * from './request-context.js';
 export * from './sized-lru.js';
+export * from './source-budget.js';
 export * from './revocation-entry.js';
 export * from './route-table.js';
 export * from './service-config.js';

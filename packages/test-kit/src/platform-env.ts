@@ -44,6 +44,10 @@ export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<str
   const internalUrl = `http://127.0.0.1:${s.internalPort}`;
   const common = { HOST: '127.0.0.1', DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, AUTH_URL: s.authUrl };
   const resourceServer = { TOKEN_SERVICE_INTERNAL_URL: internalUrl, REVOCATION_RESYNC_MS: String(s.resyncMs) };
+  // Every test request comes from 127.0.0.1 and a platform on the shared test Redis keeps its
+  // counter run after run: the budget of sign-ins started per address is out of the way (the
+  // tests of that budget, and the bench, set it themselves).
+  const signInStarts = { SIGN_IN_STARTS_PER_IP: '1000000' };
   return {
     'token-service': {
       ...common,
@@ -57,6 +61,7 @@ export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<str
       PLANT_STORE_AUDIENCE,
       ACCOUNT_ADMIN_AUDIENCE,
       PORTAL_URL: portalUrl,
+      ...signInStarts,
     },
     'plant-store': { ...common, ...resourceServer, INTERNAL_API_TOKEN: s.secrets.PLANT_STORE_INTERNAL_TOKEN, PLANT_STORE_AUDIENCE, PUBLIC_URL: PLANT_STORE_AUDIENCE },
     'account-admin': {
@@ -67,6 +72,7 @@ export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<str
       PORTAL_URL: portalUrl,
       ACCOUNT_ADMIN_AUDIENCE,
       SESSION_SECRET: s.secrets.SESSION_SECRET,
+      ...signInStarts,
     },
   };
 }

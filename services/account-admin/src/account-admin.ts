@@ -3,7 +3,7 @@
  * internal API, bearer verification with the revocation map, the public and the management listener.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, readyWhen, redisTargetOf, registerCacheMetrics, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, createSourceBudget, readyWhen, redisTargetOf, registerCacheMetrics, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';
@@ -11,6 +11,7 @@ import { SCHEMA } from './data-access/migrations/index.js';
 import { createSessionStore } from './data-access/session-store.js';
 import { toAdminError } from './domain/errors.js';
 import { API_REALM } from './entry-points/api/authenticate.js';
+import { SIGN_IN_TTL_SECONDS } from './domain/save-pending-sign-in.js';
 import { createApp } from './entry-points/api/server.js';
 import { createOidcClients } from './entry-points/web/oidc-clients.js';
 import { createPortalSessions } from './entry-points/web/session-cookies.js';
@@ -75,6 +76,8 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     ttlSeconds: config.SESSION_TTL_SECONDS,
   });
   const oidc = createOidcClients({ authUrl: config.AUTH_URL, authInternalUrl: config.AUTH_INTERNAL_URL, portalUrl: config.PORTAL_URL });
+  // Pending sign-ins (Redis records of GET /login) per source and in total, over their lifetime.
+  const signInStarts = createSourceBudget(redis, 'portal-signin-start', { perSource: config.SIGN_IN_STARTS_PER_IP, total: config.SIGN_IN_STARTS_TOTAL, windowSeconds: SIGN_IN_TTL_SECONDS }, logger);
 
   const app = createApp({
     accounts: { tokenService, audit, logger, onAuditWriteFailure: () => auditFailures.inc() },
@@ -82,6 +85,7 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     tokenService,
     store,
     sessions,
+    signInStarts,
     oidc,
     auth,
     logger,

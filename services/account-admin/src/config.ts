@@ -15,6 +15,10 @@ export const configShape = {
   SESSION_STORE_WAIT_MS: env
     .int(5000, 100, 60_000)
     .describe("How long a portal request waits for Redis while it cannot be reached (a Sentinel failover, a restart) before answering 503; keep it above the sentinels' down-after-milliseconds plus a few seconds (the vote, the promotion, the reconnect)"),
+  SIGN_IN_STARTS_PER_IP: env
+    .int(100, 1, 1_000_000)
+    .describe('Sign-ins started at GET /login (each keeps a pending sign-in in Redis for 10 minutes) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After'),
+  SIGN_IN_STARTS_TOTAL: env.int(10_000, 1, 10_000_000).describe('Sign-ins started at GET /login from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After'),
   SESSION_TTL_SECONDS: env.int(28_800, 300, 86_400).describe('Portal session lifetime in seconds, from sign-in (then sign in again)'),
 };
 

@@ -32,6 +32,10 @@ export const configShape = {
   SIGN_IN_CONCURRENT_HASHES: env
     .int(0, 0, 256)
     .describe('Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1'),
+  SIGN_IN_STARTS_PER_IP: env
+    .int(100, 1, 1_000_000)
+    .describe('Authorization requests (sign-ins started, each may store an interaction for 10 minutes) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After'),
+  SIGN_IN_STARTS_TOTAL: env.int(10_000, 1, 10_000_000).describe('Authorization requests from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After'),
   THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
   FEDERATION_ALLOW_PRIVATE_ISSUERS: env
     .bool(false)

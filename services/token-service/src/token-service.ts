@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { createRedisReplayStore } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, withTimeout, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, createManagementApp, createSourceBudget, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, withTimeout, type HttpApp, type Knex, type Logger } from '@plant/shared';
 import type { Redis } from 'ioredis';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
@@ -24,12 +24,20 @@ import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
+import { INTERACTION_TTL_SECONDS } from './provider/realm-configuration.js';
 import { RealmProviders } from './provider/realm-providers.js';
 import { registerServiceGauges } from './provider/service-gauges.js';
 import { TokenMetrics } from './provider/token-metrics.js';
 import { LiveTokenInspector } from './token-inspector.js';
 
-const CLEANUP_MS = 10 * 60_000;
+/**
+ * Expired oidc-provider rows (interactions, codes, sessions) are deleted this often, at most
+ * SWEEP_BATCH a pass (SWEEP_BATCH / SWEEP_MS rows a second per replica, far above what the
+ * sign-in start budgets let anyone create): a row is gone within seconds of expiring, never
+ * left for a long sweep that would churn the table at once. Reads ignore expired rows anyway.
+ */
+const SWEEP_MS = 2_000;
+const SWEEP_BATCH = 2_000;
 /** How long a key change's answer waits for Redis to take its announcement (replicas re-check every 30 s anyway). */
 const ANNOUNCE_TIMEOUT_MS = 1_000;
 
@@ -117,9 +125,11 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const signIn = { identity, throttle: new SignInThrottle(signInFailures, identity.secrets), checkers };
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });
+  // Sign-ins started (interaction rows) per source and in total, over the interaction's lifetime.
+  const signInStarts = createSourceBudget(redis, 'signin-start', { perSource: config.SIGN_IN_STARTS_PER_IP, total: config.SIGN_IN_STARTS_TOTAL, windowSeconds: INTERACTION_TTL_SECONDS }, logger);
   const providers = new RealmProviders(
     identity,
-    { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics) },
+    { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics), signInStarts },
     { providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024, keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024 },
   );
   registerServiceGauges(metrics, publisher, providers);
@@ -174,9 +184,17 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     void failureHints.resync();
   }
 
+  let sweeping = false;
   const cleanup = setInterval(() => {
-    repositories.oidcPayloads.deleteExpired().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'));
-  }, CLEANUP_MS);
+    if (sweeping) return;
+    sweeping = true;
+    repositories.oidcPayloads
+      .deleteExpired(SWEEP_BATCH)
+      .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, SWEEP_MS);
   cleanup.unref();
   const pruner = new RevocationPruner(identity, config.ACCESS_TOKEN_TTL, logger);
   pruner.start();
@@ -190,6 +208,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     identity,
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
+    signInStarts,
     interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
     // Resource servers introspect with the read-only credential they hold for the internal API.
     introspection: { authenticator: new ResourceServerAuthentication([...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), config.ACCOUNT_ADMIN_TOKEN], failures), inspector },

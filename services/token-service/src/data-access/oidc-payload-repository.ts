@@ -24,8 +24,8 @@ export interface OidcPayloadRepository {
   consume(realm: string, model: string, id: string): Promise<void>;
   destroy(realm: string, model: string, id: string): Promise<void>;
   revokeByGrant(realm: string, grantId: string): Promise<void>;
-  /** Sweeps expired artifacts of every realm; how many went. */
-  deleteExpired(): Promise<number>;
+  /** Deletes up to `limit` expired artifacts of any realm, the longest expired first; how many went. */
+  deleteExpired(limit: number): Promise<number>;
 }
 
 function digest(value: string): Buffer {
@@ -75,8 +75,15 @@ export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
     async revokeByGrant(realm, grantId) {
       await db('oidc_payloads').where({ realm, grant_id_digest: digest(grantId) }).delete();
     },
-    deleteExpired() {
-      return db('oidc_payloads').whereRaw('expires_at < now()').delete();
+    async deleteExpired(limit) {
+      // One index range scan (oidc_payloads_expires) bounded by `limit`: cheap however many wait;
+      // rows another replica's sweep is deleting are skipped, not waited for.
+      const result = await db.raw(
+        `delete from oidc_payloads where ctid = any(array(
+           select ctid from oidc_payloads where expires_at < now() order by expires_at limit ? for update skip locked))`,
+        [limit],
+      );
+      return (result as { rowCount: number }).rowCount;
     },
   };
 }

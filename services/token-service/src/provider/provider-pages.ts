@@ -107,9 +107,27 @@ export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: st
     renderSignOutRefusedPage(ctx, out);
     return;
   }
-  const context = setPageHeaders(ctx);
+  sendErrorPage(ctx, setPageHeaders(ctx), out);
+}
+
+/**
+ * The same error page for a request refused before oidc-provider has read it (no `ctx.oidc`
+ * yet: the realm's page context is given), e.g. an authorization request over its bounds.
+ */
+export function renderRefusalPage(ctx: { type: string; body: unknown; set(name: string, value: string): void }, context: RealmPageContext | undefined, out: { error: string; error_description: string }): void {
+  ctx.type = 'html';
+  for (const [name, value] of Object.entries(pageHeaders(context ? new URL(context.portalUrl).origin : "'none'"))) ctx.set(name, value);
+  sendErrorPage(ctx, context, out);
+}
+
+function sendErrorPage(ctx: { body: unknown }, context: RealmPageContext | undefined, out: { error?: string; error_description?: string }): void {
+  ctx.body = errorPage(context, out);
+}
+
+/** The sign-in error page; `context` gives the realm's name in the header and the way back to the portal. */
+export function errorPage(context: Partial<RealmPageContext> | undefined, out: { error?: string; error_description?: string }): string {
   const message = html`This sign-in cannot continue: ${out.error_description ?? out.error ?? 'the request was not valid'}. Start again from the admin portal.`;
-  ctx.body = page('Sign-in error', messageCard('Something went wrong', message, context && portalLink(context.portalUrl)), context?.tenant);
+  return page('Sign-in error', messageCard('Something went wrong', message, context?.portalUrl === undefined ? undefined : portalLink(context.portalUrl)), context?.tenant);
 }
 
 /** Presses the sign-out page's button as soon as the page is read (the script sits after it). */

@@ -25,6 +25,9 @@ export interface RealmConfigurationDeps {
   replay: DpopReplayStore;
 }
 
+/** How long a started sign-in (its interaction row) lives; the budget of starts counts over the same window. */
+export const INTERACTION_TTL_SECONDS = 600;
+
 /** Client metadata property carrying what the token's claims need, consistent with the digest it came with. */
 export const PRINCIPAL_METADATA = 'plant_principal';
 
@@ -157,12 +160,16 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
       ClientCredentials: config.ACCESS_TOKEN_TTL,
       AuthorizationCode: 60,
       IdToken: config.ACCESS_TOKEN_TTL,
-      Interaction: 600,
+      Interaction: INTERACTION_TTL_SECONDS,
       Session: 8 * 3600,
       Grant: 8 * 3600,
     },
     features: {
       devInteractions: { enabled: false },
+      // No pushed authorization requests: the portal, the only client that signs people in,
+      // sends its request in the URL, and each push stored up to 56 KB for anyone who asked
+      // (docs/decisions/pushed-authorization-requests-off.md).
+      pushedAuthorizationRequests: { enabled: false },
       dPoP: dPoPFeature(config),
       externalSigningSupport: EXTERNAL_SIGNING,
       clientCredentials: { enabled: true },

@@ -1,8 +1,9 @@
-import { forwardedTrust, isDatabaseUnavailable, type Logger } from '@plant/shared';
+import { forwardedTrust, isDatabaseUnavailable, type Logger, type SourceBudget } from '@plant/shared';
 import type { IncomingMessage } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthentication, ClientCredential } from '../domain/authenticate-client.js';
 import { ASYMMETRIC_ALGS } from '../domain/jws.js';
+import { guardAuthorizationRequests } from './authorization-request-guard.js';
 import { INTROSPECTION_PATH, issuerOf, realmPath } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
 import type { RealmPageContext } from './provider-pages.js';
@@ -15,6 +16,8 @@ import type { TokenMetrics } from './token-metrics.js';
 export interface RealmProviderDeps extends RealmConfigurationDeps {
   logger: Logger;
   metrics: TokenMetrics;
+  /** Sign-ins started at the authorization endpoint, per source and in total (authorization-request-guard.ts). */
+  signInStarts: SourceBudget;
 }
 
 /**
@@ -178,7 +181,11 @@ export function createRealmProvider(tenant: string, signingKey: NodeSigningKey, 
   // Read by the page renderers (provider-pages.ts): the tenant in the header, the way back to the portal, the CSP.
   const pageContext: RealmPageContext = { tenant, portalUrl: deps.config.PORTAL_URL };
   Object.defineProperty(provider, 'pageContext', { value: pageContext });
-  return wireProvider(provider, binding, deps);
+  wireProvider(provider, binding, deps);
+  // Inside the realm guard (its 503 for an outage wraps it), before oidc-provider reads anything;
+  // here rather than in wireProvider: the grant engine never serves the authorization endpoint.
+  provider.use(guardAuthorizationRequests({ budget: deps.signInStarts, pageContext }));
+  return provider;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { apiDocumentHandler, createHttpApp, methodNotAllowed, stylesheetRoute, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
+import { apiDocumentHandler, createHttpApp, methodNotAllowed, stylesheetRoute, type HttpApp, type Logger, type SourceBudget, type TrustProxy } from '@plant/shared';
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
@@ -22,6 +22,8 @@ export interface AppDependencies {
   tokenService: TokenServiceClient;
   store: SessionStore;
   sessions: PortalSessions;
+  /** Sign-ins started (pending sign-ins stored) per source and in total. */
+  signInStarts: SourceBudget;
   oidc: OidcClients;
   auth: BearerAuth;
   logger: Logger;
@@ -65,6 +67,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         oidc: deps.oidc,
         store: deps.store,
         sessions: deps.sessions,
+        starts: deps.signInStarts,
         tokenService: deps.tokenService,
         secret: deps.sessionSecret,
         portalUrl,

@@ -6,7 +6,7 @@
  * sign-in session in that browser ends too (a portal sign-out that left it alive would let the
  * next /login in that browser straight back in, no password asked).
  */
-import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, type Logger, type Route } from '@plant/shared';
+import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, refusalDelay, type Logger, type Route, type SourceBudget } from '@plant/shared';
 import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import type { TokenServiceClient } from '@plant/shared';
@@ -25,6 +25,11 @@ export interface SignInDeps {
   oidc: OidcClients;
   store: SessionStore;
   sessions: PortalSessions;
+  /**
+   * Each start stores a pending sign-in for SIGN_IN_TTL_SECONDS before anyone has signed in:
+   * a start takes a point of its source's budget and everyone's first (or 429).
+   */
+  starts: SourceBudget;
   tokenService: TokenServiceClient;
   secret: string;
   portalUrl: string;
@@ -37,8 +42,17 @@ export function sendPage(res: Response, status: number, body: string): void {
   res.status(status).setHeader('cache-control', 'no-store').type('html').send(body);
 }
 
+/** "a minute", "7 minutes", "30 seconds". */
+function waitText(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? 'a second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? 'a minute' : `${minutes} minutes`;
+}
+
 export function signInRoutes(deps: SignInDeps): Route[] {
   const portalBase = deps.portalUrl.replace(/\/+$/, '');
+  // A second a refusal: a flood that ignores Retry-After gets one answer per connection a second.
+  const delayed = refusalDelay({ delayMs: 1000, maxHeld: 1000 });
 
   async function startSignIn(req: Request, res: Response): Promise<void> {
     const tenantParam = req.query.tenant;
@@ -50,6 +64,15 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     const tenant = typeof tenantParam === 'string' ? tenantParam.trim().toLowerCase() : '';
     if (!isTenantName(tenant)) {
       sendPage(res, 400, tenantPickerPage({ error: 'Account names are 1 to 63 lower-case letters, digits and inner hyphens.', tenant: typeof tenantParam === 'string' ? tenantParam.slice(0, 63) : '', returnTo }));
+      return;
+    }
+    // Before the realm lookup too: a flood of made-up names costs the token service nothing either.
+    const over = await deps.starts.take(req.ip ?? '');
+    if (over !== undefined) {
+      delayed(res, () => {
+        res.setHeader('retry-after', String(over.retryAfterSeconds));
+        sendPage(res, 429, messagePage('Too many sign-ins', `Too many sign-ins were started from this network. Try again in ${waitText(over.retryAfterSeconds)}.`));
+      });
       return;
     }
     try {

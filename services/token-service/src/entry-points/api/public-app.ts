@@ -1,4 +1,4 @@
-import { createHttpApp, stylesheetRoute, type HttpApp, type Logger, type TrustProxy } from '@plant/shared';
+import { createHttpApp, stylesheetRoute, type HttpApp, type Logger, type SourceBudget, type TrustProxy } from '@plant/shared';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
 import { SIGN_IN_ASSETS } from '../../provider/provider-pages.js';
@@ -17,6 +17,8 @@ export interface PublicAppDeps {
   accessTokenTtl: number;
   trustProxy: TrustProxy;
   interactions: InteractionDeps;
+  /** Sign-ins started per source: a source already refused is answered before its realm's provider. */
+  signInStarts: SourceBudget;
   /** Token introspection (RFC 7662): who may ask, and what verifies. */
   introspection: Omit<IntrospectionDeps, 'trustProxy'>;
 }
@@ -40,7 +42,7 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
       ...interactionRoutes(deps.interactions),
       // The portal's stylesheet (@plant/shared), for the sign-in pages.
       stylesheetRoute(SIGN_IN_ASSETS),
-      realmMount(deps.providers, deps.interactions.portalUrl),
+      realmMount(deps.providers, deps.interactions.portalUrl, deps.signInStarts),
     ],
   });
 }

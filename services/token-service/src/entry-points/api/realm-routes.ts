@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { NotFound, type ExpressLayer, type NodeHandler, type Route } from '@plant/shared';
+import { NotFound, refusalDelay, type ExpressLayer, type NodeHandler, type Route, type SourceBudget } from '@plant/shared';
 import { isTenantName } from '../../domain/principal-validators.js';
-import { pageHeaders, unknownRealmPage } from '../../provider/provider-pages.js';
+import { isAuthorizationPath, TOO_MANY_STARTS } from '../../provider/authorization-request-guard.js';
+import { errorPage, pageHeaders, unknownRealmPage } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
 type RealmRequest = IncomingMessage & { params: { tenant: string }; originalUrl: string; baseUrl: string };
@@ -75,17 +76,30 @@ function isBrowserNavigation(req: Request): boolean {
  * Everything else under `/realms/:tenant` (discovery, authorization, userinfo, logout) goes to
  * the realm's provider; an unknown realm is a 404 (`portalUrl`: the way back on its page).
  */
-export function realmMount(providers: RealmProviders, portalUrl: string): ExpressLayer {
+export function realmMount(providers: RealmProviders, portalUrl: string, signInStarts: SourceBudget): ExpressLayer {
+  const headers = pageHeaders(new URL(portalUrl).origin);
+  // One page for every early refusal: it names no realm, so no realm is looked up for it.
+  const tooManyStarts = errorPage({ portalUrl }, { error: 'temporarily_unavailable', error_description: TOO_MANY_STARTS });
+  // A second a refusal: a flood that ignores Retry-After gets one answer per connection a second.
+  const delayed = refusalDelay({ delayMs: 1000, maxHeld: 1000 });
   return {
     path: '/realms/:tenant',
     // oidc-provider's endpoints for programs answer RFC 6749 errors, those for browsers a page (provider-pages.ts).
     errors: ['oauth', 'page'],
     use: [
       async function realm(req: Request, res: Response, next: NextFunction) {
+        // A source this process already refused sign-in starts to (authorization-request-guard.ts)
+        // is answered here, before the realm's provider, and a second later: a flood from it
+        // costs next to nothing.
+        const refused = isAuthorizationPath(req.path) ? signInStarts.refused(req.ip ?? '') : undefined;
+        if (refused !== undefined) {
+          delayed(res, () => res.set(headers).set('retry-after', String(refused.retryAfterSeconds)).status(429).type('html').send(tooManyStarts));
+          return;
+        }
         const tenant = String(req.params.tenant);
         const handler = isTenantName(tenant) ? await providers.handlerFor(tenant) : undefined;
         if (!handler && isBrowserNavigation(req)) {
-          res.set(pageHeaders(new URL(portalUrl).origin)).status(404).type('html').send(unknownRealmPage(tenant, portalUrl));
+          res.set(headers).status(404).type('html').send(unknownRealmPage(tenant, portalUrl));
           return;
         }
         if (!handler) {
