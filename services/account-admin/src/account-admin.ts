@@ -11,7 +11,7 @@ import { SCHEMA } from './data-access/migrations/index.js';
 import { createSessionStore } from './data-access/session-store.js';
 import { toAdminError } from './domain/errors.js';
 import { API_REALM } from './entry-points/api/authenticate.js';
-import { SIGN_IN_TTL_SECONDS } from './domain/save-pending-sign-in.js';
+import { SIGN_IN_TTL_SECONDS } from './domain/portal-sessions.js';
 import { createApp } from './entry-points/api/server.js';
 import { createOidcClients } from './entry-points/web/oidc-clients.js';
 import { createPortalSessions } from './entry-points/web/session-cookies.js';

@@ -1,12 +1,12 @@
 /**
  * Portal sessions: who signed in, and the role the token service last confirmed. Sessions and
  * pending sign-ins live server-side (data-access/session-store.ts; the browser holds only a
- * random id); the portal opens, loads and ends them here, and keeps a sign-in in progress with
- * save-/take-pending-sign-in.ts. A session's role is re-read from the token service now and
+ * random id); the portal opens, loads and ends them here, and keeps a sign-in in progress
+ * (saved at the start, taken once at the callback). A session's role is re-read from the token service now and
  * then, so a demoted admin loses rights without signing out.
  */
 import { AppError, type TokenServiceClient } from '@plant/shared';
-import type { Session, SessionStore } from '../data-access/session-store.js';
+import type { PendingSignIn, Session, SessionStore } from '../data-access/session-store.js';
 import type { Actor } from './actor.js';
 import { TokenServiceUnavailable } from './errors.js';
 
@@ -53,4 +53,17 @@ export async function loadSession({ store, tokenService }: LoadSessionDeps, id: 
 
 export async function endSession(store: SessionStore, id: string): Promise<void> {
   await store.destroy(id);
+}
+
+/** How long a started sign-in may take to come back to the callback. */
+export const SIGN_IN_TTL_SECONDS = 600;
+
+/** Remembers a started sign-in under its OAuth `state` until the callback takes it. */
+export async function savePendingSignIn(store: SessionStore, state: string, pending: PendingSignIn): Promise<void> {
+  await store.savePendingSignIn(state, pending, SIGN_IN_TTL_SECONDS);
+}
+
+/** The sign-in started under this `state`, removed as it is read: a state is good for one callback only. */
+export function takePendingSignIn(store: SessionStore, state: string): Promise<PendingSignIn | undefined> {
+  return store.takePendingSignIn(state);
 }
