@@ -8,7 +8,7 @@
  * leave are bounded whatever they send.
  */
 import type { SourceBudget } from '@plant/shared';
-import type Provider from 'oidc-provider';
+import type { ProviderContext } from './oidc-provider-internals.js';
 import { renderRefusalPage, type RealmPageContext } from './provider-pages.js';
 
 /**
@@ -31,7 +31,7 @@ export const PARAMETER_MAX = 512;
 /** URLs and tokens a legitimate client may send longer. */
 const LONGER_PARAMETERS: Readonly<Record<string, number>> = { redirect_uri: 2048, id_token_hint: 2048, claims: 2048 };
 
-type Ctx = Parameters<Parameters<Provider['use']>[0]>[0];
+type Ctx = ProviderContext;
 
 export interface AuthorizationRequestGuardDeps {
   budget: SourceBudget;

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { ExternalSigningKey } from 'oidc-provider';
 import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../domain/signing-keys.js';
+import { buildClient, type Client, replaceClientLookup, serveIssuerPerRequest } from './oidc-provider-internals.js';
 import { realmConfiguration } from './realm-configuration.js';
 import { wireProvider, type RealmBinding, type RealmProviderDeps } from './realm-provider.js';
 import type { NodeSigningKey } from './signing-key.js';
@@ -107,7 +108,6 @@ export interface GrantEngine {
   serve(binding: RealmRequestBinding, req: IncomingMessage, res: ServerResponse): void;
 }
 
-type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 
 /**
  * The portal's code exchange gets an ID token in its realm's algorithm: the static portal client
@@ -115,10 +115,8 @@ type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
  * once per algorithm.
  */
 function signPortalIdTokensWithRealmAlgorithm(provider: Provider, algorithm: () => SigningAlgorithm): void {
-  const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
-  const find = clients.find.bind(clients);
   const portals = new Map<SigningAlgorithm, Client>();
-  clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
+  replaceClientLookup(provider, (find) => async function findClient(id: unknown): Promise<Client | undefined> {
     const alg = algorithm();
     // The clients were built outside any request, with the default algorithm: only the portal client of another needs its own.
     if (id !== PORTAL_CLIENT_ID || alg === DEFAULT_SIGNING_ALGORITHM) return find(id);
@@ -126,11 +124,11 @@ function signPortalIdTokensWithRealmAlgorithm(provider: Provider, algorithm: () 
     if (portal === undefined) {
       const stock = await find(id);
       if (stock === undefined) return undefined;
-      portal = new clients({ ...stock.metadata(), id_token_signed_response_alg: alg });
+      portal = buildClient(provider, { ...stock.metadata(), id_token_signed_response_alg: alg });
       portals.set(alg, portal);
     }
     return portal;
-  };
+  });
 }
 
 /**
@@ -152,7 +150,7 @@ export function createGrantEngine(deps: RealmProviderDeps): GrantEngine {
   const keys = SIGNING_ALGORITHMS.map((alg) => new RealmBoundSigningKey(alg));
   const provider = new Provider(issuerOf(deps.config.AUTH_URL, 'grant-engine'), realmConfiguration({ realm: binding.realm, algorithm, cookiePath: '/realms' }, keys, deps));
   // oidc-provider reads `issuer` whenever it needs it (token `iss`, errors): the request's realm's.
-  Object.defineProperty(provider, 'issuer', { get: () => requestBinding().issuer, set: () => undefined, configurable: true });
+  serveIssuerPerRequest(provider, () => requestBinding().issuer);
   wireProvider(provider, binding, deps);
   signPortalIdTokensWithRealmAlgorithm(provider, algorithm);
   const callback = provider.callback();

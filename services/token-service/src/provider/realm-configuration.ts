@@ -9,7 +9,7 @@ import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import type { SigningAlgorithm } from '../domain/signing-keys.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
-import { EXTERNAL_SIGNING } from './signing-key.js';
+import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';
 
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
@@ -168,7 +168,7 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
       devInteractions: { enabled: false },
       // No pushed authorization requests: the portal, the only client that signs people in,
       // sends its request in the URL, and each push stored up to 56 KB for anyone who asked
-      // (docs/decisions/pushed-authorization-requests-off.md).
+      // (docs/decisions/0012-pushed-authorization-requests-off.md).
       pushedAuthorizationRequests: { enabled: false },
       dPoP: dPoPFeature(config),
       externalSigningSupport: EXTERNAL_SIGNING,

@@ -6,6 +6,7 @@ import { ASYMMETRIC_ALGS } from '../domain/jws.js';
 import { guardAuthorizationRequests } from './authorization-request-guard.js';
 import { INTROSPECTION_PATH, issuerOf, realmPath } from '../domain/realm-naming.js';
 import { grantRequestId } from './grant-request-id.js';
+import { pinRequestOrigin, type ProviderContext } from './oidc-provider-internals.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
 import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
@@ -33,7 +34,6 @@ export interface RealmBinding {
   issuer(ctx: { req: IncomingMessage }): string;
 }
 
-type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
@@ -154,21 +154,6 @@ function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAu
 }
 
 /**
- * oidc-provider builds every URL it names on the request's own (`ctx.href`): the token
- * endpoint a DPoP proof's `htu` must match, discovery's endpoints, the sign-in redirects. That
- * is the Host header, X-Forwarded-Host behind a trusted proxy, or an absolute-form request
- * target: whoever sends the request would choose them, and a proof made for an attacker's host
- * would pass. They are built on the configured public origin (AUTH_URL) instead; the request's
- * host no longer matters.
- */
-function pinPublicOrigin(origin: string) {
-  return async function publicOrigin(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
-    Object.defineProperty(ctx, 'href', { value: `${origin}${ctx.path}${ctx.search}`, configurable: true });
-    await next();
-  };
-}
-
-/**
  * A realm's oidc-provider (configured by realm-configuration.ts), for its browser endpoints:
  * discovery, authorization and sign-in, userinfo, logout, its keys.
  */
@@ -204,7 +189,7 @@ export function wireProvider(provider: Provider, binding: RealmBinding, deps: Re
   const credentialOf = new WeakMap<object, ClientCredential>();
   serveServiceAccountClients(provider, { binding, clientAuth, credentialOf });
   claimReplaysInStore(provider, deps.replay);
-  provider.use(pinPublicOrigin(new URL(config.AUTH_URL).origin));
+  provider.use(pinRequestOrigin(new URL(config.AUTH_URL).origin));
   provider.use(guardRealmRequests(binding.issuer, clientAuth, credentialOf, metrics));
 
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {

@@ -3,12 +3,17 @@ import { AssertionCheckUnavailable, AssertionRejected, type ClientAuthentication
 import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import { PRINCIPAL_METADATA, serviceAccountScope, type PrincipalMetadata } from './realm-configuration.js';
+import {
+  buildClient,
+  type Client,
+  type ProviderContext,
+  replaceClientLookup,
+  replaceClientSecretComparison,
+} from './oidc-provider-internals.js';
 import type { RealmBinding } from './realm-provider.js';
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
 
-type ProviderContext = Parameters<Parameters<Provider['use']>[0]>[0];
-type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 
 export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const UNKNOWN_SOURCE: ClientAuthSource = Object.freeze({ ip: 'unknown' });
@@ -106,21 +111,19 @@ export interface ServiceAccountClientsDeps {
  * clients, and any number of active accounts stay built.
  */
 export function serveServiceAccountClients(provider: Provider, { binding, clientAuth, credentialOf }: ServiceAccountClientsDeps): void {
-  const clients = provider.Client as unknown as { new (metadata: Record<string, unknown>): Client; find(id: unknown): Promise<Client | undefined> };
-  const findStatic = clients.find.bind(clients);
   const built = [new WeakMap<ClientCredential, Client>(), new WeakMap<ClientCredential, Client>()] as const;
   const clientOf = (credential: ClientCredential, byAssertion: boolean): Client => {
     const cache = built[byAssertion ? 1 : 0];
     let client = cache.get(credential);
     if (client === undefined) {
-      client = new clients(serviceAccountClientMetadata(credential, byAssertion));
+      client = buildClient(provider, serviceAccountClientMetadata(credential, byAssertion));
       cache.set(credential, client);
       credentialOf.set(client, credential);
     }
     return client;
   };
 
-  clients.find = async function findClient(id: unknown): Promise<Client | undefined> {
+  replaceClientLookup(provider, (findStatic) => async function findClient(id: unknown): Promise<Client | undefined> {
     if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID) return findStatic(id);
     const ctx = Provider.ctx;
     const source = ctx ?? UNKNOWN_SOURCE;
@@ -134,11 +137,11 @@ export function serveServiceAccountClients(provider: Provider, { binding, client
     const issuer = binding.issuer(ctx!);
     if (clientAuth.verifiedAssertion(ctx!) === undefined) await clientAuth.verifyAssertion(credential, assertion, new Set([issuer, `${issuer}${TOKEN_PATH}`]), ctx!).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
     return clientOf(credential, true);
-  };
+  });
 
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
+  replaceClientSecretComparison(provider, (client, presented) => {
     const ctx = Provider.ctx;
-    const verdict = clientAuth.verifySecret(binding.realm(ctx), this.clientId, this.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
+    const verdict = clientAuth.verifySecret(binding.realm(ctx), client.clientId, client.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
     return typeof verdict === 'boolean' ? verdict : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
-  };
+  });
 }

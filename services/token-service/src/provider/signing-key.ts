@@ -2,8 +2,6 @@ import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:cr
 import { ExternalSigningKey } from 'oidc-provider';
 import { algorithmOf, type SigningAlgorithm } from '../domain/signing-keys.js';
 
-/** The oidc-provider feature that admits an ExternalSigningKey in `jwks.keys`, and the version we implement. */
-export const EXTERNAL_SIGNING = { enabled: true, ack: 'experimental-01' } as const;
 
 /** The key type each algorithm needs (RFC 7518 §3.3, §3.4): anything else is refused at construction. */
 const KEY_TYPES: Record<SigningAlgorithm, { type: string; curve?: string }> = {
