@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
+import { daemonDir } from './local-daemon.js';
 import { eventually, freePort } from './waiting.js';
 
 const run = promisify(execFile);
@@ -28,6 +29,7 @@ export interface RedisServer extends LocalServer {
 export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  let dir: Awaited<ReturnType<typeof daemonDir>> | undefined;
   const cli = async (...args: string[]) => (await run('redis-cli', ['-p', String(port), ...args])).stdout.trim();
   const server: RedisServer = {
     port,
@@ -35,16 +37,23 @@ export async function startRedisServer(): Promise<RedisServer> {
     cli,
     async start() {
       if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+      // `--dir`: whatever the server writes (an RDB on a replica's sync or a SAVE) goes to a
+      // temporary directory of its own, never the working directory (a dump.rdb once got committed).
+      dir = await daemonDir('redis-server');
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir.path, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
       await eventually(async () => (await cli('PING').catch(() => '')) === 'PONG', 'redis-server answers', 10_000);
     },
     async stop() {
       const running = child;
+      const files = dir;
       child = undefined;
-      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
-      const exited = once(running, 'exit');
-      running.kill('SIGTERM');
-      await exited;
+      dir = undefined;
+      if (running !== undefined && running.exitCode === null && running.signalCode === null) {
+        const exited = once(running, 'exit');
+        running.kill('SIGTERM');
+        await exited;
+      }
+      files?.remove();
     },
   };
   await server.start();
