@@ -47,7 +47,7 @@ function redisServerOn(port: number): RedisServer {
   let child: ChildProcess | undefined;
   let dir: Awaited<ReturnType<typeof daemonDir>> | undefined;
   const cli = async (...args: string[]) => (await run('redis-cli', ['-p', String(port), ...args])).stdout.trim();
-  const running = (process: ChildProcess | undefined): process is ChildProcess => process !== undefined && process.exitCode === null && process.signalCode === null;
+  const running = (proc: ChildProcess | undefined): proc is ChildProcess => proc !== undefined && proc.exitCode === null && proc.signalCode === null;
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,

@@ -97,11 +97,11 @@ describe('a revocation publish that fails', () => {
   });
 
   test('When the publisher is stopped, then it stops retrying', async () => {
+    jest.useFakeTimers();
     const redis = new StandInRedis();
     const { publisher } = publisherOn(redis);
     await publisher.publish(entry('sa-1', 2));
 
-    jest.useFakeTimers();
     publisher.stop();
     const attempts = redis.attempts;
     await jest.advanceTimersByTimeAsync(10 * REPUBLISH_MAX_MS);
