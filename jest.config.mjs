@@ -31,7 +31,8 @@ export function project(dir) {
     displayName: name,
     rootDir: join(root, dir),
     testMatch: ['<rootDir>/test/**/*.test.ts'],
-    testEnvironment: 'node',
+    // Node's, with a redis-server of the file's own as TEST_REDIS_URL: no file hears another's channels or counts its keys.
+    testEnvironment: join(root, 'packages/test-kit/own-redis-environment.mjs'),
     extensionsToTreatAsEsm: ['.ts'],
     transform,
     moduleNameMapper,

@@ -53,8 +53,8 @@ export interface Platform extends Processes {
   atEveryStore(token: string): Promise<HttpAnswer[]>;
 }
 
-/** Every Plant Store's count of revocation events received so far. */
-async function eventsReceived(store: ServiceProcess): Promise<number> {
+/** A Plant Store's count of revocation events received so far. */
+export async function eventsReceived(store: ServiceProcess): Promise<number> {
   const text = (await http(`${store.managementUrl}/metrics`)).body as string;
   return [...text.matchAll(/^revocation_events_received_total(?:\{[^}]*\})? (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }

@@ -1,8 +1,10 @@
 /**
- * What the DPoP tests share: resource servers (express, createBearerAuth with DPoP on the shared
- * real Redis) in front of the test issuer, tokens bound to a test key, and requests with proofs.
+ * What the DPoP tests share: resource servers (express, createBearerAuth with DPoP on the test
+ * file's own Redis) in front of the test issuer, tokens bound to a test key, and requests with proofs.
  */
+import { once } from 'node:events';
 import { afterAll, beforeAll } from '@jest/globals';
+import { Redis } from 'ioredis';
 import express from 'express';
 import request from 'supertest';
 import { AppError, createLogger, errorMiddleware, sendJson, startWebServer, type WebServer } from '@plant/shared';
@@ -36,6 +38,7 @@ export interface DpopWorld {
 /** Starts the issuer before the file's tests and closes what it opened after them. */
 export function useDpopWorld(): DpopWorld {
   const opened: Array<{ web: WebServer; auth: BearerAuth; replay: DpopReplayStore }> = [];
+  const clients: Redis[] = [];
   const prefix = `${uniqueName('dpop')}:`;
   const world = { tenant: uniqueName('r') } as DpopWorld;
   beforeAll(async () => {
@@ -48,11 +51,21 @@ export function useDpopWorld(): DpopWorld {
       auth.close();
       await replay.close();
     }
+    for (const client of clients) client.disconnect();
     await world.issuer?.close();
   });
   world.server = async ({ redis = TEST_REDIS_URL, ...dpop } = {}) => {
     const logger = createLogger({ name: 'dpop-test', level: 'silent' });
-    const replay = dpop.replay ?? createRedisReplayStore({ redis, keyPrefix: prefix });
+    // On the file's Redis the store gets a connection that is ready before the first request, as
+    // a service is before its readiness probe passes: a claim's deadline is not spent on
+    // connecting, which a loaded machine can stretch past it.
+    let connection: Redis | undefined;
+    if (dpop.replay === undefined && redis === TEST_REDIS_URL) {
+      connection = new Redis(redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+      clients.push(connection);
+      await once(connection, 'ready');
+    }
+    const replay = dpop.replay ?? createRedisReplayStore({ redis: connection ?? redis, keyPrefix: prefix });
     const auth = createBearerAuth({ authUrl: AUTH_URL, audience: AUDIENCE, jwksBaseUrl: world.issuer.url, internalToken: 'test-internal-token', realm: 'api', logger, dpop: { publicUrl: PUBLIC_URL, ...dpop, replay } });
     const app = express();
     app.all('/v1/whoami', auth.middleware, (req, res) => {

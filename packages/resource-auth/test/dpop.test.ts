@@ -1,7 +1,7 @@
 /**
  * DPoP at a resource server (RFC 9449 §7): bound tokens with proofs accepted, every way of
- * using one without its key refused with the RFC's challenge and the Error shape, on the shared
- * real Redis.
+ * using one without its key refused with the RFC's challenge and the Error shape, on the test
+ * file's own real Redis.
  */
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { call, dpopKey, invalidDpopToken, invalidProof, outcome, useDpopWorld, WHOAMI, type DpopServer } from './dpop-support.js';

@@ -4,6 +4,8 @@
  * Sentinel-managed target hands ioredis the master's credentials from REDIS_URL. The failover
  * itself runs against real sentinels in packages/topology (`pnpm test:topology`).
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';
 import { ConfigError, createRedisClient, loadConfig, parseSentinels, redisConfig, redisConnectionOptions, redisTargetOf } from '../src/index.js';
 
@@ -88,5 +90,26 @@ describe('a Sentinel-managed target', () => {
     expect(() => loadConfig(shape, { REDIS_URL: 'redis://x', REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_PASSWORD: 'dev-only-redis-password', NODE_ENV: 'production' })).toThrow(
       'configuration error: REDIS_SENTINEL_PASSWORD is a development value',
     );
+  });
+});
+
+describe('closing a client', () => {
+  test('When a client of an unreachable Redis is closed, then no timer of it outlives the close by more than a moment (the process can stop)', async () => {
+    // In a process of its own, so only this client's timers are counted. Both counts are taken
+    // inside a timer callback (which counts itself): the second one runs 1 s after the close,
+    // after the client's disconnect timer (250 ms) and before ioredis' default one (2 s).
+    const script = `
+      import { createRedisClient } from '${new URL('../dist/index.js', import.meta.url).href}';
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+      const before = await new Promise((resolve) => setTimeout(() => resolve(timers()), 0));
+      const redis = createRedisClient('redis://127.0.0.1:1', { maxRetriesPerRequest: 1 });
+      redis.on('error', () => {});
+      const refused = await redis.set('k', '1').then(() => false, () => true);
+      await redis.quit().catch(() => redis.disconnect());
+      setTimeout(() => console.log(JSON.stringify({ refused, before, after: timers() })), 1000);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+
+    expect(JSON.parse(stdout)).toEqual({ refused: true, before: 1, after: 1 });
   });
 });

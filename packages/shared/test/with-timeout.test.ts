@@ -1,4 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { TimeoutError, withTimeout } from '../src/index.js';
 
 describe('withTimeout', () => {
@@ -27,3 +29,34 @@ describe('withTimeout', () => {
     await new Promise((resolve) => setImmediate(resolve));
   });
 });
+
+describe('withTimeout on a stalled process', () => {
+  test('When the answer arrives in time but the process stalls past the deadline before reading it, then the answer wins over the late timer', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const [peer] = (await Promise.all([once(server, 'connection'), once(client, 'connect')]))[0] as [Socket];
+    try {
+      const answered = new Promise<string>((resolve) => client.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+      const outcome = withTimeout(answered, 50, 'pong');
+      // Written to the kernel at once: the answer waits in the client's socket, unread, while
+      // the process is stalled past the deadline.
+      peer.write('pong');
+      stall(200);
+
+      await expect(outcome).resolves.toBe('pong');
+    } finally {
+      client.destroy();
+      peer.destroy();
+      server.close();
+    }
+  });
+});
+
+/** Blocks the event loop for `ms`: nothing runs, as when the machine gives the process no CPU. */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy on purpose
+  }
+}

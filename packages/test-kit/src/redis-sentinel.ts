@@ -5,7 +5,7 @@
  * kill the master and watch the sentinels promote a replica.
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { daemonDir, spawnDaemon, waitListening, type Daemon } from './local-daemon.js';
@@ -62,7 +62,13 @@ export async function startSentinelGroup({ replicas = 1, sentinels = 3, downAfte
     await waitListening(daemon, [port]);
     return node;
   };
-  const serverArgs = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', password, '--masterauth', password];
+  // Each server writes into a directory of its own in the group's temporary directory: a replica's
+  // full sync saves the master's RDB as dump.rdb in its `dir`, which defaulted to the working directory.
+  const serverArgs = (port: number) => {
+    const serverDir = join(dir.path, `redis-${port}`);
+    mkdirSync(serverDir);
+    return ['--port', String(port), '--bind', '127.0.0.1', '--dir', serverDir, '--save', '', '--appendonly', 'no', '--requirepass', password, '--masterauth', password];
+  };
   const stop = async () => {
     await Promise.all(started.map((node) => node.daemon.stop('SIGKILL')));
     dir.remove();

@@ -73,7 +73,12 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false, retryStrategy };
   const redisTarget = redisTargetOf(config);
   const redis = createRedisClient(redisTarget, redisOptions);
-  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null, retryStrategy });
+  // autoResubscribe off: ioredis' own resubscription after a reconnect drops its promise, so a
+  // SUBSCRIBE refused or cut short (the client closed before Redis confirmed it) was an
+  // unhandled rejection, which ends a Node process (a test's teardown right after a Redis
+  // restart failed with "Connection is closed."). The 'ready' listeners below subscribe every
+  // channel themselves and handle the outcome.
+  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null, retryStrategy, autoResubscribe: false });
   for (const client of [redis, subscriber]) client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
 
   const repositories = createRepositories(db);
@@ -165,7 +170,7 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   });
   subscriber.on('ready', () => {
     const outage = outages;
-    subscriber.subscribe(REVOCATION_CHANNEL).then(
+    subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL).then(
       () => setTimeout(() => outage === outages && credentials.trust(), 2 * REPUBLISH_MAX_MS).unref(),
       () => undefined,
     );

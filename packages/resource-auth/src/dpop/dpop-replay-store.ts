@@ -61,8 +61,13 @@ export function createRedisReplayStore(options: RedisReplayStoreOptions): DpopRe
  * (a timer and a `Promise.race` per request are a measurable share of a claim's cost): a claim
  * Redis has not answered after `timeoutMs` (at most a fifth more) fails with a `TimeoutError`.
  */
+interface PendingClaim {
+  reject: (err: Error) => void;
+  due: number;
+}
+
 class ClaimDeadlines {
-  readonly #pending = new Set<{ reject: (err: Error) => void; due: number }>();
+  readonly #pending = new Set<PendingClaim>();
   #sweep: NodeJS.Timeout | undefined;
 
   constructor(private readonly timeoutMs: number) {}
@@ -92,13 +97,20 @@ class ClaimDeadlines {
       return;
     }
     const now = performance.now();
+    const overdue: PendingClaim[] = [];
     // Added in the order they fall due (a monotonic clock: a wall clock stepped back would break
     // that order): the first one not yet due ends the sweep.
     for (const entry of this.#pending) {
       if (entry.due > now) break;
-      this.#pending.delete(entry);
-      entry.reject(new TimeoutError('dpop jti claim'));
+      overdue.push(entry);
     }
+    if (overdue.length === 0) return;
+    // Decided in the check phase, after the sockets are read: when the process stalled (a
+    // loaded machine, a GC pause), this timer runs before the event loop reads Redis' answers,
+    // and a claim Redis answered in time would fail. One still unanswered then is refused.
+    setImmediate(() => {
+      for (const entry of overdue) if (this.#pending.delete(entry)) entry.reject(new TimeoutError('dpop jti claim'));
+    });
   }
 
   close(): void {
