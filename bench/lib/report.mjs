@@ -59,10 +59,10 @@ function median(values) {
 export { fmt };
 
 /**
- * Issue 7's targets (2-core machine, loopback). Ratios: higher is better, except `signinP99`
- * (issue 17): the grant p99 under a sign-in burst over the quiet p99, at most. `keys` (issue
- * 22): a private_key_jwt grant against the secret grant of the same service. Issue 23: a DPoP
- * list against a bearer list, introspection against a list. Issue 24: an ES256 realm's grant
+ * The targets (2-core machine, loopback; docs/performance.md). Ratios: higher is better, except
+ * `signinP99`: the grant p99 under a sign-in burst over the quiet p99, at most. `keys`: a
+ * private_key_jwt grant against the secret grant of the same service. `dpop`: a DPoP list
+ * against a bearer list; `introspect`: introspection against a list. `token-es256`: an ES256 realm's grant
  * against stock oidc-provider signing ES256 and against our RS256 grant, a list with an ES256
  * token against one with an RS256 token. `floodP99`: the grant p99 under a one-address flood of
  * another tenant's sign-in starts over the quiet p99, at most.

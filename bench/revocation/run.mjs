@@ -12,7 +12,7 @@
 // one poll round trip, so it is an upper bound. "stale" counts 200s answered after the API
 // response (a correct system at target has almost none; each is a window of exposure).
 //
-// Target (DESIGN.md): p99 <= 50 ms at every replica. Peers that keep JWT access tokens valid
+// Target (docs/performance.md): p99 <= 50 ms at every replica. Peers that keep JWT access tokens valid
 // until expiry (Keycloak, Auth0, Hydra) have the token lifetime, 300 s, as their figure.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // keys: client_credentials grants authenticated with private_key_jwt (RFC 7523): each request
 // carries a fresh RS256 assertion (its own jti, claimed once in Redis) signed by an RSA-2048 key,
 // the most common kind of client key, against the same account's client_secret_post grants on
-// the same token service in the same run (issue 22: ≥ 0.8× the secret grant). The load
+// the same token service in the same run (target: ≥ 0.8× the secret grant). The load
 // generator signs its assertions before its window starts, so signing costs neither side's
 // measured time. `BENCH_KEYS_TYPE=ec` (ES256) or `ed25519` measures the other key types.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Who may reach which port of each service (issue 18): probes and metrics on a management port
+// Who may reach which port of each service (docs/deploy.md, trust boundaries): probes and metrics on a management port
 // of their own that only the monitoring namespace (and the kubelet) reaches, public ports only
 // from the ingress controller, the token service's internal API only from its callers.
 import { describe, expect, test } from '@jest/globals';

@@ -1,5 +1,5 @@
 /**
- * Issue 23, DPoP end to end: the token service and two Plant Stores as processes. A service
+ * DPoP end to end: the token service and two Plant Stores as processes. A service
  * account that requires sender-constrained tokens gets tokens bound to its key; the Plant Stores
  * take them only with a proof of that key for that request, once, across both replicas; a
  * third-party client (openid-client) works unmodified; a reset still revokes them.

@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 4, against the token service process: failures from one address slow down
+ * Client authentication under attack, against the token service process: failures from one address slow down
  * that address's FAILING attempts, but never lock out the right secret of a client that is not
  * itself locked (clients behind one NAT or CI runner pool share an address). The client binds
  * its own loopback address, so no other test's counters reach it; the throttles keep their

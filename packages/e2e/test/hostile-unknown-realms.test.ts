@@ -1,5 +1,5 @@
 /**
- * Tokens that name realms nobody created (issue 17, item 3): an attacker needs no key to
+ * Tokens that name realms nobody created: an attacker needs no key to
  * write `{"tenant":"z1","iss":"<auth_url>/realms/z1"}` into an unsigned token, so such a token
  * must not cost the token service a call each. Counts the token service's own access lines for
  * the routes a resource server reads keys and realms from; asserts correctness only, never

@@ -1,5 +1,5 @@
 /**
- * Issue 5, end to end: real processes (token service, two Plant Stores, a redis-server of this
+ * The revocation change feed, end to end: real processes (token service, two Plant Stores, a redis-server of this
  * file), real Postgres. A reset, a deletion or a role/grant change refuses every older token at
  * both Plant Stores at their next call, while a token minted after it works, even within the
  * same second. The re-sync period is long (60 s) so only the published events can do it.

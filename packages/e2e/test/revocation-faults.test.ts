@@ -1,5 +1,5 @@
 /**
- * Issue 5, end to end under faults: the Plant Stores' Redis (a server of this file alone) is
+ * Revocation end to end under faults: the Plant Stores' Redis (a server of this file alone) is
  * stopped, restarted empty, flushed, or has its subscriber connections killed while
  * revocations happen; the token service goes down too. A revoked token is never accepted,
  * the stores recover without a restart, and with neither Redis nor the token service the

@@ -1,5 +1,5 @@
 /**
- * Issue 17, review finding A, against the token service process: a secret is reset while 50
+ * A reset racing grants, against the token service process: a secret is reset while 50
  * grants with the old secret are in flight. The seed says the old secret stops working as
  * soon as the new one is issued: no grant answered after the reset's answer may get a token
  * with the old secret. Several rounds, with the credential cached and not, at different

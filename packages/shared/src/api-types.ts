@@ -12,7 +12,7 @@ import { hasInvisibleCharacters, NAME_RULE } from './name-text.js';
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/** Bounds of the free-text fields (the seed leaves them open; DESIGN.md fixes them). */
+/** Bounds of the free-text fields (the specification leaves them open; docs/specification.md fixes them). */
 export const PLANT_NAME_MAX = 255;
 export const PLANT_TAG_MAX = 64;
 

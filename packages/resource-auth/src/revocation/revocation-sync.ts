@@ -1,6 +1,6 @@
 /**
  * The resource-server side of versioned revocation (docs/architecture.md, "Revocation on
- * resource servers"; DESIGN.md, "Tokens and revocation"): wires the subscription
+ * resource servers"; docs/architecture.md, "Revocation on resource servers"): wires the subscription
  * (revocation-subscription.ts), the resync loop (resync-loop.ts) and the fallback check
  * (fallback-check.ts) around one map, and decides when the map is live.
  *

@@ -1,5 +1,5 @@
 /**
- * Who may do what with plants (DESIGN.md, "Principals, roles, permissions"): every role
+ * Who may do what with plants (docs/specification.md, "Principals, roles, credentials"): every role
  * may list; Edit and Account Admin may create any plant; a principal with an `edit`
  * grant on a tag may create plants of exactly that tag. The token's scope narrows this and
  * never widens it (`@plant/resource-auth`'s `hasRole`/`hasEditGrant`): listing needs

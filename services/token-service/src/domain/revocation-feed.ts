@@ -10,7 +10,7 @@ import { PrincipalNotFound } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 
 /**
- * How long a revocation entry is needed (DESIGN.md, "Tokens and revocation"). A token minted
+ * How long a revocation entry is needed (docs/architecture.md, "Revocation on resource servers"). A token minted
  * before a change carries a lower `ver` and expires at most `ACCESS_TOKEN_TTL` after it was
  * minted, so once the change is older than the lifetime plus this margin, no token it revokes
  * can still be accepted anywhere: the map, the snapshot and the store let it go.

@@ -1,7 +1,7 @@
 import type { Migration } from '@plant/shared';
 import { SCHEMA } from './schema.js';
 
-/** The actions of keys, trusted workloads, the secret's removal and disabling (issue 22) join the trail. */
+/** The actions of keys, trusted workloads, the secret's removal and disabling join the trail. */
 export const credentialAuditActions: Migration = {
   name: '0002-credential-audit-actions',
   async up(knex) {

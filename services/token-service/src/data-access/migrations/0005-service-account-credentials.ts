@@ -1,7 +1,7 @@
 import type { Knex, Migration } from '@plant/shared';
 
 /**
- * Credentials beyond the secret (issue 22). Numbered 005: 004 is the revocation change feed,
+ * Credentials beyond the secret (keys, trusted workloads, disabling). Numbered 005: 004 is the revocation change feed,
  * built at the same time on another branch. public keys (`private_key_jwt`, RFC 7523) and
  * trusted workloads (federation), a secret that may be removed, and disabling.
  *
