@@ -5,7 +5,14 @@
  * itself runs against real sentinels in packages/topology (`pnpm test:topology`).
  */
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, createRedisClient, loadConfig, parseSentinels, redisConfig, redisConnectionOptions, redisTargetOf } from '../src/index.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
+import {
+  createRedisClient,
+  parseSentinels,
+  redisConfig,
+  redisConnectionOptions,
+  redisTargetOf,
+} from '../src/redis/index.js';
 
 const shape = redisConfig({ redisUse: 'tests' });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { TimeoutError, withTimeout } from '../src/index.js';
+import { TimeoutError, withTimeout } from '../src/util/index.js';
 
 describe('withTimeout', () => {
   test('When the promise settles in time, then its value or its error comes through', async () => {
