@@ -9,7 +9,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createLogger } from '../../packages/shared/dist/index.js';
+import { createLogger } from '../../packages/shared/dist/logging/index.js';
 import { createBearerAuth, createRedisReplayStore } from '../../packages/resource-auth/dist/index.js';
 import { dpopKey, startTestIssuer } from '../../packages/test-kit/dist/index.js';
 import { stepCosts } from './step-costs.mjs';

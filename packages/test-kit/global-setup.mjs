@@ -2,7 +2,7 @@
 // jest loads this file outside its module transform.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDatabase, ensureDatabaseExists, migrateLatest } from '@plant/shared';
+import { createDatabase, ensureDatabaseExists, migrateLatest } from '@plant/shared/db';
 import { REPO_ROOT, TEST_DATABASE_URL } from './dist/env.js';
 
 /** Creates the test database and applies each service's migrations (`dist/data-access/migrations/index.js`). */

@@ -1,4 +1,4 @@
-import { describeConfig, type ConfigShape } from '@plant/shared';
+import { describeConfig, type ConfigShape } from '@plant/shared/config';
 
 /**
  * What a deployment must set for a service, computed from the service's own zod config

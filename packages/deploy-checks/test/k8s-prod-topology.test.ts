@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { join } from 'node:path';
-import { parseSentinels } from '@plant/shared';
+import { parseSentinels } from '@plant/shared/redis';
 import { containerEnv, disruptionsAllowed, find, objectsOf, renderKustomization, type K8sObject } from '../src/k8s-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 

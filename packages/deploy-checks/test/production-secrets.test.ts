@@ -9,7 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ConfigError, DEVELOPMENT_SECRET_VALUES, loadConfig, productionSecretProblem, secretKeysOf, type ConfigShape } from '@plant/shared';
+import {
+  ConfigError,
+  DEVELOPMENT_SECRET_VALUES,
+  loadConfig,
+  productionSecretProblem,
+  secretKeysOf,
+  type ConfigShape,
+} from '@plant/shared/config';
 import { REPO_ROOT } from '@plant/test-kit';
 import { CONFIG_SHAPES } from './helpers/service-configs.js';
 

@@ -6,7 +6,7 @@
  * and a session cookie: each route reads the one it takes). Random cases find combinations;
  * this finds any single bad value in any single place, on every run.
  */
-import type { Route } from '@plant/shared';
+import type { Route } from '@plant/shared/http';
 import { NUMBER_LITERALS } from './hostile-arbitraries.js';
 import { encode, FORGED_CURSORS, isJsonText, knownOf, type FuzzCase, type FuzzContext } from './route-fuzzer.js';
 

@@ -6,7 +6,7 @@
  * list, so a new route is fuzzed without anyone adding it here (`hostile-every-route.test.ts`).
  */
 import fc from 'fast-check';
-import type { RouteInput } from '@plant/shared';
+import type { RouteInput } from '@plant/shared/http';
 import { bodyCase, CONTENT_TYPES, headerSafe, hostileString, jsonText, NUMBER_LITERALS, numberText, pathSafe, PROTO_KEYS, shapedObjectText, type BodyCase } from './hostile-arbitraries.js';
 
 /** What a caller of one app knows: real values by name, and the headers it authenticates with. */

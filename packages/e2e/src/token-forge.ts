@@ -5,7 +5,7 @@
  * signature; signed with an unrelated key; unsigned (`alg: none`); HMAC'd with the public key.
  */
 import { createDecipheriv, createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { createDatabase } from '@plant/shared';
+import { createDatabase } from '@plant/shared/db';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

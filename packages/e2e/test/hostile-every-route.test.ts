@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type fc from 'fast-check';
-import { isRoute, type ExpressLayer } from '@plant/shared';
+import { isRoute, type ExpressLayer } from '@plant/shared/http';
 import { REPO_ROOT } from '@plant/test-kit';
 import {
   assertEach,

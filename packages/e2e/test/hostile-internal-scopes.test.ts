@@ -5,7 +5,7 @@
  * (read as data, so a route added later is covered) is called with every credential.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Route } from '@plant/shared';
+import type { Route } from '@plant/shared/http';
 import { assertionGrantBody, clientAssertion, clientKeyPair } from '@plant/test-kit';
 import { httpRequest, startPlatformWithEditor, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
 import { routeKey, serviceApps } from './helpers/service-apps.js';

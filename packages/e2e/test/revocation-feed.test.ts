@@ -5,7 +5,7 @@
  * are commits whose publish never happened (the publisher died): only the resync can bring them.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createDatabase, type Knex } from '@plant/shared';
+import { createDatabase, type Knex } from '@plant/shared/db';
 import { eventually, sleep, type ServiceProcess } from '@plant/test-kit';
 import { httpRequest, startPlatform, type Platform } from '../src/index.js';
 

@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
-import { createLogger, sendError, type Logger } from '@plant/shared';
+import { sendError } from '@plant/shared/http';
+import { createLogger, type Logger } from '@plant/shared/logging';
 import type { AuthenticatedRequest } from './bearer/authenticated-request.js';
 import { createBearerAuth } from './bearer/bearer-auth.js';
 import { MissingToken } from './bearer/bearer-errors.js';

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, jest } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
-import { createLogger, errorMiddleware, startWebServer, type WebServer } from '@plant/shared';
+import { errorMiddleware, startWebServer, type WebServer } from '@plant/shared/http';
+import { createLogger } from '@plant/shared/logging';
 import { startTestIssuer, uniqueName, type IssuerAlgorithm, type TestIssuer } from '@plant/test-kit';
 import { createBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions } from '../src/index.js';
 

@@ -7,7 +7,9 @@ import { afterAll, beforeAll } from '@jest/globals';
 import { Redis } from 'ioredis';
 import express from 'express';
 import request from 'supertest';
-import { AppError, createLogger, errorMiddleware, sendJson, startWebServer, type WebServer } from '@plant/shared';
+import { AppError } from '@plant/shared/api';
+import { errorMiddleware, sendJson, startWebServer, type WebServer } from '@plant/shared/http';
+import { createLogger } from '@plant/shared/logging';
 import { dpopKey, startTestIssuer, TEST_REDIS_URL, uniqueName, type DpopKey, type TestIssuer } from '@plant/test-kit';
 import { createBearerAuth, createRedisReplayStore, principalOf, type BearerAuth, type DpopOptions, type DpopReplayStore } from '../src/index.js';
 

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { createLogger, TokenServiceClient } from '@plant/shared';
+import { createLogger } from '@plant/shared/logging';
+import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
 import { FetchBudget } from '../src/bearer/fetch-budget.js';
 import { JwksCache, jwksEntryBytes, type JwksCacheOptions } from '../src/bearer/jwks-cache.js';

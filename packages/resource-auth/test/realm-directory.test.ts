@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
-import { createLogger } from '@plant/shared';
+import { createLogger } from '@plant/shared/logging';
 import { RealmDirectory } from '../src/bearer/realm-directory.js';
 
 const logger = createLogger({ name: 'realm-directory-test', level: 'silent' });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { RevocationMap } from '../src/revocation/revocation-map.js';
-import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared';
+import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared/token-service-client';
 
 const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
 const live = (version: number, deleted = false, sub = 'sa-1', ttl = 360): LiveRevocationEntry => ({ ...entry(version, deleted, sub), ttl });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { NewPlantSchema, parseInt64, parseJsonLossless } from '../src/index.js';
+import { NewPlantSchema, parseInt64 } from '../src/api/index.js';
+import { parseJsonLossless } from '../src/http/index.js';
 
 describe('NewPlant', () => {
   const parse = (text: string) => NewPlantSchema.safeParse(parseJsonLossless(text));

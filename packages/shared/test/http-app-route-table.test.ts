@@ -3,7 +3,7 @@
  * own onError, the table read back as data, and 404 for unknown paths, all in the Error shape.
  */
 import { describe, expect, it } from '@jest/globals';
-import { createHttpApp } from '../src/index.js';
+import { createHttpApp } from '../src/http/index.js';
 import { logger, observe, table, useTestApp } from './helpers/http-app-harness.js';
 
 useTestApp();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpCall, TimeoutError } from '../src/index.js';
+import { httpCall } from '../src/http/index.js';
+import { TimeoutError } from '../src/util/index.js';
 
 /** A real server: /echo answers what it was sent, /big a body of 2,000 bytes, /slow never ends its body, /hang never answers. */
 let server: http.Server;

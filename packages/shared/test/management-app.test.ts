@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Counter, Registry } from 'prom-client';
-import { createHttpApp, createLogger, createManagementApp, readyWhen, sendJson, startWebServer, type WebServer } from '../src/index.js';
+import {
+  createHttpApp,
+  createManagementApp,
+  readyWhen,
+  sendJson,
+  startWebServer,
+  type WebServer,
+} from '../src/http/index.js';
+import { createLogger } from '../src/logging/index.js';
 
 const lines: Array<Record<string, unknown>> = [];
 const logger = createLogger({ name: 'management-test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });

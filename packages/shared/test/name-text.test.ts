@@ -1,6 +1,6 @@
 /** The name rule and the look-alike key (name-text.ts): pure functions, checked on their own. */
 import { describe, expect, it } from '@jest/globals';
-import { hasInvisibleCharacters, nameKey, nameText } from '../src/index.js';
+import { hasInvisibleCharacters, nameKey, nameText } from '../src/api/index.js';
 
 describe('nameKey', () => {
   it.each([

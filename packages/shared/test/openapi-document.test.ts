@@ -1,17 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
+import { boundedText, ErrorSchema, TEXT_PATTERN } from '../src/api/index.js';
 import {
   BEARER_JWT,
-  boundedText,
-  ErrorSchema,
   errorResponse,
   errorResponses,
   generateApiDocument,
   jsonResponse,
   OpenAPIRegistry,
   responseSchema,
-  TEXT_PATTERN,
-} from '../src/index.js';
+} from '../src/http/index.js';
 
 describe('TEXT_PATTERN', () => {
   const text = boundedText('name', 1000);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { BadRequest, positionCursor } from '../src/index.js';
+import { BadRequest, positionCursor } from '../src/api/index.js';
 
 const cursor = positionCursor('v1:', 'cursor is invalid');
 const positive = positionCursor('before:', 'cursor is invalid', { min: 1n });

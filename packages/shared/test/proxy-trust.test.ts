@@ -1,7 +1,16 @@
 import { request } from 'node:http';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { Request } from 'express';
-import { createHttpApp, createLogger, parseTrustProxy, sendJson, startWebServer, type NodeHandler, type TrustProxy, type WebServer } from '../src/index.js';
+import {
+  createHttpApp,
+  parseTrustProxy,
+  sendJson,
+  startWebServer,
+  type NodeHandler,
+  type TrustProxy,
+  type WebServer,
+} from '../src/http/index.js';
+import { createLogger } from '../src/logging/index.js';
 
 const logger = createLogger({ name: 'proxy-trust-test', level: 'silent' });
 const servers: WebServer[] = [];

@@ -7,7 +7,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, createRedisClient, loadConfig, parseSentinels, redisConfig, redisConnectionOptions, redisTargetOf } from '../src/index.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
+import {
+  createRedisClient,
+  parseSentinels,
+  redisConfig,
+  redisConnectionOptions,
+  redisTargetOf,
+} from '../src/redis/index.js';
 
 const shape = redisConfig({ redisUse: 'tests' });
 

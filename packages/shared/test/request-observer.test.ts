@@ -1,7 +1,8 @@
 import { createServer, request, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createLogger, createRequestObserver, currentRequestId, type HttpObservabilityOptions } from '../src/index.js';
+import { createRequestObserver, type HttpObservabilityOptions } from '../src/http/index.js';
+import { createLogger, currentRequestId } from '../src/logging/index.js';
 
 let server: Server | undefined;
 

@@ -1,5 +1,12 @@
 import { describe, expect, test } from '@jest/globals';
-import { parseFeedPosition, parseRevocationChanges, parseRevocationMessage, parseRevocationSnapshot, type LiveRevocationEntry, type RevocationEntry } from '../src/index.js';
+import {
+  parseFeedPosition,
+  parseRevocationChanges,
+  parseRevocationMessage,
+  parseRevocationSnapshot,
+  type LiveRevocationEntry,
+  type RevocationEntry,
+} from '../src/token-service-client/index.js';
 
 const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
 const live = (version: number, ttl = 360): LiveRevocationEntry => ({ ...entry(version), ttl });

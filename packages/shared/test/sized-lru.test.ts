@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { SizedLru } from '../src/index.js';
+import { SizedLru } from '../src/util/index.js';
 
 /** Values are their own size in bytes. */
 const lru = (budget: number, evicted: string[] = []) => new SizedLru<string, number>(budget, (bytes) => bytes, (key) => evicted.push(key));

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createLogger, createSourceBudget, refusalDelay } from '../src/index.js';
+import { createLogger } from '../src/logging/index.js';
+import { createSourceBudget, refusalDelay } from '../src/security/index.js';
 
 /** The test Redis (as @plant/test-kit names it; this package comes before the test kit). */
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { TimeoutError, withTimeout } from '../src/index.js';
+import { TimeoutError, withTimeout } from '../src/util/index.js';
 
 describe('withTimeout', () => {
   test('When the promise settles in time, then its value or its error comes through', async () => {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '@plant/shared';
+import { createLogger, type Logger } from '@plant/shared/logging';
 
 /**
  * Below Linux's ephemeral range (32768–60999): a port the kernel hands out for outgoing

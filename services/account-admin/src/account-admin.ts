@@ -3,7 +3,19 @@
  * internal API, bearer verification with the revocation map, the public and the management listener.
  */
 import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, createRedisClient, createSourceBudget, readyWhen, redisTargetOf, registerCacheMetrics, startWebServer, TokenServiceClient, type HttpApp, type Logger } from '@plant/shared';
+import { createDatabase } from '@plant/shared/db';
+import {
+  createManagementApp,
+  createMetricsRegistry,
+  readyWhen,
+  registerCacheMetrics,
+  startWebServer,
+  type HttpApp,
+} from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { createRedisClient, redisTargetOf } from '@plant/shared/redis';
+import { createSourceBudget } from '@plant/shared/security';
+import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { Counter } from 'prom-client';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';

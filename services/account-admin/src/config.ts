@@ -1,4 +1,10 @@
-import { baseConfig, env, loadConfig, resourceServerConfig, trustProxyConfig } from '@plant/shared';
+import {
+  baseConfig,
+  env,
+  loadConfig,
+  resourceServerConfig,
+  trustProxyConfig,
+} from '@plant/shared/config';
 
 /** Every environment variable of account-admin (docs/architecture.md). */
 export const configShape = {

@@ -1,5 +1,5 @@
 /** Creates the database (development), the `admin` schema and applies the migrations, then exits. */
-import { runMigrationsMain } from '@plant/shared';
+import { runMigrationsMain } from '@plant/shared/service-main';
 import { configShape } from './config.js';
 import { migrations, SCHEMA } from './data-access/migrations/index.js';
 

@@ -6,7 +6,9 @@
  * everything cannot pass.
  */
 import { describe, expect, test } from '@jest/globals';
-import { BadRequest, MAX_GRANTS, parseJsonLossless } from '@plant/shared';
+import { BadRequest } from '@plant/shared/api';
+import { parseJsonLossless } from '@plant/shared/http';
+import { MAX_GRANTS } from '@plant/shared/token-service-client';
 import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-validators.js';
 import { AddKeyBody, AddTrustBody, isKeyId, isTrustId, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../src/domain/service-account-credential-validators.js';
 import { CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { renderHeader, STYLESHEET, STYLESHEET_FILE } from '@plant/shared';
+import { renderHeader, STYLESHEET, STYLESHEET_FILE } from '@plant/shared/page-look';
 import { askManagementForPublic, askPublicForManagement, uniqueName, type ServiceProcess } from '@plant/test-kit';
 import { signIn, type PortalSession } from './helpers/browser-client.js';
 import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';

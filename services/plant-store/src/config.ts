@@ -1,4 +1,4 @@
-import { baseConfig, env, loadConfig, resourceServerConfig } from '@plant/shared';
+import { baseConfig, env, loadConfig, resourceServerConfig } from '@plant/shared/config';
 
 /** Every environment variable of the Plant Store (docs/architecture.md). */
 export const configShape = {

@@ -1,6 +1,15 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the public and the management listener. */
 import { createBearerAuth, createRedisReplayStore, type RevocationChecker } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createMetricsRegistry, readyWhen, redisTargetOf, registerCacheMetrics, startWebServer, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, type Knex } from '@plant/shared/db';
+import {
+  createManagementApp,
+  createMetricsRegistry,
+  readyWhen,
+  registerCacheMetrics,
+  startWebServer,
+} from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { redisTargetOf } from '@plant/shared/redis';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';

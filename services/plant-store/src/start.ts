@@ -3,7 +3,8 @@
  * SIGTERM/SIGINT drain in-flight requests, then close the revocation map and the pool.
  */
 import { revocationSyncFromConfig } from '@plant/resource-auth';
-import { createMetricsRegistry, runServiceMain } from '@plant/shared';
+import { createMetricsRegistry } from '@plant/shared/http';
+import { runServiceMain } from '@plant/shared/service-main';
 import { loadPlantStoreConfig } from './config.js';
 import { runPlantStore } from './plant-store.js';
 

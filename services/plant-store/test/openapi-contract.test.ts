@@ -6,7 +6,8 @@
  * everything cannot pass.
  */
 import { describe, expect, test } from '@jest/globals';
-import { BadRequest, NewPlantSchema, parseJsonLossless } from '@plant/shared';
+import { BadRequest, NewPlantSchema } from '@plant/shared/api';
+import { parseJsonLossless } from '@plant/shared/http';
 import { encodeCursor, ListPlantsQuery, parseCursor, parseLimit, parseNewPlant } from '../src/domain/plant-validators.js';
 import { openApiDocument, plantStoreOperations } from '../src/entry-points/api/openapi.js';
 import { documentSchemas } from './helpers/openapi-validator.js';

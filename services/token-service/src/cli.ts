@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { AppError, ConfigError, createDatabase, createLogger, createRedisClient, env, loadConfig, redisTargetOf, type RedisTarget } from '@plant/shared';
+import { AppError } from '@plant/shared/api';
+import { ConfigError, env, loadConfig } from '@plant/shared/config';
+import { createDatabase } from '@plant/shared/db';
+import { createLogger } from '@plant/shared/logging';
+import { createRedisClient, redisTargetOf, type RedisTarget } from '@plant/shared/redis';
 import { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';

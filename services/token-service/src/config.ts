@@ -1,4 +1,11 @@
-import { baseConfig, ConfigError, env, loadConfig, secretKey, trustProxyConfig } from '@plant/shared';
+import {
+  baseConfig,
+  ConfigError,
+  env,
+  loadConfig,
+  secretKey,
+  trustProxyConfig,
+} from '@plant/shared/config';
 import { z } from 'zod';
 
 /** Every environment variable of the token service (docs/architecture.md). */

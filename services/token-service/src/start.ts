@@ -2,7 +2,8 @@
  * The token service process: load config, connect, listen on the public, the internal and the
  * management port, log `listening` once; SIGTERM/SIGINT drain the listeners, then close pools and Redis.
  */
-import { runServiceMain, startWebServer } from '@plant/shared';
+import { startWebServer } from '@plant/shared/http';
+import { runServiceMain } from '@plant/shared/service-main';
 import { loadTokenServiceConfig } from './config.js';
 import { createTokenService } from './token-service.js';
 

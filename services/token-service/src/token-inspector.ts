@@ -10,7 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createBearerAuth, createRevocationSync, type BearerAuth, type Principal, type RevocationSync } from '@plant/resource-auth';
-import { redisTargetOf, ServiceUnavailable, type Logger, type RedisConfig } from '@plant/shared';
+import { ServiceUnavailable } from '@plant/shared/api';
+import type { Logger } from '@plant/shared/logging';
+import { redisTargetOf, type RedisConfig } from '@plant/shared/redis';
 import type { Registry } from 'prom-client';
 import { listOf, type TokenServiceConfig } from './config.js';
 import type { TokenInspector } from './domain/introspect-token.js';

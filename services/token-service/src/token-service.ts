@@ -1,6 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { createRedisReplayStore } from '@plant/resource-auth';
-import { createDatabase, createManagementApp, createSourceBudget, createMetricsRegistry, createRedisClient, parseRevocationMessage, redisTargetOf, REVOCATION_CHANNEL, withTimeout, type HttpApp, type Knex, type Logger } from '@plant/shared';
+import { createDatabase, type Knex } from '@plant/shared/db';
+import { createManagementApp, createMetricsRegistry, type HttpApp } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { createRedisClient, redisTargetOf } from '@plant/shared/redis';
+import { createSourceBudget } from '@plant/shared/security';
+import { parseRevocationMessage, REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
+import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';

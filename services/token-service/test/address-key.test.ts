@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { addressKey } from '@plant/shared';
+import { addressKey } from '@plant/shared/security';
 
 describe('addressKey (the source a failure counter is kept for)', () => {
   test('When the address is IPv4, then it is its own key', () => {

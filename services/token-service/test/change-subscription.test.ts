@@ -5,7 +5,7 @@
  * under jest it fails whatever runs at that moment).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { REVOCATION_CHANNEL } from '@plant/shared';
+import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
 import { eventually, startRedisServer, type RedisServer } from '@plant/test-kit';
 import { CLIENT_AUTH_FAILURE_CHANNEL } from '../src/data-access/client-auth-failure-repository.js';
 import { KEY_ROTATION_CHANNEL } from '../src/domain/realm-naming.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { secretKeysOf, secretValuesOf, type Route } from '@plant/shared';
+import { secretKeysOf, secretValuesOf } from '@plant/shared/config';
+import type { Route } from '@plant/shared/http';
 import { clientKeyPair } from '@plant/test-kit';
 import request from 'supertest';
 import { configShape, loadTokenServiceConfig } from '../src/config.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { constantTimeEquals } from '@plant/shared';
+import { constantTimeEquals } from '@plant/shared/security';
 import type { Request, Response } from 'express';
 import { authenticateInternalCaller, requireInternalScope } from '../src/entry-points/api/internal-auth.js';
 

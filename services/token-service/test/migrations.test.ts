@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createDatabase, migrateLatest, type Knex } from '@plant/shared';
+import { createDatabase, migrateLatest, type Knex } from '@plant/shared/db';
 import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
 import { authSchema } from '../src/data-access/migrations/0001-auth-schema.js';
 import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payload-digests.js';

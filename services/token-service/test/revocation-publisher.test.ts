@@ -7,7 +7,7 @@ import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { captureLogs, eventually } from '@plant/test-kit';
-import { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared';
+import { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared/token-service-client';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from '../src/domain/revocation-publisher.js';
 
 /** PUBLISH that fails while `refusing`, recording what it took. */

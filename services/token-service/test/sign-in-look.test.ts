@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { renderHeader, STYLESHEET, STYLESHEET_FILE } from '@plant/shared';
+import { renderHeader, STYLESHEET, STYLESHEET_FILE } from '@plant/shared/page-look';
 import { REPO_ROOT } from '@plant/test-kit';
 import { ADMIN_PASSWORD, TEST_ENV, useHarness, type Harness } from './helpers/harness.js';
 import { portalDriver, type PortalDriver } from './helpers/portal-driver.js';

@@ -1,6 +1,6 @@
 // The services' own config shapes, straight from their sources: what a deployment must set
 // is computed from them, never copied.
-import type { ConfigShape } from '@plant/shared';
+import type { ConfigShape } from '@plant/shared/config';
 import { configShape as accountAdmin } from '../../../../services/account-admin/src/config.js';
 import { configShape as plantStore } from '../../../../services/plant-store/src/config.js';
 import { configShape as tokenService } from '../../../../services/token-service/src/config.js';

@@ -5,7 +5,7 @@
  * session out or finish the sign-in), and what each mount is known to serve.
  */
 import { readdirSync } from 'node:fs';
-import { MAX_SERVICE_ACCOUNTS } from '@plant/shared';
+import { MAX_SERVICE_ACCOUNTS } from '@plant/shared/token-service-client';
 import { dpopKey } from '@plant/test-kit';
 import { ASSETS_DIR } from '../../../../services/account-admin/src/entry-points/api/server.js';
 import { clientAssertion, clientKeyPair } from '@plant/test-kit';

@@ -3,7 +3,15 @@
  * the route-table fuzzer reads the very tables the services answer with. Nothing is served
  * here: the dependencies are inert (any use throws), only the tables are read.
  */
-import { createLogger, createManagementApp, createMetricsRegistry, type HttpApp, type OpenAPIRegistry, type Route, type RouteConfig } from '@plant/shared';
+import {
+  createManagementApp,
+  createMetricsRegistry,
+  type HttpApp,
+  type OpenAPIRegistry,
+  type Route,
+  type RouteConfig,
+} from '@plant/shared/http';
+import { createLogger } from '@plant/shared/logging';
 import { accountAdminOperations } from '../../../../services/account-admin/src/entry-points/api/openapi.js';
 import { createApp as createAccountAdminApp } from '../../../../services/account-admin/src/entry-points/api/server.js';
 import { plantStoreOperations } from '../../../../services/plant-store/src/entry-points/api/openapi.js';

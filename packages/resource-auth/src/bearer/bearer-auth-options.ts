@@ -1,5 +1,5 @@
 /** What `createBearerAuth` is configured with (bearer-auth.ts has the checks). */
-import type { Logger } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
 import type { DpopOptions } from '../dpop/dpop-check.js';
 import type { RevocationChecker } from '../revocation/types.js';
 

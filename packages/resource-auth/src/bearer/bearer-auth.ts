@@ -23,7 +23,9 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TokenServiceClient, type CacheStats, type Logger, type NodeHandler } from '@plant/shared';
+import type { CacheStats, NodeHandler } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { DpopCheck } from '../dpop/dpop-check.js';
 import type { BearerAuthOptions } from './bearer-auth-options.js';
 import { DpopInvalidToken } from '../dpop/dpop-errors.js';

@@ -28,7 +28,9 @@
  * lookup refreshes its realm's recency). Once full, a first fetch pushes another realm out, so
  * first fetches then spend from the budget as well: size the budget above the realms in use.
  */
-import { httpCall, SizedLru, type CacheStats, type Logger } from '@plant/shared';
+import { httpCall, type CacheStats } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { SizedLru } from '@plant/shared/util';
 import type { FetchBudget } from './fetch-budget.js';
 import { parseJwks, type VerificationKey } from './jwks-document.js';
 import type { RealmDirectory } from './realm-directory.js';

@@ -5,7 +5,9 @@
  * checked against an RSA key, nor an RS256 token against an EC key (algorithm confusion).
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { verificationKeyProblem, type Logger, type SigningAlgorithm } from '@plant/shared';
+import type { SigningAlgorithm } from '@plant/shared/api';
+import type { Logger } from '@plant/shared/logging';
+import { verificationKeyProblem } from '@plant/shared/security';
 
 /** A key and the only algorithm it verifies. */
 export interface VerificationKey {

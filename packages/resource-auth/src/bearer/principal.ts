@@ -5,7 +5,7 @@
  */
 
 /** Tenant (realm) names, declared in `@plant/shared` and exported here for resource servers. */
-export { isTenantName, TENANT_NAME_PATTERN } from '@plant/shared';
+export { isTenantName, TENANT_NAME_PATTERN } from '@plant/shared/api';
 
 export const ROLES = ['View', 'Edit', 'Account Admin'] as const;
 export type Role = (typeof ROLES)[number];

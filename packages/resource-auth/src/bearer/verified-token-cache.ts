@@ -1,4 +1,5 @@
-import { SizedLru, type CacheStats } from '@plant/shared';
+import type { CacheStats } from '@plant/shared/http';
+import { SizedLru } from '@plant/shared/util';
 import type { Principal } from './principal.js';
 
 /**

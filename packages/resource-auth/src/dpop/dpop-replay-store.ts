@@ -10,7 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createRedisClient, TimeoutError, type Logger, type RedisTarget } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import { createRedisClient, type RedisTarget } from '@plant/shared/redis';
+import { TimeoutError } from '@plant/shared/util';
 
 export interface DpopReplayStore {
   /** True when `id` had not been claimed within its lifetime (and now is); false for a replay. Rejects when the store cannot answer. */

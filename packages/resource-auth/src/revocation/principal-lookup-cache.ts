@@ -1,4 +1,4 @@
-import type { PrincipalLookup } from '@plant/shared';
+import type { PrincipalLookup } from '@plant/shared/token-service-client';
 
 interface Cached {
   /** When the lookup was SENT: its answer can only be older than that, never newer. */

@@ -8,7 +8,12 @@
  * rebuilt). The periodic resync bounds how long a change stays unseen when the token service
  * died between its commit and its publish.
  */
-import type { Logger, RevocationChanges, RevocationSnapshot, Sized } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import type {
+  RevocationChanges,
+  RevocationSnapshot,
+  Sized,
+} from '@plant/shared/token-service-client';
 import type { RevocationMap } from './revocation-map.js';
 import type { RevocationMetrics } from './revocation-metrics.js';
 

@@ -1,4 +1,4 @@
-import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared';
+import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared/token-service-client';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { RevocationVerdict } from './types.js';
 

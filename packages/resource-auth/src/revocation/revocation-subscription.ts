@@ -5,7 +5,10 @@
  * whether the map is complete is the sync's decision (revocation-sync.ts).
  */
 import type { Redis, RedisOptions } from 'ioredis';
-import { createRedisClient, REVOCATION_CHANNEL, withTimeout, type Logger, type RedisTarget } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import { createRedisClient, type RedisTarget } from '@plant/shared/redis';
+import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
+import { withTimeout } from '@plant/shared/util';
 
 /**
  * Where the subscription stands. A new state object is made on every change, so a SUBSCRIBE

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
-import type { Logger, RedisConfig, RedisTarget } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import type { RedisConfig, RedisTarget } from '@plant/shared/redis';
 
 export interface RevocationSyncOptions {
   /** Redis carrying the channel `plantstore:revocations`: `REDIS_URL`, or a Sentinel-managed master (`redisTargetOf(config)`). */

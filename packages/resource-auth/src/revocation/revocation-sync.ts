@@ -21,7 +21,9 @@
  * - stopped: 'unavailable'.
  */
 import { Registry } from 'prom-client';
-import { parseRevocationMessage, redisTargetOf, TokenServiceClient, type Logger } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import { redisTargetOf } from '@plant/shared/redis';
+import { parseRevocationMessage, TokenServiceClient } from '@plant/shared/token-service-client';
 import { FallbackCheck } from './fallback-check.js';
 import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';

@@ -8,20 +8,18 @@ import { afterAll, beforeAll } from '@jest/globals';
 import type { Request, Response } from 'express';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
+import { Forbidden, Unauthorized } from '../../src/api/index.js';
 import {
   createHttpApp,
-  createLogger,
-  currentRequestId,
-  Forbidden,
   jsonBody,
   sendJson,
   startWebServer,
   toErrorResponse,
-  Unauthorized,
   type NodeHandler,
   type RouteTable,
   type WebServer,
-} from '../../src/index.js';
+} from '../../src/http/index.js';
+import { createLogger, currentRequestId } from '../../src/logging/index.js';
 
 const lines: Array<Record<string, unknown>> = [];
 export const logger = createLogger({ name: 'http-app-test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });

@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 
 /** Every action the trail records (the migrations' check constraint lists the same). */
 export const AUDIT_ACTIONS = [

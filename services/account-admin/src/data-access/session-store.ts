@@ -16,7 +16,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError } from '@plant/shared';
+import { AppError } from '@plant/shared/api';
 
 /** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
 export class SessionStoreUnavailable extends AppError {

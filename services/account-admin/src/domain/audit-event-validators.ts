@@ -1,5 +1,5 @@
 /** Edge validation of `GET /api/v1/audit-events` and the Activity page: `limit`, and the `cursor` of the next page. */
-import { BadRequest, positionCursor } from '@plant/shared';
+import { BadRequest, positionCursor } from '@plant/shared/api';
 import { z } from 'zod';
 
 export const AUDIT_PAGE_DEFAULT = 50;

@@ -2,7 +2,8 @@
  * account-admin's errors. A store names its own failure where it happens
  * (`SessionStoreUnavailable` in data-access/session-store.ts): data-access/ never imports domain/.
  */
-import { AppError, createError, type InternalApiError } from '@plant/shared';
+import { AppError, createError } from '@plant/shared/api';
+import type { InternalApiError } from '@plant/shared/token-service-client';
 
 export const ServiceAccountNotFound = createError('ServiceAccountNotFound', 404, 'Service account not found');
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');

@@ -19,17 +19,17 @@
  *   counted, so an operator can replay it. The caller gets the result (a reset secret must
  *   reach its owner, or the account stays unusable).
  */
-import {
-  NotFound,
-  type Logger,
-  type ServiceAccount,
-  type ServiceAccountChange,
-  type ServiceAccountCredentials,
-  type ServiceAccountKey,
-  type ServiceAccountTrust,
-  type ServiceAccountWithSecret,
-  type TokenServiceClient,
-} from '@plant/shared';
+import { NotFound } from '@plant/shared/api';
+import type { Logger } from '@plant/shared/logging';
+import type {
+  ServiceAccount,
+  ServiceAccountChange,
+  ServiceAccountCredentials,
+  ServiceAccountKey,
+  ServiceAccountTrust,
+  ServiceAccountWithSecret,
+  TokenServiceClient,
+} from '@plant/shared/token-service-client';
 import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
 import { actorLabel, assertCanManage, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable, ServiceAccountNotFound } from './errors.js';

@@ -5,7 +5,8 @@
  * (saved at the start, taken once at the callback). A session's role is re-read from the token service now and
  * then, so a demoted admin loses rights without signing out.
  */
-import { AppError, type TokenServiceClient } from '@plant/shared';
+import { AppError } from '@plant/shared/api';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { PendingSignIn, Session, SessionStore } from '../data-access/session-store.js';
 import type { Actor } from './actor.js';
 import { TokenServiceUnavailable } from './errors.js';

@@ -3,7 +3,11 @@
  * adding a key or a trusted workload, and the ids in their paths. What a key or an issuer
  * must be beyond its shape is the token service's to check (it answers 400 with the reason).
  */
-import { MAX_KEYS_PER_SERVICE_ACCOUNT, PUBLIC_KEY_PEM_MAX, TRUST_FIELD_MAX } from '@plant/shared';
+import {
+  MAX_KEYS_PER_SERVICE_ACCOUNT,
+  PUBLIC_KEY_PEM_MAX,
+  TRUST_FIELD_MAX,
+} from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { requiredText, ServiceAccountPath, unknownFieldMessage } from './service-account-validators.js';
 

@@ -3,7 +3,12 @@
  * with and what the OpenAPI document is generated from (`.meta` names their components); the
  * audit paging and path parsers are hand-written, and their schemas here state what they accept.
  */
-import { boundedText, grantsSchema, NAME_RULE, nameText, PLANT_TAG_MAX, SERVICE_ACCOUNT_NAME_MAX, ServiceAccountRoleSchema } from '@plant/shared';
+import { boundedText, NAME_RULE, nameText, PLANT_TAG_MAX } from '@plant/shared/api';
+import {
+  grantsSchema,
+  SERVICE_ACCOUNT_NAME_MAX,
+  ServiceAccountRoleSchema,
+} from '@plant/shared/token-service-client';
 import { z } from 'zod';
 
 const CLIENT_ID_MAX = 128;

@@ -2,7 +2,7 @@
  * Checks values against the served OpenAPI document (JSON Schema 2020-12, the dialect of
  * OpenAPI 3.1), the very object `GET /api/v1/openapi.json` serializes.
  */
-import type { OpenApiDocument } from '@plant/shared';
+import type { OpenApiDocument } from '@plant/shared/http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/entry-points/api/openapi.js';
 

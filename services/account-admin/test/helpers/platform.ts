@@ -4,7 +4,7 @@
  * the token service's portal client redirects to (or as a process), and tenants with an
  * Account Admin, a View user and an Edit user.
  */
-import { startWebServer, type WebServer } from '@plant/shared';
+import { startWebServer, type WebServer } from '@plant/shared/http';
 import { captureLogs, startPlatform, TEST_REDIS_URL, uniqueName, USER_PASSWORD, type Platform, type PlatformOptions } from '@plant/test-kit';
 import { createAccountAdmin, type AccountAdmin, type AccountAdminOptions } from '../../src/account-admin.js';
 import { loadAccountAdminConfig } from '../../src/config.js';

@@ -1,4 +1,4 @@
-import { createStatementRunner, isUniqueViolation, type Knex } from '@plant/shared';
+import { createStatementRunner, isUniqueViolation, type Knex } from '@plant/shared/db';
 import { SCHEMA } from './migrations/schema.js';
 
 /** A stored plant; `id` is the exact int64 as a decimal string (pg returns int8 as text). */

@@ -1,4 +1,4 @@
-import { createError } from '@plant/shared';
+import { createError } from '@plant/shared/api';
 
 const DuplicatePlantIdBase = createError('DuplicatePlantId', 409, 'A plant with this id already exists');
 

@@ -1,4 +1,4 @@
-import type { Plant } from '@plant/shared';
+import type { Plant } from '@plant/shared/api';
 import type { Principal } from '@plant/resource-auth';
 import type { PlantRepository } from '../data-access/plant-repository.js';
 import { assertMayListPlants } from './plant-authorization.js';

@@ -2,7 +2,13 @@
  * Edge validation of the Plant Store's inputs: the request body (through the shared
  * `NewPlantSchema`, exact int64 ids), the `limit` and `cursor` query parameters.
  */
-import { BadRequest, describeZodError, NewPlantSchema, positionCursor, type NewPlant } from '@plant/shared';
+import {
+  BadRequest,
+  describeZodError,
+  NewPlantSchema,
+  positionCursor,
+  type NewPlant,
+} from '@plant/shared/api';
 import { z } from 'zod';
 
 export const LIST_LIMIT_DEFAULT = 100;

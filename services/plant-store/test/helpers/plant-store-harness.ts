@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll } from '@jest/globals';
 import type { RevocationChecker } from '@plant/resource-auth';
-import { createLogger, type Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
+import { createLogger } from '@plant/shared/logging';
 import { startTestIssuer, TEST_DATABASE_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
 import { loadPlantStoreConfig } from '../../src/config.js';
 import { runPlantStore } from '../../src/plant-store.js';

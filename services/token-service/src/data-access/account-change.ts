@@ -1,4 +1,5 @@
-import type { Knex, RevocationEntry } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
+import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
 
 /** How a change of a service account reaches its tokens. */

@@ -1,5 +1,6 @@
 import { createRedisReplayStore, type DpopReplayStore } from '@plant/resource-auth';
-import type { Logger, RedisTarget } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import type { RedisTarget } from '@plant/shared/redis';
 
 /** One claim per client assertion's jti, shared by every replica. */
 export interface AssertionReplayRepository {

@@ -1,4 +1,4 @@
-import { requestIdOf, type Logger } from '@plant/shared';
+import { requestIdOf, type Logger } from '@plant/shared/logging';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 

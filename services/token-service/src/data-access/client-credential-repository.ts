@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 import type { ClientCredentialRepository, ClientCredentialRow, CredentialCacheLimits } from './client-credentials.js';
 import { RealmClientIds } from './realm-client-id-repository.js';
 import { GRANTS_JSON } from './service-account-repository.js';

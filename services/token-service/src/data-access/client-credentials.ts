@@ -1,4 +1,4 @@
-import type { Grant, ServiceAccountRole } from '@plant/shared';
+import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
 
 /** A public key of the account (`private_key_jwt`), as the token endpoint checks assertions with it. */
 export interface CredentialKey {

@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 
 /** A credential that issued a token, for its last-used time. */
 export type CredentialUse = { sub: string; kind: 'secret' } | { sub: string; kind: 'key' | 'trust'; id: string };

@@ -1,5 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { verificationKeyProblem } from '@plant/shared';
+import { verificationKeyProblem } from '@plant/shared/security';
 import { fetchIssuerJson, IssuerFetchFailed, urlProblem, type IssuerFetchPolicy } from './issuer-fetch.js';
 
 /** A trusted issuer's keys could not be had (fetch refused or failed, documents malformed); `message` is for the operator's log. */

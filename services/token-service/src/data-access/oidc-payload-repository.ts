@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 
 /** An oidc-provider artifact (session, interaction, code, grant) as stored per realm. */
 export interface OidcPayload {

@@ -1,4 +1,5 @@
-import type { Knex, RevocationEntry } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
+import type { RevocationEntry } from '@plant/shared/token-service-client';
 
 export type PrincipalKind = 'user' | 'service_account';
 

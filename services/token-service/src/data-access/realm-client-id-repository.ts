@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 
 /** How long a realm's list answers for it: an account created on another replica within it may be missed. */
 const FRESH_MS = 1000;

@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 
 /**
  * Locks the realm row for the rest of the transaction; false when the realm does not exist.

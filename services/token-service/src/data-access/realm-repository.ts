@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Knex } from '@plant/shared';
+import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import { insertSigningKey, type NewSigningKey } from './signing-key-repository.js';
 import { insertUser, type NewUser } from './user-repository.js';
 

@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 import { createClientCredentialRepository, type ClientCredentialRepository } from './client-credential-repository.js';
 import { createCredentialUsageRepository, type CredentialUsageRepository } from './credential-usage-repository.js';
 import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc-payload-repository.js';

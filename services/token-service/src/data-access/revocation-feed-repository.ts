@@ -1,4 +1,5 @@
-import type { Knex, LiveRevocationEntry } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
+import type { LiveRevocationEntry } from '@plant/shared/token-service-client';
 
 /** A row of the change feed with its position (a decimal int64 as a string: pg returns int8 as text). */
 export interface FeedChange extends LiveRevocationEntry {

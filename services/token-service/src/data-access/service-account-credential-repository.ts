@@ -1,4 +1,5 @@
-import type { Knex, RevocationEntry } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
+import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { changeAccount } from './account-change.js';
 import { lockRealm } from './realm-lock.js';
 

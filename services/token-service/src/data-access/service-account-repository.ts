@@ -1,4 +1,10 @@
-import { isUniqueViolation, nameKey, type Grant, type Knex, type RevocationEntry, type ServiceAccountRole } from '@plant/shared';
+import { nameKey } from '@plant/shared/api';
+import { isUniqueViolation, type Knex } from '@plant/shared/db';
+import type {
+  Grant,
+  RevocationEntry,
+  ServiceAccountRole,
+} from '@plant/shared/token-service-client';
 import { changeAccount } from './account-change.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';

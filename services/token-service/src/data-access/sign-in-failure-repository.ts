@@ -1,4 +1,4 @@
-import type { Logger } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 

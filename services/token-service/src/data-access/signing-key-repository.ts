@@ -1,4 +1,4 @@
-import type { Knex } from '@plant/shared';
+import type { Knex } from '@plant/shared/db';
 import { lockRealm } from './realm-lock.js';
 
 export interface SigningKeyRow {

@@ -1,4 +1,5 @@
-import { isUniqueViolation, type Knex, type UserRole } from '@plant/shared';
+import { isUniqueViolation, type Knex } from '@plant/shared/db';
+import type { UserRole } from '@plant/shared/token-service-client';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';
 

@@ -1,4 +1,5 @@
-import { constantTimeEquals, Unauthorized } from '@plant/shared';
+import { Unauthorized } from '@plant/shared/api';
+import { constantTimeEquals } from '@plant/shared/security';
 import type { ClientAuthFailureRepository } from '../data-access/client-auth-failure-repository.js';
 import type { ClientAuthSource } from './authenticate-client.js';
 import { TooManyFailedAuthentications } from './errors.js';

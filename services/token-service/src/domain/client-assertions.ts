@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import type { Logger } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
 import { Counter, type Registry } from 'prom-client';
 import type { AssertionReplayRepository } from '../data-access/assertion-replay-repository.js';
 import type { ClientCredentialRow, CredentialKey, CredentialTrust } from '../data-access/client-credential-repository.js';

@@ -1,4 +1,8 @@
-import { createError, MAX_KEYS_PER_SERVICE_ACCOUNT, MAX_TRUSTS_PER_SERVICE_ACCOUNT } from '@plant/shared';
+import { createError } from '@plant/shared/api';
+import {
+  MAX_KEYS_PER_SERVICE_ACCOUNT,
+  MAX_TRUSTS_PER_SERVICE_ACCOUNT,
+} from '@plant/shared/token-service-client';
 
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');
 export const TenantExists = createError('TenantExists', 409, 'Tenant already exists');

@@ -1,4 +1,4 @@
-import type { Logger } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
 import type { IdentityContext } from './identity-context.js';
 import { revocationHorizonSeconds } from './revocation-feed.js';
 

@@ -1,4 +1,4 @@
-import { AppError, BadRequest } from '@plant/shared';
+import { AppError, BadRequest } from '@plant/shared/api';
 import type { Principal } from '@plant/resource-auth';
 
 /**

@@ -1,7 +1,14 @@
-import { boundedText, grantsSchema, nameText, PLANT_TAG_MAX, PUBLIC_KEY_PEM_MAX, SERVICE_ACCOUNT_NAME_MAX, TRUST_FIELD_MAX, ServiceAccountRoleSchema, TENANT_NAME_PATTERN } from '@plant/shared';
+import { boundedText, nameText, PLANT_TAG_MAX, TENANT_NAME_PATTERN } from '@plant/shared/api';
+import {
+  grantsSchema,
+  PUBLIC_KEY_PEM_MAX,
+  SERVICE_ACCOUNT_NAME_MAX,
+  TRUST_FIELD_MAX,
+  ServiceAccountRoleSchema,
+} from '@plant/shared/token-service-client';
 import { z } from 'zod';
 
-export { isTenantName } from '@plant/shared';
+export { isTenantName } from '@plant/shared/api';
 
 export const ACTOR_MAX = 320;
 

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { SUPPORTED_VERIFICATION_KEYS, verificationKeyProblem } from '@plant/shared';
+import { SUPPORTED_VERIFICATION_KEYS, verificationKeyProblem } from '@plant/shared/security';
 import { algFits } from './jws.js';
 import { InvalidPublicKey } from './errors.js';
 

@@ -1,5 +1,5 @@
 /** Names shared by the service and the CLI (kept free of oidc-provider so the CLI stays light). */
-export { PORTAL_CLIENT_ID } from '@plant/shared';
+export { PORTAL_CLIENT_ID } from '@plant/shared/api';
 
 /** Key rotations (by the CLI, another process) are announced here so every replica reloads the realm. */
 export const KEY_ROTATION_CHANNEL = 'plantstore:token-service:keys';

@@ -5,7 +5,15 @@
  * token could still be accepted: older changes are neither served nor kept, so the feed's
  * size follows the rate of changes, never the history.
  */
-import { BadRequest, parseFeedPosition, type Logger, type LiveRevocationEntry, type RevocationChanges, type RevocationEntry, type RevocationSnapshot } from '@plant/shared';
+import { BadRequest } from '@plant/shared/api';
+import type { Logger } from '@plant/shared/logging';
+import {
+  parseFeedPosition,
+  type LiveRevocationEntry,
+  type RevocationChanges,
+  type RevocationEntry,
+  type RevocationSnapshot,
+} from '@plant/shared/token-service-client';
 import { PrincipalNotFound } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 

@@ -1,4 +1,6 @@
-import { REVOCATION_CHANNEL, withTimeout, type Logger, type RevocationEntry } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
+import { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared/token-service-client';
+import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
 
 const PUBLISH_TIMEOUT_MS = 1000;

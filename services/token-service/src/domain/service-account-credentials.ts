@@ -13,7 +13,7 @@ import {
   type ServiceAccountCredentials,
   type ServiceAccountKey,
   type ServiceAccountTrust,
-} from '@plant/shared';
+} from '@plant/shared/token-service-client';
 import { urlProblem } from '../data-access/issuer-fetch.js';
 import {
   DuplicateKey,

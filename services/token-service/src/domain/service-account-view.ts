@@ -1,4 +1,9 @@
-import type { ServiceAccount, ServiceAccountCredentials, ServiceAccountKey, ServiceAccountTrust } from '@plant/shared';
+import type {
+  ServiceAccount,
+  ServiceAccountCredentials,
+  ServiceAccountKey,
+  ServiceAccountTrust,
+} from '@plant/shared/token-service-client';
 import type { AccountCredentialsRow, AccountKeyRow, AccountTrustRow } from '../data-access/service-account-credential-repository.js';
 import type { ServiceAccountRow } from '../data-access/service-account-repository.js';
 

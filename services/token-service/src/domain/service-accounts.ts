@@ -12,7 +12,7 @@ import {
   type ServiceAccount,
   type ServiceAccountRole,
   type ServiceAccountWithSecret,
-} from '@plant/shared';
+} from '@plant/shared/token-service-client';
 import { DuplicateServiceAccountName } from '../data-access/service-account-repository.js';
 import { generateClientSecret } from './client-secrets.js';
 import {

@@ -1,5 +1,5 @@
 import type { NoPointLeft, SignInCounter, SignInFailureRepository, TakenPoint } from '../data-access/sign-in-failure-repository.js';
-import { addressKey } from '@plant/shared';
+import { addressKey } from '@plant/shared/security';
 import type { ClientSecretDigester } from './client-secrets.js';
 
 /** The points a sign-in attempt holds: spent if its password is wrong, returned otherwise. */

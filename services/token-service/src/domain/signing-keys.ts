@@ -6,14 +6,23 @@
  */
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
-import { DEFAULT_SIGNING_ALGORITHM, isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared';
+import {
+  DEFAULT_SIGNING_ALGORITHM,
+  isSigningAlgorithm,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from '@plant/shared/api';
 import { z } from 'zod';
 import { TenantNotFound } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import type { KeyEncryption } from './key-encryption.js';
 import { THUMBPRINT_MEMBERS, thumbprintOf } from './public-keys.js';
 
-export { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared';
+export {
+  DEFAULT_SIGNING_ALGORITHM,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from '@plant/shared/api';
 
 const generate = promisify(generateKeyPair);
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@plant/shared';
+import type { Logger } from '@plant/shared/logging';
 import type { CredentialUsageRepository, CredentialUse } from '../data-access/credential-usage-repository.js';
 
 const FLUSH_MS = 5_000;

@@ -4,7 +4,7 @@
  * their hash (passwords.ts); signing in is authenticate-user.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { User, UserRole } from '@plant/shared';
+import type { User, UserRole } from '@plant/shared/token-service-client';
 import { DuplicateUserEmail, type UserRow } from '../data-access/user-repository.js';
 import { TenantNotFound, UserEmailTaken, UserNotFound } from './errors.js';
 import type { IdentityContext } from './identity-context.js';

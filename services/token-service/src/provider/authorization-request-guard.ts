@@ -7,7 +7,7 @@
  * budget (`SourceBudget`, shared by the replicas): the rows one address, and all of them, can
  * leave are bounded whatever they send.
  */
-import type { SourceBudget } from '@plant/shared';
+import type { SourceBudget } from '@plant/shared/security';
 import type { ProviderContext } from './oidc-provider-internals.js';
 import { renderRefusalPage, type RealmPageContext } from './provider-pages.js';
 

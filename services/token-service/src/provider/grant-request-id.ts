@@ -1,4 +1,4 @@
-import { requestIdOf } from '@plant/shared';
+import { requestIdOf } from '@plant/shared/logging';
 import Provider from 'oidc-provider';
 
 /**

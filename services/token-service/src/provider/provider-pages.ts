@@ -5,7 +5,7 @@
  * through its configuration hooks; the sign-in form's routes use the same pieces.
  */
 import { createHash } from 'node:crypto';
-import { html, Html, renderPage } from '@plant/shared';
+import { html, Html, renderPage } from '@plant/shared/page-look';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isTenantName } from '../domain/principal-validators.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
-import type { Grant, ServiceAccountRole } from '@plant/shared';
+import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
 import { errors, type Configuration, type ExternalSigningKey, type KoaContextWithOIDC } from 'oidc-provider';
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';

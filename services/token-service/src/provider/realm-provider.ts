@@ -1,4 +1,7 @@
-import { forwardedTrust, isDatabaseUnavailable, type Logger, type SourceBudget } from '@plant/shared';
+import { isDatabaseUnavailable } from '@plant/shared/db';
+import { forwardedTrust } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import type { SourceBudget } from '@plant/shared/security';
 import type { IncomingMessage } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthentication, ClientCredential } from '../domain/authenticate-client.js';

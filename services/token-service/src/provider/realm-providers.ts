@@ -1,4 +1,4 @@
-import { SizedLru } from '@plant/shared';
+import { SizedLru } from '@plant/shared/util';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { IdentityContext } from '../domain/identity-context.js';

@@ -1,4 +1,4 @@
-import { registerCacheMetrics } from '@plant/shared';
+import { registerCacheMetrics } from '@plant/shared/http';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RevocationPublisher } from '../domain/revocation-publisher.js';
 import type { RealmProviders } from './realm-providers.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startWebServer, type WebServer } from '@plant/shared';
+import { startWebServer, type WebServer } from '@plant/shared/http';
 import { captureLogs, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
 import type { SigningAlgorithm } from '../../src/domain/signing-keys.js';

@@ -1,5 +1,9 @@
 import { expect } from '@jest/globals';
-import type { LiveRevocationEntry, RevocationChanges, RevocationSnapshot } from '@plant/shared';
+import type {
+  LiveRevocationEntry,
+  RevocationChanges,
+  RevocationSnapshot,
+} from '@plant/shared/token-service-client';
 import { TEST_REDIS_URL } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import request from 'supertest';

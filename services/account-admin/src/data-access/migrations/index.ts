@@ -1,4 +1,4 @@
-import type { Migration } from '@plant/shared';
+import type { Migration } from '@plant/shared/db';
 import { createAuditEvents } from './0001-create-audit-events.js';
 import { credentialAuditActions } from './0002-credential-audit-actions.js';
 

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerChallenge, type BearerAuth } from '@plant/resource-auth';
-import type { TokenServiceClient } from '@plant/shared';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { Actor } from '../../domain/actor.js';
 import { CsrfRejected, NotAccountAdmin, NotSignedIn, TokenServiceUnavailable } from '../../domain/errors.js';
 import { actorFromSession } from '../../domain/portal-sessions.js';

@@ -2,7 +2,17 @@
  * The OpenAPI operations of a service account's credentials (credential-routes.ts), registered
  * into the account admin API's document with the schema objects the routes parse with.
  */
-import { errorResponses, JSON_BODY_ERRORS, jsonRequestBody, jsonResponse, MAX_KEYS_PER_SERVICE_ACCOUNT, MAX_TRUSTS_PER_SERVICE_ACCOUNT, type OpenAPIRegistry } from '@plant/shared';
+import {
+  errorResponses,
+  JSON_BODY_ERRORS,
+  jsonRequestBody,
+  jsonResponse,
+  type OpenAPIRegistry,
+} from '@plant/shared/http';
+import {
+  MAX_KEYS_PER_SERVICE_ACCOUNT,
+  MAX_TRUSTS_PER_SERVICE_ACCOUNT,
+} from '@plant/shared/token-service-client';
 import { AddKeyBody, AddTrustBody, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../../domain/service-account-credential-validators.js';
 import { ServiceAccountPath } from '../../domain/service-account-validators.js';
 import { ServiceAccountCredentialsSchema, ServiceAccountKeySchema, ServiceAccountSchema, ServiceAccountTrustSchema } from './response-schemas.js';

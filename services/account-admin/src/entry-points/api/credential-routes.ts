@@ -1,4 +1,4 @@
-import { fieldsOf, jsonBody, type Route } from '@plant/shared';
+import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import type { Request } from 'express';
 import {
   addServiceAccountKey,

@@ -11,10 +11,10 @@ import {
   JSON_BODY_ERRORS,
   jsonRequestBody,
   jsonResponse,
-  MAX_SERVICE_ACCOUNTS,
   OpenAPIRegistry,
   type OpenApiDocument,
-} from '@plant/shared';
+} from '@plant/shared/http';
+import { MAX_SERVICE_ACCOUNTS } from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { AuditEventsQuery } from '../../domain/audit-event-validators.js';
 import { CreateServiceAccountBody, ServiceAccountPath, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';

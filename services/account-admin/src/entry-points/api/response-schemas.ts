@@ -3,15 +3,15 @@
  * compile time to the type the code answers with (`responseSchema<T>()`), and the component
  * tests validate the real answers against the served document.
  */
+import { responseSchema } from '@plant/shared/http';
 import {
-  responseSchema,
   ServiceAccountRoleSchema,
   type ServiceAccount,
   type ServiceAccountCredentials,
   type ServiceAccountKey,
   type ServiceAccountTrust,
   type ServiceAccountWithSecret,
-} from '@plant/shared';
+} from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { AUDIT_ACTIONS, type AuditEvent } from '../../domain/list-audit-events.js';
 import { GrantBody } from '../../domain/service-account-validators.js';

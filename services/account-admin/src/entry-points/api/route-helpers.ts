@@ -1,4 +1,4 @@
-import { requestIdOf } from '@plant/shared';
+import { requestIdOf } from '@plant/shared/logging';
 import type { Request, Response } from 'express';
 import type { RequestMeta } from '../../domain/actor.js';
 

@@ -1,6 +1,6 @@
-import { fieldsOf, jsonBody, type RouteTable } from '@plant/shared';
+import { fieldsOf, jsonBody, type RouteTable } from '@plant/shared/http';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { BearerAuth } from '@plant/resource-auth';
-import type { TokenServiceClient } from '@plant/shared';
 import { canManage } from '../../domain/actor.js';
 import { AuditEventsQuery, parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';

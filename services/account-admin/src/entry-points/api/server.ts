@@ -1,12 +1,21 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import { apiDocumentHandler, createHttpApp, methodNotAllowed, stylesheetRoute, type HttpApp, type Logger, type SourceBudget, type TrustProxy } from '@plant/shared';
+import {
+  apiDocumentHandler,
+  createHttpApp,
+  methodNotAllowed,
+  type HttpApp,
+  type TrustProxy,
+} from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { stylesheetRoute } from '@plant/shared/page-look';
+import type { SourceBudget } from '@plant/shared/security';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { BearerAuth } from '@plant/resource-auth';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
 import type { SessionStore } from '../../domain/portal-sessions.js';
-import type { TokenServiceClient } from '@plant/shared';
 import type { ServiceAccountDeps } from '../../domain/managed-service-accounts.js';
 import type { OidcClients } from '../web/oidc-clients.js';
 import { ASSETS_PATH } from '../web/pages.js';

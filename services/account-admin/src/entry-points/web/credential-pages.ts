@@ -1,7 +1,14 @@
 /** The portal's page of one service account: its credentials, their actions, and when to use which. */
-import { MAX_KEYS_PER_SERVICE_ACCOUNT, MAX_TRUSTS_PER_SERVICE_ACCOUNT, PUBLIC_KEY_PEM_MAX, TRUST_FIELD_MAX, type ServiceAccount, type ServiceAccountCredentials } from '@plant/shared';
+import { html, type Html } from '@plant/shared/page-look';
+import {
+  MAX_KEYS_PER_SERVICE_ACCOUNT,
+  MAX_TRUSTS_PER_SERVICE_ACCOUNT,
+  PUBLIC_KEY_PEM_MAX,
+  TRUST_FIELD_MAX,
+  type ServiceAccount,
+  type ServiceAccountCredentials,
+} from '@plant/shared/token-service-client';
 import type { Session } from '../../domain/portal-sessions.js';
-import { html, type Html } from '@plant/shared';
 import { timeOf } from './time-of.js';
 import { layout, managementDialogs } from './pages.js';
 

@@ -9,7 +9,7 @@
  * internal address are mapped back to the public one before a browser is sent there.
  * The issuer check stays intact: `iss` must still be the public issuer.
  */
-import { PORTAL_CLIENT_ID, SIGNING_ALGORITHMS } from '@plant/shared';
+import { PORTAL_CLIENT_ID, SIGNING_ALGORITHMS } from '@plant/shared/api';
 import * as oidc from 'openid-client';
 
 export { PORTAL_CLIENT_ID };

@@ -1,4 +1,6 @@
-import { AppError, toErrorResponse, type Logger, type Route } from '@plant/shared';
+import { AppError } from '@plant/shared/api';
+import { toErrorResponse, type Route } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { messagePage } from './pages.js';
 

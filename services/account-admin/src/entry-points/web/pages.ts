@@ -1,6 +1,11 @@
 import type { AuditEvent } from '../../domain/list-audit-events.js';
 import type { Session } from '../../domain/portal-sessions.js';
-import { html, MAX_SERVICE_ACCOUNTS, renderPage, SERVICE_ACCOUNT_NAME_MAX, type Html, type ServiceAccount } from '@plant/shared';
+import { html, renderPage, type Html } from '@plant/shared/page-look';
+import {
+  MAX_SERVICE_ACCOUNTS,
+  SERVICE_ACCOUNT_NAME_MAX,
+  type ServiceAccount,
+} from '@plant/shared/token-service-client';
 import { CREDENTIAL_ACTION_TEXT, describeCredentialDetails } from './credential-activity.js';
 import { timeOf } from './time-of.js';
 import { describeTokenBinding, tokenBindingCell, tokenBindingFieldset } from './token-binding.js';

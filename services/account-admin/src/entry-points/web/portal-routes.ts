@@ -1,5 +1,6 @@
 /** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
-import type { Logger, Route } from '@plant/shared';
+import type { Route } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
 import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';

@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { constantTimeEquals } from '@plant/shared';
+import { constantTimeEquals } from '@plant/shared/security';
 import { endSession, loadSession, openSession, type LoadSessionDeps, type Session } from '../../domain/portal-sessions.js';
 
 export const SESSION_COOKIE = 'aa_session';

@@ -6,10 +6,13 @@
  * sign-in session in that browser ends too (a portal sign-out that left it alive would let the
  * next /login in that browser straight back in, no password asked).
  */
-import { constantTimeEquals, isTenantName, PORTAL_CLIENT_ID, refusalDelay, type Logger, type Route, type SourceBudget } from '@plant/shared';
+import { isTenantName, PORTAL_CLIENT_ID } from '@plant/shared/api';
+import type { Route } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { constantTimeEquals, refusalDelay, type SourceBudget } from '@plant/shared/security';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
-import type { TokenServiceClient } from '@plant/shared';
 import type { Role } from '../../domain/actor.js';
 import { TokenServiceUnavailable } from '../../domain/errors.js';
 import { savePendingSignIn, SIGN_IN_TTL_SECONDS, type SessionStore, takePendingSignIn } from '../../domain/portal-sessions.js';

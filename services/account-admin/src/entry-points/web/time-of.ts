@@ -1,4 +1,4 @@
-import { html, type Html } from '@plant/shared';
+import { html, type Html } from '@plant/shared/page-look';
 
 /** `2026-11-22 05:40 UTC`, in a <time> element with the exact instant. */
 export function timeOf(iso: string | null | undefined, empty = 'Never'): Html {

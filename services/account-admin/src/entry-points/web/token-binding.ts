@@ -2,8 +2,8 @@
  * The portal's view of a service account's token binding (RFC 9449 DPoP): the cell of the
  * accounts table, the edit dialog's choice, and how the audit trail says a change of it.
  */
-import type { ServiceAccount } from '@plant/shared';
-import { html, type Html } from '@plant/shared';
+import { html, type Html } from '@plant/shared/page-look';
+import type { ServiceAccount } from '@plant/shared/token-service-client';
 
 export function tokenBindingCell(account: ServiceAccount): Html {
   return html`<td data-label="Tokens">${account.dpop_bound_access_tokens ? html`<span class="badge" title="Tokens only with a DPoP proof, bound to the client's key">DPoP</span>` : html`<span class="muted">Bearer</span>`}</td>`;

@@ -1,4 +1,4 @@
-import type { Migration } from '@plant/shared';
+import type { Migration } from '@plant/shared/db';
 import { SCHEMA } from './schema.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Migration } from '@plant/shared';
+import type { Migration } from '@plant/shared/db';
 import { createPlants } from './0001-create-plants.js';
 
 export { SCHEMA } from './schema.js';

@@ -5,6 +5,7 @@
  * `ErrorSchema`); test/openapi-contract.test.ts gives the routes' parsers and the generated
  * document the same inputs at and around every bound.
  */
+import { NewPlantSchema, PlantSchema } from '@plant/shared/api';
 import {
   BEARER_JWT,
   errorResponse,
@@ -13,11 +14,9 @@ import {
   JSON_BODY_ERRORS,
   jsonRequestBody,
   jsonResponse,
-  NewPlantSchema,
   OpenAPIRegistry,
-  PlantSchema,
   type OpenApiDocument,
-} from '@plant/shared';
+} from '@plant/shared/http';
 import { z } from 'zod';
 import { ListPlantsQuery } from '../../domain/plant-validators.js';
 

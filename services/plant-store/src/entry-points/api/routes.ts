@@ -1,4 +1,13 @@
-import { apiDocumentHandler, fieldsOf, jsonBody, NewPlantSchema, queryOf, sendJson, type NodeHandler, type Route } from '@plant/shared';
+import { NewPlantSchema } from '@plant/shared/api';
+import {
+  apiDocumentHandler,
+  fieldsOf,
+  jsonBody,
+  queryOf,
+  sendJson,
+  type NodeHandler,
+  type Route,
+} from '@plant/shared/http';
 import { principalOf, type AuthenticatedRequest, type BearerAuth } from '@plant/resource-auth';
 import { createPlant, type PlantWriter } from '../../domain/create-plant.js';
 import { listPlants, type PlantReader } from '../../domain/list-plants.js';

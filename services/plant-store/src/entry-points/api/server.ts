@@ -1,4 +1,5 @@
-import { createHttpApp, type createMetricsRegistry, type HttpApp, type Logger } from '@plant/shared';
+import { createHttpApp, type createMetricsRegistry, type HttpApp } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
 import type { BearerAuth } from '@plant/resource-auth';
 import { plantRoutes, type PlantRoutesDependencies } from './routes.js';
 

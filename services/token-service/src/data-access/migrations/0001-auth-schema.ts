@@ -1,4 +1,4 @@
-import type { Knex, Migration } from '@plant/shared';
+import type { Knex, Migration } from '@plant/shared/db';
 
 /**
  * The identity store. A principal (user or service account) keeps its row after deletion

@@ -1,4 +1,4 @@
-import type { Knex, Migration } from '@plant/shared';
+import type { Knex, Migration } from '@plant/shared/db';
 
 /**
  * oidc-provider's artifacts keyed by SHA-256 digests of their ids, uids, user codes and grant

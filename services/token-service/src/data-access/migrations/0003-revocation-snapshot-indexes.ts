@@ -1,4 +1,4 @@
-import type { Knex, Migration } from '@plant/shared';
+import type { Knex, Migration } from '@plant/shared/db';
 
 /**
  * The revocation snapshot lists live principals with a version above 1 and recent deletions

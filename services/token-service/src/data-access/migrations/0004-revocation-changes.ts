@@ -1,4 +1,4 @@
-import type { Knex, Migration } from '@plant/shared';
+import type { Knex, Migration } from '@plant/shared/db';
 
 /**
  * The revocation change feed (docs/architecture.md, "Revocation change feed"): one row per change

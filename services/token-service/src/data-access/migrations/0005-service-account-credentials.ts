@@ -1,4 +1,4 @@
-import type { Knex, Migration } from '@plant/shared';
+import type { Knex, Migration } from '@plant/shared/db';
 
 /**
  * Credentials beyond the secret (keys, trusted workloads, disabling). Numbered 005: 004 is the revocation change feed,

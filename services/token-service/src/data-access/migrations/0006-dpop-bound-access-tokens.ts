@@ -1,4 +1,4 @@
-import type { Knex, Migration } from '@plant/shared';
+import type { Knex, Migration } from '@plant/shared/db';
 
 /**
  * A service account may require sender-constrained tokens (RFC 9449): with the flag on, the token

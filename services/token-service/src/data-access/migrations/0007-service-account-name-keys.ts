@@ -1,4 +1,5 @@
-import { type Knex, type Migration, nameKey } from '@plant/shared';
+import { nameKey } from '@plant/shared/api';
+import type { Knex, Migration } from '@plant/shared/db';
 
 const BATCH = 500;
 

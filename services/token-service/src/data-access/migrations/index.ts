@@ -1,4 +1,4 @@
-import type { Migration } from '@plant/shared';
+import type { Migration } from '@plant/shared/db';
 import { authSchema } from './0001-auth-schema.js';
 import { oidcPayloadDigests } from './0002-oidc-payload-digests.js';
 import { revocationSnapshotIndexes } from './0003-revocation-snapshot-indexes.js';

@@ -1,4 +1,5 @@
-import { createHttpApp, type HttpApp, type Logger } from '@plant/shared';
+import { createHttpApp, type HttpApp } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { authenticateInternalCaller, requireInternalScope, type InternalCredentials } from './internal-auth.js';
 import { internalRoutes, publishedKeysRoute, REVOCATION_CHANGES_PATH, type InternalRoute } from './internal-routes.js';

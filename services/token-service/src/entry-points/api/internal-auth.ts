@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { constantTimeEquals, Forbidden, Unauthorized } from '@plant/shared';
+import { Forbidden, Unauthorized } from '@plant/shared/api';
+import { constantTimeEquals } from '@plant/shared/security';
 
 /**
  * What a caller of the internal API may do. `verify`: what a resource server needs to check

@@ -1,4 +1,4 @@
-import { fieldsOf, jsonBody } from '@plant/shared';
+import { fieldsOf, jsonBody } from '@plant/shared/http';
 import { AddKeySchema, AddTrustSchema } from '../../domain/principal-validators.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { addServiceAccountKey, addServiceAccountTrust, getServiceAccountCredentials, removeServiceAccountKey, removeServiceAccountSecret, removeServiceAccountTrust } from '../../domain/service-account-credentials.js';

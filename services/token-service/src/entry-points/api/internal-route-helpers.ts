@@ -1,4 +1,5 @@
-import { fieldsOf, NotFound, type ExpressRoute } from '@plant/shared';
+import { NotFound } from '@plant/shared/api';
+import { fieldsOf, type ExpressRoute } from '@plant/shared/http';
 import type { Request, Response } from 'express';
 import { ActorBodySchema, isStorableText, isTenantName } from '../../domain/principal-validators.js';
 import type { InternalScope } from './internal-auth.js';

@@ -1,4 +1,4 @@
-import { fieldsOf, jsonBody, type Route } from '@plant/shared';
+import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
 import { CHANGES_QUERY, getRevocationChanges, getRevocationEntry, getRevocationSnapshot, parseChangesQuery } from '../../domain/revocation-feed.js';

@@ -1,5 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, formBody, NotFound, sendJson, type HotRoute, type NodeHandler, type TrustProxy } from '@plant/shared';
+import { NotFound } from '@plant/shared/api';
+import {
+  clientAddress,
+  formBody,
+  sendJson,
+  type HotRoute,
+  type NodeHandler,
+  type TrustProxy,
+} from '@plant/shared/http';
 import type { ResourceServerAuthentication } from '../../domain/authenticate-resource-server.js';
 import { introspectToken, type TokenInspector } from '../../domain/introspect-token.js';
 import { INTROSPECTION_PATH } from '../../domain/realm-naming.js';

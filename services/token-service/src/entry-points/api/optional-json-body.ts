@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { jsonBody } from '@plant/shared';
+import { jsonBody } from '@plant/shared/http';
 
 const readJson = jsonBody();
 

@@ -1,4 +1,7 @@
-import { createHttpApp, stylesheetRoute, type HttpApp, type Logger, type SourceBudget, type TrustProxy } from '@plant/shared';
+import { createHttpApp, type HttpApp, type TrustProxy } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { stylesheetRoute } from '@plant/shared/page-look';
+import type { SourceBudget } from '@plant/shared/security';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import type { Registry } from 'prom-client';
 import { SIGN_IN_ASSETS } from '../../provider/provider-pages.js';

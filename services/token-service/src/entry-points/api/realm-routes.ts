@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { NotFound, refusalDelay, type ExpressLayer, type NodeHandler, type Route, type SourceBudget } from '@plant/shared';
+import { NotFound } from '@plant/shared/api';
+import type { ExpressLayer, NodeHandler, Route } from '@plant/shared/http';
+import { refusalDelay, type SourceBudget } from '@plant/shared/security';
 import { isTenantName } from '../../domain/principal-validators.js';
 import { isAuthorizationPath, TOO_MANY_STARTS } from '../../provider/authorization-request-guard.js';
 import { errorPage, pageHeaders, unknownRealmPage } from '../../provider/provider-pages.js';

@@ -1,5 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeEquals, isDatabaseUnavailable, type Logger, type Route } from '@plant/shared';
+import { isDatabaseUnavailable } from '@plant/shared/db';
+import type { Route } from '@plant/shared/http';
+import type { Logger } from '@plant/shared/logging';
+import { constantTimeEquals } from '@plant/shared/security';
 import express, { type Request, type Response } from 'express';
 import { authenticateUser, refuseWhileBusy, type SignInDeps } from '../../domain/authenticate-user.js';
 import { isTenantName } from '../../domain/principal-validators.js';

@@ -5,7 +5,7 @@
  * budget and gets the same words (domain/authenticate-user.ts), so the page tells no more than
  * the `Retry-After` header already does.
  */
-import { html, type Html } from '@plant/shared';
+import { html, type Html } from '@plant/shared/page-look';
 import { page } from '../../provider/provider-pages.js';
 
 /** Longest password read (longer is cut: a scrypt input of any size costs the same). */

@@ -1,0 +1,6 @@
+/** Wire shapes: API schemas, the Error shape and typed errors, name rules, page cursors. */
+export * from '../api-types.js';
+export * from '../errors.js';
+export * from '../name-text.js';
+export * from '../position-cursor.js';
+export * from '../realm-names.js';
