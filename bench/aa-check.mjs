@@ -13,26 +13,57 @@ import { startServer } from './lib/processes.mjs';
 import { ratios } from './lib/report.mjs';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '6' } } });
-const logDir = join(ROOT, 'bench/results/logs', `aa-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const logDir = join(
+  ROOT,
+  'bench/results/logs',
+  `aa-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+);
 mkdirSync(logDir, { recursive: true });
 const client = { id: 'aa-client', secret: 'aa-secret-0123456789abcdef' };
 const server = await startServer({
   name: 'aa-oidc-provider',
   script: join(ROOT, 'bench/baselines/oidc-provider-server.mjs'),
-  env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0', ISSUER: issuerOf('aa'), AUDIENCE: PLANT_STORE_AUDIENCE, CLIENT_ID: client.id, CLIENT_SECRET: client.secret },
+  env: {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    PORT: '0',
+    ISSUER: issuerOf('aa'),
+    AUDIENCE: PLANT_STORE_AUDIENCE,
+    CLIENT_ID: client.id,
+    CLIENT_SECRET: client.secret,
+  },
   logDir,
 });
 const target = {
-  spec: { url: server.url, method: 'POST', path: '/protocol/openid-connect/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: grantBody(client.id, client.secret) },
+  spec: {
+    url: server.url,
+    method: 'POST',
+    path: '/protocol/openid-connect/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: grantBody(client.id, client.secret),
+  },
   pids: [server.pid],
 };
 const db = new pg.Client({ connectionString: DATABASE_URL });
 await db.connect();
 try {
-  const pair = await measurePair({ ours: target, baseline: target }, { connections: 10, warmupSec: 1, firstWarmupSec: 3, durationSec: 3, rounds: Number(args.rounds) }, db);
+  const pair = await measurePair(
+    { ours: target, baseline: target },
+    {
+      connections: 10,
+      warmupSec: 1,
+      firstWarmupSec: 3,
+      durationSec: 3,
+      rounds: Number(args.rounds),
+    },
+    db,
+  );
   const r = ratios(pair);
-  const list = (/** @type {number[] | undefined} */ xs) => (xs ?? []).map((x) => x.toFixed(2)).join(' ');
-  process.stdout.write(`A/A req/s ratio ${r.rps?.toFixed(2)} (rounds: ${list(r.perRound?.rps)}), CPU/req ratio ${r.cpuPerRequest?.toFixed(2)} (rounds: ${list(r.perRound?.cpuPerRequest)})\n`);
+  const list = (/** @type {number[] | undefined} */ xs) =>
+    (xs ?? []).map((x) => x.toFixed(2)).join(' ');
+  process.stdout.write(
+    `A/A req/s ratio ${r.rps?.toFixed(2)} (rounds: ${list(r.perRound?.rps)}), CPU/req ratio ${r.cpuPerRequest?.toFixed(2)} (rounds: ${list(r.perRound?.cpuPerRequest)})\n`,
+  );
 } finally {
   await db.end();
   await server.stop();

@@ -21,10 +21,14 @@ import { cpuSeconds, startServer } from './lib/processes.mjs';
 import { fmt, machine, table } from './lib/report.mjs';
 import { openSession } from './lib/session.mjs';
 
-const { values: args } = parseArgs({ args: process.argv.slice(2).filter((a) => a !== '--'), options: { runs: { type: 'string', default: '7' } } });
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: { runs: { type: 'string', default: '7' } },
+});
 const RUNS = Number(args.runs);
 const log = (/** @type {string} */ msg) => process.stderr.write(`[bench:restart] ${msg}\n`);
-if (missingServices().length > 0) throw new Error(`build first (pnpm build): missing ${missingServices().join(', ')}`);
+if (missingServices().length > 0)
+  throw new Error(`build first (pnpm build): missing ${missingServices().join(', ')}`);
 
 /** Polls `probe` every 5 ms until it is true; resolves with the moment (epoch ms) it was. @param {() => Promise<boolean>} probe */
 async function firstSuccess(probe, timeoutMs = 30_000) {
@@ -45,11 +49,19 @@ const answers200 = (url, init = {}) =>
 
 const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
 
-const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z');
+const stamp = new Date()
+  .toISOString()
+  .replace(/[:.]/g, '-')
+  .replace(/-\d{3}Z$/, 'Z');
 const logDir = join(ROOT, 'bench/results/logs', `${stamp}-restart`);
 // Every port fixed before the start, the management ports included: the probes of a new
 // process can then be polled from the instant it is spawned, not from when its log says it listens.
-const ports = { store: await freePort(), storeManagement: await freePort(), tokenManagement: await freePort(), adminManagement: await freePort() };
+const ports = {
+  store: await freePort(),
+  storeManagement: await freePort(),
+  tokenManagement: await freePort(),
+  adminManagement: await freePort(),
+};
 const session = await openSession({
   stamp,
   logDir,
@@ -65,14 +77,31 @@ const session = await openSession({
 const { platform, tenant, accounts } = session;
 const reader = accounts.reader;
 if (reader === undefined) throw new Error('no reader account');
-const token = await platform.grantToken(tenant, { clientId: reader.client_id, secret: reader.secret });
-const grant = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: grantBody(reader.client_id, reader.secret) };
+const token = await platform.grantToken(tenant, {
+  clientId: reader.client_id,
+  secret: reader.secret,
+});
+const grant = {
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: grantBody(reader.client_id, reader.secret),
+};
 
 /** @type {Record<string, {current: () => import('../packages/test-kit/dist/index.js').ServiceProcess, served: (svc: import('../packages/test-kit/dist/index.js').ServiceProcess) => Promise<boolean>}>} */
 const SERVICES = {
-  'plant-store': { current: () => platform.plantStores[0], served: (svc) => answers200(`${svc.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } }) },
-  'token-service': { current: () => platform.tokenService, served: (svc) => answers200(`${svc.url}${tokenPath(tenant)}`, grant) },
-  'account-admin': { current: () => /** @type {any} */ (platform.accountAdmin), served: (svc) => answers200(`${svc.url}/`) },
+  'plant-store': {
+    current: () => platform.plantStores[0],
+    served: (svc) =>
+      answers200(`${svc.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } }),
+  },
+  'token-service': {
+    current: () => platform.tokenService,
+    served: (svc) => answers200(`${svc.url}${tokenPath(tenant)}`, grant),
+  },
+  'account-admin': {
+    current: () => /** @type {any} */ (platform.accountAdmin),
+    served: (svc) => answers200(`${svc.url}/`),
+  },
 };
 
 /** One restart: stop, spawn, and the two probes polled from the spawn on. */
@@ -86,7 +115,12 @@ async function restartOnce(/** @type {string} */ name) {
   const servedAt = firstSuccess(() => service.served({ ...old, url }));
   const next = await spawning;
   const [ready, served] = [await readyAt, await servedAt];
-  return { ...startupOf(next.logs), readyMs: ready - next.spawnedAt, servedMs: served - next.spawnedAt, cpuSecondsAtReady: cpuSeconds(next.pid) };
+  return {
+    ...startupOf(next.logs),
+    readyMs: ready - next.spawnedAt,
+    servedMs: served - next.spawnedAt,
+    cpuSecondsAtReady: cpuSeconds(next.pid),
+  };
 }
 
 /**
@@ -103,10 +137,21 @@ function startupOf(logs) {
 /** The baseline's restart, measured the same way. */
 async function baselineOnce() {
   const port = await freePort();
-  const pending = startServer({ name: 'baseline-bare-http', script: join(ROOT, 'bench/baselines/bare-http-server.mjs'), env: { PORT: String(port) }, logDir });
+  const pending = startServer({
+    name: 'baseline-bare-http',
+    script: join(ROOT, 'bench/baselines/bare-http-server.mjs'),
+    env: { PORT: String(port) },
+    logDir,
+  });
   const servedAt = await firstSuccess(() => answers200(`http://127.0.0.1:${port}/`));
   const server = await pending;
-  const result = { loadedMs: NaN, listeningMs: NaN, readyMs: servedAt - server.spawnedAt, servedMs: servedAt - server.spawnedAt, cpuSecondsAtReady: cpuSeconds(server.pid) };
+  const result = {
+    loadedMs: NaN,
+    listeningMs: NaN,
+    readyMs: servedAt - server.spawnedAt,
+    servedMs: servedAt - server.spawnedAt,
+    cpuSecondsAtReady: cpuSeconds(server.pid),
+  };
   await server.stop('SIGTERM');
   return result;
 }
@@ -133,13 +178,40 @@ const floor = median(results.baseline.map((r) => r.readyMs));
 const summary = Object.fromEntries(
   Object.entries(results).map(([name, rs]) => {
     const ready = median(rs.map((r) => r.readyMs));
-    return [name, { loadedMs: median(rs.map((r) => r.loadedMs)), listeningMs: median(rs.map((r) => r.listeningMs)), readyMs: ready, servedMs: median(rs.map((r) => r.servedMs)), maxServedMs: Math.max(...rs.map((r) => r.servedMs)), cpuSecondsAtReady: median(rs.map((r) => r.cpuSecondsAtReady)), readyOverBaseline: ready / floor }];
+    return [
+      name,
+      {
+        loadedMs: median(rs.map((r) => r.loadedMs)),
+        listeningMs: median(rs.map((r) => r.listeningMs)),
+        readyMs: ready,
+        servedMs: median(rs.map((r) => r.servedMs)),
+        maxServedMs: Math.max(...rs.map((r) => r.servedMs)),
+        cpuSecondsAtReady: median(rs.map((r) => r.cpuSecondsAtReady)),
+        readyOverBaseline: ready / floor,
+      },
+    ];
   }),
 );
-const rows = Object.entries(summary).map(([name, s]) => [name, fmt(s.loadedMs), fmt(s.listeningMs), fmt(s.readyMs), fmt(s.servedMs), fmt(s.maxServedMs), fmt(s.cpuSecondsAtReady, 2), fmt(s.readyOverBaseline, 1)]);
-process.stdout.write(`\nrestart to ready and serving, median of ${RUNS} (load average ${fmt(loadBefore, 2)} before, ${fmt(loadAfter, 2)} after)\n`);
-process.stdout.write(`${table(['process', 'modules loaded ms', 'listening ms', 'ready ms', 'served ms', 'max served ms', 'CPU s at ready', 'ready / baseline'], rows)}\n`);
+const rows = Object.entries(summary).map(([name, s]) => [
+  name,
+  fmt(s.loadedMs),
+  fmt(s.listeningMs),
+  fmt(s.readyMs),
+  fmt(s.servedMs),
+  fmt(s.maxServedMs),
+  fmt(s.cpuSecondsAtReady, 2),
+  fmt(s.readyOverBaseline, 1),
+]);
+process.stdout.write(
+  `\nrestart to ready and serving, median of ${RUNS} (load average ${fmt(loadBefore, 2)} before, ${fmt(loadAfter, 2)} after)\n`,
+);
+process.stdout.write(
+  `${table(['process', 'modules loaded ms', 'listening ms', 'ready ms', 'served ms', 'max served ms', 'CPU s at ready', 'ready / baseline'], rows)}\n`,
+);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const file = join(ROOT, 'bench/results', `${stamp}-restart.json`);
-writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), machine: { ...machine(), loadAverage1mBefore: loadBefore, loadAverage1mAfter: loadAfter }, runs: RUNS, summary, results }, null, 2)}\n`);
+writeFileSync(
+  file,
+  `${JSON.stringify({ at: new Date().toISOString(), machine: { ...machine(), loadAverage1mBefore: loadBefore, loadAverage1mAfter: loadAfter }, runs: RUNS, summary, results }, null, 2)}\n`,
+);
 log(`wrote ${file}`);

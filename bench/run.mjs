@@ -10,12 +10,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, DATABASE_URL, grantToken, issuerOf, missingServices, PLANT_STORE_AUDIENCE } from './lib/platform.mjs';
+import {
+  ROOT,
+  DATABASE_URL,
+  grantToken,
+  issuerOf,
+  missingServices,
+  PLANT_STORE_AUDIENCE,
+} from './lib/platform.mjs';
 import { openSession } from './lib/session.mjs';
 import { assertScenarioWorks, assertTargetsAnswer, runRevocation } from './lib/scenario-runs.mjs';
 import { measurePair } from './lib/load.mjs';
 import { runPooledBench } from './lib/pooled-bench.mjs';
-import { breakdown, PERF_NODE_ARGS, perfProbe, perfReport, perfUnavailable } from './lib/perf-record.mjs';
+import {
+  breakdown,
+  PERF_NODE_ARGS,
+  perfProbe,
+  perfReport,
+  perfUnavailable,
+} from './lib/perf-record.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
 import { ES256_SCENARIOS, SCENARIOS } from './scenarios/index.mjs';
@@ -56,10 +69,15 @@ const load = {
 /** @param {object} scenario a scenario module; `fullRounds` if it asks for more rounds */
 const roundsOf = (scenario) => {
   if (args.rounds !== undefined || quick) return load.rounds;
-  return 'fullRounds' in scenario && typeof scenario.fullRounds === 'number' ? scenario.fullRounds : load.rounds;
+  return 'fullRounds' in scenario && typeof scenario.fullRounds === 'number'
+    ? scenario.fullRounds
+    : load.rounds;
 };
 const only = args.only ? new Set(args.only.split(',')) : undefined;
-const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+const stamp = new Date()
+  .toISOString()
+  .replace(/\.\d+Z$/, 'Z')
+  .replace(/:/g, '-');
 const resultsDir = join(ROOT, 'bench/results');
 const logDir = join(resultsDir, 'logs', stamp);
 const profileDir = join(resultsDir, 'profiles', stamp);
@@ -72,16 +90,20 @@ if (missing.length > 0) {
 }
 
 if (args.pgbouncer) {
-  const code = await runPooledBench({ stamp, logDir, load, log }).catch((/** @type {Error} */ err) => {
-    log(`failed: ${err.stack ?? err}`);
-    return 1;
-  });
+  const code = await runPooledBench({ stamp, logDir, load, log }).catch(
+    (/** @type {Error} */ err) => {
+      log(`failed: ${err.stack ?? err}`);
+      return 1;
+    },
+  );
   process.exit(code);
 }
 
 /** @param {string} name */
 const profileArgs = (name) => [
-  ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []),
+  ...(args.profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : []),
   ...(args.perf ? PERF_NODE_ARGS : []),
 ];
 if (args.perf) {
@@ -121,7 +143,14 @@ try {
     startServer({
       name,
       script: join(ROOT, 'bench/baselines/oidc-provider-server.mjs'),
-      env: { ...baselineEnv, ISSUER: issuerOf('baseline'), AUDIENCE: PLANT_STORE_AUDIENCE, CLIENT_ID: oidcClient.id, CLIENT_SECRET: oidcClient.secret, ALG: alg },
+      env: {
+        ...baselineEnv,
+        ISSUER: issuerOf('baseline'),
+        AUDIENCE: PLANT_STORE_AUDIENCE,
+        CLIENT_ID: oidcClient.id,
+        CLIENT_SECRET: oidcClient.secret,
+        ALG: alg,
+      },
       logDir,
       nodeArgs: profileArgs(name),
     });
@@ -146,7 +175,11 @@ try {
   baselineProcesses.push(oidc, oidcEs256, naive);
   const baselines = { oidc, oidcEs256, naive, oidcClient };
 
-  const services = [platform.tokenService, ...platform.plantStores, ...(platform.accountAdmin ? [platform.accountAdmin] : [])];
+  const services = [
+    platform.tokenService,
+    ...platform.plantStores,
+    ...(platform.accountAdmin ? [platform.accountAdmin] : []),
+  ];
   await sleep(1000);
   const idle = new Map(services.map((s) => [s.name, rssMb(s.pid)]));
 
@@ -155,34 +188,80 @@ try {
   for (const scenario of SCENARIOS) {
     if (only && !only.has(scenario.name)) continue;
     // Fresh tokens per scenario: they live ACCESS_TOKEN_TTL (300 s) and a full run is longer.
-    const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
-    const es256 = session.es256 && { ...session.es256, tokens: { reader: await grantToken(platform, session.es256.tenant, session.es256.accounts.reader), writer: await grantToken(platform, session.es256.tenant, session.es256.accounts.writer) } };
+    const tokens = {
+      reader: await grantToken(platform, tenant, accounts.reader),
+      writer: await grantToken(platform, tenant, accounts.writer),
+    };
+    const es256 = session.es256 && {
+      ...session.es256,
+      tokens: {
+        reader: await grantToken(platform, session.es256.tenant, session.es256.accounts.reader),
+        writer: await grantToken(platform, session.es256.tenant, session.es256.accounts.writer),
+      },
+    };
     // A scenario may arrange what it needs first (keys: a key on the writer account; dpop: a bound token).
-    const prepared = 'prepare' in scenario ? await scenario.prepare({ platform, tenant, accounts }) : undefined;
-    const context = /** @type {ScenarioContext} */ ({ platform, tenant, accounts, tokens, baselines, prepared, es256 });
+    const prepared =
+      'prepare' in scenario ? await scenario.prepare({ platform, tenant, accounts }) : undefined;
+    const context = /** @type {ScenarioContext} */ ({
+      platform,
+      tenant,
+      accounts,
+      tokens,
+      baselines,
+      prepared,
+      es256,
+    });
     if ('check' in scenario) await scenario.check(context);
     else await assertScenarioWorks(scenario.name, { ...context, oidcClient });
     const rounds = roundsOf(scenario);
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
     // A scenario that measures itself (signin: one service, quiet and under a second load).
     if ('measure' in scenario) {
-      results.push(await scenario.measure({ platform, tenant, accounts, db: session.db, load: { ...load, rounds } }));
+      results.push(
+        await scenario.measure({
+          platform,
+          tenant,
+          accounts,
+          db: session.db,
+          load: { ...load, rounds },
+        }),
+      );
       continue;
     }
     const targets = scenario.targets(context);
     if ('checkTargets' in scenario) await assertTargetsAnswer(scenario.name, targets);
-    const pair = await measurePair(targets, { ...load, rounds }, session.db, perf && { probe: perf, scenario: scenario.name });
+    const pair = await measurePair(
+      targets,
+      { ...load, rounds },
+      session.db,
+      perf && { probe: perf, scenario: scenario.name },
+    );
     if (perf) {
-      const side = (/** @type {'ours' | 'baseline'} */ name) => breakdown(perf.files.get(`${scenario.name}-${name}`) ?? [], pair[name].mainCpuUsPerReq ?? 0);
+      const side = (/** @type {'ours' | 'baseline'} */ name) =>
+        breakdown(
+          perf.files.get(`${scenario.name}-${name}`) ?? [],
+          pair[name].mainCpuUsPerReq ?? 0,
+        );
       const report = perfReport(scenario.name, side('ours'), side('baseline'));
       writeFileSync(join(profileDir, `perf-${scenario.name}.txt`), `${report}\n`);
       perfReports.push(report);
     }
-    results.push({ scenario: scenario.name, what: scenario.what, baselineWhat: scenario.baselineWhat, labels: 'labels' in scenario ? scenario.labels : undefined, ...pair, ratio: ratios(pair) });
+    results.push({
+      scenario: scenario.name,
+      what: scenario.what,
+      baselineWhat: scenario.baselineWhat,
+      labels: 'labels' in scenario ? scenario.labels : undefined,
+      ...pair,
+      ratio: ratios(pair),
+    });
   }
 
   await sleep(500);
-  const memory = services.map((s) => ({ service: s.name, idleMb: /** @type {number} */ (idle.get(s.name)), afterMb: rssMb(s.pid) }));
+  const memory = services.map((s) => ({
+    service: s.name,
+    idleMb: /** @type {number} */ (idle.get(s.name)),
+    afterMb: rssMb(s.pid),
+  }));
   await Promise.all(baselineProcesses.splice(0).map((p) => p.stop()));
   await session.close();
   closed = true;
@@ -191,7 +270,11 @@ try {
   let revocationResult = { skipped: 'not selected (--only)' };
   if (!only || only.has('revocation')) {
     log(`revocation: pnpm bench:revocation (${quick ? 30 : 300} changes)`);
-    revocationResult = await runRevocation({ iterations: quick ? 30 : 300, logDir }).catch((/** @type {Error} */ err) => ({ skipped: `bench:revocation failed: ${err.message.split('\n')[0]}` }));
+    revocationResult = await runRevocation({ iterations: quick ? 30 : 300, logDir }).catch(
+      (/** @type {Error} */ err) => ({
+        skipped: `bench:revocation failed: ${err.message.split('\n')[0]}`,
+      }),
+    );
   }
 
   const output = {
@@ -209,20 +292,31 @@ try {
   mkdirSync(resultsDir, { recursive: true });
   // Profiled runs carry the profilers' overhead: named apart, never mistaken for a full run.
   const experiment = `${args['log-level'] !== 'info' ? `-log-${args['log-level']}` : ''}${args.profile ? '-profiled' : ''}${args.perf ? '-perf' : ''}`;
-  const file = join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`);
+  const file = join(
+    resultsDir,
+    `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`,
+  );
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
   const cores = output.machine.cores;
-  process.stdout.write(`\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}, load average ${loadAtStart} → ${output.machine.loadAverage1m}\n`);
-  if (args['log-level'] !== 'info') process.stdout.write(`EXPERIMENT: services ran with LOG_LEVEL=${args['log-level']}, not as in production\n`);
-  if (args.profile || args.perf) process.stdout.write('PROFILED: servers ran under a profiler; figures carry its overhead\n');
   process.stdout.write(
-    `${load.connections} connections; per side ${roundsLine(output.scenarios)} × ${load.durationSec}s measured (warm-up ${load.firstWarmupSec}s before the first window, ${load.warmupSec}s before the others)${load.rounds > 1 ? ', alternating A B B A, ratios the median of the rounds\'' : ''}; ratios > 1 are better than the baseline\n\n`,
+    `\nPlant Store platform bench, ${output.date}, ${cores} cores (${output.machine.cpuModel}), node ${process.version}, load average ${loadAtStart} → ${output.machine.loadAverage1m}\n`,
+  );
+  if (args['log-level'] !== 'info')
+    process.stdout.write(
+      `EXPERIMENT: services ran with LOG_LEVEL=${args['log-level']}, not as in production\n`,
+    );
+  if (args.profile || args.perf)
+    process.stdout.write('PROFILED: servers ran under a profiler; figures carry its overhead\n');
+  process.stdout.write(
+    `${load.connections} connections; per side ${roundsLine(output.scenarios)} × ${load.durationSec}s measured (warm-up ${load.firstWarmupSec}s before the first window, ${load.warmupSec}s before the others)${load.rounds > 1 ? ", alternating A B B A, ratios the median of the rounds'" : ''}; ratios > 1 are better than the baseline\n\n`,
   );
   process.stdout.write(`${summaryTable(output)}\n\n`);
   process.stdout.write(`${targetLines(output)}\n\n`);
   for (const report of perfReports) process.stdout.write(`${report}\n\n`);
-  process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`);
+  process.stdout.write(
+    `written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`,
+  );
 } catch (err) {
   exitCode = 1;
   log(`failed: ${/** @type {Error} */ (err).stack ?? err}`);
@@ -238,6 +332,8 @@ process.exit(exitCode);
  * @param {{scenario: string, rounds: unknown[]}[]} scenarios
  */
 function roundsLine(scenarios) {
-  const extra = scenarios.filter((s) => s.rounds.length !== load.rounds).map((s) => `${s.scenario} ${s.rounds.length}`);
+  const extra = scenarios
+    .filter((s) => s.rounds.length !== load.rounds)
+    .map((s) => `${s.scenario} ${s.rounds.length}`);
   return extra.length > 0 ? `${load.rounds} (${extra.join(', ')})` : String(load.rounds);
 }

@@ -34,7 +34,10 @@ const { values: args } = parseArgs({
   },
 });
 const CLIENT = fileURLToPath(new URL('./load/soak-client.mjs', import.meta.url));
-const stamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+const stamp = new Date()
+  .toISOString()
+  .replace(/\.\d+Z$/, 'Z')
+  .replace(/:/g, '-');
 const resultsDir = join(ROOT, 'bench/results');
 const logDir = join(resultsDir, 'logs', `${stamp}-soak`);
 const log = (/** @type {string} */ msg) => process.stderr.write(`[soak] ${msg}\n`);
@@ -57,10 +60,17 @@ const session = await openSession({
   log,
 });
 const { platform, tenant, accounts } = session;
-const processes = [platform.tokenService, ...platform.plantStores, ...(platform.accountAdmin ? [platform.accountAdmin] : [])];
+const processes = [
+  platform.tokenService,
+  ...platform.plantStores,
+  ...(platform.accountAdmin ? [platform.accountAdmin] : []),
+];
 let exitCode = 0;
 try {
-  const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
+  const tokens = {
+    reader: await grantToken(platform, tenant, accounts.reader),
+    writer: await grantToken(platform, tenant, accounts.writer),
+  };
   const spec = {
     plantStoreUrl: platform.plantStores[0].url,
     tokenUrl: platform.tokenService.url,
@@ -75,7 +85,9 @@ try {
     resetEveryMs: Number(args['reset-every-ms']),
     firstId: 1_000_000,
   };
-  log(`${spec.warmupSec}s warm-up, then ${spec.durationSec}s measured; ${spec.workers} workers, a reset every ${spec.resetEveryMs} ms`);
+  log(
+    `${spec.warmupSec}s warm-up, then ${spec.durationSec}s measured; ${spec.workers} workers, a reset every ${spec.resetEveryMs} ms`,
+  );
   const idle = processes.map((p) => rssMb(p.pid));
 
   /** @type {{atSec: number, rssMb: Record<string, number>, heapUsedMb: Record<string, number | null>, heapTotalMb: Record<string, number | null>, externalMb: Record<string, number | null>}[]} */
@@ -90,7 +102,13 @@ try {
   const sample = () => {
     const atSec = Math.round((Date.now() - measureStart) / 1000);
     const rss = Object.fromEntries(processes.map((p) => [p.name, Number(rssMb(p.pid).toFixed(1))]));
-    const entry = { atSec, rssMb: rss, heapUsedMb: /** @type {Record<string, number | null>} */ ({}), heapTotalMb: /** @type {Record<string, number | null>} */ ({}), externalMb: /** @type {Record<string, number | null>} */ ({}) };
+    const entry = {
+      atSec,
+      rssMb: rss,
+      heapUsedMb: /** @type {Record<string, number | null>} */ ({}),
+      heapTotalMb: /** @type {Record<string, number | null>} */ ({}),
+      externalMb: /** @type {Record<string, number | null>} */ ({}),
+    };
     samples.push(entry);
     return Promise.all(
       processes.map(async (p) => {
@@ -137,8 +155,15 @@ try {
   const firstHeap = samples[0]?.heapUsedMb ?? {};
   const lastHeap = samples[samples.length - 1]?.heapUsedMb ?? {};
   /** Lowest heap in use among samples in [fromSec, toSec): after a collection, what stays. */
-  const heapFloor = (/** @type {string} */ name, /** @type {number} */ fromSec, /** @type {number} */ toSec) => {
-    const values = samples.filter((x) => x.atSec >= fromSec && x.atSec < toSec).map((x) => x.heapUsedMb[name]).filter((v) => typeof v === 'number');
+  const heapFloor = (
+    /** @type {string} */ name,
+    /** @type {number} */ fromSec,
+    /** @type {number} */ toSec,
+  ) => {
+    const values = samples
+      .filter((x) => x.atSec >= fromSec && x.atSec < toSec)
+      .map((x) => x.heapUsedMb[name])
+      .filter((v) => typeof v === 'number');
     return values.length > 0 ? Math.min(.../** @type {number[]} */ (values)) : null;
   };
   /**
@@ -147,20 +172,39 @@ try {
    * sample is not "the memory then": each half of the window (≥ one full cycle) is summed up
    * by its median, and the halves compared.
    */
-  const rssMedian = (/** @type {string} */ name, /** @type {number} */ fromSec, /** @type {number} */ toSec) => {
-    const values = samples.filter((x) => x.atSec >= fromSec && x.atSec < toSec).map((x) => /** @type {number} */ (x.rssMb[name])).sort((a, b) => a - b);
-    return values.length > 0 ? /** @type {number} */ (values[(values.length - 1) >> 1]) : /** @type {number} */ (first[name]);
+  const rssMedian = (
+    /** @type {string} */ name,
+    /** @type {number} */ fromSec,
+    /** @type {number} */ toSec,
+  ) => {
+    const values = samples
+      .filter((x) => x.atSec >= fromSec && x.atSec < toSec)
+      .map((x) => /** @type {number} */ (x.rssMb[name]))
+      .sort((a, b) => a - b);
+    return values.length > 0
+      ? /** @type {number} */ (values[(values.length - 1) >> 1])
+      : /** @type {number} */ (first[name]);
   };
   /**
    * Median of RSS minus the V8 heap's committed size: memory outside the JavaScript heap
    * (code, native buffers, malloc). A leak there shows here; V8 sizing its heap does not.
    */
-  const nativeMedian = (/** @type {string} */ name, /** @type {number} */ fromSec, /** @type {number} */ toSec) => {
+  const nativeMedian = (
+    /** @type {string} */ name,
+    /** @type {number} */ fromSec,
+    /** @type {number} */ toSec,
+  ) => {
     const values = samples
-      .filter((x) => x.atSec >= fromSec && x.atSec < toSec && typeof x.heapTotalMb[name] === 'number')
-      .map((x) => /** @type {number} */ (x.rssMb[name]) - /** @type {number} */ (x.heapTotalMb[name]))
+      .filter(
+        (x) => x.atSec >= fromSec && x.atSec < toSec && typeof x.heapTotalMb[name] === 'number',
+      )
+      .map(
+        (x) => /** @type {number} */ (x.rssMb[name]) - /** @type {number} */ (x.heapTotalMb[name]),
+      )
       .sort((a, b) => a - b);
-    return values.length > 0 ? Number(/** @type {number} */ (values[(values.length - 1) >> 1]).toFixed(1)) : null;
+    return values.length > 0
+      ? Number(/** @type {number} */ (values[(values.length - 1) >> 1]).toFixed(1))
+      : null;
   };
   const memory = processes.map((p, i) => {
     const half = span / 2;
@@ -183,14 +227,23 @@ try {
       heapFloorFirst15sMb: heapFloor(p.name, 0, 15),
       heapFloorLast15sMb: heapFloor(p.name, span - 15, span + 1),
       cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
-      ...(args['heap-snapshots'] ? { liveHeapStartMb: liveStart[i] ?? null, liveHeapEndMb: liveEnd[i] ?? null } : {}),
+      ...(args['heap-snapshots']
+        ? { liveHeapStartMb: liveStart[i] ?? null, liveHeapEndMb: liveEnd[i] ?? null }
+        : {}),
     };
   });
   const output = {
     date: new Date(started).toISOString(),
     machine: machine(),
-    environment: 'built JS, NODE_ENV=production, LOG_LEVEL=info, one process per service, loopback, load generator in its own process',
-    workload: { workers: spec.workers, warmupSec: spec.warmupSec, durationSec: spec.durationSec, resetEveryMs: spec.resetEveryMs, mix: 'list 60 %, create 20 %, token grant 20 % (closed loop) + a rotator: reset, grant with the new secret, old token refused, new token accepted' },
+    environment:
+      'built JS, NODE_ENV=production, LOG_LEVEL=info, one process per service, loopback, load generator in its own process',
+    workload: {
+      workers: spec.workers,
+      warmupSec: spec.warmupSec,
+      durationSec: spec.durationSec,
+      resetEveryMs: spec.resetEveryMs,
+      mix: 'list 60 %, create 20 %, token grant 20 % (closed loop) + a rotator: reset, grant with the new secret, old token refused, new token accepted',
+    },
     result,
     memory,
     rssSamples: samples,
@@ -200,17 +253,38 @@ try {
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
   const r = /** @type {any} */ (result);
-  process.stdout.write(`\nPlant Store platform soak, ${output.date}, ${output.machine.cores} cores, node ${process.version}\n`);
-  process.stdout.write(`${spec.durationSec}s measured after ${spec.warmupSec}s warm-up: ${fmt(r.perSec)} req/s, p50 ${fmt(r.p50Ms, 2)} ms, p99 ${fmt(r.p99Ms, 2)} ms, ${r.errors} unexpected, ${r.intendedRefusals} intended refusals (old tokens after a reset)\n\n`);
+  process.stdout.write(
+    `\nPlant Store platform soak, ${output.date}, ${output.machine.cores} cores, node ${process.version}\n`,
+  );
+  process.stdout.write(
+    `${spec.durationSec}s measured after ${spec.warmupSec}s warm-up: ${fmt(r.perSec)} req/s, p50 ${fmt(r.p50Ms, 2)} ms, p99 ${fmt(r.p99Ms, 2)} ms, ${r.errors} unexpected, ${r.intendedRefusals} intended refusals (old tokens after a reset)\n\n`,
+  );
   process.stdout.write(
     `${table(
       ['operation', 'count', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'unexpected'],
-      r.operations.map((/** @type {any} */ o) => [o.op, String(o.count), fmt(o.perSec, 1), fmt(o.p50Ms, 2), fmt(o.p99Ms, 2), fmt(o.maxMs, 1), String(o.errors)]),
+      r.operations.map((/** @type {any} */ o) => [
+        o.op,
+        String(o.count),
+        fmt(o.perSec, 1),
+        fmt(o.p50Ms, 2),
+        fmt(o.p99Ms, 2),
+        fmt(o.maxMs, 1),
+        String(o.errors),
+      ]),
     )}\n\n`,
   );
   process.stdout.write(
     `${table(
-      ['process', 'idle RSS MB', 'RSS 1st half MB', 'RSS 2nd half MB', 'RSS growth', 'outside V8 heap 1st → 2nd half MB', 'heap floor first → last 15 s MB', 'CPU s'],
+      [
+        'process',
+        'idle RSS MB',
+        'RSS 1st half MB',
+        'RSS 2nd half MB',
+        'RSS growth',
+        'outside V8 heap 1st → 2nd half MB',
+        'heap floor first → last 15 s MB',
+        'CPU s',
+      ],
       memory.map((m) => [
         m.service,
         fmt(m.idleMb, 1),
@@ -224,16 +298,28 @@ try {
     )}\n\n`,
   );
   if (args['heap-snapshots']) {
-    const rows = memory.map((m) => [m.service, fmt(m.liveHeapStartMb, 1), fmt(m.liveHeapEndMb, 1), m.liveHeapStartMb && m.liveHeapEndMb ? `${fmt(((m.liveHeapEndMb - m.liveHeapStartMb) / m.liveHeapStartMb) * 100, 1)} %` : '—']);
-    process.stdout.write(`${table(['process', 'live heap at start MB', 'live heap after the load MB', 'growth'], rows)}\n(live heap: V8 heap snapshots, each after a full GC)\n\n`);
+    const rows = memory.map((m) => [
+      m.service,
+      fmt(m.liveHeapStartMb, 1),
+      fmt(m.liveHeapEndMb, 1),
+      m.liveHeapStartMb && m.liveHeapEndMb
+        ? `${fmt(((m.liveHeapEndMb - m.liveHeapStartMb) / m.liveHeapStartMb) * 100, 1)} %`
+        : '—',
+    ]);
+    process.stdout.write(
+      `${table(['process', 'live heap at start MB', 'live heap after the load MB', 'growth'], rows)}\n(live heap: V8 heap snapshots, each after a full GC)\n\n`,
+    );
   }
   for (const m of memory) {
     const idleOk = m.idleMb <= TARGETS.idleRssMb;
     const growthOk = m.growthPct <= TARGETS.growthPct;
-    process.stdout.write(`${m.service}: idle ${fmt(m.idleMb, 1)} MB (target ≤ ${TARGETS.idleRssMb}: ${idleOk ? 'met' : 'missed'}), RSS growth over the measured window ${fmt(m.growthPct, 1)} % (target ≤ ${TARGETS.growthPct} %: ${growthOk ? 'met' : 'missed'})\n`);
+    process.stdout.write(
+      `${m.service}: idle ${fmt(m.idleMb, 1)} MB (target ≤ ${TARGETS.idleRssMb}: ${idleOk ? 'met' : 'missed'}), RSS growth over the measured window ${fmt(m.growthPct, 1)} % (target ≤ ${TARGETS.growthPct} %: ${growthOk ? 'met' : 'missed'})\n`,
+    );
   }
   process.stdout.write('\n');
-  for (const o of r.operations) if (o.errors > 0) process.stdout.write(`${o.op}: ${o.errorSamples.join(' | ')}\n`);
+  for (const o of r.operations)
+    if (o.errors > 0) process.stdout.write(`${o.op}: ${o.errorSamples.join(' | ')}\n`);
   process.stdout.write(`written ${file.slice(ROOT.length + 1)}\n`);
   if (r.errors > 0) exitCode = 1;
 } catch (err) {

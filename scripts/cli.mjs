@@ -6,5 +6,8 @@ import { spawn } from 'node:child_process';
 import { devEnv } from './dev-env.mjs';
 
 const cli = new URL('../services/token-service/dist/cli.js', import.meta.url).pathname;
-const child = spawn(process.execPath, [cli, ...process.argv.slice(2)], { env: devEnv(), stdio: 'inherit' });
+const child = spawn(process.execPath, [cli, ...process.argv.slice(2)], {
+  env: devEnv(),
+  stdio: 'inherit',
+});
 child.once('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

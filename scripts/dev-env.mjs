@@ -26,7 +26,10 @@ export function devEnv(env = process.env, service) {
   /** @type {Record<string, string>} */
   const internal =
     service === 'token-service'
-      ? { RESOURCE_SERVER_TOKENS: DEV_INTERNAL_TOKENS['plant-store'], ACCOUNT_ADMIN_TOKEN: DEV_INTERNAL_TOKENS['account-admin'] }
+      ? {
+          RESOURCE_SERVER_TOKENS: DEV_INTERNAL_TOKENS['plant-store'],
+          ACCOUNT_ADMIN_TOKEN: DEV_INTERNAL_TOKENS['account-admin'],
+        }
       : service === 'plant-store' || service === 'account-admin'
         ? { INTERNAL_API_TOKEN: DEV_INTERNAL_TOKENS[service] }
         : {};

@@ -22,7 +22,15 @@ const PORTAL_URL = env.PORTAL_URL ?? 'http://localhost:8083';
 /** Runs a command to its end; resolves with its exit code. @param {string} command @param {string[]} args @param {{ input?: string, quiet?: boolean }} [options] */
 function runToEnd(command, args, { input, quiet = false } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: [input === undefined ? 'ignore' : 'pipe', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'] });
+    const child = spawn(command, args, {
+      cwd: root,
+      env,
+      stdio: [
+        input === undefined ? 'ignore' : 'pipe',
+        quiet ? 'pipe' : 'inherit',
+        quiet ? 'pipe' : 'inherit',
+      ],
+    });
     let output = '';
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
@@ -34,7 +42,9 @@ function runToEnd(command, args, { input, quiet = false } = {}) {
 /** @param {string} what @param {{ code: number, output: string }} result */
 function mustSucceed(what, result) {
   if (result.code === 0) return;
-  console.error(`${what} failed (exit ${result.code})${result.output ? `:\n${result.output}` : ''}`);
+  console.error(
+    `${what} failed (exit ${result.code})${result.output ? `:\n${result.output}` : ''}`,
+  );
   process.exit(1);
 }
 
@@ -47,24 +57,54 @@ if (mtime(join(root, 'node_modules/.modules.yaml')) < mtime(join(root, 'pnpm-loc
   mustSucceed('install', await runToEnd('corepack', ['pnpm', 'install', '--frozen-lockfile']));
 }
 console.log('== building');
-mustSucceed('build', await runToEnd(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.json']));
+mustSucceed(
+  'build',
+  await runToEnd(process.execPath, [
+    join(root, 'node_modules/typescript/bin/tsc'),
+    '-b',
+    'tsconfig.json',
+  ]),
+);
 
 for (const service of SERVICES) {
-  mustSucceed(`migrations of ${service}`, await runToEnd(process.execPath, [join(root, 'services', service, 'dist/migrate.js')], { quiet: true }));
+  mustSucceed(
+    `migrations of ${service}`,
+    await runToEnd(process.execPath, [join(root, 'services', service, 'dist/migrate.js')], {
+      quiet: true,
+    }),
+  );
 }
 
 // The demo tenant, once: the password goes in on standard input, never on a command line.
-const seeded = await runToEnd(process.execPath, [join(root, 'services/token-service/dist/cli.js'), 'tenant', 'create', DEMO.tenant, '--admin-email', DEMO.email, '--admin-password-file', '-'], {
-  input: DEMO.password,
-  quiet: true,
-});
-if (seeded.code !== 0 && !seeded.output.includes('already exists')) mustSucceed('seeding the demo tenant', seeded);
+const seeded = await runToEnd(
+  process.execPath,
+  [
+    join(root, 'services/token-service/dist/cli.js'),
+    'tenant',
+    'create',
+    DEMO.tenant,
+    '--admin-email',
+    DEMO.email,
+    '--admin-password-file',
+    '-',
+  ],
+  {
+    input: DEMO.password,
+    quiet: true,
+  },
+);
+if (seeded.code !== 0 && !seeded.output.includes('already exists'))
+  mustSucceed('seeding the demo tenant', seeded);
 
 let stopping = false;
 let listening = 0;
 const children = SERVICES.map((service) => {
   // Each service its own internal API credential (scripts/dev-env.mjs).
-  const child = spawn(process.execPath, [join(root, 'services', service, 'dist/start.js')], { cwd: root, env: devEnv(env, service), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'services', service, 'dist/start.js')], {
+    cwd: root,
+    env: devEnv(env, service),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let pending = '';
   child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
     process.stdout.write(chunk);
@@ -105,7 +145,9 @@ function stop(exitCode = 0) {
   if (stopping) return;
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(() => process.exit(exitCode));
+  Promise.all(
+    children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
+  ).then(() => process.exit(exitCode));
 }
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));

@@ -6,6 +6,8 @@ import { createServer } from 'node:http';
 const server = createServer((_req, res) => res.end('ok'));
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();
-  process.stdout.write(`${JSON.stringify({ msg: 'listening', port: typeof address === 'object' && address !== null ? address.port : 0 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'listening', port: typeof address === 'object' && address !== null ? address.port : 0 })}\n`,
+  );
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -11,10 +11,20 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
 const env = process.env;
-const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_MAX ?? 10), application_name: 'bench-baseline' });
-const jwks = /** @type {{ keys: import('node:crypto').JsonWebKey[] }} */ (await (await fetch(/** @type {string} */ (env.JWKS_URL))).json());
+const pool = new pg.Pool({
+  connectionString: env.DATABASE_URL,
+  max: Number(env.DATABASE_POOL_MAX ?? 10),
+  application_name: 'bench-baseline',
+});
+const jwks = /** @type {{ keys: import('node:crypto').JsonWebKey[] }} */ (
+  await (await fetch(/** @type {string} */ (env.JWKS_URL))).json()
+);
 const publicKey = createPublicKey({ key: jwks.keys[0], format: 'jwk' });
-const verifyOptions = { algorithms: /** @type {import('jsonwebtoken').Algorithm[]} */ (['RS256']), issuer: env.ISSUER, audience: env.AUDIENCE };
+const verifyOptions = {
+  algorithms: /** @type {import('jsonwebtoken').Algorithm[]} */ (['RS256']),
+  issuer: env.ISSUER,
+  audience: env.AUDIENCE,
+};
 const tenant = env.BASELINE_TENANT;
 
 const app = express();
@@ -30,17 +40,20 @@ app.get('/plants', async (req, res) => {
     return;
   }
   const limit = Number(req.query.limit ?? 100);
-  const { rows } = await pool.query('select id, name, tag from bench_baseline.plants where tenant = $1 order by id asc limit $2', [
-    tenant ?? /** @type {any} */ (claims).tenant,
-    limit + 1,
-  ]);
+  const { rows } = await pool.query(
+    'select id, name, tag from bench_baseline.plants where tenant = $1 order by id asc limit $2',
+    [tenant ?? /** @type {any} */ (claims).tenant, limit + 1],
+  );
   res.json(rows.slice(0, limit).map((r) => ({ name: r.name, tag: r.tag })));
 });
 
 app.post('/plants', express.json(), async (req, res) => {
   const { id, name, tag } = req.body;
   try {
-    await pool.query('insert into bench_baseline.plants (tenant, id, name, tag) values ($1, $2, $3, $4)', [tenant, id, name, tag ?? null]);
+    await pool.query(
+      'insert into bench_baseline.plants (tenant, id, name, tag) values ($1, $2, $3, $4)',
+      [tenant, id, name, tag ?? null],
+    );
   } catch (err) {
     if (/** @type {any} */ (err).code === '23505') {
       res.status(409).json({ error: 409, message: 'duplicate id' });

@@ -11,7 +11,10 @@ import Provider from 'oidc-provider';
 
 const env = process.env;
 const alg = env.ALG === 'ES256' ? 'ES256' : 'RS256';
-const { privateKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+const { privateKey } =
+  alg === 'ES256'
+    ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    : generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'baseline', use: 'sig', alg };
 const audience = env.AUDIENCE ?? 'http://localhost:8081';
 

@@ -10,11 +10,20 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../packages/shared/dist/logging/index.js';
-import { createBearerAuth, createRedisReplayStore } from '../../packages/resource-auth/dist/index.js';
+import {
+  createBearerAuth,
+  createRedisReplayStore,
+} from '../../packages/resource-auth/dist/index.js';
 import { dpopKey, startTestIssuer } from '../../packages/test-kit/dist/index.js';
 import { stepCosts } from './step-costs.mjs';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '20000' },
+    concurrency: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
 const REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/7';
@@ -25,7 +34,9 @@ const PUBLIC_URL = 'https://plants.bench.example';
 const ticks = 1e6 / 100;
 /** CPU µs of this process's main thread (`/proc`, clock ticks of 10 ms: windows are long). */
 const mainCpuUs = () => {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * ticks;
 };
 
@@ -33,8 +44,19 @@ const issuer = await startTestIssuer({ authUrl: AUTH_URL, audience: AUDIENCE });
 const tenant = `cost${Date.now()}`;
 issuer.addRealm(tenant);
 const logger = createLogger({ name: 'auth-cost', level: 'silent' });
-const replay = createRedisReplayStore({ redis: REDIS_URL, keyPrefix: `bench:dpop-cost:${process.pid}:` });
-const auth = createBearerAuth({ authUrl: AUTH_URL, audience: AUDIENCE, jwksBaseUrl: issuer.url, internalToken: 'bench', realm: 'plants', logger, dpop: { publicUrl: PUBLIC_URL, replay } });
+const replay = createRedisReplayStore({
+  redis: REDIS_URL,
+  keyPrefix: `bench:dpop-cost:${process.pid}:`,
+});
+const auth = createBearerAuth({
+  authUrl: AUTH_URL,
+  audience: AUDIENCE,
+  jwksBaseUrl: issuer.url,
+  internalToken: 'bench',
+  realm: 'plants',
+  logger,
+  dpop: { publicUrl: PUBLIC_URL, replay },
+});
 const key = dpopKey('ES256');
 const bound = issuer.mint({ tenant, claims: { cnf: { jkt: key.thumbprint } } });
 const bearer = issuer.mint({ tenant });
@@ -49,8 +71,20 @@ const res = { setHeader() {} };
  */
 function requests(kind, count) {
   const url = '/plants?limit=20';
-  if (kind === 'bearer') return Array.from({ length: count }, () => ({ method: 'GET', url, headers: { authorization: `Bearer ${bearer}` } }));
-  return Array.from({ length: count }, () => ({ method: 'GET', url, headers: { authorization: `DPoP ${bound}`, dpop: key.proof({ htm: 'GET', htu: `${PUBLIC_URL}/plants`, token: bound }) } }));
+  if (kind === 'bearer')
+    return Array.from({ length: count }, () => ({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${bearer}` },
+    }));
+  return Array.from({ length: count }, () => ({
+    method: 'GET',
+    url,
+    headers: {
+      authorization: `DPoP ${bound}`,
+      dpop: key.proof({ htm: 'GET', htu: `${PUBLIC_URL}/plants`, token: bound }),
+    },
+  }));
 }
 
 /** @param {'bearer' | 'dpop'} kind */
@@ -62,9 +96,13 @@ async function window(kind) {
   const worker = async () => {
     while (next < batch.length) {
       const req = batch[next++];
-      await context.run({ requestId: next }, () => auth.authenticate(/** @type {any} */ (req), /** @type {any} */ (res))).catch((/** @type {Error} */ err) => {
-        refusals.set(err.message, (refusals.get(err.message) ?? 0) + 1);
-      });
+      await context
+        .run({ requestId: next }, () =>
+          auth.authenticate(/** @type {any} */ (req), /** @type {any} */ (res)),
+        )
+        .catch((/** @type {Error} */ err) => {
+          refusals.set(err.message, (refusals.get(err.message) ?? 0) + 1);
+        });
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -82,7 +120,8 @@ for (let round = 0; round < Number(values.rounds); round += 1) {
   for (const kind of order) rows.push({ round, kind, ...(await window(kind)) });
 }
 const median = (/** @type {number[]} */ xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const of = (/** @type {string} */ kind, /** @type {'cpuUs' | 'mainUs'} */ field) => median(rows.filter((r) => r.kind === kind).map((r) => r[field]));
+const of = (/** @type {string} */ kind, /** @type {'cpuUs' | 'mainUs'} */ field) =>
+  median(rows.filter((r) => r.kind === kind).map((r) => r[field]));
 const steps = await stepCosts(key, 5000);
 const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 process.stdout.write(

@@ -32,5 +32,8 @@ export async function stepCosts(key, count) {
     for (let i = 0; i < 10; i += 1) go();
   });
   used = process.cpuUsage(cpu);
-  return { es256VerifyInPlaceUs: inPlaceUs, es256VerifyOnPoolUs: (used.user + used.system) / count };
+  return {
+    es256VerifyInPlaceUs: inPlaceUs,
+    es256VerifyOnPoolUs: (used.user + used.system) / count,
+  };
 }

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** @param {string} dir */
-export const snapshotNodeArgs = (dir) => ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`];
+export const snapshotNodeArgs = (dir) => [
+  '--heapsnapshot-signal=SIGUSR2',
+  `--diagnostic-dir=${dir}`,
+];
 
 /**
  * Signals the process, waits for its snapshot to be written (the process answers again once
@@ -23,7 +26,9 @@ export async function liveHeapMb(proc, dir) {
   const deadline = Date.now() + 60_000;
   let file;
   while (Date.now() < deadline) {
-    file = readdirSync(dir).find((f) => !before.has(f) && f.includes(`.${proc.pid}.`) && f.endsWith('.heapsnapshot'));
+    file = readdirSync(dir).find(
+      (f) => !before.has(f) && f.includes(`.${proc.pid}.`) && f.endsWith('.heapsnapshot'),
+    );
     if (file !== undefined) {
       // The snapshot is written on the process's main thread: once it answers, the file is complete.
       const answered = await fetch(`${proc.managementUrl}/healthz`).then(
@@ -52,7 +57,8 @@ function liveBytes(snapshot) {
   const width = fields.length;
   const selfSize = fields.indexOf('self_size');
   let total = 0;
-  for (let i = selfSize; i < snapshot.nodes.length; i += width) total += /** @type {number} */ (snapshot.nodes[i]);
+  for (let i = selfSize; i < snapshot.nodes.length; i += width)
+    total += /** @type {number} */ (snapshot.nodes[i]);
   return total;
 }
 
@@ -69,7 +75,11 @@ export async function heapMb(url) {
   };
   try {
     const text = await (await fetch(`${url}/metrics`)).text();
-    return { used: read(text, 'nodejs_heap_size_used_bytes'), total: read(text, 'nodejs_heap_size_total_bytes'), external: read(text, 'nodejs_external_memory_bytes') };
+    return {
+      used: read(text, 'nodejs_heap_size_used_bytes'),
+      total: read(text, 'nodejs_heap_size_total_bytes'),
+      external: read(text, 'nodejs_external_memory_bytes'),
+    };
   } catch {
     return { used: null, total: null, external: null };
   }

@@ -3,7 +3,12 @@
 // process and of its Postgres backends, from /proc. Ours and the baseline alternate
 // (A B B A) so drift on a shared machine falls on both alike.
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, hostIdleSeconds, mainThreadCpuSeconds, runLoadGenerator } from './processes.mjs';
+import {
+  cpuSeconds,
+  hostIdleSeconds,
+  mainThreadCpuSeconds,
+  runLoadGenerator,
+} from './processes.mjs';
 
 const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.meta.url));
 
@@ -52,7 +57,10 @@ async function backendCpu(db, app) {
   /** @type {Map<number, number>} */
   const cpu = new Map();
   if (app === undefined) return cpu;
-  const { rows } = await db.query('select pid from pg_stat_activity where datname = current_database() and application_name = $1', [app]);
+  const { rows } = await db.query(
+    'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
+    [app],
+  );
   for (const { pid } of rows) {
     try {
       cpu.set(pid, cpuSeconds(pid));
@@ -84,35 +92,49 @@ export async function measureWindow(target, load, db, probing) {
   let result;
   /** @type {{stop(): Promise<void>} | undefined} */
   let probe;
-  const { code, stderr } = await runLoadGenerator(CLIENT, { ...target.spec, ...load }, (message) => {
-    if (message.event === 'measuring') {
-      const cpu = target.pids.map(cpuSeconds);
-      const main = target.pids.map(mainThreadCpuSeconds);
-      const hostIdle = hostIdleSeconds();
-      before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, hostIdle, db: dbCpu }));
-      probe = probing?.probe.start(target.pids, probing.label);
-    }
-    if (message.event === 'result') {
-      const cpuAfter = target.pids.map(cpuSeconds);
-      const mainAfter = target.pids.map(mainThreadCpuSeconds);
-      const hostIdleAfter = hostIdleSeconds();
-      result = (async () => {
-        await probe?.stop();
-        const dbAfter = await backendCpu(db, target.dbApp);
-        const start = await /** @type {Promise<{cpu: number[], main: number[], hostIdle: number, db: Map<number, number>}>} */ (before);
-        const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
-        const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
-        let dbCpuSec = null;
-        if (target.dbApp !== undefined) {
-          dbCpuSec = 0;
-          for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
-        }
-        const { event: _event, ...rest } = message;
-        return { ...rest, cpuSec, mainCpuSec, dbCpuSec, hostIdleSec: hostIdleAfter - start.hostIdle };
-      })();
-    }
-  });
-  if (result === undefined) throw new Error(`load generator exited ${code} without a result:\n${stderr}`);
+  const { code, stderr } = await runLoadGenerator(
+    CLIENT,
+    { ...target.spec, ...load },
+    (message) => {
+      if (message.event === 'measuring') {
+        const cpu = target.pids.map(cpuSeconds);
+        const main = target.pids.map(mainThreadCpuSeconds);
+        const hostIdle = hostIdleSeconds();
+        before = backendCpu(db, target.dbApp).then((dbCpu) => ({ cpu, main, hostIdle, db: dbCpu }));
+        probe = probing?.probe.start(target.pids, probing.label);
+      }
+      if (message.event === 'result') {
+        const cpuAfter = target.pids.map(cpuSeconds);
+        const mainAfter = target.pids.map(mainThreadCpuSeconds);
+        const hostIdleAfter = hostIdleSeconds();
+        result = (async () => {
+          await probe?.stop();
+          const dbAfter = await backendCpu(db, target.dbApp);
+          const start =
+            await /** @type {Promise<{cpu: number[], main: number[], hostIdle: number, db: Map<number, number>}>} */ (
+              before
+            );
+          const cpuSec = cpuAfter.reduce((sum, t, i) => sum + t - (start.cpu[i] ?? t), 0);
+          const mainCpuSec = mainAfter.reduce((sum, t, i) => sum + t - (start.main[i] ?? t), 0);
+          let dbCpuSec = null;
+          if (target.dbApp !== undefined) {
+            dbCpuSec = 0;
+            for (const [pid, t] of dbAfter) dbCpuSec += t - (start.db.get(pid) ?? 0);
+          }
+          const { event: _event, ...rest } = message;
+          return {
+            ...rest,
+            cpuSec,
+            mainCpuSec,
+            dbCpuSec,
+            hostIdleSec: hostIdleAfter - start.hostIdle,
+          };
+        })();
+      }
+    },
+  );
+  if (result === undefined)
+    throw new Error(`load generator exited ${code} without a result:\n${stderr}`);
   return result;
 }
 
@@ -122,7 +144,9 @@ export async function measureWindow(target, load, db, probing) {
  */
 function quantile(sorted, q) {
   if (sorted.length === 0) return null;
-  return /** @type {number} */ (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+  return /** @type {number} */ (
+    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]
+  );
 }
 
 /**
@@ -135,11 +159,16 @@ export function summarize(windows) {
   const duration = windows.reduce((n, w) => n + w.durationSec, 0);
   const cpu = windows.reduce((n, w) => n + w.cpuSec, 0);
   const mainCpu = windows.reduce((n, w) => n + w.mainCpuSec, 0);
-  const dbCpu = windows.every((w) => w.dbCpuSec !== null) ? windows.reduce((n, w) => n + /** @type {number} */ (w.dbCpuSec), 0) : null;
-  const perRequest = (/** @type {(w: Window) => number} */ seconds) => (requests > 0 ? (windows.reduce((n, w) => n + seconds(w), 0) / requests) * 1e6 : null);
+  const dbCpu = windows.every((w) => w.dbCpuSec !== null)
+    ? windows.reduce((n, w) => n + /** @type {number} */ (w.dbCpuSec), 0)
+    : null;
+  const perRequest = (/** @type {(w: Window) => number} */ seconds) =>
+    requests > 0 ? (windows.reduce((n, w) => n + seconds(w), 0) / requests) * 1e6 : null;
   /** @type {Record<string, number>} */
   const statuses = {};
-  for (const w of windows) for (const [code, count] of Object.entries(w.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  for (const w of windows)
+    for (const [code, count] of Object.entries(w.statuses))
+      statuses[code] = (statuses[code] ?? 0) + count;
   return {
     requests,
     rps: duration > 0 ? requests / duration : 0,
@@ -166,7 +195,10 @@ export function summarize(windows) {
 function withFreshIds(target, round) {
   const plant = /** @type {{idStart: number} | undefined} */ (target.spec.plant);
   if (plant === undefined || round === 0) return target;
-  return { ...target, spec: { ...target.spec, plant: { ...plant, idStart: plant.idStart + round * 10_000_000 } } };
+  return {
+    ...target,
+    spec: { ...target.spec, plant: { ...plant, idStart: plant.idStart + round * 10_000_000 } },
+  };
 }
 
 /**
@@ -183,12 +215,20 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db,
   /** @type {Window[]} */
   const baseline = [];
   for (let round = 0; round < rounds; round += 1) {
-    const order = round % 2 === 0 ? /** @type {const} */ (['ours', 'baseline']) : /** @type {const} */ (['baseline', 'ours']);
+    const order =
+      round % 2 === 0
+        ? /** @type {const} */ (['ours', 'baseline'])
+        : /** @type {const} */ (['baseline', 'ours']);
     for (const side of order) {
       const target = withFreshIds(pair[side], round);
-      const warmupSec = round === 0 && firstWarmupSec !== undefined ? firstWarmupSec : load.warmupSec;
-      const window = probing ? { probe: probing.probe, label: `${probing.scenario}-${side}` } : undefined;
-      (side === 'ours' ? ours : baseline).push(await measureWindow(target, { ...load, warmupSec }, db, window));
+      const warmupSec =
+        round === 0 && firstWarmupSec !== undefined ? firstWarmupSec : load.warmupSec;
+      const window = probing
+        ? { probe: probing.probe, label: `${probing.scenario}-${side}` }
+        : undefined;
+      (side === 'ours' ? ours : baseline).push(
+        await measureWindow(target, { ...load, warmupSec }, db, window),
+      );
     }
   }
   const rounds_ = ours.map((o, i) => roundFigures(o, /** @type {Window} */ (baseline[i])));
@@ -203,8 +243,10 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db,
  */
 function roundFigures(ours, baseline) {
   const rps = (/** @type {Window} */ w) => (w.durationSec > 0 ? w.requests / w.durationSec : 0);
-  const cpuUs = (/** @type {Window} */ w) => (w.requests > 0 ? (w.cpuSec / w.requests) * 1e6 : null);
-  const mainUs = (/** @type {Window} */ w) => (w.requests > 0 ? (w.mainCpuSec / w.requests) * 1e6 : null);
+  const cpuUs = (/** @type {Window} */ w) =>
+    w.requests > 0 ? (w.cpuSec / w.requests) * 1e6 : null;
+  const mainUs = (/** @type {Window} */ w) =>
+    w.requests > 0 ? (w.mainCpuSec / w.requests) * 1e6 : null;
   return {
     oursRps: rps(ours),
     baselineRps: rps(baseline),

@@ -15,7 +15,8 @@ import { table } from './report.mjs';
 export function perfUnavailable() {
   const trial = spawnSync('perf', ['stat', '-e', 'cpu-clock', 'true'], { encoding: 'utf8' });
   if (trial.error) return 'perf is not installed (Debian: apt-get install linux-perf)';
-  if (trial.status !== 0) return `perf cannot sample here: ${trial.stderr.trim().split('\n').slice(-1)[0]}`;
+  if (trial.status !== 0)
+    return `perf cannot sample here: ${trial.stderr.trim().split('\n').slice(-1)[0]}`;
   return null;
 }
 
@@ -42,7 +43,11 @@ export function perfProbe(dir) {
       const file = join(dir, `${label}-${list.length + 1}.data`);
       list.push(file);
       // -t: the main thread only (its id is the pid); the pool's signing threads are the same work on both sides.
-      const child = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '999', '-g', '-t', pids.join(','), '-o', file], { stdio: 'ignore' });
+      const child = spawn(
+        'perf',
+        ['record', '-q', '-e', 'cpu-clock', '-F', '999', '-g', '-t', pids.join(','), '-o', file],
+        { stdio: 'ignore' },
+      );
       const exited = once(child, 'exit');
       return {
         async stop() {
@@ -70,14 +75,21 @@ function kindOf(frame) {
   }
   if (frame.startsWith('Builtins_')) {
     if (/IC/.test(frame)) return 'V8 inline-cache misses (IC builtins)';
-    if (/Promise|Microtask|Async|Generator|Await/.test(frame)) return 'V8 promises and async functions';
+    if (/Promise|Microtask|Async|Generator|Await/.test(frame))
+      return 'V8 promises and async functions';
     return 'V8 other builtins';
   }
-  if (/Scaveng|Heap::|GC|Marking|Sweep|Evacuat|MinorMC|Marker/.test(frame)) return 'garbage collector';
+  if (/Scaveng|Heap::|GC|Marking|Sweep|Evacuat|MinorMC|Marker/.test(frame))
+    return 'garbage collector';
   if (frame.startsWith('v8::')) return 'V8 runtime (C++)';
   if (/^(node::|uv_|uv__|llhttp|ada::|simdutf|nghttp)/.test(frame)) return 'Node native (C++)';
   if (/^(EVP_|HMAC|SHA|sha|RSA|BN_|OPENSSL|CRYPTO_|ossl_)/.test(frame)) return 'OpenSSL';
-  if (/^(_?_?(libc|GI|pthread|malloc|free|cfree|mem|str|unlink_chunk|_int_|lll_)|malloc|free)/.test(frame)) return 'libc (malloc, locks, memcpy)';
+  if (
+    /^(_?_?(libc|GI|pthread|malloc|free|cfree|mem|str|unlink_chunk|_int_|lll_)|malloc|free)/.test(
+      frame,
+    )
+  )
+    return 'libc (malloc, locks, memcpy)';
   // What is left has no JavaScript, V8, Node or library name: nearly all of it the kernel's.
   return 'kernel and other native code';
 }
@@ -99,7 +111,11 @@ function stacksOf(files) {
   /** @type {string[][]} */
   const stacks = [];
   for (const file of files) {
-    const text = execFileSync('perf', ['script', '-F', 'ip,sym', '-i', file], { maxBuffer: 1 << 30, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const text = execFileSync('perf', ['script', '-F', 'ip,sym', '-i', file], {
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     for (const block of text.split('\n\n')) {
       const frames = block
         .split('\n')
@@ -127,12 +143,18 @@ export function breakdown(files, usPerRequest) {
   const self = new Map();
   /** @type {Map<string, number>} */
   const ours = new Map();
-  const add = (/** @type {Map<string, number>} */ map, /** @type {string} */ key) => map.set(key, (map.get(key) ?? 0) + usPerSample);
+  const add = (/** @type {Map<string, number>} */ map, /** @type {string} */ key) =>
+    map.set(key, (map.get(key) ?? 0) + usPerSample);
   for (const frames of stacks) {
     const top = /** @type {string} */ (frames[0]);
     add(kinds, kindOf(top));
     add(self, shortName(top));
-    for (const frame of new Set(frames.filter((f) => f.startsWith('JS:') && /\/(services|packages)\//.test(f) && !/node_modules/.test(f)))) add(ours, shortName(frame));
+    for (const frame of new Set(
+      frames.filter(
+        (f) => f.startsWith('JS:') && /\/(services|packages)\//.test(f) && !/node_modules/.test(f),
+      ),
+    ))
+      add(ours, shortName(frame));
   }
   return { samples: stacks.length, usPerRequest, kinds, self, ours };
 }
@@ -145,7 +167,11 @@ export function breakdown(files, usPerRequest) {
  */
 export function perfReport(scenario, ours, baseline) {
   const us = (/** @type {number | undefined} */ v) => (v ?? 0).toFixed(1);
-  const compare = (/** @type {Map<string, number>} */ a, /** @type {Map<string, number>} */ b, /** @type {number} */ limit) =>
+  const compare = (
+    /** @type {Map<string, number>} */ a,
+    /** @type {Map<string, number>} */ b,
+    /** @type {number} */ limit,
+  ) =>
     [...new Set([...a.keys(), ...b.keys()])]
       .map((k) => /** @type {const} */ ([k, a.get(k) ?? 0, b.get(k) ?? 0]))
       .sort((x, y) => Math.abs(y[1] - y[2]) - Math.abs(x[1] - x[2]))
@@ -155,11 +181,25 @@ export function perfReport(scenario, ours, baseline) {
   return [
     `${scenario}: main-thread CPU per request, perf cpu-clock samples (${ours.samples} ours, ${baseline.samples} baseline) scaled to the thread's CPU time`,
     '',
-    table(head, [['all', us(ours.usPerRequest), us(baseline.usPerRequest), `${ours.usPerRequest - baseline.usPerRequest >= 0 ? '+' : ''}${us(ours.usPerRequest - baseline.usPerRequest)}`], ...compare(ours.kinds, baseline.kinds, 30)]),
+    table(head, [
+      [
+        'all',
+        us(ours.usPerRequest),
+        us(baseline.usPerRequest),
+        `${ours.usPerRequest - baseline.usPerRequest >= 0 ? '+' : ''}${us(ours.usPerRequest - baseline.usPerRequest)}`,
+      ],
+      ...compare(ours.kinds, baseline.kinds, 30),
+    ]),
     '',
     'our functions (services/, packages/), inclusive of what they call synchronously:',
     '',
-    table(['function', 'µs/req'], [...ours.ours].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => [k.slice(0, 110), us(v)])),
+    table(
+      ['function', 'µs/req'],
+      [...ours.ours]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 15)
+        .map(([k, v]) => [k.slice(0, 110), us(v)]),
+    ),
     '',
     'functions whose own time differs most:',
     '',

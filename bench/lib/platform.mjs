@@ -8,12 +8,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { migrateDatabase, PLANT_STORE_AUDIENCE, startPlatform as startProcesses } from '../../packages/test-kit/dist/index.js';
+import {
+  migrateDatabase,
+  PLANT_STORE_AUDIENCE,
+  startPlatform as startProcesses,
+} from '../../packages/test-kit/dist/index.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 export const SERVICES = /** @type {const} */ (['token-service', 'plant-store', 'account-admin']);
 
-export const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plantstore_bench';
+export const DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plantstore_bench';
 // Its own Redis database by default: the test suites share database 0 and leave failure
 // counters there for 127.0.0.1 (see clearThrottleState).
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/7';
@@ -27,7 +32,8 @@ const AUTH_URL = 'http://localhost:8082';
  * from their names rather than written out.
  * @param {string} name
  */
-const benchSecret = (name) => createHash('sha256').update(`plant-store-bench:${name}`).digest('base64');
+const benchSecret = (name) =>
+  createHash('sha256').update(`plant-store-bench:${name}`).digest('base64');
 const SECRETS = {
   // The internal API: one credential per caller (the token service knows both).
   PLANT_STORE_INTERNAL_TOKEN: benchSecret('plant-store-internal-token'),
@@ -68,7 +74,17 @@ export function migrate() {
  * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string, listenerIssuers?: boolean, serviceEnv?: Record<string, Record<string, string>>}} options
  * @returns {Promise<Platform>}
  */
-export function startPlatform({ logDir, plantStoreCount = 1, accountAdmin = existsSync(distOf('account-admin')), ownRedis = false, resyncMs, nodeArgs, logLevel = 'info', listenerIssuers = false, serviceEnv }) {
+export function startPlatform({
+  logDir,
+  plantStoreCount = 1,
+  accountAdmin = existsSync(distOf('account-admin')),
+  ownRedis = false,
+  resyncMs,
+  nodeArgs,
+  logLevel = 'info',
+  listenerIssuers = false,
+  serviceEnv,
+}) {
   return startProcesses({
     plantStores: plantStoreCount,
     accountAdmin,
@@ -131,7 +147,11 @@ export function tokenPath(tenant) {
  * @param {string} secret
  */
 export function grantBody(clientId, secret) {
-  return new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString();
+  return new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: secret,
+  }).toString();
 }
 
 /**
@@ -165,7 +185,12 @@ export async function clearThrottleState() {
     let deleted = 0;
     // The prefixes of every counter of services/token-service/src/data-access/client-auth-failure-repository.ts
     // and sign-in-failure-repository.ts, and of both services' budgets of sign-ins started (createSourceBudget).
-    for (const match of ['plantstore:auth-fail:*', 'plantstore:signin-fail:*', 'plantstore:signin-start:*', 'plantstore:portal-signin-start:*']) {
+    for (const match of [
+      'plantstore:auth-fail:*',
+      'plantstore:signin-fail:*',
+      'plantstore:signin-start:*',
+      'plantstore:portal-signin-start:*',
+    ]) {
       for await (const keys of redis.scanStream({ match, count: 500 })) {
         if (keys.length > 0) deleted += await redis.del(...keys);
       }
@@ -190,7 +215,9 @@ export async function connect() {
  */
 export async function ensureBaselineTable(db) {
   await db.query('create schema if not exists bench_baseline');
-  await db.query('create table if not exists bench_baseline.plants (like plants.plants including all)');
+  await db.query(
+    'create table if not exists bench_baseline.plants (like plants.plants including all)',
+  );
 }
 
 /**
@@ -229,5 +256,11 @@ export async function dropPlants(db, tenant) {
  * @param {{client_id: string, secret: string}} account
  */
 export function grantSpec(url, path, account) {
-  return { url, method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: grantBody(account.client_id, account.secret) };
+  return {
+    url,
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: grantBody(account.client_id, account.secret),
+  };
 }

@@ -34,12 +34,20 @@ const PAIR_IDS = 100_000_000;
  */
 export async function runPooledBench({ stamp, logDir, load, log }) {
   const started = Date.now();
-  const session = await openSession({ stamp, logDir, accounts: { reader: 'View', writer: 'Edit' }, plants: 10_000, log });
+  const session = await openSession({
+    stamp,
+    logDir,
+    accounts: { reader: 'View', writer: 'Edit' },
+    plants: 10_000,
+    log,
+  });
   const database = new URL(DATABASE_URL).pathname.slice(1);
   const pgbouncer = await startPgBouncer({
     serverUrl: DATABASE_URL,
     // Where PgBouncer usually runs, on the database's machine: it reaches Postgres by its socket (when there is one).
-    ...(existsSync(`${SOCKET_DIR}/.s.PGSQL.${new URL(DATABASE_URL).port || 5432}`) ? { serverSocketDir: SOCKET_DIR } : {}),
+    ...(existsSync(`${SOCKET_DIR}/.s.PGSQL.${new URL(DATABASE_URL).port || 5432}`)
+      ? { serverSocketDir: SOCKET_DIR }
+      : {}),
     // The bench connects as one role for every schema: the pooler gives each server connection the Plant Store's search_path.
     databases: { [database]: { dbname: database, connectQuery: 'set search_path to plants' } },
     users: { postgres: 'bench-only-pgbouncer-password' },
@@ -48,18 +56,38 @@ export async function runPooledBench({ stamp, logDir, load, log }) {
   try {
     const { platform, tenant, accounts } = session;
     const direct = platform.plantStores[0];
-    const pooled = await platform.startPlantStore({ DATABASE_URL: pgbouncer.urlOf(database, 'postgres'), DATABASE_NAMED_STATEMENTS: 'false' });
+    const pooled = await platform.startPlantStore({
+      DATABASE_URL: pgbouncer.urlOf(database, 'postgres'),
+      DATABASE_NAMED_STATEMENTS: 'false',
+    });
     const unnamed = await platform.startPlantStore({ DATABASE_NAMED_STATEMENTS: 'false' });
-    const tokens = { reader: await grantToken(platform, tenant, accounts.reader), writer: await grantToken(platform, tenant, accounts.writer) };
-    const noBaselines = { naive: { url: '', pid: 0 }, oidc: { url: '', pid: 0 }, oidcClient: { id: '', secret: '' } };
+    const tokens = {
+      reader: await grantToken(platform, tenant, accounts.reader),
+      writer: await grantToken(platform, tenant, accounts.writer),
+    };
+    const noBaselines = {
+      naive: { url: '', pid: 0 },
+      oidc: { url: '', pid: 0 },
+      oidcClient: { id: '', secret: '' },
+    };
     /** @type {any[]} */
     const scenarios = [];
     for (const scenario of [listScenario, createScenario]) {
-      const { ours: base } = scenario.targets(/** @type {any} */ ({ platform, tenant, accounts, tokens, baselines: noBaselines }));
+      const { ours: base } = scenario.targets(
+        /** @type {any} */ ({ platform, tenant, accounts, tokens, baselines: noBaselines }),
+      );
       /** @param {{url: string, pid: number}} store @param {number[]} pids @param {number} offset */
       const through = (store, pids, offset) => {
         const plant = /** @type {{idStart: number} | undefined} */ (base.spec.plant);
-        return { ...base, spec: { ...base.spec, url: store.url, ...(plant ? { plant: { ...plant, idStart: plant.idStart + offset } } : {}) }, pids };
+        return {
+          ...base,
+          spec: {
+            ...base.spec,
+            url: store.url,
+            ...(plant ? { plant: { ...plant, idStart: plant.idStart + offset } } : {}),
+          },
+          pids,
+        };
       };
       for (const [pairIndex, [label, store, pids]] of /** @type {const} */ ([
         ['via PgBouncer', pooled, [pooled.pid, pgbouncer.pid]],
@@ -67,26 +95,56 @@ export async function runPooledBench({ stamp, logDir, load, log }) {
       ]).entries()) {
         const offset = pairIndex * PAIR_IDS + ID_OFFSET;
         const target = through(store, [...pids], offset);
-        const check = await fetch(`${target.spec.url}${scenario.name === 'list' ? '/plants?limit=20' : '/plants'}`, {
-          method: scenario.name === 'list' ? 'GET' : 'POST',
-          headers: /** @type {Record<string, string>} */ (base.spec.headers),
-          ...(scenario.name === 'create' ? { body: JSON.stringify({ id: 999_000 + offset, name: 'check', tag: 'bench' }) } : {}),
-        });
-        if (check.status !== 200) throw new Error(`${scenario.name} ${label}: ${check.status} ${await check.text()}`);
+        const check = await fetch(
+          `${target.spec.url}${scenario.name === 'list' ? '/plants?limit=20' : '/plants'}`,
+          {
+            method: scenario.name === 'list' ? 'GET' : 'POST',
+            headers: /** @type {Record<string, string>} */ (base.spec.headers),
+            ...(scenario.name === 'create'
+              ? { body: JSON.stringify({ id: 999_000 + offset, name: 'check', tag: 'bench' }) }
+              : {}),
+          },
+        );
+        if (check.status !== 200)
+          throw new Error(`${scenario.name} ${label}: ${check.status} ${await check.text()}`);
         log(`${scenario.name} ${label}: ${load.rounds} round(s) of ${load.durationSec}s per side`);
-        const pair = await measurePair({ ours: target, baseline: through(direct, [direct.pid], pairIndex * PAIR_IDS) }, load, session.db);
-        scenarios.push({ scenario: `${scenario.name}`, labels: [label, 'direct, named'], what: scenario.what, ...pair, ratio: ratios(pair) });
+        const pair = await measurePair(
+          { ours: target, baseline: through(direct, [direct.pid], pairIndex * PAIR_IDS) },
+          load,
+          session.db,
+        );
+        scenarios.push({
+          scenario: `${scenario.name}`,
+          labels: [label, 'direct, named'],
+          what: scenario.what,
+          ...pair,
+          ratio: ratios(pair),
+        });
       }
     }
-    const output = { date: new Date(started).toISOString(), variant: 'pgbouncer', machine: machine(), load, poolSize: POOL_SIZE, scenarios, elapsedSec: Math.round((Date.now() - started) / 1000) };
+    const output = {
+      date: new Date(started).toISOString(),
+      variant: 'pgbouncer',
+      machine: machine(),
+      load,
+      poolSize: POOL_SIZE,
+      scenarios,
+      elapsedSec: Math.round((Date.now() - started) / 1000),
+    };
     const dir = join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${stamp}-pgbouncer.json`);
     writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
-    process.stdout.write(`\nPlant Store through PgBouncer (transaction pooling, ${POOL_SIZE} server connections) against direct, ${output.date}, ${output.machine.cores} cores, load average ${output.machine.loadAverage1m}\n`);
-    process.stdout.write(`${load.connections} connections; ${load.rounds} round(s) × ${load.durationSec}s per side; ratios > 1 are better than direct\n\n${summaryTable({ scenarios, revocation: undefined, memory: [] })}\n\n`);
+    process.stdout.write(
+      `\nPlant Store through PgBouncer (transaction pooling, ${POOL_SIZE} server connections) against direct, ${output.date}, ${output.machine.cores} cores, load average ${output.machine.loadAverage1m}\n`,
+    );
+    process.stdout.write(
+      `${load.connections} connections; ${load.rounds} round(s) × ${load.durationSec}s per side; ratios > 1 are better than direct\n\n${summaryTable({ scenarios, revocation: undefined, memory: [] })}\n\n`,
+    );
     for (const s of scenarios.filter((x) => x.labels[0] === 'via PgBouncer')) {
-      process.stdout.write(`${s.scenario} via PgBouncer: ${s.ratio.rps.toFixed(2)}× direct req/s, target ≥ ${POOLED_TARGET}× -> ${s.ratio.rps >= POOLED_TARGET ? 'met' : 'missed'}\n`);
+      process.stdout.write(
+        `${s.scenario} via PgBouncer: ${s.ratio.rps.toFixed(2)}× direct req/s, target ≥ ${POOLED_TARGET}× -> ${s.ratio.rps >= POOLED_TARGET ? 'met' : 'missed'}\n`,
+      );
     }
     process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s\n`);
     return 0;

@@ -32,11 +32,15 @@ const MAX_SPEC_IN_ENV = 64 * 1024;
  */
 function loadSpecEnv(spec) {
   const text = JSON.stringify(spec);
-  if (text.length <= MAX_SPEC_IN_ENV) return { env: { ...process.env, BENCH_LOAD_SPEC: text }, cleanup: () => undefined };
+  if (text.length <= MAX_SPEC_IN_ENV)
+    return { env: { ...process.env, BENCH_LOAD_SPEC: text }, cleanup: () => undefined };
   const dir = mkdtempSync(join(tmpdir(), 'bench-spec-'));
   const file = join(dir, 'spec.json');
   writeFileSync(file, text, { mode: 0o600 });
-  return { env: { ...process.env, BENCH_LOAD_SPEC_FILE: file }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    env: { ...process.env, BENCH_LOAD_SPEC_FILE: file },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
@@ -79,7 +83,10 @@ export function startLoadGenerator(script, spec, onMessage) {
       resolve({ code, stderr });
     }),
   );
-  return { stop: () => child.kill('SIGTERM'), done: /** @type {Promise<{code: number | null, stderr: string}>} */ (done) };
+  return {
+    stop: () => child.kill('SIGTERM'),
+    done: /** @type {Promise<{code: number | null, stderr: string}>} */ (done),
+  };
 }
 
 /**
@@ -115,7 +122,12 @@ function statCpuSeconds(file) {
  * kept them busy.
  */
 export function hostIdleSeconds() {
-  const [, , , idle, iowait] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const [, , , idle, iowait] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   return (idle + iowait) / CLOCK_TICKS;
 }
 

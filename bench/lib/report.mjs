@@ -3,7 +3,8 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 
 /** @param {number | null | undefined} value */
-const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+const fmt = (value, digits = 0) =>
+  value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
 
 export function machine() {
   const list = cpus();
@@ -25,7 +26,8 @@ export function machine() {
 export function table(header, rows, left = []) {
   const isLeft = (/** @type {number} */ i) => i === 0 || left.includes(i);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (/** @type {string[]} */ cells) => `| ${cells.map((c, i) => (isLeft(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const line = (/** @type {string[]} */ cells) =>
+    `| ${cells.map((c, i) => (isLeft(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (isLeft(i) ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -44,8 +46,18 @@ export function ratios({ ours, baseline, rounds }) {
   };
   if (!rounds || rounds.length < 2) return { ...pooled, pooled };
   const rps = rounds.filter((r) => r.baselineRps > 0).map((r) => r.oursRps / r.baselineRps);
-  const cpu = rounds.filter((r) => r.oursCpuUsPerReq && r.baselineCpuUsPerReq).map((r) => /** @type {number} */ (r.baselineCpuUsPerReq) / /** @type {number} */ (r.oursCpuUsPerReq));
-  return { rps: median(rps) ?? pooled.rps, cpuPerRequest: median(cpu) ?? pooled.cpuPerRequest, pooled, perRound: { rps, cpuPerRequest: cpu } };
+  const cpu = rounds
+    .filter((r) => r.oursCpuUsPerReq && r.baselineCpuUsPerReq)
+    .map(
+      (r) =>
+        /** @type {number} */ (r.baselineCpuUsPerReq) / /** @type {number} */ (r.oursCpuUsPerReq),
+    );
+  return {
+    rps: median(rps) ?? pooled.rps,
+    cpuPerRequest: median(cpu) ?? pooled.cpuPerRequest,
+    pooled,
+    perRound: { rps, cpuPerRequest: cpu },
+  };
 }
 
 /** @param {number[]} values */
@@ -53,7 +65,9 @@ function median(values) {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[mid]) : (/** @type {number} */ (sorted[mid - 1]) + /** @type {number} */ (sorted[mid])) / 2;
+  return sorted.length % 2 === 1
+    ? /** @type {number} */ (sorted[mid])
+    : /** @type {number} */ (sorted[mid - 1] + /** @type {number} */ (sorted[mid])) / 2;
 }
 
 export { fmt };
@@ -67,7 +81,23 @@ export { fmt };
  * token against one with an RS256 token. `floodP99`: the grant p99 under a one-address flood of
  * another tenant's sign-in starts over the quiet p99, at most.
  */
-export const TARGETS = { token: 0.9, keys: 0.8, list: 1.0, create: 0.9, dpop: 0.8, introspect: 1.0, 'token-es256': 1.0, 'token-alg': 1.6, 'list-es256': 0.95, revocationP99Ms: 10, revocationCeilingMs: 50, idleRssMb: 150, growthPct: 10, signinP99: 1.5, floodP99: 1.5 };
+export const TARGETS = {
+  token: 0.9,
+  keys: 0.8,
+  list: 1.0,
+  create: 0.9,
+  dpop: 0.8,
+  introspect: 1.0,
+  'token-es256': 1.0,
+  'token-alg': 1.6,
+  'list-es256': 0.95,
+  revocationP99Ms: 10,
+  revocationCeilingMs: 50,
+  idleRssMb: 150,
+  growthPct: 10,
+  signinP99: 1.5,
+  floodP99: 1.5,
+};
 
 /**
  * One line per target: the figure, the target, met or by how much missed.
@@ -78,24 +108,46 @@ export function targetLines({ scenarios, revocation, memory }) {
   for (const s of scenarios) {
     const target = /** @type {Record<string, number>} */ (TARGETS)[s.scenario];
     if (target === undefined || s.ratio.rps === null) continue;
-    const verdict = s.ratio.rps >= target ? 'met' : `missed by ${fmt((1 - s.ratio.rps / target) * 100)} %`;
-    lines.push(`${s.scenario}: ${fmt(s.ratio.rps, 2)}× baseline req/s (CPU/req ${fmt(s.ratio.cpuPerRequest, 2)}×), target ≥ ${target}× -> ${verdict}`);
+    const verdict =
+      s.ratio.rps >= target ? 'met' : `missed by ${fmt((1 - s.ratio.rps / target) * 100)} %`;
+    lines.push(
+      `${s.scenario}: ${fmt(s.ratio.rps, 2)}× baseline req/s (CPU/req ${fmt(s.ratio.cpuPerRequest, 2)}×), target ≥ ${target}× -> ${verdict}`,
+    );
   }
   for (const s of scenarios.filter((x) => x.scenario === 'signin' && x.ratio.p99 !== null)) {
-    const verdict = s.ratio.p99 <= TARGETS.signinP99 ? 'met' : `missed by ${fmt((s.ratio.p99 / TARGETS.signinP99 - 1) * 100)} %`;
-    lines.push(`signin: grant p99 ${fmt(s.ours.p99Ms, 2)} ms under ${s.signIns.clients} sign-in clients, ${fmt(s.baseline.p99Ms, 2)} ms quiet: ${fmt(s.ratio.p99, 2)}×, target ≤ ${TARGETS.signinP99}× -> ${verdict}`);
+    const verdict =
+      s.ratio.p99 <= TARGETS.signinP99
+        ? 'met'
+        : `missed by ${fmt((s.ratio.p99 / TARGETS.signinP99 - 1) * 100)} %`;
+    lines.push(
+      `signin: grant p99 ${fmt(s.ours.p99Ms, 2)} ms under ${s.signIns.clients} sign-in clients, ${fmt(s.baseline.p99Ms, 2)} ms quiet: ${fmt(s.ratio.p99, 2)}×, target ≤ ${TARGETS.signinP99}× -> ${verdict}`,
+    );
   }
   for (const s of scenarios.filter((x) => x.scenario === 'flood' && x.ratio.p99 !== null)) {
-    const verdict = s.ratio.p99 <= TARGETS.floodP99 ? 'met' : `missed by ${fmt((s.ratio.p99 / TARGETS.floodP99 - 1) * 100)} %`;
-    lines.push(`flood: grant p99 ${fmt(s.ours.p99Ms, 2)} ms under a ${s.flood.clients}-connection flood from one address, ${fmt(s.baseline.p99Ms, 2)} ms quiet: ${fmt(s.ratio.p99, 2)}×, target ≤ ${TARGETS.floodP99}× -> ${verdict}`);
+    const verdict =
+      s.ratio.p99 <= TARGETS.floodP99
+        ? 'met'
+        : `missed by ${fmt((s.ratio.p99 / TARGETS.floodP99 - 1) * 100)} %`;
+    lines.push(
+      `flood: grant p99 ${fmt(s.ours.p99Ms, 2)} ms under a ${s.flood.clients}-connection flood from one address, ${fmt(s.baseline.p99Ms, 2)} ms quiet: ${fmt(s.ratio.p99, 2)}×, target ≤ ${TARGETS.floodP99}× -> ${verdict}`,
+    );
   }
   if (revocation && !revocation.skipped) {
     const p99 = revocation.everyReplica.p99Ms;
-    const verdict = p99 <= TARGETS.revocationP99Ms ? 'met' : p99 <= TARGETS.revocationCeilingMs ? `above the 10 ms target, under the 50 ms ceiling` : 'missed (above the 50 ms ceiling)';
-    lines.push(`revocation: p99 ${fmt(p99, 2)} ms at every replica, target ≤ ${TARGETS.revocationP99Ms} ms (ceiling ${TARGETS.revocationCeilingMs}) -> ${verdict}`);
+    const verdict =
+      p99 <= TARGETS.revocationP99Ms
+        ? 'met'
+        : p99 <= TARGETS.revocationCeilingMs
+          ? `above the 10 ms target, under the 50 ms ceiling`
+          : 'missed (above the 50 ms ceiling)';
+    lines.push(
+      `revocation: p99 ${fmt(p99, 2)} ms at every replica, target ≤ ${TARGETS.revocationP99Ms} ms (ceiling ${TARGETS.revocationCeilingMs}) -> ${verdict}`,
+    );
   }
   for (const m of memory) {
-    lines.push(`memory ${m.service}: idle RSS ${fmt(m.idleMb, 1)} MB, target ≤ ${TARGETS.idleRssMb} MB -> ${m.idleMb <= TARGETS.idleRssMb ? 'met' : 'missed'}`);
+    lines.push(
+      `memory ${m.service}: idle RSS ${fmt(m.idleMb, 1)} MB, target ≤ ${TARGETS.idleRssMb} MB -> ${m.idleMb <= TARGETS.idleRssMb ? 'met' : 'missed'}`,
+    );
   }
   return lines.join('\n');
 }
@@ -106,7 +158,9 @@ export function targetLines({ scenarios, revocation, memory }) {
  * @param {{loadCpuUsPerReq?: number | null, hostIdleUsPerReq?: number | null}} side
  */
 function hostNote(side) {
-  return side.loadCpuUsPerReq == null ? '' : `host per req: load generator ${fmt(side.loadCpuUsPerReq)} µs, idle cores ${fmt(side.hostIdleUsPerReq)} µs`;
+  return side.loadCpuUsPerReq == null
+    ? ''
+    : `host per req: load generator ${fmt(side.loadCpuUsPerReq)} µs, idle cores ${fmt(side.hostIdleUsPerReq)} µs`;
 }
 
 /**
@@ -116,7 +170,20 @@ function hostNote(side) {
  * @param {{scenarios: any[], revocation: any, memory: {service: string, idleMb: number, afterMb: number}[]}} run
  */
 export function summaryTable({ scenarios, revocation, memory }) {
-  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'main µs/req', 'PG CPU µs/req', '× base req/s', '× base CPU/req', 'notes'];
+  const header = [
+    'scenario',
+    'server',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'CPU µs/req',
+    'main µs/req',
+    'PG CPU µs/req',
+    '× base req/s',
+    '× base CPU/req',
+    'notes',
+  ];
   /** @type {string[][]} */
   const rows = [];
   for (const s of scenarios) {
@@ -128,22 +195,100 @@ export function summaryTable({ scenarios, revocation, memory }) {
       : s.flood
         ? `p99 ${fmt(s.ratio.p99, 2)}× quiet; flood: ${fmt(s.flood.startedPerSec)} started (303)/s, ${fmt(s.flood.refusedPerSec)} refused (429)/s`
         : hostNote(ours);
-    rows.push([s.scenario, oursLabel, fmt(ours.rps), fmt(ours.p50Ms, 2), fmt(ours.p99Ms, 2), String(ours.errors), fmt(ours.cpuUsPerReq), fmt(ours.mainCpuUsPerReq), fmt(ours.dbCpuUsPerReq), fmt(s.ratio.rps, 2), fmt(s.ratio.cpuPerRequest, 2), notes]);
-    rows.push(['', baselineLabel, fmt(baseline.rps), fmt(baseline.p50Ms, 2), fmt(baseline.p99Ms, 2), String(baseline.errors), fmt(baseline.cpuUsPerReq), fmt(baseline.mainCpuUsPerReq), fmt(baseline.dbCpuUsPerReq), '1.00', '1.00', s.signIns || s.flood ? '' : hostNote(baseline)]);
+    rows.push([
+      s.scenario,
+      oursLabel,
+      fmt(ours.rps),
+      fmt(ours.p50Ms, 2),
+      fmt(ours.p99Ms, 2),
+      String(ours.errors),
+      fmt(ours.cpuUsPerReq),
+      fmt(ours.mainCpuUsPerReq),
+      fmt(ours.dbCpuUsPerReq),
+      fmt(s.ratio.rps, 2),
+      fmt(s.ratio.cpuPerRequest, 2),
+      notes,
+    ]);
+    rows.push([
+      '',
+      baselineLabel,
+      fmt(baseline.rps),
+      fmt(baseline.p50Ms, 2),
+      fmt(baseline.p99Ms, 2),
+      String(baseline.errors),
+      fmt(baseline.cpuUsPerReq),
+      fmt(baseline.mainCpuUsPerReq),
+      fmt(baseline.dbCpuUsPerReq),
+      '1.00',
+      '1.00',
+      s.signIns || s.flood ? '' : hostNote(baseline),
+    ]);
   }
   if (revocation?.skipped) {
-    rows.push(['revocation', '—', '', '', '', '', '', '', '', '', '', `not run: ${revocation.skipped}`]);
+    rows.push([
+      'revocation',
+      '—',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      `not run: ${revocation.skipped}`,
+    ]);
   } else if (revocation) {
     const e = revocation.everyReplica;
     const lifetime = revocation.referenceMs?.peersTokenLifetime ?? 300_000;
     const stale = Object.entries(revocation.byStore ?? {})
       .filter(([k]) => k.endsWith('/all'))
       .reduce((n, [, v]) => n + /** @type {any} */ (v).stale, 0);
-    rows.push(['revocation', 'ours', '', fmt(e.p50Ms, 2), fmt(e.p99Ms, 2), '', '', '', '', '', '', `every replica of 2, ${e.n} changes, max ${fmt(e.maxMs, 1)} ms, ${stale} stale 200s`]);
-    rows.push(['', 'baseline', '', '', String(lifetime), '', '', '', '', '', '', `token lifetime (peers); × base (p99) ${fmt(lifetime / e.p99Ms, 0)}`]);
+    rows.push([
+      'revocation',
+      'ours',
+      '',
+      fmt(e.p50Ms, 2),
+      fmt(e.p99Ms, 2),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      `every replica of 2, ${e.n} changes, max ${fmt(e.maxMs, 1)} ms, ${stale} stale 200s`,
+    ]);
+    rows.push([
+      '',
+      'baseline',
+      '',
+      '',
+      String(lifetime),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      `token lifetime (peers); × base (p99) ${fmt(lifetime / e.p99Ms, 0)}`,
+    ]);
   }
   for (const m of memory) {
-    rows.push(['memory', m.service, '', '', '', '', '', '', '', '', '', `RSS idle ${fmt(m.idleMb, 1)} MB, after ${fmt(m.afterMb, 1)} MB (${fmt(((m.afterMb - m.idleMb) / m.idleMb) * 100, 0)} %)`]);
+    rows.push([
+      'memory',
+      m.service,
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      `RSS idle ${fmt(m.idleMb, 1)} MB, after ${fmt(m.afterMb, 1)} MB (${fmt(((m.afterMb - m.idleMb) / m.idleMb) * 100, 0)} %)`,
+    ]);
   }
   return table(header, rows, [1, header.length - 1]);
 }

@@ -20,7 +20,9 @@ export function call(url, { method = 'GET', headers = {}, body } = {}) {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, at: performance.now() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: text, at: performance.now() }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -38,18 +40,23 @@ export function call(url, { method = 'GET', headers = {}, body } = {}) {
 export async function firstRefusal(store, token, since) {
   let stale = 0;
   for (;;) {
-    const res = await call(`${store.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await call(`${store.url}/plants?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (res.status === 401) return { latencyMs: res.at - since, stale };
     if (res.status !== 200) throw new Error(`${store.name} answered ${res.status}: ${res.body}`);
     stale += 1;
-    if (res.at - since > POLL_TIMEOUT_MS) throw new Error(`${store.name} still accepts a revoked token after ${POLL_TIMEOUT_MS} ms`);
+    if (res.at - since > POLL_TIMEOUT_MS)
+      throw new Error(`${store.name} still accepts a revoked token after ${POLL_TIMEOUT_MS} ms`);
   }
 }
 
 /** @param {number[]} sorted @param {number} p */
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
-  return /** @type {number} */ (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
+  return /** @type {number} */ (
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+  );
 }
 
 /** @param {number[]} values */

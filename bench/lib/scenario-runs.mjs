@@ -16,11 +16,17 @@ export async function runRevocation({ iterations, logDir }) {
   const script = join(ROOT, 'bench/revocation/run.mjs');
   if (!existsSync(script)) return { skipped: 'bench/revocation/run.mjs not present' };
   const out = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, `--iterations=${iterations}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, `--iterations=${iterations}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     child.stdout.on('data', (c) => (text += c));
     child.stderr.on('data', (c) => (text += c));
-    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench:revocation exited ${code}:\n${text.slice(-2000)}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(text)
+        : reject(new Error(`bench:revocation exited ${code}:\n${text.slice(-2000)}`)),
+    );
   });
   mkdirSync(logDir, { recursive: true });
   writeFileSync(join(logDir, 'bench-revocation.txt'), /** @type {string} */ (out));
@@ -40,36 +46,58 @@ export async function runRevocation({ iterations, logDir }) {
  * @param {string} name
  * @param {any} ctx
  */
-export async function assertScenarioWorks(name, { platform, tenant, tokens, baselines, oidcClient, accounts }) {
+export async function assertScenarioWorks(
+  name,
+  { platform, tenant, tokens, baselines, oidcClient, accounts },
+) {
   /** @type {[string, RequestInit][]} */
   const checks = [];
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   if (name === 'token' || name === 'keys' || name === 'signin' || name === 'flood') {
-    checks.push([`${platform.tokenService.url}${tokenPath(tenant)}`, { method: 'POST', headers: form, body: grantBody(accounts.writer.client_id, accounts.writer.secret) }]);
+    checks.push([
+      `${platform.tokenService.url}${tokenPath(tenant)}`,
+      {
+        method: 'POST',
+        headers: form,
+        body: grantBody(accounts.writer.client_id, accounts.writer.secret),
+      },
+    ]);
   }
   if (name === 'token') {
-    checks.push([`${baselines.oidc.url}/protocol/openid-connect/token`, { method: 'POST', headers: form, body: grantBody(oidcClient.id, oidcClient.secret) }]);
+    checks.push([
+      `${baselines.oidc.url}/protocol/openid-connect/token`,
+      { method: 'POST', headers: form, body: grantBody(oidcClient.id, oidcClient.secret) },
+    ]);
   }
   if (name === 'list') {
     for (const url of [platform.plantStores[0].url, baselines.naive.url]) {
-      checks.push([`${url}/plants?limit=20`, { headers: { authorization: `Bearer ${tokens.reader}` } }]);
+      checks.push([
+        `${url}/plants?limit=20`,
+        { headers: { authorization: `Bearer ${tokens.reader}` } },
+      ]);
     }
   }
   if (name === 'create') {
     for (const url of [platform.plantStores[0].url, baselines.naive.url]) {
       checks.push([
         `${url}/plants`,
-        { method: 'POST', headers: { authorization: `Bearer ${tokens.writer}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 999_999, name: 'check', tag: 'bench' }) },
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokens.writer}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: 999_999, name: 'check', tag: 'bench' }),
+        },
       ]);
     }
   }
   for (const [url, init] of checks) {
     const res = await fetch(url, init);
     const body = await res.text();
-    if (res.status !== 200) throw new Error(`${name}: ${init.method ?? 'GET'} ${url} answered ${res.status} ${body.slice(0, 200)}`);
+    if (res.status !== 200)
+      throw new Error(
+        `${name}: ${init.method ?? 'GET'} ${url} answered ${res.status} ${body.slice(0, 200)}`,
+      );
   }
 }
-
 
 /**
  * One request of each side of a scenario's pair (requests without a per-request body), each
@@ -79,9 +107,19 @@ export async function assertScenarioWorks(name, { platform, tenant, tokens, base
  */
 export async function assertTargetsAnswer(name, pair) {
   for (const { spec } of [pair.ours, pair.baseline]) {
-    const { url, method, path, headers, body } = /** @type {{url: string, method: string, path: string, headers: Record<string, string>, body?: string}} */ (spec);
-    const res = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const { url, method, path, headers, body } =
+      /** @type {{url: string, method: string, path: string, headers: Record<string, string>, body?: string}} */ (
+        spec
+      );
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
     const text = await res.text();
-    if (res.status !== 200) throw new Error(`${name}: ${method} ${url}${path} answered ${res.status} ${text.slice(0, 200)}`);
+    if (res.status !== 200)
+      throw new Error(
+        `${name}: ${method} ${url}${path} answered ${res.status} ${text.slice(0, 200)}`,
+      );
   }
 }

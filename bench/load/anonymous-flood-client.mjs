@@ -11,7 +11,11 @@ import { Agent, request } from 'node:http';
 /** @type {{authUrl: string, portalUrl?: string, tenant: string, redirectUri: string, clients: number}} authUrl: where the token service listens */
 const spec = JSON.parse(process.env.BENCH_LOAD_SPEC ?? '{}');
 const run = 1 + (randomBytes(1)[0] % 254);
-const agent = new Agent({ keepAlive: true, maxSockets: spec.clients, localAddress: `127.${run}.0.1` });
+const agent = new Agent({
+  keepAlive: true,
+  maxSockets: spec.clients,
+  localAddress: `127.${run}.0.1`,
+});
 
 /**
  * @param {string} url
@@ -54,20 +58,25 @@ async function loop() {
   while (running) {
     turn += 1;
     const portal = spec.portalUrl !== undefined && turn % 2 === 0;
-    const status = await get(portal ? `${spec.portalUrl}/login?tenant=${spec.tenant}` : authorizationUrl());
+    const status = await get(
+      portal ? `${spec.portalUrl}/login?tenant=${spec.tenant}` : authorizationUrl(),
+    );
     const key = `${portal ? 'login' : 'auth'} ${status}`;
     statuses[key] = (statuses[key] ?? 0) + 1;
     if (first) {
       first = false;
       answeredLoops += 1;
-      if (answeredLoops === spec.clients) process.stdout.write(`${JSON.stringify({ event: 'flooding' })}\n`);
+      if (answeredLoops === spec.clients)
+        process.stdout.write(`${JSON.stringify({ event: 'flooding' })}\n`);
     }
   }
 }
 
 process.once('SIGTERM', () => {
   running = false;
-  process.stdout.write(`${JSON.stringify({ event: 'result', statuses, elapsedSec: Number(process.hrtime.bigint() - started) / 1e9 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ event: 'result', statuses, elapsedSec: Number(process.hrtime.bigint() - started) / 1e9 })}\n`,
+  );
   process.exit(0);
 });
 await Promise.all(Array.from({ length: spec.clients }, () => loop()));

@@ -30,7 +30,11 @@ import { proofSource } from './dpop-proofs.mjs';
  */
 
 /** @type {LoadSpec} */
-const spec = JSON.parse(process.env.BENCH_LOAD_SPEC_FILE ? readFileSync(process.env.BENCH_LOAD_SPEC_FILE, 'utf8') : (process.env.BENCH_LOAD_SPEC ?? '{}'));
+const spec = JSON.parse(
+  process.env.BENCH_LOAD_SPEC_FILE
+    ? readFileSync(process.env.BENCH_LOAD_SPEC_FILE, 'utf8')
+    : (process.env.BENCH_LOAD_SPEC ?? '{}'),
+);
 let nextId = spec.plant?.idStart ?? 0;
 const proofs = spec.dpop === undefined ? undefined : proofSource(spec.dpop);
 /** Proofs signed ahead per second of a window: above the fastest list measured here. */
@@ -45,8 +49,20 @@ const PRESIGNED = spec.assertion?.count ?? Math.ceil(3000 * (spec.warmupSec + sp
 const assertionBodies = (() => {
   const given = spec.assertion;
   if (given === undefined) return undefined;
-  const key = /** @type {import('../../packages/test-kit/dist/index.js').ClientKeyPair} */ (/** @type {unknown} */ ({ alg: given.alg, privateKey: createPrivateKey(given.privateKeyPem) }));
-  const sign = () => assertionGrantBody(given.clientId, clientAssertion({ clientId: given.clientId, audience: given.audience, key, kid: given.kid, claims: { exp: Math.floor(Date.now() / 1000) + 240 } }));
+  const key = /** @type {import('../../packages/test-kit/dist/index.js').ClientKeyPair} */ (
+    /** @type {unknown} */ ({ alg: given.alg, privateKey: createPrivateKey(given.privateKeyPem) })
+  );
+  const sign = () =>
+    assertionGrantBody(
+      given.clientId,
+      clientAssertion({
+        clientId: given.clientId,
+        audience: given.audience,
+        key,
+        kid: given.kid,
+        claims: { exp: Math.floor(Date.now() / 1000) + 240 },
+      }),
+    );
   const ready = Array.from({ length: PRESIGNED }, sign);
   return { next: () => ready.pop() ?? sign() };
 })();
@@ -56,11 +72,21 @@ function request() {
   /** @type {Record<string, unknown>} */
   const base = { method: spec.method, path: spec.path, headers: spec.headers };
   if (spec.body !== undefined) base.body = spec.body;
-  if (assertionBodies) base.setupRequest = (/** @type {Record<string, unknown>} */ req) => ({ ...req, body: assertionBodies.next() });
+  if (assertionBodies)
+    base.setupRequest = (/** @type {Record<string, unknown>} */ req) => ({
+      ...req,
+      body: assertionBodies.next(),
+    });
   if (proofs !== undefined) {
-    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({ ...req, headers: { ...req.headers, dpop: proofs.next() } });
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({
+      ...req,
+      headers: { ...req.headers, dpop: proofs.next() },
+    });
   } else if (spec.rebuildEachRequest) {
-    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({ ...req, headers: { ...req.headers } });
+    base.setupRequest = (/** @type {Record<string, any>} */ req) => ({
+      ...req,
+      headers: { ...req.headers },
+    });
   }
   if (spec.plant) {
     const { name, tag } = spec.plant;
@@ -73,8 +99,15 @@ function request() {
   const { rotate } = spec;
   if (rotate && rotate.length > 0) {
     base.setupRequest = (/** @type {Record<string, any>} */ req) => {
-      const next = /** @type {{path?: string, body?: string, headers?: Record<string, string>}} */ (rotate[turn++ % rotate.length]);
-      return { ...req, ...(next.path ? { path: next.path } : {}), ...(next.body ? { body: next.body } : {}), headers: { ...req.headers, ...next.headers } };
+      const next = /** @type {{path?: string, body?: string, headers?: Record<string, string>}} */ (
+        rotate[turn++ % rotate.length]
+      );
+      return {
+        ...req,
+        ...(next.path ? { path: next.path } : {}),
+        ...(next.body ? { body: next.body } : {}),
+        headers: { ...req.headers, ...next.headers },
+      };
     };
   }
   return base;
@@ -112,11 +145,16 @@ process.stdout.write(`${JSON.stringify({ event: 'measuring' })}\n`);
 const latencies = [];
 const started = process.hrtime.bigint();
 const cpuAtStart = process.cpuUsage();
-const { result, statuses } = /** @type {{result: any, statuses: Record<string, number>}} */ (await run(spec.durationSec, latencies));
+const { result, statuses } = /** @type {{result: any, statuses: Record<string, number>}} */ (
+  await run(spec.durationSec, latencies)
+);
 const elapsedSec = Number(process.hrtime.bigint() - started) / 1e9;
 const cpuUsed = process.cpuUsage(cpuAtStart);
 const responses = latencies.length;
-const ok = Object.entries(statuses).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
+const ok = Object.entries(statuses).reduce(
+  (n, [code, count]) => (code.startsWith('2') ? n + count : n),
+  0,
+);
 process.stdout.write(
   `${JSON.stringify({
     event: 'result',

@@ -14,14 +14,27 @@ import { signJws } from '../../packages/test-kit/dist/index.js';
  */
 export function proofSource(spec) {
   const privateKey = createPrivateKey({ key: spec.privateJwk, format: 'jwk' });
-  const jwk = spec.alg === 'ES256' ? { kty: 'EC', crv: 'P-256', x: spec.privateJwk.x, y: spec.privateJwk.y } : { kty: 'OKP', crv: 'Ed25519', x: spec.privateJwk.x };
+  const jwk =
+    spec.alg === 'ES256'
+      ? { kty: 'EC', crv: 'P-256', x: spec.privateJwk.x, y: spec.privateJwk.y }
+      : { kty: 'OKP', crv: 'Ed25519', x: spec.privateJwk.x };
   const header = { typ: 'dpop+jwt', alg: spec.alg, jwk };
   const ath = createHash('sha256').update(spec.token).digest('base64url');
   const prefix = `${process.pid}-${Date.now()}-`;
   let counter = 0;
   const sign = () => {
     counter += 1;
-    return signJws(header, { jti: `${prefix}${counter}`, htm: spec.htm, htu: spec.htu, iat: Math.floor(Date.now() / 1000), ath }, privateKey);
+    return signJws(
+      header,
+      {
+        jti: `${prefix}${counter}`,
+        htm: spec.htm,
+        htu: spec.htu,
+        iat: Math.floor(Date.now() / 1000),
+        ath,
+      },
+      privateKey,
+    );
   };
   /** @type {string[]} */
   let pool = [];

@@ -22,13 +22,24 @@ const run = 1 + (randomBytes(1)[0] % 254);
  */
 function send(url, { method = 'GET', headers = {}, body, agent } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers:
+          body === undefined
+            ? headers
+            : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -47,13 +58,16 @@ async function openForm() {
     code_challenge_method: 'S256',
     state: 'bench',
   });
-  const auth = await send(`${spec.authUrl}/realms/${spec.tenant}/protocol/openid-connect/auth?${query}`);
+  const auth = await send(
+    `${spec.authUrl}/realms/${spec.tenant}/protocol/openid-connect/auth?${query}`,
+  );
   // The path only: an absolute location names AUTH_URL, the issuers' base, not where the service listens.
   const interaction = `${spec.authUrl}${new URL(/** @type {string} */ (auth.headers.location), spec.authUrl).pathname}`;
   const cookie = cookiesOf(auth.headers['set-cookie']);
   const form = await send(interaction, { headers: { cookie } });
   const csrf = /name="csrf" value="([^"]+)"/.exec(form.text)?.[1];
-  if (auth.status !== 303 || form.status !== 200 || csrf === undefined) throw new Error(`no sign-in form: ${auth.status} ${form.status} ${form.text.slice(0, 200)}`);
+  if (auth.status !== 303 || form.status !== 200 || csrf === undefined)
+    throw new Error(`no sign-in form: ${auth.status} ${form.status} ${form.text.slice(0, 200)}`);
   return { action: `${interaction}/login`, cookie, csrf };
 }
 
@@ -66,18 +80,37 @@ const started = process.hrtime.bigint();
 
 /** @param {number} n */
 async function loop(n) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1, localAddress: `127.${run}.${1 + (n >> 8)}.${1 + (n & 0xff)}` });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: 1,
+    localAddress: `127.${run}.${1 + (n >> 8)}.${1 + (n & 0xff)}`,
+  });
   let first = true;
   while (running) {
-    const body = new URLSearchParams({ csrf: form.csrf, email: `nobody-${randomBytes(6).toString('hex')}@bench.test`, password: 'not the password' }).toString();
-    const answer = await send(form.action, { method: 'POST', headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, agent }).catch(() => ({ status: 0, headers: /** @type {import('node:http').IncomingHttpHeaders} */ ({}), text: '' }));
+    const body = new URLSearchParams({
+      csrf: form.csrf,
+      email: `nobody-${randomBytes(6).toString('hex')}@bench.test`,
+      password: 'not the password',
+    }).toString();
+    const answer = await send(form.action, {
+      method: 'POST',
+      headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      agent,
+    }).catch(() => ({
+      status: 0,
+      headers: /** @type {import('node:http').IncomingHttpHeaders} */ ({}),
+      text: '',
+    }));
     statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
     if (first) {
       first = false;
       answeredLoops += 1;
-      if (answeredLoops === spec.clients) process.stdout.write(`${JSON.stringify({ event: 'hammering' })}\n`);
+      if (answeredLoops === spec.clients)
+        process.stdout.write(`${JSON.stringify({ event: 'hammering' })}\n`);
     }
-    if (answer.status === 429) await sleep(Number(answer.headers['retry-after'] ?? 1) * 1000 * (0.5 + Math.random()));
+    if (answer.status === 429)
+      await sleep(Number(answer.headers['retry-after'] ?? 1) * 1000 * (0.5 + Math.random()));
     else if (answer.status !== 401) await sleep(100);
   }
   agent.destroy();
@@ -85,7 +118,9 @@ async function loop(n) {
 
 process.once('SIGTERM', () => {
   running = false;
-  process.stdout.write(`${JSON.stringify({ event: 'result', statuses, elapsedSec: Number(process.hrtime.bigint() - started) / 1e9 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ event: 'result', statuses, elapsedSec: Number(process.hrtime.bigint() - started) / 1e9 })}\n`,
+  );
   process.exit(0);
 });
 await Promise.all(Array.from({ length: spec.clients }, (_, n) => loop(n)));

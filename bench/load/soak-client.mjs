@@ -37,13 +37,28 @@ const agent = new Agent({ keepAlive: true, maxSockets: spec.workers + 4 });
 function send(url, { method = 'GET', headers = {}, body } = {}) {
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) }, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method,
+        headers:
+          body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+        agent,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -70,26 +85,43 @@ function record(op, ms, ok, detail) {
 }
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
-const grantBody = (/** @type {Account} */ a) => new URLSearchParams({ grant_type: 'client_credentials', client_id: a.client_id, client_secret: a.secret }).toString();
+const grantBody = (/** @type {Account} */ a) =>
+  new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: a.client_id,
+    client_secret: a.secret,
+  }).toString();
 const tokenEndpoint = `${spec.tokenUrl}/realms/${spec.tenant}/protocol/openid-connect/token`;
-const internalHeaders = { authorization: `Bearer ${spec.internalToken}`, 'content-type': 'application/json' };
+const internalHeaders = {
+  authorization: `Bearer ${spec.internalToken}`,
+  'content-type': 'application/json',
+};
 
 let nextId = spec.firstId;
 /** @type {Record<string, () => Promise<void>>} */
 const operations = {
   async grant() {
-    const r = await send(tokenEndpoint, { method: 'POST', headers: form, body: grantBody(spec.accounts.writer) });
+    const r = await send(tokenEndpoint, {
+      method: 'POST',
+      headers: form,
+      body: grantBody(spec.accounts.writer),
+    });
     record('token grant', r.ms, r.status === 200, `${r.status} ${r.body.slice(0, 120)}`);
   },
   async list() {
-    const r = await send(`${spec.plantStoreUrl}/plants?limit=20`, { headers: { authorization: `Bearer ${spec.tokens.reader}` } });
+    const r = await send(`${spec.plantStoreUrl}/plants?limit=20`, {
+      headers: { authorization: `Bearer ${spec.tokens.reader}` },
+    });
     record('list', r.ms, r.status === 200, `${r.status} ${r.body.slice(0, 120)}`);
   },
   async create() {
     nextId += 1;
     const r = await send(`${spec.plantStoreUrl}/plants`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${spec.tokens.writer}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${spec.tokens.writer}`,
+        'content-type': 'application/json',
+      },
       body: `{"id":${nextId},"name":"Ficus lyrata","tag":"soak"}`,
     });
     record('create', r.ms, r.status === 200, `${r.status} ${r.body.slice(0, 120)}`);
@@ -101,7 +133,9 @@ const MIX = [
   ['create', 2],
   ['grant', 2],
 ];
-const wheel = MIX.flatMap(([op, weight]) => Array.from({ length: /** @type {number} */ (weight) }, () => /** @type {string} */ (op)));
+const wheel = MIX.flatMap(([op, weight]) =>
+  Array.from({ length: /** @type {number} */ (weight) }, () => /** @type {string} */ (op)),
+);
 
 let stopping = false;
 /** @param {number} seed */
@@ -128,7 +162,11 @@ async function refreshTokens() {
     elapsedMs += 1000;
     if (stopping || elapsedMs % 60_000 !== 0) continue;
     for (const role of /** @type {const} */ (['reader', 'writer'])) {
-      const r = await send(tokenEndpoint, { method: 'POST', headers: form, body: grantBody(spec.accounts[role]) });
+      const r = await send(tokenEndpoint, {
+        method: 'POST',
+        headers: form,
+        body: grantBody(spec.accounts[role]),
+      });
       record('token refresh', r.ms, r.status === 200, `${r.status} ${r.body.slice(0, 120)}`);
       if (r.status === 200) spec.tokens[role] = JSON.parse(r.body).access_token;
     }
@@ -143,33 +181,69 @@ async function rotator() {
     await new Promise((r) => setTimeout(r, spec.resetEveryMs));
     if (stopping) break;
     const before = token;
-    const reset = await send(`${spec.internalUrl}/internal/v1/realms/${spec.tenant}/service-accounts/${spec.accounts.rotator.client_id}/reset-secret`, {
-      method: 'POST',
-      headers: internalHeaders,
-      body: '{"actor":"bench-soak"}',
-    });
-    record('reset (internal API)', reset.ms, reset.status === 200, `${reset.status} ${reset.body.slice(0, 120)}`);
+    const reset = await send(
+      `${spec.internalUrl}/internal/v1/realms/${spec.tenant}/service-accounts/${spec.accounts.rotator.client_id}/reset-secret`,
+      {
+        method: 'POST',
+        headers: internalHeaders,
+        body: '{"actor":"bench-soak"}',
+      },
+    );
+    record(
+      'reset (internal API)',
+      reset.ms,
+      reset.status === 200,
+      `${reset.status} ${reset.body.slice(0, 120)}`,
+    );
     if (reset.status !== 200) continue;
     secret = JSON.parse(reset.body).secret;
-    const fresh = await send(tokenEndpoint, { method: 'POST', headers: form, body: grantBody({ client_id: spec.accounts.rotator.client_id, secret }) });
-    record('grant after reset', fresh.ms, fresh.status === 200, `${fresh.status} ${fresh.body.slice(0, 120)}`);
+    const fresh = await send(tokenEndpoint, {
+      method: 'POST',
+      headers: form,
+      body: grantBody({ client_id: spec.accounts.rotator.client_id, secret }),
+    });
+    record(
+      'grant after reset',
+      fresh.ms,
+      fresh.status === 200,
+      `${fresh.status} ${fresh.body.slice(0, 120)}`,
+    );
     if (fresh.status === 200) token = JSON.parse(fresh.body).access_token;
     // Revocation reaches every replica within 50 ms of the reset's answer (the contract's
     // ceiling); its latency is the revocation scenario's subject, not this one's.
     await new Promise((r) => setTimeout(r, Math.max(0, 50 - fresh.ms)));
-    const old = await send(`${spec.plantStoreUrl}/plants?limit=1`, { headers: { authorization: `Bearer ${before}` } });
+    const old = await send(`${spec.plantStoreUrl}/plants?limit=1`, {
+      headers: { authorization: `Bearer ${before}` },
+    });
     // The intended 4xx: a token minted before the reset must be refused.
-    record('old token refused', old.ms, old.status === 401, `${old.status} (expected 401) ${old.body.slice(0, 120)}`);
+    record(
+      'old token refused',
+      old.ms,
+      old.status === 401,
+      `${old.status} (expected 401) ${old.body.slice(0, 120)}`,
+    );
     if (old.status === 401 && measuring) refusals += 1;
-    const now = await send(`${spec.plantStoreUrl}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
-    record('new token accepted', now.ms, now.status === 200, `${now.status} ${now.body.slice(0, 120)}`);
+    const now = await send(`${spec.plantStoreUrl}/plants?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    record(
+      'new token accepted',
+      now.ms,
+      now.status === 200,
+      `${now.status} ${now.body.slice(0, 120)}`,
+    );
   }
 }
 
 /** @param {string} secret */
 async function mint(secret) {
-  const r = await send(tokenEndpoint, { method: 'POST', headers: form, body: grantBody({ client_id: spec.accounts.rotator.client_id, secret }) });
-  if (r.status !== 200) throw new Error(`rotator grant answered ${r.status}: ${r.body.slice(0, 200)}`);
+  const r = await send(tokenEndpoint, {
+    method: 'POST',
+    headers: form,
+    body: grantBody({ client_id: spec.accounts.rotator.client_id, secret }),
+  });
+  if (r.status !== 200)
+    throw new Error(`rotator grant answered ${r.status}: ${r.body.slice(0, 200)}`);
   return JSON.parse(r.body).access_token;
 }
 
@@ -177,9 +251,16 @@ async function mint(secret) {
  * @param {number[]} sorted
  * @param {number} q
  */
-const quantile = (sorted, q) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+const quantile = (sorted, q) =>
+  sorted.length === 0
+    ? null
+    : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 
-const running = [...Array.from({ length: spec.workers }, (_, i) => worker(i * 3)), rotator(), refreshTokens()];
+const running = [
+  ...Array.from({ length: spec.workers }, (_, i) => worker(i * 3)),
+  rotator(),
+  refreshTokens(),
+];
 await new Promise((r) => setTimeout(r, spec.warmupSec * 1000));
 measuring = true;
 process.stdout.write(`${JSON.stringify({ event: 'measuring' })}\n`);

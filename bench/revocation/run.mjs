@@ -19,7 +19,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import * as lib from '../lib/platform.mjs';
-import { call, closeProbe, firstRefusal, latencySummary as summary } from '../lib/revocation-probe.mjs';
+import {
+  call,
+  closeProbe,
+  firstRefusal,
+  latencySummary as summary,
+} from '../lib/revocation-probe.mjs';
 import { fmt, machine, table } from '../lib/report.mjs';
 
 const { values: args } = parseArgs({
@@ -35,43 +40,75 @@ const DELETE_EVERY = Number(args['delete-every']);
 const TOKEN_LIFETIME_MS = 300_000;
 
 async function main() {
-  const missing = /** @type {const} */ (['token-service', 'plant-store']).filter((s) => lib.missingServices().includes(s));
-  if (missing.length > 0) throw new Error(`build first (pnpm build): missing dist of ${missing.join(', ')}`);
+  const missing = /** @type {const} */ (['token-service', 'plant-store']).filter((s) =>
+    lib.missingServices().includes(s),
+  );
+  if (missing.length > 0)
+    throw new Error(`build first (pnpm build): missing dist of ${missing.join(', ')}`);
 
   // One directory per run: two runs at once must not write into each other's log files.
-  const logDir = join(lib.ROOT, 'bench/results/logs', `revocation-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+  const logDir = join(
+    lib.ROOT,
+    'bench/results/logs',
+    `revocation-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`,
+  );
   await lib.migrate();
-  const platform = await lib.startPlatform({ logDir, plantStoreCount: 2, accountAdmin: false, ownRedis: true, resyncMs: Number(args['resync-ms']) });
+  const platform = await lib.startPlatform({
+    logDir,
+    plantStoreCount: 2,
+    accountAdmin: false,
+    ownRedis: true,
+    resyncMs: Number(args['resync-ms']),
+  });
   try {
     const { tokenService, plantStores: stores } = platform;
     const tenant = await platform.createTenant('bench-rev');
 
     const internal = `${tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts`;
-    const internalHeaders = { authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`, 'content-type': 'application/json' };
+    const internalHeaders = {
+      authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`,
+      'content-type': 'application/json',
+    };
     const resettable = [];
-    for (let i = 0; i < 5; i += 1) resettable.push(await lib.createServiceAccount(platform, tenant, `reset-${i}`, 'View'));
+    for (let i = 0; i < 5; i += 1)
+      resettable.push(await lib.createServiceAccount(platform, tenant, `reset-${i}`, 'View'));
 
     const samples = [];
     const started = performance.now();
     for (let i = 0; i < ITERATIONS; i += 1) {
       const op = DELETE_EVERY > 0 && i % DELETE_EVERY === DELETE_EVERY - 1 ? 'delete' : 'reset';
-      const account = op === 'delete' ? await lib.createServiceAccount(platform, tenant, `del-${i}`, 'View') : resettable[i % resettable.length];
+      const account =
+        op === 'delete'
+          ? await lib.createServiceAccount(platform, tenant, `del-${i}`, 'View')
+          : resettable[i % resettable.length];
       const token = await lib.grantToken(platform, tenant, account);
       for (const store of stores) {
-        const warm = await call(`${store.url}/plants?limit=1`, { headers: { authorization: `Bearer ${token}` } });
-        if (warm.status !== 200) throw new Error(`${store.name} refused a fresh token: ${warm.status} ${warm.body}`);
+        const warm = await call(`${store.url}/plants?limit=1`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        if (warm.status !== 200)
+          throw new Error(`${store.name} refused a fresh token: ${warm.status} ${warm.body}`);
       }
       const sent = performance.now();
       let answer;
       if (op === 'reset') {
-        answer = await call(`${internal}/${account.client_id}/reset-secret`, { method: 'POST', headers: internalHeaders, body: JSON.stringify({ actor: 'bench' }) });
+        answer = await call(`${internal}/${account.client_id}/reset-secret`, {
+          method: 'POST',
+          headers: internalHeaders,
+          body: JSON.stringify({ actor: 'bench' }),
+        });
         if (answer.status !== 200) throw new Error(`reset answered ${answer.status}`);
         account.secret = JSON.parse(answer.body).secret;
       } else {
-        answer = await call(`${internal}/${account.client_id}`, { method: 'DELETE', headers: internalHeaders });
+        answer = await call(`${internal}/${account.client_id}`, {
+          method: 'DELETE',
+          headers: internalHeaders,
+        });
         if (answer.status !== 204) throw new Error(`delete answered ${answer.status}`);
       }
-      const refusals = await Promise.all(stores.map((store) => firstRefusal(store, token, answer.at)));
+      const refusals = await Promise.all(
+        stores.map((store) => firstRefusal(store, token, answer.at)),
+      );
       samples.push({ op, apiMs: answer.at - sent, stores: refusals });
     }
     const elapsedS = (performance.now() - started) / 1000;
@@ -83,25 +120,64 @@ async function main() {
       for (const op of ['reset', 'delete', 'all']) {
         const chosen = samples.filter((x) => op === 'all' || x.op === op);
         if (chosen.length === 0) continue;
-        const stats = { ...summary(chosen.map((x) => x.stores[s].latencyMs)), stale: chosen.reduce((n, x) => n + x.stores[s].stale, 0) };
+        const stats = {
+          ...summary(chosen.map((x) => x.stores[s].latencyMs)),
+          stale: chosen.reduce((n, x) => n + x.stores[s].stale, 0),
+        };
         byStore[`${store.name}/${op}`] = stats;
-        rows.push([store.name, op, String(stats.n), fmt(stats.p50Ms, 2), fmt(stats.p95Ms, 2), fmt(stats.p99Ms, 2), fmt(stats.maxMs, 2), String(stats.stale)]);
+        rows.push([
+          store.name,
+          op,
+          String(stats.n),
+          fmt(stats.p50Ms, 2),
+          fmt(stats.p95Ms, 2),
+          fmt(stats.p99Ms, 2),
+          fmt(stats.maxMs, 2),
+          String(stats.stale),
+        ]);
       }
     }
     const everyReplica = summary(samples.map((x) => Math.max(...x.stores.map((r) => r.latencyMs))));
-    rows.push(['every replica', 'all', String(everyReplica.n), fmt(everyReplica.p50Ms, 2), fmt(everyReplica.p95Ms, 2), fmt(everyReplica.p99Ms, 2), fmt(everyReplica.maxMs, 2), '']);
+    rows.push([
+      'every replica',
+      'all',
+      String(everyReplica.n),
+      fmt(everyReplica.p50Ms, 2),
+      fmt(everyReplica.p95Ms, 2),
+      fmt(everyReplica.p99Ms, 2),
+      fmt(everyReplica.maxMs, 2),
+      '',
+    ]);
     const api = summary(samples.map((x) => x.apiMs));
 
-    console.log(`\nRevocation propagation: ${samples.length} changes (${samples.filter((x) => x.op === 'reset').length} resets, ${samples.filter((x) => x.op === 'delete').length} deletes) in ${elapsedS.toFixed(1)} s`);
-    console.log('ms from the internal API response to the first 401 (upper bound: includes one poll round trip)\n');
-    console.log(table(['replica', 'change', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'stale 200s'], rows));
-    console.log(`\ninternal API (reset/delete) latency: p50 ${fmt(api.p50Ms, 2)} ms, p99 ${fmt(api.p99Ms, 2)} ms`);
-    console.log(`target: p99 <= 50 ms at every replica -> ${everyReplica.p99Ms <= 50 ? 'met' : 'NOT met'} (${fmt(everyReplica.p99Ms, 2)} ms)`);
-    console.log(`reference: peers with JWT access tokens (Keycloak, Auth0, Hydra) keep a revoked token valid until expiry: ${TOKEN_LIFETIME_MS} ms`);
+    console.log(
+      `\nRevocation propagation: ${samples.length} changes (${samples.filter((x) => x.op === 'reset').length} resets, ${samples.filter((x) => x.op === 'delete').length} deletes) in ${elapsedS.toFixed(1)} s`,
+    );
+    console.log(
+      'ms from the internal API response to the first 401 (upper bound: includes one poll round trip)\n',
+    );
+    console.log(
+      table(['replica', 'change', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'stale 200s'], rows),
+    );
+    console.log(
+      `\ninternal API (reset/delete) latency: p50 ${fmt(api.p50Ms, 2)} ms, p99 ${fmt(api.p99Ms, 2)} ms`,
+    );
+    console.log(
+      `target: p99 <= 50 ms at every replica -> ${everyReplica.p99Ms <= 50 ? 'met' : 'NOT met'} (${fmt(everyReplica.p99Ms, 2)} ms)`,
+    );
+    console.log(
+      `reference: peers with JWT access tokens (Keycloak, Auth0, Hydra) keep a revoked token valid until expiry: ${TOKEN_LIFETIME_MS} ms`,
+    );
 
     const resultsDir = join(lib.ROOT, 'bench/results');
     mkdirSync(resultsDir, { recursive: true });
-    const file = join(resultsDir, `revocation-${new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}.json`);
+    const file = join(
+      resultsDir,
+      `revocation-${new Date()
+        .toISOString()
+        .replace(/[:.]/g, '-')
+        .replace(/-\d{3}Z$/, 'Z')}.json`,
+    );
     writeFileSync(
       file,
       `${JSON.stringify(
@@ -109,7 +185,13 @@ async function main() {
           benchmark: 'revocation',
           date: new Date().toISOString(),
           machine: machine(),
-          settings: { iterations: ITERATIONS, deleteEvery: DELETE_EVERY, resyncMs: Number(args['resync-ms']), plantStores: stores.length, redis: 'dedicated redis-server' },
+          settings: {
+            iterations: ITERATIONS,
+            deleteEvery: DELETE_EVERY,
+            resyncMs: Number(args['resync-ms']),
+            plantStores: stores.length,
+            redis: 'dedicated redis-server',
+          },
           targetP99Ms: 50,
           targetMet: everyReplica.p99Ms <= 50,
           referenceMs: { peersTokenLifetime: TOKEN_LIFETIME_MS },

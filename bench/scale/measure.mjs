@@ -21,11 +21,19 @@ import { measureWindow, summarize } from '../lib/load.mjs';
  * @param {{warmupSec: number, durationSec: number, connections?: number, expect?: number}} load
  * @returns {Promise<LoadFigures>}
  */
-export async function loadWindow(spec, pids, db, { warmupSec, durationSec, connections = 10, expect = 200 }) {
+export async function loadWindow(
+  spec,
+  pids,
+  db,
+  { warmupSec, durationSec, connections = 10, expect = 200 },
+) {
   const window = await measureWindow({ spec, pids }, { connections, warmupSec, durationSec }, db);
   const { rps, p50Ms, p99Ms, errors, statuses, cpuUsPerReq } = summarize([window]);
   const unexpected = Object.keys(statuses).filter((code) => Number(code) !== expect);
-  if (unexpected.length > 0) throw new Error(`${String(spec.path)}: answers ${JSON.stringify(statuses)}, expected only ${expect}`);
+  if (unexpected.length > 0)
+    throw new Error(
+      `${String(spec.path)}: answers ${JSON.stringify(statuses)}, expected only ${expect}`,
+    );
   return { rps, p50Ms, p99Ms, errors, statuses, cpuUsPerReq };
 }
 
@@ -50,7 +58,8 @@ export async function metricOf(svc, name, labels = {}) {
   let sum = 0;
   for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
     const series = match[1] ?? '';
-    if (Object.entries(labels).every(([k, v]) => series.includes(`${k}="${v}"`))) sum += Number(match[2]);
+    if (Object.entries(labels).every(([k, v]) => series.includes(`${k}="${v}"`)))
+      sum += Number(match[2]);
   }
   return sum;
 }
@@ -83,7 +92,9 @@ export async function inParallel(count, concurrency, task) {
  * @param {number | null | undefined} base
  */
 export function ratio(value, base) {
-  return value === null || value === undefined || base === null || base === undefined || base === 0 ? null : value / base;
+  return value === null || value === undefined || base === null || base === undefined || base === 0
+    ? null
+    : value / base;
 }
 
 /**
@@ -95,5 +106,10 @@ export function ratio(value, base) {
  */
 export function target(name, value, target, sense) {
   const met = value !== null && (sense === '<=' ? value <= target : value >= target);
-  return { name, value: value === null ? null : Number(value.toFixed(3)), target: `${sense} ${target}`, met };
+  return {
+    name,
+    value: value === null ? null : Number(value.toFixed(3)),
+    target: `${sense} ${target}`,
+    met,
+  };
 }

@@ -11,8 +11,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 
-const { values: args } = parseArgs({ options: { map: { type: 'string' }, resyncs: { type: 'string', default: '600' } } });
-const modulePath = args.map ?? join(import.meta.dirname, '../../packages/resource-auth/dist/revocation/revocation-map.js');
+const { values: args } = parseArgs({
+  options: { map: { type: 'string' }, resyncs: { type: 'string', default: '600' } },
+});
+const modulePath =
+  args.map ??
+  join(import.meta.dirname, '../../packages/resource-auth/dist/revocation/revocation-map.js');
 const { RevocationMap } = await import(pathToFileURL(modulePath).href);
 const HORIZON_S = 360;
 const RESYNC_MS = 1000;
@@ -31,7 +35,14 @@ function steadyState(live, rounds) {
   const arrivals = (now) => {
     owed += perSecond;
     const page = [];
-    for (; owed >= 1; owed -= 1) page.push({ tenant: `t-${serial % 1000}`, sub: `sa-${serial++}`, version: 2, deleted: false, ttl: HORIZON_S });
+    for (; owed >= 1; owed -= 1)
+      page.push({
+        tenant: `t-${serial % 1000}`,
+        sub: `sa-${serial++}`,
+        version: 2,
+        deleted: false,
+        ttl: HORIZON_S,
+      });
     return { page, now };
   };
   /** @param {number} now */
@@ -51,13 +62,25 @@ function steadyState(live, rounds) {
   for (let i = 0; i < rounds; i++) changes += resync((now += RESYNC_MS));
   const used = process.cpuUsage(before);
   const us = used.user + used.system;
-  return { live, mapEntries: map.size, changesPerResync: changes / rounds, usPerResync: us / rounds, usPerChange: us / Math.max(1, changes) };
+  return {
+    live,
+    mapEntries: map.size,
+    changesPerResync: changes / rounds,
+    usPerResync: us / rounds,
+    usPerChange: us / Math.max(1, changes),
+  };
 }
 
 const rows = [1_000, 10_000, 100_000].map((live) => steadyState(live, RESYNCS));
-process.stdout.write(`revocation map, periodic work per resync (${RESYNCS} resyncs a size; ${modulePath.split('/').slice(-4).join('/')})\n`);
+process.stdout.write(
+  `revocation map, periodic work per resync (${RESYNCS} resyncs a size; ${modulePath.split('/').slice(-4).join('/')})\n`,
+);
 for (const r of rows) {
-  process.stdout.write(`live ${String(r.live).padStart(7)}  entries ${String(r.mapEntries).padStart(7)}  changes/resync ${r.changesPerResync.toFixed(1).padStart(6)}  µs/resync ${r.usPerResync.toFixed(1).padStart(8)}  µs/change ${r.usPerChange.toFixed(2)}\n`);
+  process.stdout.write(
+    `live ${String(r.live).padStart(7)}  entries ${String(r.mapEntries).padStart(7)}  changes/resync ${r.changesPerResync.toFixed(1).padStart(6)}  µs/resync ${r.usPerResync.toFixed(1).padStart(8)}  µs/change ${r.usPerChange.toFixed(2)}\n`,
+  );
 }
 const [first, , last] = rows;
-process.stdout.write(`at ${last.live} / at ${first.live}: µs per resync ${(last.usPerResync / first.usPerResync).toFixed(1)}×, changes ${(last.changesPerResync / first.changesPerResync).toFixed(1)}×, µs per change ${(last.usPerChange / first.usPerChange).toFixed(2)}×\n`);
+process.stdout.write(
+  `at ${last.live} / at ${first.live}: µs per resync ${(last.usPerResync / first.usPerResync).toFixed(1)}×, changes ${(last.changesPerResync / first.changesPerResync).toFixed(1)}×, µs per change ${(last.usPerChange / first.usPerChange).toFixed(2)}×\n`,
+);

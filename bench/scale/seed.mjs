@@ -4,7 +4,10 @@
 // the secrets, so what is stored is exactly what the service would have stored.
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { KeyEncryption } from '../../services/token-service/dist/domain/key-encryption.js';
-import { createClientSecretDigester, generateClientSecret } from '../../services/token-service/dist/domain/client-secrets.js';
+import {
+  createClientSecretDigester,
+  generateClientSecret,
+} from '../../services/token-service/dist/domain/client-secrets.js';
 
 /** @typedef {import('pg').Client} Db */
 
@@ -17,7 +20,9 @@ import { createClientSecretDigester, generateClientSecret } from '../../services
 export function realmSeeder({ keyEncryptionKey, pepper }) {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const privateJwk = privateKey.export({ format: 'jwk' });
-  const publicJwk = createPublicKey(createPrivateKey({ key: privateJwk, format: 'jwk' })).export({ format: 'jwk' });
+  const publicJwk = createPublicKey(createPrivateKey({ key: privateJwk, format: 'jwk' })).export({
+    format: 'jwk',
+  });
   const encryption = new KeyEncryption(keyEncryptionKey);
   const secret = generateClientSecret();
   const digest = createClientSecretDigester(pepper).digest(secret);
@@ -43,8 +48,21 @@ export function realmSeeder({ keyEncryptionKey, pepper }) {
           const kid = `${realm}-key`;
           names.push(realm);
           kids.push(kid);
-          publics.push(JSON.stringify({ kty: 'RSA', n: publicJwk.n, e: publicJwk.e, kid, alg: 'RS256', use: 'sig' }));
-          sealed.push(encryption.encrypt(JSON.stringify({ ...privateJwk, kid, alg: 'RS256', use: 'sig' }), kid).toString('base64'));
+          publics.push(
+            JSON.stringify({
+              kty: 'RSA',
+              n: publicJwk.n,
+              e: publicJwk.e,
+              kid,
+              alg: 'RS256',
+              use: 'sig',
+            }),
+          );
+          sealed.push(
+            encryption
+              .encrypt(JSON.stringify({ ...privateJwk, kid, alg: 'RS256', use: 'sig' }), kid)
+              .toString('base64'),
+          );
         }
         await db.query('insert into auth.realms (name) select unnest($1::text[])', [names]);
         await db.query(
@@ -61,7 +79,9 @@ export function realmSeeder({ keyEncryptionKey, pepper }) {
           [names, digest],
         );
       }
-      await db.query('analyze auth.realms; analyze auth.signing_keys; analyze auth.principals; analyze auth.service_accounts');
+      await db.query(
+        'analyze auth.realms; analyze auth.signing_keys; analyze auth.principals; analyze auth.service_accounts',
+      );
     },
   };
 }

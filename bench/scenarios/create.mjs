@@ -3,7 +3,8 @@
 
 export const name = 'create';
 export const what = 'POST /plants {id, name, tag}, unique ids, Edit token';
-export const baselineWhat = 'naive express 5 + express.json + pg insert, same table shape (no auth)';
+export const baselineWhat =
+  'naive express 5 + express.json + pg insert, same table shape (no auth)';
 
 /** Above the seeded ids (1..10,000); each side has its own table. */
 const FIRST_ID = 1_000_000;
@@ -23,6 +24,10 @@ export function targets({ platform, tokens, baselines }) {
   const plant = { idStart: FIRST_ID, name: 'Monstera deliciosa', tag: 'bench' };
   return {
     ours: { spec: { ...request, url: store.url, plant }, pids: [store.pid], dbApp: 'plant-store' },
-    baseline: { spec: { ...request, url: baselines.naive.url, plant }, pids: [baselines.naive.pid], dbApp: 'bench-baseline' },
+    baseline: {
+      spec: { ...request, url: baselines.naive.url, plant },
+      pids: [baselines.naive.pid],
+      dbApp: 'bench-baseline',
+    },
   };
 }

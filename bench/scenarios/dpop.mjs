@@ -5,7 +5,8 @@ import { dpopKey } from '../../packages/test-kit/dist/index.js';
 import { PLANT_STORE_AUDIENCE } from '../lib/platform.mjs';
 
 export const name = 'dpop';
-export const what = 'GET /plants?limit=20, DPoP-bound token + ES256 proof per request (jti claimed in Redis)';
+export const what =
+  'GET /plants?limit=20, DPoP-bound token + ES256 proof per request (jti claimed in Redis)';
 export const baselineWhat = 'the same Plant Store and list with a bearer token (the list scenario)';
 
 const PATH = '/plants?limit=20';
@@ -28,7 +29,13 @@ export async function prepare({ platform, tenant }) {
  * @param {{token: string, key: import('../../packages/test-kit/dist/index.js').DpopKey}} prepared
  */
 function proofSpec({ token, key }) {
-  return { alg: key.alg, privateJwk: key.privateKey.export({ format: 'jwk' }), htm: 'GET', htu: `${PLANT_STORE_AUDIENCE}/plants`, token };
+  return {
+    alg: key.alg,
+    privateJwk: key.privateKey.export({ format: 'jwk' }),
+    htm: 'GET',
+    htu: `${PLANT_STORE_AUDIENCE}/plants`,
+    token,
+  };
 }
 
 /**
@@ -39,10 +46,30 @@ export function targets({ platform, tokens, prepared }) {
   const store = platform.plantStores[0];
   const { token } = /** @type {{token: string, key: any}} */ (prepared);
   return {
-    ours: { spec: { url: store.url, method: 'GET', path: PATH, headers: { authorization: `DPoP ${token}` }, dpop: proofSpec(/** @type {any} */ (prepared)) }, pids: [store.pid], dbApp: 'plant-store' },
+    ours: {
+      spec: {
+        url: store.url,
+        method: 'GET',
+        path: PATH,
+        headers: { authorization: `DPoP ${token}` },
+        dpop: proofSpec(/** @type {any} */ (prepared)),
+      },
+      pids: [store.pid],
+      dbApp: 'plant-store',
+    },
     // Built anew per request, as each DPoP request is (its proof): the load generator, on the
     // same two cores, costs both sides alike and only the server's work differs.
-    baseline: { spec: { url: store.url, method: 'GET', path: PATH, headers: { authorization: `Bearer ${tokens.reader}` }, rebuildEachRequest: true }, pids: [store.pid], dbApp: 'plant-store' },
+    baseline: {
+      spec: {
+        url: store.url,
+        method: 'GET',
+        path: PATH,
+        headers: { authorization: `Bearer ${tokens.reader}` },
+        rebuildEachRequest: true,
+      },
+      pids: [store.pid],
+      dbApp: 'plant-store',
+    },
   };
 }
 
@@ -52,8 +79,20 @@ export function targets({ platform, tokens, prepared }) {
  */
 export async function check({ platform, tokens, prepared }) {
   const store = platform.plantStores[0];
-  const { token, key } = /** @type {{token: string, key: import('../../packages/test-kit/dist/index.js').DpopKey}} */ (prepared);
+  const { token, key } =
+    /** @type {{token: string, key: import('../../packages/test-kit/dist/index.js').DpopKey}} */ (
+      prepared
+    );
   const proof = key.proof({ htm: 'GET', htu: `${PLANT_STORE_AUDIENCE}/plants`, token });
-  const answers = [await fetch(`${store.url}${PATH}`, { headers: { authorization: `DPoP ${token}`, dpop: proof } }), await fetch(`${store.url}${PATH}`, { headers: { authorization: `Bearer ${tokens.reader}` } })];
-  for (const res of answers) if (res.status !== 200) throw new Error(`dpop: the Plant Store answered ${res.status} ${(await res.text()).slice(0, 200)}`);
+  const answers = [
+    await fetch(`${store.url}${PATH}`, {
+      headers: { authorization: `DPoP ${token}`, dpop: proof },
+    }),
+    await fetch(`${store.url}${PATH}`, { headers: { authorization: `Bearer ${tokens.reader}` } }),
+  ];
+  for (const res of answers)
+    if (res.status !== 200)
+      throw new Error(
+        `dpop: the Plant Store answered ${res.status} ${(await res.text()).slice(0, 200)}`,
+      );
 }

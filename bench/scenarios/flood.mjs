@@ -11,7 +11,8 @@ import { grantBody, tokenPath } from '../lib/platform.mjs';
 import { startLoadGenerator } from '../lib/processes.mjs';
 
 export const name = 'flood';
-export const what = "client_credentials grants (the token scenario) while 50 connections from one address flood another tenant's /auth and the portal's /login (CPU figures include the flood)";
+export const what =
+  "client_credentials grants (the token scenario) while 50 connections from one address flood another tenant's /auth and the portal's /login (CPU figures include the flood)";
 export const baselineWhat = 'the same grants on the same service, no flood';
 /** The two sides' names in the table. */
 export const labels = ['1-address flood', 'quiet'];
@@ -40,7 +41,13 @@ async function startFlood(platform, tenant) {
   /** @type {() => void} */
   let flooding = () => {};
   const ready = new Promise((resolve) => (flooding = () => resolve(undefined)));
-  const spec = { authUrl: platform.tokenService.url, ...(floodsPortal(platform) ? { portalUrl: platform.portalUrl } : {}), tenant, redirectUri: `${platform.portalUrl}/auth/callback`, clients: CLIENTS };
+  const spec = {
+    authUrl: platform.tokenService.url,
+    ...(floodsPortal(platform) ? { portalUrl: platform.portalUrl } : {}),
+    tenant,
+    redirectUri: `${platform.portalUrl}/auth/callback`,
+    clients: CLIENTS,
+  };
   const generator = startLoadGenerator(FLOOD, spec, (message) => {
     if (message.event === 'flooding') flooding();
     if (message.event === 'result') result = message;
@@ -54,7 +61,8 @@ async function startFlood(platform, tenant) {
     async stop() {
       generator.stop();
       const { stderr } = await generator.done;
-      if (result === undefined) throw new Error(`the flood gave no result:\n${stderr.slice(-2000)}`);
+      if (result === undefined)
+        throw new Error(`the flood gave no result:\n${stderr.slice(-2000)}`);
       return result;
     },
   };
@@ -69,7 +77,13 @@ export async function measure({ platform, tenant, accounts, db, load }) {
   const flooded = await platform.createTenant('flood');
   /** @type {import('../lib/load.mjs').Target} */
   const grants = {
-    spec: { url: tokenService.url, method: 'POST', path: tokenPath(tenant), headers: FORM, body: grantBody(accounts.writer.client_id, accounts.writer.secret) },
+    spec: {
+      url: tokenService.url,
+      method: 'POST',
+      path: tokenPath(tenant),
+      headers: FORM,
+      body: grantBody(accounts.writer.client_id, accounts.writer.secret),
+    },
     pids: [tokenService.pid, ...(platform.accountAdmin ? [platform.accountAdmin.pid] : [])],
     dbApp: 'token-service',
   };
@@ -93,20 +107,34 @@ export async function measure({ platform, tenant, accounts, db, load }) {
         loaded.push(await measureWindow(grants, window, db));
       } finally {
         const result = await flood.stop();
-        for (const [status, count] of Object.entries(result.statuses)) answers[status] = (answers[status] ?? 0) + count;
+        for (const [status, count] of Object.entries(result.statuses))
+          answers[status] = (answers[status] ?? 0) + count;
         floodSec += result.elapsedSec;
       }
     }
   }
   const unexpected = Object.keys(answers).filter((status) => !EXPECTED.has(status));
-  if (!answers['auth 429'] || (floodsPortal(platform) && !answers['login 429']) || unexpected.length > 0) throw new Error(`flood: the flooded endpoints answered ${JSON.stringify(answers)} (expected 303s, then 429s)`);
+  if (
+    !answers['auth 429'] ||
+    (floodsPortal(platform) && !answers['login 429']) ||
+    unexpected.length > 0
+  )
+    throw new Error(
+      `flood: the flooded endpoints answered ${JSON.stringify(answers)} (expected 303s, then 429s)`,
+    );
   const ours = summarize(loaded);
   const baseline = summarize(quiet);
   const rounds = loaded.map((w, i) => {
     const q = /** @type {import('../lib/load.mjs').Window} */ (quiet[i]);
-    return { oursRps: w.requests / w.durationSec, baselineRps: q.requests / q.durationSec, oursP99Ms: summarize([w]).p99Ms, baselineP99Ms: summarize([q]).p99Ms };
+    return {
+      oursRps: w.requests / w.durationSec,
+      baselineRps: q.requests / q.durationSec,
+      oursP99Ms: summarize([w]).p99Ms,
+      baselineP99Ms: summarize([q]).p99Ms,
+    };
   });
-  const count = (/** @type {string} */ prefix, /** @type {string} */ status) => answers[`${prefix} ${status}`] ?? 0;
+  const count = (/** @type {string} */ prefix, /** @type {string} */ status) =>
+    answers[`${prefix} ${status}`] ?? 0;
   return {
     scenario: name,
     what,

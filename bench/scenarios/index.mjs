@@ -24,6 +24,20 @@ import * as listEs256Scenario from './list-es256.mjs';
  * @typedef {import('../lib/processes.mjs').ServerProcess} Server
  */
 
-export const SCENARIOS = [tokenScenario, keysScenario, listScenario, createScenario, signInScenario, floodScenario, dpopScenario, introspectScenario, tokenEs256Scenario, tokenAlgScenario, listEs256Scenario];
+export const SCENARIOS = [
+  tokenScenario,
+  keysScenario,
+  listScenario,
+  createScenario,
+  signInScenario,
+  floodScenario,
+  dpopScenario,
+  introspectScenario,
+  tokenEs256Scenario,
+  tokenAlgScenario,
+  listEs256Scenario,
+];
 /** The scenarios that need the ES256 tenant (seeded only when one of them runs). */
-export const ES256_SCENARIOS = [tokenEs256Scenario, tokenAlgScenario, listEs256Scenario].map((s) => s.name);
+export const ES256_SCENARIOS = [tokenEs256Scenario, tokenAlgScenario, listEs256Scenario].map(
+  (s) => s.name,
+);

@@ -5,14 +5,19 @@
 // generator signs its assertions before its window starts, so signing costs neither side's
 // measured time. `BENCH_KEYS_TYPE=ec` (ES256) or `ed25519` measures the other key types.
 import { randomUUID } from 'node:crypto';
-import { assertionGrantBody, clientAssertion, clientKeyPair } from '../../packages/test-kit/dist/index.js';
+import {
+  assertionGrantBody,
+  clientAssertion,
+  clientKeyPair,
+} from '../../packages/test-kit/dist/index.js';
 import { grantBody, INTERNAL_API_TOKEN, tokenPath } from '../lib/platform.mjs';
 
 export const name = 'keys';
 /** @type {'rsa' | 'ec' | 'ed25519'} */
 const KEY_TYPE = /** @type {any} */ (process.env.BENCH_KEYS_TYPE ?? 'rsa');
 export const what = `client_credentials grant with private_key_jwt (${KEY_TYPE} key assertion, fresh jti), JWT access token`;
-export const baselineWhat = 'ours: the same account\'s client_secret_post grant (the token scenario\'s request)';
+export const baselineWhat =
+  "ours: the same account's client_secret_post grant (the token scenario's request)";
 // Both sides are the token service; a round's ratio spreads as the token scenario's does.
 export const fullRounds = 12;
 
@@ -26,18 +31,44 @@ const KID = 'bench-key';
  */
 export async function prepare({ platform, tenant, accounts }) {
   const key = clientKeyPair(KEY_TYPE);
-  const res = await fetch(`${platform.internalUrl}/internal/v1/realms/${tenant}/service-accounts/${accounts.writer.client_id}/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${INTERNAL_API_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ jwk: { ...key.publicJwk, kid: `${KID}-${randomUUID().slice(0, 8)}` }, actor: 'bench' }),
-  });
-  if (res.status !== 201) throw new Error(`keys: adding the bench key answered ${res.status} ${await res.text()}`);
+  const res = await fetch(
+    `${platform.internalUrl}/internal/v1/realms/${tenant}/service-accounts/${accounts.writer.client_id}/keys`,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${INTERNAL_API_TOKEN}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        jwk: { ...key.publicJwk, kid: `${KID}-${randomUUID().slice(0, 8)}` },
+        actor: 'bench',
+      }),
+    },
+  );
+  if (res.status !== 201)
+    throw new Error(`keys: adding the bench key answered ${res.status} ${await res.text()}`);
   const { id } = /** @type {{id: string}} */ (await res.json());
   // One grant before loading, so a broken setup fails loudly instead of benchmarking 401s.
-  const assertion = clientAssertion({ clientId: accounts.writer.client_id, audience: `${platform.authUrl}/realms/${tenant}`, key, kid: id });
-  const check = await fetch(`${platform.tokenService.url}${tokenPath(tenant)}`, { method: 'POST', headers: FORM, body: assertionGrantBody(accounts.writer.client_id, assertion) });
-  if (check.status !== 200) throw new Error(`keys: a private_key_jwt grant answered ${check.status} ${await check.text()}`);
-  return { assertionKey: { privateKeyPem: key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), kid: id, alg: key.alg } };
+  const assertion = clientAssertion({
+    clientId: accounts.writer.client_id,
+    audience: `${platform.authUrl}/realms/${tenant}`,
+    key,
+    kid: id,
+  });
+  const check = await fetch(`${platform.tokenService.url}${tokenPath(tenant)}`, {
+    method: 'POST',
+    headers: FORM,
+    body: assertionGrantBody(accounts.writer.client_id, assertion),
+  });
+  if (check.status !== 200)
+    throw new Error(`keys: a private_key_jwt grant answered ${check.status} ${await check.text()}`);
+  return {
+    assertionKey: {
+      privateKeyPem: key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      kid: id,
+      alg: key.alg,
+    },
+  };
 }
 
 /**
@@ -45,12 +76,20 @@ export async function prepare({ platform, tenant, accounts }) {
  * @returns {{ours: import('../lib/load.mjs').Target, baseline: import('../lib/load.mjs').Target}}
  */
 export function targets({ platform, tenant, accounts, prepared }) {
-  const { assertionKey } = /** @type {{assertionKey: {privateKeyPem: string, kid: string, alg: string}}} */ (prepared);
+  const { assertionKey } =
+    /** @type {{assertionKey: {privateKeyPem: string, kid: string, alg: string}}} */ (prepared);
   const { tokenService } = platform;
   const spec = { url: tokenService.url, method: 'POST', path: tokenPath(tenant), headers: FORM };
   return {
     ours: {
-      spec: { ...spec, assertion: { clientId: accounts.writer.client_id, audience: `${platform.authUrl}/realms/${tenant}`, ...assertionKey } },
+      spec: {
+        ...spec,
+        assertion: {
+          clientId: accounts.writer.client_id,
+          audience: `${platform.authUrl}/realms/${tenant}`,
+          ...assertionKey,
+        },
+      },
       pids: [tokenService.pid],
       dbApp: 'token-service',
     },

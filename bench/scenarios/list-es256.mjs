@@ -14,7 +14,12 @@ export const checkTargets = true;
  */
 export function targets({ platform, tokens, es256 }) {
   const store = platform.plantStores[0];
-  const request = (/** @type {string} */ token) => ({ url: store.url, method: 'GET', path: '/plants?limit=20', headers: { authorization: `Bearer ${token}` } });
+  const request = (/** @type {string} */ token) => ({
+    url: store.url,
+    method: 'GET',
+    path: '/plants?limit=20',
+    headers: { authorization: `Bearer ${token}` },
+  });
   return {
     ours: { spec: request(es256.tokens.reader), pids: [store.pid], dbApp: 'plant-store' },
     baseline: { spec: request(tokens.reader), pids: [store.pid], dbApp: 'plant-store' },

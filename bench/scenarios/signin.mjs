@@ -10,7 +10,8 @@ import { grantBody, tokenPath } from '../lib/platform.mjs';
 import { startLoadGenerator } from '../lib/processes.mjs';
 
 export const name = 'signin';
-export const what = 'client_credentials grants (the token scenario) while 200 clients post wrong passwords at the sign-in form (CPU figures include the sign-ins)';
+export const what =
+  'client_credentials grants (the token scenario) while 200 clients post wrong passwords at the sign-in form (CPU figures include the sign-ins)';
 export const baselineWhat = 'the same grants on the same service, no sign-ins';
 /** The two sides' names in the table. */
 export const labels = ['200 sign-ins', 'quiet'];
@@ -30,12 +31,23 @@ async function startHammer(platform, tenant) {
   /** @type {() => void} */
   let hammering = () => {};
   const ready = new Promise((resolve) => (hammering = () => resolve(undefined)));
-  const generator = startLoadGenerator(HAMMER, { authUrl: platform.tokenService.url, tenant, redirectUri: `${platform.portalUrl}/auth/callback`, clients: CLIENTS }, (message) => {
-    if (message.event === 'hammering') hammering();
-    if (message.event === 'result') result = message;
-  });
+  const generator = startLoadGenerator(
+    HAMMER,
+    {
+      authUrl: platform.tokenService.url,
+      tenant,
+      redirectUri: `${platform.portalUrl}/auth/callback`,
+      clients: CLIENTS,
+    },
+    (message) => {
+      if (message.event === 'hammering') hammering();
+      if (message.event === 'result') result = message;
+    },
+  );
   const exited = generator.done.then(({ code, stderr }) => {
-    throw new Error(`the sign-in clients exited (${code}) before they were stopped:\n${stderr.slice(-2000)}`);
+    throw new Error(
+      `the sign-in clients exited (${code}) before they were stopped:\n${stderr.slice(-2000)}`,
+    );
   });
   await Promise.race([ready, exited]);
   exited.catch(() => {});
@@ -43,7 +55,8 @@ async function startHammer(platform, tenant) {
     async stop() {
       generator.stop();
       const { stderr } = await generator.done;
-      if (result === undefined) throw new Error(`the sign-in clients gave no result:\n${stderr.slice(-2000)}`);
+      if (result === undefined)
+        throw new Error(`the sign-in clients gave no result:\n${stderr.slice(-2000)}`);
       return result;
     },
   };
@@ -57,7 +70,13 @@ export async function measure({ platform, tenant, accounts, db, load }) {
   const { tokenService } = platform;
   /** @type {import('../lib/load.mjs').Target} */
   const grants = {
-    spec: { url: tokenService.url, method: 'POST', path: tokenPath(tenant), headers: FORM, body: grantBody(accounts.writer.client_id, accounts.writer.secret) },
+    spec: {
+      url: tokenService.url,
+      method: 'POST',
+      path: tokenPath(tenant),
+      headers: FORM,
+      body: grantBody(accounts.writer.client_id, accounts.writer.secret),
+    },
     pids: [tokenService.pid],
     dbApp: 'token-service',
   };
@@ -81,19 +100,28 @@ export async function measure({ platform, tenant, accounts, db, load }) {
         loaded.push(await measureWindow(grants, window, db));
       } finally {
         const result = await hammer.stop();
-        for (const [status, count] of Object.entries(result.statuses)) signIns[status] = (signIns[status] ?? 0) + count;
+        for (const [status, count] of Object.entries(result.statuses))
+          signIns[status] = (signIns[status] ?? 0) + count;
         signInSec += result.elapsedSec;
       }
     }
   }
   const unexpected = Object.keys(signIns).filter((status) => status !== '401' && status !== '429');
-  if (!signIns['401'] || unexpected.length > 0) throw new Error(`signin: the form answered ${JSON.stringify(signIns)} (expected 401s and 429s)`);
+  if (!signIns['401'] || unexpected.length > 0)
+    throw new Error(
+      `signin: the form answered ${JSON.stringify(signIns)} (expected 401s and 429s)`,
+    );
   const ours = summarize(loaded);
   const baseline = summarize(quiet);
   // Each round's pair of adjacent windows, for a look at the spread (the ratio is of the pooled p99s).
   const rounds = loaded.map((w, i) => {
     const q = /** @type {import('../lib/load.mjs').Window} */ (quiet[i]);
-    return { oursRps: w.requests / w.durationSec, baselineRps: q.requests / q.durationSec, oursP99Ms: summarize([w]).p99Ms, baselineP99Ms: summarize([q]).p99Ms };
+    return {
+      oursRps: w.requests / w.durationSec,
+      baselineRps: q.requests / q.durationSec,
+      oursP99Ms: summarize([w]).p99Ms,
+      baselineP99Ms: summarize([q]).p99Ms,
+    };
   });
   return {
     scenario: name,
@@ -108,6 +136,12 @@ export async function measure({ platform, tenant, accounts, db, load }) {
       cpuPerRequest: null,
       p99: ours.p99Ms !== null && baseline.p99Ms ? ours.p99Ms / baseline.p99Ms : null,
     },
-    signIns: { clients: CLIENTS, statuses: signIns, seconds: signInSec, checkedPerSec: (signIns['401'] ?? 0) / signInSec, refusedPerSec: (signIns['429'] ?? 0) / signInSec },
+    signIns: {
+      clients: CLIENTS,
+      statuses: signIns,
+      seconds: signInSec,
+      checkedPerSec: (signIns['401'] ?? 0) / signInSec,
+      refusedPerSec: (signIns['429'] ?? 0) / signInSec,
+    },
   };
 }

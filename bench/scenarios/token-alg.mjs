@@ -16,7 +16,15 @@ export const checkTargets = true;
 export function targets({ platform, tenant, accounts, es256 }) {
   const { tokenService } = platform;
   return {
-    ours: { spec: grantSpec(tokenService.url, tokenPath(es256.tenant), es256.accounts.writer), pids: [tokenService.pid], dbApp: 'token-service' },
-    baseline: { spec: grantSpec(tokenService.url, tokenPath(tenant), accounts.writer), pids: [tokenService.pid], dbApp: 'token-service' },
+    ours: {
+      spec: grantSpec(tokenService.url, tokenPath(es256.tenant), es256.accounts.writer),
+      pids: [tokenService.pid],
+      dbApp: 'token-service',
+    },
+    baseline: {
+      spec: grantSpec(tokenService.url, tokenPath(tenant), accounts.writer),
+      pids: [tokenService.pid],
+      dbApp: 'token-service',
+    },
   };
 }

@@ -34,7 +34,12 @@ app.get('/healthz', (_req, res) => {
 // requireRole reads the token's scope too: View needs plants:read, Edit plants:write (a narrowed token does less).
 app.get('/inventory', auth.middleware, auth.requireRole('View'), (req, res) => {
   const caller = principalOf(req);
-  res.json({ tenant: caller.tenant, caller: caller.sub, sender_constrained: caller.jkt !== undefined, items: [{ sku: 'pot-12cm', count: 40 }] });
+  res.json({
+    tenant: caller.tenant,
+    caller: caller.sub,
+    sender_constrained: caller.jkt !== undefined,
+    items: [{ sku: 'pot-12cm', count: 40 }],
+  });
 });
 app.post('/inventory', auth.middleware, auth.requireRole('Edit'), (req, res) => {
   res.status(201).json({ tenant: principalOf(req).tenant, recorded: true });
@@ -43,6 +48,8 @@ app.post('/inventory', auth.middleware, auth.requireRole('Edit'), (req, res) => 
 await auth.start();
 const server = app.listen(Number(process.env.PORT ?? 8090), process.env.HOST ?? '127.0.0.1', () => {
   const address = server.address();
-  process.stdout.write(`${JSON.stringify({ msg: 'listening', port: typeof address === 'object' && address !== null ? address.port : undefined })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'listening', port: typeof address === 'object' && address !== null ? address.port : undefined })}\n`,
+  );
 });
 process.once('SIGTERM', () => server.close(() => void auth.stop().then(() => process.exit(0))));

@@ -17,7 +17,11 @@ export type ComposeService = {
   restart?: string;
   [key: string]: unknown;
 };
-export type ComposeFile = { services: Record<string, ComposeService>; volumes?: Record<string, unknown>; [key: string]: unknown };
+export type ComposeFile = {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+  [key: string]: unknown;
+};
 
 /** Parses a compose file the way compose does (YAML 1.1 merge keys `<<:` included). */
 export function loadCompose(path: string): ComposeFile {
@@ -28,7 +32,9 @@ export function loadCompose(path: string): ComposeFile {
 export function composeSpecSchema(): Record<string, unknown> {
   const require = createRequire(import.meta.url);
   const dclintDir = dirname(require.resolve('dclint/package.json'));
-  const schema = JSON.parse(readFileSync(join(dclintDir, 'schemas', 'compose.schema.json'), 'utf8')) as Record<string, unknown>;
+  const schema = JSON.parse(
+    readFileSync(join(dclintDir, 'schemas', 'compose.schema.json'), 'utf8'),
+  ) as Record<string, unknown>;
   // Draft-07 is Ajv's default meta-schema; the file names it by an https URL Ajv does not know.
   delete schema.$schema;
   return schema;
@@ -39,7 +45,10 @@ export function validateComposeSchema(doc: unknown): string[] {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const validate = ajv.compile(composeSpecSchema());
   if (validate(doc)) return [];
-  return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? []).map(
+    (e: ErrorObject) =>
+      `${e.instancePath || '/'}: ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`,
+  );
 }
 
 export function environmentOf(service: ComposeService): Map<string, string | undefined> {
@@ -52,7 +61,8 @@ export function environmentOf(service: ComposeService): Map<string, string | und
       else env.set(entry.slice(0, at), entry.slice(at + 1));
     }
   } else if (raw) {
-    for (const [k, v] of Object.entries(raw)) env.set(k, v === null || v === undefined ? undefined : String(v));
+    for (const [k, v] of Object.entries(raw))
+      env.set(k, v === null || v === undefined ? undefined : String(v));
   }
   return env;
 }
@@ -61,21 +71,29 @@ export function dependsOnOf(service: ComposeService): Map<string, string> {
   const deps = new Map<string, string>();
   const raw = service.depends_on;
   if (Array.isArray(raw)) for (const name of raw) deps.set(name, 'service_started');
-  else if (raw) for (const [name, spec] of Object.entries(raw)) deps.set(name, spec?.condition ?? 'service_started');
+  else if (raw)
+    for (const [name, spec] of Object.entries(raw))
+      deps.set(name, spec?.condition ?? 'service_started');
   return deps;
 }
 
 export function commandOf(service: ComposeService): string[] | undefined {
   if (service.command === undefined) return undefined;
-  return Array.isArray(service.command) ? service.command : service.command.split(/\s+/).filter(Boolean);
+  return Array.isArray(service.command)
+    ? service.command
+    : service.command.split(/\s+/).filter(Boolean);
 }
 
 /** The Dockerfile a service builds (relative to the compose file's directory) and its target stage, if one is named. */
-export function buildOf(service: ComposeService): { dockerfile: string; target?: string } | undefined {
+export function buildOf(
+  service: ComposeService,
+): { dockerfile: string; target?: string } | undefined {
   if (service.build === undefined) return undefined;
   if (typeof service.build === 'string') return { dockerfile: join(service.build, 'Dockerfile') };
   const dockerfile = join(service.build.context ?? '.', service.build.dockerfile ?? 'Dockerfile');
-  return service.build.target === undefined ? { dockerfile } : { dockerfile, target: service.build.target };
+  return service.build.target === undefined
+    ? { dockerfile }
+    : { dockerfile, target: service.build.target };
 }
 
 /**
@@ -95,10 +113,14 @@ export function crossCheckCompose(doc: ComposeFile, composeDir: string): string[
         continue;
       }
       if (condition === 'service_healthy' && (!dep.healthcheck || dep.healthcheck.disable)) {
-        problems.push(`${name}: waits for ${target} to be healthy, but ${target} has no healthcheck`);
+        problems.push(
+          `${name}: waits for ${target} to be healthy, but ${target} has no healthcheck`,
+        );
       }
       if (condition === 'service_completed_successfully' && (dep.restart ?? 'no') !== 'no') {
-        problems.push(`${name}: waits for ${target} to complete, but ${target} restarts (${dep.restart})`);
+        problems.push(
+          `${name}: waits for ${target} to complete, but ${target} restarts (${dep.restart})`,
+        );
       }
     }
     for (const volume of service.volumes ?? []) {
@@ -107,7 +129,8 @@ export function crossCheckCompose(doc: ComposeFile, composeDir: string): string[
       const isPath = source.startsWith('.') || source.startsWith('/') || source.startsWith('~');
       if (isPath) {
         const onDisk = isAbsolute(source) ? source : join(composeDir, source);
-        if (!existsSync(onDisk)) problems.push(`${name}: bind mount source ${source} does not exist`);
+        if (!existsSync(onDisk))
+          problems.push(`${name}: bind mount source ${source} does not exist`);
       } else if (!declaredVolumes.has(source)) {
         problems.push(`${name}: volume "${source}" is not declared under top-level volumes`);
       }
@@ -115,10 +138,18 @@ export function crossCheckCompose(doc: ComposeFile, composeDir: string): string[
     const build = buildOf(service);
     if (build !== undefined && !existsSync(join(composeDir, build.dockerfile))) {
       problems.push(`${name}: builds ${build.dockerfile}, which does not exist`);
-    } else if (build?.target !== undefined && !parseDockerfile(readFileSync(join(composeDir, build.dockerfile), 'utf8')).stages.some((s) => s.name === build.target)) {
-      problems.push(`${name}: builds target ${build.target}, which ${build.dockerfile} does not define`);
+    } else if (
+      build?.target !== undefined &&
+      !parseDockerfile(readFileSync(join(composeDir, build.dockerfile), 'utf8')).stages.some(
+        (s) => s.name === build.target,
+      )
+    ) {
+      problems.push(
+        `${name}: builds target ${build.target}, which ${build.dockerfile} does not define`,
+      );
     }
   }
-  for (const name of names) if (name !== name.toLowerCase()) problems.push(`${name}: service names must be lower case`);
+  for (const name of names)
+    if (name !== name.toLowerCase()) problems.push(`${name}: service names must be lower case`);
   return problems;
 }

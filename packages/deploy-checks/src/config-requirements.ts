@@ -33,8 +33,12 @@ export function configRequirements(shape: ConfigShape): ConfigRequirements {
   return {
     keys: described.map((d) => d.name),
     required: described.filter((d) => d.required).map((d) => d.name),
-    loopbackDefaults: described.filter((d) => urlHost(d.default) === '127.0.0.1').map((d) => d.name),
-    localhostDefaults: described.filter((d) => urlHost(d.default) === 'localhost').map((d) => d.name),
+    loopbackDefaults: described
+      .filter((d) => urlHost(d.default) === '127.0.0.1')
+      .map((d) => d.name),
+    localhostDefaults: described
+      .filter((d) => urlHost(d.default) === 'localhost')
+      .map((d) => d.name),
     defaults,
   };
 }

@@ -30,7 +30,11 @@ export function parseDockerfile(content: string): DockerfileFacts {
     if (instruction.getKeyword() === 'FROM') {
       const args = instruction.getArguments().map((a) => a.getValue());
       const asAt = args.findIndex((a) => a.toUpperCase() === 'AS');
-      stages.push({ name: asAt >= 0 ? args[asAt + 1] : undefined, image: args.find((a) => !a.startsWith('--')) ?? '', instructions: [] });
+      stages.push({
+        name: asAt >= 0 ? args[asAt + 1] : undefined,
+        image: args.find((a) => !a.startsWith('--')) ?? '',
+        instructions: [],
+      });
     } else if (stages.length > 0) {
       stages[stages.length - 1]!.instructions.push(instruction);
     }
@@ -40,7 +44,12 @@ export function parseDockerfile(content: string): DockerfileFacts {
 
 // dockerfile-ast keeps `--flag=value` out of getArguments(); COPY, ADD and friends expose getFlags().
 const flagValue = (instruction: Instruction, flag: string): string | undefined => {
-  const flags = (instruction as Instruction & { getFlags?: () => Array<{ getName(): string; getValue(): string | null }> }).getFlags?.() ?? [];
+  const flags =
+    (
+      instruction as Instruction & {
+        getFlags?: () => Array<{ getName(): string; getValue(): string | null }>;
+      }
+    ).getFlags?.() ?? [];
   const found = flags.find((f) => f.getName() === flag);
   return found ? (found.getValue() ?? '') : undefined;
 };
@@ -68,7 +77,8 @@ export function isPinnedNode20(image: string): boolean {
  * its first base first; undefined when there is no such stage.
  */
 export function imageStages(stages: Stage[], target?: string): Stage[] | undefined {
-  let stage = target === undefined ? stages[stages.length - 1] : stages.find((s) => s.name === target);
+  let stage =
+    target === undefined ? stages[stages.length - 1] : stages.find((s) => s.name === target);
   if (stage === undefined) return undefined;
   const chain: Stage[] = [];
   while (stage !== undefined && !chain.includes(stage)) {
@@ -81,7 +91,9 @@ export function imageStages(stages: Stage[], target?: string): Stage[] | undefin
 
 /** The instructions of an image (see `imageStages`), its bases' first. */
 function imageInstructions(content: string, target?: string): Instruction[] | undefined {
-  return imageStages(parseDockerfile(content).stages, target)?.flatMap((stage) => stage.instructions);
+  return imageStages(parseDockerfile(content).stages, target)?.flatMap(
+    (stage) => stage.instructions,
+  );
 }
 
 /**
@@ -93,7 +105,8 @@ function imageInstructions(content: string, target?: string): Instruction[] | un
 export function checkServiceDockerfile(content: string, target?: string): string[] {
   const problems: string[] = [];
   const { globalArgs, stages } = parseDockerfile(content);
-  if (stages.length < 2) problems.push('not multi-stage (expected a build stage and a runtime stage)');
+  if (stages.length < 2)
+    problems.push('not multi-stage (expected a build stage and a runtime stage)');
   const earlier = new Set<string>();
   stages.forEach((stage, index) => {
     const ref = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(stage.image);
@@ -108,26 +121,35 @@ export function checkServiceDockerfile(content: string, target?: string): string
     for (const instruction of stage.instructions) {
       if (instruction.getKeyword() !== 'COPY') continue;
       const from = flagValue(instruction, 'from');
-      if (from !== undefined && !earlier.has(from) && !(/^\d+$/.test(from) && Number(from) < index)) {
+      if (
+        from !== undefined &&
+        !earlier.has(from) &&
+        !(/^\d+$/.test(from) && Number(from) < index)
+      ) {
         problems.push(`COPY --from=${from} does not name an earlier stage`);
       }
     }
     if (stage.name) earlier.add(stage.name);
   });
   const instructions = imageInstructions(content, target);
-  if (!instructions) return [...problems, target === undefined ? 'no FROM' : `no stage named ${target}`];
+  if (!instructions)
+    return [...problems, target === undefined ? 'no FROM' : `no stage named ${target}`];
   const last = (keyword: string) => instructions.filter((i) => i.getKeyword() === keyword).pop();
   const user = last('USER');
   const userName = user?.getArguments()[0]?.getValue().split(':')[0];
   if (!user || userName === undefined) problems.push('final stage has no USER (would run as root)');
-  else if (userName === 'root' || userName === '0') problems.push(`final stage runs as ${userName}`);
+  else if (userName === 'root' || userName === '0')
+    problems.push(`final stage runs as ${userName}`);
   const healthcheck = last('HEALTHCHECK');
   if (!healthcheck) problems.push('final stage has no HEALTHCHECK');
-  else if ((healthcheck.getArgumentsContent() ?? '').trim().toUpperCase() === 'NONE') problems.push('HEALTHCHECK NONE');
+  else if ((healthcheck.getArgumentsContent() ?? '').trim().toUpperCase() === 'NONE')
+    problems.push('HEALTHCHECK NONE');
   const cmd = last('CMD');
   if (!cmd) problems.push('final stage has no CMD');
-  else if (!isExecForm(cmd)) problems.push('CMD is not in exec form (JSON array): signals would go to a shell, not node');
-  if (imageEnv(content, target).get('NODE_ENV') !== 'production') problems.push('final stage does not set NODE_ENV=production');
+  else if (!isExecForm(cmd))
+    problems.push('CMD is not in exec form (JSON array): signals would go to a shell, not node');
+  if (imageEnv(content, target).get('NODE_ENV') !== 'production')
+    problems.push('final stage does not set NODE_ENV=production');
   return problems;
 }
 
@@ -135,7 +157,9 @@ export function checkServiceDockerfile(content: string, target?: string): string
 export function imageEnv(content: string, target?: string): Map<string, string> {
   const env = new Map<string, string>();
   for (const instruction of imageInstructions(content, target) ?? []) {
-    if (instruction instanceof Env) for (const property of instruction.getProperties()) env.set(property.getName(), property.getValue() ?? '');
+    if (instruction instanceof Env)
+      for (const property of instruction.getProperties())
+        env.set(property.getName(), property.getValue() ?? '');
   }
   return env;
 }

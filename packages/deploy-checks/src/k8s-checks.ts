@@ -12,13 +12,21 @@ import { parse, parseAllDocuments } from 'yaml';
 export type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 };
 
 /** `kubectl kustomize <dir>` (offline: no cluster needed) as objects. */
 export function renderKustomization(dir: string): K8sObject[] {
-  const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const out = execFileSync('kubectl', ['kustomize', dir], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return parseAllDocuments(out)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null);
@@ -38,7 +46,8 @@ type ModelClass = new (data: unknown) => { validate(): void };
 /** kubernetes-models' JSON-schema validation: types, required fields, enums. */
 export function validateWithModels(obj: K8sObject): string[] {
   const Model = MODELS[obj.apiVersion]?.[obj.kind] as ModelClass | undefined;
-  if (!Model) return [`${obj.kind}/${obj.metadata.name}: no model for ${obj.apiVersion} ${obj.kind}`];
+  if (!Model)
+    return [`${obj.kind}/${obj.metadata.name}: no model for ${obj.apiVersion} ${obj.kind}`];
   try {
     new Model(obj).validate();
     return [];
@@ -49,7 +58,8 @@ export function validateWithModels(obj: K8sObject): string[] {
 
 function droppedPaths(original: unknown, roundTripped: unknown, path: string): string[] {
   if (original === null || typeof original !== 'object') return [];
-  if (roundTripped === null || roundTripped === undefined || typeof roundTripped !== 'object') return [path];
+  if (roundTripped === null || roundTripped === undefined || typeof roundTripped !== 'object')
+    return [path];
   if (Array.isArray(original)) {
     const other = roundTripped as unknown[];
     return original.flatMap((item, i) => droppedPaths(item, other[i], `${path}[${i}]`));
@@ -68,20 +78,35 @@ function droppedPaths(original: unknown, roundTripped: unknown, path: string): s
 export function unknownFields(obj: K8sObject): string[] {
   const typed = loadYaml(JSON.stringify(obj));
   const back = parse(dumpYaml(typed)) as unknown;
-  return droppedPaths(obj, back, '').map((p) => `${obj.kind}/${obj.metadata.name}: unknown field ${p.slice(1)}`);
+  return droppedPaths(obj, back, '').map(
+    (p) => `${obj.kind}/${obj.metadata.name}: unknown field ${p.slice(1)}`,
+  );
 }
 
-export const objectsOf = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
-export const find = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+export const objectsOf = (objects: K8sObject[], kind: string) =>
+  objects.filter((o) => o.kind === kind);
+export const find = (objects: K8sObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
 
-const selects = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean =>
-  selector !== undefined && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const selects = (
+  selector: Record<string, string> | undefined,
+  labels: Record<string, string> | undefined,
+): boolean =>
+  selector !== undefined &&
+  Object.keys(selector).length > 0 &&
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
 /** Workloads whose pod template carries labels: Deployments and Jobs. */
-function podTemplates(objects: K8sObject[]): Array<{ owner: K8sObject; labels: Record<string, string>; containers: any[] }> {
+function podTemplates(
+  objects: K8sObject[],
+): Array<{ owner: K8sObject; labels: Record<string, string>; containers: any[] }> {
   return objects
     .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
-    .map((o) => ({ owner: o, labels: o.spec?.template?.metadata?.labels ?? {}, containers: o.spec?.template?.spec?.containers ?? [] }));
+    .map((o) => ({
+      owner: o,
+      labels: o.spec?.template?.metadata?.labels ?? {},
+      containers: o.spec?.template?.spec?.containers ?? [],
+    }));
 }
 
 /**
@@ -92,8 +117,12 @@ export function crossReferences(objects: K8sObject[]): string[] {
   const problems: string[] = [];
   const pods = podTemplates(objects);
   for (const deployment of objectsOf(objects, 'Deployment')) {
-    if (!selects(deployment.spec?.selector?.matchLabels, deployment.spec?.template?.metadata?.labels)) {
-      problems.push(`Deployment/${deployment.metadata.name}: selector does not match its pod template`);
+    if (
+      !selects(deployment.spec?.selector?.matchLabels, deployment.spec?.template?.metadata?.labels)
+    ) {
+      problems.push(
+        `Deployment/${deployment.metadata.name}: selector does not match its pod template`,
+      );
     }
   }
   for (const service of objectsOf(objects, 'Service')) {
@@ -105,9 +134,16 @@ export function crossReferences(objects: K8sObject[]): string[] {
     for (const port of service.spec?.ports ?? []) {
       const target = port.targetPort ?? port.port;
       const served = selected.every((p) =>
-        p.containers.some((c: any) => (c.ports ?? []).some((cp: any) => (typeof target === 'string' ? cp.name === target : cp.containerPort === target))),
+        p.containers.some((c: any) =>
+          (c.ports ?? []).some((cp: any) =>
+            typeof target === 'string' ? cp.name === target : cp.containerPort === target,
+          ),
+        ),
       );
-      if (!served) problems.push(`Service/${service.metadata.name}: port ${port.name ?? port.port} targets ${target}, which its pods do not declare`);
+      if (!served)
+        problems.push(
+          `Service/${service.metadata.name}: port ${port.name ?? port.port} targets ${target}, which its pods do not declare`,
+        );
     }
   }
   for (const ingress of objectsOf(objects, 'Ingress')) {
@@ -116,27 +152,46 @@ export function crossReferences(objects: K8sObject[]): string[] {
         const backend = path.backend?.service;
         const service = backend && find(objects, 'Service', backend.name);
         if (!service) {
-          problems.push(`Ingress/${ingress.metadata.name}: ${rule.host}${path.path} routes to missing Service ${backend?.name}`);
+          problems.push(
+            `Ingress/${ingress.metadata.name}: ${rule.host}${path.path} routes to missing Service ${backend?.name}`,
+          );
           continue;
         }
-        const port = (service.spec?.ports ?? []).find((p: any) => (backend.port?.name !== undefined ? p.name === backend.port.name : p.port === backend.port?.number));
-        if (!port) problems.push(`Ingress/${ingress.metadata.name}: ${rule.host}${path.path} names port ${JSON.stringify(backend.port)} that Service/${service.metadata.name} lacks`);
+        const port = (service.spec?.ports ?? []).find((p: any) =>
+          backend.port?.name !== undefined
+            ? p.name === backend.port.name
+            : p.port === backend.port?.number,
+        );
+        if (!port)
+          problems.push(
+            `Ingress/${ingress.metadata.name}: ${rule.host}${path.path} names port ${JSON.stringify(backend.port)} that Service/${service.metadata.name} lacks`,
+          );
       }
     }
   }
   for (const hpa of objectsOf(objects, 'HorizontalPodAutoscaler')) {
     const ref = hpa.spec?.scaleTargetRef;
-    if (!ref || !find(objects, ref.kind, ref.name)) problems.push(`HorizontalPodAutoscaler/${hpa.metadata.name}: targets missing ${ref?.kind}/${ref?.name}`);
+    if (!ref || !find(objects, ref.kind, ref.name))
+      problems.push(
+        `HorizontalPodAutoscaler/${hpa.metadata.name}: targets missing ${ref?.kind}/${ref?.name}`,
+      );
   }
   for (const pdb of objectsOf(objects, 'PodDisruptionBudget')) {
-    if (!pods.some((p) => selects(pdb.spec?.selector?.matchLabels, p.labels))) problems.push(`PodDisruptionBudget/${pdb.metadata.name}: selects no pods`);
+    if (!pods.some((p) => selects(pdb.spec?.selector?.matchLabels, p.labels)))
+      problems.push(`PodDisruptionBudget/${pdb.metadata.name}: selects no pods`);
   }
   for (const policy of objectsOf(objects, 'NetworkPolicy')) {
-    if (!pods.some((p) => selects(policy.spec?.podSelector?.matchLabels, p.labels))) problems.push(`NetworkPolicy/${policy.metadata.name}: applies to no pods`);
+    if (!pods.some((p) => selects(policy.spec?.podSelector?.matchLabels, p.labels)))
+      problems.push(`NetworkPolicy/${policy.metadata.name}: applies to no pods`);
     for (const rule of policy.spec?.ingress ?? []) {
       for (const peer of rule.from ?? []) {
-        if (peer.podSelector && !pods.some((p) => selects(peer.podSelector.matchLabels, p.labels))) {
-          problems.push(`NetworkPolicy/${policy.metadata.name}: a peer selects no pods (${JSON.stringify(peer.podSelector)})`);
+        if (
+          peer.podSelector &&
+          !pods.some((p) => selects(peer.podSelector.matchLabels, p.labels))
+        ) {
+          problems.push(
+            `NetworkPolicy/${policy.metadata.name}: a peer selects no pods (${JSON.stringify(peer.podSelector)})`,
+          );
         }
       }
     }
@@ -144,7 +199,9 @@ export function crossReferences(objects: K8sObject[]): string[] {
   return problems;
 }
 
-export type EnvSource = { from: 'value' } | { from: 'configMap' | 'secret'; name: string; key: string };
+export type EnvSource =
+  | { from: 'value' }
+  | { from: 'configMap' | 'secret'; name: string; key: string };
 
 /**
  * Where each environment variable of a container comes from: literal `value`s, `valueFrom`
@@ -152,12 +209,18 @@ export type EnvSource = { from: 'value' } | { from: 'configMap' | 'secret'; name
  * `secrets` supplies Secrets that are not in the rendered output (created out of band).
  * Returns the sources and the references that do not resolve.
  */
-export function containerEnv(container: any, objects: K8sObject[], secrets: K8sObject[] = []): { env: Map<string, EnvSource>; problems: string[] } {
+export function containerEnv(
+  container: any,
+  objects: K8sObject[],
+  secrets: K8sObject[] = [],
+): { env: Map<string, EnvSource>; problems: string[] } {
   const env = new Map<string, EnvSource>();
   const problems: string[] = [];
   const lookup = (kind: 'ConfigMap' | 'Secret', name: string) =>
-    find(objects, kind, name) ?? (kind === 'Secret' ? secrets.find((s) => s.metadata.name === name) : undefined);
-  const keysOf = (o: K8sObject) => new Set([...Object.keys(o.data ?? {}), ...Object.keys(o.stringData ?? {})]);
+    find(objects, kind, name) ??
+    (kind === 'Secret' ? secrets.find((s) => s.metadata.name === name) : undefined);
+  const keysOf = (o: K8sObject) =>
+    new Set([...Object.keys(o.data ?? {}), ...Object.keys(o.stringData ?? {})]);
   for (const from of container.envFrom ?? []) {
     const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
     const name = (from.configMapRef ?? from.secretRef)?.name;
@@ -166,7 +229,12 @@ export function containerEnv(container: any, objects: K8sObject[], secrets: K8sO
       problems.push(`${container.name}: envFrom names missing ${kind}/${name}`);
       continue;
     }
-    for (const key of keysOf(source)) env.set(`${from.prefix ?? ''}${key}`, { from: kind === 'ConfigMap' ? 'configMap' : 'secret', name, key });
+    for (const key of keysOf(source))
+      env.set(`${from.prefix ?? ''}${key}`, {
+        from: kind === 'ConfigMap' ? 'configMap' : 'secret',
+        name,
+        key,
+      });
   }
   for (const entry of container.env ?? []) {
     if (entry.valueFrom === undefined) {
@@ -177,9 +245,17 @@ export function containerEnv(container: any, objects: K8sObject[], secrets: K8sO
     if (!ref) continue; // fieldRef / resourceFieldRef
     const kind = entry.valueFrom.configMapKeyRef ? 'ConfigMap' : 'Secret';
     const source = lookup(kind, ref.name);
-    if (!source) problems.push(`${container.name}: ${entry.name} comes from missing ${kind}/${ref.name}`);
-    else if (!keysOf(source).has(ref.key)) problems.push(`${container.name}: ${entry.name} comes from ${kind}/${ref.name} key ${ref.key}, which it lacks`);
-    env.set(entry.name, { from: kind === 'ConfigMap' ? 'configMap' : 'secret', name: ref.name, key: ref.key });
+    if (!source)
+      problems.push(`${container.name}: ${entry.name} comes from missing ${kind}/${ref.name}`);
+    else if (!keysOf(source).has(ref.key))
+      problems.push(
+        `${container.name}: ${entry.name} comes from ${kind}/${ref.name} key ${ref.key}, which it lacks`,
+      );
+    env.set(entry.name, {
+      from: kind === 'ConfigMap' ? 'configMap' : 'secret',
+      name: ref.name,
+      key: ref.key,
+    });
   }
   return { env, problems };
 }
@@ -192,15 +268,29 @@ export type Admitted = Record<string, unknown> | 'anyone';
  * peers of each rule that names the port, or names no port at all (a rule without `ports`
  * admits every port), and `'anyone'` for a rule without `from`.
  */
-export function admittedTo(policy: K8sObject, port: { name: string; containerPort: number }): Admitted[] {
+export function admittedTo(
+  policy: K8sObject,
+  port: { name: string; containerPort: number },
+): Admitted[] {
   const rules: any[] = policy.spec?.ingress ?? [];
-  const covers = (rule: any) => rule.ports === undefined || rule.ports.some((p: any) => p.port === port.name || p.port === port.containerPort);
-  return rules.filter(covers).flatMap((rule) => (rule.from === undefined || rule.from.length === 0 ? ['anyone' as const] : (rule.from as Admitted[])));
+  const covers = (rule: any) =>
+    rule.ports === undefined ||
+    rule.ports.some((p: any) => p.port === port.name || p.port === port.containerPort);
+  return rules
+    .filter(covers)
+    .flatMap((rule) =>
+      rule.from === undefined || rule.from.length === 0
+        ? ['anyone' as const]
+        : (rule.from as Admitted[]),
+    );
 }
 
 /** How many pods of `replicas` a PodDisruptionBudget lets a drain take at once (integers only; a percentage is reported as NaN). */
 export function disruptionsAllowed(pdb: K8sObject, replicas: number): number {
-  const { minAvailable, maxUnavailable } = pdb.spec as { minAvailable?: number | string; maxUnavailable?: number | string };
+  const { minAvailable, maxUnavailable } = pdb.spec as {
+    minAvailable?: number | string;
+    maxUnavailable?: number | string;
+  };
   if (typeof maxUnavailable === 'number') return Math.min(maxUnavailable, replicas);
   if (typeof minAvailable === 'number') return Math.max(replicas - minAvailable, 0);
   return Number.NaN;

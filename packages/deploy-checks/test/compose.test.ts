@@ -42,11 +42,17 @@ describe('docker-compose.yml cross-checks', () => {
 
   test('When a dependency, a volume, a health check and a build target go missing, then the cross-check names each', () => {
     const broken = clone();
-    broken.services['plant-store']!.depends_on = { 'plant-stor-migrate': { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' } };
+    broken.services['plant-store']!.depends_on = {
+      'plant-stor-migrate': { condition: 'service_completed_successfully' },
+      redis: { condition: 'service_healthy' },
+    };
     delete broken.services['redis']!.healthcheck;
     broken.volumes = {};
     broken.services['seed']!.volumes = ['./deploy/compose/missing.sh:/seed/seed-demo.sh:ro'];
-    broken.services['account-admin-migrate']!.build = { context: '.', target: 'account-admin-migrate' };
+    broken.services['account-admin-migrate']!.build = {
+      context: '.',
+      target: 'account-admin-migrate',
+    };
     expect(crossCheckCompose(broken, repoRoot).sort()).toEqual(
       [
         'account-admin: waits for redis to be healthy, but redis has no healthcheck',
@@ -60,36 +66,55 @@ describe('docker-compose.yml cross-checks', () => {
     );
   });
 
-  test.each(SERVICES)('When %s runs, then its environment sets every variable its config schema requires and every back-end URL that defaults to 127.0.0.1', (service) => {
-    const spec = compose.services[service]!;
-    expect(buildsService(service)).toEqual({ dockerfile: 'Dockerfile', target: service });
-    expect(commandOf(spec)).toBeUndefined();
-    const { required, loopbackDefaults } = requirementsOf(service);
-    expect(required.length).toBeGreaterThan(0);
-    expect(missingVariables([...required, ...loopbackDefaults], environmentOf(spec).keys())).toEqual([]);
-  });
+  test.each(SERVICES)(
+    'When %s runs, then its environment sets every variable its config schema requires and every back-end URL that defaults to 127.0.0.1',
+    (service) => {
+      const spec = compose.services[service]!;
+      expect(buildsService(service)).toEqual({ dockerfile: 'Dockerfile', target: service });
+      expect(commandOf(spec)).toBeUndefined();
+      const { required, loopbackDefaults } = requirementsOf(service);
+      expect(required.length).toBeGreaterThan(0);
+      expect(
+        missingVariables([...required, ...loopbackDefaults], environmentOf(spec).keys()),
+      ).toEqual([]);
+    },
+  );
 
-  test.each(SERVICES)('When %s runs, then it listens on its contract port, publishes exactly that port on loopback only, says it is a development run and is checked through /healthz on its unpublished management port', (service) => {
-    const spec = compose.services[service]!;
-    const { defaults } = requirementsOf(service);
-    const contractPort = defaults['PORT'];
-    expect(environmentOf(spec).get('PORT')).toBe(String(contractPort));
-    expect(spec.ports).toEqual([`127.0.0.1:${contractPort}:${contractPort}`]);
-    // Its secrets are public development values: only a development run accepts them.
-    expect(environmentOf(spec).get('NODE_ENV')).toBe('development');
-    // The public port 404s the probes: the check asks the management port, inside the container
-    // (loopback, MANAGEMENT_HOST's default, so nothing outside the container reaches it).
-    expect(environmentOf(spec).get('MANAGEMENT_PORT')).toBe(String(defaults['MANAGEMENT_PORT']));
-    expect(environmentOf(spec).has('MANAGEMENT_HOST')).toBe(false);
-    expect(spec.healthcheck?.test).toEqual(['CMD', 'node', '-e', expect.stringContaining("fetch('http://127.0.0.1:' + process.env.MANAGEMENT_PORT + '/healthz')")]);
-    expect(JSON.stringify([spec.ports, spec.expose ?? []])).not.toContain(String(defaults['MANAGEMENT_PORT']));
-    expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
-    expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');
-    // Redis asks for a password, and the service's URL carries it.
-    const password = /--requirepass\s+(\S+)/.exec((compose.services['redis']!.command as string[]).join(' '))?.[1];
-    expect(password).toBeDefined();
-    expect(new URL(environmentOf(spec).get('REDIS_URL')!).password).toBe(password);
-  });
+  test.each(SERVICES)(
+    'When %s runs, then it listens on its contract port, publishes exactly that port on loopback only, says it is a development run and is checked through /healthz on its unpublished management port',
+    (service) => {
+      const spec = compose.services[service]!;
+      const { defaults } = requirementsOf(service);
+      const contractPort = defaults['PORT'];
+      expect(environmentOf(spec).get('PORT')).toBe(String(contractPort));
+      expect(spec.ports).toEqual([`127.0.0.1:${contractPort}:${contractPort}`]);
+      // Its secrets are public development values: only a development run accepts them.
+      expect(environmentOf(spec).get('NODE_ENV')).toBe('development');
+      // The public port 404s the probes: the check asks the management port, inside the container
+      // (loopback, MANAGEMENT_HOST's default, so nothing outside the container reaches it).
+      expect(environmentOf(spec).get('MANAGEMENT_PORT')).toBe(String(defaults['MANAGEMENT_PORT']));
+      expect(environmentOf(spec).has('MANAGEMENT_HOST')).toBe(false);
+      expect(spec.healthcheck?.test).toEqual([
+        'CMD',
+        'node',
+        '-e',
+        expect.stringContaining(
+          "fetch('http://127.0.0.1:' + process.env.MANAGEMENT_PORT + '/healthz')",
+        ),
+      ]);
+      expect(JSON.stringify([spec.ports, spec.expose ?? []])).not.toContain(
+        String(defaults['MANAGEMENT_PORT']),
+      );
+      expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
+      expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');
+      // Redis asks for a password, and the service's URL carries it.
+      const password = /--requirepass\s+(\S+)/.exec(
+        (compose.services['redis']!.command as string[]).join(' '),
+      )?.[1];
+      expect(password).toBeDefined();
+      expect(new URL(environmentOf(spec).get('REDIS_URL')!).password).toBe(password);
+    },
+  );
 
   test('When the token service runs, then its internal API port is reachable by the other containers but never published', () => {
     const spec = compose.services['token-service']!;
@@ -97,7 +122,9 @@ describe('docker-compose.yml cross-checks', () => {
     expect(environmentOf(spec).get('INTERNAL_PORT')).toBe(internalPort);
     expect(JSON.stringify(spec.ports)).not.toContain(internalPort);
     for (const service of ['plant-store', 'account-admin']) {
-      expect(environmentOf(compose.services[service]!).get('TOKEN_SERVICE_INTERNAL_URL')).toBe(`http://token-service:${internalPort}`);
+      expect(environmentOf(compose.services[service]!).get('TOKEN_SERVICE_INTERNAL_URL')).toBe(
+        `http://token-service:${internalPort}`,
+      );
     }
   });
 
@@ -109,22 +136,34 @@ describe('docker-compose.yml cross-checks', () => {
     expect(env.get('AUTH_URL')).toBe(`http://localhost:${tokenPort}`);
   });
 
-  test.each(SERVICES)('When %s starts, then it waits for its own migration one-shot (same image, node dist/migrate.js) to complete', (service) => {
-    const migrate = compose.services[`${service}-migrate`]!;
-    expect(migrate).toBeDefined();
-    expect(buildsService(`${service}-migrate`)).toEqual({ dockerfile: 'Dockerfile', target: service });
-    expect(migrate.image).toBe(compose.services[service]!.image);
-    expect(commandOf(migrate)).toEqual(['node', 'dist/migrate.js']);
-    expect(environmentOf(migrate).get('DATABASE_URL')).toBe(environmentOf(compose.services[service]!).get('DATABASE_URL'));
-    expect(dependsOnOf(migrate).get('postgres')).toBe('service_healthy');
-    expect(dependsOnOf(compose.services[service]!).get(`${service}-migrate`)).toBe('service_completed_successfully');
-  });
+  test.each(SERVICES)(
+    'When %s starts, then it waits for its own migration one-shot (same image, node dist/migrate.js) to complete',
+    (service) => {
+      const migrate = compose.services[`${service}-migrate`]!;
+      expect(migrate).toBeDefined();
+      expect(buildsService(`${service}-migrate`)).toEqual({
+        dockerfile: 'Dockerfile',
+        target: service,
+      });
+      expect(migrate.image).toBe(compose.services[service]!.image);
+      expect(commandOf(migrate)).toEqual(['node', 'dist/migrate.js']);
+      expect(environmentOf(migrate).get('DATABASE_URL')).toBe(
+        environmentOf(compose.services[service]!).get('DATABASE_URL'),
+      );
+      expect(dependsOnOf(migrate).get('postgres')).toBe('service_healthy');
+      expect(dependsOnOf(compose.services[service]!).get(`${service}-migrate`)).toBe(
+        'service_completed_successfully',
+      );
+    },
+  );
 
   test('When the services connect to Postgres, then each uses its own role, created by the init script with the password compose gives it', () => {
     const postgres = compose.services['postgres']!;
     const pgEnv = environmentOf(postgres);
     const init = readFileSync(join(repoRoot, 'deploy/postgres/init-roles.sh'), 'utf8');
-    expect(postgres.volumes).toContain('./deploy/postgres/init-roles.sh:/docker-entrypoint-initdb.d/10-init-roles.sh:ro');
+    expect(postgres.volumes).toContain(
+      './deploy/postgres/init-roles.sh:/docker-entrypoint-initdb.d/10-init-roles.sh:ro',
+    );
     const roles = SERVICES.map((service) => {
       const url = new URL(environmentOf(compose.services[service]!).get('DATABASE_URL')!);
       const prefix = service.toUpperCase().replace(/-/g, '_');
@@ -148,8 +187,15 @@ describe('docker-compose.yml cross-checks', () => {
     expect(env('token-service').get('RESOURCE_SERVER_TOKENS')).toBe(plantStore);
     expect(env('token-service').get('ACCOUNT_ADMIN_TOKEN')).toBe(accountAdmin);
     for (const [name, spec] of Object.entries(compose.services)) {
-      const holds = [...environmentOf(spec)].filter(([, value]) => value === plantStore || value === accountAdmin).map(([key]) => key);
-      const allowed = { 'token-service': ['RESOURCE_SERVER_TOKENS', 'ACCOUNT_ADMIN_TOKEN'], 'plant-store': ['INTERNAL_API_TOKEN'], 'account-admin': ['INTERNAL_API_TOKEN'] }[name] ?? [];
+      const holds = [...environmentOf(spec)]
+        .filter(([, value]) => value === plantStore || value === accountAdmin)
+        .map(([key]) => key);
+      const allowed =
+        {
+          'token-service': ['RESOURCE_SERVER_TOKENS', 'ACCOUNT_ADMIN_TOKEN'],
+          'plant-store': ['INTERNAL_API_TOKEN'],
+          'account-admin': ['INTERNAL_API_TOKEN'],
+        }[name] ?? [];
       expect({ name, holds: holds.sort() }).toEqual({ name, holds: [...allowed].sort() });
     }
   });
@@ -157,11 +203,14 @@ describe('docker-compose.yml cross-checks', () => {
   test('When the secrets in the file are read, then every one is marked as a development-only value', () => {
     const secretNames = new Set(SERVICES.flatMap((service) => requirementsOf(service).required));
     const values = Object.entries(compose.services).flatMap(([, spec]) =>
-      [...environmentOf(spec)].filter(([name]) => secretNames.has(name) || /PASSWORD/.test(name)).map(([name, value]) => ({ name, value })),
+      [...environmentOf(spec)]
+        .filter(([name]) => secretNames.has(name) || /PASSWORD/.test(name))
+        .map(([name, value]) => ({ name, value })),
     );
     expect(values.length).toBeGreaterThan(secretNames.size);
     for (const { name, value } of values) {
-      const readable = name === 'KEY_ENCRYPTION_KEY' ? Buffer.from(value!, 'base64').toString('utf8') : value;
+      const readable =
+        name === 'KEY_ENCRYPTION_KEY' ? Buffer.from(value!, 'base64').toString('utf8') : value;
       expect({ name, devOnly: /dev-only/.test(readable ?? '') }).toEqual({ name, devOnly: true });
     }
   });
@@ -176,11 +225,15 @@ describe('docker-compose.yml cross-checks', () => {
     expect(commandOf(seed)).toEqual(['sh', '/seed/seed-demo.sh']);
     const script = readFileSync(join(repoRoot, 'deploy/compose/seed-demo.sh'), 'utf8');
     // The password on standard input, never an argument (docs/deploy.md).
-    expect(script).toContain(`printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file -`);
+    expect(script).toContain(
+      `printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file -`,
+    );
     expect(script).not.toMatch(/--admin-password "/);
     expect(script).toContain('${PORTAL_URL}/login?tenant=${DEMO_TENANT}');
     expect(script).toMatch(/email: +\$\{DEMO_ADMIN_EMAIL\}/);
     expect(script).toMatch(/password: +\$\{DEMO_ADMIN_PASSWORD\}/);
-    expect(missingVariables(['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REDIS_URL', 'AUTH_URL'], env.keys())).toEqual([]);
+    expect(
+      missingVariables(['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REDIS_URL', 'AUTH_URL'], env.keys()),
+    ).toEqual([]);
   });
 });

@@ -1,12 +1,25 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { argDefaults, checkServiceDockerfile, copiedFromStages, exposedPorts, imageEnv, isPinnedNode20, lintDockerfile, parseDockerfile } from '../src/dockerfile-checks.js';
+import {
+  argDefaults,
+  checkServiceDockerfile,
+  copiedFromStages,
+  exposedPorts,
+  imageEnv,
+  isPinnedNode20,
+  lintDockerfile,
+  parseDockerfile,
+} from '../src/dockerfile-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { requirementsOf } from './helpers/service-configs.js';
 
 const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
-const packageJson = (path: string) => JSON.parse(readFileSync(join(repoRoot, path, 'package.json'), 'utf8')) as { name: string; packageManager?: string };
+const packageJson = (path: string) =>
+  JSON.parse(readFileSync(join(repoRoot, path, 'package.json'), 'utf8')) as {
+    name: string;
+    packageManager?: string;
+  };
 
 describe('the root Dockerfile', () => {
   test('When dockerfile-utils lints it, then it reports nothing', () => {
@@ -16,15 +29,21 @@ describe('the root Dockerfile', () => {
   test('When it is built without a target, then its last stage fails and says to name one', () => {
     const { stages } = parseDockerfile(dockerfile);
     expect(stages[stages.length - 1]!.name).toBe('no-target');
-    expect(dockerfile).toMatch(/RUN echo 'build one service: docker build --target <plant-store\|token-service\|account-admin>' >&2 && exit 1\n$/);
+    expect(dockerfile).toMatch(
+      /RUN echo 'build one service: docker build --target <plant-store\|token-service\|account-admin>' >&2 && exit 1\n$/,
+    );
   });
 
   test('When the build stage runs, then pnpm is the workspace version and every service is compiled and deployed with its production dependencies', () => {
     const pnpm = packageJson('.').packageManager!.split('@')[1];
     expect(argDefaults(dockerfile).get('PNPM_VERSION')).toBe(pnpm);
-    expect(dockerfile).toContain(`pnpm exec tsc -b ${SERVICES.map((s) => `services/${s}`).join(' ')} \\\n`);
+    expect(dockerfile).toContain(
+      `pnpm exec tsc -b ${SERVICES.map((s) => `services/${s}`).join(' ')} \\\n`,
+    );
     expect(dockerfile).toContain(`for service in ${SERVICES.join(' ')}; do`);
-    expect(dockerfile).toContain('pnpm --config.inject-workspace-packages=true --filter "@plant/$service" deploy --prod "/out/$service" || exit 1;');
+    expect(dockerfile).toContain(
+      'pnpm --config.inject-workspace-packages=true --filter "@plant/$service" deploy --prod "/out/$service" || exit 1;',
+    );
   });
 });
 
@@ -41,7 +60,9 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
 
   test('When the image runs, then it listens on and exposes the ports of its config defaults and its HEALTHCHECK asks /healthz on the management port with node', () => {
     const { defaults } = requirementsOf(service);
-    const expected = ['PORT', 'INTERNAL_PORT', 'MANAGEMENT_PORT'].filter((k) => k in defaults).map((k) => defaults[k]);
+    const expected = ['PORT', 'INTERNAL_PORT', 'MANAGEMENT_PORT']
+      .filter((k) => k in defaults)
+      .map((k) => defaults[k]);
     expect(exposedPorts(dockerfile, service)).toEqual(expected);
     expect(imageEnv(dockerfile, service)).toEqual(
       new Map([
@@ -52,7 +73,9 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
     );
     // The public port answers /healthz 404: the probe asks the management port, on loopback (its default address).
     expect(defaults['MANAGEMENT_HOST']).toBe('127.0.0.1');
-    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ process\.env\.MANAGEMENT_PORT \+ '\/healthz'\)/);
+    expect(dockerfile).toMatch(
+      /HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ process\.env\.MANAGEMENT_PORT \+ '\/healthz'\)/,
+    );
   });
 });
 
@@ -87,19 +110,57 @@ describe('Dockerfile rules', () => {
   });
 
   test('When a target inherits from a runtime stage, then the image is judged with what it inherits, and a missing target is named', () => {
-    const base = ['ARG NODE_IMAGE=node:20.20.2-bookworm-slim', 'FROM ${NODE_IMAGE} AS build', 'RUN true', 'FROM ${NODE_IMAGE} AS runtime'];
-    const good = [...base, 'ENV NODE_ENV=production', 'USER 1000:1000', 'HEALTHCHECK CMD ["node", "-e", "0"]', 'CMD ["node", "dist/start.js"]', 'FROM runtime AS svc', 'COPY --from=build /out/svc ./', 'ENV PORT=1', 'FROM runtime AS other', ''].join('\n');
-    const rooted = [...base, 'ENV NODE_ENV=production', 'USER 1000:1000', 'HEALTHCHECK CMD ["node", "-e", "0"]', 'CMD ["node", "dist/start.js"]', 'FROM runtime AS svc', 'USER root', ''].join('\n');
+    const base = [
+      'ARG NODE_IMAGE=node:20.20.2-bookworm-slim',
+      'FROM ${NODE_IMAGE} AS build',
+      'RUN true',
+      'FROM ${NODE_IMAGE} AS runtime',
+    ];
+    const good = [
+      ...base,
+      'ENV NODE_ENV=production',
+      'USER 1000:1000',
+      'HEALTHCHECK CMD ["node", "-e", "0"]',
+      'CMD ["node", "dist/start.js"]',
+      'FROM runtime AS svc',
+      'COPY --from=build /out/svc ./',
+      'ENV PORT=1',
+      'FROM runtime AS other',
+      '',
+    ].join('\n');
+    const rooted = [
+      ...base,
+      'ENV NODE_ENV=production',
+      'USER 1000:1000',
+      'HEALTHCHECK CMD ["node", "-e", "0"]',
+      'CMD ["node", "dist/start.js"]',
+      'FROM runtime AS svc',
+      'USER root',
+      '',
+    ].join('\n');
     expect(checkServiceDockerfile(good, 'svc')).toEqual([]);
-    expect(imageEnv(good, 'svc')).toEqual(new Map([['NODE_ENV', 'production'], ['PORT', '1']]));
+    expect(imageEnv(good, 'svc')).toEqual(
+      new Map([
+        ['NODE_ENV', 'production'],
+        ['PORT', '1'],
+      ]),
+    );
     expect(copiedFromStages(good, 'svc')).toEqual(['build:/out/svc']);
     expect(checkServiceDockerfile(rooted, 'svc')).toEqual(['final stage runs as root']);
     expect(checkServiceDockerfile(good, 'nowhere')).toEqual(['no stage named nowhere']);
   });
 
   test('When base tags are judged, then only exact Node 20 releases or digests count as pinned', () => {
-    expect(['node:20.20.2-bookworm-slim', 'node:20.11.1', `node@sha256:${'a'.repeat(64)}`].map(isPinnedNode20)).toEqual([true, true, true]);
-    expect(['node:20', 'node:20-slim', 'node:lts', 'node', 'node:22.1.0', 'node:20.1'].map(isPinnedNode20)).toEqual([false, false, false, false, false, false]);
+    expect(
+      ['node:20.20.2-bookworm-slim', 'node:20.11.1', `node@sha256:${'a'.repeat(64)}`].map(
+        isPinnedNode20,
+      ),
+    ).toEqual([true, true, true]);
+    expect(
+      ['node:20', 'node:20-slim', 'node:lts', 'node', 'node:22.1.0', 'node:20.1'].map(
+        isPinnedNode20,
+      ),
+    ).toEqual([false, false, false, false, false, false]);
   });
 
   test('When dockerfile-utils lints a broken file, then it reports the errors', () => {
@@ -111,11 +172,23 @@ describe('Dockerfile rules', () => {
 });
 
 describe('.dockerignore', () => {
-  const ignore = readFileSync(join(repoRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const ignore = readFileSync(join(repoRoot, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 
   test('When the build context is sent, then it is an allowlist of the workspace that leaves out local installs, build output, git and env files', () => {
     expect(ignore[0]).toBe('*');
-    expect(ignore).toEqual(expect.arrayContaining(['!package.json', '!pnpm-lock.yaml', '!pnpm-workspace.yaml', '!tsconfig.base.json', '!packages', '!services']));
+    expect(ignore).toEqual(
+      expect.arrayContaining([
+        '!package.json',
+        '!pnpm-lock.yaml',
+        '!pnpm-workspace.yaml',
+        '!tsconfig.base.json',
+        '!packages',
+        '!services',
+      ]),
+    );
     const reIncluded = ignore.indexOf('!services');
     for (const excluded of ['**/node_modules', '**/dist', '**/*.tsbuildinfo', '**/.env']) {
       expect(ignore.indexOf(excluded)).toBeGreaterThan(reIncluded);

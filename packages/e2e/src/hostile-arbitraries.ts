@@ -10,13 +10,19 @@ export const SQL_INJECTION = [
   "'; DROP TABLE plants.plants; --",
   '1; SELECT pg_sleep(5)',
   "' UNION SELECT secret_digest FROM auth.service_accounts --",
-  '\\x00\'); DELETE FROM auth.realms; --',
+  "\\x00'); DELETE FROM auth.realms; --",
   '$1',
   '?',
   '%',
   "E'\\\\'",
 ];
-export const HEADER_INJECTION = ['x\r\nSet-Cookie: pwned=1', 'x\nLocation: http://evil.example', '\r\n\r\nHTTP/1.1 200 OK', 'a\u0000b', '\u2028\u2029'];
+export const HEADER_INJECTION = [
+  'x\r\nSet-Cookie: pwned=1',
+  'x\nLocation: http://evil.example',
+  '\r\n\r\nHTTP/1.1 200 OK',
+  'a\u0000b',
+  '\u2028\u2029',
+];
 export const UNICODE_TRAPS = [
   '\u202eRTL override\u202c',
   '\u200f\u200e\u061c',
@@ -37,7 +43,15 @@ export const UNICODE_TRAPS = [
   '',
   '\t\n\r',
 ];
-export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf'];
+export const PROTO_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'valueOf',
+];
 export const NUMBER_LITERALS = [
   '9223372036854775807',
   '9223372036854775808',
@@ -75,8 +89,21 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
-  { weight: 3, arbitrary: fc.constantFrom(...UNICODE_TRAPS, ...SQL_INJECTION, ...HEADER_INJECTION, ...PROTO_KEYS) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('a', '🌵', '\u202e', 'x'), fc.integer({ min: 200, max: 20_000 })).map(([c, n]) => c.repeat(n)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      ...UNICODE_TRAPS,
+      ...SQL_INJECTION,
+      ...HEADER_INJECTION,
+      ...PROTO_KEYS,
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('a', '🌵', '\u202e', 'x'), fc.integer({ min: 200, max: 20_000 }))
+      .map(([c, n]) => c.repeat(n)),
+  },
 );
 
 /** Numeric literals: integers, past int64, doubles, and the spellings parsers disagree on. */
@@ -90,7 +117,22 @@ export const numberText: fc.Arbitrary<string> = fc.oneof(
 const stringText = hostileString.map((s) => JSON.stringify(s));
 /** A JSON string whose lone surrogates are written raw (invalid UTF-16 once encoded). */
 const rawStringText = hostileString.map((s) => `"${s.replace(/["\\]/g, '')}"`);
-const keyText = fc.oneof(fc.constantFrom(...PROTO_KEYS, 'id', 'name', 'tag', 'tenant', 'role', 'grants', 'secret', 'client_id').map((k) => JSON.stringify(k)), stringText);
+const keyText = fc.oneof(
+  fc
+    .constantFrom(
+      ...PROTO_KEYS,
+      'id',
+      'name',
+      'tag',
+      'tenant',
+      'role',
+      'grants',
+      'secret',
+      'client_id',
+    )
+    .map((k) => JSON.stringify(k)),
+  stringText,
+);
 
 /** Any JSON value as text, nested, with repeated and prototype keys. */
 export const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
@@ -101,21 +143,33 @@ export const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie)
     stringText,
     rawStringText,
     fc.array(tie('value'), { maxLength: 5 }).map((items) => `[${items.join(',')}]`),
-    fc.array(fc.tuple(keyText, tie('value')), { maxLength: 5 }).map((entries) => `{${entries.map(([k, v]) => `${k}:${v}`).join(',')}}`),
+    fc
+      .array(fc.tuple(keyText, tie('value')), { maxLength: 5 })
+      .map((entries) => `{${entries.map(([k, v]) => `${k}:${v}`).join(',')}}`),
   ),
 })).value;
 
 /** Nesting far beyond anything sane: arrays, objects, mixed. */
-export const deepJsonText: fc.Arbitrary<string> = fc.tuple(fc.integer({ min: 64, max: 100_000 }), fc.constantFrom('array', 'object', 'mixed')).map(([n, kind]) => {
-  if (kind === 'array') return `${'['.repeat(n)}${']'.repeat(n)}`;
-  if (kind === 'object') return `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
-  return `{"id":1,"name":${'[{"x":'.repeat(Math.min(n, 5000))}0${'}]'.repeat(Math.min(n, 5000))}}`;
-});
+export const deepJsonText: fc.Arbitrary<string> = fc
+  .tuple(fc.integer({ min: 64, max: 100_000 }), fc.constantFrom('array', 'object', 'mixed'))
+  .map(([n, kind]) => {
+    if (kind === 'array') return `${'['.repeat(n)}${']'.repeat(n)}`;
+    if (kind === 'object') return `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    return `{"id":1,"name":${'[{"x":'.repeat(Math.min(n, 5000))}0${'}]'.repeat(Math.min(n, 5000))}}`;
+  });
 
 /** An object biased toward one shape: its known fields with hostile values, extra and repeated keys. */
-export function shapedObjectText(fields: Record<string, fc.Arbitrary<string>>): fc.Arbitrary<string> {
+export function shapedObjectText(
+  fields: Record<string, fc.Arbitrary<string>>,
+): fc.Arbitrary<string> {
   const entries = Object.entries(fields).map(([name, plausible]) =>
-    fc.option(fc.tuple(fc.constant(JSON.stringify(name)), fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 2, arbitrary: jsonText })), { nil: undefined, freq: 4 }),
+    fc.option(
+      fc.tuple(
+        fc.constant(JSON.stringify(name)),
+        fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 2, arbitrary: jsonText }),
+      ),
+      { nil: undefined, freq: 4 },
+    ),
   );
   const extra = fc.array(fc.tuple(keyText, jsonText), { maxLength: 3 });
   return fc.tuple(fc.tuple(...entries), extra, fc.boolean()).map(([known, more, repeatFirst]) => {
@@ -157,18 +211,37 @@ export interface BodyCase {
 export function bodyCase(text: fc.Arbitrary<string>): fc.Arbitrary<BodyCase> {
   return fc
     .tuple(
-      fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
-      fc.oneof({ weight: 8, arbitrary: text }, { weight: 1, arbitrary: deepJsonText }, { weight: 1, arbitrary: jsonText }),
-      fc.constantFrom('utf8', 'utf8', 'utf8', 'utf8', 'utf16le', 'latin1', 'truncated', 'bytes', 'bom'),
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constant('application/json') },
+        { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      ),
+      fc.oneof(
+        { weight: 8, arbitrary: text },
+        { weight: 1, arbitrary: deepJsonText },
+        { weight: 1, arbitrary: jsonText },
+      ),
+      fc.constantFrom(
+        'utf8',
+        'utf8',
+        'utf8',
+        'utf8',
+        'utf16le',
+        'latin1',
+        'truncated',
+        'bytes',
+        'bom',
+      ),
       fc.uint8Array({ maxLength: 64 }),
       fc.nat(),
     )
     .map(([contentType, json, encoding, bytes, cut]) => {
       let body: Buffer;
       if (encoding === 'utf16le' || encoding === 'latin1') body = Buffer.from(json, encoding);
-      else if (encoding === 'truncated') body = Buffer.from(json.slice(0, json.length === 0 ? 0 : cut % json.length), 'utf8');
+      else if (encoding === 'truncated')
+        body = Buffer.from(json.slice(0, json.length === 0 ? 0 : cut % json.length), 'utf8');
       else if (encoding === 'bytes') body = Buffer.from(bytes);
-      else if (encoding === 'bom') body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json, 'utf8')]);
+      else if (encoding === 'bom')
+        body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json, 'utf8')]);
       else body = Buffer.from(json, 'utf8');
       return { contentType, body, encoding };
     });
@@ -176,7 +249,13 @@ export function bodyCase(text: fc.Arbitrary<string>): fc.Arbitrary<BodyCase> {
 
 /** Percent-encodes what Node would refuse in a request path, leaving other hostile bytes raw. */
 export function pathSafe(raw: string): string {
-  return [...raw].map((ch) => (/^[\u0021-\u00ff]$/.test(ch) ? ch : encodeURIComponent(ch.replace(/[\ud800-\udfff]/g, '\ufffd')))).join('');
+  return [...raw]
+    .map((ch) =>
+      /^[\u0021-\u00ff]$/.test(ch)
+        ? ch
+        : encodeURIComponent(ch.replace(/[\ud800-\udfff]/g, '\ufffd')),
+    )
+    .join('');
 }
 
 /** A query string: known and unknown keys, repeated, bracketed, hostile values, raw or encoded. */
@@ -185,11 +264,47 @@ export const queryText: fc.Arbitrary<string> = fc
     fc.tuple(
       fc.oneof(
         { weight: 5, arbitrary: fc.constantFrom('limit', 'cursor') },
-        { weight: 2, arbitrary: fc.constantFrom('limit[]', 'limit[a]', 'cursor[0]', 'LIMIT', ' limit', 'limit ', '__proto__', 'constructor', 'tenant', 'after', 'id') },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom(
+            'limit[]',
+            'limit[a]',
+            'cursor[0]',
+            'LIMIT',
+            ' limit',
+            'limit ',
+            '__proto__',
+            'constructor',
+            'tenant',
+            'after',
+            'id',
+          ),
+        },
         { weight: 1, arbitrary: hostileString },
       ),
       fc.oneof(
-        { weight: 3, arbitrary: fc.constantFrom('1', '100', '1000', '1001', '0', '-1', '1e2', '10.0', '0010', ' 5', '5 ', '', 'djE6MQ', 'djE6LTE', 'djE6OTIyMzM3MjAzNjg1NDc3NTgwOA', 'djE6', '=====') },
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom(
+            '1',
+            '100',
+            '1000',
+            '1001',
+            '0',
+            '-1',
+            '1e2',
+            '10.0',
+            '0010',
+            ' 5',
+            '5 ',
+            '',
+            'djE6MQ',
+            'djE6LTE',
+            'djE6OTIyMzM3MjAzNjg1NDc3NTgwOA',
+            'djE6',
+            '=====',
+          ),
+        },
         { weight: 2, arbitrary: numberText },
         { weight: 2, arbitrary: hostileString },
       ),

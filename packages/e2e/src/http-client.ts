@@ -26,13 +26,23 @@ export interface RequestOptions {
 /** Keep-alive, a few sockets: the fuzzer's concurrency, without a connection per case. */
 export const keepAliveAgent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-export function httpRequest(url: string, { method = 'GET', headers = {}, body, agent = keepAliveAgent, timeoutMs = 30_000 }: RequestOptions = {}): Promise<Answer> {
+export function httpRequest(
+  url: string,
+  {
+    method = 'GET',
+    headers = {},
+    body,
+    agent = keepAliveAgent,
+    timeoutMs = 30_000,
+  }: RequestOptions = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const clean: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined && v !== '') clean[k] = v;
     // Node's client sends a DELETE/GET/OPTIONS body without any length, which the server
     // then reads as the next request on the keep-alive connection: always frame it.
-    if (body !== undefined && !Object.keys(clean).some((k) => k.toLowerCase() === 'content-length')) clean['content-length'] = String(Buffer.byteLength(body));
+    if (body !== undefined && !Object.keys(clean).some((k) => k.toLowerCase() === 'content-length'))
+      clean['content-length'] = String(Buffer.byteLength(body));
     const req = request(url, { method, headers: clean, agent, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -45,7 +55,13 @@ export function httpRequest(url: string, { method = 'GET', headers = {}, body, a
         } catch {
           parsed = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, setCookie: res.headers['set-cookie'], text, body: parsed });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          setCookie: res.headers['set-cookie'],
+          text,
+          body: parsed,
+        });
       });
     });
     req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
@@ -66,7 +82,11 @@ export interface RawAnswer {
  * Writes `bytes` on a fresh connection, half-closes it when `end` is set (a truncated
  * body), and reads until the server closes or `timeoutMs` passes.
  */
-export function rawRequest(port: number, bytes: Buffer | string, { end = false, timeoutMs = 5000 } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  bytes: Buffer | string,
+  { end = false, timeoutMs = 5000 } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];

@@ -20,7 +20,11 @@ export interface Load<T> {
   stop(): Promise<Outcome<T>[]>;
 }
 
-export function startLoad<T>(workers: number, op: (worker: number, seq: number) => Promise<{ status: number; detail?: T }>, { pauseMs = 0 } = {}): Load<T> {
+export function startLoad<T>(
+  workers: number,
+  op: (worker: number, seq: number) => Promise<{ status: number; detail?: T }>,
+  { pauseMs = 0 } = {},
+): Load<T> {
   const outcomes: Outcome<T>[] = [];
   let running = true;
   const loops = Array.from({ length: workers }, async (_, worker) => {
@@ -31,7 +35,13 @@ export function startLoad<T>(workers: number, op: (worker: number, seq: number) 
         outcomes.push({ worker, startedAt, endedAt: Date.now(), status, detail });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
-        outcomes.push({ worker, startedAt, endedAt: Date.now(), status: 0, error: e.code ?? e.message });
+        outcomes.push({
+          worker,
+          startedAt,
+          endedAt: Date.now(),
+          status: 0,
+          error: e.code ?? e.message,
+        });
         // A refused connection fails at once: do not spin.
         await new Promise((resolve) => setTimeout(resolve, 20));
       }

@@ -25,24 +25,32 @@ export function internalDetail(text: string): string | undefined {
 /** `Error` `{error: <status>, message}` with exactly those keys and the status equal to the HTTP one. */
 export function errorShapeProblem(answer: Answer): string | undefined {
   const body = answer.body as Record<string, unknown> | undefined;
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
   const keys = Object.keys(body).sort();
   if (keys.join(',') !== 'error,message') return `keys ${keys.join(',')}`;
   if (body.error !== answer.status) return `error ${String(body.error)} != status ${answer.status}`;
-  if (typeof body.message !== 'string' || body.message.length === 0) return 'message is not a non-empty string';
-  if (!String(answer.headers['content-type'] ?? '').startsWith('application/json')) return `content-type ${answer.headers['content-type']}`;
+  if (typeof body.message !== 'string' || body.message.length === 0)
+    return 'message is not a non-empty string';
+  if (!String(answer.headers['content-type'] ?? '').startsWith('application/json'))
+    return `content-type ${answer.headers['content-type']}`;
   return undefined;
 }
 
 /** RFC 6749 §5.2: `{error: <ascii code>, error_description?: string}`. */
 export function oauthErrorProblem(answer: Answer): string | undefined {
   const body = answer.body as Record<string, unknown> | undefined;
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
-  if (typeof body.error !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(body.error)) return `error code ${JSON.stringify(body.error)}`;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    return `${answer.status} not a JSON object: ${JSON.stringify(answer.text.slice(0, 200))} (headers ${JSON.stringify(answer.headers)})`;
+  if (typeof body.error !== 'string' || !/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(body.error))
+    return `error code ${JSON.stringify(body.error)}`;
   // oidc-provider names the refused scope in invalid_scope answers (`scope`), a harmless extension.
-  const extra = Object.keys(body).filter((k) => !['error', 'error_description', 'error_uri', 'scope'].includes(k));
+  const extra = Object.keys(body).filter(
+    (k) => !['error', 'error_description', 'error_uri', 'scope'].includes(k),
+  );
   if (extra.length > 0) return `extra keys ${extra.join(',')}`;
-  if (body.error_description !== undefined && typeof body.error_description !== 'string') return 'error_description is not a string';
+  if (body.error_description !== undefined && typeof body.error_description !== 'string')
+    return 'error_description is not a string';
   return undefined;
 }
 
@@ -54,7 +62,12 @@ export function oauthErrorProblem(answer: Answer): string | undefined {
  * on how the kernel split the request, not on the request.
  */
 function isBareHeaderOverflow(answer: Answer): boolean {
-  return answer.status === 431 && answer.text === '' && answer.headers['content-length'] === '0' && answer.headers.connection === 'close';
+  return (
+    answer.status === 431 &&
+    answer.text === '' &&
+    answer.headers['content-length'] === '0' &&
+    answer.headers.connection === 'close'
+  );
 }
 
 /**
@@ -72,13 +85,20 @@ export function hostileAnswerProblem(answer: Answer, kind: 'error' | 'oauth'): s
   if (kind === 'error') return errorShapeProblem(answer);
   const asError = errorShapeProblem(answer);
   const asOauth = oauthErrorProblem(answer);
-  return asError === undefined || asOauth === undefined ? undefined : `neither Error (${asError}) nor RFC 6749 (${asOauth})`;
+  return asError === undefined || asOauth === undefined
+    ? undefined
+    : `neither Error (${asError}) nor RFC 6749 (${asOauth})`;
 }
 
 /** A whole HTML page (an error page of the portal or of sign-in): what a person reading gets. */
 export function pageProblem(answer: Answer): string | undefined {
-  if (!String(answer.headers['content-type'] ?? '').startsWith('text/html')) return `content-type ${answer.headers['content-type']}`;
-  if (!/^<!doctype html>/i.test(answer.text.trimStart()) || !answer.text.trimEnd().endsWith('</html>')) return `not a whole HTML page: ${JSON.stringify(answer.text.slice(0, 200))}`;
+  if (!String(answer.headers['content-type'] ?? '').startsWith('text/html'))
+    return `content-type ${answer.headers['content-type']}`;
+  if (
+    !/^<!doctype html>/i.test(answer.text.trimStart()) ||
+    !answer.text.trimEnd().endsWith('</html>')
+  )
+    return `not a whole HTML page: ${JSON.stringify(answer.text.slice(0, 200))}`;
   return undefined;
 }
 
@@ -96,9 +116,18 @@ export interface AnswerRules {
  * No 5xx (but a documented 503), no body on HEAD, no redirect off the platform, and an error
  * in the `Error` shape or a form the route declares, never with internal detail.
  */
-export function routeAnswerProblem(method: string, url: string, answer: Answer, rules: AnswerRules): string | undefined {
-  if (answer.status >= 500 && !(answer.status === 503 && rules.may503 === true)) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
-  if (method === 'HEAD') return answer.text === '' ? undefined : `a HEAD answer with a body: ${answer.text.slice(0, 100)}`;
+export function routeAnswerProblem(
+  method: string,
+  url: string,
+  answer: Answer,
+  rules: AnswerRules,
+): string | undefined {
+  if (answer.status >= 500 && !(answer.status === 503 && rules.may503 === true))
+    return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
+  if (method === 'HEAD')
+    return answer.text === ''
+      ? undefined
+      : `a HEAD answer with a body: ${answer.text.slice(0, 100)}`;
   if (answer.status >= 300 && answer.status < 400 && answer.headers.location !== undefined) {
     let target: URL;
     try {
@@ -106,7 +135,9 @@ export function routeAnswerProblem(method: string, url: string, answer: Answer, 
     } catch {
       return `an unreadable Location: ${answer.headers.location}`;
     }
-    return rules.origins.includes(target.origin) ? undefined : `a redirect off the platform: ${answer.headers.location}`;
+    return rules.origins.includes(target.origin)
+      ? undefined
+      : `a redirect off the platform: ${answer.headers.location}`;
   }
   if (answer.status < 400) return undefined;
   const leak = internalDetail(answer.text);

@@ -28,7 +28,11 @@ export interface SignInClient {
   /** The token service's sign-in form as a user reaches it: through the portal's `/login?tenant=` when account-admin runs, else the authorization request. */
   openSignInForm(tenant: string): Promise<SignInForm>;
   /** A signed-in portal session: its Cookie header, CSRF token, where sign-in landed and the browser that signed in. Needs account-admin. */
-  portalSession(tenant: string, email: string, returnTo?: string): Promise<{ cookie: string; csrf: string; landing: string; browser: CookieJar }>;
+  portalSession(
+    tenant: string,
+    email: string,
+    returnTo?: string,
+  ): Promise<{ cookie: string; csrf: string; landing: string; browser: CookieJar }>;
 }
 
 function pkce() {
@@ -52,7 +56,8 @@ export class CookieJar {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
-      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.#cookies.delete(name);
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line))
+        this.#cookies.delete(name);
       else {
         this.#cookies.set(name, value);
         this.seen.add(value);
@@ -67,9 +72,16 @@ export class CookieJar {
   }
   /** A request with the jar's cookies, whose Set-Cookie lines go back into it. */
   async send(url: string, init: RequestOptions = {}) {
-    const res = await httpRequest(url, { ...(this.agent === undefined ? {} : { agent: this.agent }), ...init, headers: { ...init.headers, cookie: this.header() } });
+    const res = await httpRequest(url, {
+      ...(this.agent === undefined ? {} : { agent: this.agent }),
+      ...init,
+      headers: { ...init.headers, cookie: this.header() },
+    });
     this.take(res.setCookie);
-    const code = typeof res.headers.location === 'string' ? URL.parse(res.headers.location, url)?.searchParams.get('code') : undefined;
+    const code =
+      typeof res.headers.location === 'string'
+        ? URL.parse(res.headers.location, url)?.searchParams.get('code')
+        : undefined;
     if (code) this.seen.add(code);
     return res;
   }
@@ -82,7 +94,8 @@ async function openForm(jar: CookieJar, authUrl: string, authorize: string): Pro
   const auth = await jar.send(authorize);
   const interaction = new URL(auth.headers.location as string, authUrl).href;
   const form = await jar.send(interaction);
-  if (form.status !== 200) throw new Error(`sign-in form: ${form.status} ${form.text.slice(0, 300)}`);
+  if (form.status !== 200)
+    throw new Error(`sign-in form: ${form.status} ${form.text.slice(0, 300)}`);
   const csrf = csrfOf(form.text);
   const path = new URL(interaction).pathname;
   return {
@@ -101,12 +114,28 @@ async function openForm(jar: CookieJar, authUrl: string, authorize: string): Pro
 }
 
 /** Opens the sign-in form `authorize` leads to and posts it; resolves with the form post's answer. */
-async function postSignInForm(jar: CookieJar, authUrl: string, authorize: string, email: string, password: string) {
+async function postSignInForm(
+  jar: CookieJar,
+  authUrl: string,
+  authorize: string,
+  email: string,
+  password: string,
+) {
   return (await openForm(jar, authUrl, authorize)).post(email, password);
 }
 
 /** `agent`: the connections every request goes on (an ingress's host names resolve through it). */
-export function signInClient({ authUrl, portalUrl, hasPortal, agent }: { authUrl: string; portalUrl: string; hasPortal: () => boolean; agent?: Agent }): SignInClient {
+export function signInClient({
+  authUrl,
+  portalUrl,
+  hasPortal,
+  agent,
+}: {
+  authUrl: string;
+  portalUrl: string;
+  hasPortal: () => boolean;
+  agent?: Agent;
+}): SignInClient {
   const newJar = () => new CookieJar(agent);
   const realm = (tenant: string) => `${authUrl}/realms/${tenant}/protocol/openid-connect`;
   const redirectUri = `${portalUrl}/auth/callback`;
@@ -114,7 +143,12 @@ export function signInClient({ authUrl, portalUrl, hasPortal, agent }: { authUrl
   const authorizeUrl = (tenant: string) =>
     `${realm(tenant)}/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' })}`;
   return {
-    async userToken(tenant, email, resource = ACCOUNT_ADMIN_AUDIENCE, scope = 'openid email profile plants:read plants:write') {
+    async userToken(
+      tenant,
+      email,
+      resource = ACCOUNT_ADMIN_AUDIENCE,
+      scope = 'openid email profile plants:read plants:write',
+    ) {
       const jar = newJar();
       const { verifier, challenge } = pkce();
       const query = new URLSearchParams({
@@ -128,8 +162,15 @@ export function signInClient({ authUrl, portalUrl, hasPortal, agent }: { authUrl
         nonce: randomBytes(8).toString('hex'),
         resource,
       });
-      const login = await postSignInForm(jar, authUrl, `${realm(tenant)}/auth?${query}`, email, USER_PASSWORD);
-      if (login.status !== 303) throw new Error(`sign-in: ${login.status} ${login.text.slice(0, 300)}`);
+      const login = await postSignInForm(
+        jar,
+        authUrl,
+        `${realm(tenant)}/auth?${query}`,
+        email,
+        USER_PASSWORD,
+      );
+      if (login.status !== 303)
+        throw new Error(`sign-in: ${login.status} ${login.text.slice(0, 300)}`);
       const resume = await jar.send(new URL(login.headers.location as string, authUrl).href);
       const callback = new URL(resume.headers.location as string);
       const code = callback.searchParams.get('code');
@@ -138,34 +179,60 @@ export function signInClient({ authUrl, portalUrl, hasPortal, agent }: { authUrl
         ...(agent === undefined ? {} : { agent }),
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'portal', code_verifier: verifier, resource }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: 'portal',
+          code_verifier: verifier,
+          resource,
+        }).toString(),
       });
       if (tokens.status !== 200) throw new Error(`code exchange: ${tokens.status} ${tokens.text}`);
       return (tokens.body as { access_token: string }).access_token;
     },
     async failSignIn(tenant, email, password) {
-      return (await postSignInForm(newJar(), authUrl, authorizeUrl(tenant), email, password)).status;
+      return (await postSignInForm(newJar(), authUrl, authorizeUrl(tenant), email, password))
+        .status;
     },
     async openSignInForm(tenant) {
       const jar = newJar();
       if (!hasPortal()) return openForm(jar, authUrl, authorizeUrl(tenant));
       const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant })}`);
-      if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
+      if (start.status !== 303)
+        throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
       return openForm(jar, authUrl, start.headers.location as string);
     },
     async portalSession(tenant, email, returnTo) {
       if (!hasPortal()) throw new Error('account-admin is not running');
       const jar = newJar();
-      const start = await jar.send(`${portalUrl}/login?${new URLSearchParams({ tenant, ...(returnTo === undefined ? {} : { return_to: returnTo }) })}`);
-      if (start.status !== 303) throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
-      const login = await postSignInForm(jar, authUrl, start.headers.location as string, email, USER_PASSWORD);
-      if (login.status !== 303) throw new Error(`portal sign-in: ${login.status} ${login.text.slice(0, 300)}`);
+      const start = await jar.send(
+        `${portalUrl}/login?${new URLSearchParams({ tenant, ...(returnTo === undefined ? {} : { return_to: returnTo }) })}`,
+      );
+      if (start.status !== 303)
+        throw new Error(`portal login: ${start.status} ${start.text.slice(0, 300)}`);
+      const login = await postSignInForm(
+        jar,
+        authUrl,
+        start.headers.location as string,
+        email,
+        USER_PASSWORD,
+      );
+      if (login.status !== 303)
+        throw new Error(`portal sign-in: ${login.status} ${login.text.slice(0, 300)}`);
       const resume = await jar.send(new URL(login.headers.location as string, authUrl).href);
       const callback = await jar.send(resume.headers.location as string);
-      if (callback.status !== 303) throw new Error(`portal callback: ${callback.status} ${callback.text.slice(0, 300)}`);
+      if (callback.status !== 303)
+        throw new Error(`portal callback: ${callback.status} ${callback.text.slice(0, 300)}`);
       const token = jar.get('csrf_token');
-      if (token === undefined || jar.get('aa_session') === undefined) throw new Error('portal sign-in set no session');
-      return { cookie: jar.header(), csrf: decodeURIComponent(token), landing: callback.headers.location as string, browser: jar };
+      if (token === undefined || jar.get('aa_session') === undefined)
+        throw new Error('portal sign-in set no session');
+      return {
+        cookie: jar.header(),
+        csrf: decodeURIComponent(token),
+        landing: callback.headers.location as string,
+        browser: jar,
+      };
     },
   };
 }

@@ -9,7 +9,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Agent } from 'node:http';
 import { eventually, sleep } from '@plant/test-kit';
-import { httpRequest, metric, startLoad, startPlatform, type Platform, type ServiceAccount } from '../src/index.js';
+import {
+  httpRequest,
+  metric,
+  startLoad,
+  startPlatform,
+  type Platform,
+  type ServiceAccount,
+} from '../src/index.js';
 
 let p: Platform;
 let tenant: string;
@@ -27,7 +34,12 @@ async function editAccount(): Promise<ServiceAccount> {
 }
 
 /** An Edit account whose secret was reset: the token minted before (revoked) and one after (valid). */
-async function resetAccount(): Promise<{ account: ServiceAccount; oldToken: string; newSecret: string; validToken: string }> {
+async function resetAccount(): Promise<{
+  account: ServiceAccount;
+  oldToken: string;
+  newSecret: string;
+  validToken: string;
+}> {
   const account = await editAccount();
   const oldToken = await p.grantToken(tenant, account);
   const newSecret = await p.resetSecret(tenant, account.clientId);
@@ -52,16 +64,32 @@ describe('Redis stopped and started during load', () => {
     const late = startLoad(2, () => list(lateToken));
     const valid = startLoad(2, () => list(validToken));
     try {
-      await eventually(() => valid.outcomes.filter((o) => o.status === 200).length >= 10, 'valid tokens are served before the fault');
+      await eventually(
+        () => valid.outcomes.filter((o) => o.status === 200).length >= 10,
+        'valid tokens are served before the fault',
+      );
       await p.redis.stop();
       await sleep(300);
-      const reset = await p.internal('POST', `/internal/v1/realms/${tenant}/service-accounts/${revokedLate.clientId}/reset-secret`, { actor: 'e2e' });
+      const reset = await p.internal(
+        'POST',
+        `/internal/v1/realms/${tenant}/service-accounts/${revokedLate.clientId}/reset-secret`,
+        { actor: 'e2e' },
+      );
       lateResetAnsweredAt = reset.status === 200 ? Date.now() : Infinity;
       await sleep(1500);
       await p.redis.start();
       const restartedAt = Date.now();
-      await eventually(() => valid.outcomes.filter((o) => o.startedAt > restartedAt && o.status === 200).length >= 10, 'valid tokens are served after Redis is back', 30_000);
-      await eventually(async () => (await metric(p.plantStores[0]!, 'revocation_live')) === 1, 'the revocation map is live again', 30_000);
+      await eventually(
+        () =>
+          valid.outcomes.filter((o) => o.startedAt > restartedAt && o.status === 200).length >= 10,
+        'valid tokens are served after Redis is back',
+        30_000,
+      );
+      await eventually(
+        async () => (await metric(p.plantStores[0]!, 'revocation_live')) === 1,
+        'the revocation map is live again',
+        30_000,
+      );
     } finally {
       await Promise.all([revoked.stop(), late.stop(), valid.stop()]);
     }
@@ -70,7 +98,11 @@ describe('Redis stopped and started during load', () => {
     expect(revoked.outcomes.filter((o) => ![401, 503].includes(o.status))).toEqual([]);
     // A reset answered during the outage binds once the fallback lookup's cache (at most 1 s,
     // packages/resource-auth/README.md) has expired: the lead's report describes that window.
-    expect(late.outcomes.filter((o) => o.status === 200 && o.startedAt > lateResetAnsweredAt + FALLBACK_CACHE_MS)).toEqual([]);
+    expect(
+      late.outcomes.filter(
+        (o) => o.status === 200 && o.startedAt > lateResetAnsweredAt + FALLBACK_CACHE_MS,
+      ),
+    ).toEqual([]);
     expect(late.outcomes.filter((o) => ![200, 401, 503].includes(o.status))).toEqual([]);
     expect(valid.outcomes.filter((o) => ![200, 503].includes(o.status))).toEqual([]);
     expect(lateResetAnsweredAt).toBeLessThan(Infinity);
@@ -105,21 +137,40 @@ describe('Processes killed and stopped', () => {
     const token = await p.grantToken(tenant, account);
     const load = startLoad(4, async (worker, seq) => {
       const name = `kill-${worker}-${seq}`;
-      const answer = await p.createPlant(token, { id: 500_000_000 + worker * 1_000_000 + seq, name });
+      const answer = await p.createPlant(token, {
+        id: 500_000_000 + worker * 1_000_000 + seq,
+        name,
+      });
       return { status: answer.status, detail: name };
     });
     try {
-      await eventually(() => load.outcomes.filter((o) => o.status === 200).length >= 20, 'plants are created before the kill');
+      await eventually(
+        () => load.outcomes.filter((o) => o.status === 200).length >= 20,
+        'plants are created before the kill',
+      );
       await p.restart(p.plantStores[0]!, 'SIGKILL');
       const restartedAt = Date.now();
-      await eventually(() => load.outcomes.filter((o) => o.startedAt > restartedAt && o.status === 200).length >= 20, 'the new process serves', 30_000);
+      await eventually(
+        () =>
+          load.outcomes.filter((o) => o.startedAt > restartedAt && o.status === 200).length >= 20,
+        'the new process serves',
+        30_000,
+      );
     } finally {
       await load.stop();
     }
 
     // Killed mid-request, a client can only see its connection drop; nothing else is acceptable.
-    expect(load.outcomes.filter((o) => o.status !== 200 && !['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(o.error ?? ''))).toEqual([]);
-    const listed = new Set(((await p.listPlants(token, 'limit=1000')).body as Array<{ name: string }>).map((x) => x.name));
+    expect(
+      load.outcomes.filter(
+        (o) => o.status !== 200 && !['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(o.error ?? ''),
+      ),
+    ).toEqual([]);
+    const listed = new Set(
+      ((await p.listPlants(token, 'limit=1000')).body as Array<{ name: string }>).map(
+        (x) => x.name,
+      ),
+    );
     expect(load.outcomes.filter((o) => o.status === 200 && !listed.has(o.detail!))).toEqual([]);
   }, 90_000);
 
@@ -148,14 +199,20 @@ describe('Processes killed and stopped', () => {
         method: 'POST',
         agent,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 700_000_000 + worker * 1_000_000 + seq, name: `term-${worker}-${seq}` }),
+        body: JSON.stringify({
+          id: 700_000_000 + worker * 1_000_000 + seq,
+          name: `term-${worker}-${seq}`,
+        }),
       });
       return { status: answer.status };
     });
     let signalledAt = 0;
     let code: number | null = -1;
     try {
-      await eventually(() => load.outcomes.filter((o) => o.status === 200).length >= 40, 'load runs before the signal');
+      await eventually(
+        () => load.outcomes.filter((o) => o.status === 200).length >= 40,
+        'load runs before the signal',
+      );
       signalledAt = Date.now();
       code = await store.stop('SIGTERM');
       await sleep(200);
@@ -164,10 +221,14 @@ describe('Processes killed and stopped', () => {
       agent.destroy();
     }
 
-    const inFlight = load.outcomes.filter((o) => o.startedAt <= signalledAt && o.endedAt >= signalledAt);
+    const inFlight = load.outcomes.filter(
+      (o) => o.startedAt <= signalledAt && o.endedAt >= signalledAt,
+    );
     expect(inFlight.length).toBeGreaterThan(0);
     expect(inFlight.filter((o) => o.status !== 200)).toEqual([]);
-    expect(load.outcomes.filter((o) => o.error !== undefined && o.error !== 'ECONNREFUSED')).toEqual([]);
+    expect(
+      load.outcomes.filter((o) => o.error !== undefined && o.error !== 'ECONNREFUSED'),
+    ).toEqual([]);
     expect(code).toBe(0);
     p.plantStores[0] = await p.startPlantStore().then((s) => {
       p.plantStores.pop();

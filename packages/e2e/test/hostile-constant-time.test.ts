@@ -27,7 +27,16 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
     const digester = secrets.createClientSecretDigester('e2e-pepper');
     const secret = secrets.generateClientSecret();
     const stored = digester.digest(secret);
-    const presented = [secret, secrets.generateClientSecret(), `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}`, secret.slice(0, 10), '', 'x'.repeat(100_000), '🌵'.repeat(40), `${secret}\u0000`];
+    const presented = [
+      secret,
+      secrets.generateClientSecret(),
+      `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}`,
+      secret.slice(0, 10),
+      '',
+      'x'.repeat(100_000),
+      '🌵'.repeat(40),
+      `${secret}\u0000`,
+    ];
 
     const verdicts = presented.map((candidate) => {
       comparisons.length = 0;
@@ -35,7 +44,9 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
       return { matches, comparisons: [...comparisons] };
     });
 
-    expect(verdicts).toEqual(presented.map((_, i) => ({ matches: i === 0, comparisons: [{ left: 32, right: 32 }] })));
+    expect(verdicts).toEqual(
+      presented.map((_, i) => ({ matches: i === 0, comparisons: [{ left: 32, right: 32 }] })),
+    );
   });
 
   test('When a stored digest has the wrong length (a corrupt row), then the comparison refuses without calling timingSafeEqual with unequal lengths (which would throw)', () => {
@@ -61,6 +72,8 @@ describe('Client secret comparison (services/token-service/src/domain/client-sec
       return { equal: constantTime.constantTimeEquals(a, b), comparisons: [...comparisons] };
     });
 
-    expect(verdicts).toEqual(pairs.map(([a, b]) => ({ equal: a === b, comparisons: [{ left: 32, right: 32 }] })));
+    expect(verdicts).toEqual(
+      pairs.map(([a, b]) => ({ equal: a === b, comparisons: [{ left: 32, right: 32 }] })),
+    );
   });
 });

@@ -19,7 +19,12 @@ let account: ServiceAccount;
 beforeAll(async () => {
   p = await startPlatform({
     plantStores: 0,
-    serviceEnv: { 'token-service': { TRUST_PROXY: `10.0.0.0/8, ${TRUSTED_PROXY}`, CLIENT_AUTH_FAILURES_PER_CLIENT_IP: String(LIMIT) } },
+    serviceEnv: {
+      'token-service': {
+        TRUST_PROXY: `10.0.0.0/8, ${TRUSTED_PROXY}`,
+        CLIENT_AUTH_FAILURES_PER_CLIENT_IP: String(LIMIT),
+      },
+    },
   });
   tenant = await p.createTenant('fwd');
   account = await p.createServiceAccount(tenant);
@@ -31,24 +36,34 @@ function wrongSecret(from: string, forwardedFor: string) {
   return httpRequest(`${p.authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
     method: 'POST',
     agent: new Agent({ localAddress: from }),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': forwardedFor },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: account.clientId, client_secret: 'pss_wrong' }).toString(),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-forwarded-for': forwardedFor,
+    },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: account.clientId,
+      client_secret: 'pss_wrong',
+    }).toString(),
   });
 }
 
 describe('X-Forwarded-For at the token endpoint (TRUST_PROXY as ranges)', () => {
   test('When a caller outside the trusted ranges names a new forwarded address with each wrong secret, then its own address is counted and it is stopped at the limit', async () => {
     const statuses: number[] = [];
-    for (let i = 1; i <= LIMIT + 3; i += 1) statuses.push((await wrongSecret(UNTRUSTED, `198.51.100.${i}`)).status);
+    for (let i = 1; i <= LIMIT + 3; i += 1)
+      statuses.push((await wrongSecret(UNTRUSTED, `198.51.100.${i}`)).status);
 
     expect(statuses).toEqual([...Array<number>(LIMIT).fill(401), 429, 429, 429]);
   });
 
   test('When a trusted proxy forwards wrong secrets for distinct clients, then each client address is counted on its own', async () => {
     const distinct: number[] = [];
-    for (let i = 1; i <= LIMIT + 2; i += 1) distinct.push((await wrongSecret(TRUSTED_PROXY, `203.0.113.${i}`)).status);
+    for (let i = 1; i <= LIMIT + 2; i += 1)
+      distinct.push((await wrongSecret(TRUSTED_PROXY, `203.0.113.${i}`)).status);
     const same: number[] = [];
-    for (let i = 1; i <= LIMIT + 1; i += 1) same.push((await wrongSecret(TRUSTED_PROXY, '192.0.2.77')).status);
+    for (let i = 1; i <= LIMIT + 1; i += 1)
+      same.push((await wrongSecret(TRUSTED_PROXY, '192.0.2.77')).status);
 
     expect(distinct).toEqual(Array<number>(LIMIT + 2).fill(401));
     expect(same).toEqual([...Array<number>(LIMIT).fill(401), 429]);

@@ -43,24 +43,45 @@ describe('Bearer values of a sign-in at rest', () => {
     const authorize = await pending.send(start.headers.location as string);
     const form = await pending.send(new URL(authorize.headers.location as string, p.authUrl).href);
 
-    const { stdout: dump } = await run('pg_dump', ['--schema=auth', '--no-owner', p.databaseUrl], { maxBuffer: 512 * 1024 * 1024 });
+    const { stdout: dump } = await run('pg_dump', ['--schema=auth', '--no-owner', p.databaseUrl], {
+      maxBuffer: 512 * 1024 * 1024,
+    });
 
     // What the browsers hold: the realm session, the interaction ids, the code; the rows behind them are in the dump.
     expect(form.status).toBe(200);
     expect([...session.browser.seen].length).toBeGreaterThanOrEqual(6);
     expect([...pending.seen].length).toBeGreaterThanOrEqual(4);
-    const models = new Set(payloadRows(dump).filter((row) => row.realm === tenant).map((row) => row.model));
-    expect([...models].sort()).toEqual(['AccessToken', 'AuthorizationCode', 'Grant', 'Interaction', 'Session']);
-    const found = [...session.browser.seen, ...pending.seen].filter((value) => dump.includes(value));
+    const models = new Set(
+      payloadRows(dump)
+        .filter((row) => row.realm === tenant)
+        .map((row) => row.model),
+    );
+    expect([...models].sort()).toEqual([
+      'AccessToken',
+      'AuthorizationCode',
+      'Grant',
+      'Interaction',
+      'Session',
+    ]);
+    const found = [...session.browser.seen, ...pending.seen].filter((value) =>
+      dump.includes(value),
+    );
     expect(found).toEqual([]);
 
     // Sign-out through the portal ends the realm session too; the next sign-in asks for the password again.
-    const signOut = await httpRequest(`${p.portalUrl}/logout`, { method: 'POST', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    const signOut = await httpRequest(`${p.portalUrl}/logout`, {
+      method: 'POST',
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+    });
     expect(signOut.status).toBe(200);
     const confirmPage = await session.browser.send((signOut.body as { redirect: string }).redirect);
     const action = /action="([^"]+)"/.exec(confirmPage.text)?.[1];
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirmPage.text)?.[1];
-    expect({ status: confirmPage.status, action: typeof action, xsrf: typeof xsrf }).toEqual({ status: 200, action: 'string', xsrf: 'string' });
+    expect({ status: confirmPage.status, action: typeof action, xsrf: typeof xsrf }).toEqual({
+      status: 200,
+      action: 'string',
+      xsrf: 'string',
+    });
     const confirmed = await session.browser.send(new URL(action!, p.authUrl).href, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -68,11 +89,18 @@ describe('Bearer values of a sign-in at rest', () => {
     });
     expect(confirmed.status).toBe(303);
     expect(confirmed.headers.location).toBe(`${p.portalUrl}/`);
-    const portalApi = await httpRequest(`${p.portalUrl}/api/v1/service-accounts`, { headers: { cookie: session.cookie } });
+    const portalApi = await httpRequest(`${p.portalUrl}/api/v1/service-accounts`, {
+      headers: { cookie: session.cookie },
+    });
     expect(portalApi.status).toBe(401);
-    const again = await session.browser.send((await session.browser.send(`${p.portalUrl}/login?tenant=${tenant}`)).headers.location as string);
+    const again = await session.browser.send(
+      (await session.browser.send(`${p.portalUrl}/login?tenant=${tenant}`)).headers
+        .location as string,
+    );
     expect(again.status).toBe(303);
-    expect(new URL(again.headers.location as string, p.authUrl).pathname).toMatch(new RegExp(`^/realms/${tenant}/interaction/[A-Za-z0-9_-]+$`));
+    expect(new URL(again.headers.location as string, p.authUrl).pathname).toMatch(
+      new RegExp(`^/realms/${tenant}/interaction/[A-Za-z0-9_-]+$`),
+    );
     expect((await p.portalSession(tenant, admin)).landing).toBe('/settings/service-accounts');
   });
 });

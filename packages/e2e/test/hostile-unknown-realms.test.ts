@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { uniqueName } from '@plant/test-kit';
-import { errorShapeProblem, httpRequest, PLANT_STORE_AUDIENCE, startLoad, startPlatformWithEditor, unsigned, type Answer, type Platform } from '../src/index.js';
+import {
+  errorShapeProblem,
+  httpRequest,
+  PLANT_STORE_AUDIENCE,
+  startLoad,
+  startPlatformWithEditor,
+  unsigned,
+  type Answer,
+  type Platform,
+} from '../src/index.js';
 
 const FLOOD = 1000;
 const CONCURRENCY = 100;
@@ -56,7 +65,10 @@ async function flood(tokens: string[]): Promise<Answer[]> {
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (let i = next++; i < tokens.length; i = next++) {
-        answers[i] = await httpRequest(`${p.plantStores[0]!.url}/plants?limit=1`, { agent, headers: { authorization: `Bearer ${tokens[i]}` } });
+        answers[i] = await httpRequest(`${p.plantStores[0]!.url}/plants?limit=1`, {
+          agent,
+          headers: { authorization: `Bearer ${tokens[i]}` },
+        });
       }
     }),
   );
@@ -67,8 +79,18 @@ async function flood(tokens: string[]): Promise<Answer[]> {
 /** The answers that are not 401 invalid_token in the Error shape (the first few). */
 function notInvalidToken(answers: Answer[]) {
   return answers
-    .map((answer, i) => ({ i, status: answer.status, shape: errorShapeProblem(answer) ?? 'ok', challenge: String(answer.headers['www-authenticate']) }))
-    .filter((a) => a.status !== 401 || a.shape !== 'ok' || !/^Bearer realm="plants", error="invalid_token"/.test(a.challenge))
+    .map((answer, i) => ({
+      i,
+      status: answer.status,
+      shape: errorShapeProblem(answer) ?? 'ok',
+      challenge: String(answer.headers['www-authenticate']),
+    }))
+    .filter(
+      (a) =>
+        a.status !== 401 ||
+        a.shape !== 'ok' ||
+        !/^Bearer realm="plants", error="invalid_token"/.test(a.challenge),
+    )
     .slice(0, 5);
 }
 
@@ -90,58 +112,61 @@ async function tokenServicePaths(from: number): Promise<string[]> {
 }
 
 describe('Tokens naming unknown realms at the Plant Store process', () => {
-  test(
-    'When 1,000 GET /plants carry unsigned tokens naming distinct unknown tenants, then each is 401 invalid_token in the Error shape, they cost the token service at most 50 key or realm requests, and valid tokens (cached, fresh, and of a tenant created meanwhile) keep working',
-    async () => {
-      const store = p.plantStores[0]!;
-      const realms = Array.from({ length: FLOOD }, () => uniqueName('zz'));
-      const tokens = realms.map((realm, i) => forgedToken(realm, i));
-      const from = (await p.tokenService.flushedLogs()).length;
+  test('When 1,000 GET /plants carry unsigned tokens naming distinct unknown tenants, then each is 401 invalid_token in the Error shape, they cost the token service at most 50 key or realm requests, and valid tokens (cached, fresh, and of a tenant created meanwhile) keep working', async () => {
+    const store = p.plantStores[0]!;
+    const realms = Array.from({ length: FLOOD }, () => uniqueName('zz'));
+    const tokens = realms.map((realm, i) => forgedToken(realm, i));
+    const from = (await p.tokenService.flushedLogs()).length;
 
-      // Valid callers meanwhile: the same token again and again, and a new token per request.
-      const account = await p.createServiceAccount(tenant, { role: 'View' });
-      const valid = startLoad(2, async (worker) => {
-        const bearer = worker === 0 ? token : await p.grantToken(tenant, account);
-        const answer = await p.listPlants(bearer, 'limit=1', store);
-        return { status: answer.status };
-      });
-      const answers = flood(tokens);
-      // A tenant created while the flood runs: its first token must work at once.
-      const fresh = await p.createTenant('uf');
-      const freshAccount = await p.createServiceAccount(fresh, { role: 'View' });
-      const freshAnswer = await p.listPlants(await p.grantToken(fresh, freshAccount), 'limit=1', store);
-      const refused = notInvalidToken(await answers);
-      const outcomes = await valid.stop();
+    // Valid callers meanwhile: the same token again and again, and a new token per request.
+    const account = await p.createServiceAccount(tenant, { role: 'View' });
+    const valid = startLoad(2, async (worker) => {
+      const bearer = worker === 0 ? token : await p.grantToken(tenant, account);
+      const answer = await p.listPlants(bearer, 'limit=1', store);
+      return { status: answer.status };
+    });
+    const answers = flood(tokens);
+    // A tenant created while the flood runs: its first token must work at once.
+    const fresh = await p.createTenant('uf');
+    const freshAccount = await p.createServiceAccount(fresh, { role: 'View' });
+    const freshAnswer = await p.listPlants(
+      await p.grantToken(fresh, freshAccount),
+      'limit=1',
+      store,
+    );
+    const refused = notInvalidToken(await answers);
+    const outcomes = await valid.stop();
 
-      expect(refused).toEqual([]);
-      expect({ status: freshAnswer.status, body: freshAnswer.body }).toEqual({ status: 200, body: [] });
-      expect(outcomes.length).toBeGreaterThan(0);
-      expect(outcomes.filter((o) => o.status !== 200)).toEqual([]);
-      expect((await p.listPlants(token)).status).toBe(200);
+    expect(refused).toEqual([]);
+    expect({ status: freshAnswer.status, body: freshAnswer.body }).toEqual({
+      status: 200,
+      body: [],
+    });
+    expect(outcomes.length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => o.status !== 200)).toEqual([]);
+    expect((await p.listPlants(token)).status).toBe(200);
 
-      const paths = await tokenServicePaths(from);
-      const attacked = new Set(realms.map((realm) => `/internal/v1/realms/${realm}/jwks`));
-      const costs = {
-        jwksOfUnknownRealms: paths.filter((path) => attacked.has(path)).length,
-        realmLists: paths.filter((path) => path === '/internal/v1/realms').length,
-      };
-      expect(costs.jwksOfUnknownRealms + costs.realmLists).toBeLessThanOrEqual(50);
-    },
-    180_000,
-  );
+    const paths = await tokenServicePaths(from);
+    const attacked = new Set(realms.map((realm) => `/internal/v1/realms/${realm}/jwks`));
+    const costs = {
+      jwksOfUnknownRealms: paths.filter((path) => attacked.has(path)).length,
+      realmLists: paths.filter((path) => path === '/internal/v1/realms').length,
+    };
+    expect(costs.jwksOfUnknownRealms + costs.realmLists).toBeLessThanOrEqual(50);
+  }, 180_000);
 
-  test(
-    'When 1,000 GET /plants carry unsigned tokens naming a real tenant with made-up kids, then each is 401 invalid_token, the realm costs the token service at most 50 JWKS requests, and its valid token keeps working',
-    async () => {
-      const from = (await p.tokenService.flushedLogs()).length;
+  test('When 1,000 GET /plants carry unsigned tokens naming a real tenant with made-up kids, then each is 401 invalid_token, the realm costs the token service at most 50 JWKS requests, and its valid token keeps working', async () => {
+    const from = (await p.tokenService.flushedLogs()).length;
 
-      const refused = notInvalidToken(await flood(Array.from({ length: FLOOD }, (_, i) => forgedToken(tenant, i))));
+    const refused = notInvalidToken(
+      await flood(Array.from({ length: FLOOD }, (_, i) => forgedToken(tenant, i))),
+    );
 
-      expect(refused).toEqual([]);
-      expect((await p.listPlants(token)).status).toBe(200);
-      const jwks = (await tokenServicePaths(from)).filter((path) => path === `/internal/v1/realms/${tenant}/jwks`);
-      expect(jwks.length).toBeLessThanOrEqual(50);
-    },
-    180_000,
-  );
+    expect(refused).toEqual([]);
+    expect((await p.listPlants(token)).status).toBe(200);
+    const jwks = (await tokenServicePaths(from)).filter(
+      (path) => path === `/internal/v1/realms/${tenant}/jwks`,
+    );
+    expect(jwks.length).toBeLessThanOrEqual(50);
+  }, 180_000);
 });

@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { metric } from '../src/index.js';
-import { createPlant, LISTED, listPlants, REVOKED, startRevocationPlatform, type Platform } from './revocation-platform.js';
+import {
+  createPlant,
+  LISTED,
+  listPlants,
+  REVOKED,
+  startRevocationPlatform,
+  type Platform,
+} from './revocation-platform.js';
 
 let platform: Platform;
 let tenant: string;
@@ -14,7 +21,9 @@ let tenant: string;
 beforeAll(async () => ({ platform, tenant } = await startRevocationPlatform()), 180_000);
 afterAll(() => platform?.close(), 60_000);
 
-const iatOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { iat: number }).iat;
+const iatOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { iat: number })
+    .iat;
 
 describe('revocation reaches every Plant Store', () => {
   test('When a secret is reset, then the older token is refused by both Plant Stores at their next call and a token minted after it works', async () => {
@@ -63,31 +72,54 @@ describe('revocation reaches every Plant Store', () => {
     const tenant = await platform.createTenant();
     const account = await platform.createServiceAccount(tenant);
     const viewToken = await platform.grantToken(tenant, account);
-    const [store1, store2] = platform.plantStores as [(typeof platform.plantStores)[0], (typeof platform.plantStores)[0]];
-    expect(await createPlant(store1, viewToken, { id: 1, name: 'Basil' })).toMatchObject({ status: 403 });
+    const [store1, store2] = platform.plantStores as [
+      (typeof platform.plantStores)[0],
+      (typeof platform.plantStores)[0],
+    ];
+    expect(await createPlant(store1, viewToken, { id: 1, name: 'Basil' })).toMatchObject({
+      status: 403,
+    });
 
-    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { role: 'Edit' }));
+    await platform.published(() =>
+      platform.updateServiceAccount(tenant, account.clientId, { role: 'Edit' }),
+    );
     const editToken = await platform.grantToken(tenant, account);
 
     expect(await platform.atEveryStore(viewToken)).toEqual([REVOKED, REVOKED]);
-    expect(await createPlant(store2, editToken, { id: Date.now(), name: 'Basil' })).toEqual({ status: 200, body: { name: 'Basil' }, wwwAuthenticate: null });
+    expect(await createPlant(store2, editToken, { id: Date.now(), name: 'Basil' })).toEqual({
+      status: 200,
+      body: { name: 'Basil' },
+      wwwAuthenticate: null,
+    });
 
     // A demotion revokes just the same: the Edit token loses its power at once.
-    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { role: 'View' }));
-    expect(await createPlant(store1, editToken, { id: Date.now() + 1, name: 'Mint' })).toEqual(REVOKED);
-    expect(await createPlant(store2, editToken, { id: Date.now() + 2, name: 'Mint' })).toEqual(REVOKED);
+    await platform.published(() =>
+      platform.updateServiceAccount(tenant, account.clientId, { role: 'View' }),
+    );
+    expect(await createPlant(store1, editToken, { id: Date.now() + 1, name: 'Mint' })).toEqual(
+      REVOKED,
+    );
+    expect(await createPlant(store2, editToken, { id: Date.now() + 2, name: 'Mint' })).toEqual(
+      REVOKED,
+    );
   });
 
   test('When a grant is added or removed, then older tokens are refused by both Plant Stores', async () => {
     const account = await platform.createServiceAccount(tenant);
     const plain = await platform.grantToken(tenant, account);
 
-    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { grants: [{ tag: 'herbs', permission: 'edit' }] }));
+    await platform.published(() =>
+      platform.updateServiceAccount(tenant, account.clientId, {
+        grants: [{ tag: 'herbs', permission: 'edit' }],
+      }),
+    );
     const granted = await platform.grantToken(tenant, account);
     expect(await platform.atEveryStore(plain)).toEqual([REVOKED, REVOKED]);
     expect(await platform.atEveryStore(granted)).toEqual([LISTED, LISTED]);
 
-    await platform.published(() => platform.updateServiceAccount(tenant, account.clientId, { grants: [] }));
+    await platform.published(() =>
+      platform.updateServiceAccount(tenant, account.clientId, { grants: [] }),
+    );
     expect(await platform.atEveryStore(granted)).toEqual([REVOKED, REVOKED]);
   });
 
@@ -109,7 +141,13 @@ describe('revocation reaches every Plant Store', () => {
     await platform.resetSecret(tenant, account.clientId);
     await platform.atEveryStore(token);
 
-    const logs = (await Promise.all([platform.tokenService, ...platform.plantStores].map((p) => p.flushedLogs()))).flat().join('\n');
+    const logs = (
+      await Promise.all(
+        [platform.tokenService, ...platform.plantStores].map((p) => p.flushedLogs()),
+      )
+    )
+      .flat()
+      .join('\n');
     expect(logs).not.toContain(token.split('.')[2]!);
     expect(logs).not.toContain(account.secret);
     expect(logs).not.toContain(platform.secrets.PLANT_STORE_INTERNAL_TOKEN);

@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { eventually } from '@plant/test-kit';
 import { metric } from '../src/index.js';
-import { LISTED, listPlants, REVOKED, startRevocationPlatform, type Platform } from './revocation-platform.js';
+import {
+  LISTED,
+  listPlants,
+  REVOKED,
+  startRevocationPlatform,
+  type Platform,
+} from './revocation-platform.js';
 
 let platform: Platform;
 let tenant: string;
@@ -19,7 +25,10 @@ afterAll(() => platform?.close(), 60_000);
 /** Waits until every Plant Store reports `revocation_live` = `value` on /metrics. */
 async function everyStoreLive(value: 0 | 1): Promise<void> {
   await eventually(
-    async () => (await Promise.all(platform.plantStores.map((store) => metric(store, 'revocation_live')))).every((v) => v === value),
+    async () =>
+      (
+        await Promise.all(platform.plantStores.map((store) => metric(store, 'revocation_live')))
+      ).every((v) => v === value),
     `every Plant Store reports revocation_live ${value}`,
   );
 }
@@ -46,7 +55,9 @@ describe('revocation while Redis fails', () => {
     expect(await platform.atEveryStore(nextToken)).toEqual([LISTED, LISTED]);
     await platform.published(() => platform.resetSecret(tenant, next.clientId));
     expect(await platform.atEveryStore(nextToken)).toEqual([REVOKED, REVOKED]);
-    expect(await metric(platform.plantStores[0]!, 'revocation_fallbacks_total')).toBe(fallbacksBefore);
+    expect(await metric(platform.plantStores[0]!, 'revocation_fallbacks_total')).toBe(
+      fallbacksBefore,
+    );
   }, 120_000);
 
   test('When the subscriber connections are killed while a reset happens, then both Plant Stores refuse the old token and re-subscribe', async () => {
@@ -93,8 +104,14 @@ describe('revocation while Redis fails', () => {
 
     const answers = await platform.atEveryStore(token);
     expect(answers.map(({ status, body }) => ({ status, body }))).toEqual([
-      { status: 503, body: { error: 503, message: 'Token verification is temporarily unavailable' } },
-      { status: 503, body: { error: 503, message: 'Token verification is temporarily unavailable' } },
+      {
+        status: 503,
+        body: { error: 503, message: 'Token verification is temporarily unavailable' },
+      },
+      {
+        status: 503,
+        body: { error: 503, message: 'Token verification is temporarily unavailable' },
+      },
     ]);
 
     await platform.redis.start();
@@ -110,15 +127,24 @@ describe('revocation while Redis fails', () => {
     const late = await platform.startPlantStore();
     try {
       const notReady = await fetch(`${late.managementUrl}/readyz`);
-      expect({ status: notReady.status, body: await notReady.json() }).toEqual({ status: 503, body: { error: 503, message: 'Not ready: revocation' } });
+      expect({ status: notReady.status, body: await notReady.json() }).toEqual({
+        status: 503,
+        body: { error: 503, message: 'Not ready: revocation' },
+      });
       // Neither the JWKS nor the revocation state can be had: fail closed.
       expect(await listPlants(late, token)).toMatchObject({ status: 503 });
 
       await platform.startTokenService();
-      await eventually(async () => (await fetch(`${late.managementUrl}/readyz`)).status === 200, 'the late Plant Store is ready');
+      await eventually(
+        async () => (await fetch(`${late.managementUrl}/readyz`)).status === 200,
+        'the late Plant Store is ready',
+      );
       expect(await metric(late, 'revocation_live')).toBe(1);
       // The failed JWKS fetch of the outage is retried at most every 5 s (bearer verification's throttle).
-      await eventually(async () => (await listPlants(late, token)).status !== 503, 'the realm keys are fetched again');
+      await eventually(
+        async () => (await listPlants(late, token)).status !== 503,
+        'the realm keys are fetched again',
+      );
       expect(await listPlants(late, token)).toEqual(LISTED);
     } finally {
       await late.stop();

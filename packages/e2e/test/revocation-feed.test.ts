@@ -35,31 +35,49 @@ async function byKind(svc: ServiceProcess, name: string): Promise<Record<string,
 }
 
 async function mapEntries(svc: ServiceProcess): Promise<number> {
-  const match = /^revocation_map_entries(?:\{[^}]*\})? (\S+)$/m.exec((await httpRequest(`${svc.managementUrl}/metrics`)).text);
+  const match = /^revocation_map_entries(?:\{[^}]*\})? (\S+)$/m.exec(
+    (await httpRequest(`${svc.managementUrl}/metrics`)).text,
+  );
   return Number(match?.[1]);
 }
 
 /** The snapshot as a resource server reads it, this tenant's entries. */
 async function snapshotEntries(): Promise<unknown[]> {
-  const res = await httpRequest(`${p.internalUrl}/internal/v1/revocations`, { headers: { authorization: `Bearer ${p.envOf('plant-store').INTERNAL_API_TOKEN}` } });
-  return (res.body as { entries: Array<{ tenant: string }> }).entries.filter((e) => e.tenant === tenant);
+  const res = await httpRequest(`${p.internalUrl}/internal/v1/revocations`, {
+    headers: { authorization: `Bearer ${p.envOf('plant-store').INTERNAL_API_TOKEN}` },
+  });
+  return (res.body as { entries: Array<{ tenant: string }> }).entries.filter(
+    (e) => e.tenant === tenant,
+  );
 }
 
 /** A reset committed with SQL and never published, recorded `ago` seconds in the past. */
 async function resetBySql(sub: string, ago = 0): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx('principals').where({ realm: tenant, sub }).update({ token_version: trx.raw('token_version + 1') });
-    await trx('revocation_changes').where({ realm: tenant, sub }).update({ changed_at: trx.raw('now() - make_interval(secs => ?)', [ago]) });
+    await trx('principals')
+      .where({ realm: tenant, sub })
+      .update({ token_version: trx.raw('token_version + 1') });
+    await trx('revocation_changes')
+      .where({ realm: tenant, sub })
+      .update({ changed_at: trx.raw('now() - make_interval(secs => ?)', [ago]) });
   });
 }
 
-const status = async (token: string, store = p.plantStores[0]!) => (await p.listPlants(token, 'limit=1', store)).status;
+const status = async (token: string, store = p.plantStores[0]!) =>
+  (await p.listPlants(token, 'limit=1', store)).status;
 
 describe('resync by change feed', () => {
   test('When nothing changes, then each resync asks for the changes and transfers no entries, a few bytes each', async () => {
     const store = p.plantStores[0]!;
-    await eventually(async () => ((await byKind(store, 'revocation_resync_requests_total')).changes ?? 0) >= 1, 'a first resync by changes');
-    const before = { requests: await byKind(store, 'revocation_resync_requests_total'), entries: await byKind(store, 'revocation_resync_entries_total'), bytes: await byKind(store, 'revocation_resync_bytes_total') };
+    await eventually(
+      async () => ((await byKind(store, 'revocation_resync_requests_total')).changes ?? 0) >= 1,
+      'a first resync by changes',
+    );
+    const before = {
+      requests: await byKind(store, 'revocation_resync_requests_total'),
+      entries: await byKind(store, 'revocation_resync_entries_total'),
+      bytes: await byKind(store, 'revocation_resync_bytes_total'),
+    };
 
     await sleep(2500);
     const requests = await byKind(store, 'revocation_resync_requests_total');
@@ -80,7 +98,11 @@ describe('resync by change feed', () => {
 
     await resetBySql(account.clientId);
 
-    await eventually(async () => (await status(token)) === 401, 'the resync brings the reset', 5000);
+    await eventually(
+      async () => (await status(token)) === 401,
+      'the resync brings the reset',
+      5000,
+    );
   });
 
   test('When a reset is older than the token lifetime plus the margin, then it leaves the Plant Store\u2019s map and the snapshot', async () => {
@@ -90,18 +112,31 @@ describe('resync by change feed', () => {
 
     // Recorded 4 s short of the horizon: it is needed for 4 more seconds.
     await resetBySql(account.clientId, HORIZON_SECONDS - 4);
-    await eventually(async () => (await status(token)) === 401, 'the resync brings the reset', 5000);
+    await eventually(
+      async () => (await status(token)) === 401,
+      'the resync brings the reset',
+      5000,
+    );
     expect(await mapEntries(p.plantStores[0]!)).toBe(entriesBefore + 1);
 
-    await eventually(async () => (await mapEntries(p.plantStores[0]!)) === entriesBefore, 'the entry expires from the map', 10_000);
-    expect((await snapshotEntries()).map((e) => (e as { sub: string }).sub)).not.toContain(account.clientId);
+    await eventually(
+      async () => (await mapEntries(p.plantStores[0]!)) === entriesBefore,
+      'the entry expires from the map',
+      10_000,
+    );
+    expect((await snapshotEntries()).map((e) => (e as { sub: string }).sub)).not.toContain(
+      account.clientId,
+    );
   });
 });
 
 describe('a gap the feed cannot bridge, and pruning', () => {
   test('When the Plant Store was away while the feed was pruned past its position, then its next resync loads the snapshot and catches up on a change it missed', async () => {
     const store = p.plantStores[0]!;
-    const [old, missed] = [await p.createServiceAccount(tenant), await p.createServiceAccount(tenant)];
+    const [old, missed] = [
+      await p.createServiceAccount(tenant),
+      await p.createServiceAccount(tenant),
+    ];
     const token = await p.grantToken(tenant, missed);
     const snapshots = (await byKind(store, 'revocation_resync_requests_total')).snapshot;
 
@@ -111,12 +146,21 @@ describe('a gap the feed cannot bridge, and pruning', () => {
       await resetBySql(missed.clientId);
       // The token service prunes at start: the old change goes, the floor passes the store's position.
       await p.restart(p.tokenService);
-      await eventually(async () => (await db('revocation_changes').where({ realm: tenant, sub: old.clientId }).first()) === undefined, 'the old change is pruned');
+      await eventually(
+        async () =>
+          (await db('revocation_changes').where({ realm: tenant, sub: old.clientId }).first()) ===
+          undefined,
+        'the old change is pruned',
+      );
     } finally {
       process.kill(store.pid, 'SIGCONT');
     }
 
-    await eventually(async () => (await status(token)) === 401, 'the snapshot brings the missed reset', 10_000);
+    await eventually(
+      async () => (await status(token)) === 401,
+      'the snapshot brings the missed reset',
+      10_000,
+    );
     expect((await byKind(store, 'revocation_resync_requests_total')).snapshot).toBe(snapshots! + 1);
   });
 
@@ -129,10 +173,17 @@ describe('a gap the feed cannot bridge, and pruning', () => {
     await eventually(async () => (await status(token)) === 401, 'the reset reaches the store');
 
     await p.restart(p.tokenService);
-    await eventually(async () => (await db('revocation_changes').where({ realm: tenant, sub: stale.clientId }).first()) === undefined, 'the old change is pruned');
+    await eventually(
+      async () =>
+        (await db('revocation_changes').where({ realm: tenant, sub: stale.clientId }).first()) ===
+        undefined,
+      'the old change is pruned',
+    );
     const fresh = await p.startPlantStore();
 
-    expect(await snapshotEntries()).toEqual(expect.arrayContaining([expect.objectContaining({ sub: account.clientId, version: 2 })]));
+    expect(await snapshotEntries()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ sub: account.clientId, version: 2 })]),
+    );
     expect([await status(token), await status(token, fresh)]).toEqual([401, 401]);
     await sleep(1500);
     expect([await status(token), await status(token, fresh)]).toEqual([401, 401]);

@@ -4,7 +4,13 @@
  * subscribers killed without disturbing anyone), with Plant Store clients whose answers the
  * tests compare whole, and a way to wait until a change has reached every Plant Store.
  */
-import { eventually, startPlatform as startProcesses, type Platform as Processes, type RedisServer, type ServiceProcess } from '@plant/test-kit';
+import {
+  eventually,
+  startPlatform as startProcesses,
+  type Platform as Processes,
+  type RedisServer,
+  type ServiceProcess,
+} from '@plant/test-kit';
 
 export interface HttpAnswer {
   status: number;
@@ -30,7 +36,11 @@ export function listPlants(store: ServiceProcess, token: string): Promise<HttpAn
 }
 
 /** `POST /plants` with the token. */
-export function createPlant(store: ServiceProcess, token: string, plant: { id: number; name: string; tag?: string }): Promise<HttpAnswer> {
+export function createPlant(
+  store: ServiceProcess,
+  token: string,
+  plant: { id: number; name: string; tag?: string },
+): Promise<HttpAnswer> {
   return http(`${store.url}/plants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -56,11 +66,20 @@ export interface Platform extends Processes {
 /** A Plant Store's count of revocation events received so far. */
 export async function eventsReceived(store: ServiceProcess): Promise<number> {
   const text = (await http(`${store.managementUrl}/metrics`)).body as string;
-  return [...text.matchAll(/^revocation_events_received_total(?:\{[^}]*\})? (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return [...text.matchAll(/^revocation_events_received_total(?:\{[^}]*\})? (\S+)$/gm)].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
 }
 
 /** The token service and `stores` Plant Store processes on the test database and a redis-server of their own. */
-export async function startPlatform({ stores = 2, resyncMs = 5000 }: { stores?: number; resyncMs?: number } = {}): Promise<Platform> {
+export async function startPlatform({
+  stores = 2,
+  resyncMs = 5000,
+}: {
+  stores?: number;
+  resyncMs?: number;
+} = {}): Promise<Platform> {
   const processes = await startProcesses({ plantStores: stores, resyncMs });
   return Object.assign(processes, {
     redis: processes.redis!,
@@ -68,10 +87,16 @@ export async function startPlatform({ stores = 2, resyncMs = 5000 }: { stores?: 
       const targets = [...processes.plantStores];
       const before = await Promise.all(targets.map(eventsReceived));
       const result = await change();
-      await eventually(async () => (await Promise.all(targets.map(eventsReceived))).every((n, i) => n > before[i]!), 'every Plant Store received the event', 10_000);
+      await eventually(
+        async () =>
+          (await Promise.all(targets.map(eventsReceived))).every((n, i) => n > before[i]!),
+        'every Plant Store received the event',
+        10_000,
+      );
       return result;
     },
-    atEveryStore: (token: string) => Promise.all(processes.plantStores.map((store) => listPlants(store, token))),
+    atEveryStore: (token: string) =>
+      Promise.all(processes.plantStores.map((store) => listPlants(store, token))),
   });
 }
 
@@ -85,7 +110,8 @@ export async function startRevocationPlatform(): Promise<{ platform: Platform; t
 export const REVOKED = {
   status: 401,
   body: { error: 401, message: 'Token has been revoked' },
-  wwwAuthenticate: 'Bearer realm="plants", error="invalid_token", error_description="Token has been revoked"',
+  wwwAuthenticate:
+    'Bearer realm="plants", error="invalid_token", error_description="Token has been revoked"',
 } as const;
 
 /** What a valid token gets from `GET /plants?limit=1` on a tenant without plants. */

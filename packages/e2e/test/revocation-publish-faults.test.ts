@@ -10,7 +10,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { eventually } from '@plant/test-kit';
 import { metric } from '../src/index.js';
-import { eventsReceived, LISTED, REVOKED, startPlatform, type Platform } from './revocation-platform.js';
+import {
+  eventsReceived,
+  LISTED,
+  REVOKED,
+  startPlatform,
+  type Platform,
+} from './revocation-platform.js';
 
 let platform: Platform;
 let tenant: string;
@@ -42,7 +48,10 @@ describe('a revocation publish that fails', () => {
     } finally {
       expect(await allowPublish()).toBe('OK');
     }
-    await eventually(async () => (await platform.atEveryStore(token))[0]!.status === 401, 'the store refuses the old token');
+    await eventually(
+      async () => (await platform.atEveryStore(token))[0]!.status === 401,
+      'the store refuses the old token',
+    );
 
     // The republished event revoked it (the store heard one more event), not a re-sync.
     expect(await eventsReceived(platform.plantStores[0]!)).toBeGreaterThan(heardBefore);
@@ -68,7 +77,10 @@ describe('a revocation publish that fails', () => {
       expect(await allowPublish()).toBe('OK');
     }
 
-    await eventually(async () => (await platform.atEveryStore(second)).every((a) => a.status === 401), 'the store refuses the second token');
+    await eventually(
+      async () => (await platform.atEveryStore(second)).every((a) => a.status === 401),
+      'the store refuses the second token',
+    );
 
     expect(await eventsReceived(platform.plantStores[0]!)).toBeGreaterThan(heardBefore);
     expect(await platform.atEveryStore(first)).toEqual([REVOKED]);

@@ -25,7 +25,13 @@ let tenant: string;
 beforeAll(async () => {
   p = await startPlatform({
     plantStores: 0,
-    serviceEnv: { 'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000', CLIENT_AUTH_FAILURES_PER_IP: '100000', CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000' } },
+    serviceEnv: {
+      'token-service': {
+        CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000',
+        CLIENT_AUTH_FAILURES_PER_IP: '100000',
+        CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000',
+      },
+    },
   });
   tenant = await p.createTenant('race');
 }, 60_000);
@@ -74,7 +80,8 @@ describe('A secret reset racing grants with the old secret', () => {
 
       for (const answer of answers.filter((a) => a.at > resetAt)) {
         answeredAfter += 1;
-        if (answer.status !== 401) late.push({ round, status: answer.status, afterMs: answer.at - resetAt });
+        if (answer.status !== 401)
+          late.push({ round, status: answer.status, afterMs: answer.at - resetAt });
       }
       expect((await grant(account.clientId, newSecret)).status).toBe(200);
     }

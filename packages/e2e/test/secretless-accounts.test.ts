@@ -6,8 +6,22 @@
  * trust removed, the secret removed or the account disabled (the versioned revocation a reset uses).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { assertionGrantBody, clientAssertion, clientKeyPair, eventually, startWorkloadIssuer, type ClientKeyPair, type WorkloadIssuer } from '@plant/test-kit';
-import { httpRequest, startPlatform, type Answer, type Platform, type ServiceAccount } from '../src/index.js';
+import {
+  assertionGrantBody,
+  clientAssertion,
+  clientKeyPair,
+  eventually,
+  startWorkloadIssuer,
+  type ClientKeyPair,
+  type WorkloadIssuer,
+} from '@plant/test-kit';
+import {
+  httpRequest,
+  startPlatform,
+  type Answer,
+  type Platform,
+  type ServiceAccount,
+} from '../src/index.js';
 
 let p: Platform;
 let tenant: string;
@@ -16,7 +30,15 @@ let cluster: WorkloadIssuer;
 
 beforeAll(async () => {
   cluster = await startWorkloadIssuer();
-  p = await startPlatform({ accountAdmin: true, serviceEnv: { 'token-service': { FEDERATION_ALLOW_PRIVATE_ISSUERS: 'true', FEDERATION_ALLOW_HTTP_ISSUERS: 'true' } } });
+  p = await startPlatform({
+    accountAdmin: true,
+    serviceEnv: {
+      'token-service': {
+        FEDERATION_ALLOW_PRIVATE_ISSUERS: 'true',
+        FEDERATION_ALLOW_HTTP_ISSUERS: 'true',
+      },
+    },
+  });
   tenant = await p.createTenant('nosecret');
   adminToken = await p.userToken(tenant, `admin@${tenant}.test`);
 }, 90_000);
@@ -37,7 +59,11 @@ function api(method: string, path: string, body?: unknown): Promise<Answer> {
 }
 
 function grant(body: string): Promise<Answer> {
-  return httpRequest(`${issuer()}/protocol/openid-connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  return httpRequest(`${issuer()}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
 }
 
 async function tokenOf(answer: Promise<Answer>): Promise<string> {
@@ -46,8 +72,15 @@ async function tokenOf(answer: Promise<Answer>): Promise<string> {
   return (res.body as { access_token: string }).access_token;
 }
 
-const byKey = (account: ServiceAccount, key: ClientKeyPair, kid: string) => grant(assertionGrantBody(account.clientId, clientAssertion({ clientId: account.clientId, audience: issuer(), key, kid })));
-const byWorkload = (account: ServiceAccount, subject: string) => grant(assertionGrantBody(account.clientId, cluster.mint({ subject, audience: issuer() })));
+const byKey = (account: ServiceAccount, key: ClientKeyPair, kid: string) =>
+  grant(
+    assertionGrantBody(
+      account.clientId,
+      clientAssertion({ clientId: account.clientId, audience: issuer(), key, kid }),
+    ),
+  );
+const byWorkload = (account: ServiceAccount, subject: string) =>
+  grant(assertionGrantBody(account.clientId, cluster.mint({ subject, audience: issuer() })));
 
 /** The Plant Store's verdict on a token: revocation events reach it after the change's answer, within the channel's delivery. */
 async function refusedAtPlantStore(token: string): Promise<Answer> {
@@ -81,7 +114,15 @@ describe('secretless service accounts across the platform', () => {
     const account = await p.createServiceAccount(tenant);
     const subject = 'repo:acme/shop:ref:refs/heads/main';
     const bySecretBefore = await tokenOf(p.requestToken(tenant, account.clientId, account.secret));
-    expect((await api('POST', `/${account.clientId}/trusts`, { issuer: cluster.issuer, subject, audience: issuer() })).status).toBe(201);
+    expect(
+      (
+        await api('POST', `/${account.clientId}/trusts`, {
+          issuer: cluster.issuer,
+          subject,
+          audience: issuer(),
+        })
+      ).status,
+    ).toBe(201);
 
     expect((await api('DELETE', `/${account.clientId}/secret`)).status).toBe(204);
     const byPlatform = await tokenOf(byWorkload(account, subject));
@@ -95,12 +136,22 @@ describe('secretless service accounts across the platform', () => {
   test('When the account is disabled through /api/v1, then every token it holds is refused at the Plant Store and no credential gets a new one, until it is enabled', async () => {
     const account = await p.createServiceAccount(tenant);
     const key = clientKeyPair('ed25519');
-    const kid = ((await api('POST', `/${account.clientId}/keys`, { jwk: key.publicJwk })).body as { id: string }).id;
-    const tokens = [await tokenOf(p.requestToken(tenant, account.clientId, account.secret)), await tokenOf(byKey(account, key, kid))];
+    const kid = (
+      (await api('POST', `/${account.clientId}/keys`, { jwk: key.publicJwk })).body as {
+        id: string;
+      }
+    ).id;
+    const tokens = [
+      await tokenOf(p.requestToken(tenant, account.clientId, account.secret)),
+      await tokenOf(byKey(account, key, kid)),
+    ];
 
     const disabled = await api('POST', `/${account.clientId}/disable`);
     for (const token of tokens) await refusedAtPlantStore(token);
-    const whileDisabled = [(await p.requestToken(tenant, account.clientId, account.secret)).status, (await byKey(account, key, kid)).status];
+    const whileDisabled = [
+      (await p.requestToken(tenant, account.clientId, account.secret)).status,
+      (await byKey(account, key, kid)).status,
+    ];
     const enabled = await api('POST', `/${account.clientId}/enable`);
     const fresh = await tokenOf(byKey(account, key, kid));
 
@@ -116,14 +167,19 @@ describe('secretless service accounts across the platform', () => {
     const intruder = await p.userToken(other, `admin@${other}.test`);
     const key = clientKeyPair('ec');
 
-    const res = await httpRequest(`${p.portalUrl}/api/v1/service-accounts/${account.clientId}/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${intruder}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jwk: key.publicJwk }),
-    });
+    const res = await httpRequest(
+      `${p.portalUrl}/api/v1/service-accounts/${account.clientId}/keys`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${intruder}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jwk: key.publicJwk }),
+      },
+    );
 
     expect(res.status).toBe(404);
     expect((await byKey(account, key, 'anything')).status).toBe(401);
-    expect(((await api('GET', `/${account.clientId}/credentials`)).body as { keys: unknown[] }).keys).toEqual([]);
+    expect(
+      ((await api('GET', `/${account.clientId}/credentials`)).body as { keys: unknown[] }).keys,
+    ).toEqual([]);
   });
 });

@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { eventually, uniqueName } from '@plant/test-kit';
-import { httpRequest, startLoad, startPlatform, USER_PASSWORD, type Platform, type ServiceAccount } from '../src/index.js';
+import {
+  httpRequest,
+  startLoad,
+  startPlatform,
+  USER_PASSWORD,
+  type Platform,
+  type ServiceAccount,
+} from '../src/index.js';
 import type { ServiceProcess } from '@plant/test-kit';
 
 let p: Platform;
@@ -19,11 +26,25 @@ beforeAll(async () => {
 
 afterAll(() => p?.close());
 
-const headerOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg: string; kid: string };
+const headerOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as {
+    alg: string;
+    kid: string;
+  };
 
 async function tenantSigning(alg: 'RS256' | 'ES256'): Promise<string> {
   const tenant = uniqueName(alg.toLowerCase());
-  const created = await p.cli('tenant', 'create', tenant, '--admin-email', `admin@${tenant}.test`, '--admin-password', USER_PASSWORD, '--alg', alg);
+  const created = await p.cli(
+    'tenant',
+    'create',
+    tenant,
+    '--admin-email',
+    `admin@${tenant}.test`,
+    '--admin-password',
+    USER_PASSWORD,
+    '--alg',
+    alg,
+  );
   expect(created).toMatchObject({ tenant, alg });
   return tenant;
 }
@@ -33,7 +54,11 @@ function grantAt(svc: ServiceProcess, tenant: string, account: ServiceAccount) {
   return httpRequest(`${svc.url}/realms/${tenant}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: account.clientId, client_secret: account.secret }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: account.clientId,
+      client_secret: account.secret,
+    }).toString(),
   });
 }
 
@@ -54,7 +79,10 @@ describe.each(['RS256', 'ES256'] as const)('a realm signing %s, end to end', (al
     expect([listed.status, listed.body]).toEqual([200, [{ name: `${alg} fern`, tag: 'e2e' }]]);
     for (const store of [a, b]) {
       const refused = await p.listPlants(token, 'limit=10', store);
-      expect([refused.status, refused.body]).toEqual([401, { error: 401, message: 'Token has been revoked' }]);
+      expect([refused.status, refused.body]).toEqual([
+        401,
+        { error: 401, message: 'Token has been revoked' },
+      ]);
       expect((await p.listPlants(fresh, 'limit=10', store)).status).toBe(200);
     }
     expect(headerOf(fresh).alg).toBe(alg);
@@ -67,9 +95,13 @@ describe('the portal after a switch', () => {
     const admin = `admin@${tenant}.test`;
     await p.portalSession(tenant, admin);
 
-    const switched = await p.internal('PUT', `/internal/v1/realms/${tenant}/signing-algorithm`, { alg: 'ES256' });
+    const switched = await p.internal('PUT', `/internal/v1/realms/${tenant}/signing-algorithm`, {
+      alg: 'ES256',
+    });
     const session = await p.portalSession(tenant, admin);
-    const me = await httpRequest(`${p.portalUrl}/api/v1/me`, { headers: { cookie: session.cookie } });
+    const me = await httpRequest(`${p.portalUrl}/api/v1/me`, {
+      headers: { cookie: session.cookie },
+    });
 
     expect(switched.body).toMatchObject({ alg: 'ES256', rotated: true });
     expect(me.status).toBe(200);
@@ -87,22 +119,44 @@ describe('switching a realm under load', () => {
     // reach the stores after each switch, tokens of the new key as soon as it signs.
     const held: string[] = [];
     let nextId = 1;
-    const load = startLoad<{ kind: string; alg: string; kid: string; at: string }>(6, async (worker, seq) => {
-      const where = (worker + seq) % 2;
-      if (seq % 4 === 0 || held[worker] === undefined) {
-        const res = await grantAt(issuers[where]!, tenant, account);
-        if (res.status === 200) held[worker] = (res.body as { access_token: string }).access_token;
-        const header = res.status === 200 ? headerOf(held[worker]!) : { alg: '?', kid: '?' };
-        return { status: res.status, detail: { kind: 'grant', ...header, at: issuers[where]!.name } };
-      }
-      const token = held[worker]!;
-      const res = seq % 4 === 3 ? await p.createPlant(token, { id: nextId++, name: `p${seq}` }, stores[where]) : await p.listPlants(token, 'limit=5', stores[where]);
-      return { status: res.status, detail: { kind: 'store', ...headerOf(token), at: stores[where]!.name } };
-    });
+    const load = startLoad<{ kind: string; alg: string; kid: string; at: string }>(
+      6,
+      async (worker, seq) => {
+        const where = (worker + seq) % 2;
+        if (seq % 4 === 0 || held[worker] === undefined) {
+          const res = await grantAt(issuers[where]!, tenant, account);
+          if (res.status === 200)
+            held[worker] = (res.body as { access_token: string }).access_token;
+          const header = res.status === 200 ? headerOf(held[worker]!) : { alg: '?', kid: '?' };
+          return {
+            status: res.status,
+            detail: { kind: 'grant', ...header, at: issuers[where]!.name },
+          };
+        }
+        const token = held[worker]!;
+        const res =
+          seq % 4 === 3
+            ? await p.createPlant(token, { id: nextId++, name: `p${seq}` }, stores[where])
+            : await p.listPlants(token, 'limit=5', stores[where]);
+        return {
+          status: res.status,
+          detail: { kind: 'store', ...headerOf(token), at: stores[where]!.name },
+        };
+      },
+    );
     /** Whether tokens of key `kid` (any key, undefined) were granted at each token service and used at each store since `since`. */
     const everywhere = (since: number, kid?: string) =>
-      [...issuers.map((i) => ['grant', i.name]), ...stores.map((st) => ['store', st.name])].every(([kind, at]) =>
-        load.outcomes.some(({ status, startedAt, detail }) => status === 200 && startedAt >= since && detail !== undefined && detail.kind === kind && detail.at === at && (kid === undefined || detail.kid === kid)),
+      [...issuers.map((i) => ['grant', i.name]), ...stores.map((st) => ['store', st.name])].every(
+        ([kind, at]) =>
+          load.outcomes.some(
+            ({ status, startedAt, detail }) =>
+              status === 200 &&
+              startedAt >= since &&
+              detail !== undefined &&
+              detail.kind === kind &&
+              detail.at === at &&
+              (kid === undefined || detail.kid === kid),
+          ),
       );
     /** What each process answered since `since`, by kind, algorithm and status: the message when a phase times out. */
     const seen = (since: number) => {
@@ -115,26 +169,40 @@ describe('switching a realm under load', () => {
     };
     // A replica that misses the announcement signs with the old (still published) key until its
     // realm re-check, at most 30 s later (services/token-service/README.md, "Key rotation").
-    const phase = (probe: () => boolean, what: string, since: number) => eventually(probe, what, 45_000).catch((err: Error) => Promise.reject(new Error(`${err.message}; seen since: ${seen(since)}`)));
+    const phase = (probe: () => boolean, what: string, since: number) =>
+      eventually(probe, what, 45_000).catch((err: Error) =>
+        Promise.reject(new Error(`${err.message}; seen since: ${seen(since)}`)),
+      );
 
     try {
       const start = Date.now();
       await phase(() => everywhere(start), 'tokens granted and used everywhere', start);
       for (const alg of ['ES256', 'RS256']) {
         // A token of the key about to be retired, used at both stores once the new key is everywhere.
-        const before = (await grantAt(issuers[0]!, tenant, account)).body as { access_token: string };
+        const before = (await grantAt(issuers[0]!, tenant, account)).body as {
+          access_token: string;
+        };
         const since = Date.now();
-        const switched = (await p.internal('PUT', `/internal/v1/realms/${tenant}/signing-algorithm`, { alg })).body as { alg: string; kid: string; rotated: boolean };
+        const switched = (
+          await p.internal('PUT', `/internal/v1/realms/${tenant}/signing-algorithm`, { alg })
+        ).body as { alg: string; kid: string; rotated: boolean };
         expect(switched).toMatchObject({ alg, rotated: true });
-        await phase(() => everywhere(since, switched.kid), `${alg} tokens of the new key granted and used everywhere`, since);
+        await phase(
+          () => everywhere(since, switched.kid),
+          `${alg} tokens of the new key granted and used everywhere`,
+          since,
+        );
         expect(headerOf(before.access_token).alg).not.toBe(alg);
-        for (const store of stores) expect((await p.listPlants(before.access_token, 'limit=1', store)).status).toBe(200);
+        for (const store of stores)
+          expect((await p.listPlants(before.access_token, 'limit=1', store)).status).toBe(200);
       }
     } finally {
       await load.stop();
     }
 
-    const failed = load.outcomes.filter((o) => o.status !== 200).map((o) => ({ status: o.status, error: o.error, ...o.detail }));
+    const failed = load.outcomes
+      .filter((o) => o.status !== 200)
+      .map((o) => ({ status: o.status, error: o.error, ...o.detail }));
     expect(failed).toEqual([]);
     expect(load.outcomes.length).toBeGreaterThan(100);
   }, 240_000);

@@ -74,7 +74,10 @@ export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
     metricsRegistry: options.metrics ?? new Registry(),
     ...(options.resyncMs === undefined ? {} : { resyncMs: options.resyncMs }),
   });
-  const replay = options.publicUrl === undefined ? undefined : createRedisReplayStore({ redis: options.redisUrl, logger });
+  const replay =
+    options.publicUrl === undefined
+      ? undefined
+      : createRedisReplayStore({ redis: options.redisUrl, logger });
   const auth = createBearerAuth({
     authUrl: options.authUrl,
     audience: options.audience,
@@ -83,9 +86,18 @@ export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
     realm,
     logger,
     revocation,
-    ...(replay === undefined ? {} : { dpop: { publicUrl: options.publicUrl!, replay, ...(options.dpopNonceKeys ? { nonceKeys: options.dpopNonceKeys } : {}) } }),
+    ...(replay === undefined
+      ? {}
+      : {
+          dpop: {
+            publicUrl: options.publicUrl!,
+            replay,
+            ...(options.dpopNonceKeys ? { nonceKeys: options.dpopNonceKeys } : {}),
+          },
+        }),
   });
-  const respond = (req: IncomingMessage, res: ServerResponse, err: unknown) => sendError(logger, err, req, res);
+  const respond = (req: IncomingMessage, res: ServerResponse, err: unknown) =>
+    sendError(logger, err, req, res);
 
   return {
     start: () => revocation.start(),
@@ -96,7 +108,9 @@ export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
     },
     isReady: () => revocation.isReady(),
     middleware(req, res, next) {
-      auth.middleware(req as AuthenticatedRequest, res, (err?: unknown) => (err === undefined ? next() : respond(req, res, err)));
+      auth.middleware(req as AuthenticatedRequest, res, (err?: unknown) =>
+        err === undefined ? next() : respond(req, res, err),
+      );
     },
     requireRole(minimum) {
       return (req, res, next) => {

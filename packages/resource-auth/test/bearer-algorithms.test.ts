@@ -6,7 +6,16 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { rsaJwk } from '@plant/test-kit';
-import { invalidToken, issuer, newRealm, outcome, resourceServer, useTestIssuer, whoami, type Harness } from './bearer-support.js';
+import {
+  invalidToken,
+  issuer,
+  newRealm,
+  outcome,
+  resourceServer,
+  useTestIssuer,
+  whoami,
+  type Harness,
+} from './bearer-support.js';
 
 useTestIssuer();
 
@@ -20,12 +29,16 @@ const ALGORITHM_MISMATCH = 'Token algorithm does not match its signing key';
 describe('ES256 realms', () => {
   test('When an ES256 realm token is sent, then it is accepted, and its key is fetched once for every later token of the realm', async () => {
     const tenant = newRealm('ES256');
-    const tokens = Array.from({ length: 5 }, (_, i) => issuer.mint({ tenant, claims: { sub: `sa-${i}`, client_id: `sa-${i}` } }));
+    const tokens = Array.from({ length: 5 }, (_, i) =>
+      issuer.mint({ tenant, claims: { sub: `sa-${i}`, client_id: `sa-${i}` } }),
+    );
 
     const answers = [];
     for (const token of tokens) answers.push(await whoami(h, token));
 
-    expect(answers.map((a) => [a.status, a.body.sub])).toEqual(tokens.map((_, i) => [200, `sa-${i}`]));
+    expect(answers.map((a) => [a.status, a.body.sub])).toEqual(
+      tokens.map((_, i) => [200, `sa-${i}`]),
+    );
     expect(issuer.jwksRequests(tenant)).toBe(1);
   });
 
@@ -48,14 +61,17 @@ describe('algorithm confusion', () => {
   test.each<[string, 'RS256' | 'ES256', 'RS256' | 'ES256']>([
     ['an ES256 token names an RSA key', 'RS256', 'ES256'],
     ['an RS256 token names a P-256 key', 'ES256', 'RS256'],
-  ])('When %s, then 401 invalid_token before any signature check', async (_case, realmAlg, tokenAlg) => {
-    const tenant = newRealm(realmAlg);
+  ])(
+    'When %s, then 401 invalid_token before any signature check',
+    async (_case, realmAlg, tokenAlg) => {
+      const tenant = newRealm(realmAlg);
 
-    // Signed correctly for the header's algorithm, by a key of that type: only the pin refuses it.
-    const res = await whoami(h, issuer.mintWithOtherKey({ tenant, header: { alg: tokenAlg } }));
+      // Signed correctly for the header's algorithm, by a key of that type: only the pin refuses it.
+      const res = await whoami(h, issuer.mintWithOtherKey({ tenant, header: { alg: tokenAlg } }));
 
-    expect(outcome(res)).toEqual(invalidToken(ALGORITHM_MISMATCH));
-  });
+      expect(outcome(res)).toEqual(invalidToken(ALGORITHM_MISMATCH));
+    },
+  );
 
   test('When an RS256 or ES256 token is signed by the realm key of the other type through a mislabelled header, then it is refused too', async () => {
     const tenant = newRealm('ES256');
@@ -72,10 +88,26 @@ describe('algorithm confusion', () => {
   });
 
   test.each<[string, () => string, string]>([
-    ['HS256 with the P-256 public key as the secret', () => issuer.mintHs256WithPublicKey({ tenant: newRealm('ES256') }), 'Token algorithm must be RS256 or ES256'],
-    ['ES384', () => issuer.mint({ tenant: newRealm('ES256'), header: { alg: 'ES384' } }), 'Token algorithm must be RS256 or ES256'],
-    ['alg none on an ES256 realm', () => issuer.mintAlgNone({ tenant: newRealm('ES256') }), 'Token algorithm must be RS256 or ES256'],
-    ['another P-256 key naming the realm kid', () => issuer.mintWithOtherKey({ tenant: newRealm('ES256') }), 'Token signature is invalid'],
+    [
+      'HS256 with the P-256 public key as the secret',
+      () => issuer.mintHs256WithPublicKey({ tenant: newRealm('ES256') }),
+      'Token algorithm must be RS256 or ES256',
+    ],
+    [
+      'ES384',
+      () => issuer.mint({ tenant: newRealm('ES256'), header: { alg: 'ES384' } }),
+      'Token algorithm must be RS256 or ES256',
+    ],
+    [
+      'alg none on an ES256 realm',
+      () => issuer.mintAlgNone({ tenant: newRealm('ES256') }),
+      'Token algorithm must be RS256 or ES256',
+    ],
+    [
+      'another P-256 key naming the realm kid',
+      () => issuer.mintWithOtherKey({ tenant: newRealm('ES256') }),
+      'Token signature is invalid',
+    ],
   ])('When an ES256 realm gets %s, then 401 invalid_token', async (_case, token, description) => {
     expect(outcome(await whoami(h, token()))).toEqual(invalidToken(description));
   });
@@ -100,7 +132,10 @@ describe('signatures JOSE does not allow', () => {
     const tenant = newRealm('ES256');
     const [head, body, signature] = issuer.mint({ tenant }).split('.') as [string, string, string];
 
-    const res = await whoami(h, `${head}.${body}.${mangle(Buffer.from(signature, 'base64url')).toString('base64url')}`);
+    const res = await whoami(
+      h,
+      `${head}.${body}.${mangle(Buffer.from(signature, 'base64url')).toString('base64url')}`,
+    );
 
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
@@ -108,32 +143,61 @@ describe('signatures JOSE does not allow', () => {
 });
 
 describe('keys a JWKS may hold that verify nothing', () => {
-  const p384 = () => ({ ...generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' }), kid: randomUUID(), use: 'sig' });
-  const p256 = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+  const p384 = () => ({
+    ...generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' }),
+    kid: randomUUID(),
+    use: 'sig',
+  });
+  const p256 = () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
 
   test.each<[string, () => Record<string, unknown>]>([
     ['a P-384 key', () => p384()],
     ['a P-384 key that says ES256', () => ({ ...p384(), alg: 'ES256' })],
     ['a P-256 key that says RS256', () => ({ ...p256(), kid: randomUUID(), alg: 'RS256' })],
     ['a P-256 key with a short x', () => ({ ...p256(), x: 'AAAA', kid: randomUUID() })],
-    ['a P-256 key whose point is off the curve', () => ({ ...p256(), y: Buffer.alloc(32, 1).toString('base64url'), kid: randomUUID() })],
+    [
+      'a P-256 key whose point is off the curve',
+      () => ({ ...p256(), y: Buffer.alloc(32, 1).toString('base64url'), kid: randomUUID() }),
+    ],
     ['a P-256 key without y', () => ({ ...p256(), y: undefined, kid: randomUUID() })],
     ['a P-256 key whose x is a number', () => ({ ...p256(), x: 42, kid: randomUUID() })],
     ['an EC key without a curve', () => ({ ...p256(), crv: undefined, kid: randomUUID() })],
     ['a P-256 key for encryption', () => ({ ...p256(), kid: randomUUID(), use: 'enc' })],
     // The shared key rule: checks against these would cost milliseconds each.
-    ['an RSA key whose e has 2047 bits', () => ({ ...rsaJwk(Buffer.concat([Buffer.from([0x7f]), Buffer.alloc(255, 0xff)]).toString('base64url')), kid: randomUUID(), alg: 'RS256' })],
-    ['an RSA key of 8192 bits', () => ({ ...rsaJwk('AQAB', 8192), kid: randomUUID(), alg: 'RS256' })],
-  ])('When the realm JWKS also holds %s, then a token naming it is refused as an unknown key, never a 500, and the realm key still verifies', async (_case, entry) => {
-    const h2 = await resourceServer({ jwksMinRefetchMs: 60_000 });
-    const tenant = newRealm('ES256');
-    const jwk = entry();
-    issuer.publishJwk(tenant, jwk);
+    [
+      'an RSA key whose e has 2047 bits',
+      () => ({
+        ...rsaJwk(
+          Buffer.concat([Buffer.from([0x7f]), Buffer.alloc(255, 0xff)]).toString('base64url'),
+        ),
+        kid: randomUUID(),
+        alg: 'RS256',
+      }),
+    ],
+    [
+      'an RSA key of 8192 bits',
+      () => ({ ...rsaJwk('AQAB', 8192), kid: randomUUID(), alg: 'RS256' }),
+    ],
+  ])(
+    'When the realm JWKS also holds %s, then a token naming it is refused as an unknown key, never a 500, and the realm key still verifies',
+    async (_case, entry) => {
+      const h2 = await resourceServer({ jwksMinRefetchMs: 60_000 });
+      const tenant = newRealm('ES256');
+      const jwk = entry();
+      issuer.publishJwk(tenant, jwk);
 
-    const named = await whoami(h2, issuer.mintWithOtherKey({ tenant, header: { kid: jwk.kid ?? randomUUID(), alg: jwk.kty === 'RSA' ? 'RS256' : 'ES256' } }));
-    const real = await whoami(h2, issuer.mint({ tenant }));
+      const named = await whoami(
+        h2,
+        issuer.mintWithOtherKey({
+          tenant,
+          header: { kid: jwk.kid ?? randomUUID(), alg: jwk.kty === 'RSA' ? 'RS256' : 'ES256' },
+        }),
+      );
+      const real = await whoami(h2, issuer.mint({ tenant }));
 
-    expect(outcome(named)).toEqual(invalidToken('Token signing key is not known'));
-    expect(real.status).toBe(200);
-  });
+      expect(outcome(named)).toEqual(invalidToken('Token signing key is not known'));
+      expect(real.status).toBe(200);
+    },
+  );
 });

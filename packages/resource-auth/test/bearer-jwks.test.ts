@@ -5,7 +5,15 @@
 import { describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { uniqueName } from '@plant/test-kit';
-import { invalidToken, issuer, newRealm, outcome, resourceServer, useTestIssuer, whoami } from './bearer-support.js';
+import {
+  invalidToken,
+  issuer,
+  newRealm,
+  outcome,
+  resourceServer,
+  useTestIssuer,
+  whoami,
+} from './bearer-support.js';
 
 useTestIssuer();
 
@@ -35,7 +43,9 @@ describe('Bearer verification: JWKS cache', () => {
   test('When many requests of a new realm arrive at once, then they share one JWKS fetch', async () => {
     const h = await resourceServer();
     const tenant = newRealm();
-    const results = await Promise.all(Array.from({ length: 12 }, () => whoami(h, issuer.mint({ tenant }))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => whoami(h, issuer.mint({ tenant }))),
+    );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
     expect(issuer.jwksRequests(tenant)).toBe(1);
   });
@@ -44,7 +54,9 @@ describe('Bearer verification: JWKS cache', () => {
     const h = await resourceServer({ realmListBurst: 1, realmListPerSecond: 20 });
     const unknown = uniqueName('nx');
     for (let i = 0; i < 3; i += 1) {
-      expect(outcome(await whoami(h, issuer.mint({ tenant: unknown })))).toEqual(invalidToken('Token issuer is not a known realm'));
+      expect(outcome(await whoami(h, issuer.mint({ tenant: unknown })))).toEqual(
+        invalidToken('Token issuer is not a known realm'),
+      );
     }
     expect(issuer.jwksRequests(unknown)).toBe(0);
   });
@@ -54,16 +66,29 @@ describe('Bearer verification: JWKS cache', () => {
     const unknown = uniqueName('nx');
     const listsBefore = issuer.realmListRequests();
     const cases: Array<[string, string]> = [
-      [issuer.mint({ tenant: unknown, claims: { aud: 'http://account-admin.test' } }), 'Token audience is not accepted'],
-      [issuer.mint({ tenant: unknown, claims: { aud: ['http://account-admin.test'] } }), 'Token audience is not accepted'],
-      [issuer.mint({ tenant: unknown, claims: { aud: undefined } }), 'Token audience is not accepted'],
+      [
+        issuer.mint({ tenant: unknown, claims: { aud: 'http://account-admin.test' } }),
+        'Token audience is not accepted',
+      ],
+      [
+        issuer.mint({ tenant: unknown, claims: { aud: ['http://account-admin.test'] } }),
+        'Token audience is not accepted',
+      ],
+      [
+        issuer.mint({ tenant: unknown, claims: { aud: undefined } }),
+        'Token audience is not accepted',
+      ],
       [issuer.mintExpired({ tenant: unknown }), 'Token has expired'],
       [issuer.mint({ tenant: unknown, header: { typ: 'JWT' } }), 'Token type must be at+jwt'],
     ];
 
-    for (const [token, description] of cases) expect(outcome(await whoami(h, token))).toEqual(invalidToken(description));
+    for (const [token, description] of cases)
+      expect(outcome(await whoami(h, token))).toEqual(invalidToken(description));
 
-    expect({ jwks: issuer.jwksRequests(unknown), lists: issuer.realmListRequests() - listsBefore }).toEqual({ jwks: 0, lists: 0 });
+    expect({
+      jwks: issuer.jwksRequests(unknown),
+      lists: issuer.realmListRequests() - listsBefore,
+    }).toEqual({ jwks: 0, lists: 0 });
   });
 
   test('When the token service is down, then new realms get 503 and realms with cached keys keep working', async () => {
@@ -74,12 +99,18 @@ describe('Bearer verification: JWKS cache', () => {
     try {
       const fresh = newRealm();
       const res = await whoami(h, issuer.mint({ tenant: fresh }));
-      expect({ status: res.status, retryAfter: res.headers['retry-after'], body: res.body }).toEqual({
+      expect({
+        status: res.status,
+        retryAfter: res.headers['retry-after'],
+        body: res.body,
+      }).toEqual({
         status: 503,
         retryAfter: '1',
         body: { error: 503, message: 'Token verification is temporarily unavailable' },
       });
-      expect((await whoami(h, issuer.mint({ tenant: known, claims: { sub: 'another' } }))).status).toBe(200);
+      expect(
+        (await whoami(h, issuer.mint({ tenant: known, claims: { sub: 'another' } }))).status,
+      ).toBe(200);
     } finally {
       issuer.setUnavailable(false);
     }

@@ -4,7 +4,15 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import type { RevocationChecker, RevocationVerdict } from '../src/index.js';
-import { invalidToken, issuer, newRealm, outcome, resourceServer, useTestIssuer, whoami } from './bearer-support.js';
+import {
+  invalidToken,
+  issuer,
+  newRealm,
+  outcome,
+  resourceServer,
+  useTestIssuer,
+  whoami,
+} from './bearer-support.js';
 
 useTestIssuer();
 
@@ -50,14 +58,20 @@ describe('Bearer verification: revocation', () => {
 
   test.each<[string, () => RevocationVerdict | Promise<RevocationVerdict>]>([
     ['unavailable', () => 'unavailable'],
-    ['throws', () => {
-      throw new Error('map broken');
-    }],
+    [
+      'throws',
+      () => {
+        throw new Error('map broken');
+      },
+    ],
     ['rejects', () => Promise.reject(new Error('map broken'))],
   ])('When the checker %s, then 503 (fail closed)', async (_case, answer) => {
     const { revocation } = checker(answer);
     const h = await resourceServer({ revocation });
     const res = await whoami(h, issuer.mint({ tenant: newRealm() }));
-    expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: { error: 503, message: 'Token verification is temporarily unavailable' } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 503,
+      body: { error: 503, message: 'Token verification is temporarily unavailable' },
+    });
   });
 });

@@ -7,8 +7,18 @@ import express from 'express';
 import request from 'supertest';
 import { errorMiddleware, startWebServer, type WebServer } from '@plant/shared/http';
 import { createLogger } from '@plant/shared/logging';
-import { startTestIssuer, uniqueName, type IssuerAlgorithm, type TestIssuer } from '@plant/test-kit';
-import { createBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions } from '../src/index.js';
+import {
+  startTestIssuer,
+  uniqueName,
+  type IssuerAlgorithm,
+  type TestIssuer,
+} from '@plant/test-kit';
+import {
+  createBearerAuth,
+  principalOf,
+  type BearerAuth,
+  type BearerAuthOptions,
+} from '../src/index.js';
 
 export const AUTH_URL = 'http://auth.test:8082';
 export const AUDIENCE = 'http://plant-store.test:8081';
@@ -45,8 +55,20 @@ export interface Harness {
 /** A minimal resource server: GET /whoami answers the principal, GET /edit needs Edit. */
 export async function resourceServer(overrides: Partial<BearerAuthOptions> = {}): Promise<Harness> {
   const logs: string[] = [];
-  const logger = createLogger({ name: 'bearer-test', level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
-  const auth = createBearerAuth({ authUrl: AUTH_URL, audience: AUDIENCE, jwksBaseUrl: issuer.url, internalToken: 'test-internal-token', realm: 'plants', logger, ...overrides });
+  const logger = createLogger({
+    name: 'bearer-test',
+    level: 'debug',
+    destination: { write: (line: string) => void logs.push(line) },
+  });
+  const auth = createBearerAuth({
+    authUrl: AUTH_URL,
+    audience: AUDIENCE,
+    jwksBaseUrl: issuer.url,
+    internalToken: 'test-internal-token',
+    realm: 'plants',
+    logger,
+    ...overrides,
+  });
   const app = express();
   app.get('/whoami', auth.middleware, (req, res) => {
     res.json(principalOf(req));
@@ -60,7 +82,8 @@ export async function resourceServer(overrides: Partial<BearerAuthOptions> = {})
   return { url: web.url, auth, logs };
 }
 
-export const whoami = (h: Harness, token: string) => request(h.url).get('/whoami').set('authorization', `Bearer ${token}`);
+export const whoami = (h: Harness, token: string) =>
+  request(h.url).get('/whoami').set('authorization', `Bearer ${token}`);
 
 /** A realm of the issuer with one key for `alg` (default RS256). */
 export function newRealm(alg?: IssuerAlgorithm): string {
@@ -75,4 +98,8 @@ export const invalidToken = (description: string) => ({
   body: { error: 401, message: description },
 });
 
-export const outcome = (res: request.Response) => ({ status: res.status, challenge: res.headers['www-authenticate'], body: res.body });
+export const outcome = (res: request.Response) => ({
+  status: res.status,
+  challenge: res.headers['www-authenticate'],
+  body: res.body,
+});

@@ -3,7 +3,15 @@
  * never outlives its exp.
  */
 import { describe, expect, test } from '@jest/globals';
-import { invalidToken, issuer, newRealm, outcome, resourceServer, useTestIssuer, whoami } from './bearer-support.js';
+import {
+  invalidToken,
+  issuer,
+  newRealm,
+  outcome,
+  resourceServer,
+  useTestIssuer,
+  whoami,
+} from './bearer-support.js';
 
 useTestIssuer();
 

@@ -11,7 +11,14 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { TEST_REDIS_URL } from '@plant/test-kit';
 import { createRedisReplayStore } from '../src/index.js';
-import { dpopKey, invalidProof, outcome, READ, useDpopWorld, type DpopServer } from './dpop-support.js';
+import {
+  dpopKey,
+  invalidProof,
+  outcome,
+  READ,
+  useDpopWorld,
+  type DpopServer,
+} from './dpop-support.js';
 
 const world = useDpopWorld();
 let replicas: [DpopServer, DpopServer];
@@ -20,8 +27,16 @@ beforeAll(async () => {
   replicas = [await world.server(), await world.server()];
 });
 
-function read(server: DpopServer, token: string, proof: string, { method = 'get', failRead = false }: { method?: 'get' | 'post'; failRead?: boolean } = {}) {
-  const req = request(server.url)[method]('/v1/read').set('authorization', `DPoP ${token}`).set('dpop', proof);
+function read(
+  server: DpopServer,
+  token: string,
+  proof: string,
+  { method = 'get', failRead = false }: { method?: 'get' | 'post'; failRead?: boolean } = {},
+) {
+  const req = request(server.url)
+    [method]('/v1/read')
+    .set('authorization', `DPoP ${token}`)
+    .set('dpop', proof);
   return failRead ? req.set('x-fail-read', '1') : req;
 }
 
@@ -33,7 +48,10 @@ describe('DPoP read route: the claim decides what is sent', () => {
     const token = world.boundToken(key);
     const proof = key.proof({ htm: 'GET', htu: READ, token });
     const first = await read(replicas[0], token, proof);
-    expect({ status: first.status, body: first.body }).toEqual({ status: 200, body: { sub: expect.any(String), jkt: key.thumbprint } });
+    expect({ status: first.status, body: first.body }).toEqual({
+      status: 200,
+      body: { sub: expect.any(String), jkt: key.thumbprint },
+    });
     expect(outcome(await read(replicas[0], token, proof))).toEqual(replayed);
     expect(outcome(await read(replicas[1], token, proof))).toEqual(replayed);
   });
@@ -42,9 +60,15 @@ describe('DPoP read route: the claim decides what is sent', () => {
     const key = dpopKey();
     const token = world.boundToken(key);
     const proof = key.proof({ htm: 'GET', htu: READ, token });
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => read(replicas[i % 2]!, token, proof)));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => read(replicas[i % 2]!, token, proof)),
+    );
     expect(answers.filter((res) => res.status === 200).length).toBe(1);
-    expect(answers.filter((res) => res.status === 401 && res.body.message === 'DPoP proof has already been used').length).toBe(39);
+    expect(
+      answers.filter(
+        (res) => res.status === 401 && res.body.message === 'DPoP proof has already been used',
+      ).length,
+    ).toBe(39);
   });
 
   test('When 20 fresh proofs and 5 sends of a used one arrive at once at one replica (one pipeline), then each gets its own answer', async () => {
@@ -52,8 +76,12 @@ describe('DPoP read route: the claim decides what is sent', () => {
     const token = world.boundToken(key);
     const used = key.proof({ htm: 'GET', htu: READ, token });
     expect((await read(replicas[0], token, used)).status).toBe(200);
-    const proofs = Array.from({ length: 25 }, (_, i) => (i % 5 === 0 ? used : key.proof({ htm: 'GET', htu: READ, token })));
-    const statuses = await Promise.all(proofs.map((proof) => read(replicas[0], token, proof).then((res) => res.status)));
+    const proofs = Array.from({ length: 25 }, (_, i) =>
+      i % 5 === 0 ? used : key.proof({ htm: 'GET', htu: READ, token }),
+    );
+    const statuses = await Promise.all(
+      proofs.map((proof) => read(replicas[0], token, proof).then((res) => res.status)),
+    );
     expect(statuses).toEqual(proofs.map((proof) => (proof === used ? 401 : 200)));
   });
 
@@ -61,12 +89,28 @@ describe('DPoP read route: the claim decides what is sent', () => {
     const owner = dpopKey();
     const thief = dpopKey();
     const token = world.boundToken(owner);
-    const forged = thief.proof({ htm: 'GET', htu: READ, token, header: { jwk: owner.jwk }, jti: 'forged-jti' });
+    const forged = thief.proof({
+      htm: 'GET',
+      htu: READ,
+      token,
+      header: { jwk: owner.jwk },
+      jti: 'forged-jti',
+    });
     const readsBefore = replicas[0].reads();
-    expect(outcome(await read(replicas[0], token, forged))).toEqual(invalidProof('DPoP proof signature is invalid'));
+    expect(outcome(await read(replicas[0], token, forged))).toEqual(
+      invalidProof('DPoP proof signature is invalid'),
+    );
     expect(replicas[0].reads()).toBe(readsBefore);
     // The owner's own proof with that jti is still accepted: the forged one wrote nothing.
-    expect((await read(replicas[0], token, owner.proof({ htm: 'GET', htu: READ, token, jti: 'forged-jti' }))).status).toBe(200);
+    expect(
+      (
+        await read(
+          replicas[0],
+          token,
+          owner.proof({ htm: 'GET', htu: READ, token, jti: 'forged-jti' }),
+        )
+      ).status,
+    ).toBe(200);
   });
 
   test('When the read fails and the proof is a replay, then the answer is the replay 401; with a fresh proof, the read error', async () => {
@@ -75,8 +119,13 @@ describe('DPoP read route: the claim decides what is sent', () => {
     const proof = key.proof({ htm: 'GET', htu: READ, token });
     expect((await read(replicas[0], token, proof)).status).toBe(200);
     expect(outcome(await read(replicas[0], token, proof, { failRead: true }))).toEqual(replayed);
-    const fresh = await read(replicas[0], token, key.proof({ htm: 'GET', htu: READ, token }), { failRead: true });
-    expect({ status: fresh.status, body: fresh.body }).toEqual({ status: 409, body: { error: 409, message: 'The read failed' } });
+    const fresh = await read(replicas[0], token, key.proof({ htm: 'GET', htu: READ, token }), {
+      failRead: true,
+    });
+    expect({ status: fresh.status, body: fresh.body }).toEqual({
+      status: 409,
+      body: { error: 409, message: 'The read failed' },
+    });
   });
 
   test('When the route is called with POST, then the proof is claimed before the read: a replayed POST reads nothing', async () => {
@@ -91,7 +140,10 @@ describe('DPoP read route: the claim decides what is sent', () => {
 });
 
 describe('DPoP read route: the replay store unable to answer (fail closed)', () => {
-  const unavailable = { status: 503, body: { error: 503, message: 'DPoP proof replay check is temporarily unavailable' } };
+  const unavailable = {
+    status: 503,
+    body: { error: 503, message: 'DPoP proof replay check is temporarily unavailable' },
+  };
   let silent: Server;
   const sockets: Socket[] = [];
   beforeAll(async () => {
@@ -114,23 +166,42 @@ describe('DPoP read route: the replay store unable to answer (fail closed)', () 
 
   test('When Redis accepts the connection but never answers, then the claim times out: 503, and the next request is decided again', async () => {
     const { port } = silent.address() as { port: number };
-    const server = await world.server({ replay: createRedisReplayStore({ redis: `redis://127.0.0.1:${port}`, timeoutMs: 200 }) });
+    const server = await world.server({
+      replay: createRedisReplayStore({ redis: `redis://127.0.0.1:${port}`, timeoutMs: 200 }),
+    });
     const key = dpopKey();
     const token = world.boundToken(key);
-    const answers = await Promise.all([read(server, token, key.proof({ htm: 'GET', htu: READ, token })), read(server, token, key.proof({ htm: 'GET', htu: READ, token }))]);
-    expect(answers.map((res) => ({ status: res.status, body: res.body }))).toEqual([unavailable, unavailable]);
-    expect((await read(server, token, key.proof({ htm: 'GET', htu: READ, token }))).status).toBe(503);
+    const answers = await Promise.all([
+      read(server, token, key.proof({ htm: 'GET', htu: READ, token })),
+      read(server, token, key.proof({ htm: 'GET', htu: READ, token })),
+    ]);
+    expect(answers.map((res) => ({ status: res.status, body: res.body }))).toEqual([
+      unavailable,
+      unavailable,
+    ]);
+    expect((await read(server, token, key.proof({ htm: 'GET', htu: READ, token }))).status).toBe(
+      503,
+    );
   });
 
   test('When a claim succeeds, then its key is in Redis under the hash of thumbprint and jti', async () => {
     const prefix = `read-${process.pid}-${Date.now()}:`;
-    const server = await world.server({ replay: createRedisReplayStore({ redis: TEST_REDIS_URL, keyPrefix: prefix }) });
+    const server = await world.server({
+      replay: createRedisReplayStore({ redis: TEST_REDIS_URL, keyPrefix: prefix }),
+    });
     const key = dpopKey();
     const token = world.boundToken(key);
-    expect((await read(server, token, key.proof({ htm: 'GET', htu: READ, token, jti: 'read-jti' }))).status).toBe(200);
+    expect(
+      (await read(server, token, key.proof({ htm: 'GET', htu: READ, token, jti: 'read-jti' })))
+        .status,
+    ).toBe(200);
     const redis = new Redis(TEST_REDIS_URL);
     try {
-      expect(await redis.exists(`${prefix}${createHash('sha256').update(`${key.thumbprint}:read-jti`).digest('base64url')}`)).toBe(1);
+      expect(
+        await redis.exists(
+          `${prefix}${createHash('sha256').update(`${key.thumbprint}:read-jti`).digest('base64url')}`,
+        ),
+      ).toBe(1);
     } finally {
       redis.disconnect();
     }

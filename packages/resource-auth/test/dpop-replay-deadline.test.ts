@@ -37,7 +37,8 @@ describe('a DPoP claim on a stalled process', () => {
     // Redis has taken it (its answer is on the way, unread) and past the deadline.
     await new Promise((resolve) => setImmediate(resolve));
     const key = prefix + createHash('sha256').update(jti).digest('base64url');
-    const exists = () => execFileSync('redis-cli', ['-u', TEST_REDIS_URL, 'EXISTS', key]).toString().trim() === '1';
+    const exists = () =>
+      execFileSync('redis-cli', ['-u', TEST_REDIS_URL, 'EXISTS', key]).toString().trim() === '1';
     while (!exists()) stall(1);
     stall(200);
 

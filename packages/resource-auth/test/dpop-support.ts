@@ -10,8 +10,22 @@ import request from 'supertest';
 import { AppError } from '@plant/shared/api';
 import { errorMiddleware, sendJson, startWebServer, type WebServer } from '@plant/shared/http';
 import { createLogger } from '@plant/shared/logging';
-import { dpopKey, startTestIssuer, TEST_REDIS_URL, uniqueName, type DpopKey, type TestIssuer } from '@plant/test-kit';
-import { createBearerAuth, createRedisReplayStore, principalOf, type BearerAuth, type DpopOptions, type DpopReplayStore } from '../src/index.js';
+import {
+  dpopKey,
+  startTestIssuer,
+  TEST_REDIS_URL,
+  uniqueName,
+  type DpopKey,
+  type TestIssuer,
+} from '@plant/test-kit';
+import {
+  createBearerAuth,
+  createRedisReplayStore,
+  principalOf,
+  type BearerAuth,
+  type DpopOptions,
+  type DpopReplayStore,
+} from '../src/index.js';
 
 export const AUTH_URL = 'http://auth.test:8082';
 export const AUDIENCE = 'http://api.test';
@@ -67,8 +81,17 @@ export function useDpopWorld(): DpopWorld {
       clients.push(connection);
       await once(connection, 'ready');
     }
-    const replay = dpop.replay ?? createRedisReplayStore({ redis: connection ?? redis, keyPrefix: prefix });
-    const auth = createBearerAuth({ authUrl: AUTH_URL, audience: AUDIENCE, jwksBaseUrl: world.issuer.url, internalToken: 'test-internal-token', realm: 'api', logger, dpop: { publicUrl: PUBLIC_URL, ...dpop, replay } });
+    const replay =
+      dpop.replay ?? createRedisReplayStore({ redis: connection ?? redis, keyPrefix: prefix });
+    const auth = createBearerAuth({
+      authUrl: AUTH_URL,
+      audience: AUDIENCE,
+      jwksBaseUrl: world.issuer.url,
+      internalToken: 'test-internal-token',
+      realm: 'api',
+      logger,
+      dpop: { publicUrl: PUBLIC_URL, ...dpop, replay },
+    });
     const app = express();
     app.all('/v1/whoami', auth.middleware, (req, res) => {
       res.json(principalOf(req));
@@ -91,19 +114,32 @@ export function useDpopWorld(): DpopWorld {
     opened.push({ web, auth, replay });
     return { url: web.url, auth, replay, reads: () => reads };
   };
-  world.boundToken = (key, claims = {}) => world.issuer.mint({ tenant: world.tenant, claims: { cnf: { jkt: key.thumbprint }, ...claims } });
+  world.boundToken = (key, claims = {}) =>
+    world.issuer.mint({
+      tenant: world.tenant,
+      claims: { cnf: { jkt: key.thumbprint }, ...claims },
+    });
   return world;
 }
 
 /** GET /v1/whoami with `Authorization: <scheme> <token>` and, when given, the proof. */
-export function call(server: DpopServer, token: string, proof?: string | string[], { scheme = 'DPoP', method = 'get' }: { scheme?: string; method?: 'get' | 'post' } = {}) {
+export function call(
+  server: DpopServer,
+  token: string,
+  proof?: string | string[],
+  { scheme = 'DPoP', method = 'get' }: { scheme?: string; method?: 'get' | 'post' } = {},
+) {
   const req = request(server.url)[method]('/v1/whoami').set('authorization', `${scheme} ${token}`);
   // An array goes out as one header line per value, as two DPoP headers would.
   if (proof !== undefined) req.set('dpop', proof as string);
   return req;
 }
 
-export const outcome = (res: request.Response) => ({ status: res.status, challenge: res.headers['www-authenticate'], body: res.body });
+export const outcome = (res: request.Response) => ({
+  status: res.status,
+  challenge: res.headers['www-authenticate'],
+  body: res.body,
+});
 
 const ALGS = 'algs="ES256 EdDSA Ed25519"';
 

@@ -2,20 +2,35 @@
 import { describe, expect, test } from '@jest/globals';
 import { dpopKey, jwkThumbprint } from '@plant/test-kit';
 import { DpopNonces } from '../src/dpop/dpop-nonces.js';
-import { importProofKey, ProofKeyCache, readProofKey, type ProofKey } from '../src/dpop/dpop-jwk.js';
+import {
+  importProofKey,
+  ProofKeyCache,
+  readProofKey,
+  type ProofKey,
+} from '../src/dpop/dpop-jwk.js';
 import { normalisedHtu } from '../src/dpop/dpop-proof.js';
 
 describe('DPoP key thumbprints (RFC 7638)', () => {
   test("When the key of RFC 9449's examples is read, then its thumbprint is the jkt those examples bind tokens to", () => {
-    const jwk = { kty: 'EC', x: 'l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs', y: '9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA', crv: 'P-256' };
-    expect(readProofKey(jwk, 'ES256')).toMatchObject({ thumbprint: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' });
+    const jwk = {
+      kty: 'EC',
+      x: 'l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs',
+      y: '9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA',
+      crv: 'P-256',
+    };
+    expect(readProofKey(jwk, 'ES256')).toMatchObject({
+      thumbprint: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I',
+    });
   });
 
-  test.each(['ES256', 'EdDSA'] as const)('When a fresh %s key carries extra members (kid, alg, use), then the thumbprint covers the required members only', (alg) => {
-    const key = dpopKey(alg);
-    const read = readProofKey({ ...key.jwk, kid: 'k1', alg, use: 'sig' }, alg);
-    expect(read).toMatchObject({ thumbprint: jwkThumbprint(key.jwk) });
-  });
+  test.each(['ES256', 'EdDSA'] as const)(
+    'When a fresh %s key carries extra members (kid, alg, use), then the thumbprint covers the required members only',
+    (alg) => {
+      const key = dpopKey(alg);
+      const read = readProofKey({ ...key.jwk, kid: 'k1', alg, use: 'sig' }, alg);
+      expect(read).toMatchObject({ thumbprint: jwkThumbprint(key.jwk) });
+    },
+  );
 });
 
 describe('DPoP htu normalisation', () => {
@@ -27,9 +42,12 @@ describe('DPoP htu normalisation', () => {
     expect(normalisedHtu(htu)).toBe(expected);
   });
 
-  test.each(['whoami', 'ftp://h.test/p', 'javascript:alert(1)', ''])('When htu is %j, then it names no URL of ours', (htu) => {
-    expect(normalisedHtu(htu)).toBeUndefined();
-  });
+  test.each(['whoami', 'ftp://h.test/p', 'javascript:alert(1)', ''])(
+    'When htu is %j, then it names no URL of ours',
+    (htu) => {
+      expect(normalisedHtu(htu)).toBeUndefined();
+    },
+  );
 });
 
 describe('DPoP nonces', () => {
@@ -39,7 +57,10 @@ describe('DPoP nonces', () => {
     const issued = nonces.current();
     expect(nonces.check(issued)).toBe('current');
     now += 60_000;
-    expect({ verdict: nonces.check(issued), renewed: nonces.current() !== issued }).toEqual({ verdict: 'previous', renewed: true });
+    expect({ verdict: nonces.check(issued), renewed: nonces.current() !== issued }).toEqual({
+      verdict: 'previous',
+      renewed: true,
+    });
     now += 60_000;
     expect(nonces.check(issued)).toBe('invalid');
     expect(nonces.check(undefined)).toBe('invalid');
@@ -58,6 +79,11 @@ describe('DPoP proof-key cache', () => {
     cache.remember('header-b', b);
     expect(cache.known('header-a')).toBe(a);
     cache.remember('header-c', c);
-    expect({ size: cache.size, a: cache.known('header-a'), b: cache.known('header-b'), c: cache.known('header-c') }).toEqual({ size: 2, a, b: undefined, c });
+    expect({
+      size: cache.size,
+      a: cache.known('header-a'),
+      b: cache.known('header-b'),
+      c: cache.known('header-c'),
+    }).toEqual({ size: 2, a, b: undefined, c });
   });
 });

@@ -31,11 +31,31 @@ interface CacheOptions extends Partial<Omit<JwksCacheOptions, 'budget'>> {
 }
 
 /** A cache wired as createBearerAuth wires it, on the stand-in issuer. */
-function cache({ budget = { burst: 20, perSecond: 10 }, listsPerSecond = 20, ...options }: CacheOptions = {}) {
+function cache({
+  budget = { burst: 20, perSecond: 10 },
+  listsPerSecond = 20,
+  ...options
+}: CacheOptions = {}) {
   // Generous timeouts: a fetch timed out on a busy machine would read as a refusal.
-  const client = new TokenServiceClient({ baseUrl: issuer.url, internalToken: 'test-internal-token', timeoutMs: 10_000 });
-  const directory = new RealmDirectory({ load: () => client.realms(), logger, loadBurst: 1, loadsPerSecond: listsPerSecond });
-  const jwks = new JwksCache({ jwksBaseUrl: issuer.url, logger, directory, budget: new FetchBudget(budget.burst, budget.perSecond), fetchTimeoutMs: 10_000, ...options });
+  const client = new TokenServiceClient({
+    baseUrl: issuer.url,
+    internalToken: 'test-internal-token',
+    timeoutMs: 10_000,
+  });
+  const directory = new RealmDirectory({
+    load: () => client.realms(),
+    logger,
+    loadBurst: 1,
+    loadsPerSecond: listsPerSecond,
+  });
+  const jwks = new JwksCache({
+    jwksBaseUrl: issuer.url,
+    logger,
+    directory,
+    budget: new FetchBudget(budget.burst, budget.perSecond),
+    fetchTimeoutMs: 10_000,
+    ...options,
+  });
   closers.push(() => {
     directory.close();
     jwks.close();
@@ -80,7 +100,10 @@ describe('JwksCache: realms nobody created', () => {
     issuer.removeRealm(tenant);
 
     expect((await jwks.getKey(tenant, randomUUID())).kind).toBe('unknown-realm');
-    expect({ cached: jwks.holds(tenant), listed: directory.has(tenant) }).toEqual({ cached: false, listed: false });
+    expect({ cached: jwks.holds(tenant), listed: directory.has(tenant) }).toEqual({
+      cached: false,
+      listed: false,
+    });
     expect((await jwks.getKey(tenant, kid)).kind).toBe('unknown-realm');
     expect(issuer.jwksRequests(tenant)).toBe(2);
   });
@@ -102,7 +125,9 @@ describe('JwksCache: made-up kids of real realms', () => {
     const { tenant, kid } = realm();
     expect((await jwks.getKey(tenant, kid)).kind).toBe('key');
 
-    const lookups = await Promise.all(Array.from({ length: 50 }, () => jwks.getKey(tenant, 'made-up')));
+    const lookups = await Promise.all(
+      Array.from({ length: 50 }, () => jwks.getKey(tenant, 'made-up')),
+    );
 
     expect(new Set(lookups.map((l) => l.kind))).toEqual(new Set(['unknown-kid']));
     expect(issuer.jwksRequests(tenant)).toBe(2);
@@ -114,9 +139,11 @@ describe('JwksCache: made-up kids of real realms', () => {
     for (const { tenant, kid } of realms) expect((await jwks.getKey(tenant, kid)).kind).toBe('key');
 
     const lookups = [];
-    for (let round = 0; round < 3; round += 1) for (const { tenant } of realms) lookups.push((await jwks.getKey(tenant, randomUUID())).kind);
+    for (let round = 0; round < 3; round += 1)
+      for (const { tenant } of realms) lookups.push((await jwks.getKey(tenant, randomUUID())).kind);
 
-    const refetches = realms.reduce((sum, { tenant }) => sum + issuer.jwksRequests(tenant), 0) - realms.length;
+    const refetches =
+      realms.reduce((sum, { tenant }) => sum + issuer.jwksRequests(tenant), 0) - realms.length;
     expect(refetches).toBe(3);
     expect(lookups.filter((kind) => kind === 'unknown-kid')).toHaveLength(3);
     expect(lookups.filter((kind) => kind === 'unavailable')).toHaveLength(lookups.length - 3);
@@ -143,9 +170,15 @@ describe('JwksCache: a key made a moment after the last fetch', () => {
     expect((await jwks.getKey(tenant, kid)).kind).toBe('key');
 
     const switched = issuer.addKey(tenant, 'ES256');
-    const lookups = await Promise.all(Array.from({ length: 20 }, () => jwks.getKey(tenant, switched)));
+    const lookups = await Promise.all(
+      Array.from({ length: 20 }, () => jwks.getKey(tenant, switched)),
+    );
 
-    expect(lookups.map((l) => (l.kind === 'key' ? [l.kind, l.key.alg, l.key.key.asymmetricKeyType] : [l.kind]))).toEqual(lookups.map(() => ['key', 'ES256', 'ec']));
+    expect(
+      lookups.map((l) =>
+        l.kind === 'key' ? [l.kind, l.key.alg, l.key.key.asymmetricKeyType] : [l.kind],
+      ),
+    ).toEqual(lookups.map(() => ['key', 'ES256', 'ec']));
     expect(issuer.jwksRequests(tenant)).toBe(2);
     const old = await jwks.getKey(tenant, kid);
     expect(old.kind === 'key' && old.key.alg).toBe('RS256');
@@ -156,7 +189,9 @@ describe('JwksCache: a key made a moment after the last fetch', () => {
     const { tenant, kid } = realm();
     expect((await jwks.getKey(tenant, kid)).kind).toBe('key');
 
-    const lookups = await Promise.all(Array.from({ length: 30 }, () => jwks.getKey(tenant, randomUUID())));
+    const lookups = await Promise.all(
+      Array.from({ length: 30 }, () => jwks.getKey(tenant, randomUUID())),
+    );
 
     expect(new Set(lookups.map((l) => l.kind))).toEqual(new Set(['unknown-kid']));
     expect(issuer.jwksRequests(tenant)).toBe(2);
@@ -166,7 +201,10 @@ describe('JwksCache: a key made a moment after the last fetch', () => {
 describe('JwksCache: bound and recency', () => {
   test('When more realms are used than the memory bound holds, then the cache never holds more, and the least recently USED realm goes, not the first fetched', async () => {
     const { jwks } = cache({ maxBytes: 3 * jwksEntryBytes(1) });
-    const [a, b, c, d, e] = Array.from({ length: 5 }, realm) as Array<{ tenant: string; kid: string }>;
+    const [a, b, c, d, e] = Array.from({ length: 5 }, realm) as Array<{
+      tenant: string;
+      kid: string;
+    }>;
     for (const r of [a!, b!, c!]) await jwks.getKey(r.tenant, r.kid);
 
     await jwks.getKey(a!.tenant, a!.kid);
@@ -174,15 +212,29 @@ describe('JwksCache: bound and recency', () => {
 
     expect([a, b, c, d].map((r) => jwks.holds(r!.tenant))).toEqual([true, false, true, true]);
     await jwks.getKey(e!.tenant, e!.kid);
-    expect([a, b, c, d, e].map((r) => jwks.holds(r!.tenant))).toEqual([true, false, false, true, true]);
+    expect([a, b, c, d, e].map((r) => jwks.holds(r!.tenant))).toEqual([
+      true,
+      false,
+      false,
+      true,
+      true,
+    ]);
     expect(jwks.size).toBe(3);
-    expect(jwks.stats()).toEqual({ entries: 3, bytes: 3 * jwksEntryBytes(1), budgetBytes: 3 * jwksEntryBytes(1), evictions: 2 });
+    expect(jwks.stats()).toEqual({
+      entries: 3,
+      bytes: 3 * jwksEntryBytes(1),
+      budgetBytes: 3 * jwksEntryBytes(1),
+      evictions: 2,
+    });
     expect((await jwks.getKey(a!.tenant, a!.kid)).kind).toBe('key');
     expect(issuer.jwksRequests(a!.tenant)).toBe(1);
   });
 
   test('When the cache is full, then first fetches spend the shared budget too, so cycling through real realms stays bounded', async () => {
-    const { jwks } = cache({ maxBytes: 2 * jwksEntryBytes(1), budget: { burst: 2, perSecond: 0.001 } });
+    const { jwks } = cache({
+      maxBytes: 2 * jwksEntryBytes(1),
+      budget: { burst: 2, perSecond: 0.001 },
+    });
     const realms = Array.from({ length: 6 }, realm);
 
     const kinds = [];

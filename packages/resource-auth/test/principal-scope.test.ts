@@ -3,7 +3,15 @@
  * token's scope narrows what the role and grants allow and never widens it.
  */
 import { describe, expect, test } from '@jest/globals';
-import { editGrantRefusal, hasEditGrant, hasRole, hasScope, type Principal, type Role, roleRefusal } from '../src/index.js';
+import {
+  editGrantRefusal,
+  hasEditGrant,
+  hasRole,
+  hasScope,
+  type Principal,
+  type Role,
+  roleRefusal,
+} from '../src/index.js';
 
 const principal = (role: Role, scope: string, grants: Principal['grants'] = []): Principal => ({
   tenant: 'acme',
@@ -32,9 +40,12 @@ describe('hasRole with the token scope', () => {
     ['Edit', 'openid email profile', 'View', false],
     ['Edit', 'plants:readplants:write', 'View', false],
     ['Edit', 'plants:read  plants:write', 'Edit', true],
-  ] as const)('When a %s principal with scope %j is checked for %s, then hasRole is %s', (role, scope, minimum, expected) => {
-    expect(hasRole(principal(role, scope), minimum)).toBe(expected);
-  });
+  ] as const)(
+    'When a %s principal with scope %j is checked for %s, then hasRole is %s',
+    (role, scope, minimum, expected) => {
+      expect(hasRole(principal(role, scope), minimum)).toBe(expected);
+    },
+  );
 
   test('When the role is too low, then the refusal names the role even if the scope is narrow too', () => {
     expect(roleRefusal(principal('View', 'plants:read'), 'Edit')).toBe('role');
@@ -53,11 +64,20 @@ describe('hasEditGrant with the token scope', () => {
 
   test('When a View principal with a grant on fern has a plants:read token, then the grant does not let it edit', () => {
     const p = principal('View', 'plants:read', grants);
-    expect({ allowed: hasEditGrant(p, 'fern'), why: editGrantRefusal(p, 'fern'), other: editGrantRefusal(p, 'cactus') }).toEqual({ allowed: false, why: 'scope', other: 'grant' });
+    expect({
+      allowed: hasEditGrant(p, 'fern'),
+      why: editGrantRefusal(p, 'fern'),
+      other: editGrantRefusal(p, 'cactus'),
+    }).toEqual({ allowed: false, why: 'scope', other: 'grant' });
   });
 
   test('When hasScope reads a scope, then it matches whole values only', () => {
     const p = principal('Edit', 'plants:read plants:write');
-    expect([hasScope(p, 'plants:read'), hasScope(p, 'plants'), hasScope(p, ''), hasScope(p, 'plants:read plants:write')]).toEqual([true, false, false, false]);
+    expect([
+      hasScope(p, 'plants:read'),
+      hasScope(p, 'plants'),
+      hasScope(p, ''),
+      hasScope(p, 'plants:read plants:write'),
+    ]).toEqual([true, false, false, false]);
   });
 });

@@ -30,7 +30,10 @@ afterEach(() => {
 });
 
 /** One load at once, then `loadsPerSecond`: a load interval of 1000 / loadsPerSecond ms. */
-function directoryOn(load: () => Promise<string[]>, { loadBurst = 1, loadsPerSecond = 10 } = {}): RealmDirectory {
+function directoryOn(
+  load: () => Promise<string[]>,
+  { loadBurst = 1, loadsPerSecond = 10 } = {},
+): RealmDirectory {
   const directory = new RealmDirectory({ load, logger, loadBurst, loadsPerSecond });
   opened.push(directory);
   return directory;
@@ -43,7 +46,11 @@ describe('RealmDirectory (which realms exist)', () => {
 
     expect(directory.has('acme')).toBe(false);
     expect(await directory.confirm('acme')).toBe('known');
-    expect([directory.has('acme'), directory.has('globex'), directory.has('initech')]).toEqual([true, true, false]);
+    expect([directory.has('acme'), directory.has('globex'), directory.has('initech')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     expect(src.state.loads).toBe(1);
   });
 
@@ -51,7 +58,9 @@ describe('RealmDirectory (which realms exist)', () => {
     const src = source(['acme']);
     const directory = directoryOn(src.load);
 
-    const verdicts = await Promise.all(Array.from({ length: 1000 }, (_, i) => directory.confirm(`zz-${i}`)));
+    const verdicts = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => directory.confirm(`zz-${i}`)),
+    );
 
     expect(new Set(verdicts)).toEqual(new Set(['unknown']));
     expect(src.state.loads).toBe(2);
@@ -95,7 +104,10 @@ describe('RealmDirectory (which realms exist)', () => {
       verdicts.push(await directory.confirm(name));
     }
 
-    expect({ verdicts, loads: src.state.loads }).toEqual({ verdicts: ['known', 'known', 'known'], loads: 3 });
+    expect({ verdicts, loads: src.state.loads }).toEqual({
+      verdicts: ['known', 'known', 'known'],
+      loads: 3,
+    });
   });
 
   test('When a realm is created just after a load, then its first token waits for the next load and the realm is known', async () => {
@@ -120,7 +132,11 @@ describe('RealmDirectory (which realms exist)', () => {
 
     const verdict = await directory.confirm('created-meanwhile');
 
-    expect({ first: await first, verdict, loads: src.state.loads }).toEqual({ first: 'unknown', verdict: 'known', loads: 2 });
+    expect({ first: await first, verdict, loads: src.state.loads }).toEqual({
+      first: 'unknown',
+      verdict: 'known',
+      loads: 2,
+    });
   });
 
   test('When the realm list cannot be loaded, then misses are unavailable, and a later miss loads again once the interval has passed', async () => {
@@ -128,7 +144,10 @@ describe('RealmDirectory (which realms exist)', () => {
     src.state.failing = true;
     const directory = directoryOn(src.load);
 
-    expect(await Promise.all([directory.confirm('acme'), directory.confirm('zz-1')])).toEqual(['unavailable', 'unavailable']);
+    expect(await Promise.all([directory.confirm('acme'), directory.confirm('zz-1')])).toEqual([
+      'unavailable',
+      'unavailable',
+    ]);
     src.state.failing = false;
     expect(await directory.confirm('acme')).toBe('known');
   });
@@ -139,11 +158,19 @@ describe('RealmDirectory (which realms exist)', () => {
     expect(await directory.confirm('acme')).toBe('known');
 
     directory.forget('globex');
-    expect([directory.has('acme'), directory.has('globex'), directory.has('initech')]).toEqual([true, false, true]);
+    expect([directory.has('acme'), directory.has('globex'), directory.has('initech')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
 
     src.realms.delete('acme');
     expect(await directory.confirm('zz-x')).toBe('unknown');
-    expect([directory.has('acme'), directory.has('globex'), directory.has('initech')]).toEqual([false, true, true]);
+    expect([directory.has('acme'), directory.has('globex'), directory.has('initech')]).toEqual([
+      false,
+      true,
+      true,
+    ]);
   });
 
   test('When the directory is closed, then waiting misses are answered unavailable and no load starts', async () => {

@@ -9,7 +9,13 @@ import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { captureLogs, eventually, sleep, uniqueName, type CapturedLogger } from '@plant/test-kit';
 import { createRevocationSync, REVOCATION_CHANNEL, type RevocationSync } from '../src/index.js';
-import { INTERNAL_TOKEN, startDedicatedRedis, startFakeInternalApi, type DedicatedRedis, type FakeInternalApi } from './revocation-support.js';
+import {
+  INTERNAL_TOKEN,
+  startDedicatedRedis,
+  startFakeInternalApi,
+  type DedicatedRedis,
+  type FakeInternalApi,
+} from './revocation-support.js';
 
 let api: FakeInternalApi;
 let redis: DedicatedRedis;
@@ -57,7 +63,14 @@ afterEach(async () => {
 
 async function metric(name: string): Promise<Record<string, number>> {
   const { values } = await registry.getSingleMetric(name)!.get();
-  return Object.fromEntries(values.map((v) => [Object.values(v.labels).filter((l) => l !== undefined).join(',') || '_', v.value]));
+  return Object.fromEntries(
+    values.map((v) => [
+      Object.values(v.labels)
+        .filter((l) => l !== undefined)
+        .join(',') || '_',
+      v.value,
+    ]),
+  );
 }
 
 function newPrincipal(): { tenant: string; sub: string } {
@@ -107,24 +120,37 @@ describe('revocation sync: Redis down', () => {
     await redis.stop();
     await eventually(() => !sync.state().live, 'the sync notices');
 
-    await expect(Promise.resolve(sync.check(tenant, 'sa-never-created', 1))).resolves.toBe('revoked');
+    await expect(Promise.resolve(sync.check(tenant, 'sa-never-created', 1))).resolves.toBe(
+      'revoked',
+    );
     expect(await metric('revocation_fallback_lookups_total')).toMatchObject({ not_found: 1 });
   });
 
   test('When Redis and the token service are both down, then a check answers unavailable, but a token memory proves revoked is still refused', async () => {
     const { tenant, sub } = newPrincipal();
     const revoked = newPrincipal();
-    await admin.publish(REVOCATION_CHANNEL, JSON.stringify(api.revoke(revoked.tenant, revoked.sub)));
-    await eventually(() => sync.check(revoked.tenant, revoked.sub, 1) === 'revoked', 'the event is applied');
+    await admin.publish(
+      REVOCATION_CHANNEL,
+      JSON.stringify(api.revoke(revoked.tenant, revoked.sub)),
+    );
+    await eventually(
+      () => sync.check(revoked.tenant, revoked.sub, 1) === 'revoked',
+      'the event is applied',
+    );
     await redis.stop();
     await eventually(() => !sync.state().live, 'the sync notices');
     api.setDown(true);
     try {
       await expect(Promise.resolve(sync.check(tenant, sub, 1))).resolves.toBe('unavailable');
       expect(sync.check(revoked.tenant, revoked.sub, 1)).toBe('revoked');
-      await expect(Promise.resolve(sync.check(revoked.tenant, revoked.sub, 2))).resolves.toBe('unavailable');
+      await expect(Promise.resolve(sync.check(revoked.tenant, revoked.sub, 2))).resolves.toBe(
+        'unavailable',
+      );
       expect(await metric('revocation_fallback_lookups_total')).toMatchObject({ failed: 2 });
-      expect(await metric('revocation_fallbacks_total')).toMatchObject({ unavailable: 2, revoked: 1 });
+      expect(await metric('revocation_fallbacks_total')).toMatchObject({
+        unavailable: 2,
+        revoked: 1,
+      });
     } finally {
       api.setDown(false);
     }
@@ -145,7 +171,10 @@ describe('revocation sync: Redis down', () => {
     expect(sync.check(tenant, sub, 2)).toBe('valid');
     // ...and events flow again.
     await admin.publish(REVOCATION_CHANNEL, JSON.stringify(api.revoke(later.tenant, later.sub)));
-    await eventually(() => sync.check(later.tenant, later.sub, 1) === 'revoked', 'the event after recovery is applied');
+    await eventually(
+      () => sync.check(later.tenant, later.sub, 1) === 'revoked',
+      'the event after recovery is applied',
+    );
     expect(api.lookups(later.tenant, later.sub)).toBe(0);
     expect(await metric('revocation_live')).toEqual({ _: 1 });
   });
@@ -162,7 +191,10 @@ describe('revocation sync: subscription faults', () => {
     try {
       const killed = await admin.client('KILL', 'TYPE', 'pubsub');
       expect(killed).toBeGreaterThanOrEqual(1);
-      await eventually(() => api.changesRequests() > changesBefore, 'the reconnect asks for the changes');
+      await eventually(
+        () => api.changesRequests() > changesBefore,
+        'the reconnect asks for the changes',
+      );
       expect(sync.state()).toMatchObject({ subscribed: true, live: false });
 
       api.revoke(tenant, sub); // committed; its publish is lost
@@ -199,7 +231,10 @@ describe('revocation sync: subscription faults', () => {
 
   test('When Redis is flushed or restarted empty, then nothing revoked comes back to life', async () => {
     const { tenant, sub } = newPrincipal();
-    await admin.publish(REVOCATION_CHANNEL, JSON.stringify(api.revoke(tenant, sub, { deleted: true })));
+    await admin.publish(
+      REVOCATION_CHANNEL,
+      JSON.stringify(api.revoke(tenant, sub, { deleted: true })),
+    );
     await eventually(() => sync.check(tenant, sub, 5) === 'revoked', 'the deletion is applied');
 
     await admin.flushall();
@@ -210,8 +245,14 @@ describe('revocation sync: subscription faults', () => {
     await eventually(() => sync.state().live, 'the sync is live again', 15_000);
     expect(sync.check(tenant, sub, 5)).toBe('revoked');
     // A stale or forged "not deleted" event after the restart changes nothing either.
-    await admin.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant, sub, version: 1, deleted: false }));
-    await eventually(async () => ((await metric('revocation_events_received_total')).unchanged ?? 0) >= 1, 'the stale event is received');
+    await admin.publish(
+      REVOCATION_CHANNEL,
+      JSON.stringify({ tenant, sub, version: 1, deleted: false }),
+    );
+    await eventually(
+      async () => ((await metric('revocation_events_received_total')).unchanged ?? 0) >= 1,
+      'the stale event is received',
+    );
     expect(sync.check(tenant, sub, 5)).toBe('revoked');
   });
 });

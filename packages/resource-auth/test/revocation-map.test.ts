@@ -2,29 +2,49 @@ import { describe, expect, test } from '@jest/globals';
 import { RevocationMap } from '../src/revocation/revocation-map.js';
 import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared/token-service-client';
 
-const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
-const live = (version: number, deleted = false, sub = 'sa-1', ttl = 360): LiveRevocationEntry => ({ ...entry(version, deleted, sub), ttl });
+const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({
+  tenant: 'acme',
+  sub,
+  version,
+  deleted,
+});
+const live = (version: number, deleted = false, sub = 'sa-1', ttl = 360): LiveRevocationEntry => ({
+  ...entry(version, deleted, sub),
+  ttl,
+});
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 function stateOf(map: RevocationMap): string[] {
-  return [1, 2, 3, 4, 5, 6, 7].map((ver) => `${ver}:${map.verdict('acme', 'sa-1', ver)}/${map.verdict('acme', 'sa-2', ver)}`);
+  return [1, 2, 3, 4, 5, 6, 7].map(
+    (ver) => `${ver}:${map.verdict('acme', 'sa-1', ver)}/${map.verdict('acme', 'sa-2', ver)}`,
+  );
 }
 
 describe('RevocationMap', () => {
   test('When a principal has no entry, then every ver is valid', () => {
     const map = new RevocationMap();
-    expect([map.verdict('acme', 'sa-1', 1), map.verdict('acme', 'sa-1', 7)]).toEqual(['valid', 'valid']);
+    expect([map.verdict('acme', 'sa-1', 1), map.verdict('acme', 'sa-1', 7)]).toEqual([
+      'valid',
+      'valid',
+    ]);
     expect(map.size).toBe(0);
   });
 
   test('When a version is set, then a lower ver is revoked and an equal or higher one valid', () => {
     const map = new RevocationMap();
     map.apply(entry(3));
-    expect([1, 2, 3, 4].map((ver) => map.verdict('acme', 'sa-1', ver))).toEqual(['revoked', 'revoked', 'valid', 'valid']);
+    expect([1, 2, 3, 4].map((ver) => map.verdict('acme', 'sa-1', ver))).toEqual([
+      'revoked',
+      'revoked',
+      'valid',
+      'valid',
+    ]);
     expect(map.verdict('acme', 'sa-2', 1)).toBe('valid');
     expect(map.verdict('other', 'sa-1', 1)).toBe('valid');
   });
@@ -32,11 +52,22 @@ describe('RevocationMap', () => {
   test('When a principal is deleted, then every ver is revoked', () => {
     const map = new RevocationMap();
     map.apply(entry(2, true));
-    expect([1, 2, 3, 100].map((ver) => map.verdict('acme', 'sa-1', ver))).toEqual(['revoked', 'revoked', 'revoked', 'revoked']);
+    expect([1, 2, 3, 100].map((ver) => map.verdict('acme', 'sa-1', ver))).toEqual([
+      'revoked',
+      'revoked',
+      'revoked',
+      'revoked',
+    ]);
   });
 
   test('When the same facts arrive in any order or repeated, then the map ends the same (max wins, deleted sticky)', () => {
-    const facts = [entry(3), entry(5), entry(4, true), entry(2, false, 'sa-2'), entry(6, false, 'sa-2')];
+    const facts = [
+      entry(3),
+      entry(5),
+      entry(4, true),
+      entry(2, false, 'sa-2'),
+      entry(6, false, 'sa-2'),
+    ];
     const outcomes = new Set<string>();
     for (const order of permutations(facts)) {
       const map = new RevocationMap();
@@ -44,7 +75,15 @@ describe('RevocationMap', () => {
       outcomes.add(JSON.stringify(stateOf(map)));
     }
     expect([...outcomes]).toEqual([
-      JSON.stringify(['1:revoked/revoked', '2:revoked/revoked', '3:revoked/revoked', '4:revoked/revoked', '5:revoked/revoked', '6:revoked/valid', '7:revoked/valid']),
+      JSON.stringify([
+        '1:revoked/revoked',
+        '2:revoked/revoked',
+        '3:revoked/revoked',
+        '4:revoked/revoked',
+        '5:revoked/revoked',
+        '6:revoked/valid',
+        '7:revoked/valid',
+      ]),
     ]);
   });
 
@@ -72,9 +111,18 @@ describe('RevocationMap', () => {
     map.merge([live(3), live(5, false, 'sa-2'), live(4, false, 'sa-3')], 0);
     map.settle(epoch);
 
-    expect([map.verdict('acme', 'sa-1', 2), map.verdict('acme', 'sa-1', 3)]).toEqual(['revoked', 'valid']);
-    expect([map.verdict('acme', 'sa-2', 4), map.verdict('acme', 'sa-2', 5)]).toEqual(['revoked', 'valid']);
-    expect([map.verdict('acme', 'sa-3', 8), map.verdict('acme', 'sa-3', 9)]).toEqual(['revoked', 'valid']);
+    expect([map.verdict('acme', 'sa-1', 2), map.verdict('acme', 'sa-1', 3)]).toEqual([
+      'revoked',
+      'valid',
+    ]);
+    expect([map.verdict('acme', 'sa-2', 4), map.verdict('acme', 'sa-2', 5)]).toEqual([
+      'revoked',
+      'valid',
+    ]);
+    expect([map.verdict('acme', 'sa-3', 8), map.verdict('acme', 'sa-3', 9)]).toEqual([
+      'revoked',
+      'valid',
+    ]);
     expect(map.size).toBe(4);
   });
 
@@ -84,7 +132,11 @@ describe('RevocationMap', () => {
 
     map.replace([live(3)], 0);
 
-    expect([map.verdict('acme', 'old', 1), map.verdict('acme', 'old-deleted', 1), map.verdict('acme', 'sa-1', 2)]).toEqual(['valid', 'valid', 'revoked']);
+    expect([
+      map.verdict('acme', 'old', 1),
+      map.verdict('acme', 'old-deleted', 1),
+      map.verdict('acme', 'sa-1', 2),
+    ]).toEqual(['valid', 'valid', 'revoked']);
     expect(map.size).toBe(1);
   });
 
@@ -95,7 +147,10 @@ describe('RevocationMap', () => {
 
     expect(map.expire(1000 + 19_999)).toBe(0);
     expect(map.expire(2000 + 20_000)).toBe(1);
-    expect([map.verdict('acme', 'short', 1), map.verdict('acme', 'long', 9)]).toEqual(['valid', 'revoked']);
+    expect([map.verdict('acme', 'short', 1), map.verdict('acme', 'long', 9)]).toEqual([
+      'valid',
+      'revoked',
+    ]);
     expect(map.expire(1000 + 360_000)).toBe(1);
     expect(map.size).toBe(0);
   });
@@ -104,10 +159,14 @@ describe('RevocationMap', () => {
     const map = new RevocationMap();
     // ttl in seconds, arrival order unrelated to due order; sub-7 is pushed back by a later change.
     const ttls = [50, 10, 40, 30, 20, 60, 5, 45];
-    map.merge(ttls.map((ttl, i) => live(2, false, `sub-${i}`, ttl)), 0);
+    map.merge(
+      ttls.map((ttl, i) => live(2, false, `sub-${i}`, ttl)),
+      0,
+    );
     map.merge([live(3, false, 'sub-6', 70)], 1000);
 
-    const held = () => ttls.filter((_, i) => map.verdict('acme', `sub-${i}`, 1) === 'revoked').length;
+    const held = () =>
+      ttls.filter((_, i) => map.verdict('acme', `sub-${i}`, 1) === 'revoked').length;
     expect([map.expire(9_999), held()]).toEqual([0, 8]); // sub-6's first time (5 s) has passed, but it was pushed back
     expect([map.expire(25_000), map.size]).toEqual([2, 6]); // sub-1 (10 s), sub-4 (20 s); not sub-6, pushed back to 71 s
     expect(map.verdict('acme', 'sub-6', 2)).toBe('revoked');

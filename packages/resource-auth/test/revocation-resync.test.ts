@@ -9,7 +9,11 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { captureLogs, eventually, sleep, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { createRevocationSync, type RevocationSync } from '../src/index.js';
-import { INTERNAL_TOKEN, startFakeInternalApi, type FakeInternalApi } from './revocation-support.js';
+import {
+  INTERNAL_TOKEN,
+  startFakeInternalApi,
+  type FakeInternalApi,
+} from './revocation-support.js';
 
 let api: FakeInternalApi;
 let sync: RevocationSync;
@@ -26,7 +30,14 @@ afterEach(async () => {
 
 async function startSync(resyncMs: number): Promise<void> {
   registry = new Registry();
-  sync = createRevocationSync({ redis: TEST_REDIS_URL, tokenServiceUrl: api.url, internalToken: INTERNAL_TOKEN, resyncMs, logger: captureLogs('resync-test').logger, metricsRegistry: registry });
+  sync = createRevocationSync({
+    redis: TEST_REDIS_URL,
+    tokenServiceUrl: api.url,
+    internalToken: INTERNAL_TOKEN,
+    resyncMs,
+    logger: captureLogs('resync-test').logger,
+    metricsRegistry: registry,
+  });
   await sync.start();
 }
 
@@ -48,7 +59,10 @@ describe('revocation resync by change feed', () => {
       api.revoke(p.tenant, p.sub);
     }
     await startSync(100);
-    const first = { entries: await byKind('revocation_resync_entries_total'), bytes: await byKind('revocation_resync_bytes_total') };
+    const first = {
+      entries: await byKind('revocation_resync_entries_total'),
+      bytes: await byKind('revocation_resync_bytes_total'),
+    };
 
     await eventually(() => sync.state().resyncs >= 6, 'five quiet resyncs');
     const requests = await byKind('revocation_resync_requests_total');
@@ -61,7 +75,12 @@ describe('revocation resync by change feed', () => {
     expect(requests.changes).toBeGreaterThanOrEqual(5);
     expect(entries).toEqual({ snapshot: 20, changes: 0 });
     expect(bytes.changes! / requests.changes!).toBeLessThan(80);
-    expect(sync.state()).toMatchObject({ live: true, entries: 20, snapshotsLoaded: 1, position: '20' });
+    expect(sync.state()).toMatchObject({
+      live: true,
+      entries: 20,
+      snapshotsLoaded: 1,
+      position: '20',
+    });
   });
 
   test('When a change is committed and not published, then the next resync brings it from the feed: only that entry moves', async () => {
@@ -83,7 +102,10 @@ describe('revocation resync by change feed', () => {
 
     for (const p of principals) api.revoke(p.tenant, p.sub);
 
-    await eventually(() => principals.every((p) => sync.check(p.tenant, p.sub, 1) === 'revoked'), 'every change is read');
+    await eventually(
+      () => principals.every((p) => sync.check(p.tenant, p.sub, 1) === 'revoked'),
+      'every change is read',
+    );
     expect((await byKind('revocation_resync_requests_total')).changes).toBeGreaterThanOrEqual(2);
     expect(sync.state().snapshotsLoaded).toBe(1);
   });
@@ -97,7 +119,10 @@ describe('revocation resync by change feed', () => {
     api.revoke(tenant, sub);
     api.truncate();
 
-    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the snapshot brings the change');
+    await eventually(
+      () => sync.check(tenant, sub, 1) === 'revoked',
+      'the snapshot brings the change',
+    );
     expect(sync.state().snapshotsLoaded).toBe(before + 1);
     expect((await byKind('revocation_resync_entries_total')).snapshot).toBe(1);
     expect(sync.state().live).toBe(true);
@@ -110,14 +135,19 @@ describe('revocation resync by change feed', () => {
 
     api.revoke(kept.tenant, kept.sub, { ttl: 360 });
     api.revoke(old.tenant, old.sub, { deleted: true, ttl: 1 });
-    await eventually(() => sync.check(old.tenant, old.sub, 1) === 'revoked', 'the changes are read');
+    await eventually(
+      () => sync.check(old.tenant, old.sub, 1) === 'revoked',
+      'the changes are read',
+    );
     expect(sync.state().entries).toBe(2);
     await sleep(1100);
 
     await eventually(() => sync.state().entries === 1, 'the old entry expires');
     expect(sync.check(old.tenant, old.sub, 1)).toBe('valid');
     expect(sync.check(kept.tenant, kept.sub, 1)).toBe('revoked');
-    expect((await registry.getSingleMetric('revocation_entries_expired_total')!.get()).values[0]!.value).toBe(1);
+    expect(
+      (await registry.getSingleMetric('revocation_entries_expired_total')!.get()).values[0]!.value,
+    ).toBe(1);
   });
 });
 
@@ -130,6 +160,8 @@ describe('revocation sync: stop', () => {
 
     expect(sync.check(tenant, sub, 1)).toBe('unavailable');
     expect(sync.state()).toMatchObject({ subscribed: false, live: false });
-    expect((await registry.getSingleMetric('revocation_subscription_up')!.get()).values[0]!.value).toBe(0);
+    expect(
+      (await registry.getSingleMetric('revocation_subscription_up')!.get()).values[0]!.value,
+    ).toBe(0);
   });
 });

@@ -20,7 +20,11 @@ export interface FakeInternalApi {
    * Bumps the version (reset, role or grant change) or marks deleted, and appends the change to
    * the feed, needed for `ttl` seconds (default 360); returns the committed entry.
    */
-  revoke(tenant: string, sub: string, options?: { deleted?: boolean; ttl?: number }): RevocationEntry;
+  revoke(
+    tenant: string,
+    sub: string,
+    options?: { deleted?: boolean; ttl?: number },
+  ): RevocationEntry;
   /** While true every route answers 503. */
   setDown(down: boolean): void;
   /**
@@ -63,7 +67,10 @@ export async function startFakeInternalApi(): Promise<FakeInternalApi> {
   let gate: Promise<void> | undefined;
   let gateMode: 'before-read' | 'after-read' = 'before-read';
   const key = (tenant: string, sub: string) => `${tenant}/${sub}`;
-  const live = (change: Change, now: number) => ({ ...change.entry, ttl: Math.ceil((change.until - now) / 1000) });
+  const live = (change: Change, now: number) => ({
+    ...change.entry,
+    ttl: Math.ceil((change.until - now) / 1000),
+  });
 
   const reply = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -72,8 +79,12 @@ export async function startFakeInternalApi(): Promise<FakeInternalApi> {
   const readSnapshot = () => {
     const now = Date.now();
     const latest = new Map<string, Change>();
-    for (const change of log) if (change.until > now) latest.set(key(change.entry.tenant, change.entry.sub), change);
-    return { position: String(head), entries: [...latest.values()].map((change) => live(change, now)) };
+    for (const change of log)
+      if (change.until > now) latest.set(key(change.entry.tenant, change.entry.sub), change);
+    return {
+      position: String(head),
+      entries: [...latest.values()].map((change) => live(change, now)),
+    };
   };
   const readChanges = (after: number, limit: number) => {
     if (after < floor || after > head) return { reset: true };
@@ -81,7 +92,12 @@ export async function startFakeInternalApi(): Promise<FakeInternalApi> {
     const page = log.filter((change) => change.position > after).slice(0, limit);
     const last = page[page.length - 1];
     const entries = page.filter((change) => change.until > now).map((change) => live(change, now));
-    return { reset: false, position: String(last?.position ?? after), more: last !== undefined && last.position < head, entries };
+    return {
+      reset: false,
+      position: String(last?.position ?? after),
+      more: last !== undefined && last.position < head,
+      entries,
+    };
   };
   /** A resync request, held while a gate is set: read before or after it. */
   const resync = async (res: ServerResponse, read: () => unknown) => {
@@ -131,7 +147,12 @@ export async function startFakeInternalApi(): Promise<FakeInternalApi> {
     revoke(tenant, sub, { deleted = false, ttl = 360 } = {}) {
       const current = table.get(key(tenant, sub));
       if (!current) throw new Error(`unknown principal ${tenant}/${sub}`);
-      const next = { tenant, sub, version: current.version + 1, deleted: current.deleted || deleted };
+      const next = {
+        tenant,
+        sub,
+        version: current.version + 1,
+        deleted: current.deleted || deleted,
+      };
       table.set(key(tenant, sub), next);
       head += 1;
       log.push({ position: head, entry: { ...next }, until: Date.now() + ttl * 1000 });

@@ -7,9 +7,25 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { captureLogs, eventually, TEST_REDIS_URL, uniqueName, type CapturedLogger } from '@plant/test-kit';
-import { createRevocationSync, REVOCATION_CHANNEL, type RevocationEntry, type RevocationSync, type RevocationSyncOptions } from '../src/index.js';
-import { INTERNAL_TOKEN, startFakeInternalApi, type FakeInternalApi } from './revocation-support.js';
+import {
+  captureLogs,
+  eventually,
+  TEST_REDIS_URL,
+  uniqueName,
+  type CapturedLogger,
+} from '@plant/test-kit';
+import {
+  createRevocationSync,
+  REVOCATION_CHANNEL,
+  type RevocationEntry,
+  type RevocationSync,
+  type RevocationSyncOptions,
+} from '../src/index.js';
+import {
+  INTERNAL_TOKEN,
+  startFakeInternalApi,
+  type FakeInternalApi,
+} from './revocation-support.js';
 
 let api: FakeInternalApi;
 let publisher: Redis;
@@ -55,7 +71,14 @@ async function metric(registry: Registry, name: string): Promise<Record<string, 
   const found = registry.getSingleMetric(name);
   if (!found) throw new Error(`no metric ${name}`);
   const { values } = await found.get();
-  return Object.fromEntries(values.map((v) => [Object.values(v.labels).filter((l) => l !== undefined).join(',') || '_', v.value]));
+  return Object.fromEntries(
+    values.map((v) => [
+      Object.values(v.labels)
+        .filter((l) => l !== undefined)
+        .join(',') || '_',
+      v.value,
+    ]),
+  );
 }
 
 /** A principal that exists in the token service's table, at version 1. */
@@ -67,7 +90,11 @@ function newPrincipal(): { tenant: string; sub: string } {
 }
 
 /** Commits a change in the "token service" and publishes it, as the token service does. */
-async function revokeAndPublish(tenant: string, sub: string, options: { deleted?: boolean } = {}): Promise<RevocationEntry> {
+async function revokeAndPublish(
+  tenant: string,
+  sub: string,
+  options: { deleted?: boolean } = {},
+): Promise<RevocationEntry> {
   const entry = api.revoke(tenant, sub, options);
   await publisher.publish(REVOCATION_CHANNEL, JSON.stringify(entry));
   return entry;
@@ -91,8 +118,17 @@ describe('revocation sync: start-up', () => {
 
     expect(sync.isReady()).toBe(true);
     expect(sync.state()).toMatchObject({ ready: true, subscribed: true, live: true });
-    expect([1, 2, 3, 4].map((ver) => sync.check(revoked.tenant, revoked.sub, ver))).toEqual(['revoked', 'revoked', 'valid', 'valid']);
-    expect([1, 2, 9].map((ver) => sync.check(deleted.tenant, deleted.sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
+    expect([1, 2, 3, 4].map((ver) => sync.check(revoked.tenant, revoked.sub, ver))).toEqual([
+      'revoked',
+      'revoked',
+      'valid',
+      'valid',
+    ]);
+    expect([1, 2, 9].map((ver) => sync.check(deleted.tenant, deleted.sub, ver))).toEqual([
+      'revoked',
+      'revoked',
+      'revoked',
+    ]);
     expect(sync.check(untouched.tenant, untouched.sub, 1)).toBe('valid');
     expect(api.lookups(untouched.tenant, untouched.sub)).toBe(0);
     // The resync was requested during start: its age is at most the time since then, however
@@ -115,7 +151,9 @@ describe('revocation sync: start-up', () => {
 
       expect(sync.isReady()).toBe(false);
       expect(sync.state()).toMatchObject({ ready: false, live: false, resyncAgeMs: undefined });
-      expect((await metric(registry, 'revocation_resync_failures_total'))._).toBeGreaterThanOrEqual(1);
+      expect((await metric(registry, 'revocation_resync_failures_total'))._).toBeGreaterThanOrEqual(
+        1,
+      );
       await expect(sync.check(principal.tenant, principal.sub, 1)).resolves.toBe('unavailable');
 
       api.setDown(false);
@@ -140,7 +178,9 @@ describe('revocation sync: events', () => {
     await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the event is applied');
     expect(sync.check(tenant, sub, 2)).toBe('valid');
     // At least ours: test files running alongside publish on the shared channel too.
-    expect((await metric(registry, 'revocation_events_received_total')).applied).toBeGreaterThanOrEqual(1);
+    expect(
+      (await metric(registry, 'revocation_events_received_total')).applied,
+    ).toBeGreaterThanOrEqual(1);
     expect(api.lookups(tenant, sub)).toBe(0);
   });
 
@@ -152,7 +192,11 @@ describe('revocation sync: events', () => {
     await revokeAndPublish(tenant, sub, { deleted: true });
 
     await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the deletion is applied');
-    expect([2, 3, 1000].map((ver) => sync.check(tenant, sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
+    expect([2, 3, 1000].map((ver) => sync.check(tenant, sub, ver))).toEqual([
+      'revoked',
+      'revoked',
+      'revoked',
+    ]);
   });
 
   test('When events arrive out of order or twice, then the highest version wins and a deletion sticks', async () => {
@@ -160,7 +204,8 @@ describe('revocation sync: events', () => {
     const other = newPrincipal();
     const { sync, registry } = newSync();
     await sync.start();
-    const publish = (entry: RevocationEntry) => publisher.publish(REVOCATION_CHANNEL, JSON.stringify(entry));
+    const publish = (entry: RevocationEntry) =>
+      publisher.publish(REVOCATION_CHANNEL, JSON.stringify(entry));
 
     await publish({ tenant, sub, version: 5, deleted: false });
     await publish({ tenant, sub, version: 3, deleted: false });
@@ -168,10 +213,25 @@ describe('revocation sync: events', () => {
     await publish({ tenant: other.tenant, sub: other.sub, version: 4, deleted: true });
     await publish({ tenant: other.tenant, sub: other.sub, version: 6, deleted: false });
 
-    await eventually(async () => ((await metric(registry, 'revocation_events_received_total')).applied ?? 0) >= 3, 'the events are received');
-    await eventually(async () => ((await metric(registry, 'revocation_events_received_total')).unchanged ?? 0) >= 2, 'the repeats are received');
-    expect([4, 5, 6].map((ver) => sync.check(tenant, sub, ver))).toEqual(['revoked', 'valid', 'valid']);
-    expect([5, 6, 7].map((ver) => sync.check(other.tenant, other.sub, ver))).toEqual(['revoked', 'revoked', 'revoked']);
+    await eventually(
+      async () => ((await metric(registry, 'revocation_events_received_total')).applied ?? 0) >= 3,
+      'the events are received',
+    );
+    await eventually(
+      async () =>
+        ((await metric(registry, 'revocation_events_received_total')).unchanged ?? 0) >= 2,
+      'the repeats are received',
+    );
+    expect([4, 5, 6].map((ver) => sync.check(tenant, sub, ver))).toEqual([
+      'revoked',
+      'valid',
+      'valid',
+    ]);
+    expect([5, 6, 7].map((ver) => sync.check(other.tenant, other.sub, ver))).toEqual([
+      'revoked',
+      'revoked',
+      'revoked',
+    ]);
   });
 
   test('When a malformed event arrives, then it is counted and ignored, and later events still apply', async () => {
@@ -180,7 +240,10 @@ describe('revocation sync: events', () => {
     await sync.start();
 
     await publisher.publish(REVOCATION_CHANNEL, 'not json');
-    await publisher.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant, sub, version: '9', deleted: false }));
+    await publisher.publish(
+      REVOCATION_CHANNEL,
+      JSON.stringify({ tenant, sub, version: '9', deleted: false }),
+    );
     await revokeAndPublish(tenant, sub);
 
     await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the valid event is applied');
@@ -238,15 +301,38 @@ describe('revocation sync: events', () => {
     await sync.start();
     // Each has a real revocation (version 2), so the snapshot lists it.
     for (const p of [raised, deleted, really]) await revokeAndPublish(p.tenant, p.sub);
-    await eventually(() => sync.check(deleted.tenant, deleted.sub, 1) === 'revoked', 'the real revocations are applied');
+    await eventually(
+      () => sync.check(deleted.tenant, deleted.sub, 1) === 'revoked',
+      'the real revocations are applied',
+    );
 
-    await publisher.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant: raised.tenant, sub: raised.sub, version: 2 ** 40, deleted: false }));
-    await publisher.publish(REVOCATION_CHANNEL, JSON.stringify({ tenant: deleted.tenant, sub: deleted.sub, version: 2, deleted: true }));
+    await publisher.publish(
+      REVOCATION_CHANNEL,
+      JSON.stringify({ tenant: raised.tenant, sub: raised.sub, version: 2 ** 40, deleted: false }),
+    );
+    await publisher.publish(
+      REVOCATION_CHANNEL,
+      JSON.stringify({ tenant: deleted.tenant, sub: deleted.sub, version: 2, deleted: true }),
+    );
     // Stricter at once: a forged event can only refuse, never accept.
-    await eventually(() => sync.check(raised.tenant, raised.sub, 2) === 'revoked' && sync.check(deleted.tenant, deleted.sub, 2) === 'revoked', 'the forged events are applied');
+    await eventually(
+      () =>
+        sync.check(raised.tenant, raised.sub, 2) === 'revoked' &&
+        sync.check(deleted.tenant, deleted.sub, 2) === 'revoked',
+      'the forged events are applied',
+    );
 
-    await eventually(() => sync.check(raised.tenant, raised.sub, 2) === 'valid' && sync.check(deleted.tenant, deleted.sub, 2) === 'valid', 'a re-sync confirms against the source');
+    await eventually(
+      () =>
+        sync.check(raised.tenant, raised.sub, 2) === 'valid' &&
+        sync.check(deleted.tenant, deleted.sub, 2) === 'valid',
+      'a re-sync confirms against the source',
+    );
     // What Postgres holds stays: version 2 everywhere.
-    for (const p of [raised, deleted, really]) expect([sync.check(p.tenant, p.sub, 1), sync.check(p.tenant, p.sub, 2)]).toEqual(['revoked', 'valid']);
+    for (const p of [raised, deleted, really])
+      expect([sync.check(p.tenant, p.sub, 1), sync.check(p.tenant, p.sub, 2)]).toEqual([
+        'revoked',
+        'valid',
+      ]);
   });
 });

@@ -56,7 +56,9 @@ export function boundedText(field: string, max: number) {
     .refine((s) => s.length > 0 && s.trim().length > 0, { error: `${field} must not be empty` })
     .refine((s) => [...s].length <= max, { error: `${field} must be at most ${max} characters` })
     .refine((s) => s.isWellFormed(), { error: `${field} must be valid Unicode text` })
-    .refine((s) => !CONTROL_CHARS.test(s), { error: `${field} must not contain control characters` })
+    .refine((s) => !CONTROL_CHARS.test(s), {
+      error: `${field} must not contain control characters`,
+    })
     .meta({ minLength: 1, maxLength: max, pattern: TEXT_PATTERN });
 }
 
@@ -69,7 +71,9 @@ export function boundedText(field: string, max: number) {
  */
 export function nameText(field: string, max: number) {
   return boundedText(field, max)
-    .refine((s) => !hasInvisibleCharacters(s), { error: `${field} must not contain invisible or formatting characters (bidi controls, zero-width and the like)` })
+    .refine((s) => !hasInvisibleCharacters(s), {
+      error: `${field} must not contain invisible or formatting characters (bidi controls, zero-width and the like)`,
+    })
     .meta({ description: NAME_RULE });
 }
 
@@ -82,7 +86,10 @@ export const Int64Id = z
   .transform((value, ctx) => {
     const id = parseInt64(value);
     if (id === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'id must be an integer between -9223372036854775808 and 9223372036854775807' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'id must be an integer between -9223372036854775808 and 9223372036854775807',
+      });
       return z.NEVER;
     }
     return id;
@@ -93,8 +100,12 @@ export const Int64Id = z
 export const NewPlantSchema = z
   .object({
     id: Int64Id.meta({ description: 'Identification number of the plant' }),
-    name: nameText('name', PLANT_NAME_MAX).meta({ description: `The name of the plant. ${NAME_RULE}` }),
-    tag: nameText('tag', PLANT_TAG_MAX).meta({ description: `Tag that specifies the type. ${NAME_RULE}` }).optional(),
+    name: nameText('name', PLANT_NAME_MAX).meta({
+      description: `The name of the plant. ${NAME_RULE}`,
+    }),
+    tag: nameText('tag', PLANT_TAG_MAX)
+      .meta({ description: `Tag that specifies the type. ${NAME_RULE}` })
+      .optional(),
   })
   .meta({ id: 'NewPlant' });
 export type NewPlant = z.output<typeof NewPlantSchema>;
@@ -111,7 +122,12 @@ export type Plant = z.output<typeof PlantSchema>;
 /** The error body of every service: the HTTP status as int32 and a human-readable message. */
 export const ErrorSchema = z
   .strictObject({
-    error: z.number().int().min(-2147483648).max(2147483647).meta({ format: 'int32', description: 'The HTTP status' }),
+    error: z
+      .number()
+      .int()
+      .min(-2147483648)
+      .max(2147483647)
+      .meta({ format: 'int32', description: 'The HTTP status' }),
     message: z.string(),
   })
   .meta({ id: 'Error' });
@@ -123,7 +139,12 @@ export function describeZodError(error: z.ZodError): string {
   if (!issue) return 'Invalid request';
   const path = issue.path.map(String).join('.');
   // zod reports the input only with `reportInput`; its message names what it received either way.
-  const missing = issue.code === 'invalid_type' && (('input' in issue && issue.input === undefined) || issue.message.endsWith('received undefined'));
+  const missing =
+    issue.code === 'invalid_type' &&
+    (('input' in issue && issue.input === undefined) ||
+      issue.message.endsWith('received undefined'));
   if (missing) return `${path} is required`;
-  return issue.message.startsWith(path) || path === '' ? issue.message : `${path}: ${issue.message}`;
+  return issue.message.startsWith(path) || path === ''
+    ? issue.message
+    : `${path}: ${issue.message}`;
 }

@@ -12,7 +12,10 @@ import { parseTrustProxy } from './proxy-trust.js';
  * value: Kubernetes and Docker mount secrets as files.
  */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`configuration error: ${variable} ${detail}`);
     this.name = 'ConfigError';
   }
@@ -44,7 +47,10 @@ function readEnv(shape: ConfigShape, env: NodeJS.ProcessEnv): Record<string, str
  * key must also pass `productionSecretProblem`. Development runs say so with another NODE_ENV
  * (pnpm start and docker compose use `development`).
  */
-export function loadConfig<S extends ConfigShape>(shape: S, env: NodeJS.ProcessEnv = process.env): z.output<z.ZodObject<S>> {
+export function loadConfig<S extends ConfigShape>(
+  shape: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<z.ZodObject<S>> {
   const raw = readEnv(shape, env);
   const result = z.object(shape).safeParse(raw);
   if (result.success) {
@@ -71,23 +77,30 @@ function assertProductionSecrets(shape: ConfigShape, values: Record<string, unkn
 /** Describe each variable once; the same schema documents it (see `describeConfig`). */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
-  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.coerce.number().int().min(min).max(max).default(fallback),
   url: (fallback?: string) => (fallback === undefined ? z.url() : z.url().default(fallback)),
-  string: (fallback?: string) => (fallback === undefined ? z.string().min(1) : z.string().min(1).default(fallback)),
+  string: (fallback?: string) =>
+    fallback === undefined ? z.string().min(1) : z.string().min(1).default(fallback),
   /** A secret: no default, at least `min` characters; in production a strong value of its own (`productionSecretProblem`). */
-  secret: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` })),
+  secret: (min = 16) =>
+    secretKey(z.string().min(min, { error: `must be at least ${min} characters` })),
   /** Comma-separated secrets (key rotation: the first signs, all verify), each checked like `secret`. */
-  secretList: (min = 16) => secretKey(z.string().min(min, { error: `must be at least ${min} characters` }), { list: true }),
+  secretList: (min = 16) =>
+    secretKey(z.string().min(min, { error: `must be at least ${min} characters` }), { list: true }),
   /** As `secretList` for a feature that is off until given keys: empty by default; each key given is checked like `secret`. */
   optionalSecretList: (min = 32) =>
     secretKey(
       z
         .string()
         .default('')
-        .refine((v) => v.split(',').every((key) => key.trim() === '' || key.trim().length >= min), { error: `each key must be at least ${min} characters` }),
+        .refine((v) => v.split(',').every((key) => key.trim() === '' || key.trim().length >= min), {
+          error: `each key must be at least ${min} characters`,
+        }),
       { list: true },
     ),
-  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: () =>
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `TRUST_PROXY`: a hop count 0..10 or addresses and CIDR ranges (proxy-trust.ts). */
   trustProxy: () =>
     z
@@ -109,7 +122,9 @@ export const env = {
 };
 
 /** Lines `NAME  default  doc` for a README table or `--help`. */
-export function describeConfig(shape: ConfigShape): Array<{ name: string; default?: unknown; required: boolean; doc: string }> {
+export function describeConfig(
+  shape: ConfigShape,
+): Array<{ name: string; default?: unknown; required: boolean; doc: string }> {
   return Object.entries(shape).map(([name, schema]) => {
     const s = schema as z.ZodType;
     const parsed = s.safeParse(undefined);

@@ -17,12 +17,24 @@ export interface DatabaseOptions {
   poolMax?: number;
   applicationName?: string;
   /** Where knex's own warnings go (it writes plain text to the console otherwise). */
-  logger?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+  logger?: {
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+    debug(obj: object, msg: string): void;
+  };
 }
 
 /** A knex instance bound to one schema. int8 stays a string (exact int64 end to end). */
-export function createDatabase({ connectionString, schema, poolMax = 10, applicationName, logger }: DatabaseOptions): Knex {
-  const text = (message: unknown) => ({ detail: typeof message === 'string' ? message : String((message as Error)?.message ?? message) });
+export function createDatabase({
+  connectionString,
+  schema,
+  poolMax = 10,
+  applicationName,
+  logger,
+}: DatabaseOptions): Knex {
+  const text = (message: unknown) => ({
+    detail: typeof message === 'string' ? message : String((message as Error)?.message ?? message),
+  });
   return knexFactory({
     log: {
       warn: (m: unknown) => logger?.warn(text(m), 'knex warning'),
@@ -39,7 +51,11 @@ export function createDatabase({ connectionString, schema, poolMax = 10, applica
 }
 
 /** Applies the service's migrations; knex's lock keeps concurrent runners from both applying. */
-export async function migrateLatest(db: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
+export async function migrateLatest(
+  db: Knex,
+  schema: string,
+  migrations: Migration[],
+): Promise<string[]> {
   // In production the service's role owns its schema but may not create schemas, and
   // Postgres checks that privilege even for `create schema if not exists`: ask first.
   const found = await db.raw('select 1 from pg_namespace where nspname = ?', [schema]);
@@ -72,7 +88,11 @@ export async function ensureDatabaseExists(connectionString: string): Promise<vo
         await client.query(`create database "${name.replace(/"/g, '""')}"`);
       } catch (err) {
         // Another process created it between our check and create.
-        if ((err as { code?: string }).code !== '42P04' && (err as { code?: string }).code !== '23505') throw err;
+        if (
+          (err as { code?: string }).code !== '42P04' &&
+          (err as { code?: string }).code !== '23505'
+        )
+          throw err;
       }
     }
   } finally {

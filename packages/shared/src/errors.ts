@@ -45,9 +45,21 @@ export const Forbidden = createError('Forbidden', 403, 'Forbidden');
 export const NotFound = createError('NotFound', 404, 'Not found');
 export const MethodNotAllowed = createError('MethodNotAllowed', 405, 'Method not allowed');
 export const Conflict = createError('Conflict', 409, 'Conflict');
-export const PayloadTooLarge = createError('PayloadTooLarge', 413, 'Request body is larger than the limit');
-export const UnsupportedMediaType = createError('UnsupportedMediaType', 415, 'Content-Type must be application/json');
-export const ServiceUnavailable = createError('ServiceUnavailable', 503, 'Service temporarily unavailable');
+export const PayloadTooLarge = createError(
+  'PayloadTooLarge',
+  413,
+  'Request body is larger than the limit',
+);
+export const UnsupportedMediaType = createError(
+  'UnsupportedMediaType',
+  415,
+  'Content-Type must be application/json',
+);
+export const ServiceUnavailable = createError(
+  'ServiceUnavailable',
+  503,
+  'Service temporarily unavailable',
+);
 
 /** Generic client-facing text per status, used when an error's message is not exposed. */
 export const STATUS_TEXT: Record<number, string> = {

@@ -17,7 +17,10 @@ export const aliveHandler: RequestHandler = (_req: Request, res: Response) => {
 };
 
 /** `/readyz`: every check passes within `timeoutMs`, else 503 naming the failing ones. */
-export function readinessHandler(checks: Record<string, ReadinessCheck>, timeoutMs = 2000): RequestHandler {
+export function readinessHandler(
+  checks: Record<string, ReadinessCheck>,
+  timeoutMs = 2000,
+): RequestHandler {
   return async function ready(_req: Request, res: Response): Promise<void> {
     const failing: string[] = [];
     await Promise.all(

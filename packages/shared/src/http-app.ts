@@ -1,13 +1,34 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Registry } from 'prom-client';
-import { errorMiddleware, methodNotAllowed, notFoundHandler, sendError } from './error-middleware.js';
+import {
+  errorMiddleware,
+  methodNotAllowed,
+  notFoundHandler,
+  sendError,
+} from './error-middleware.js';
 import { createRequestObserver, type RequestObserver } from './http-observability.js';
 import type { Logger } from './logger.js';
 import { routeOf } from './metrics.js';
 import { chainHandlers, routeEnd, type NodeHandler } from './node-route.js';
 import { forwardedTrust, type TrustProxy } from './proxy-trust.js';
-import { allowHeader, isRoute, pathMatcher, routesOf, type HotRoute, type PathMatcher, type Route, type RouteParams, type RouteTable } from './route-table.js';
+import {
+  allowHeader,
+  isRoute,
+  pathMatcher,
+  routesOf,
+  type HotRoute,
+  type PathMatcher,
+  type Route,
+  type RouteParams,
+  type RouteTable,
+} from './route-table.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -25,10 +46,17 @@ export interface HttpAppOptions {
 }
 
 /** A service's request listener, with its routes as data (`routes`), and the whole table they came in (`table`: layers too). */
-export type HttpApp = RequestListener & { readonly routes: readonly Route[]; readonly table: RouteTable };
+export type HttpApp = RequestListener & {
+  readonly routes: readonly Route[];
+  readonly table: RouteTable;
+};
 
 /** What express gives a route handler that a hot route's handlers get too. */
-type RoutedRequest = IncomingMessage & { originalUrl?: string; baseUrl?: string; params?: RouteParams };
+type RoutedRequest = IncomingMessage & {
+  originalUrl?: string;
+  baseUrl?: string;
+  params?: RouteParams;
+};
 
 interface HotEntry {
   match: PathMatcher;
@@ -92,8 +120,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 /** The table on express: hot routes' paths first, then every entry in its order; a path's routes together. */
 function registerTable(app: Express, table: RouteTable): void {
   const byPath = new Map<string, Route[]>();
-  for (const route of routesOf(table)) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
-  const hotPaths = [...byPath.keys()].filter((path) => byPath.get(path)!.some((route) => route.hot === true));
+  for (const route of routesOf(table))
+    byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  const hotPaths = [...byPath.keys()].filter((path) =>
+    byPath.get(path)!.some((route) => route.hot === true),
+  );
   const registered = new Set<string>();
   const registerPath = (path: string) => {
     if (registered.has(path)) return;
@@ -112,7 +143,8 @@ function registerPathRoutes(app: Express, path: string, routes: Route[]): void {
   const passes = routes.map((route) => route.otherMethods === 'pass');
   if (new Set(passes).size > 1) throw new Error(`Routes of ${path} disagree on otherMethods`);
   const methods = routes.map((route) => route.method);
-  if (new Set(methods).size < methods.length) throw new Error(`A method is declared twice on ${path}`);
+  if (new Set(methods).size < methods.length)
+    throw new Error(`A method is declared twice on ${path}`);
   const label: RequestHandler = (req, _res, next) => {
     (req as Labelled)[ROUTE_TEMPLATE] = path;
     next();
@@ -121,8 +153,15 @@ function registerPathRoutes(app: Express, path: string, routes: Route[]): void {
   for (const declared of routes) {
     const lower = declared.method.toLowerCase() as Lowercase<typeof declared.method>;
     // After `routeEnd`, so it answers that error too; before the 405, which is not its route's.
-    const onError = declared.hot !== true && declared.onError !== undefined ? [declared.onError as unknown as RequestHandler] : [];
-    route[lower](...(declared.handlers as RequestHandler[]), routeEnd as RequestHandler, ...onError);
+    const onError =
+      declared.hot !== true && declared.onError !== undefined
+        ? [declared.onError as unknown as RequestHandler]
+        : [];
+    route[lower](
+      ...(declared.handlers as RequestHandler[]),
+      routeEnd as RequestHandler,
+      ...onError,
+    );
   }
   if (!passes[0]) route.all(methodNotAllowed(allowHeader(routes).split(', ')));
 }
@@ -132,11 +171,22 @@ function registerPathRoutes(app: Express, path: string, routes: Route[]): void {
  * to express. One property read and one match per hot route of the method: no allocation on a
  * miss, and on a hit only what express would also give a route handler (`params`).
  */
-function hotLane(routes: readonly Route[], observe: RequestObserver, onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void) {
-  const byMethod: Record<string, HotEntry[] | undefined> = Object.create(null) as Record<string, HotEntry[] | undefined>;
+function hotLane(
+  routes: readonly Route[],
+  observe: RequestObserver,
+  onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void,
+) {
+  const byMethod: Record<string, HotEntry[] | undefined> = Object.create(null) as Record<
+    string,
+    HotEntry[] | undefined
+  >;
   for (const route of routes.filter((r): r is HotRoute => r.hot === true)) {
     const label = () => route.path;
-    const entry: HotEntry = { match: pathMatcher(route.path), label, serve: chainHandlers(route.handlers as readonly NodeHandler<RoutedRequest>[], onError) };
+    const entry: HotEntry = {
+      match: pathMatcher(route.path),
+      label,
+      serve: chainHandlers(route.handlers as readonly NodeHandler<RoutedRequest>[], onError),
+    };
     (byMethod[route.method] ??= []).push(entry);
   }
   return function serveHot(req: RoutedRequest, res: ServerResponse): boolean {

@@ -41,7 +41,10 @@ export interface HttpCallAnswer {
  * Polls every few seconds (the revocation feed) keep theirs in use.
  */
 const IDLE_SOCKET_MS = 30_000;
-const AGENTS = { 'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) } as const;
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+} as const;
 
 function namedError(name: string, message: string): Error {
   const err = new Error(message);
@@ -52,12 +55,16 @@ function namedError(name: string, message: string): Error {
 /** Sends the request; resolves once the status and headers have arrived. */
 export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCallAnswer> {
   const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new TypeError(`unsupported protocol ${target.protocol}`));
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.reject(new TypeError(`unsupported protocol ${target.protocol}`));
   const transport = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = transport.request(target, {
       method: options.method ?? 'GET',
-      headers: options.body === undefined ? options.headers : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
+      headers:
+        options.body === undefined
+          ? options.headers
+          : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
       agent: AGENTS[target.protocol as keyof typeof AGENTS],
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
@@ -69,7 +76,10 @@ export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCal
       if (answered) request.destroy();
       else request.destroy(err);
     };
-    const timer = setTimeout(() => fail(new TimeoutError(`the call to ${target.host} (${options.timeoutMs} ms)`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new TimeoutError(`the call to ${target.host} (${options.timeoutMs} ms)`)),
+      options.timeoutMs,
+    );
     const done = () => clearTimeout(timer);
     request.on('error', (err) => {
       lastError ??= err;
@@ -94,7 +104,9 @@ export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCal
           return new Promise((resolveText, rejectText) => {
             if (response.destroyed && !response.complete) {
               done();
-              return void rejectText(lastError ?? namedError('AnswerCutShort', 'the answer ended before its body'));
+              return void rejectText(
+                lastError ?? namedError('AnswerCutShort', 'the answer ended before its body'),
+              );
             }
             const chunks: Buffer[] = [];
             let bytes = 0;
@@ -121,7 +133,9 @@ export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCal
             response.on('close', () => {
               if (ended) return;
               done();
-              rejectText(lastError ?? namedError('AnswerCutShort', 'the answer ended before its body'));
+              rejectText(
+                lastError ?? namedError('AnswerCutShort', 'the answer ended before its body'),
+              );
             });
           });
         },

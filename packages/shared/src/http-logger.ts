@@ -5,7 +5,14 @@ import type { Logger } from './logger.js';
 /** How a request ended, for its access line. */
 export type RequestOutcome = 'completed' | 'failed' | 'aborted';
 
-export type AccessLogWriter = (reqId: string, method: string, path: string, status: number, ms: number, outcome: RequestOutcome) => void;
+export type AccessLogWriter = (
+  reqId: string,
+  method: string,
+  path: string,
+  status: number,
+  ms: number,
+  outcome: RequestOutcome,
+) => void;
 
 /** The path of a request URL without its query string (it may carry cursors or, from a careless client, credentials). */
 export function pathOf(url: string): string {
@@ -28,7 +35,9 @@ export function createAccessLog(logger: Logger): AccessLogWriter {
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
   const chindings = (internals[pino.symbols.chindingsSym] as string | undefined) ?? '';
   const time = internals[pino.symbols.timeSym] as () => string;
-  const formatters = internals[pino.symbols.formattersSym] as { level?: (label: string, n: number) => object } | undefined;
+  const formatters = internals[pino.symbols.formattersSym] as
+    | { level?: (label: string, n: number) => object }
+    | undefined;
   const levelPrefix = (label: 'info' | 'error') => {
     const n = logger.levels.values[label]!;
     const level = formatters?.level ? formatters.level(label, n) : { level: n };

@@ -25,7 +25,12 @@ export interface HttpObservabilityOptions {
  * router can settle it), then `serve(req, res)` runs inside the request context. `serve` takes
  * the request rather than closing over it, so a hot route passes one function for all requests.
  */
-export type RequestObserver = <Req extends IncomingMessage>(req: Req, res: ServerResponse, route: (req: Req) => string, serve: (req: Req, res: ServerResponse) => void) => void;
+export type RequestObserver = <Req extends IncomingMessage>(
+  req: Req,
+  res: ServerResponse,
+  route: (req: Req) => string,
+  serve: (req: Req, res: ServerResponse) => void,
+) => void;
 
 /**
  * Request id, metrics and the access line in one step: one clock read at each end and one
@@ -34,7 +39,12 @@ export type RequestObserver = <Req extends IncomingMessage>(req: Req, res: Serve
  * responses only. Works without express; `createHttpApp` applies it to every request either
  * way, so use that rather than this.
  */
-export function createRequestObserver({ logger, metrics, requestContext: withContext = true, quietPaths = [] }: HttpObservabilityOptions): RequestObserver {
+export function createRequestObserver({
+  logger,
+  metrics,
+  requestContext: withContext = true,
+  quietPaths = [],
+}: HttpObservabilityOptions): RequestObserver {
   const writeAccessLine = createAccessLog(logger);
   const quiet = new Set(quietPaths);
   const record = metrics ? httpRequestRecorder(metrics) : undefined;
@@ -45,8 +55,17 @@ export function createRequestObserver({ logger, metrics, requestContext: withCon
     // `on`, not `once`: a response closes once, and `once` wraps the listener per request.
     res.on('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
-      if (record !== undefined && res.writableFinished) record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
-      if (res.statusCode >= 400 || !quiet.has(path)) writeAccessLine(id, req.method ?? '', path, res.statusCode, Math.round(ns / 1e6), outcomeOf(res));
+      if (record !== undefined && res.writableFinished)
+        record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
+      if (res.statusCode >= 400 || !quiet.has(path))
+        writeAccessLine(
+          id,
+          req.method ?? '',
+          path,
+          res.statusCode,
+          Math.round(ns / 1e6),
+          outcomeOf(res),
+        );
     });
     if (withContext) requestContext.run({ requestId: id }, serve, req, res);
     else serve(req, res);

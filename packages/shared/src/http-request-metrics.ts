@@ -1,7 +1,9 @@
 import type { Registry } from 'prom-client';
 
 /** Latency buckets (seconds) of `http_request_duration_seconds`. */
-export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] as const;
+export const HTTP_DURATION_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+] as const;
 
 interface RequestLabels {
   method: string;
@@ -64,7 +66,12 @@ export class HttpRequestMetrics {
     const key = `${method} ${status} ${route}`;
     let series = this.#series.get(key);
     if (series === undefined) {
-      series = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Array<number>(HTTP_DURATION_BUCKETS.length).fill(0) };
+      series = {
+        labels: { method, route, status: String(status) },
+        count: 0,
+        sum: 0,
+        buckets: new Array<number>(HTTP_DURATION_BUCKETS.length).fill(0),
+      };
       this.#series.set(key, series);
     }
     series.count += 1;
@@ -79,7 +86,8 @@ export class HttpRequestMetrics {
 
   /** Registers both metrics with the registry (its default labels apply as to any other metric). */
   register(registry: Registry): void {
-    const add = (metric: CollectedMetric) => registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+    const add = (metric: CollectedMetric) =>
+      registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
     add(this.#counter());
     add(this.#histogram());
   }
@@ -113,15 +121,33 @@ export class HttpRequestMetrics {
         let cumulative = 0;
         HTTP_DURATION_BUCKETS.forEach((le, i) => {
           cumulative += s.buckets[i]!;
-          values.push({ labels: { le }, sharedLabels: s.labels, value: cumulative, metricName: `${name}_bucket`, exemplar: null });
+          values.push({
+            labels: { le },
+            sharedLabels: s.labels,
+            value: cumulative,
+            metricName: `${name}_bucket`,
+            exemplar: null,
+          });
         });
         values.push(
-          { labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${name}_bucket`, exemplar: null },
+          {
+            labels: { le: '+Inf' },
+            sharedLabels: s.labels,
+            value: s.count,
+            metricName: `${name}_bucket`,
+            exemplar: null,
+          },
           { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` },
           { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` },
         );
       }
-      return { name, help: 'HTTP request latency by method, route and status', type: 'histogram', values, aggregator: 'sum' };
+      return {
+        name,
+        help: 'HTTP request latency by method, route and status',
+        type: 'histogram',
+        values,
+        aggregator: 'sum',
+      };
     };
     return {
       name,
@@ -132,7 +158,13 @@ export class HttpRequestMetrics {
       // JSON (getMetricsAsJSON): labels and shared labels in one object, as prom-client's Histogram gives them.
       get: async () => {
         const data = forPromString();
-        return { ...data, values: data.values.map(({ sharedLabels, labels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })) };
+        return {
+          ...data,
+          values: data.values.map(({ sharedLabels, labels, ...rest }) => ({
+            ...rest,
+            labels: { ...labels, ...sharedLabels },
+          })),
+        };
       },
       reset: () => series.clear(),
     };

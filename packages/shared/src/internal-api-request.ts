@@ -67,8 +67,14 @@ export interface InternalApiAnswer {
 }
 
 /** Whatever the internal API answered, or an `InternalApiError` without a status when no usable answer came. */
-export async function callInternalApi(target: InternalApiTarget, call: InternalApiCall): Promise<InternalApiAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${target.internalToken}`, accept: 'application/json' };
+export async function callInternalApi(
+  target: InternalApiTarget,
+  call: InternalApiCall,
+): Promise<InternalApiAnswer> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${target.internalToken}`,
+    accept: 'application/json',
+  };
   const requestId = currentRequestId();
   if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId;
   if (call.body !== undefined) headers['content-type'] = 'application/json';

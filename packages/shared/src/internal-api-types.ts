@@ -134,14 +134,20 @@ export interface RevocationSnapshot {
  * (`more`: ask again from the new `position` at once). `reset`: the position cannot be continued
  * (older than what was pruned, or ahead of the feed): load the snapshot instead.
  */
-export type RevocationChanges = { reset: false; position: string; more: boolean; entries: LiveRevocationEntry[] } | { reset: true };
+export type RevocationChanges =
+  | { reset: false; position: string; more: boolean; entries: LiveRevocationEntry[] }
+  | { reset: true };
 
-export const ServiceAccountRoleSchema = z.enum(['View', 'Edit'], { error: 'role must be "View" or "Edit"' });
+export const ServiceAccountRoleSchema = z.enum(['View', 'Edit'], {
+  error: 'role must be "View" or "Edit"',
+});
 
 /** A grants list: at most MAX_GRANTS entries, each tag once; `grant` is the caller's element schema. */
 export function grantsSchema<G extends z.ZodType<Grant>>(grant: G) {
   return z
     .array(grant, { error: 'grants must be an array' })
     .max(MAX_GRANTS, { error: `grants must have at most ${MAX_GRANTS} entries` })
-    .refine((grants) => new Set(grants.map((g) => g.tag)).size === grants.length, { error: 'grants must not repeat a tag' });
+    .refine((grants) => new Set(grants.map((g) => g.tag)).size === grants.length, {
+      error: 'grants must not repeat a tag',
+    });
 }

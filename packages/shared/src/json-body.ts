@@ -20,8 +20,12 @@ export { isLosslessNumber };
 function assertJsonContentType(req: IncomingMessage): void {
   const header = req.headers['content-type'];
   if (header === undefined) throw new UnsupportedMediaType('Content-Type must be application/json');
-  const [type = '', ...params] = header.toLowerCase().split(';').map((p) => p.trim());
-  if (!JSON_TYPE.test(type)) throw new UnsupportedMediaType('Content-Type must be application/json');
+  const [type = '', ...params] = header
+    .toLowerCase()
+    .split(';')
+    .map((p) => p.trim());
+  if (!JSON_TYPE.test(type))
+    throw new UnsupportedMediaType('Content-Type must be application/json');
   for (const param of params) {
     const [key, value] = param.split('=');
     if (key === 'charset' && value !== undefined && value.replace(/"/g, '') !== 'utf-8') {
@@ -48,9 +52,16 @@ export function jsonBody({ limit = DEFAULT_BODY_LIMIT }: { limit?: number } = {}
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 function assertFormContentType(req: IncomingMessage): void {
-  const [type = '', ...params] = (req.headers['content-type'] ?? '').toLowerCase().split(';').map((p) => p.trim());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
-  if (type !== FORM_TYPE || (charset !== undefined && charset !== 'utf-8')) throw new UnsupportedMediaType(`Content-Type must be ${FORM_TYPE}`);
+  const [type = '', ...params] = (req.headers['content-type'] ?? '')
+    .toLowerCase()
+    .split(';')
+    .map((p) => p.trim());
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
+  if (type !== FORM_TYPE || (charset !== undefined && charset !== 'utf-8'))
+    throw new UnsupportedMediaType(`Content-Type must be ${FORM_TYPE}`);
 }
 
 /**
@@ -70,8 +81,16 @@ export function formBody({ limit = DEFAULT_BODY_LIMIT }: { limit?: number } = {}
 }
 
 /** Reads a whole body of `assertType`'s media type up to `limit` bytes, then `parse`s it onto `req.body` (a throw is the answer). */
-function bodyReader(assertType: (req: IncomingMessage) => void, limit: number, parse: (text: string) => unknown) {
-  return function readBody(req: IncomingMessage & { body?: unknown }, _res: ServerResponse, next: (err?: unknown) => void): void {
+function bodyReader(
+  assertType: (req: IncomingMessage) => void,
+  limit: number,
+  parse: (text: string) => unknown,
+) {
+  return function readBody(
+    req: IncomingMessage & { body?: unknown },
+    _res: ServerResponse,
+    next: (err?: unknown) => void,
+  ): void {
     try {
       assertType(req);
     } catch (err) {

@@ -82,5 +82,10 @@ export function createLogger({ name, level = 'info', destination }: CreateLogger
  * exit, including after a fatal error; only a SIGKILL can lose the last 100 ms of lines.
  */
 function bufferedStdout(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 } as Parameters<typeof pino.destination>[0]);
+  return pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: 4096,
+    periodicFlush: 100,
+  } as Parameters<typeof pino.destination>[0]);
 }

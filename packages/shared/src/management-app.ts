@@ -26,7 +26,10 @@ export interface ManagementAppOptions {
 }
 
 /** The management port's table: the probes and the scrape. */
-export function managementRoutes({ metrics, readiness }: Pick<ManagementAppOptions, 'metrics' | 'readiness'>): Route[] {
+export function managementRoutes({
+  metrics,
+  readiness,
+}: Pick<ManagementAppOptions, 'metrics' | 'readiness'>): Route[] {
   return [
     { method: 'GET', path: '/healthz', handlers: [aliveHandler] },
     { method: 'GET', path: '/readyz', handlers: [readinessHandler(readiness)] },

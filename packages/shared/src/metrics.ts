@@ -11,7 +11,12 @@ export function createMetricsRegistry(service: string): Registry {
 }
 
 /** Records one finished request: method, route template ('unmatched' without one), status, seconds. */
-export type HttpRequestRecorder = (method: string, route: string, status: number, seconds: number) => void;
+export type HttpRequestRecorder = (
+  method: string,
+  route: string,
+  status: number,
+  seconds: number,
+) => void;
 
 /**
  * Request count and latency by route template (never the raw path: unbounded label
@@ -49,7 +54,10 @@ export interface CacheStats {
  * `cache_bytes` (what the entries are charged), `cache_budget_bytes`, `cache_evictions_total`.
  * Read when scraped; nothing on the request path.
  */
-export function registerCacheMetrics(registry: Registry, caches: Record<string, () => CacheStats>): void {
+export function registerCacheMetrics(
+  registry: Registry,
+  caches: Record<string, () => CacheStats>,
+): void {
   const registers = [registry];
   const labelNames = ['cache'] as const;
   const gauge = (name: string, help: string, read: (stats: CacheStats) => number) =>
@@ -63,8 +71,16 @@ export function registerCacheMetrics(registry: Registry, caches: Record<string, 
       },
     });
   gauge('cache_entries', 'Entries held by a memory-bounded cache', (s) => s.entries);
-  gauge('cache_bytes', 'Bytes the entries of a memory-bounded cache are charged (measured estimates per entry)', (s) => s.bytes);
-  gauge('cache_budget_bytes', 'The budget of a memory-bounded cache; beyond it the least recently used entries go', (s) => s.budgetBytes);
+  gauge(
+    'cache_bytes',
+    'Bytes the entries of a memory-bounded cache are charged (measured estimates per entry)',
+    (s) => s.bytes,
+  );
+  gauge(
+    'cache_budget_bytes',
+    'The budget of a memory-bounded cache; beyond it the least recently used entries go',
+    (s) => s.budgetBytes,
+  );
   const counted = new Map<string, number>();
   new Counter({
     name: 'cache_evictions_total',

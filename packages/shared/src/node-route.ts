@@ -6,7 +6,11 @@ import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring
  * handler works as express middleware and, unchanged, on a hot route (`createHttpApp`), which
  * runs its handlers without express.
  */
-export type NodeHandler<Req extends IncomingMessage = IncomingMessage> = (req: Req, res: ServerResponse, next: (err?: unknown) => void) => unknown;
+export type NodeHandler<Req extends IncomingMessage = IncomingMessage> = (
+  req: Req,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => unknown;
 
 /**
  * Runs handlers in order, as express runs a route's: each calls `next()` to go on, or
@@ -32,7 +36,8 @@ export function chainHandlers<Req extends IncomingMessage>(
       if (handler === undefined) return;
       try {
         const result = handler(req, res, next);
-        if (result instanceof Promise) result.catch((rejection: unknown) => next(rejection ?? new Error('handler rejected')));
+        if (result instanceof Promise)
+          result.catch((rejection: unknown) => next(rejection ?? new Error('handler rejected')));
       } catch (thrown) {
         next(thrown ?? new Error('handler threw'));
       }

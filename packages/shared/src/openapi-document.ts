@@ -5,7 +5,12 @@
  * changes the document; what a schema cannot carry (a hand-written parser) each service's
  * contract test holds to the document.
  */
-import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import type { Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { ErrorSchema } from './api-types.js';
@@ -14,7 +19,9 @@ import { DEFAULT_BODY_LIMIT } from './json-body.js';
 export { OpenAPIRegistry, type ResponseConfig, type RouteConfig };
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
-type SecurityScheme = NonNullable<NonNullable<OpenApiDocument['components']>['securitySchemes']>[string];
+type SecurityScheme = NonNullable<
+  NonNullable<OpenApiDocument['components']>['securitySchemes']
+>[string];
 type Headers = Record<string, { description: string; schema: { type: 'string' } }>;
 
 /** `Authorization: Bearer <access token>` with the JWT access tokens of the token service. */
@@ -25,12 +32,23 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 
 
 /** A response in the `Error` shape. */
 export function errorResponse(description: string, headers?: Headers): ResponseConfig {
-  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ErrorSchema } } };
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: ErrorSchema } },
+  };
 }
 
 /** An operation's `Error`-shaped responses: a description, or a whole response (to add headers). */
-export function errorResponses(responses: Partial<Record<ErrorStatus, string | ResponseConfig>>): Record<string, ResponseConfig> {
-  return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, typeof r === 'string' ? errorResponse(r) : r]));
+export function errorResponses(
+  responses: Partial<Record<ErrorStatus, string | ResponseConfig>>,
+): Record<string, ResponseConfig> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => [
+      status,
+      typeof r === 'string' ? errorResponse(r) : r,
+    ]),
+  );
 }
 
 /** What `jsonBody()` answers before a route's schema sees the body. */
@@ -40,8 +58,16 @@ export const JSON_BODY_ERRORS = {
 } as const satisfies Partial<Record<ErrorStatus, string>>;
 
 /** A response whose body is `schema` as JSON. */
-export function jsonResponse(description: string, schema: z.ZodType, headers?: Headers): ResponseConfig {
-  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } };
+export function jsonResponse(
+  description: string,
+  schema: z.ZodType,
+  headers?: Headers,
+): ResponseConfig {
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema } },
+  };
 }
 
 /**
@@ -50,7 +76,10 @@ export function jsonResponse(description: string, schema: z.ZodType, headers?: H
  * (or change a field's type) without the other. `responseSchema<ServiceAccount>()(schema)`.
  */
 export function responseSchema<T>() {
-  return <S extends z.ZodType<T>>(schema: S, ..._sameAsT: [T] extends [z.output<S>] ? [] : [never]): S => schema;
+  return <S extends z.ZodType<T>>(
+    schema: S,
+    ..._sameAsT: [T] extends [z.output<S>] ? [] : [never]
+  ): S => schema;
 }
 
 /** A required JSON request body: `schema` must be the object the route parses the body with. */
@@ -68,9 +97,13 @@ export interface ApiDocumentConfig {
 }
 
 /** The OpenAPI 3.1 document of the operations registered in `operations`. */
-export function generateApiDocument(operations: OpenAPIRegistry, config: ApiDocumentConfig): OpenApiDocument {
+export function generateApiDocument(
+  operations: OpenAPIRegistry,
+  config: ApiDocumentConfig,
+): OpenApiDocument {
   const registry = new OpenAPIRegistry([operations]);
-  for (const [name, scheme] of Object.entries(config.securitySchemes)) registry.registerComponent('securitySchemes', name, scheme);
+  for (const [name, scheme] of Object.entries(config.securitySchemes))
+    registry.registerComponent('securitySchemes', name, scheme);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: config.title, version: config.version, description: config.description },
@@ -79,7 +112,8 @@ export function generateApiDocument(operations: OpenAPIRegistry, config: ApiDocu
   });
   // The generator emits these sections even when empty; here they only would be noise.
   if (Object.keys(document.webhooks ?? {}).length === 0) delete document.webhooks;
-  if (Object.keys(document.components?.parameters ?? {}).length === 0) delete document.components?.parameters;
+  if (Object.keys(document.components?.parameters ?? {}).length === 0)
+    delete document.components?.parameters;
   return document;
 }
 

@@ -78,7 +78,15 @@ export interface PageOptions extends Omit<HeaderOptions, 'end'> {
 }
 
 /** A whole page: the stylesheet, a skip link, the header, and `body` as the page's main content. */
-export function renderPage({ title, assetsDir, scripts = [], area, tenant, headerEnd, body }: PageOptions): string {
+export function renderPage({
+  title,
+  assetsDir,
+  scripts = [],
+  area,
+  tenant,
+  headerEnd,
+  body,
+}: PageOptions): string {
   return `<!doctype html>
 ${html`<html lang="en">
 <head>

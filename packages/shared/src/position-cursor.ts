@@ -16,8 +16,13 @@ export interface PositionCursor {
 const CURSOR_LITERAL = /^[A-Za-z0-9_-]{1,64}$/;
 const INT64_LITERAL = /^-?(0|[1-9][0-9]{0,18})$/;
 
-export function positionCursor(prefix: string, message: string, { min = INT64_MIN }: { min?: bigint } = {}): PositionCursor {
-  const encode = (key: string | bigint) => Buffer.from(`${prefix}${key}`, 'utf8').toString('base64url');
+export function positionCursor(
+  prefix: string,
+  message: string,
+  { min = INT64_MIN }: { min?: bigint } = {},
+): PositionCursor {
+  const encode = (key: string | bigint) =>
+    Buffer.from(`${prefix}${key}`, 'utf8').toString('base64url');
   return {
     encode,
     decode(raw) {

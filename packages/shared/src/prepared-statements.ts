@@ -27,13 +27,21 @@ interface PooledClient {
  * round trip): a transaction-pooling PgBouncer (before 1.21) hands each transaction a server
  * connection of its own, where a statement prepared on another one does not exist.
  */
-export function createStatementRunner(db: Knex, { named = true }: { named?: boolean } = {}): StatementRunner {
+export function createStatementRunner(
+  db: Knex,
+  { named = true }: { named?: boolean } = {},
+): StatementRunner {
   const pool = db.client as unknown as PooledClient;
-  return async function runStatement<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+  return async function runStatement<R>(
+    statement: PreparedStatement,
+    values: unknown[],
+  ): Promise<R[]> {
     const connection = await pool.acquireConnection();
     try {
       return await new Promise<R[]>((resolve, reject) => {
-        const query = new pg.Query(statement.text, values, (err, result) => (err ? reject(err) : resolve((result as unknown as { rows: R[] }).rows)));
+        const query = new pg.Query(statement.text, values, (err, result) =>
+          err ? reject(err) : resolve((result as unknown as { rows: R[] }).rows),
+        );
         if (named) (query as pg.Query & { name: string }).name = statement.name;
         connection.query(query);
       });

@@ -61,15 +61,23 @@ export function maxEntropyBits(value: string): number {
  * only for the repository's development values (a password inside a connection URL: its
  * strength is the database's or Redis's policy, not ours).
  */
-export function productionSecretProblem(value: string, { shippedOnly = false }: { shippedOnly?: boolean } = {}): string | undefined {
-  if (DEVELOPMENT_SECRET_VALUES.has(value)) return 'is a development value from this repository; production needs a secret of its own';
+export function productionSecretProblem(
+  value: string,
+  { shippedOnly = false }: { shippedOnly?: boolean } = {},
+): string | undefined {
+  if (DEVELOPMENT_SECRET_VALUES.has(value))
+    return 'is a development value from this repository; production needs a secret of its own';
   if (shippedOnly) return undefined;
-  if (maxEntropyBits(value) < PRODUCTION_SECRET_BITS) return `is too weak for production: give at least ${PRODUCTION_SECRET_BITS / 8} random bytes (e.g. openssl rand -base64 32)`;
+  if (maxEntropyBits(value) < PRODUCTION_SECRET_BITS)
+    return `is too weak for production: give at least ${PRODUCTION_SECRET_BITS / 8} random bytes (e.g. openssl rand -base64 32)`;
   return undefined;
 }
 
 /** Marks a config key as a secret (a comma-separated list of secrets with `list`), checked in production. */
-export function secretKey<T extends z.ZodType>(schema: T, { list = false }: { list?: boolean } = {}): T {
+export function secretKey<T extends z.ZodType>(
+  schema: T,
+  { list = false }: { list?: boolean } = {},
+): T {
   return schema.meta({ secret: list ? 'list' : 'single' }) as T;
 }
 
@@ -87,7 +95,10 @@ export function passwordKey<T extends z.ZodType>(schema: T): T {
 }
 
 /** The values of a secret key to check (each item of a list, a URL's password), and whether only shipped values are refused. */
-export function secretValuesOf(schema: z.ZodType, value: unknown): { values: string[]; shippedOnly: boolean } | undefined {
+export function secretValuesOf(
+  schema: z.ZodType,
+  value: unknown,
+): { values: string[]; shippedOnly: boolean } | undefined {
   const kind = (schema.meta() as { secret?: string } | undefined)?.secret;
   if (kind === undefined || typeof value !== 'string') return undefined;
   if (kind === 'url') {
@@ -95,11 +106,24 @@ export function secretValuesOf(schema: z.ZodType, value: unknown): { values: str
     return { values: password === '' ? [] : [decodeURIComponent(password)], shippedOnly: true };
   }
   if (kind === 'password') return { values: [value], shippedOnly: true };
-  return { values: kind === 'list' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [value], shippedOnly: false };
+  return {
+    values:
+      kind === 'list'
+        ? value
+            .split(',')
+            .map((v) => v.trim())
+            .filter(Boolean)
+        : [value],
+    shippedOnly: false,
+  };
 }
 
 /** The names of a config shape's secret keys that must be strong (deployment checks, docs); passwords (`passwordKey`) are not among them. */
 export function secretKeysOf(shape: Record<string, z.ZodType>): string[] {
   const kinds = new Set(['single', 'list']);
-  return Object.entries(shape).filter(([, schema]) => kinds.has((schema.meta() as { secret?: string } | undefined)?.secret ?? '')).map(([key]) => key);
+  return Object.entries(shape)
+    .filter(([, schema]) =>
+      kinds.has((schema.meta() as { secret?: string } | undefined)?.secret ?? ''),
+    )
+    .map(([key]) => key);
 }

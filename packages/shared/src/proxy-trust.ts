@@ -20,15 +20,22 @@ export function parseTrustProxy(raw: string): TrustProxy {
   const text = raw.trim();
   if (/^[0-9]+$/.test(text)) {
     const hops = Number(text);
-    if (hops > 10) throw new Error('must be a hop count from 0 to 10, or addresses and CIDR ranges');
+    if (hops > 10)
+      throw new Error('must be a hop count from 0 to 10, or addresses and CIDR ranges');
     return hops;
   }
-  const ranges = text.split(',').map((r) => r.trim()).filter(Boolean);
-  if (ranges.length === 0) throw new Error('must be a hop count from 0 to 10, or addresses and CIDR ranges');
+  const ranges = text
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  if (ranges.length === 0)
+    throw new Error('must be a hop count from 0 to 10, or addresses and CIDR ranges');
   try {
     proxyAddr.compile(ranges);
   } catch {
-    throw new Error('must be a hop count from 0 to 10, or addresses and CIDR ranges (e.g. 10.0.0.0/8)');
+    throw new Error(
+      'must be a hop count from 0 to 10, or addresses and CIDR ranges (e.g. 10.0.0.0/8)',
+    );
   }
   return ranges;
 }
@@ -45,19 +52,26 @@ export interface ForwardedTrust {
 const FORWARDED = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
 
 export function forwardedTrust(trust: TrustProxy): ForwardedTrust {
-  if (typeof trust === 'number') return { express: trust > 0 ? trust : false, koa: { proxy: trust > 0, maxIpsCount: trust }, };
+  if (typeof trust === 'number')
+    return { express: trust > 0 ? trust : false, koa: { proxy: trust > 0, maxIpsCount: trust } };
   const trusted = proxyAddr.compile([...trust]);
   return {
     express: 1,
     koa: { proxy: true, maxIpsCount: 1 },
     sanitize(req) {
       const { headers } = req;
-      if (headers['x-forwarded-for'] === undefined && headers['x-forwarded-proto'] === undefined && headers['x-forwarded-host'] === undefined) return;
+      if (
+        headers['x-forwarded-for'] === undefined &&
+        headers['x-forwarded-proto'] === undefined &&
+        headers['x-forwarded-host'] === undefined
+      )
+        return;
       if (!trusted(req.socket.remoteAddress ?? '', 0)) {
         for (const name of FORWARDED) delete headers[name];
         return;
       }
-      if (headers['x-forwarded-for'] !== undefined) headers['x-forwarded-for'] = proxyAddr(req, trusted);
+      if (headers['x-forwarded-for'] !== undefined)
+        headers['x-forwarded-for'] = proxyAddr(req, trusted);
     },
   };
 }

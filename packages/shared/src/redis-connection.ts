@@ -48,7 +48,8 @@ export function parseSentinels(raw: string): SentinelAddress[] {
     .map((entry) => {
       const match = SENTINEL_ADDRESS.exec(entry);
       const port = Number(match?.[3]);
-      if (match === null || port < 1 || port > 65535) throw new Error(`"${entry}" is not host:port`);
+      if (match === null || port < 1 || port > 65535)
+        throw new Error(`"${entry}" is not host:port`);
       return { host: match[1] ?? match[2]!, port };
     });
 }
@@ -66,22 +67,36 @@ export function redisConfig({ redisUse }: { redisUse: string }) {
         try {
           return parseSentinels(value);
         } catch (err) {
-          ctx.addIssue({ code: 'custom', message: `must be comma-separated host:port addresses: ${(err as Error).message}` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be comma-separated host:port addresses: ${(err as Error).message}`,
+          });
           return z.NEVER;
         }
       })
-      .describe('Redis Sentinel addresses, host:port comma-separated (empty: REDIS_URL is the server itself)'),
+      .describe(
+        'Redis Sentinel addresses, host:port comma-separated (empty: REDIS_URL is the server itself)',
+      ),
     REDIS_SENTINEL_NAME: z
       .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'must be a Sentinel master name (letters, digits, . _ -)' })
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, {
+        error: 'must be a Sentinel master name (letters, digits, . _ -)',
+      })
       .default('mymaster')
       .describe('The master group name the sentinels monitor'),
-    REDIS_SENTINEL_PASSWORD: passwordKey(z.string().min(1).optional()).describe("The sentinels' own password (their requirepass), if any (secret)"),
+    REDIS_SENTINEL_PASSWORD: passwordKey(z.string().min(1).optional()).describe(
+      "The sentinels' own password (their requirepass), if any (secret)",
+    ),
   };
 }
 
 export function redisTargetOf(config: RedisConfig): RedisTarget {
-  return { url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME, sentinelPassword: config.REDIS_SENTINEL_PASSWORD };
+  return {
+    url: config.REDIS_URL,
+    sentinels: config.REDIS_SENTINELS,
+    sentinelName: config.REDIS_SENTINEL_NAME,
+    sentinelPassword: config.REDIS_SENTINEL_PASSWORD,
+  };
 }
 
 /** The connection options of a target, before the caller's own (retries, queueing, names). */

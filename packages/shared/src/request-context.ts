@@ -38,7 +38,8 @@ export function currentRequestId(): string | undefined {
  */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers[REQUEST_ID_HEADER];
-  const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+  const id =
+    typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : newRequestId();
   (req as IncomingMessage & { id: string }).id = id;
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;

@@ -5,7 +5,12 @@
  * rejected: every reader of the channel or the internal API validates with these, one way.
  */
 import { INT64_MAX } from './api-types.js';
-import type { LiveRevocationEntry, RevocationChanges, RevocationEntry, RevocationSnapshot } from './internal-api-types.js';
+import type {
+  LiveRevocationEntry,
+  RevocationChanges,
+  RevocationEntry,
+  RevocationSnapshot,
+} from './internal-api-types.js';
 
 const MAX_NAME_LENGTH = 255;
 /** Far longer than any real entry; bounds the parse cost of a hostile or broken publisher. */
@@ -23,7 +28,8 @@ export function toRevocationEntry(value: unknown): RevocationEntry | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { tenant, sub, version, deleted } = value as Record<string, unknown>;
   if (!isName(tenant) || !isName(sub)) return undefined;
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) return undefined;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)
+    return undefined;
   if (typeof deleted !== 'boolean') return undefined;
   return { tenant, sub, version, deleted };
 }
@@ -32,7 +38,14 @@ export function toRevocationEntry(value: unknown): RevocationEntry | undefined {
 export function toLiveRevocationEntry(value: unknown): LiveRevocationEntry | undefined {
   const entry = toRevocationEntry(value);
   const { ttl } = value as { ttl?: unknown };
-  if (entry === undefined || typeof ttl !== 'number' || !Number.isSafeInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS) return undefined;
+  if (
+    entry === undefined ||
+    typeof ttl !== 'number' ||
+    !Number.isSafeInteger(ttl) ||
+    ttl < 1 ||
+    ttl > MAX_TTL_SECONDS
+  )
+    return undefined;
   return { ...entry, ttl };
 }
 
@@ -41,7 +54,8 @@ export function toLiveRevocationEntry(value: unknown): LiveRevocationEntry | und
  * writes it (no sign, no leading zero, no exponent); undefined for anything else.
  */
 export function parseFeedPosition(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !POSITION_LITERAL.test(value) || BigInt(value) > INT64_MAX) return undefined;
+  if (typeof value !== 'string' || !POSITION_LITERAL.test(value) || BigInt(value) > INT64_MAX)
+    return undefined;
   return value;
 }
 
@@ -74,7 +88,10 @@ function liveEntries(items: unknown): LiveRevocationEntry[] | undefined {
  */
 export function parseRevocationSnapshot(body: unknown): RevocationSnapshot | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { position: rawPosition, entries: rawEntries } = body as { position?: unknown; entries?: unknown };
+  const { position: rawPosition, entries: rawEntries } = body as {
+    position?: unknown;
+    entries?: unknown;
+  };
   const position = parseFeedPosition(rawPosition);
   const entries = liveEntries(rawEntries);
   return position === undefined || entries === undefined ? undefined : { position, entries };
@@ -83,10 +100,21 @@ export function parseRevocationSnapshot(body: unknown): RevocationSnapshot | und
 /** A page of the change feed, or undefined when the body is not one (the same all-or-nothing rule). */
 export function parseRevocationChanges(body: unknown): RevocationChanges | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { reset, position: rawPosition, more, entries: rawEntries } = body as Record<string, unknown>;
+  const {
+    reset,
+    position: rawPosition,
+    more,
+    entries: rawEntries,
+  } = body as Record<string, unknown>;
   if (reset === true) return { reset: true };
   const position = parseFeedPosition(rawPosition);
   const entries = liveEntries(rawEntries);
-  if (reset !== false || typeof more !== 'boolean' || position === undefined || entries === undefined) return undefined;
+  if (
+    reset !== false ||
+    typeof more !== 'boolean' ||
+    position === undefined ||
+    entries === undefined
+  )
+    return undefined;
   return { reset: false, position, more, entries };
 }

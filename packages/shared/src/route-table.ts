@@ -98,7 +98,9 @@ export function routesOf(table: RouteTable): Route[] {
 
 /** `Allow` for a path's routes: their methods in declaration order, HEAD right after GET. */
 export function allowHeader(routes: readonly Route[]): string {
-  return routes.flatMap((route) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])).join(', ');
+  return routes
+    .flatMap((route) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]))
+    .join(', ');
 }
 
 /** Path parameters by name. */
@@ -128,7 +130,11 @@ export function pathMatcher(path: string): PathMatcher {
   const literals = pieces.filter((_, i) => i % 2 === 0);
   const names = pieces.filter((_, i) => i % 2 === 1);
   const first = literals[0]!;
-  const wholeSegments = first.endsWith('/') && literals.slice(1).every((l, i) => (l === '' ? i === literals.length - 2 : l.charCodeAt(0) === SLASH));
+  const wholeSegments =
+    first.endsWith('/') &&
+    literals
+      .slice(1)
+      .every((l, i) => (l === '' ? i === literals.length - 2 : l.charCodeAt(0) === SLASH));
   if (names.length !== new Set(names).size || !wholeSegments) {
     throw new Error(`A hot route's parameters must be whole segments with distinct names: ${path}`);
   }

@@ -39,9 +39,15 @@ export function runServiceMain<C extends { LOG_LEVEL: string }>(
   run(config, logger).then(
     (running) => {
       const { port, internalPort, managementPort } = running;
-      const ports = internalPort === undefined ? { port, managementPort } : { port, internalPort, managementPort };
+      const ports =
+        internalPort === undefined
+          ? { port, managementPort }
+          : { port, internalPort, managementPort };
       // Where a start's time went, for whoever sizes probes and rollouts (docs/deploy.md, "Scaling").
-      logger.info({ ...ports, startup: { loadedMs, listeningMs: Math.round(performance.now()) } }, 'listening');
+      logger.info(
+        { ...ports, startup: { loadedMs, listeningMs: Math.round(performance.now()) } },
+        'listening',
+      );
       onShutdownSignal(
         async () => {
           await running.stop();
@@ -69,10 +75,23 @@ export interface MigrationsMainOptions {
 }
 
 /** Creates the database (development only), the schema, applies the migrations and exits. */
-export function runMigrationsMain({ name, schema, migrations, databaseUrl = env.url('postgres://postgres@127.0.0.1:5432/plantstore') }: MigrationsMainOptions): void {
-  let config: { DATABASE_URL: string; MIGRATION_DATABASE_URL?: string | undefined; LOG_LEVEL: string };
+export function runMigrationsMain({
+  name,
+  schema,
+  migrations,
+  databaseUrl = env.url('postgres://postgres@127.0.0.1:5432/plantstore'),
+}: MigrationsMainOptions): void {
+  let config: {
+    DATABASE_URL: string;
+    MIGRATION_DATABASE_URL?: string | undefined;
+    LOG_LEVEL: string;
+  };
   try {
-    config = loadConfig({ DATABASE_URL: databaseUrl, MIGRATION_DATABASE_URL: MIGRATION_DATABASE_URL_KEY, LOG_LEVEL: env.logLevel() });
+    config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      MIGRATION_DATABASE_URL: MIGRATION_DATABASE_URL_KEY,
+      LOG_LEVEL: env.logLevel(),
+    });
   } catch (err) {
     exitOnConfigError(err);
   }
@@ -81,7 +100,13 @@ export function runMigrationsMain({ name, schema, migrations, databaseUrl = env.
   const logger = createLogger({ name, level: config.LOG_LEVEL });
   const migrate = async () => {
     await ensureDatabaseExists(connectionString);
-    const db = createDatabase({ connectionString, schema, poolMax: 1, applicationName: name, logger });
+    const db = createDatabase({
+      connectionString,
+      schema,
+      poolMax: 1,
+      applicationName: name,
+      logger,
+    });
     try {
       const applied = await migrateLatest(db, schema, migrations);
       logger.info({ schema, applied }, 'migrations applied');

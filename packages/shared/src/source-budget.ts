@@ -1,5 +1,10 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { addressKey } from './address-key.js';
 import type { Logger } from './logger.js';
 
@@ -46,9 +51,18 @@ export interface SourceBudget {
  * The counters are fixed windows: at a window's edge up to twice a budget can be started within
  * one window's time, so state living a window holds at most twice the budget.
  */
-export function createSourceBudget(redis: Redis | undefined, name: string, limits: SourceBudgetLimits, logger: Logger): SourceBudget {
+export function createSourceBudget(
+  redis: Redis | undefined,
+  name: string,
+  limits: SourceBudgetLimits,
+  logger: Logger,
+): SourceBudget {
   const keyPrefix = `plantstore:${name}`;
-  const memory = new RateLimiterMemory({ keyPrefix, points: limits.perSource, duration: limits.windowSeconds });
+  const memory = new RateLimiterMemory({
+    keyPrefix,
+    points: limits.perSource,
+    duration: limits.windowSeconds,
+  });
   const perSource: RateLimiterAbstract = redis
     ? new RateLimiterRedis({
         storeClient: redis,
@@ -61,23 +75,34 @@ export function createSourceBudget(redis: Redis | undefined, name: string, limit
         inMemoryBlockOnConsumed: limits.perSource,
       })
     : memory;
-  const total = new RateLimiterMemory({ keyPrefix: `${keyPrefix}:total`, points: limits.total, duration: limits.windowSeconds });
+  const total = new RateLimiterMemory({
+    keyPrefix: `${keyPrefix}:total`,
+    points: limits.total,
+    duration: limits.windowSeconds,
+  });
 
   async function spend(limiter: RateLimiterAbstract, key: string): Promise<OverBudget | undefined> {
     try {
       await limiter.consume(key);
       return undefined;
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      if (rejection instanceof RateLimiterRes)
+        return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
       // Neither Redis nor memory could count: refuse for a moment rather than store without bound.
-      logger.warn({ err: { message: (rejection as Error).message }, budget: name }, 'source budget store unavailable');
+      logger.warn(
+        { err: { message: (rejection as Error).message }, budget: name },
+        'source budget store unavailable',
+      );
       return { retryAfterSeconds: 1 };
     }
   }
 
   // The limiter's own in-memory block (untyped in its declarations, a plain method of its store limiters).
-  const inMemoryBlock = perSource as unknown as { getInMemoryBlockMsBeforeExpire?(rlKey: string): number };
-  const blockedFor = (ip: string): number => inMemoryBlock.getInMemoryBlockMsBeforeExpire?.(perSource.getKey(addressKey(ip))) ?? 0;
+  const inMemoryBlock = perSource as unknown as {
+    getInMemoryBlockMsBeforeExpire?(rlKey: string): number;
+  };
+  const blockedFor = (ip: string): number =>
+    inMemoryBlock.getInMemoryBlockMsBeforeExpire?.(perSource.getKey(addressKey(ip))) ?? 0;
 
   return {
     refused(ip) {
@@ -98,7 +123,13 @@ export function createSourceBudget(redis: Redis | undefined, name: string, limit
  * refusals cost a timer rather than the CPU that other callers' requests need. A client that
  * opens new connections instead is not slowed, but pays a socket for every request it holds.
  */
-export function refusalDelay({ delayMs, maxHeld }: { delayMs: number; maxHeld: number }): (res: { destroyed: boolean }, send: () => void) => void {
+export function refusalDelay({
+  delayMs,
+  maxHeld,
+}: {
+  delayMs: number;
+  maxHeld: number;
+}): (res: { destroyed: boolean }, send: () => void) => void {
   let held = 0;
   return (res, send) => {
     if (delayMs <= 0 || held >= maxHeld) {

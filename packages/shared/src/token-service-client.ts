@@ -21,9 +21,19 @@ import type {
   ServiceAccountWithSecret,
   User,
 } from './internal-api-types.js';
-import { answerMessageOf, callInternalApi, InternalApiError, type InternalApiAnswer, type InternalApiTarget } from './internal-api-request.js';
+import {
+  answerMessageOf,
+  callInternalApi,
+  InternalApiError,
+  type InternalApiAnswer,
+  type InternalApiTarget,
+} from './internal-api-request.js';
 import { isTenantName } from './realm-names.js';
-import { parseRevocationChanges, parseRevocationSnapshot, toRevocationEntry } from './revocation-entry.js';
+import {
+  parseRevocationChanges,
+  parseRevocationSnapshot,
+  toRevocationEntry,
+} from './revocation-entry.js';
 
 /** The principal's state, or `not-found` (the principal never existed). Failures throw. */
 export type PrincipalLookup = { kind: 'found'; entry: RevocationEntry } | { kind: 'not-found' };
@@ -43,7 +53,8 @@ const readsOnlyOk = (status: number) => status === 200;
 const readsAnyButNoContent = (status: number) => status !== 204;
 const seg = encodeURIComponent;
 const realm = (tenant: string) => `/internal/v1/realms/${seg(tenant)}`;
-const account = (tenant: string, clientId: string) => `${realm(tenant)}/service-accounts/${seg(clientId)}`;
+const account = (tenant: string, clientId: string) =>
+  `${realm(tenant)}/service-accounts/${seg(clientId)}`;
 
 /** Only the contract's fields travel on: an extra field from a newer token service never leaks out. */
 function serviceAccountOf(body: ServiceAccount): ServiceAccount {
@@ -61,13 +72,28 @@ function serviceAccountOf(body: ServiceAccount): ServiceAccount {
   };
 }
 
-const dates = (body: { created_at: string; created_by: string | null; last_used_at: string | null }) => ({
+const dates = (body: {
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+}) => ({
   created_at: body.created_at,
   created_by: body.created_by ?? null,
   last_used_at: body.last_used_at ?? null,
 });
-const keyOf = (body: ServiceAccountKey): ServiceAccountKey => ({ id: body.id, alg: body.alg, thumbprint: body.thumbprint, ...dates(body) });
-const trustOf = (body: ServiceAccountTrust): ServiceAccountTrust => ({ id: body.id, issuer: body.issuer, subject: body.subject, audience: body.audience, ...dates(body) });
+const keyOf = (body: ServiceAccountKey): ServiceAccountKey => ({
+  id: body.id,
+  alg: body.alg,
+  thumbprint: body.thumbprint,
+  ...dates(body),
+});
+const trustOf = (body: ServiceAccountTrust): ServiceAccountTrust => ({
+  id: body.id,
+  issuer: body.issuer,
+  subject: body.subject,
+  audience: body.audience,
+  ...dates(body),
+});
 
 export class TokenServiceClient {
   readonly #target: InternalApiTarget;
@@ -85,8 +111,13 @@ export class TokenServiceClient {
   /** `GET /internal/v1/revocations`: every revocation entry still needed, and the feed position it brings the reader to. */
   snapshot(timeoutMs = this.#timeoutMs): Promise<Sized<RevocationSnapshot>> {
     return this.#mapped(async () => {
-      const { status, body, bytes } = await callInternalApi(this.#target, { path: '/internal/v1/revocations', timeoutMs, readsBody: readsOnlyOk });
-      if (status !== 200) throw new InternalApiError(`revocation snapshot answered ${status}`, { status });
+      const { status, body, bytes } = await callInternalApi(this.#target, {
+        path: '/internal/v1/revocations',
+        timeoutMs,
+        readsBody: readsOnlyOk,
+      });
+      if (status !== 200)
+        throw new InternalApiError(`revocation snapshot answered ${status}`, { status });
       const snapshot = parseRevocationSnapshot(body);
       if (snapshot === undefined) throw new InternalApiError('revocation snapshot is malformed');
       return { ...snapshot, bytes };
@@ -97,11 +128,20 @@ export class TokenServiceClient {
   changes(position: string, timeoutMs = this.#timeoutMs): Promise<Sized<RevocationChanges>> {
     return this.#mapped(async () => {
       const path = `/internal/v1/revocations/changes?after=${position}`;
-      const { status, body, bytes } = await callInternalApi(this.#target, { path, timeoutMs, readsBody: readsOnlyOk });
-      if (status !== 200) throw new InternalApiError(`revocation changes answered ${status}`, { status });
+      const { status, body, bytes } = await callInternalApi(this.#target, {
+        path,
+        timeoutMs,
+        readsBody: readsOnlyOk,
+      });
+      if (status !== 200)
+        throw new InternalApiError(`revocation changes answered ${status}`, { status });
       const changes = parseRevocationChanges(body);
       // A page must move forward: a token service answering the same position with `more` would loop us.
-      if (changes === undefined || (!changes.reset && changes.more && BigInt(changes.position) <= BigInt(position))) throw new InternalApiError('revocation changes are malformed');
+      if (
+        changes === undefined ||
+        (!changes.reset && changes.more && BigInt(changes.position) <= BigInt(position))
+      )
+        throw new InternalApiError('revocation changes are malformed');
       return { ...changes, bytes };
     });
   }
@@ -110,12 +150,18 @@ export class TokenServiceClient {
   principal(tenant: string, sub: string, timeoutMs = this.#timeoutMs): Promise<PrincipalLookup> {
     return this.#mapped(async () => {
       const path = `${realm(tenant)}/principals/${seg(sub)}`;
-      const { status, body } = await callInternalApi(this.#target, { path, timeoutMs, readsBody: readsOnlyOk });
+      const { status, body } = await callInternalApi(this.#target, {
+        path,
+        timeoutMs,
+        readsBody: readsOnlyOk,
+      });
       if (status === 404) return { kind: 'not-found' };
-      if (status !== 200) throw new InternalApiError(`principal lookup answered ${status}`, { status });
+      if (status !== 200)
+        throw new InternalApiError(`principal lookup answered ${status}`, { status });
       const entry = toRevocationEntry(body);
       // An answer about another principal would be a token-service bug; do not trust it.
-      if (entry === undefined || entry.tenant !== tenant || entry.sub !== sub) throw new InternalApiError('principal lookup is malformed');
+      if (entry === undefined || entry.tenant !== tenant || entry.sub !== sub)
+        throw new InternalApiError('principal lookup is malformed');
       return { kind: 'found', entry };
     });
   }
@@ -123,10 +169,18 @@ export class TokenServiceClient {
   /** `GET /internal/v1/realms`: the name of every realm. A malformed answer is a failure, never a partial list. */
   realms(timeoutMs = this.#timeoutMs): Promise<string[]> {
     return this.#mapped(async () => {
-      const { status, body } = await callInternalApi(this.#target, { path: '/internal/v1/realms', timeoutMs, readsBody: readsOnlyOk });
+      const { status, body } = await callInternalApi(this.#target, {
+        path: '/internal/v1/realms',
+        timeoutMs,
+        readsBody: readsOnlyOk,
+      });
       if (status !== 200) throw new InternalApiError(`realm list answered ${status}`, { status });
       const names = (body as { realms?: unknown } | null)?.realms;
-      if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && isTenantName(name))) throw new InternalApiError('realm list is malformed');
+      if (
+        !Array.isArray(names) ||
+        !names.every((name) => typeof name === 'string' && isTenantName(name))
+      )
+        throw new InternalApiError('realm list is malformed');
       return names as string[];
     });
   }
@@ -138,57 +192,121 @@ export class TokenServiceClient {
   }
 
   listServiceAccounts(tenant: string): Promise<ServiceAccount[]> {
-    return this.#mapped(async () => (await this.#json<ServiceAccount[]>('GET', `${realm(tenant)}/service-accounts`)).map(serviceAccountOf));
+    return this.#mapped(async () =>
+      (await this.#json<ServiceAccount[]>('GET', `${realm(tenant)}/service-accounts`)).map(
+        serviceAccountOf,
+      ),
+    );
   }
 
   getServiceAccount(tenant: string, clientId: string): Promise<ServiceAccount> {
-    return this.#mapped(async () => serviceAccountOf(await this.#json('GET', `${realm(tenant)}/service-accounts/${seg(clientId)}`)));
+    return this.#mapped(async () =>
+      serviceAccountOf(
+        await this.#json('GET', `${realm(tenant)}/service-accounts/${seg(clientId)}`),
+      ),
+    );
   }
 
-  createServiceAccount(tenant: string, name: string, actor: string): Promise<ServiceAccountWithSecret> {
+  createServiceAccount(
+    tenant: string,
+    name: string,
+    actor: string,
+  ): Promise<ServiceAccountWithSecret> {
     return this.#mapped(async () => {
-      const created = await this.#json<ServiceAccountWithSecret>('POST', `${realm(tenant)}/service-accounts`, { name, actor });
+      const created = await this.#json<ServiceAccountWithSecret>(
+        'POST',
+        `${realm(tenant)}/service-accounts`,
+        { name, actor },
+      );
       return { ...serviceAccountOf(created), secret: created.secret };
     });
   }
 
-  updateServiceAccount(tenant: string, clientId: string, change: ServiceAccountChange, actor: string): Promise<ServiceAccount> {
-    return this.#mapped(async () => serviceAccountOf(await this.#json('PATCH', `${realm(tenant)}/service-accounts/${seg(clientId)}`, { ...change, actor })));
+  updateServiceAccount(
+    tenant: string,
+    clientId: string,
+    change: ServiceAccountChange,
+    actor: string,
+  ): Promise<ServiceAccount> {
+    return this.#mapped(async () =>
+      serviceAccountOf(
+        await this.#json('PATCH', `${realm(tenant)}/service-accounts/${seg(clientId)}`, {
+          ...change,
+          actor,
+        }),
+      ),
+    );
   }
 
   resetSecret(tenant: string, clientId: string, actor: string): Promise<ServiceAccountWithSecret> {
     return this.#mapped(async () => {
-      const reset = await this.#json<ServiceAccountWithSecret>('POST', `${realm(tenant)}/service-accounts/${seg(clientId)}/reset-secret`, { actor });
+      const reset = await this.#json<ServiceAccountWithSecret>(
+        'POST',
+        `${realm(tenant)}/service-accounts/${seg(clientId)}/reset-secret`,
+        { actor },
+      );
       return { ...serviceAccountOf(reset), secret: reset.secret };
     });
   }
 
   deleteServiceAccount(tenant: string, clientId: string): Promise<void> {
-    return this.#mapped(() => this.#json<void>('DELETE', `${realm(tenant)}/service-accounts/${seg(clientId)}`));
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${realm(tenant)}/service-accounts/${seg(clientId)}`),
+    );
   }
 
   getCredentials(tenant: string, clientId: string): Promise<ServiceAccountCredentials> {
     return this.#mapped(async () => {
-      const body = await this.#json<ServiceAccountCredentials>('GET', `${account(tenant, clientId)}/credentials`);
-      const secret = body.secret === null ? null : { created_at: body.secret.created_at, last_used_at: body.secret.last_used_at ?? null };
-      return { client_id: body.client_id, disabled: body.disabled === true, secret, keys: body.keys.map(keyOf), trusts: body.trusts.map(trustOf) };
+      const body = await this.#json<ServiceAccountCredentials>(
+        'GET',
+        `${account(tenant, clientId)}/credentials`,
+      );
+      const secret =
+        body.secret === null
+          ? null
+          : { created_at: body.secret.created_at, last_used_at: body.secret.last_used_at ?? null };
+      return {
+        client_id: body.client_id,
+        disabled: body.disabled === true,
+        secret,
+        keys: body.keys.map(keyOf),
+        trusts: body.trusts.map(trustOf),
+      };
     });
   }
 
-  addKey(tenant: string, clientId: string, key: NewServiceAccountKey, actor: string): Promise<ServiceAccountKey> {
-    return this.#mapped(async () => keyOf(await this.#json('POST', `${account(tenant, clientId)}/keys`, { ...key, actor })));
+  addKey(
+    tenant: string,
+    clientId: string,
+    key: NewServiceAccountKey,
+    actor: string,
+  ): Promise<ServiceAccountKey> {
+    return this.#mapped(async () =>
+      keyOf(await this.#json('POST', `${account(tenant, clientId)}/keys`, { ...key, actor })),
+    );
   }
 
   removeKey(tenant: string, clientId: string, keyId: string): Promise<void> {
-    return this.#mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/keys/${seg(keyId)}`));
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${account(tenant, clientId)}/keys/${seg(keyId)}`),
+    );
   }
 
-  addTrust(tenant: string, clientId: string, trust: NewServiceAccountTrust, actor: string): Promise<ServiceAccountTrust> {
-    return this.#mapped(async () => trustOf(await this.#json('POST', `${account(tenant, clientId)}/trusts`, { ...trust, actor })));
+  addTrust(
+    tenant: string,
+    clientId: string,
+    trust: NewServiceAccountTrust,
+    actor: string,
+  ): Promise<ServiceAccountTrust> {
+    return this.#mapped(async () =>
+      trustOf(await this.#json('POST', `${account(tenant, clientId)}/trusts`, { ...trust, actor })),
+    );
   }
 
   removeTrust(tenant: string, clientId: string, trustId: string): Promise<void> {
-    return this.#mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/trusts/${seg(trustId)}`));
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${account(tenant, clientId)}/trusts/${seg(trustId)}`),
+    );
   }
 
   removeSecret(tenant: string, clientId: string): Promise<void> {
@@ -196,8 +314,21 @@ export class TokenServiceClient {
   }
 
   /** Disable (every token refused, no credential works) or enable again. */
-  setDisabled(tenant: string, clientId: string, disabled: boolean, actor: string): Promise<ServiceAccount> {
-    return this.#mapped(async () => serviceAccountOf(await this.#json('POST', `${account(tenant, clientId)}/${disabled ? 'disable' : 'enable'}`, { actor })));
+  setDisabled(
+    tenant: string,
+    clientId: string,
+    disabled: boolean,
+    actor: string,
+  ): Promise<ServiceAccount> {
+    return this.#mapped(async () =>
+      serviceAccountOf(
+        await this.#json(
+          'POST',
+          `${account(tenant, clientId)}/${disabled ? 'disable' : 'enable'}`,
+          { actor },
+        ),
+      ),
+    );
   }
 
   getUser(tenant: string, id: string): Promise<User> {
@@ -206,12 +337,21 @@ export class TokenServiceClient {
 
   /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const answer: InternalApiAnswer = await callInternalApi(this.#target, { method, path, body, timeoutMs: this.#timeoutMs, readsBody: readsAnyButNoContent });
+    const answer: InternalApiAnswer = await callInternalApi(this.#target, {
+      method,
+      path,
+      body,
+      timeoutMs: this.#timeoutMs,
+      readsBody: readsAnyButNoContent,
+    });
     const { status } = answer;
     if (status === 204) return undefined as T;
     if (status >= 200 && status < 300) return answer.body as T;
     const answerMessage = answerMessageOf(answer.body);
-    throw new InternalApiError(`token service answered ${status}`, { status, ...(answerMessage === undefined ? {} : { answerMessage }) });
+    throw new InternalApiError(`token service answered ${status}`, {
+      status,
+      ...(answerMessage === undefined ? {} : { answerMessage }),
+    });
   }
 
   async #mapped<T>(call: () => Promise<T>): Promise<T> {

@@ -30,13 +30,17 @@ export function verificationKeyProblem(key: KeyObject): string | undefined {
   switch (key.asymmetricKeyType) {
     case 'rsa': {
       const bits = details?.modulusLength ?? 0;
-      if (bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) return `RSA keys must have ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits (this one has ${bits})`;
+      if (bits < MIN_RSA_BITS || bits > MAX_RSA_BITS)
+        return `RSA keys must have ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits (this one has ${bits})`;
       const e = details?.publicExponent ?? 0n;
-      if (e < 3n || e > MAX_RSA_EXPONENT || e % 2n === 0n) return 'The RSA public exponent (e) must be odd and from 3 to 2^32 - 1 (65537 in practice)';
+      if (e < 3n || e > MAX_RSA_EXPONENT || e % 2n === 0n)
+        return 'The RSA public exponent (e) must be odd and from 3 to 2^32 - 1 (65537 in practice)';
       return undefined;
     }
     case 'ec':
-      return details?.namedCurve === 'prime256v1' ? undefined : `This key type is not supported; ${SUPPORTED_VERIFICATION_KEYS}`;
+      return details?.namedCurve === 'prime256v1'
+        ? undefined
+        : `This key type is not supported; ${SUPPORTED_VERIFICATION_KEYS}`;
     case 'ed25519':
       return undefined;
     default:

@@ -21,7 +21,10 @@ export interface WebServer {
  * timeouts (60 s) so the proxy, not us, closes idle connections: otherwise a request can
  * race our close and get a reset.
  */
-export async function startWebServer(handler: RequestListener, { port, host = '0.0.0.0' }: { port: number; host?: string }): Promise<WebServer> {
+export async function startWebServer(
+  handler: RequestListener,
+  { port, host = '0.0.0.0' }: { port: number; host?: string },
+): Promise<WebServer> {
   const server = createServer(handler);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -78,14 +81,23 @@ const CLIENT_ERROR_MESSAGES: Record<number, string> = {
  * never reach express; Node would answer them with an empty body. Answer with the `Error`
  * shape instead, as Node does otherwise: only when no response has started on the socket.
  */
-function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+function answerClientError(
+  err: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  socket: Socket,
+): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return;
   }
   const status =
-    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : 400;
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : 400;
   const body = JSON.stringify({ error: status, message: CLIENT_ERROR_MESSAGES[status] });
   // A response to HEAD must carry no body. `rawPacket` is only the chunk the parser failed in:
   // when headers overflow, a long request line may span several chunks and the method is not
@@ -105,7 +117,10 @@ function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, 
  * Runs `shutdown` once on SIGTERM or SIGINT, then exits. A second signal exits at once.
  * `shutdown` should stop the listeners (drain), then close pools and clients.
  */
-export function onShutdownSignal(shutdown: (signal: string) => Promise<void>, log: (msg: string) => void = () => {}): void {
+export function onShutdownSignal(
+  shutdown: (signal: string) => Promise<void>,
+  log: (msg: string) => void = () => {},
+): void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);

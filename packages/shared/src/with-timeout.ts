@@ -24,4 +24,3 @@ export function withTimeout<T>(promise: PromiseLike<T>, ms: number, what: string
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
-

@@ -6,16 +6,28 @@ describe('NewPlant', () => {
   const parse = (text: string) => NewPlantSchema.safeParse(parseJsonLossless(text));
 
   it('When the id is int64 max or min, then it is kept exactly', () => {
-    expect(parse('{"id":9223372036854775807,"name":"a"}')).toMatchObject({ success: true, data: { id: '9223372036854775807' } });
-    expect(parse('{"id":-9223372036854775808,"name":"a"}')).toMatchObject({ success: true, data: { id: '-9223372036854775808' } });
+    expect(parse('{"id":9223372036854775807,"name":"a"}')).toMatchObject({
+      success: true,
+      data: { id: '9223372036854775807' },
+    });
+    expect(parse('{"id":-9223372036854775808,"name":"a"}')).toMatchObject({
+      success: true,
+      data: { id: '-9223372036854775808' },
+    });
   });
 
-  it.each(['9223372036854775808', '-9223372036854775809', '1.5', '"12"', 'null', '1e3', 'true', '[]'])(
-    'When the id is %s, then it is refused',
-    (id) => {
-      expect(parse(`{"id":${id},"name":"a"}`).success).toBe(false);
-    },
-  );
+  it.each([
+    '9223372036854775808',
+    '-9223372036854775809',
+    '1.5',
+    '"12"',
+    'null',
+    '1e3',
+    'true',
+    '[]',
+  ])('When the id is %s, then it is refused', (id) => {
+    expect(parse(`{"id":${id},"name":"a"}`).success).toBe(false);
+  });
 
   it.each([
     ['empty name', '{"id":1,"name":""}'],

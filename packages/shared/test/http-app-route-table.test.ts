@@ -13,26 +13,68 @@ describe('the route table', () => {
     const res = await observe('PUT', '/items');
     const slash = await observe('DELETE', '/items/');
 
-    expect(res.answer).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD, POST', 'x-layer': undefined } });
-    expect(JSON.parse(res.answer.body)).toEqual({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST' });
+    expect(res.answer).toMatchObject({
+      status: 405,
+      headers: { allow: 'GET, HEAD, POST', 'x-layer': undefined },
+    });
+    expect(JSON.parse(res.answer.body)).toEqual({
+      error: 405,
+      message: 'Method PUT is not allowed here; allowed: GET, HEAD, POST',
+    });
     expect(res.metrics).toEqual(['method="PUT",route="/items",status="405" +1']);
     expect(slash.metrics).toEqual(['method="DELETE",route="/items",status="405" +1']);
-    expect(res.logged).toEqual([{ level: 'info', msg: 'request completed', method: 'PUT', res: { status: 405 } }]);
+    expect(res.logged).toEqual([
+      { level: 'info', msg: 'request completed', method: 'PUT', res: { status: 405 } },
+    ]);
   });
 
   it("When a route declares onError, then its handlers' errors, passing on included, reach it, while another method on its path gets the 405 in the Error shape", async () => {
     const answers = [];
-    for (const [method, path] of [['GET', '/page'], ['GET', '/page?fail=async'], ['GET', '/page?fail=sync'], ['GET', '/page?end=1'], ['PUT', '/page']] as const) {
+    for (const [method, path] of [
+      ['GET', '/page'],
+      ['GET', '/page?fail=async'],
+      ['GET', '/page?fail=sync'],
+      ['GET', '/page?end=1'],
+      ['PUT', '/page'],
+    ] as const) {
       const { answer } = await observe(method, path);
-      answers.push({ path, status: answer.status, type: answer.headers['content-type'], body: answer.body });
+      answers.push({
+        path,
+        status: answer.status,
+        type: answer.headers['content-type'],
+        body: answer.body,
+      });
     }
 
     expect(answers).toEqual([
       { path: '/page', status: 200, type: 'text/html; charset=utf-8', body: '<p>page</p>' },
-      { path: '/page?fail=async', status: 403, type: 'text/html; charset=utf-8', body: '<p>Not yours</p>' },
-      { path: '/page?fail=sync', status: 500, type: 'text/html; charset=utf-8', body: '<p>sync failure</p>' },
-      { path: '/page?end=1', status: 500, type: 'text/html; charset=utf-8', body: '<p>The handlers of GET passed the request on without answering</p>' },
-      { path: '/page', status: 405, type: 'application/json; charset=utf-8', body: JSON.stringify({ error: 405, message: 'Method PUT is not allowed here; allowed: GET, HEAD' }) },
+      {
+        path: '/page?fail=async',
+        status: 403,
+        type: 'text/html; charset=utf-8',
+        body: '<p>Not yours</p>',
+      },
+      {
+        path: '/page?fail=sync',
+        status: 500,
+        type: 'text/html; charset=utf-8',
+        body: '<p>sync failure</p>',
+      },
+      {
+        path: '/page?end=1',
+        status: 500,
+        type: 'text/html; charset=utf-8',
+        body: '<p>The handlers of GET passed the request on without answering</p>',
+      },
+      {
+        path: '/page',
+        status: 405,
+        type: 'application/json; charset=utf-8',
+        body: JSON.stringify({
+          error: 405,
+          message: 'Method PUT is not allowed here; allowed: GET, HEAD',
+        }),
+      },
     ]);
   });
 
@@ -41,7 +83,9 @@ describe('the route table', () => {
     const other = await observe('GET', '/other');
     const unknown = await observe('GET', '/nowhere');
 
-    expect(app.routes.map(({ method, path, hot }) => `${method} ${path}${hot ? ' (hot)' : ''}`)).toEqual([
+    expect(
+      app.routes.map(({ method, path, hot }) => `${method} ${path}${hot ? ' (hot)' : ''}`),
+    ).toEqual([
       'GET /items (hot)',
       'POST /items (hot)',
       'GET /things/:id/detail (hot)',
@@ -50,7 +94,10 @@ describe('the route table', () => {
       'GET /page',
     ]);
     expect(other.answer).toMatchObject({ status: 200, headers: { 'x-layer': 'ran' } });
-    expect([unknown.answer.status, JSON.parse(unknown.answer.body)]).toEqual([404, { error: 404, message: 'No route for GET /nowhere' }]);
+    expect([unknown.answer.status, JSON.parse(unknown.answer.body)]).toEqual([
+      404,
+      { error: 404, message: 'No route for GET /nowhere' },
+    ]);
     expect(unknown.metrics).toEqual(['method="GET",route="unmatched",status="404" +1']);
   });
 });

@@ -16,7 +16,13 @@ beforeAll(async () => {
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (chunk: string) => (body += chunk));
-      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null })));
+      req.on('end', () =>
+        res
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null }),
+          ),
+      );
       return;
     }
     if (req.url === '/big') return void res.end('x'.repeat(2000));
@@ -39,7 +45,12 @@ afterAll(async () => {
 
 describe('httpCall', () => {
   test('When a request with a body is answered, then the status, the body and its bytes come back', async () => {
-    const answer = await httpCall(`${base}/echo`, { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: '{"a":"é"}', timeoutMs: 2000 });
+    const answer = await httpCall(`${base}/echo`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+      body: '{"a":"é"}',
+      timeoutMs: 2000,
+    });
     const { text, bytes } = await answer.text();
 
     expect(answer.status).toBe(201);
@@ -84,6 +95,8 @@ describe('httpCall', () => {
   });
 
   test('When nothing listens, then the call rejects', async () => {
-    await expect(httpCall('http://127.0.0.1:1/', { timeoutMs: 2000 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(httpCall('http://127.0.0.1:1/', { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
   });
 });

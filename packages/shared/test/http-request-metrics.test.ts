@@ -20,7 +20,12 @@ function promClientReference(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by method, route and status', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by method, route and status',
@@ -49,11 +54,15 @@ describe('HttpRequestMetrics', () => {
   it('writes the exposition text prom-client’s own Counter and Histogram write for the same requests', async () => {
     const expected = await promClientReference('plant-store').metrics();
     expect(await ours('plant-store').metrics()).toBe(expected);
-    expect(expected).toContain('http_request_duration_seconds_bucket{le="0.001",service="plant-store",method="GET",route="/plants",status="200"} 2');
+    expect(expected).toContain(
+      'http_request_duration_seconds_bucket{le="0.001",service="plant-store",method="GET",route="/plants",status="200"} 2',
+    );
   });
 
   it('gives the same JSON as prom-client (getMetricsAsJSON)', async () => {
-    expect(await ours('token-service').getMetricsAsJSON()).toEqual(await promClientReference('token-service').getMetricsAsJSON());
+    expect(await ours('token-service').getMetricsAsJSON()).toEqual(
+      await promClientReference('token-service').getMetricsAsJSON(),
+    );
   });
 
   it('starts empty and forgets everything on a registry reset', async () => {
@@ -62,7 +71,9 @@ describe('HttpRequestMetrics', () => {
     metrics.register(registry);
     expect(await registry.metrics()).not.toMatch(/^http_requests_total\{/m);
     metrics.record('GET', '/plants', 200, 0.002);
-    expect(await registry.metrics()).toMatch(/^http_requests_total\{method="GET",route="\/plants",status="200"\} 1$/m);
+    expect(await registry.metrics()).toMatch(
+      /^http_requests_total\{method="GET",route="\/plants",status="200"\} 1$/m,
+    );
     registry.resetMetrics();
     expect(await registry.metrics()).not.toMatch(/^http_request_duration_seconds_count\{/m);
   });

@@ -22,9 +22,12 @@ describe('nameKey', () => {
     ['straße', 'STRASSE'],
     ['ΟΔΟΣ', 'οδος'],
     ['ﬁle', 'file'],
-  ])('When %s and %s differ only by case folding or a compatibility form, then they share a key', (a, b) => {
-    expect(nameKey(a)).toBe(nameKey(b));
-  });
+  ])(
+    'When %s and %s differ only by case folding or a compatibility form, then they share a key',
+    (a, b) => {
+      expect(nameKey(a)).toBe(nameKey(b));
+    },
+  );
 
   it.each([
     ['admin', 'admins'],
@@ -38,7 +41,8 @@ describe('nameKey', () => {
 
 describe('nameText', () => {
   const name = nameText('name', 64);
-  const refused = 'name must not contain invisible or formatting characters (bidi controls, zero-width and the like)';
+  const refused =
+    'name must not contain invisible or formatting characters (bidi controls, zero-width and the like)';
 
   it.each([
     ['a right-to-left override', 'deploy\u202Edlo-'],
@@ -58,7 +62,10 @@ describe('nameText', () => {
     expect(name.safeParse(text).error?.issues.map((i) => i.message)).toEqual([refused]);
   });
 
-  it.each(['Admin', 'Nightly Import', 'ø-æ-å', '🌵 cactus', 'Аdmin', 'a\u00a0b', 'Café'])('When a name is %j, then the character rule accepts it (look-alikes are the key\'s concern)', (text) => {
-    expect(name.safeParse(text).success).toBe(true);
-  });
+  it.each(['Admin', 'Nightly Import', 'ø-æ-å', '🌵 cactus', 'Аdmin', 'a\u00a0b', 'Café'])(
+    "When a name is %j, then the character rule accepts it (look-alikes are the key's concern)",
+    (text) => {
+      expect(name.safeParse(text).success).toBe(true);
+    },
+  );
 });

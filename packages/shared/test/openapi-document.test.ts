@@ -33,10 +33,16 @@ describe('TEXT_PATTERN', () => {
     'a\u200b',
   ];
 
-  it.each(samples.map((s) => [JSON.stringify(s), s]))('When the text is %s, then the pattern (with and without the u flag) and boundedText agree', (_label, s) => {
-    const valid = text.safeParse(s).success;
-    expect({ unicode: new RegExp(TEXT_PATTERN, 'u').test(s), plain: new RegExp(TEXT_PATTERN).test(s) }).toEqual({ unicode: valid, plain: valid });
-  });
+  it.each(samples.map((s) => [JSON.stringify(s), s]))(
+    'When the text is %s, then the pattern (with and without the u flag) and boundedText agree',
+    (_label, s) => {
+      const valid = text.safeParse(s).success;
+      expect({
+        unicode: new RegExp(TEXT_PATTERN, 'u').test(s),
+        plain: new RegExp(TEXT_PATTERN).test(s),
+      }).toEqual({ unicode: valid, plain: valid });
+    },
+  );
 
   it('When the samples are checked, then both verdicts occur (the comparison can fail)', () => {
     expect(new Set(samples.map((s) => text.safeParse(s).success))).toEqual(new Set([true, false]));
@@ -45,10 +51,16 @@ describe('TEXT_PATTERN', () => {
 
 describe('errorResponses', () => {
   it('When given descriptions and whole responses, then each status answers in the Error shape', () => {
-    const challenge = { 'WWW-Authenticate': { description: 'challenge', schema: { type: 'string' as const } } };
+    const challenge = {
+      'WWW-Authenticate': { description: 'challenge', schema: { type: 'string' as const } },
+    };
     expect(errorResponses({ 400: 'Invalid', 401: errorResponse('Who?', challenge) })).toEqual({
       400: { description: 'Invalid', content: { 'application/json': { schema: ErrorSchema } } },
-      401: { description: 'Who?', headers: challenge, content: { 'application/json': { schema: ErrorSchema } } },
+      401: {
+        description: 'Who?',
+        headers: challenge,
+        content: { 'application/json': { schema: ErrorSchema } },
+      },
     });
   });
 });
@@ -57,7 +69,14 @@ describe('generateApiDocument', () => {
   const Thing = z.object({ name: z.string() }).meta({ id: 'Thing' });
   const operations = () => {
     const registry = new OpenAPIRegistry();
-    registry.registerPath({ method: 'get', path: '/things', responses: { 200: jsonResponse('Things', z.array(Thing)), ...errorResponses({ 401: 'Who?' }) } });
+    registry.registerPath({
+      method: 'get',
+      path: '/things',
+      responses: {
+        200: jsonResponse('Things', z.array(Thing)),
+        ...errorResponses({ 401: 'Who?' }),
+      },
+    });
     return registry;
   };
   const config = {
@@ -65,7 +84,10 @@ describe('generateApiDocument', () => {
     version: '1.0.0',
     description: 'All of them',
     serverUrl: 'http://things.test',
-    securitySchemes: { bearer: BEARER_JWT, session: { type: 'apiKey' as const, in: 'cookie', name: 's' } },
+    securitySchemes: {
+      bearer: BEARER_JWT,
+      session: { type: 'apiKey' as const, in: 'cookie', name: 's' },
+    },
   };
 
   it('When generated, then each security scheme is an alternative, schemas are referenced by their meta id, and no empty section is left', () => {
@@ -77,18 +99,34 @@ describe('generateApiDocument', () => {
       servers: [{ url: 'http://things.test' }],
       security: [{ bearer: [] }, { session: [] }],
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, session: { type: 'apiKey', in: 'cookie', name: 's' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          session: { type: 'apiKey', in: 'cookie', name: 's' },
+        },
         schemas: {
           Thing: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-          Error: expect.objectContaining({ required: ['error', 'message'], additionalProperties: false }),
+          Error: expect.objectContaining({
+            required: ['error', 'message'],
+            additionalProperties: false,
+          }),
         },
       },
       paths: {
         '/things': {
           get: {
             responses: {
-              200: { description: 'Things', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } },
-              401: { description: 'Who?', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+              200: {
+                description: 'Things',
+                content: {
+                  'application/json': {
+                    schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } },
+                  },
+                },
+              },
+              401: {
+                description: 'Who?',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+              },
             },
           },
         },

@@ -6,9 +6,12 @@ const positive = positionCursor('before:', 'cursor is invalid', { min: 1n });
 const of = (text: string) => Buffer.from(text).toString('base64url');
 
 describe('positionCursor', () => {
-  test.each(['0', '-9223372036854775808', '9223372036854775807', '42'])('When %s is encoded, then it decodes to the same key', (key) => {
-    expect(cursor.decode(cursor.encode(key))).toBe(key);
-  });
+  test.each(['0', '-9223372036854775808', '9223372036854775807', '42'])(
+    'When %s is encoded, then it decodes to the same key',
+    (key) => {
+      expect(cursor.decode(cursor.encode(key))).toBe(key);
+    },
+  );
 
   test.each([
     ['past int64', of('v1:9223372036854775808')],

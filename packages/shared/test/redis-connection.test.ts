@@ -28,7 +28,15 @@ describe('REDIS_SENTINELS', () => {
     expect(parseSentinels('')).toEqual([]);
   });
 
-  test.each([['redis-sentinel'], ['host:0'], ['host:65536'], ['host:port'], ['redis://host:26379'], ['a b:1'], ['[zz]:1']])(
+  test.each([
+    ['redis-sentinel'],
+    ['host:0'],
+    ['host:65536'],
+    ['host:port'],
+    ['redis://host:26379'],
+    ['a b:1'],
+    ['[zz]:1'],
+  ])(
     'When REDIS_SENTINELS holds %p, then loading the configuration stops with one line naming the variable',
     (value) => {
       let refused: unknown;
@@ -38,19 +46,32 @@ describe('REDIS_SENTINELS', () => {
         refused = err;
       }
       expect(refused).toBeInstanceOf(ConfigError);
-      expect((refused as ConfigError).message).toMatch(/^configuration error: REDIS_SENTINELS is invalid: must be comma-separated host:port addresses/);
+      expect((refused as ConfigError).message).toMatch(
+        /^configuration error: REDIS_SENTINELS is invalid: must be comma-separated host:port addresses/,
+      );
     },
   );
 
   test('When REDIS_SENTINEL_NAME is not a master name, then the configuration is refused naming it', () => {
-    expect(() => loadConfig(shape, { REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'my master\n' })).toThrow(/REDIS_SENTINEL_NAME is invalid/);
+    expect(() =>
+      loadConfig(shape, { REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'my master\n' }),
+    ).toThrow(/REDIS_SENTINEL_NAME is invalid/);
   });
 
   test('When nothing is set, then REDIS_URL names the server itself and no sentinel is asked', () => {
     const config = loadConfig(shape, {});
-    expect(redisTargetOf(config)).toEqual({ url: 'redis://127.0.0.1:6379', sentinels: [], sentinelName: 'mymaster', sentinelPassword: undefined });
+    expect(redisTargetOf(config)).toEqual({
+      url: 'redis://127.0.0.1:6379',
+      sentinels: [],
+      sentinelName: 'mymaster',
+      sentinelPassword: undefined,
+    });
     const client = createRedisClient(redisTargetOf(config), { lazyConnect: true });
-    expect([client.options.host, client.options.port, client.options.sentinels]).toEqual(['127.0.0.1', 6379, null]);
+    expect([client.options.host, client.options.port, client.options.sentinels]).toEqual([
+      '127.0.0.1',
+      6379,
+      null,
+    ]);
     client.disconnect();
   });
 });
@@ -79,24 +100,53 @@ describe('a Sentinel-managed target', () => {
       enableTLSForSentinelMode: true,
     });
     // A demoted master's READONLY sends the client to the new one, the command with it; other errors are the caller's.
-    expect([options.reconnectOnError?.(new Error('READONLY You can\'t write against a read only replica.')), options.reconnectOnError?.(new Error('WRONGTYPE'))]).toEqual([2, false]);
-    const client = createRedisClient(redisTargetOf(config), { lazyConnect: true, connectionName: 'test' });
-    expect([client.options.name, client.options.connectionName, client.options.sentinels?.length]).toEqual(['plantstore', 'test', 2]);
+    expect([
+      options.reconnectOnError?.(
+        new Error("READONLY You can't write against a read only replica."),
+      ),
+      options.reconnectOnError?.(new Error('WRONGTYPE')),
+    ]).toEqual([2, false]);
+    const client = createRedisClient(redisTargetOf(config), {
+      lazyConnect: true,
+      connectionName: 'test',
+    });
+    expect([
+      client.options.name,
+      client.options.connectionName,
+      client.options.sentinels?.length,
+    ]).toEqual(['plantstore', 'test', 2]);
     client.disconnect();
   });
 
   test('When REDIS_URL is plain redis: without credentials, then no password, database or TLS is set', () => {
-    const options = redisConnectionOptions(redisTargetOf(loadConfig(shape, { REDIS_URL: 'redis://sentinel-managed', REDIS_SENTINELS: 's1:26379' })));
-    expect(Object.keys(options).filter((k) => ['username', 'password', 'db', 'tls', 'sentinelPassword'].includes(k))).toEqual([]);
+    const options = redisConnectionOptions(
+      redisTargetOf(
+        loadConfig(shape, { REDIS_URL: 'redis://sentinel-managed', REDIS_SENTINELS: 's1:26379' }),
+      ),
+    );
+    expect(
+      Object.keys(options).filter((k) =>
+        ['username', 'password', 'db', 'tls', 'sentinelPassword'].includes(k),
+      ),
+    ).toEqual([]);
   });
 
   test('When production is given a development password inside REDIS_URL for a Sentinel-managed master, then it is refused like any other', () => {
-    expect(() => loadConfig(shape, { REDIS_URL: 'redis://:dev-only-redis-password@x', REDIS_SENTINELS: 's1:26379', NODE_ENV: 'production' })).toThrow(
-      'configuration error: REDIS_URL is a development value',
-    );
-    expect(() => loadConfig(shape, { REDIS_URL: 'redis://x', REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_PASSWORD: 'dev-only-redis-password', NODE_ENV: 'production' })).toThrow(
-      'configuration error: REDIS_SENTINEL_PASSWORD is a development value',
-    );
+    expect(() =>
+      loadConfig(shape, {
+        REDIS_URL: 'redis://:dev-only-redis-password@x',
+        REDIS_SENTINELS: 's1:26379',
+        NODE_ENV: 'production',
+      }),
+    ).toThrow('configuration error: REDIS_URL is a development value');
+    expect(() =>
+      loadConfig(shape, {
+        REDIS_URL: 'redis://x',
+        REDIS_SENTINELS: 's1:26379',
+        REDIS_SENTINEL_PASSWORD: 'dev-only-redis-password',
+        NODE_ENV: 'production',
+      }),
+    ).toThrow('configuration error: REDIS_SENTINEL_PASSWORD is a development value');
   });
 });
 
@@ -115,7 +165,11 @@ describe('closing a client', () => {
       await redis.quit().catch(() => redis.disconnect());
       setTimeout(() => console.log(JSON.stringify({ refused, before, after: timers() })), 1000);
     `;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
 
     expect(JSON.parse(stdout)).toEqual({ refused: true, before: 1, after: 1 });
   });

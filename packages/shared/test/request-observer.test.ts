@@ -12,32 +12,48 @@ afterEach(async () => {
 });
 
 /** Serves one request through an observer; resolves to the id the handler saw in the request context after an await, and the log lines. */
-async function observeOne(options: Partial<HttpObservabilityOptions>): Promise<{ inContext: string | undefined; header: string | undefined; lines: Array<Record<string, unknown>> }> {
+async function observeOne(options: Partial<HttpObservabilityOptions>): Promise<{
+  inContext: string | undefined;
+  header: string | undefined;
+  lines: Array<Record<string, unknown>>;
+}> {
   const lines: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  const observe = createRequestObserver({ logger: createLogger({ name: 'observer-test', destination }), ...options });
+  const observe = createRequestObserver({
+    logger: createLogger({ name: 'observer-test', destination }),
+    ...options,
+  });
   let inContext: string | undefined;
   server = createServer((req, res) => {
-    observe(req, res, () => '/probe', () => {
-      void (async () => {
-        await new Promise((resolve) => setImmediate(resolve));
-        inContext = currentRequestId();
-        res.end('ok');
-      })();
-    });
+    observe(
+      req,
+      res,
+      () => '/probe',
+      () => {
+        void (async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          inContext = currentRequestId();
+          res.end('ok');
+        })();
+      },
+    );
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const header = await new Promise<string | undefined>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/probe', headers: { 'x-request-id': 'observer-probe-1' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.headers['x-request-id'] as string | undefined));
-    })
+    request(
+      { host: '127.0.0.1', port, path: '/probe', headers: { 'x-request-id': 'observer-probe-1' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers['x-request-id'] as string | undefined));
+      },
+    )
       .on('error', reject)
       .end();
   });
@@ -51,7 +67,13 @@ describe('request observer', () => {
 
     expect(inContext).toBe('observer-probe-1');
     expect(header).toBe('observer-probe-1');
-    expect(lines).toEqual([expect.objectContaining({ reqId: 'observer-probe-1', msg: 'request completed', req: { method: 'GET', path: '/probe' } })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        reqId: 'observer-probe-1',
+        msg: 'request completed',
+        req: { method: 'GET', path: '/probe' },
+      }),
+    ]);
   });
 
   it('When the request context is off, then nothing enters it, and the response and access line still carry the id', async () => {
@@ -59,6 +81,8 @@ describe('request observer', () => {
 
     expect(inContext).toBeUndefined();
     expect(header).toBe('observer-probe-1');
-    expect(lines).toEqual([expect.objectContaining({ reqId: 'observer-probe-1', msg: 'request completed' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ reqId: 'observer-probe-1', msg: 'request completed' }),
+    ]);
   });
 });

@@ -8,12 +8,21 @@ import {
   type RevocationEntry,
 } from '../src/token-service-client/index.js';
 
-const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
+const entry = (version: number, deleted = false, sub = 'sa-1'): RevocationEntry => ({
+  tenant: 'acme',
+  sub,
+  version,
+  deleted,
+});
 const live = (version: number, ttl = 360): LiveRevocationEntry => ({ ...entry(version), ttl });
 
 describe('revocation wire format', () => {
   test('When an event is well formed, then it parses to exactly its four fields', () => {
-    expect(parseRevocationMessage('{"tenant":"acme","sub":"sa-1","version":2,"deleted":false,"extra":1}')).toEqual(entry(2));
+    expect(
+      parseRevocationMessage(
+        '{"tenant":"acme","sub":"sa-1","version":2,"deleted":false,"extra":1}',
+      ),
+    ).toEqual(entry(2));
   });
 
   test.each([
@@ -30,11 +39,20 @@ describe('revocation wire format', () => {
   });
 
   test('When one snapshot entry is malformed, then the whole snapshot is rejected (never half-applied)', () => {
-    expect(parseRevocationSnapshot({ position: '7', entries: [live(2), { tenant: 'acme', sub: 'sa-2', version: -1, deleted: false, ttl: 60 }] })).toBeUndefined();
-    expect(parseRevocationSnapshot({ position: '7', entries: [live(2), entry(3)] })).toBeUndefined();
+    expect(
+      parseRevocationSnapshot({
+        position: '7',
+        entries: [live(2), { tenant: 'acme', sub: 'sa-2', version: -1, deleted: false, ttl: 60 }],
+      }),
+    ).toBeUndefined();
+    expect(
+      parseRevocationSnapshot({ position: '7', entries: [live(2), entry(3)] }),
+    ).toBeUndefined();
     expect(parseRevocationSnapshot({ position: '7', entries: 'x' })).toBeUndefined();
     expect(parseRevocationSnapshot({ entries: [live(2)] })).toBeUndefined();
-    expect(parseRevocationSnapshot({ position: '7', entries: [{ ...live(2), extra: 1 }] })).toEqual({ position: '7', entries: [live(2)] });
+    expect(parseRevocationSnapshot({ position: '7', entries: [{ ...live(2), extra: 1 }] })).toEqual(
+      { position: '7', entries: [live(2)] },
+    );
   });
 
   test.each([
@@ -43,15 +61,21 @@ describe('revocation wire format', () => {
     ['a ttl as a string', { ...live(2), ttl: '60' }],
     ['a ttl above a week', { ...live(2), ttl: 7 * 86_400 + 1 }],
   ])('When a feed entry has %s, then the page is rejected', (_what, bad) => {
-    expect(parseRevocationChanges({ reset: false, position: '9', more: false, entries: [bad] })).toBeUndefined();
+    expect(
+      parseRevocationChanges({ reset: false, position: '9', more: false, entries: [bad] }),
+    ).toBeUndefined();
   });
 
   test('When a change-feed page is well formed, then it parses; a reset needs nothing else; anything in between is rejected', () => {
-    expect(parseRevocationChanges({ reset: false, position: '9', more: true, entries: [live(2)] })).toEqual({ reset: false, position: '9', more: true, entries: [live(2)] });
+    expect(
+      parseRevocationChanges({ reset: false, position: '9', more: true, entries: [live(2)] }),
+    ).toEqual({ reset: false, position: '9', more: true, entries: [live(2)] });
     expect(parseRevocationChanges({ reset: true, position: 'ignored' })).toEqual({ reset: true });
     expect(parseRevocationChanges({ position: '9', more: false, entries: [] })).toBeUndefined();
     expect(parseRevocationChanges({ reset: false, position: '9', entries: [] })).toBeUndefined();
-    expect(parseRevocationChanges({ reset: 'no', position: '9', more: false, entries: [] })).toBeUndefined();
+    expect(
+      parseRevocationChanges({ reset: 'no', position: '9', more: false, entries: [] }),
+    ).toBeUndefined();
   });
 
   test.each([

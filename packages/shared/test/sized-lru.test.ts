@@ -2,7 +2,12 @@ import { describe, expect, test } from '@jest/globals';
 import { SizedLru } from '../src/util/index.js';
 
 /** Values are their own size in bytes. */
-const lru = (budget: number, evicted: string[] = []) => new SizedLru<string, number>(budget, (bytes) => bytes, (key) => evicted.push(key));
+const lru = (budget: number, evicted: string[] = []) =>
+  new SizedLru<string, number>(
+    budget,
+    (bytes) => bytes,
+    (key) => evicted.push(key),
+  );
 
 describe('SizedLru: least recently used, bounded by memory', () => {
   test('When entries are charged past the budget, then the least recently used go until the charges fit, and the counts say so', () => {
@@ -15,7 +20,12 @@ describe('SizedLru: least recently used, bounded by memory', () => {
     cache.set('c', 40);
 
     expect([cache.has('a'), cache.has('b'), cache.has('c')]).toEqual([true, false, true]);
-    expect({ size: cache.size, bytes: cache.bytes, evictions: cache.evictions, evicted }).toEqual({ size: 2, bytes: 80, evictions: 1, evicted: ['b'] });
+    expect({ size: cache.size, bytes: cache.bytes, evictions: cache.evictions, evicted }).toEqual({
+      size: 2,
+      bytes: 80,
+      evictions: 1,
+      evicted: ['b'],
+    });
   });
 
   test('When an entry is larger than the whole budget, then it is kept alone rather than dropped on arrival', () => {
@@ -41,7 +51,10 @@ describe('SizedLru: least recently used, bounded by memory', () => {
   });
 
   test('When an entry grows and is resized, then it is charged anew and others make room; a replaced or deleted entry gives its charge back', () => {
-    const sizes = new Map<string, number>([['a', 10], ['b', 10]]);
+    const sizes = new Map<string, number>([
+      ['a', 10],
+      ['b', 10],
+    ]);
     const cache = new SizedLru<string, string>(50, (key) => sizes.get(key)!);
     cache.set('a', 'a');
     cache.set('b', 'b');

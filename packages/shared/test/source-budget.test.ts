@@ -25,19 +25,36 @@ const uniqueIp = () => `10.${randomBytes(3).join('.')}`;
 describe('a budget of starts per source and in total', () => {
   test('When 20 starts from one address are taken at once on two replicas, then exactly its 5 pass, and each replica then knows from its memory alone that the source is refused', async () => {
     const name = uniqueBudget();
-    const [a, b] = [createSourceBudget(redis, name, { perSource: 5, total: 1000, windowSeconds: 60 }, logger), createSourceBudget(redis, name, { perSource: 5, total: 1000, windowSeconds: 60 }, logger)];
+    const [a, b] = [
+      createSourceBudget(redis, name, { perSource: 5, total: 1000, windowSeconds: 60 }, logger),
+      createSourceBudget(redis, name, { perSource: 5, total: 1000, windowSeconds: 60 }, logger),
+    ];
     const ip = uniqueIp();
 
-    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).take(ip)));
+    const all = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).take(ip)),
+    );
 
     expect(all.filter((r) => r === undefined)).toHaveLength(5);
-    expect(all.filter((r) => r !== undefined).every((r) => r!.retryAfterSeconds >= 1 && r!.retryAfterSeconds <= 60)).toBe(true);
-    expect([a.refused(ip), b.refused(ip)]).toEqual([{ retryAfterSeconds: expect.any(Number) }, { retryAfterSeconds: expect.any(Number) }]);
+    expect(
+      all
+        .filter((r) => r !== undefined)
+        .every((r) => r!.retryAfterSeconds >= 1 && r!.retryAfterSeconds <= 60),
+    ).toBe(true);
+    expect([a.refused(ip), b.refused(ip)]).toEqual([
+      { retryAfterSeconds: expect.any(Number) },
+      { retryAfterSeconds: expect.any(Number) },
+    ]);
     expect(a.refused(uniqueIp())).toBeUndefined();
   });
 
   test('When IPv6 sources of one /64 start, then they share one budget', async () => {
-    const budget = createSourceBudget(redis, uniqueBudget(), { perSource: 2, total: 1000, windowSeconds: 60 }, logger);
+    const budget = createSourceBudget(
+      redis,
+      uniqueBudget(),
+      { perSource: 2, total: 1000, windowSeconds: 60 },
+      logger,
+    );
     const prefix = `2001:db8:${randomBytes(2).toString('hex')}:1`;
 
     const all = [];
@@ -47,7 +64,12 @@ describe('a budget of starts per source and in total', () => {
   });
 
   test('When many sources start more than the total, then the extra starts are refused, and a refused source spends nothing of the total', async () => {
-    const budget = createSourceBudget(redis, uniqueBudget(), { perSource: 1, total: 3, windowSeconds: 60 }, logger);
+    const budget = createSourceBudget(
+      redis,
+      uniqueBudget(),
+      { perSource: 1, total: 3, windowSeconds: 60 },
+      logger,
+    );
     const busy = uniqueIp();
     await budget.take(busy);
     for (let i = 0; i < 5; i += 1) await budget.take(busy);

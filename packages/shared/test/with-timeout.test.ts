@@ -6,7 +6,9 @@ import { TimeoutError, withTimeout } from '../src/util/index.js';
 describe('withTimeout', () => {
   test('When the promise settles in time, then its value or its error comes through', async () => {
     await expect(withTimeout(Promise.resolve(42), 1000, 'answer')).resolves.toBe(42);
-    await expect(withTimeout(Promise.reject(new Error('refused')), 1000, 'answer')).rejects.toThrow('refused');
+    await expect(withTimeout(Promise.reject(new Error('refused')), 1000, 'answer')).rejects.toThrow(
+      'refused',
+    );
   });
 
   test('When the promise takes longer, then it rejects with a TimeoutError naming what was awaited', async () => {
@@ -35,9 +37,13 @@ describe('withTimeout on a stalled process', () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    const [peer] = (await Promise.all([once(server, 'connection'), once(client, 'connect')]))[0] as [Socket];
+    const [peer] = (
+      await Promise.all([once(server, 'connection'), once(client, 'connect')])
+    )[0] as [Socket];
     try {
-      const answered = new Promise<string>((resolve) => client.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+      const answered = new Promise<string>((resolve) =>
+        client.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+      );
       const outcome = withTimeout(answered, 50, 'pong');
       // Written to the kernel at once: the answer waits in the client's socket, unread, while
       // the process is stalled past the deadline.

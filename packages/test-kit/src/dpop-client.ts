@@ -40,7 +40,12 @@ const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 
 /** RFC 7638: the required members, in lexicographic order, no whitespace. */
 export function jwkThumbprint(jwk: Record<string, string>): string {
-  const members = jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : jwk.kty === 'OKP' ? ['crv', 'kty', 'x'] : ['e', 'kty', 'n'];
+  const members =
+    jwk.kty === 'EC'
+      ? ['crv', 'kty', 'x', 'y']
+      : jwk.kty === 'OKP'
+        ? ['crv', 'kty', 'x']
+        : ['e', 'kty', 'n'];
   const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`;
   return createHash('sha256').update(canonical).digest('base64url');
 }
@@ -52,9 +57,15 @@ function withoutUndefined(value: Record<string, unknown>): Record<string, unknow
 
 /** A fresh key pair (ES256 on P-256 by default, or Ed25519) and its proofs. */
 export function dpopKey(alg: DpopAlg = 'ES256'): DpopKey {
-  const { publicKey, privateKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+  const { publicKey, privateKey } =
+    alg === 'ES256'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : generateKeyPairSync('ed25519');
   const exported = publicKey.export({ format: 'jwk' }) as Record<string, string>;
-  const jwk: Record<string, string> = alg === 'ES256' ? { kty: 'EC', crv: 'P-256', x: exported.x!, y: exported.y! } : { kty: 'OKP', crv: 'Ed25519', x: exported.x! };
+  const jwk: Record<string, string> =
+    alg === 'ES256'
+      ? { kty: 'EC', crv: 'P-256', x: exported.x!, y: exported.y! }
+      : { kty: 'OKP', crv: 'Ed25519', x: exported.x! };
   return {
     alg,
     jwk,
@@ -66,11 +77,18 @@ export function dpopKey(alg: DpopAlg = 'ES256'): DpopKey {
         htm,
         htu,
         iat: iat ?? Math.floor(Date.now() / 1000),
-        ...(token === undefined ? {} : { ath: createHash('sha256').update(token).digest('base64url') }),
+        ...(token === undefined
+          ? {}
+          : { ath: createHash('sha256').update(token).digest('base64url') }),
         ...(nonce === undefined ? {} : { nonce }),
         ...claims,
       });
-      return signJws(withoutUndefined({ typ: 'dpop+jwt', alg, jwk, ...header }), payload, privateKey, alg);
+      return signJws(
+        withoutUndefined({ typ: 'dpop+jwt', alg, jwk, ...header }),
+        payload,
+        privateKey,
+        alg,
+      );
     },
   };
 }

@@ -1,5 +1,6 @@
 /** Where tests find Postgres; the default matches the local service of a dev machine and CI. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plantstore_test';
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plantstore_test';
 /**
  * The test file's own Redis: under jest, a redis-server the test environment started for this
  * file alone (own-redis-environment.mjs), so no other file hears its channels or shares its keys.

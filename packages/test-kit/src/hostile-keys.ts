@@ -32,20 +32,55 @@ export function rsaJwk(e = 'AQAB', bits = 2048): Jwk {
 
 /** Named hostile keys as public JWKs, and the message the token service answers when one is uploaded. */
 export function hostileKeys(): Array<[name: string, jwk: Jwk, refusal: string]> {
-  const exponent = 'The RSA public exponent (e) must be odd and from 3 to 2^32 - 1 (65537 in practice)';
-  const unsupported = 'This key type is not supported; use RSA (2048 to 4096 bits), EC P-256 or Ed25519';
-  const publicJwk = (key: { publicKey: { export(o: { format: 'jwk' }): unknown } }) => key.publicKey.export({ format: 'jwk' }) as Jwk;
+  const exponent =
+    'The RSA public exponent (e) must be odd and from 3 to 2^32 - 1 (65537 in practice)';
+  const unsupported =
+    'This key type is not supported; use RSA (2048 to 4096 bits), EC P-256 or Ed25519';
+  const publicJwk = (key: { publicKey: { export(o: { format: 'jwk' }): unknown } }) =>
+    key.publicKey.export({ format: 'jwk' }) as Jwk;
   return [
     ['an RSA key whose e has 2047 bits', rsaJwk(hugeExponent(256)), exponent],
-    ['an RSA key whose e has 4095 bits (longer than its modulus)', rsaJwk(hugeExponent(512)), exponent],
-    ['an RSA key whose e is 2^32 + 1', rsaJwk(Buffer.from([1, 0, 0, 0, 1]).toString('base64url')), exponent],
-    ['an RSA key whose e is even (65536)', rsaJwk(Buffer.from([1, 0, 0]).toString('base64url')), exponent],
+    [
+      'an RSA key whose e has 4095 bits (longer than its modulus)',
+      rsaJwk(hugeExponent(512)),
+      exponent,
+    ],
+    [
+      'an RSA key whose e is 2^32 + 1',
+      rsaJwk(Buffer.from([1, 0, 0, 0, 1]).toString('base64url')),
+      exponent,
+    ],
+    [
+      'an RSA key whose e is even (65536)',
+      rsaJwk(Buffer.from([1, 0, 0]).toString('base64url')),
+      exponent,
+    ],
     ['an RSA key whose e is 1 (every signature forgeable)', rsaJwk('AQ'), exponent],
-    ['an RSA key of 8192 bits', rsaJwk('AQAB', 8192), 'RSA keys must have 2048 to 4096 bits (this one has 8192)'],
-    ['an RSA key of 4104 bits', rsaJwk('AQAB', 4104), 'RSA keys must have 2048 to 4096 bits (this one has 4104)'],
-    ['an EC key on P-384', publicJwk(generateKeyPairSync('ec', { namedCurve: 'P-384' })), unsupported],
-    ['an EC key on P-521', publicJwk(generateKeyPairSync('ec', { namedCurve: 'P-521' })), unsupported],
-    ['an EC key on secp256k1', publicJwk(generateKeyPairSync('ec', { namedCurve: 'secp256k1' })), unsupported],
+    [
+      'an RSA key of 8192 bits',
+      rsaJwk('AQAB', 8192),
+      'RSA keys must have 2048 to 4096 bits (this one has 8192)',
+    ],
+    [
+      'an RSA key of 4104 bits',
+      rsaJwk('AQAB', 4104),
+      'RSA keys must have 2048 to 4096 bits (this one has 4104)',
+    ],
+    [
+      'an EC key on P-384',
+      publicJwk(generateKeyPairSync('ec', { namedCurve: 'P-384' })),
+      unsupported,
+    ],
+    [
+      'an EC key on P-521',
+      publicJwk(generateKeyPairSync('ec', { namedCurve: 'P-521' })),
+      unsupported,
+    ],
+    [
+      'an EC key on secp256k1',
+      publicJwk(generateKeyPairSync('ec', { namedCurve: 'secp256k1' })),
+      unsupported,
+    ],
     ['an Ed448 key', publicJwk(generateKeyPairSync('ed448')), unsupported],
   ];
 }

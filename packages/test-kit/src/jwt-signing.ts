@@ -8,7 +8,10 @@ import { constants, generateKeyPairSync, randomUUID, sign, type KeyObject } from
 export const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** Claims or header merged over the defaults; a value of `undefined` removes one. */
-export function withOverrides(base: Record<string, unknown>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function withOverrides(
+  base: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base, ...overrides };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
   return merged;
@@ -19,11 +22,20 @@ export function withOverrides(base: Record<string, unknown>, overrides: Record<s
  * are the raw r||s pair JOSE wants (RFC 7518 §3.4), or with `der` the ASN.1 DER form JOSE
  * refuses (hostile tests).
  */
-export function signInput(signingInput: string, privateKey: KeyObject, alg: string, { der = false } = {}): string {
+export function signInput(
+  signingInput: string,
+  privateKey: KeyObject,
+  alg: string,
+  { der = false } = {},
+): string {
   const data = Buffer.from(signingInput);
   const digest = alg === 'EdDSA' || alg === 'Ed25519' ? null : `sha${alg.slice(2)}`;
   const signature = alg.startsWith('PS')
-    ? sign(digest, data, { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST })
+    ? sign(digest, data, {
+        key: privateKey,
+        padding: constants.RSA_PKCS1_PSS_PADDING,
+        saltLength: constants.RSA_PSS_SALTLEN_DIGEST,
+      })
     : alg.startsWith('ES')
       ? sign(digest, data, { key: privateKey, dsaEncoding: der ? 'der' : 'ieee-p1363' })
       : sign(digest, data, privateKey);
@@ -31,7 +43,12 @@ export function signInput(signingInput: string, privateKey: KeyObject, alg: stri
 }
 
 /** A compact JWS of `header` and `payload`, signed with `privateKey` as `header.alg` says (`signAs`: the key's algorithm when a test forges the header's). */
-export function signJws(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject, signAs: string = String(header.alg)): string {
+export function signJws(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  privateKey: KeyObject,
+  signAs: string = String(header.alg),
+): string {
   return signInput(`${b64url(header)}.${b64url(payload)}`, privateKey, signAs);
 }
 
@@ -51,7 +68,11 @@ const ALG_OF: Record<ClientKeyType, string> = { rsa: 'RS256', ec: 'ES256', ed255
 
 export function clientKeyPair(type: ClientKeyType = 'ec', rsaBits = 2048): ClientKeyPair {
   const { privateKey, publicKey } =
-    type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: rsaBits }) : type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+    type === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: rsaBits })
+      : type === 'ec'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('ed25519');
   return {
     type,
     alg: ALG_OF[type],
@@ -75,14 +96,32 @@ export interface ClientAssertionOptions {
 }
 
 /** An RFC 7523 `private_key_jwt` client assertion, fresh `jti` each time. */
-export function clientAssertion({ clientId, audience, key, kid, claims, header }: ClientAssertionOptions): string {
+export function clientAssertion({
+  clientId,
+  audience,
+  key,
+  kid,
+  claims,
+  header,
+}: ClientAssertionOptions): string {
   const now = Math.floor(Date.now() / 1000);
-  const payload = withOverrides({ iss: clientId, sub: clientId, aud: audience, jti: randomUUID(), iat: now, exp: now + 60 }, claims);
-  return signJws(withOverrides({ alg: key.alg, typ: 'JWT', ...(kid === undefined ? {} : { kid }) }, header), payload, key.privateKey);
+  const payload = withOverrides(
+    { iss: clientId, sub: clientId, aud: audience, jti: randomUUID(), iat: now, exp: now + 60 },
+    claims,
+  );
+  return signJws(
+    withOverrides({ alg: key.alg, typ: 'JWT', ...(kid === undefined ? {} : { kid }) }, header),
+    payload,
+    key.privateKey,
+  );
 }
 
 /** The form of a client credentials grant authenticated by a client assertion (what openid-client sends). */
-export function assertionGrantBody(clientId: string, assertion: string, extra: Record<string, string> = {}): string {
+export function assertionGrantBody(
+  clientId: string,
+  assertion: string,
+  extra: Record<string, string> = {},
+): string {
   return new URLSearchParams({
     grant_type: 'client_credentials',
     client_id: clientId,

@@ -47,7 +47,12 @@ function rewriteHeaders(managementPort: number): Record<string, string> {
 }
 
 /** Sends `method path` as written to `baseUrl`'s host and port. */
-export function askRaw(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}): Promise<ListenerAnswer> {
+export function askRaw(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<ListenerAnswer> {
   const { hostname, port } = new URL(baseUrl);
   const what = `${method} ${path}${Object.keys(headers).length === 0 ? '' : ` + ${Object.keys(headers).join(', ')}`}`;
   return new Promise((resolve, reject) => {
@@ -59,7 +64,11 @@ export function askRaw(baseUrl: string, method: string, path: string, headers: R
         const status = res.statusCode ?? 0;
         const json = /^application\/json/.test(res.headers['content-type'] ?? '');
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ what, status, errorShape: json && (method === 'HEAD' ? text === '' : isErrorBody(text, status)) });
+        resolve({
+          what,
+          status,
+          errorShape: json && (method === 'HEAD' ? text === '' : isErrorBody(text, status)),
+        });
       });
     });
     req.on('error', reject);
@@ -70,7 +79,11 @@ export function askRaw(baseUrl: string, method: string, path: string, headers: R
 function isErrorBody(text: string, status: number): boolean {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
-    return Object.keys(body).sort().join() === 'error,message' && body.error === status && typeof body.message === 'string';
+    return (
+      Object.keys(body).sort().join() === 'error,message' &&
+      body.error === status &&
+      typeof body.message === 'string'
+    );
   } catch {
     return false;
   }
@@ -80,18 +93,31 @@ function isErrorBody(text: string, status: number): boolean {
  * Every spelling of the management paths on a public listener, by GET and HEAD, then each
  * management path with headers that would point a careless router at the management port.
  */
-export async function askPublicForManagement(publicUrl: string, managementPort: number): Promise<ListenerAnswer[]> {
+export async function askPublicForManagement(
+  publicUrl: string,
+  managementPort: number,
+): Promise<ListenerAnswer[]> {
   const answers: ListenerAnswer[] = [];
   for (const path of MANAGEMENT_SPELLINGS) {
     for (const method of ['GET', 'HEAD']) answers.push(await askRaw(publicUrl, method, path));
   }
-  for (const path of ['/healthz', '/readyz', '/metrics']) answers.push(await askRaw(publicUrl, 'GET', path, rewriteHeaders(managementPort)));
+  for (const path of ['/healthz', '/readyz', '/metrics'])
+    answers.push(await askRaw(publicUrl, 'GET', path, rewriteHeaders(managementPort)));
   return answers;
 }
 
 /** A public listener's paths asked on the management port, plain and with forwarding and rewrite headers. */
-export async function askManagementForPublic(managementUrl: string, publicPaths: readonly string[]): Promise<ListenerAnswer[]> {
-  const headers = { 'x-original-url': publicPaths[0] ?? '/', 'x-rewrite-url': publicPaths[0] ?? '/', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-host': 'api.example.com' };
+export async function askManagementForPublic(
+  managementUrl: string,
+  publicPaths: readonly string[],
+): Promise<ListenerAnswer[]> {
+  const headers = {
+    'x-original-url': publicPaths[0] ?? '/',
+    'x-rewrite-url': publicPaths[0] ?? '/',
+    'x-forwarded-proto': 'https',
+    'x-forwarded-for': '203.0.113.9',
+    'x-forwarded-host': 'api.example.com',
+  };
   const answers: ListenerAnswer[] = [];
   for (const path of publicPaths) {
     for (const method of ['GET', 'POST']) answers.push(await askRaw(managementUrl, method, path));

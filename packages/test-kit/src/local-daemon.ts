@@ -29,7 +29,10 @@ async function idsOf(user: string): Promise<{ uid: number; gid: number }> {
 }
 
 /** A fresh temporary directory; as root, owned by `owner` when the daemon will run as that user. */
-export async function daemonDir(prefix: string, owner?: string): Promise<{ path: string; remove(): void }> {
+export async function daemonDir(
+  prefix: string,
+  owner?: string,
+): Promise<{ path: string; remove(): void }> {
   const path = mkdtempSync(join(tmpdir(), `${prefix}-`));
   if (owner !== undefined && process.getuid?.() === 0) {
     const { uid, gid } = await idsOf(owner);
@@ -39,7 +42,12 @@ export async function daemonDir(prefix: string, owner?: string): Promise<{ path:
 }
 
 /** Runs `command args` in the foreground, its output appended to `logFile`. */
-export function spawnDaemon(name: string, command: string, args: string[], logFile: string): Daemon {
+export function spawnDaemon(
+  name: string,
+  command: string,
+  args: string[],
+  logFile: string,
+): Daemon {
   const out = openSync(logFile, 'a');
   const child: ChildProcess = spawn(command, args, { stdio: ['ignore', out, out] });
   closeSync(out);
@@ -72,7 +80,11 @@ export function accepts(port: number, host = '127.0.0.1'): Promise<boolean> {
 }
 
 /** Waits until every port accepts connections; throws naming the daemon (and that it exited) otherwise. */
-export async function waitListening(daemon: Daemon, ports: number[], timeoutMs = 10_000): Promise<void> {
+export async function waitListening(
+  daemon: Daemon,
+  ports: number[],
+  timeoutMs = 10_000,
+): Promise<void> {
   await eventually(
     async () => {
       if (!daemon.running()) throw new Error(`${daemon.name} exited before it listened`);

@@ -53,7 +53,12 @@ export async function startNginx({ http, ports }: NginxOptions): Promise<NginxSe
   let daemon: Daemon | undefined;
   try {
     await run('nginx', ['-t', '-q', '-p', dir.path, '-c', at('nginx.conf'), '-e', at('error.log')]);
-    daemon = spawnDaemon('nginx', 'nginx', ['-p', dir.path, '-c', at('nginx.conf'), '-e', at('error.log')], at('stdout.log'));
+    daemon = spawnDaemon(
+      'nginx',
+      'nginx',
+      ['-p', dir.path, '-c', at('nginx.conf'), '-e', at('error.log')],
+      at('stdout.log'),
+    );
     await waitListening(daemon, ports);
   } catch (err) {
     await daemon?.stop('SIGKILL');

@@ -43,7 +43,14 @@ export interface PgBouncerServer {
 
 const quote = (value: string) => `"${value.replace(/"/g, '""')}"`;
 
-export async function startPgBouncer({ serverUrl, serverSocketDir, databases, users, poolMode = 'transaction', poolSize = 20 }: PgBouncerOptions): Promise<PgBouncerServer> {
+export async function startPgBouncer({
+  serverUrl,
+  serverSocketDir,
+  databases,
+  users,
+  poolMode = 'transaction',
+  poolSize = 20,
+}: PgBouncerOptions): Promise<PgBouncerServer> {
   // PgBouncer refuses to run as root: as root it switches to the postgres user, which must own its files.
   const asRoot = process.getuid?.() === 0;
   const dir = await daemonDir('pgbouncer', asRoot ? 'postgres' : undefined);
@@ -51,10 +58,19 @@ export async function startPgBouncer({ serverUrl, serverSocketDir, databases, us
   const port = await freePort();
   const logFile = join(dir.path, 'pgbouncer.log');
   const dbLines = Object.entries(databases).map(([alias, db]) => {
-    const connect = db.connectQuery === undefined ? '' : ` connect_query='${db.connectQuery.replace(/'/g, "''")}'`;
+    const connect =
+      db.connectQuery === undefined
+        ? ''
+        : ` connect_query='${db.connectQuery.replace(/'/g, "''")}'`;
     return `${alias} = host=${serverSocketDir ?? server.hostname} port=${server.port || '5432'} dbname=${db.dbname}${connect}`;
   });
-  writeFileSync(join(dir.path, 'users.txt'), Object.entries(users).map(([user, password]) => `${quote(user)} ${quote(password)}\n`).join(''), { mode: 0o644 });
+  writeFileSync(
+    join(dir.path, 'users.txt'),
+    Object.entries(users)
+      .map(([user, password]) => `${quote(user)} ${quote(password)}\n`)
+      .join(''),
+    { mode: 0o644 },
+  );
   writeFileSync(
     join(dir.path, 'pgbouncer.ini'),
     [
@@ -80,7 +96,12 @@ export async function startPgBouncer({ serverUrl, serverSocketDir, databases, us
   );
   let daemon: Daemon | undefined;
   try {
-    daemon = spawnDaemon('pgbouncer', 'pgbouncer', [...(asRoot ? ['-u', 'postgres'] : []), join(dir.path, 'pgbouncer.ini')], join(dir.path, 'stdout.log'));
+    daemon = spawnDaemon(
+      'pgbouncer',
+      'pgbouncer',
+      [...(asRoot ? ['-u', 'postgres'] : []), join(dir.path, 'pgbouncer.ini')],
+      join(dir.path, 'stdout.log'),
+    );
     await waitListening(daemon, [port]);
   } catch (err) {
     await daemon?.stop('SIGKILL');
@@ -91,7 +112,8 @@ export async function startPgBouncer({ serverUrl, serverSocketDir, databases, us
     port,
     pid: daemon.pid,
     logFile,
-    urlOf: (database, user) => `postgres://${encodeURIComponent(user)}:${encodeURIComponent(users[user] ?? '')}@127.0.0.1:${port}/${database}`,
+    urlOf: (database, user) =>
+      `postgres://${encodeURIComponent(user)}:${encodeURIComponent(users[user] ?? '')}@127.0.0.1:${port}/${database}`,
     async stop() {
       await daemon.stop('SIGTERM');
       dir.remove();

@@ -42,8 +42,16 @@ export interface PlatformSettings {
 export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<string, string>> {
   const portalUrl = `http://127.0.0.1:${s.portalPort}`;
   const internalUrl = `http://127.0.0.1:${s.internalPort}`;
-  const common = { HOST: '127.0.0.1', DATABASE_URL: s.databaseUrl, REDIS_URL: s.redisUrl, AUTH_URL: s.authUrl };
-  const resourceServer = { TOKEN_SERVICE_INTERNAL_URL: internalUrl, REVOCATION_RESYNC_MS: String(s.resyncMs) };
+  const common = {
+    HOST: '127.0.0.1',
+    DATABASE_URL: s.databaseUrl,
+    REDIS_URL: s.redisUrl,
+    AUTH_URL: s.authUrl,
+  };
+  const resourceServer = {
+    TOKEN_SERVICE_INTERNAL_URL: internalUrl,
+    REVOCATION_RESYNC_MS: String(s.resyncMs),
+  };
   // Every test request comes from 127.0.0.1 and a platform on the shared test Redis keeps its
   // counter run after run: the budget of sign-ins started per address is out of the way (the
   // tests of that budget, and the bench, set it themselves).
@@ -63,7 +71,13 @@ export function servicesEnv(s: PlatformSettings): Record<ServiceName, Record<str
       PORTAL_URL: portalUrl,
       ...signInStarts,
     },
-    'plant-store': { ...common, ...resourceServer, INTERNAL_API_TOKEN: s.secrets.PLANT_STORE_INTERNAL_TOKEN, PLANT_STORE_AUDIENCE, PUBLIC_URL: PLANT_STORE_AUDIENCE },
+    'plant-store': {
+      ...common,
+      ...resourceServer,
+      INTERNAL_API_TOKEN: s.secrets.PLANT_STORE_INTERNAL_TOKEN,
+      PLANT_STORE_AUDIENCE,
+      PUBLIC_URL: PLANT_STORE_AUDIENCE,
+    },
     'account-admin': {
       ...common,
       ...resourceServer,

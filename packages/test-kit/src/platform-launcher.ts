@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, TEST_DATABASE_URL } from './env.js';
 import { platformAdmin, type PlatformAdmin } from './platform-admin.js';
-import { cliEnv, servicesEnv, TEST_SECRETS, type PlatformSecrets, type PlatformSettings } from './platform-env.js';
+import {
+  cliEnv,
+  servicesEnv,
+  TEST_SECRETS,
+  type PlatformSecrets,
+  type PlatformSettings,
+} from './platform-env.js';
 import { startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { spawnService, type ServiceName, type ServiceProcess } from './service-process.js';
@@ -94,8 +100,13 @@ export interface Platform extends PlatformAdmin {
 
 /** Applies each built service's migrations to the database (creating it if needed). */
 export async function migrateDatabase(databaseUrl: string): Promise<void> {
-  const scripts = SERVICES.map((service) => join(REPO_ROOT, 'services', service, 'dist/migrate.js')).filter((script) => existsSync(script));
-  const migrate = (script: string) => run(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } });
+  const scripts = SERVICES.map((service) =>
+    join(REPO_ROOT, 'services', service, 'dist/migrate.js'),
+  ).filter((script) => existsSync(script));
+  const migrate = (script: string) =>
+    run(process.execPath, [script], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    });
   // The first creates the database; each service has its own schema, so the rest run together.
   const [first, ...rest] = scripts;
   if (first !== undefined) await migrate(first);
@@ -123,7 +134,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     }
   }
   const databaseUrl = postgres?.url ?? options.databaseUrl ?? TEST_DATABASE_URL;
-  const { port: tokenServicePort, internalPort } = tokenPorts?.[0] ?? { port: await freePort(), internalPort: await freePort() };
+  const { port: tokenServicePort, internalPort } = tokenPorts?.[0] ?? {
+    port: await freePort(),
+    internalPort: await freePort(),
+  };
   const portalPort = portalPorts[0] ?? (await freePort());
   const settings: PlatformSettings = {
     databaseUrl,
@@ -136,19 +150,37 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     resyncMs,
   };
   const baseEnv = servicesEnv(settings);
-  if (options.portalUrl !== undefined) for (const service of ['token-service', 'account-admin'] as const) baseEnv[service].PORTAL_URL = options.portalUrl;
-  const envOf = (service: ServiceName, override: Record<string, string> = {}) => ({ ...baseEnv[service], ...options.env, ...options.serviceEnv?.[service], ...override });
+  if (options.portalUrl !== undefined)
+    for (const service of ['token-service', 'account-admin'] as const)
+      baseEnv[service].PORTAL_URL = options.portalUrl;
+  const envOf = (service: ServiceName, override: Record<string, string> = {}) => ({
+    ...baseEnv[service],
+    ...options.env,
+    ...options.serviceEnv?.[service],
+    ...override,
+  });
   const processes: ServiceProcess[] = [];
   /** What each process name was started with over its service's environment: a restart gets it again. */
   const overrides = new Map<string, Record<string, string>>();
-  const spawn = async (service: ServiceName, name: string, override: Record<string, string> = overrides.get(name) ?? {}) => {
+  const spawn = async (
+    service: ServiceName,
+    name: string,
+    override: Record<string, string> = overrides.get(name) ?? {},
+  ) => {
     overrides.set(name, override);
     const env = envOf(service, override);
     if (QUIET_LEVELS.has(env.LOG_LEVEL ?? 'info')) {
       if (env.PORT === undefined) env.PORT = String(await freePort());
-      if (env.MANAGEMENT_PORT === undefined || env.MANAGEMENT_PORT === '0') env.MANAGEMENT_PORT = String(await freePort());
+      if (env.MANAGEMENT_PORT === undefined || env.MANAGEMENT_PORT === '0')
+        env.MANAGEMENT_PORT = String(await freePort());
     }
-    const svc = await spawnService(service, { env, name, timeoutMs, nodeArgs: nodeArgs(name), ...(logDir === undefined ? {} : { logDir }) });
+    const svc = await spawnService(service, {
+      env,
+      name,
+      timeoutMs,
+      nodeArgs: nodeArgs(name),
+      ...(logDir === undefined ? {} : { logDir }),
+    });
     processes.push(svc);
     return svc;
   };
@@ -161,12 +193,19 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const allStarted = async (starts: Array<Promise<ServiceProcess>>) => {
     const settled = await Promise.allSettled(starts);
     const failed = settled.find((result) => result.status === 'rejected');
-    if (failed === undefined) return settled.map((result) => (result as PromiseFulfilledResult<ServiceProcess>).value);
+    if (failed === undefined)
+      return settled.map((result) => (result as PromiseFulfilledResult<ServiceProcess>).value);
     await closeAll('SIGKILL');
     throw failed.reason;
   };
   const tokenServices = await allStarted(
-    (tokenPorts ?? [undefined]).map((p, i) => spawn('token-service', replicaName('token-service', i), p === undefined ? {} : { PORT: String(p.port), INTERNAL_PORT: String(p.internalPort) })),
+    (tokenPorts ?? [undefined]).map((p, i) =>
+      spawn(
+        'token-service',
+        replicaName('token-service', i),
+        p === undefined ? {} : { PORT: String(p.port), INTERNAL_PORT: String(p.internalPort) },
+      ),
+    ),
   );
   const nextStoreName = () => replicaName('plant-store', platform.plantStores.length);
   /** Replaces `old` by `next` wherever the platform lists it. */
@@ -180,7 +219,12 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   };
 
   const platform: Platform = {
-    ...platformAdmin({ authUrl: `http://127.0.0.1:${tokenServicePort}`, internalUrl: `http://127.0.0.1:${internalPort}`, internalApiToken: settings.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN, cliEnv: cliEnv(settings) }),
+    ...platformAdmin({
+      authUrl: `http://127.0.0.1:${tokenServicePort}`,
+      internalUrl: `http://127.0.0.1:${internalPort}`,
+      internalApiToken: settings.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN,
+      cliEnv: cliEnv(settings),
+    }),
     databaseUrl,
     redisUrl: settings.redisUrl,
     ...(redis ? { redis } : {}),
@@ -219,8 +263,16 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     close: (signal = 'SIGKILL') => closeAll(signal),
   };
   const started = await allStarted([
-    ...Array.from({ length: plantStores }, (_, i) => spawn('plant-store', replicaName('plant-store', i), storePorts === undefined ? {} : { PORT: String(storePorts[i]) })),
-    ...portalPorts.map((port, i) => spawn('account-admin', replicaName('account-admin', i), { PORT: String(port) })),
+    ...Array.from({ length: plantStores }, (_, i) =>
+      spawn(
+        'plant-store',
+        replicaName('plant-store', i),
+        storePorts === undefined ? {} : { PORT: String(storePorts[i]) },
+      ),
+    ),
+    ...portalPorts.map((port, i) =>
+      spawn('account-admin', replicaName('account-admin', i), { PORT: String(port) }),
+    ),
   ]);
   platform.plantStores.push(...started.slice(0, plantStores));
   platform.accountAdmins.push(...started.slice(plantStores));

@@ -9,7 +9,15 @@ export interface PlatformPorts {
 }
 
 /** Free ports for that many replicas of each service (`PlatformOptions.ports`). */
-export async function platformPorts({ tokenServices = 1, plantStores = 1, accountAdmins = 1 }: { tokenServices?: number; plantStores?: number; accountAdmins?: number }): Promise<PlatformPorts> {
+export async function platformPorts({
+  tokenServices = 1,
+  plantStores = 1,
+  accountAdmins = 1,
+}: {
+  tokenServices?: number;
+  plantStores?: number;
+  accountAdmins?: number;
+}): Promise<PlatformPorts> {
   const ports = async (n: number) => {
     const chosen: number[] = [];
     for (let i = 0; i < n; i++) chosen.push(await freePort());
@@ -24,4 +32,5 @@ export async function platformPorts({ tokenServices = 1, plantStores = 1, accoun
 }
 
 /** A replica's process name: the service's, then `-2`, `-3` … */
-export const replicaName = (service: ServiceName, index: number) => (index === 0 ? service : `${service}-${index + 1}`);
+export const replicaName = (service: ServiceName, index: number) =>
+  index === 0 ? service : `${service}-${index + 1}`;

@@ -25,7 +25,9 @@ function pgBin(name: string): string {
 
 /** Postgres refuses to run as root; the cluster then belongs to the `postgres` system user. */
 function asPostgres(cmd: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  return process.getuid?.() === 0
+    ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]]
+    : [cmd, args];
 }
 
 /**
@@ -34,19 +36,50 @@ function asPostgres(cmd: string, args: string[]): [string, string[]] {
  */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-pg-'));
-  if (process.getuid?.() === 0) chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
+  if (process.getuid?.() === 0)
+    chownSync(
+      dir,
+      Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+      Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    );
   const data = join(dir, 'data');
   const port = await freePort();
-  await run(...asPostgres(pgBin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']));
+  await run(
+    ...asPostgres(pgBin('initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+    ]),
+  );
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const server: PostgresServer = {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/plantstore`,
     async start() {
-      await run(...asPostgres(pgBin('pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']));
+      await run(
+        ...asPostgres(pgBin('pg_ctl'), [
+          '-D',
+          data,
+          '-o',
+          options,
+          '-l',
+          join(dir, 'log'),
+          '-w',
+          '-t',
+          '30',
+          'start',
+        ]),
+      );
     },
     async stop() {
-      await run(...asPostgres(pgBin('pg_ctl'), ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']));
+      await run(
+        ...asPostgres(pgBin('pg_ctl'), ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']),
+      );
     },
     async destroy() {
       await server.stop().catch(() => undefined);

@@ -23,7 +23,10 @@ export async function isReady(svc: Pick<ServerProcess, 'url' | 'managementUrl'>)
 }
 
 /** Waits until its readiness probe answers 200; resolves with the milliseconds from its spawn to then. */
-export async function waitReady(svc: Pick<ServerProcess, 'url' | 'managementUrl' | 'name' | 'spawnedAt'>, timeoutMs = 15_000): Promise<number> {
+export async function waitReady(
+  svc: Pick<ServerProcess, 'url' | 'managementUrl' | 'name' | 'spawnedAt'>,
+  timeoutMs = 15_000,
+): Promise<number> {
   await eventually(() => isReady(svc), `${svc.name} is ready`, timeoutMs);
   return Date.now() - svc.spawnedAt;
 }

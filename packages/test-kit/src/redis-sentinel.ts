@@ -47,13 +47,30 @@ export interface SentinelGroup {
 
 const MASTER_NAME = 'plantstore';
 
-export async function startSentinelGroup({ replicas = 1, sentinels = 3, downAfterMs = 1000 }: SentinelGroupOptions = {}): Promise<SentinelGroup> {
+export async function startSentinelGroup({
+  replicas = 1,
+  sentinels = 3,
+  downAfterMs = 1000,
+}: SentinelGroupOptions = {}): Promise<SentinelGroup> {
   const dir = await daemonDir('redis-sentinel');
   const password = `test-redis-password-${process.pid}`;
   const sentinelPassword = `test-sentinel-password-${process.pid}`;
   const started: RedisNode[] = [];
-  const cli = async (port: number, ...args: string[]) => (await run('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', password, ...args])).stdout.trim();
-  const sentinelCli = async (port: number, ...args: string[]) => (await run('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', sentinelPassword, ...args])).stdout.trim();
+  const cli = async (port: number, ...args: string[]) =>
+    (
+      await run('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', password, ...args])
+    ).stdout.trim();
+  const sentinelCli = async (port: number, ...args: string[]) =>
+    (
+      await run('redis-cli', [
+        '-p',
+        String(port),
+        '--no-auth-warning',
+        '-a',
+        sentinelPassword,
+        ...args,
+      ])
+    ).stdout.trim();
   const startNode = async (name: string, command: string, args: string[]) => {
     const port = Number(args[args.indexOf('--port') + 1] ?? 0) || (await freePort());
     const daemon = spawnDaemon(name, command, args, join(dir.path, `${name}.log`));
@@ -67,7 +84,22 @@ export async function startSentinelGroup({ replicas = 1, sentinels = 3, downAfte
   const serverArgs = (port: number) => {
     const serverDir = join(dir.path, `redis-${port}`);
     mkdirSync(serverDir);
-    return ['--port', String(port), '--bind', '127.0.0.1', '--dir', serverDir, '--save', '', '--appendonly', 'no', '--requirepass', password, '--masterauth', password];
+    return [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      serverDir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--requirepass',
+      password,
+      '--masterauth',
+      password,
+    ];
   };
   const stop = async () => {
     await Promise.all(started.map((node) => node.daemon.stop('SIGKILL')));
@@ -78,7 +110,14 @@ export async function startSentinelGroup({ replicas = 1, sentinels = 3, downAfte
     const servers = [await startNode('redis-master', 'redis-server', serverArgs(masterPort))];
     for (let i = 0; i < replicas; i++) {
       const port = await freePort();
-      servers.push(await startNode(`redis-replica-${i + 1}`, 'redis-server', [...serverArgs(port), '--replicaof', '127.0.0.1', String(masterPort)]));
+      servers.push(
+        await startNode(`redis-replica-${i + 1}`, 'redis-server', [
+          ...serverArgs(port),
+          '--replicaof',
+          '127.0.0.1',
+          String(masterPort),
+        ]),
+      );
     }
     const sentinelNodes: RedisNode[] = [];
     for (let i = 0; i < sentinels; i++) {
@@ -100,15 +139,46 @@ export async function startSentinelGroup({ replicas = 1, sentinels = 3, downAfte
           '',
         ].join('\n'),
       );
-      sentinelNodes.push(await startNode(`redis-sentinel-${i + 1}`, 'redis-sentinel', [conf, '--port', String(port)]));
+      sentinelNodes.push(
+        await startNode(`redis-sentinel-${i + 1}`, 'redis-sentinel', [
+          conf,
+          '--port',
+          String(port),
+        ]),
+      );
     }
-    const masterPortNow = async () => Number((await sentinelCli(sentinelNodes[0]!.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)).split('\n')[1]);
+    const masterPortNow = async () =>
+      Number(
+        (
+          await sentinelCli(
+            sentinelNodes[0]!.port,
+            'SENTINEL',
+            'GET-MASTER-ADDR-BY-NAME',
+            MASTER_NAME,
+          )
+        ).split('\n')[1],
+      );
     // Ready once the replicas are in sync and every sentinel knows the others (a quorum can vote).
-    await eventually(async () => {
-      const info = await cli(masterPort, 'INFO', 'replication');
-      const knownSentinels = await Promise.all(sentinelNodes.map(async (s) => (await sentinelCli(s.port, 'SENTINEL', 'SENTINELS', MASTER_NAME)).split('\n').filter((l) => l === 'name').length));
-      return new RegExp(`connected_slaves:${replicas}`).test(info) && !/state=(wait_bgsave|send_bulk)/.test(info) && knownSentinels.every((n) => n === sentinels - 1);
-    }, 'the replicas synchronise and the sentinels find each other', 20_000);
+    await eventually(
+      async () => {
+        const info = await cli(masterPort, 'INFO', 'replication');
+        const knownSentinels = await Promise.all(
+          sentinelNodes.map(
+            async (s) =>
+              (await sentinelCli(s.port, 'SENTINEL', 'SENTINELS', MASTER_NAME))
+                .split('\n')
+                .filter((l) => l === 'name').length,
+          ),
+        );
+        return (
+          new RegExp(`connected_slaves:${replicas}`).test(info) &&
+          !/state=(wait_bgsave|send_bulk)/.test(info) &&
+          knownSentinels.every((n) => n === sentinels - 1)
+        );
+      },
+      'the replicas synchronise and the sentinels find each other',
+      20_000,
+    );
     return {
       masterName: MASTER_NAME,
       password,
@@ -125,7 +195,11 @@ export async function startSentinelGroup({ replicas = 1, sentinels = 3, downAfte
         const at = Date.now();
         await node.daemon.stop('SIGKILL');
         let promoted = killed;
-        await eventually(async () => (promoted = await masterPortNow().catch(() => killed)) !== killed, 'the sentinels promote a replica', 30_000);
+        await eventually(
+          async () => (promoted = await masterPortNow().catch(() => killed)) !== killed,
+          'the sentinels promote a replica',
+          30_000,
+        );
         return { killed, promoted, failoverMs: Date.now() - at };
       },
       stop,

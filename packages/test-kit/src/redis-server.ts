@@ -46,8 +46,10 @@ class PortTaken extends Error {}
 function redisServerOn(port: number): RedisServer {
   let child: ChildProcess | undefined;
   let dir: Awaited<ReturnType<typeof daemonDir>> | undefined;
-  const cli = async (...args: string[]) => (await run('redis-cli', ['-p', String(port), ...args])).stdout.trim();
-  const running = (proc: ChildProcess | undefined): proc is ChildProcess => proc !== undefined && proc.exitCode === null && proc.signalCode === null;
+  const cli = async (...args: string[]) =>
+    (await run('redis-cli', ['-p', String(port), ...args])).stdout.trim();
+  const running = (proc: ChildProcess | undefined): proc is ChildProcess =>
+    proc !== undefined && proc.exitCode === null && proc.signalCode === null;
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -57,14 +59,34 @@ function redisServerOn(port: number): RedisServer {
       // `--dir`: whatever the server writes (an RDB on a replica's sync or a SAVE) goes to a
       // temporary directory of its own, never the working directory (a dump.rdb once got committed).
       dir = await daemonDir('redis-server');
-      const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir.path, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+      const started = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir.path,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--daemonize',
+          'no',
+        ],
+        { stdio: 'ignore' },
+      );
       child = started;
       // Up once *this* server answers: a PONG alone may come from another program's redis-server
       // on the port, while ours exited unable to bind, and the test would then use (and see
       // stopped) a server that is not its own.
       await eventually(
         async () => {
-          if (!running(started)) throw new PortTaken(`redis-server exited before it answered on port ${port} (taken by another program?)`);
+          if (!running(started))
+            throw new PortTaken(
+              `redis-server exited before it answered on port ${port} (taken by another program?)`,
+            );
           const info = await cli('INFO', 'server').catch(() => '');
           return new RegExp(`^process_id:${started.pid}\\s*$`, 'm').test(info);
         },

@@ -72,7 +72,11 @@ const KILL_AFTER_MS = 15_000;
 type Address = { port: number; internalPort?: number; managementPort?: number };
 
 /** Where the process's lines go: a pipe read as they come, or a file read when asked (`pull`). */
-function captureOutput(child: ChildProcess, logs: string[], logFile: string | undefined): () => void {
+function captureOutput(
+  child: ChildProcess,
+  logs: string[],
+  logFile: string | undefined,
+): () => void {
   if (logFile !== undefined) {
     let offset = 0;
     return () => {
@@ -99,7 +103,12 @@ function captureOutput(child: ChildProcess, logs: string[], logFile: string | un
 function listeningLine(line: string): Address | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
-    const entry = JSON.parse(line) as { msg?: string; port?: number; internalPort?: number; managementPort?: number };
+    const entry = JSON.parse(line) as {
+      msg?: string;
+      port?: number;
+      internalPort?: number;
+      managementPort?: number;
+    };
     if (entry.msg !== 'listening' || typeof entry.port !== 'number') return undefined;
     return {
       port: entry.port,
@@ -133,11 +142,26 @@ const probePort = (env: Record<string, string>): number => Number(env.MANAGEMENT
  * `{"msg":"listening","port":N}` or, when its LOG_LEVEL hides that line (it must then be given
  * its PORT and MANAGEMENT_PORT, if it has one), once `GET /healthz` answers 200 there.
  */
-export async function spawnServer({ name, script, env: given, timeoutMs = 20_000, nodeArgs = [], logDir }: SpawnServerOptions): Promise<ServerProcess> {
-  const env: Record<string, string> & { LOG_LEVEL: string; PORT: string } = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: '0', LOG_LEVEL: 'info', ...given };
+export async function spawnServer({
+  name,
+  script,
+  env: given,
+  timeoutMs = 20_000,
+  nodeArgs = [],
+  logDir,
+}: SpawnServerOptions): Promise<ServerProcess> {
+  const env: Record<string, string> & { LOG_LEVEL: string; PORT: string } = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...given,
+  };
   const quiet = QUIET_LEVELS.has(env.LOG_LEVEL);
   if (quiet && (Number(env.PORT) === 0 || probePort(env) === 0)) {
-    throw new Error(`${name}: at LOG_LEVEL=${env.LOG_LEVEL} it never says where it listens; give it a PORT${env.MANAGEMENT_PORT === undefined ? '' : ' and a MANAGEMENT_PORT'}`);
+    throw new Error(
+      `${name}: at LOG_LEVEL=${env.LOG_LEVEL} it never says where it listens; give it a PORT${env.MANAGEMENT_PORT === undefined ? '' : ' and a MANAGEMENT_PORT'}`,
+    );
   }
   let logFile: string | undefined;
   let output: 'pipe' | number = 'pipe';
@@ -147,9 +171,14 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
     output = openSync(logFile, 'w');
   }
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [...nodeArgs, script], { env, stdio: ['ignore', output, output] });
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env,
+    stdio: ['ignore', output, output],
+  });
   if (typeof output === 'number') closeSync(output);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   // After 'exit' the pipes may still hold the last lines: 'close' comes once they are read.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const logs: string[] = [];
@@ -162,11 +191,14 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
   while (address === undefined && running() && Date.now() < deadline) {
     pull();
     if (quiet) address = await healthyAt(env);
-    for (; address === undefined && scanned < logs.length; scanned += 1) address = listeningLine(logs[scanned]!);
+    for (; address === undefined && scanned < logs.length; scanned += 1)
+      address = listeningLine(logs[scanned]!);
     if (address === undefined) await sleep(quiet ? 100 : 20);
   }
   if (address === undefined) {
-    const outcome = running() ? `did not report listening within ${timeoutMs} ms` : `exited with ${child.exitCode ?? child.signalCode} before listening`;
+    const outcome = running()
+      ? `did not report listening within ${timeoutMs} ms`
+      : `exited with ${child.exitCode ?? child.signalCode} before listening`;
     child.kill('SIGKILL');
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
@@ -183,12 +215,18 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
     spawnedAt,
     port,
     url: `http://127.0.0.1:${port}`,
-    ...(internalPort === undefined ? {} : { internalPort, internalUrl: `http://127.0.0.1:${internalPort}` }),
-    ...(managementPort === undefined ? {} : { managementPort, managementUrl: `http://127.0.0.1:${managementPort}` }),
+    ...(internalPort === undefined
+      ? {}
+      : { internalPort, internalUrl: `http://127.0.0.1:${internalPort}` }),
+    ...(managementPort === undefined
+      ? {}
+      : { managementPort, managementUrl: `http://127.0.0.1:${managementPort}` }),
     logs,
     async flushedLogs() {
       const marker = `log-flush-${randomUUID()}`;
-      await fetch(`http://127.0.0.1:${port}/log-flush-marker`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
+      await fetch(`http://127.0.0.1:${port}/log-flush-marker`, {
+        headers: { 'x-request-id': marker },
+      }).then((r) => r.arrayBuffer());
       await eventually(
         () => {
           pull();
@@ -214,9 +252,17 @@ export async function spawnServer({ name, script, env: given, timeoutMs = 20_000
  * production runs it. Services listen on PORT=0 and MANAGEMENT_PORT=0 (and INTERNAL_PORT=0) in
  * tests, so parallel files never collide.
  */
-export async function spawnService(service: ServiceName, options: SpawnServiceOptions): Promise<ServiceProcess> {
+export async function spawnService(
+  service: ServiceName,
+  options: SpawnServiceOptions,
+): Promise<ServiceProcess> {
   const env = { MANAGEMENT_PORT: '0', ...options.env };
-  const server = await spawnServer({ ...options, env, name: options.name ?? service, script: join(REPO_ROOT, 'services', service, 'dist/start.js') });
+  const server = await spawnServer({
+    ...options,
+    env,
+    name: options.name ?? service,
+    script: join(REPO_ROOT, 'services', service, 'dist/start.js'),
+  });
   const { managementPort, managementUrl } = server;
   if (managementPort === undefined || managementUrl === undefined) {
     await server.stop('SIGKILL');

@@ -16,7 +16,10 @@ export interface IssuerKey {
 }
 
 export function newIssuerKey(alg: IssuerAlgorithm = 'RS256'): IssuerKey {
-  const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } =
+    alg === 'ES256'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : generateKeyPairSync('rsa', { modulusLength: 2048 });
   return { kid: randomUUID(), alg, privateKey, publicKey };
 }
 
@@ -26,6 +29,10 @@ export function publicJwkOf({ kid, alg, publicKey }: IssuerKey): Record<string, 
 }
 
 /** `<signingInput>.<signature>` with an issuer key (its algorithm's signature; `der`: the DER form JOSE refuses). */
-export function signIssuerJws(signingInput: string, key: Pick<IssuerKey, 'privateKey' | 'alg'>, options: { der?: boolean } = {}): string {
+export function signIssuerJws(
+  signingInput: string,
+  key: Pick<IssuerKey, 'privateKey' | 'alg'>,
+  options: { der?: boolean } = {},
+): string {
   return signInput(signingInput, key.privateKey, key.alg, options);
 }

@@ -17,7 +17,13 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { b64url, withOverrides } from './jwt-signing.js';
-import { newIssuerKey, publicJwkOf, signIssuerJws, type IssuerAlgorithm, type IssuerKey } from './test-issuer-keys.js';
+import {
+  newIssuerKey,
+  publicJwkOf,
+  signIssuerJws,
+  type IssuerAlgorithm,
+  type IssuerKey,
+} from './test-issuer-keys.js';
 import { IssuerRevocations } from './test-issuer-revocations.js';
 
 export { type IssuerAlgorithm } from './test-issuer-keys.js';
@@ -95,11 +101,15 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const revocationAnswer = req.method === 'GET' ? revocations.answer(req.url ?? '', (tenant) => realms.has(tenant)) : undefined;
+    const revocationAnswer =
+      req.method === 'GET'
+        ? revocations.answer(req.url ?? '', (tenant) => realms.has(tenant))
+        : undefined;
     if (revocationAnswer) return reply(revocationAnswer.status, revocationAnswer.body);
     if (req.method === 'GET' && req.url === '/internal/v1/realms') {
       realmLists += 1;
-      if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
+      if (unavailable)
+        return reply(503, { error: 503, message: 'Service temporarily unavailable' });
       return reply(200, { realms: [...realms.keys()].sort() });
     }
     if (req.method !== 'GET' || !match) return reply(404, { error: 404, message: 'Not found' });
@@ -132,7 +142,10 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
   };
   const issuerOf = (tenant: string) => `${authUrl}/realms/${tenant}`;
 
-  function parts({ tenant, claims, header, kid }: MintOptions, alg?: string): { signingInput: string; key: IssuerKey } {
+  function parts(
+    { tenant, claims, header, kid }: MintOptions,
+    alg?: string,
+  ): { signingInput: string; key: IssuerKey } {
     // Tokens for realms the issuer does not know can still be minted (with a throwaway key).
     const key = realms.has(tenant) ? keyOf(tenant, kid) : otherKeys.RS256;
     const now = Math.floor(Date.now() / 1000);
@@ -203,7 +216,8 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
     },
     mintDerSignature(opts) {
       const { signingInput, key } = parts(opts);
-      if (key.alg !== 'ES256') throw new Error('test issuer: a DER signature needs an ES256 realm key');
+      if (key.alg !== 'ES256')
+        throw new Error('test issuer: a DER signature needs an ES256 realm key');
       return signIssuerJws(signingInput, key, { der: true });
     },
     mintExpired(opts) {

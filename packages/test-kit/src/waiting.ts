@@ -20,7 +20,7 @@ const PORT_RANGE = { from: 20_000, to: 32_000 };
  */
 const SLICES = 8;
 const SLICE = Math.floor((PORT_RANGE.to - PORT_RANGE.from) / SLICES);
-const sliceStart = PORT_RANGE.from + ((Number(process.env.JEST_WORKER_ID ?? 0) % SLICES) * SLICE);
+const sliceStart = PORT_RANGE.from + (Number(process.env.JEST_WORKER_ID ?? 0) % SLICES) * SLICE;
 let cursor = Math.floor(Math.random() * SLICE);
 
 async function isFree(port: number): Promise<boolean> {
@@ -50,7 +50,11 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * Polls until `probe` is true; throws naming `what` after `timeoutMs`. For states reached
  * asynchronously (a published event, a reconnect): a fixed sleep would be flaky or slow.
  */
-export async function eventually(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function eventually(
+  probe: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -76,5 +80,9 @@ export function captureLogs(name: string, level = 'debug'): CapturedLogger {
       done();
     },
   });
-  return { logger: createLogger({ name, level, destination }), lines, text: () => lines.map((line) => `${line}\n`).join('') };
+  return {
+    logger: createLogger({ name, level, destination }),
+    lines,
+    text: () => lines.map((line) => `${line}\n`).join(''),
+  };
 }

@@ -62,7 +62,10 @@ interface Key {
   publicKey: KeyObject;
 }
 
-const newKey = (): Key => ({ kid: randomUUID(), ...generateKeyPairSync('ec', { namedCurve: 'P-256' }) });
+const newKey = (): Key => ({
+  kid: randomUUID(),
+  ...generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+});
 
 function streamHuge(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -79,7 +82,11 @@ function streamHuge(res: ServerResponse): void {
   write();
 }
 
-export async function startWorkloadIssuer({ path = '' }: { path?: string } = {}): Promise<WorkloadIssuer> {
+export async function startWorkloadIssuer({
+  path = '',
+}: {
+  path?: string;
+} = {}): Promise<WorkloadIssuer> {
   const keys: Key[] = [newKey()];
   const published: Array<Record<string, unknown>> = [];
   const unpublished = newKey();
@@ -90,7 +97,12 @@ export async function startWorkloadIssuer({ path = '' }: { path?: string } = {})
 
   const jwks = (count = keys.length) => ({
     keys: [
-      ...Array.from({ length: count }, (_, i) => keys[i % keys.length]!).map((k, i) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: i < keys.length ? k.kid : `${k.kid}-${i}`, use: 'sig', alg: 'ES256' })),
+      ...Array.from({ length: count }, (_, i) => keys[i % keys.length]!).map((k, i) => ({
+        ...k.publicKey.export({ format: 'jwk' }),
+        kid: i < keys.length ? k.kid : `${k.kid}-${i}`,
+        use: 'sig',
+        alg: 'ES256',
+      })),
       ...published,
     ],
   });
@@ -105,7 +117,11 @@ export async function startWorkloadIssuer({ path = '' }: { path?: string } = {})
     if (mode === 'down') return json(503, { error: 'unavailable' });
     if (url === `${path}/.well-known/openid-configuration`) {
       if (mode === 'redirect') return json(302, {}, { location: `${issuer}/jwks` });
-      return json(200, { issuer: mode === 'wrong-issuer' ? `${issuer}/other` : issuer, jwks_uri: `${issuer}/jwks`, id_token_signing_alg_values_supported: ['ES256'] });
+      return json(200, {
+        issuer: mode === 'wrong-issuer' ? `${issuer}/other` : issuer,
+        jwks_uri: `${issuer}/jwks`,
+        id_token_signing_alg_values_supported: ['ES256'],
+      });
     }
     if (url !== `${path}/jwks`) return json(404, { error: 'not found' });
     if (mode === 'huge-jwks') return streamHuge(res);
@@ -130,9 +146,25 @@ export async function startWorkloadIssuer({ path = '' }: { path?: string } = {})
 
   const payloadOf = ({ subject, audience, claims }: WorkloadTokenOptions) => {
     const now = Math.floor(Date.now() / 1000);
-    return withOverrides({ iss: issuer, sub: subject, aud: audience, iat: now, nbf: now, exp: now + 600, jti: randomUUID() }, claims);
+    return withOverrides(
+      {
+        iss: issuer,
+        sub: subject,
+        aud: audience,
+        iat: now,
+        nbf: now,
+        exp: now + 600,
+        jti: randomUUID(),
+      },
+      claims,
+    );
   };
-  const sign = (options: WorkloadTokenOptions, key: Key) => signJws(withOverrides({ alg: 'ES256', typ: 'JWT', kid: key.kid }, options.header), payloadOf(options), key.privateKey);
+  const sign = (options: WorkloadTokenOptions, key: Key) =>
+    signJws(
+      withOverrides({ alg: 'ES256', typ: 'JWT', kid: key.kid }, options.header),
+      payloadOf(options),
+      key.privateKey,
+    );
 
   return {
     issuer,

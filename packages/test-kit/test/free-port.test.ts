@@ -14,11 +14,18 @@ describe('freePort', () => {
     // Another worker is another process with its own JEST_WORKER_ID; ask one for its ports as a worker would.
     const otherWorker = (id: string) =>
       new Promise<number[]>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', PORTS_OF_A_WORKER], { env: { ...process.env, JEST_WORKER_ID: id }, stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--input-type=module', '-e', PORTS_OF_A_WORKER], {
+          env: { ...process.env, JEST_WORKER_ID: id },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
         child.on('error', reject);
-        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as number[]) : reject(new Error(`worker exited with ${code}`))));
+        child.on('exit', (code) =>
+          code === 0
+            ? resolve(JSON.parse(out) as number[])
+            : reject(new Error(`worker exited with ${code}`)),
+        );
       });
     const [one, two] = await Promise.all([otherWorker('1'), otherWorker('2')]);
     const overlap = one.filter((port) => two.includes(port));

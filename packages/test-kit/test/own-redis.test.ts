@@ -9,14 +9,20 @@ const run = promisify(execFile);
 describe("a test file's Redis", () => {
   test('When a test file starts, then TEST_REDIS_URL is a redis-server of its own: no other client, no channel subscribed, no key', async () => {
     const port = new URL(TEST_REDIS_URL).port;
-    const cli = async (...args: string[]) => (await run('redis-cli', ['-p', port, ...args])).stdout.trim();
+    const cli = async (...args: string[]) =>
+      (await run('redis-cli', ['-p', port, ...args])).stdout.trim();
     // The shared Redis has other suites' clients, subscriptions and keys; a file's own has none.
     expect({
       port,
       clients: (await cli('CLIENT', 'LIST')).split('\n').length,
       channels: await cli('PUBSUB', 'CHANNELS'),
       keys: await cli('DBSIZE'),
-    }).toEqual({ port: expect.not.stringMatching(/^(6379)?$/), clients: 1, channels: '', keys: '0' });
+    }).toEqual({
+      port: expect.not.stringMatching(/^(6379)?$/),
+      clients: 1,
+      channels: '',
+      keys: '0',
+    });
   });
 
   test('When test redis-servers save (a SAVE, a replica syncing from its master), then nothing lands in the working directory', async () => {

@@ -52,29 +52,54 @@ export interface FaultSummary {
  * was gone, answered after the signal), or unexplained.
  */
 function causeOf(request: LoadRequest, line: AccessLine | undefined, events: FaultEvent[]): string {
-  const inFlight = events.filter((e) => e.signal === 'SIGKILL' && request.startedAt <= e.exitedAt && request.endedAt >= e.at);
+  const inFlight = events.filter(
+    (e) => e.signal === 'SIGKILL' && request.startedAt <= e.exitedAt && request.endedAt >= e.at,
+  );
   const onVictim = inFlight.find((e) => line?.upstreams.includes(e.address));
   if (onVictim !== undefined) return `in flight on the killed ${onVictim.service}`;
   // account-admin's own call to the token service (a reset) was on the killed token service.
   const backChannel = inFlight.find((e) => e.service === 'token-service');
-  if (backChannel !== undefined && line !== undefined) return 'its back-channel call in flight on the killed token-service';
-  const nearest = [...events].sort((x, y) => Math.abs(request.startedAt - x.at) - Math.abs(request.startedAt - y.at))[0];
-  const when = nearest === undefined ? '' : `, sent ${request.startedAt - nearest.at} ms after ${nearest.signal} ${nearest.replica}`;
+  if (backChannel !== undefined && line !== undefined)
+    return 'its back-channel call in flight on the killed token-service';
+  const nearest = [...events].sort(
+    (x, y) => Math.abs(request.startedAt - x.at) - Math.abs(request.startedAt - y.at),
+  )[0];
+  const when =
+    nearest === undefined
+      ? ''
+      : `, sent ${request.startedAt - nearest.at} ms after ${nearest.signal} ${nearest.replica}`;
   return `unexplained (${request.status === 0 ? request.error : `status ${request.status}`}${line ? ` via ${line.upstreams.join(', ')}` : ''}${when})`;
 }
 
 /** When the replica first answered a request through the ingress (ms after its spawn). */
 export function servingMs(event: FaultEvent, log: AccessLine[]): number | undefined {
-  const first = log.find((line) => line.at >= (event.spawnedAt ?? Infinity) && line.upstreams.at(-1) === event.address && Number(line.upstreamStatuses.at(-1)) < 500);
+  const first = log.find(
+    (line) =>
+      line.at >= (event.spawnedAt ?? Infinity) &&
+      line.upstreams.at(-1) === event.address &&
+      Number(line.upstreamStatuses.at(-1)) < 500,
+  );
   return first === undefined ? undefined : first.at - event.spawnedAt!;
 }
 
-export function summarise(load: MixedLoad, events: FaultEvent[], log: AccessLine[], storedIds: Set<string>): FaultSummary {
+export function summarise(
+  load: MixedLoad,
+  events: FaultEvent[],
+  log: AccessLine[],
+  storedIds: Set<string>,
+): FaultSummary {
   const byId = new Map(log.map((line) => [line.requestId, line]));
-  const failures = load.requests.filter((r) => !r.ok).map((request) => ({ request, cause: causeOf(request, byId.get(request.requestId), events) }));
+  const failures = load.requests
+    .filter((r) => !r.ok)
+    .map((request) => ({ request, cause: causeOf(request, byId.get(request.requestId), events) }));
   const causes: Record<string, number> = {};
   for (const { cause } of failures) causes[cause] = (causes[cause] ?? 0) + 1;
-  const byOp = { grant: { sent: 0, ok: 0 }, list: { sent: 0, ok: 0 }, create: { sent: 0, ok: 0 }, reset: { sent: 0, ok: 0 } };
+  const byOp = {
+    grant: { sent: 0, ok: 0 },
+    list: { sent: 0, ok: 0 },
+    create: { sent: 0, ok: 0 },
+    reset: { sent: 0, ok: 0 },
+  };
   for (const r of load.requests) {
     byOp[r.op].sent += 1;
     if (r.ok) byOp[r.op].ok += 1;
@@ -104,10 +129,14 @@ export function summarise(load: MixedLoad, events: FaultEvent[], log: AccessLine
  * routed to it and it answered; both (the requirement's "ready and serving") at the later of the two.
  */
 export function restartLines(events: FaultEvent[]): string[] {
-  const services = [...new Set(events.filter((e) => e.readyMs !== undefined).map((e) => e.service))];
+  const services = [
+    ...new Set(events.filter((e) => e.readyMs !== undefined).map((e) => e.service)),
+  ];
   return services.map((service) => {
     const mine = events.filter((e) => e.service === service && e.readyMs !== undefined);
-    const both = mine.map((e) => (e.servingMs === undefined ? '?' : String(Math.max(e.readyMs!, e.servingMs))));
+    const both = mine.map((e) =>
+      e.servingMs === undefined ? '?' : String(Math.max(e.readyMs!, e.servingMs)),
+    );
     return `    ${service}: ready ${mine.map((e) => e.readyMs).join(', ')} ms; ready and serving ${both.join(', ')} ms`;
   });
 }
@@ -119,7 +148,8 @@ export function formatSummary(title: string, s: FaultSummary): string {
     .join(', ');
   const causes = Object.entries(s.causes).map(([cause, n]) => `    ${n} ${cause}`);
   const events = s.events.map(
-    (e) => `    ${e.signal} ${e.replica} (${e.address}): ready ${e.readyMs ?? '?'} ms after its start, first served through the ingress at ${e.servingMs ?? '?'} ms`,
+    (e) =>
+      `    ${e.signal} ${e.replica} (${e.address}): ready ${e.readyMs ?? '?'} ms after its start, first served through the ingress at ${e.servingMs ?? '?'} ms`,
   );
   return [
     `== ${title}`,
@@ -128,7 +158,14 @@ export function formatSummary(title: string, s: FaultSummary): string {
     ...causes,
     `  plants acknowledged ${s.acknowledged}, missing from the database ${s.lost.length}`,
     `  revoked tokens ${s.revokedTokens}, probes after the deadline ${s.probes}, revoked tokens accepted: ${s.revokedAccepted}`,
-    ...(events.length > 0 ? ['  replicas:', ...events, `  restart to ready and serving, by service (ms after the spawn; load average ${s.loadAverage.toFixed(2)}):`, ...restartLines(s.events)] : []),
+    ...(events.length > 0
+      ? [
+          '  replicas:',
+          ...events,
+          `  restart to ready and serving, by service (ms after the spawn; load average ${s.loadAverage.toFixed(2)}):`,
+          ...restartLines(s.events),
+        ]
+      : []),
     '',
   ].join('\n');
 }

@@ -26,7 +26,9 @@ export interface IngressRoute {
 
 interface IngressRule {
   host: string;
-  http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> };
+  http: {
+    paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }>;
+  };
 }
 
 /** The routes of `k8s/base/ingress.yaml`, each host turned into `<first label>.plants.test`. */
@@ -37,11 +39,20 @@ export function ingressRoutes(): { routes: IngressRoute[]; bodyLimit: string } {
   };
   const routes = ingress.spec.rules.flatMap((rule) =>
     rule.http.paths.map((p) => {
-      if (p.pathType !== 'Prefix') throw new Error(`ingress path ${p.path}: only Prefix paths are rendered here`);
-      return { host: `${rule.host.split('.')[0]}.${INGRESS_DOMAIN}`, path: p.path, service: p.backend.service.name as ServiceName };
+      if (p.pathType !== 'Prefix')
+        throw new Error(`ingress path ${p.path}: only Prefix paths are rendered here`);
+      return {
+        host: `${rule.host.split('.')[0]}.${INGRESS_DOMAIN}`,
+        path: p.path,
+        service: p.backend.service.name as ServiceName,
+      };
     }),
   );
-  return { routes, bodyLimit: ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m' };
+  return {
+    routes,
+    bodyLimit:
+      ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m',
+  };
 }
 
 /** A pool of replicas: the service's public ports, or the token service's internal ones. */
@@ -79,7 +90,17 @@ const LOG_FORMAT = `log_format topology escape=json '{"at":$msec,"requestId":"$r
 function upstreams({ name, ports }: Backend): string[] {
   const block = (upstream: string, members: number[]) =>
     `upstream ${upstream} {\n    ${members.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}\n    keepalive 32;\n    keepalive_timeout 60s;\n  }`;
-  return [block(name, ports), ...(ports.length > 1 ? ports.map((_, i) => block(`${name}-without-${i}`, ports.filter((__, j) => j !== i))) : [])];
+  return [
+    block(name, ports),
+    ...(ports.length > 1
+      ? ports.map((_, i) =>
+          block(
+            `${name}-without-${i}`,
+            ports.filter((__, j) => j !== i),
+          ),
+        )
+      : []),
+  ];
 }
 
 /** ingress-nginx's proxy settings for a location that routes to a backend's pool (one replica drained at a time). */
@@ -87,7 +108,11 @@ function proxyTo({ name, ports }: Backend, { forwarded }: { forwarded: boolean }
   const pool = `$pool_${name.replace(/-/g, '_')}`;
   return [
     `set ${pool} ${name};`,
-    ...(ports.length > 1 ? ports.map((_, i) => `if (-f {dir}/${drainedFlag(name, i)}) { set ${pool} ${name}-without-${i}; }`) : []),
+    ...(ports.length > 1
+      ? ports.map(
+          (_, i) => `if (-f {dir}/${drainedFlag(name, i)}) { set ${pool} ${name}-without-${i}; }`,
+        )
+      : []),
     `proxy_pass http://${pool};`,
     'proxy_http_version 1.1;',
     'proxy_set_header Connection "";',
@@ -112,12 +137,22 @@ function proxyTo({ name, ports }: Backend, { forwarded }: { forwarded: boolean }
 }
 
 /** The contents of nginx's `http { }` block (`{dir}`: nginx's directory). */
-export function renderIngressHttp({ routes, bodyLimit, port, tokenPublic, tokenInternal, backends }: IngressLayout): string {
+export function renderIngressHttp({
+  routes,
+  bodyLimit,
+  port,
+  tokenPublic,
+  tokenInternal,
+  backends,
+}: IngressLayout): string {
   const hosts = [...new Set(routes.map((r) => r.host))];
   const servers = hosts.map((host) => {
     const locations = routes
       .filter((r) => r.host === host)
-      .map((r) => `    location ${r.path} {\n      ${proxyTo(backends[r.service], { forwarded: true })}\n    }`)
+      .map(
+        (r) =>
+          `    location ${r.path} {\n      ${proxyTo(backends[r.service], { forwarded: true })}\n    }`,
+      )
       .join('\n');
     return `  server {\n    listen 127.0.0.1:${port};\n    server_name ${host};\n    client_max_body_size ${bodyLimit};\n${locations}\n  }`;
   });

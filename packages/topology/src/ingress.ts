@@ -19,7 +19,14 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { freePort, startNginx, type PlatformPorts, type ServiceName } from '@plant/test-kit';
-import { drainedFlag, INGRESS_DOMAIN, ingressRoutes, renderIngressHttp, type IngressLayout, type IngressRoute } from './ingress-config.js';
+import {
+  drainedFlag,
+  INGRESS_DOMAIN,
+  ingressRoutes,
+  renderIngressHttp,
+  type IngressLayout,
+  type IngressRoute,
+} from './ingress-config.js';
 
 /** One request as nginx logged it. */
 export interface AccessLine {
@@ -69,8 +76,14 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
     tokenInternal,
     backends: {
       'token-service': { name: 'token-service', ports: ports['token-service'].map((p) => p.port) },
-      'token-service-svc': { name: 'token-service-svc', ports: ports['token-service'].map((p) => p.port) },
-      'token-service-internal': { name: 'token-service-internal', ports: ports['token-service'].map((p) => p.internalPort) },
+      'token-service-svc': {
+        name: 'token-service-svc',
+        ports: ports['token-service'].map((p) => p.port),
+      },
+      'token-service-internal': {
+        name: 'token-service-internal',
+        ports: ports['token-service'].map((p) => p.internalPort),
+      },
       'plant-store': { name: 'plant-store', ports: ports['plant-store'] },
       'account-admin': { name: 'account-admin', ports: ports['account-admin'] },
     },
@@ -80,7 +93,10 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
   mkdirSync(join(nginx.dir, 'drained'));
   /** The token service's replicas are also behind its two Services. */
   const flagsOf = (service: ServiceName, index: number) =>
-    [service, ...(service === 'token-service' ? ['token-service-svc', 'token-service-internal'] : [])].map((backend) => join(nginx.dir, drainedFlag(backend, index)));
+    [
+      service,
+      ...(service === 'token-service' ? ['token-service-svc', 'token-service-internal'] : []),
+    ].map((backend) => join(nginx.dir, drainedFlag(backend, index)));
   const agents: Agent[] = [];
   const hostOf = (service: ServiceName) => routes.find((r) => r.service === service)!.host;
   return {
@@ -90,7 +106,12 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
     tokenServiceUrl: `http://127.0.0.1:${tokenPublic}`,
     tokenServiceInternalUrl: `http://127.0.0.1:${tokenInternal}`,
     agent(localAddress) {
-      const agent = new Agent({ keepAlive: true, maxSockets: 64, ...(localAddress === undefined ? {} : { localAddress }), lookup: resolveIngressHosts });
+      const agent = new Agent({
+        keepAlive: true,
+        maxSockets: 64,
+        ...(localAddress === undefined ? {} : { localAddress }),
+        lookup: resolveIngressHosts,
+      });
       agents.push(agent);
       return agent;
     },
@@ -110,18 +131,39 @@ export async function startIngress(ports: PlatformPorts): Promise<Ingress> {
 }
 
 function toAccessLine(line: string): AccessLine {
-  const raw = JSON.parse(line) as Omit<AccessLine, 'upstreams' | 'upstreamStatuses' | 'at'> & { at: number; upstreams: string; upstreamStatuses: string };
+  const raw = JSON.parse(line) as Omit<AccessLine, 'upstreams' | 'upstreamStatuses' | 'at'> & {
+    at: number;
+    upstreams: string;
+    upstreamStatuses: string;
+  };
   // nginx joins the replicas a request went to with ", " (and internal redirects with " : ").
-  const list = (text: string) => (text === '' ? [] : text.split(/\s*,\s*|\s+:\s+/).filter((part) => part !== ''));
-  return { ...raw, at: Math.round(raw.at * 1000), upstreams: list(raw.upstreams), upstreamStatuses: list(raw.upstreamStatuses) };
+  const list = (text: string) =>
+    text === '' ? [] : text.split(/\s*,\s*|\s+:\s+/).filter((part) => part !== '');
+  return {
+    ...raw,
+    at: Math.round(raw.at * 1000),
+    upstreams: list(raw.upstreams),
+    upstreamStatuses: list(raw.upstreamStatuses),
+  };
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | Array<{ address: string; family: number }>,
+  family?: number,
+) => void;
 
 /** `*.plants.test` is this machine; nothing else resolves (a typo fails instead of leaving it). */
-function resolveIngressHosts(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+function resolveIngressHosts(
+  hostname: string,
+  options: { all?: boolean },
+  callback: LookupCallback,
+): void {
   if (!hostname.endsWith(`.${INGRESS_DOMAIN}`) && hostname !== '127.0.0.1') {
-    callback(Object.assign(new Error(`${hostname} is not an ingress host`), { code: 'ENOTFOUND' }), '');
+    callback(
+      Object.assign(new Error(`${hostname} is not an ingress host`), { code: 'ENOTFOUND' }),
+      '',
+    );
     return;
   }
   if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);

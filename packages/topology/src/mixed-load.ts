@@ -46,11 +46,16 @@ export interface LoadAccounts {
 export async function loadAccounts(t: Topology, prefix: string): Promise<LoadAccounts> {
   const { tenant, admin } = await signedInTenant(t, prefix);
   const create = async (role: 'View' | 'Edit') => {
-    const created = await t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('load') });
-    if (created.status !== 201) throw new Error(`create service account: ${created.status} ${created.text.slice(0, 200)}`);
+    const created = await t.portalApi(admin, 'POST', '/api/v1/service-accounts', {
+      name: uniqueName('load'),
+    });
+    if (created.status !== 201)
+      throw new Error(`create service account: ${created.status} ${created.text.slice(0, 200)}`);
     const { client_id: clientId, secret } = created.body as { client_id: string; secret: string };
     if (role === 'Edit') {
-      const promoted = await t.portalApi(admin, 'PATCH', `/api/v1/service-accounts/${clientId}`, { role });
+      const promoted = await t.portalApi(admin, 'PATCH', `/api/v1/service-accounts/${clientId}`, {
+        role,
+      });
       if (promoted.status !== 200) throw new Error(`promote service account: ${promoted.status}`);
     }
     return { clientId, secret };
@@ -75,48 +80,93 @@ export interface MixedLoadOptions {
   paceMs?: number;
 }
 
-export function startMixedLoad(t: Topology, accounts: LoadAccounts, { workers = {}, paceMs = 5 }: MixedLoadOptions = {}): MixedLoad {
+export function startMixedLoad(
+  t: Topology,
+  accounts: LoadAccounts,
+  { workers = {}, paceMs = 5 }: MixedLoadOptions = {},
+): MixedLoad {
   const { tenant, admin, editor, rotated } = accounts;
   let running = true;
   let token: string | undefined;
   let nextId = BigInt(Date.now()) * 1000n;
-  const load: MixedLoad = { requests: [], acknowledgedIds: [], revoked: [], probes: { sent: 0, accepted: [] }, stop: async () => undefined };
+  const load: MixedLoad = {
+    requests: [],
+    acknowledgedIds: [],
+    revoked: [],
+    probes: { sent: 0, accepted: [] },
+    stop: async () => undefined,
+  };
 
-  async function timed(op: LoadOp, send: (requestId: string) => Promise<Answer>, expected = 200): Promise<Answer | undefined> {
+  async function timed(
+    op: LoadOp,
+    send: (requestId: string) => Promise<Answer>,
+    expected = 200,
+  ): Promise<Answer | undefined> {
     const requestId = uniqueName(`topo-${op}`);
     const startedAt = Date.now();
     try {
       const res = await send(requestId);
       const ok = res.status === expected;
-      load.requests.push({ op, requestId, startedAt, endedAt: Date.now(), status: res.status, ok, ...(ok ? {} : { error: res.text.slice(0, 160) }) });
+      load.requests.push({
+        op,
+        requestId,
+        startedAt,
+        endedAt: Date.now(),
+        status: res.status,
+        ok,
+        ...(ok ? {} : { error: res.text.slice(0, 160) }),
+      });
       return res;
     } catch (err) {
-      load.requests.push({ op, requestId, startedAt, endedAt: Date.now(), status: 0, ok: false, error: (err as Error).message });
+      load.requests.push({
+        op,
+        requestId,
+        startedAt,
+        endedAt: Date.now(),
+        status: 0,
+        ok: false,
+        error: (err as Error).message,
+      });
       return undefined;
     }
   }
 
   const grant = async () => {
-    const res = await timed('grant', (requestId) => t.grant(tenant, editor.clientId, editor.secret, { requestId }));
+    const res = await timed('grant', (requestId) =>
+      t.grant(tenant, editor.clientId, editor.secret, { requestId }),
+    );
     if (res?.status === 200) token = (res.body as { access_token: string }).access_token;
   };
   const list = async () => {
-    if (token !== undefined) await timed('list', (requestId) => t.listPlants(token!, { requestId, query: 'limit=20' }));
+    if (token !== undefined)
+      await timed('list', (requestId) => t.listPlants(token!, { requestId, query: 'limit=20' }));
   };
   const create = async () => {
     if (token === undefined) return;
     nextId += 1n;
     const id = nextId.toString();
-    const res = await timed('create', (requestId) => t.createPlant(token!, { id, name: 'Pilea peperomioides', tag: 'load' }, { requestId }));
+    const res = await timed('create', (requestId) =>
+      t.createPlant(token!, { id, name: 'Pilea peperomioides', tag: 'load' }, { requestId }),
+    );
     if (res?.status === 200) load.acknowledgedIds.push(id);
   };
   /** A token of the rotated account, then resets until one reset is acknowledged: the token is revoked from that answer on. */
   const reset = async () => {
-    const granted = await timed('grant', (requestId) => t.grant(tenant, rotated.clientId, rotated.secret, { requestId }));
+    const granted = await timed('grant', (requestId) =>
+      t.grant(tenant, rotated.clientId, rotated.secret, { requestId }),
+    );
     if (granted?.status !== 200) return;
     const victim = (granted.body as { access_token: string }).access_token;
     while (running) {
-      const res = await timed('reset', (requestId) => t.portalApi(admin, 'POST', `/api/v1/service-accounts/${rotated.clientId}/reset-secret`, undefined, requestId));
+      const res = await timed('reset', (requestId) =>
+        t.portalApi(
+          admin,
+          'POST',
+          `/api/v1/service-accounts/${rotated.clientId}/reset-secret`,
+          undefined,
+          requestId,
+        ),
+      );
       if (res?.status === 200) {
         rotated.secret = (res.body as { secret: string }).secret;
         load.revoked.push({ token: victim, revokedAt: Date.now() });
@@ -126,14 +176,22 @@ export function startMixedLoad(t: Topology, accounts: LoadAccounts, { workers = 
     }
   };
   const probe = async () => {
-    const due = load.revoked.filter((r) => Date.now() > r.revokedAt + REVOCATION_DEADLINE_MS).slice(-5);
-    const targets = [{ where: 'ingress', base: t.urls.api }, ...t.platform.plantStores.map((store) => ({ where: store.name, base: store.url }))];
+    const due = load.revoked
+      .filter((r) => Date.now() > r.revokedAt + REVOCATION_DEADLINE_MS)
+      .slice(-5);
+    const targets = [
+      { where: 'ingress', base: t.urls.api },
+      ...t.platform.plantStores.map((store) => ({ where: store.name, base: store.url })),
+    ];
     for (const { token: revokedToken, revokedAt } of due) {
       await Promise.all(
         targets.map(async ({ where, base }) => {
           const at = Date.now();
           // A replica being restarted refuses the connection: no answer, nothing accepted.
-          const res = await httpRequest(`${base}/plants?limit=1`, { agent: t.agent, headers: { authorization: `Bearer ${revokedToken}` } }).catch(() => undefined);
+          const res = await httpRequest(`${base}/plants?limit=1`, {
+            agent: t.agent,
+            headers: { authorization: `Bearer ${revokedToken}` },
+          }).catch(() => undefined);
           load.probes.sent += 1;
           if (res?.status === 200) load.probes.accepted.push({ at, revokedAt, where });
         }),

@@ -8,7 +8,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, startPgBouncer, TEST_DATABASE_URL, uniqueName, type PgBouncerServer, type ServiceName } from '@plant/test-kit';
+import {
+  REPO_ROOT,
+  startPgBouncer,
+  TEST_DATABASE_URL,
+  uniqueName,
+  type PgBouncerServer,
+  type ServiceName,
+} from '@plant/test-kit';
 
 const run = promisify(execFile);
 const SERVICES: ServiceName[] = ['token-service', 'plant-store', 'account-admin'];
@@ -28,10 +35,18 @@ export interface PooledDatabase {
 export async function startPooledDatabase(): Promise<PooledDatabase> {
   const server = new URL(TEST_DATABASE_URL);
   const database = uniqueName('topo_pool').replace(/-/g, '_');
-  const roles = Object.fromEntries(SERVICES.map((s) => [s, `${database}_${s.replace(/-/g, '_')}`])) as Record<ServiceName, string>;
+  const roles = Object.fromEntries(
+    SERVICES.map((s) => [s, `${database}_${s.replace(/-/g, '_')}`]),
+  ) as Record<ServiceName, string>;
   const password = `test-only-${database}`;
-  const adminEnv = { ...process.env, PGHOST: server.hostname, PGPORT: server.port || '5432', PGUSER: decodeURIComponent(server.username) || 'postgres' };
-  const psql = (sql: string) => run('psql', ['-v', 'ON_ERROR_STOP=1', '-qAt', '-d', 'postgres', '-c', sql], { env: adminEnv });
+  const adminEnv = {
+    ...process.env,
+    PGHOST: server.hostname,
+    PGPORT: server.port || '5432',
+    PGUSER: decodeURIComponent(server.username) || 'postgres',
+  };
+  const psql = (sql: string) =>
+    run('psql', ['-v', 'ON_ERROR_STOP=1', '-qAt', '-d', 'postgres', '-c', sql], { env: adminEnv });
   const directUrlOf = (service: ServiceName) => {
     const url = new URL(TEST_DATABASE_URL);
     url.username = roles[service];
@@ -47,7 +62,11 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
   await psql(`create database "${database}"`);
   let pgbouncer: PgBouncerServer | undefined;
   try {
-    const initEnv: NodeJS.ProcessEnv = { ...adminEnv, POSTGRES_USER: adminEnv.PGUSER, POSTGRES_DB: database };
+    const initEnv: NodeJS.ProcessEnv = {
+      ...adminEnv,
+      POSTGRES_USER: adminEnv.PGUSER,
+      POSTGRES_DB: database,
+    };
     for (const service of SERVICES) {
       initEnv[`${envPrefix(service)}_DB_ROLE`] = roles[service];
       initEnv[`${envPrefix(service)}_DB_PASSWORD`] = password;
@@ -71,7 +90,12 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
     async migrate() {
       for (const service of SERVICES) {
         await run(process.execPath, [join(REPO_ROOT, 'services', service, 'dist/migrate.js')], {
-          env: { PATH: process.env.PATH ?? '', DATABASE_URL: pooled.urlOf(database, roles[service]), MIGRATION_DATABASE_URL: directUrlOf(service), LOG_LEVEL: 'warn' },
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: pooled.urlOf(database, roles[service]),
+            MIGRATION_DATABASE_URL: directUrlOf(service),
+            LOG_LEVEL: 'warn',
+          },
         });
       }
     },

@@ -34,25 +34,57 @@ export interface Topology {
   /** Sign-in through the ingress (portal sessions, user tokens). */
   signIn: SignInClient;
   /** A call to the portal's REST API with a signed-in user's session. */
-  portalApi(user: PortalUser, method: string, path: string, body?: unknown, requestId?: string): Promise<Answer>;
+  portalApi(
+    user: PortalUser,
+    method: string,
+    path: string,
+    body?: unknown,
+    requestId?: string,
+  ): Promise<Answer>;
   /** The client credentials grant (client_secret_post) through the ingress. */
-  grant(tenant: string, clientId: string, secret: string, options?: { agent?: Agent; requestId?: string }): Promise<Answer>;
-  listPlants(token: string, options?: { base?: string; requestId?: string; query?: string }): Promise<Answer>;
-  createPlant(token: string, plant: { id: string | number; name: string; tag?: string }, options?: { base?: string; requestId?: string }): Promise<Answer>;
+  grant(
+    tenant: string,
+    clientId: string,
+    secret: string,
+    options?: { agent?: Agent; requestId?: string },
+  ): Promise<Answer>;
+  listPlants(
+    token: string,
+    options?: { base?: string; requestId?: string; query?: string },
+  ): Promise<Answer>;
+  createPlant(
+    token: string,
+    plant: { id: string | number; name: string; tag?: string },
+    options?: { base?: string; requestId?: string },
+  ): Promise<Answer>;
   close(): Promise<void>;
 }
 
 /** A new tenant and its first Account Admin signed in to the portal through the ingress. */
-export async function signedInTenant(t: Topology, prefix: string): Promise<{ tenant: string; admin: PortalUser }> {
+export async function signedInTenant(
+  t: Topology,
+  prefix: string,
+): Promise<{ tenant: string; admin: PortalUser }> {
   const tenant = await t.platform.createTenant(prefix);
   const session = await t.signIn.portalSession(tenant, `admin@${tenant}.test`);
   return { tenant, admin: { cookie: session.cookie, csrf: session.csrf } };
 }
 
-export async function startTopology({ replicas = 2, platform: options = {} }: TopologyOptions = {}): Promise<Topology> {
-  const ports = await platformPorts({ tokenServices: replicas, plantStores: replicas, accountAdmins: replicas });
+export async function startTopology({
+  replicas = 2,
+  platform: options = {},
+}: TopologyOptions = {}): Promise<Topology> {
+  const ports = await platformPorts({
+    tokenServices: replicas,
+    plantStores: replicas,
+    accountAdmins: replicas,
+  });
   const ingress = await startIngress(ports);
-  const urls = { api: ingress.urlOf('plant-store'), auth: ingress.urlOf('token-service'), portal: ingress.urlOf('account-admin') };
+  const urls = {
+    api: ingress.urlOf('plant-store'),
+    auth: ingress.urlOf('token-service'),
+    portal: ingress.urlOf('account-admin'),
+  };
   let platform: Platform;
   try {
     platform = await startPlatform({
@@ -63,7 +95,11 @@ export async function startTopology({ replicas = 2, platform: options = {} }: To
       serviceEnv: {
         ...options.serviceEnv,
         'token-service': { TRUST_PROXY: INGRESS_ADDRESS, ...options.serviceEnv?.['token-service'] },
-        'plant-store': { PUBLIC_URL: urls.api, TOKEN_SERVICE_INTERNAL_URL: ingress.tokenServiceInternalUrl, ...options.serviceEnv?.['plant-store'] },
+        'plant-store': {
+          PUBLIC_URL: urls.api,
+          TOKEN_SERVICE_INTERNAL_URL: ingress.tokenServiceInternalUrl,
+          ...options.serviceEnv?.['plant-store'],
+        },
         'account-admin': {
           TRUST_PROXY: INGRESS_ADDRESS,
           TOKEN_SERVICE_INTERNAL_URL: ingress.tokenServiceInternalUrl,
@@ -77,18 +113,29 @@ export async function startTopology({ replicas = 2, platform: options = {} }: To
     throw err;
   }
   const agent = ingress.agent();
-  const traced = (requestId: string | undefined) => (requestId === undefined ? {} : { 'x-request-id': requestId });
+  const traced = (requestId: string | undefined) =>
+    requestId === undefined ? {} : { 'x-request-id': requestId };
   return {
     platform,
     ingress,
     urls,
     agent,
-    signIn: signInClient({ authUrl: urls.auth, portalUrl: urls.portal, hasPortal: () => true, agent }),
+    signIn: signInClient({
+      authUrl: urls.auth,
+      portalUrl: urls.portal,
+      hasPortal: () => true,
+      agent,
+    }),
     portalApi(user, method, path, body, requestId) {
       return httpRequest(`${urls.portal}${path}`, {
         method,
         agent,
-        headers: { cookie: user.cookie, 'x-csrf-token': user.csrf, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...traced(requestId) },
+        headers: {
+          cookie: user.cookie,
+          'x-csrf-token': user.csrf,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...traced(requestId),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     },
@@ -97,17 +144,28 @@ export async function startTopology({ replicas = 2, platform: options = {} }: To
         method: 'POST',
         agent: via,
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...traced(requestId) },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: secret,
+        }).toString(),
       });
     },
     listPlants(token, { base = urls.api, requestId, query = 'limit=1000' } = {}) {
-      return httpRequest(`${base}/plants?${query}`, { agent, headers: { authorization: `Bearer ${token}`, ...traced(requestId) } });
+      return httpRequest(`${base}/plants?${query}`, {
+        agent,
+        headers: { authorization: `Bearer ${token}`, ...traced(requestId) },
+      });
     },
     createPlant(token, plant, { base = urls.api, requestId } = {}) {
       return httpRequest(`${base}/plants`, {
         method: 'POST',
         agent,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...traced(requestId) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...traced(requestId),
+        },
         // The id as a JSON number whatever its size (an int64 is exact on the wire).
         body: `{"id":${plant.id},"name":${JSON.stringify(plant.name)}${plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`}}`,
       });

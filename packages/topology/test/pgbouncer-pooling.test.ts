@@ -8,7 +8,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { httpRequest } from '@plant/e2e';
 import { uniqueName } from '@plant/test-kit';
-import { runSeedFlow, signedInTenant, startPooledDatabase, startTopology, type PooledDatabase, type Topology } from '../src/index.js';
+import {
+  runSeedFlow,
+  signedInTenant,
+  startPooledDatabase,
+  startTopology,
+  type PooledDatabase,
+  type Topology,
+} from '../src/index.js';
 
 let db: PooledDatabase;
 let t: Topology;
@@ -21,7 +28,10 @@ beforeAll(async () => {
       // The token service's role; the operator CLI uses it too.
       databaseUrl: db.pooledUrlOf('token-service'),
       serviceEnv: {
-        'plant-store': { DATABASE_URL: db.pooledUrlOf('plant-store'), DATABASE_NAMED_STATEMENTS: 'false' },
+        'plant-store': {
+          DATABASE_URL: db.pooledUrlOf('plant-store'),
+          DATABASE_NAMED_STATEMENTS: 'false',
+        },
         'account-admin': { DATABASE_URL: db.pooledUrlOf('account-admin') },
       },
     },
@@ -44,7 +54,9 @@ describe('every service through PgBouncer in transaction pooling', () => {
     expect(flow.creates.map((c) => c.status)).toEqual([200, 200, 200, 200]);
     for (const list of flow.lists) expect([list.status, list.body]).toEqual([200, flow.plants]);
     expect([flow.oldSecret.status, flow.newSecret.status]).toEqual([401, 200]);
-    expect([...flow.oldTokenDirect, ...flow.oldTokenViaIngress].map((a) => a.status)).toEqual([401, 401, 401, 401]);
+    expect([...flow.oldTokenDirect, ...flow.oldTokenViaIngress].map((a) => a.status)).toEqual([
+      401, 401, 401, 401,
+    ]);
     expect(flow.newTokenDirect.map((a) => a.status)).toEqual([200, 200]);
   });
 
@@ -52,12 +64,25 @@ describe('every service through PgBouncer in transaction pooling', () => {
     const { admin } = await signedInTenant(t, 'cap');
     const taken = uniqueName('twin');
 
-    const twins = await Promise.all(Array.from({ length: 10 }, () => t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: taken })));
-    const burst = await Promise.all(Array.from({ length: 30 }, () => t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('burst') })));
-    const listed = (await t.portalApi(admin, 'GET', '/api/v1/service-accounts')).body as Array<{ name: string }>;
+    const twins = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: taken }),
+      ),
+    );
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        t.portalApi(admin, 'POST', '/api/v1/service-accounts', { name: uniqueName('burst') }),
+      ),
+    );
+    const listed = (await t.portalApi(admin, 'GET', '/api/v1/service-accounts')).body as Array<{
+      name: string;
+    }>;
 
     expect(twins.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
-    expect(burst.map((r) => r.status).sort()).toEqual([...Array(24).fill(201), ...Array(6).fill(409)]);
+    expect(burst.map((r) => r.status).sort()).toEqual([
+      ...Array(24).fill(201),
+      ...Array(6).fill(409),
+    ]);
     expect(listed.map((a) => a.name).filter((name) => name === taken)).toEqual([taken]);
     expect(listed).toHaveLength(25);
   });
@@ -65,10 +90,14 @@ describe('every service through PgBouncer in transaction pooling', () => {
   test('When twenty creates of one plant id race through both Plant Store replicas, then exactly one is stored and the others get 409', async () => {
     const { tenant } = await signedInTenant(t, 'race');
     const account = await t.platform.createServiceAccount(tenant, { role: 'Edit' });
-    const token = ((await t.grant(tenant, account.clientId, account.secret)).body as { access_token: string }).access_token;
+    const token = (
+      (await t.grant(tenant, account.clientId, account.secret)).body as { access_token: string }
+    ).access_token;
     const id = Date.now();
 
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.createPlant(token, { id, name: `Racer ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.createPlant(token, { id, name: `Racer ${i}` })),
+    );
     const listed = await t.listPlants(token);
 
     expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(19).fill(409)]);
@@ -78,14 +107,26 @@ describe('every service through PgBouncer in transaction pooling', () => {
   test('When a Plant Store keeps its named prepared statements through the pooler, then its lists break after the first (what DATABASE_NAMED_STATEMENTS=false is for), in the Error shape', async () => {
     const { tenant } = await signedInTenant(t, 'named');
     const account = await t.platform.createServiceAccount(tenant);
-    const token = (await t.grant(tenant, account.clientId, account.secret)).body as { access_token: string };
+    const token = (await t.grant(tenant, account.clientId, account.secret)).body as {
+      access_token: string;
+    };
     const named = await t.platform.startPlantStore({ DATABASE_NAMED_STATEMENTS: 'true' });
     try {
-      const answers = await Promise.all(Array.from({ length: 10 }, () => httpRequest(`${named.url}/plants`, { headers: { authorization: `Bearer ${token.access_token}` } })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          httpRequest(`${named.url}/plants`, {
+            headers: { authorization: `Bearer ${token.access_token}` },
+          }),
+        ),
+      );
       const failed = answers.filter((a) => a.status !== 200);
 
       expect(failed.length).toBeGreaterThan(0);
-      for (const answer of failed) expect([answer.status >= 500, Object.keys(answer.body as object).sort()]).toEqual([true, ['error', 'message']]);
+      for (const answer of failed)
+        expect([answer.status >= 500, Object.keys(answer.body as object).sort()]).toEqual([
+          true,
+          ['error', 'message'],
+        ]);
     } finally {
       await named.stop('SIGKILL');
     }

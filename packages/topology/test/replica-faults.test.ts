@@ -7,8 +7,25 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import { sleep, TEST_DATABASE_URL, waitReady, type ServiceName, type ServiceProcess } from '@plant/test-kit';
-import { formatSummary, loadAccounts, REVOCATION_DEADLINE_MS, startMixedLoad, startTopology, summarise, type FaultEvent, type LoadAccounts, type MixedLoad, type Topology } from '../src/index.js';
+import {
+  sleep,
+  TEST_DATABASE_URL,
+  waitReady,
+  type ServiceName,
+  type ServiceProcess,
+} from '@plant/test-kit';
+import {
+  formatSummary,
+  loadAccounts,
+  REVOCATION_DEADLINE_MS,
+  startMixedLoad,
+  startTopology,
+  summarise,
+  type FaultEvent,
+  type LoadAccounts,
+  type MixedLoad,
+  type Topology,
+} from '../src/index.js';
 
 const SERVICES: ServiceName[] = ['plant-store', 'token-service', 'account-admin'];
 let t: Topology;
@@ -22,7 +39,11 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const replicasOf = (service: ServiceName): ServiceProcess[] =>
-  service === 'plant-store' ? t.platform.plantStores : service === 'token-service' ? t.platform.tokenServices : t.platform.accountAdmins;
+  service === 'plant-store'
+    ? t.platform.plantStores
+    : service === 'token-service'
+      ? t.platform.tokenServices
+      : t.platform.accountAdmins;
 
 /** Stops the replica with `signal`, starts it again at its address and waits until it is ready. */
 async function cycle(replica: ServiceProcess, signal: NodeJS.Signals): Promise<FaultEvent> {
@@ -31,7 +52,16 @@ async function cycle(replica: ServiceProcess, signal: NodeJS.Signals): Promise<F
   const exitedAt = Date.now();
   const next = await t.platform.restart(replica, signal);
   const readyMs = await waitReady(next);
-  return { service: next.service, replica: next.name, address: `127.0.0.1:${next.port}`, signal, at, exitedAt, spawnedAt: next.spawnedAt, readyMs };
+  return {
+    service: next.service,
+    replica: next.name,
+    address: `127.0.0.1:${next.port}`,
+    signal,
+    at,
+    exitedAt,
+    spawnedAt: next.spawnedAt,
+    readyMs,
+  };
 }
 
 /**
@@ -61,7 +91,10 @@ async function storedIds(tenant: string): Promise<Set<string>> {
   const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await db.connect();
   try {
-    const { rows } = await db.query<{ id: string }>('select id::text as id from plants.plants where tenant = $1', [tenant]);
+    const { rows } = await db.query<{ id: string }>(
+      'select id::text as id from plants.plants where tenant = $1',
+      [tenant],
+    );
     return new Set(rows.map((r) => r.id));
   } finally {
     await db.end();
@@ -71,7 +104,13 @@ async function storedIds(tenant: string): Promise<Set<string>> {
 /** Every revoked token at every Plant Store replica, once the deadline has passed for all of them: how many were accepted. */
 async function finalProbe(load: MixedLoad): Promise<number> {
   await sleep(REVOCATION_DEADLINE_MS);
-  const answers = await Promise.all(load.revoked.flatMap(({ token }) => t.platform.plantStores.map((store) => t.listPlants(token, { base: store.url, query: 'limit=1' }))));
+  const answers = await Promise.all(
+    load.revoked.flatMap(({ token }) =>
+      t.platform.plantStores.map((store) =>
+        t.listPlants(token, { base: store.url, query: 'limit=1' }),
+      ),
+    ),
+  );
   return answers.filter((a) => a.status !== 401).length;
 }
 
@@ -86,15 +125,28 @@ describe('replicas killed and rolled under mixed load through nginx', () => {
     }
     await load.stop();
     const notRefused = await finalProbe(load);
-    const summary = summarise(load, events, t.ingress.accessLog(), await storedIds(accounts.tenant));
-    process.stdout.write(formatSummary('SIGKILL one replica of each service under mixed load', summary));
+    const summary = summarise(
+      load,
+      events,
+      t.ingress.accessLog(),
+      await storedIds(accounts.tenant),
+    );
+    process.stdout.write(
+      formatSummary('SIGKILL one replica of each service under mixed load', summary),
+    );
 
-    expect(summary.failures.filter((f) => !f.cause.startsWith('in flight') && !f.cause.startsWith('its back-channel'))).toEqual([]);
+    expect(
+      summary.failures.filter(
+        (f) => !f.cause.startsWith('in flight') && !f.cause.startsWith('its back-channel'),
+      ),
+    ).toEqual([]);
     expect(summary.lost).toEqual([]);
     expect([summary.revokedAccepted, notRefused]).toEqual([0, 0]);
     expect(summary.revokedTokens).toBeGreaterThan(3);
     expect(summary.acknowledged).toBeGreaterThan(50);
-    expect(events.map((e) => [e.replica, typeof e.readyMs, typeof e.servingMs])).toEqual(events.map((e) => [e.replica, 'number', 'number']));
+    expect(events.map((e) => [e.replica, typeof e.readyMs, typeof e.servingMs])).toEqual(
+      events.map((e) => [e.replica, 'number', 'number']),
+    );
   });
 
   test('When every replica of every service gets SIGTERM in turn under load, as a rolling update does, then no request fails, no acknowledged plant is lost and no revoked token is accepted', async () => {
@@ -102,13 +154,21 @@ describe('replicas killed and rolled under mixed load through nginx', () => {
     await sleep(1000);
     const events: FaultEvent[] = [];
     for (const service of SERVICES) {
-      for (let index = 0; index < replicasOf(service).length; index++) events.push(await roll(service, index));
+      for (let index = 0; index < replicasOf(service).length; index++)
+        events.push(await roll(service, index));
     }
     await sleep(1000);
     await load.stop();
     const notRefused = await finalProbe(load);
-    const summary = summarise(load, events, t.ingress.accessLog(), await storedIds(accounts.tenant));
-    process.stdout.write(formatSummary('SIGTERM every replica in turn (rolling update) under mixed load', summary));
+    const summary = summarise(
+      load,
+      events,
+      t.ingress.accessLog(),
+      await storedIds(accounts.tenant),
+    );
+    process.stdout.write(
+      formatSummary('SIGTERM every replica in turn (rolling update) under mixed load', summary),
+    );
 
     expect(summary.failures.map((f) => `${f.request.op} ${f.cause}`)).toEqual([]);
     expect(summary.lost).toEqual([]);

@@ -9,7 +9,15 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { httpRequest, metric } from '@plant/e2e';
 import { eventually, sleep, startSentinelGroup, type SentinelGroup } from '@plant/test-kit';
-import { formatSummary, loadAccounts, startMixedLoad, startTopology, summarise, type LoadAccounts, type Topology } from '../src/index.js';
+import {
+  formatSummary,
+  loadAccounts,
+  startMixedLoad,
+  startTopology,
+  summarise,
+  type LoadAccounts,
+  type Topology,
+} from '../src/index.js';
 
 const FAILURES_PER_CLIENT_IP = 12;
 let redis: SentinelGroup;
@@ -21,8 +29,14 @@ beforeAll(async () => {
   t = await startTopology({
     platform: {
       redisUrl: redis.redisUrl,
-      env: { REDIS_SENTINELS: redis.sentinelAddresses, REDIS_SENTINEL_NAME: redis.masterName, REDIS_SENTINEL_PASSWORD: redis.sentinelPassword },
-      serviceEnv: { 'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: String(FAILURES_PER_CLIENT_IP) } },
+      env: {
+        REDIS_SENTINELS: redis.sentinelAddresses,
+        REDIS_SENTINEL_NAME: redis.masterName,
+        REDIS_SENTINEL_PASSWORD: redis.sentinelPassword,
+      },
+      serviceEnv: {
+        'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: String(FAILURES_PER_CLIENT_IP) },
+      },
     },
   });
   accounts = await loadAccounts(t, 'sentinel');
@@ -44,7 +58,11 @@ describe('Redis with Sentinel: the master dies under load', () => {
           method: 'POST',
           agent: attacker,
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: accounts.editor.clientId, client_secret: 'pss_wrong' }).toString(),
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: accounts.editor.clientId,
+            client_secret: 'pss_wrong',
+          }).toString(),
         })
       ).status;
     const before: number[] = [];
@@ -54,35 +72,60 @@ describe('Redis with Sentinel: the master dies under load', () => {
     let browsing = true;
     const browse = (async () => {
       while (browsing) {
-        const page = await httpRequest(`${t.urls.portal}/settings/service-accounts`, { agent: t.agent, headers: { cookie: admin.cookie } });
-        pages.push(page.status === 303 && String(page.headers.location).includes('/login') ? 0 : page.status);
+        const page = await httpRequest(`${t.urls.portal}/settings/service-accounts`, {
+          agent: t.agent,
+          headers: { cookie: admin.cookie },
+        });
+        pages.push(
+          page.status === 303 && String(page.headers.location).includes('/login') ? 0 : page.status,
+        );
         await sleep(20);
       }
     })();
     const load = startMixedLoad(t, accounts);
     await sleep(1500);
-    const fallbacksBefore = await Promise.all(t.platform.plantStores.map((store) => metric(store, 'revocation_fallbacks_total')));
+    const fallbacksBefore = await Promise.all(
+      t.platform.plantStores.map((store) => metric(store, 'revocation_fallbacks_total')),
+    );
 
     const failover = await redis.killMaster();
     // The subscription comes back on the new master and a snapshot makes the map live again.
     for (const store of t.platform.plantStores) {
-      await eventually(async () => (await metric(store, 'revocation_live')) === 1 && (await metric(store, 'revocation_subscription_up')) === 1, `${store.name} is live on the new master`, 30_000);
+      await eventually(
+        async () =>
+          (await metric(store, 'revocation_live')) === 1 &&
+          (await metric(store, 'revocation_subscription_up')) === 1,
+        `${store.name} is live on the new master`,
+        30_000,
+      );
     }
     await sleep(1500);
     await load.stop();
     browsing = false;
     await browse;
-    const fallbacksAfter = await Promise.all(t.platform.plantStores.map((store) => metric(store, 'revocation_fallbacks_total')));
+    const fallbacksAfter = await Promise.all(
+      t.platform.plantStores.map((store) => metric(store, 'revocation_fallbacks_total')),
+    );
     const after: number[] = [];
-    while (after.length < FAILURES_PER_CLIENT_IP && !after.includes(429)) after.push(await wrongSecret());
+    while (after.length < FAILURES_PER_CLIENT_IP && !after.includes(429))
+      after.push(await wrongSecret());
     const summary = summarise(load, [], t.ingress.accessLog(), new Set(load.acknowledgedIds));
-    process.stdout.write(formatSummary(`Sentinel failover under mixed load (master ${failover.killed} killed, ${failover.promoted} promoted after ${failover.failoverMs} ms)`, summary));
-    process.stdout.write(`  portal pages during the failover: ${pages.filter((s) => s === 200).length} served, ${pages.filter((s) => s === 0).length} asked to sign in, ${pages.filter((s) => s !== 200 && s !== 0).length} errors\n\n`);
+    process.stdout.write(
+      formatSummary(
+        `Sentinel failover under mixed load (master ${failover.killed} killed, ${failover.promoted} promoted after ${failover.failoverMs} ms)`,
+        summary,
+      ),
+    );
+    process.stdout.write(
+      `  portal pages during the failover: ${pages.filter((s) => s === 200).length} served, ${pages.filter((s) => s === 0).length} asked to sign in, ${pages.filter((s) => s !== 200 && s !== 0).length} errors\n\n`,
+    );
 
     expect(failover.promoted).not.toBe(failover.killed);
     expect(summary.revokedAccepted).toBe(0);
     expect(summary.revokedTokens).toBeGreaterThan(3);
-    expect(summary.failures.map((f) => `${f.request.op} ${f.request.status} ${f.request.error ?? ''}`)).toEqual([]);
+    expect(
+      summary.failures.map((f) => `${f.request.op} ${f.request.status} ${f.request.error ?? ''}`),
+    ).toEqual([]);
     expect(pages.filter((status) => status !== 200 && status !== 0)).toEqual([]);
     expect(pages.length).toBeGreaterThan(5);
     // Checks fell back to the token service while the subscription was down, on every replica.

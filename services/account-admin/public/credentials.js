@@ -59,37 +59,62 @@
   });
   const addTrust = formDialog('trust-dialog', async (form) => {
     const value = (field) => $('#trust-' + field, form).value.trim();
-    return reloadOr(await portal.api('POST', base + '/trusts', { issuer: value('issuer'), subject: value('subject'), audience: value('audience') }), 201);
+    return reloadOr(
+      await portal.api('POST', base + '/trusts', {
+        issuer: value('issuer'),
+        subject: value('subject'),
+        audience: value('audience'),
+      }),
+      201,
+    );
   });
 
   const confirmations = {
     'remove-key': (id) => ({
       title: 'Remove key “' + id + '”?',
-      message: 'Assertions signed with this key stop working, and every token “' + name + '” holds now is revoked.',
+      message:
+        'Assertions signed with this key stop working, and every token “' +
+        name +
+        '” holds now is revoked.',
       button: 'Remove key',
       path: base + '/keys/' + encodeURIComponent(id),
     }),
     'remove-trust': (id, row) => ({
       title: 'Remove this trusted workload?',
-      message: 'Tokens of “' + row.querySelector('th').textContent.trim() + '” stop authenticating “' + name + '”, and every token it holds now is revoked.',
+      message:
+        'Tokens of “' +
+        row.querySelector('th').textContent.trim() +
+        '” stop authenticating “' +
+        name +
+        '”, and every token it holds now is revoked.',
       button: 'Remove trust',
       path: base + '/trusts/' + encodeURIComponent(id),
     }),
     'remove-secret': () => ({
       title: 'Remove the secret of “' + name + '”?',
-      message: 'The secret stops working and the tokens obtained with it are revoked. Keys and trusted workloads keep working. Reset secret gives it one again.',
+      message:
+        'The secret stops working and the tokens obtained with it are revoked. Keys and trusted workloads keep working. Reset secret gives it one again.',
       button: 'Remove secret',
       path: base + '/secret',
     }),
     disable: () => ({
       title: 'Disable “' + name + '”?',
-      message: 'Every token it holds is refused at once, and none of its credentials works until it is enabled again.',
+      message:
+        'Every token it holds is refused at once, and none of its credentials works until it is enabled again.',
       button: 'Disable',
       path: base + '/disable',
       method: 'POST',
       status: 200,
     }),
-    enable: () => ({ title: 'Enable “' + name + '”?', message: 'Its credentials work again.', button: 'Enable', path: base + '/enable', method: 'POST', status: 200, safe: true }),
+    enable: () => ({
+      title: 'Enable “' + name + '”?',
+      message: 'Its credentials work again.',
+      button: 'Enable',
+      path: base + '/enable',
+      method: 'POST',
+      status: 200,
+      safe: true,
+    }),
   };
 
   document.addEventListener('click', (event) => {
@@ -108,7 +133,8 @@
       message: step.message,
       button: step.button,
       danger: !step.safe,
-      action: async () => reloadOr(await portal.api(step.method || 'DELETE', step.path), step.status || 204),
+      action: async () =>
+        reloadOr(await portal.api(step.method || 'DELETE', step.path), step.status || 204),
     });
   });
 })();

@@ -11,7 +11,9 @@ const FOCUSABLE_ACTIONS = ['create', 'edit', 'reset', 'delete'];
 /** Reloads the page; after it, focus goes back to `trigger` (or its row's same action) and `message` is announced. */
 export function reloadAfter(trigger, message) {
   const row = trigger ? rowOf(trigger) : null;
-  const focus = row ? { clientId: row.dataset.clientId, action: trigger.dataset.action } : { action: 'create' };
+  const focus = row
+    ? { clientId: row.dataset.clientId, action: trigger.dataset.action }
+    : { action: 'create' };
   try {
     sessionStorage.setItem(AFTER_RELOAD, JSON.stringify({ focus, message }));
   } catch {
@@ -31,9 +33,12 @@ export function restoreAfterReload() {
   }
   if (!saved || typeof saved !== 'object' || !saved.focus) return;
   const action = FOCUSABLE_ACTIONS.includes(saved.focus.action) ? saved.focus.action : 'create';
-  const row = [...document.querySelectorAll('tr[data-client-id]')].find((r) => r.dataset.clientId === saved.focus.clientId);
+  const row = [...document.querySelectorAll('tr[data-client-id]')].find(
+    (r) => r.dataset.clientId === saved.focus.clientId,
+  );
   // A deleted row is gone: focus goes to the page's next thing to do.
-  const target = (row && $('[data-action="' + action + '"]', row)) || $('[data-action="create"]') || $('#main');
+  const target =
+    (row && $('[data-action="' + action + '"]', row)) || $('[data-action="create"]') || $('#main');
   if (target) target.focus();
   const status = $('#page-status');
   if (status && typeof saved.message === 'string') status.textContent = saved.message;

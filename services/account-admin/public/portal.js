@@ -58,7 +58,11 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
       busy(createForm, false);
       if (result.status === 201) {
         createDialog.close();
-        showSecret(result.body, 'Service account “' + result.body.name + '” created', 'Service account “' + result.body.name + '” created.');
+        showSecret(
+          result.body,
+          'Service account “' + result.body.name + '” created',
+          'Service account “' + result.body.name + '” created.',
+        );
       } else {
         showError($('#create-error'), messageOf(result));
         $('#create-name').focus();
@@ -82,7 +86,9 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
       $('#secret-value').value = '';
       reloadAfter(lastTrigger, secretOutcome);
     };
-    $('[data-action="secret-done"]', secretDialog).addEventListener('click', () => secretDialog.close());
+    $('[data-action="secret-done"]', secretDialog).addEventListener('click', () =>
+      secretDialog.close(),
+    );
     secretDialog.addEventListener('close', forget);
     for (const button of secretDialog.querySelectorAll('[data-copy]')) {
       button.addEventListener('click', async () => {
@@ -96,9 +102,13 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
           copied = document.execCommand && document.execCommand('copy');
         }
         const what = button.dataset.copy === 'secret-value' ? 'Secret' : 'Client ID';
-        $('#copy-status').textContent = copied ? what + ' copied to the clipboard.' : 'Select the text and copy it.';
+        $('#copy-status').textContent = copied
+          ? what + ' copied to the clipboard.'
+          : 'Select the text and copy it.';
         button.textContent = copied ? 'Copied' : 'Copy';
-        setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+        setTimeout(() => {
+          button.textContent = 'Copy';
+        }, 2000);
       });
     }
   }
@@ -145,21 +155,27 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     if (action === 'reset') {
       confirm({
         title: 'Reset secret of “' + name + '”?',
-        message: 'A new secret is generated. The current secret and every token obtained with it stop working immediately.',
+        message:
+          'A new secret is generated. The current secret and every token obtained with it stop working immediately.',
         button: 'Reset secret',
         danger: true,
         action: async () => {
           const result = await api('POST', path + '/reset-secret');
           if (result.status !== 200) return messageOf(result);
           confirmDialog.close();
-          showSecret(result.body, 'New secret for “' + result.body.name + '”', 'The secret of “' + result.body.name + '” was reset.');
+          showSecret(
+            result.body,
+            'New secret for “' + result.body.name + '”',
+            'The secret of “' + result.body.name + '” was reset.',
+          );
           return null;
         },
       });
     } else if (action === 'delete') {
       confirm({
         title: 'Delete “' + name + '”?',
-        message: 'Automation using this service account stops working immediately. This cannot be undone.',
+        message:
+          'Automation using this service account stops working immediately. This cannot be undone.',
         button: 'Delete',
         danger: true,
         action: async () => {
@@ -182,7 +198,8 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     editPath = path;
     editName = row.dataset.name;
     $('#edit-title').textContent = 'Edit “' + row.dataset.name + '”';
-    for (const radio of editDialog.querySelectorAll('input[name="role"]')) radio.checked = radio.value === row.dataset.role;
+    for (const radio of editDialog.querySelectorAll('input[name="role"]'))
+      radio.checked = radio.value === row.dataset.role;
     $('#edit-grants').value = row.dataset.grants || '';
     $('#edit-dpop').checked = row.dataset.dpop === 'true';
     clearError($('#edit-error'));
@@ -193,12 +210,20 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const role = (editDialog.querySelector('input[name="role"]:checked') || {}).value;
-      const tags = $('#edit-grants').value.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+      const tags = $('#edit-grants')
+        .value.split(',')
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0);
       const grants = [...new Set(tags)].map((tag) => ({ tag, permission: 'edit' }));
       busy(form, true);
-      const result = await api('PATCH', editPath, { role, grants, dpop_bound_access_tokens: $('#edit-dpop').checked });
+      const result = await api('PATCH', editPath, {
+        role,
+        grants,
+        dpop_bound_access_tokens: $('#edit-dpop').checked,
+      });
       busy(form, false);
-      if (result.status === 200) reloadAfter(lastTrigger, 'Role and grants of “' + editName + '” saved.');
+      if (result.status === 200)
+        reloadAfter(lastTrigger, 'Role and grants of “' + editName + '” saved.');
       else showError($('#edit-error'), messageOf(result));
     });
   }
@@ -215,7 +240,8 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
 
   async function signOut() {
     const result = await api('POST', '/logout');
-    const target = result.body && typeof result.body.redirect === 'string' ? result.body.redirect : '/';
+    const target =
+      result.body && typeof result.body.redirect === 'string' ? result.body.redirect : '/';
     window.location.assign(target);
   }
 })();

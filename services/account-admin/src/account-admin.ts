@@ -2,7 +2,11 @@
  * Wires account-admin: Postgres (audit trail), Redis (sessions), the token service's
  * internal API, bearer verification with the revocation map, the public and the management listener.
  */
-import { createBearerAuth, revocationSyncFromConfig, type RevocationSync } from '@plant/resource-auth';
+import {
+  createBearerAuth,
+  revocationSyncFromConfig,
+  type RevocationSync,
+} from '@plant/resource-auth';
 import { createDatabase } from '@plant/shared/db';
 import {
   createManagementApp,
@@ -44,8 +48,18 @@ export interface AccountAdmin {
   close(): Promise<void>;
 }
 
-export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, options: AccountAdminOptions = {}): AccountAdmin {
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'account-admin', logger });
+export function createAccountAdmin(
+  config: AccountAdminConfig,
+  logger: Logger,
+  options: AccountAdminOptions = {},
+): AccountAdmin {
+  const db = createDatabase({
+    connectionString: config.DATABASE_URL,
+    schema: SCHEMA,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName: 'account-admin',
+    logger,
+  });
   const redis = createRedisClient(redisTargetOf(config), {
     connectTimeout: 2000,
     // A session read or write waits for Redis up to SESSION_STORE_WAIT_MS (a Sentinel failover
@@ -65,8 +79,15 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     registers: [metrics],
   });
 
-  const tokenService = new TokenServiceClient({ baseUrl: config.TOKEN_SERVICE_INTERNAL_URL, internalToken: config.INTERNAL_API_TOKEN, mapError: toAdminError });
-  const revocation: RevocationSync | undefined = options.revocation === false ? undefined : revocationSyncFromConfig(config, { logger, metrics });
+  const tokenService = new TokenServiceClient({
+    baseUrl: config.TOKEN_SERVICE_INTERNAL_URL,
+    internalToken: config.INTERNAL_API_TOKEN,
+    mapError: toAdminError,
+  });
+  const revocation: RevocationSync | undefined =
+    options.revocation === false
+      ? undefined
+      : revocationSyncFromConfig(config, { logger, metrics });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,
@@ -77,7 +98,10 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });
-  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
+  registerCacheMetrics(metrics, {
+    jwks: () => auth.jwksStats(),
+    verified_tokens: () => auth.verifiedTokenStats(),
+  });
   const audit = createAuditRepository(db);
   const store = createSessionStore(redis, config.SESSION_SECRET);
   const sessions = createPortalSessions({
@@ -87,9 +111,22 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     secure: config.PORTAL_URL.startsWith('https:'),
     ttlSeconds: config.SESSION_TTL_SECONDS,
   });
-  const oidc = createOidcClients({ authUrl: config.AUTH_URL, authInternalUrl: config.AUTH_INTERNAL_URL, portalUrl: config.PORTAL_URL });
+  const oidc = createOidcClients({
+    authUrl: config.AUTH_URL,
+    authInternalUrl: config.AUTH_INTERNAL_URL,
+    portalUrl: config.PORTAL_URL,
+  });
   // Pending sign-ins (Redis records of GET /login) per source and in total, over their lifetime.
-  const signInStarts = createSourceBudget(redis, 'portal-signin-start', { perSource: config.SIGN_IN_STARTS_PER_IP, total: config.SIGN_IN_STARTS_TOTAL, windowSeconds: SIGN_IN_TTL_SECONDS }, logger);
+  const signInStarts = createSourceBudget(
+    redis,
+    'portal-signin-start',
+    {
+      perSource: config.SIGN_IN_STARTS_PER_IP,
+      total: config.SIGN_IN_STARTS_TOTAL,
+      windowSeconds: SIGN_IN_TTL_SECONDS,
+    },
+    logger,
+  );
 
   const app = createApp({
     accounts: { tokenService, audit, logger, onAuditWriteFailure: () => auditFailures.inc() },
@@ -113,7 +150,9 @@ export function createAccountAdmin(config: AccountAdminConfig, logger: Logger, o
     readiness: {
       database: () => audit.ping(),
       redis: () => store.ping(),
-      ...(revocation ? { revocation: readyWhen(revocation, 'revocation snapshot not loaded') } : {}),
+      ...(revocation
+        ? { revocation: readyWhen(revocation, 'revocation snapshot not loaded') }
+        : {}),
     },
   });
 
@@ -142,11 +181,17 @@ export interface AccountAdminProcess {
 }
 
 /** Starts the service and listens on both ports; `stop` drains in-flight requests, then closes pools and Redis. */
-export async function runAccountAdmin(config: AccountAdminConfig, logger: Logger): Promise<AccountAdminProcess> {
+export async function runAccountAdmin(
+  config: AccountAdminConfig,
+  logger: Logger,
+): Promise<AccountAdminProcess> {
   const service = createAccountAdmin(config, logger);
   await service.start();
   const web = await startWebServer(service.app, { port: config.PORT, host: config.HOST });
-  const management = await startWebServer(service.management, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
+  const management = await startWebServer(service.management, {
+    port: config.MANAGEMENT_PORT,
+    host: config.MANAGEMENT_HOST,
+  });
   return {
     port: web.port,
     managementPort: management.port,

@@ -3,4 +3,9 @@ import { runMigrationsMain } from '@plant/shared/service-main';
 import { configShape } from './config.js';
 import { migrations, SCHEMA } from './data-access/migrations/index.js';
 
-runMigrationsMain({ name: 'account-admin-migrate', schema: SCHEMA, migrations, databaseUrl: configShape.DATABASE_URL });
+runMigrationsMain({
+  name: 'account-admin-migrate',
+  schema: SCHEMA,
+  migrations,
+  databaseUrl: configShape.DATABASE_URL,
+});

@@ -27,13 +27,21 @@ describe('CSRF', () => {
     });
 
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ error: 403, message: 'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header' });
-    const list = (await (await p.call(p.admin, 'GET', '/service-accounts')).json()) as Array<{ name: string }>;
+    expect(await res.json()).toEqual({
+      error: 403,
+      message:
+        'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header',
+    });
+    const list = (await (await p.call(p.admin, 'GET', '/service-accounts')).json()) as Array<{
+      name: string;
+    }>;
     expect(list.map((a) => a.name)).not.toContain(name);
   });
 
   test('When the header does not match the cookie, or both carry a value not minted for this session, then it answers 403', async () => {
-    const mismatch = await p.call(p.admin, 'DELETE', `/service-accounts/${robot.client_id}`, { headers: { 'x-csrf-token': 'forged' } });
+    const mismatch = await p.call(p.admin, 'DELETE', `/service-accounts/${robot.client_id}`, {
+      headers: { 'x-csrf-token': 'forged' },
+    });
     expect(mismatch.status).toBe(403);
     const jar = new CookieJar();
     jar.set('aa_session', p.admin.jar.get('aa_session')!);
@@ -44,13 +52,17 @@ describe('CSRF', () => {
     });
     expect(planted.status).toBe(403);
     // Another session's token does not fit this session either.
-    const crossed = await p.call(p.admin, 'DELETE', `/service-accounts/${robot.client_id}`, { headers: { 'x-csrf-token': viewer.csrf } });
+    const crossed = await p.call(p.admin, 'DELETE', `/service-accounts/${robot.client_id}`, {
+      headers: { 'x-csrf-token': viewer.csrf },
+    });
     expect(crossed.status).toBe(403);
     expect((await p.call(p.admin, 'GET', `/service-accounts/${robot.client_id}`)).status).toBe(200);
   });
 
   test('When a session reads, then no CSRF token is needed', async () => {
-    const res = await fetch(`${p.portal.url}/api/v1/service-accounts`, { headers: { cookie: p.admin.cookie() } });
+    const res = await fetch(`${p.portal.url}/api/v1/service-accounts`, {
+      headers: { cookie: p.admin.cookie() },
+    });
     expect(res.status).toBe(200);
   });
 });

@@ -5,7 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { freePort, startTestIssuer, uniqueName, type TestIssuer } from '@plant/test-kit';
 import { signIn, userAccessToken, type PortalSession } from './helpers/browser-client.js';
-import { ACCOUNT_ADMIN_AUDIENCE, createTenant, startPortal, type PortalHandle } from './helpers/platform.js';
+import {
+  ACCOUNT_ADMIN_AUDIENCE,
+  createTenant,
+  startPortal,
+  type PortalHandle,
+} from './helpers/platform.js';
 import { useSignedInPortal } from './helpers/portal-api.js';
 
 const p = useSignedInPortal();
@@ -58,17 +63,32 @@ describe('roles', () => {
     const audit = await p.call(viewer, 'GET', '/audit-events');
 
     expect([list.status, one.status, me.status, audit.status]).toEqual([200, 200, 200, 200]);
-    expect(await me.json()).toEqual({ tenant: p.acme.tenant, sub: expect.any(String), email: p.acme.viewer.email, principal_type: 'user', role: 'View', can_manage_service_accounts: false });
+    expect(await me.json()).toEqual({
+      tenant: p.acme.tenant,
+      sub: expect.any(String),
+      email: p.acme.viewer.email,
+      principal_type: 'user',
+      role: 'View',
+      can_manage_service_accounts: false,
+    });
   });
 
   test('When an Edit user (bearer token) manages service accounts, then it answers 403 insufficient_scope', async () => {
     const token = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, p.acme.editor);
 
-    const res = await p.call(undefined, 'POST', '/service-accounts', { body: { name: uniqueName('edit') }, headers: { authorization: `Bearer ${token}` } });
+    const res = await p.call(undefined, 'POST', '/service-accounts', {
+      body: { name: uniqueName('edit') },
+      headers: { authorization: `Bearer ${token}` },
+    });
 
     expect(res.status).toBe(403);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="account-admin", error="insufficient_scope", error_description="Managing service accounts needs the Account Admin role"');
-    expect(await res.json()).toEqual({ error: 403, message: 'Managing service accounts needs the Account Admin role' });
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer realm="account-admin", error="insufficient_scope", error_description="Managing service accounts needs the Account Admin role"',
+    );
+    expect(await res.json()).toEqual({
+      error: 403,
+      message: 'Managing service accounts needs the Account Admin role',
+    });
   });
 });
 
@@ -81,7 +101,11 @@ describe('service-account tokens', () => {
     // by a realm key with this audience is minted here to prove the API refuses it anyway.
     issuer = await startTestIssuer({ authUrl: p.ts.authUrl, audience: ACCOUNT_ADMIN_AUDIENCE });
     issuer.addRealm(p.acme.tenant);
-    issuerPortal = await startPortal(p.ts, { port: await freePort(), jwksBaseUrl: issuer.url, revocation: false });
+    issuerPortal = await startPortal(p.ts, {
+      port: await freePort(),
+      jwksBaseUrl: issuer.url,
+      revocation: false,
+    });
   });
 
   afterAll(async () => {
@@ -89,36 +113,73 @@ describe('service-account tokens', () => {
     await issuer?.close();
   });
 
-  test.each(['View', 'Edit', 'Account Admin'])('When a service-account token with role %s manages service accounts, then every management call answers 403', async (role) => {
-    const token = issuer.mint({ tenant: p.acme.tenant, claims: { sub: robot.client_id, client_id: robot.client_id, principal_type: 'service_account', role } });
-    for (const [method, path, body] of managementCalls(robot.client_id)) {
-      const res = await fetch(`${issuerPortal.url}/api/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  test.each(['View', 'Edit', 'Account Admin'])(
+    'When a service-account token with role %s manages service accounts, then every management call answers 403',
+    async (role) => {
+      const token = issuer.mint({
+        tenant: p.acme.tenant,
+        claims: {
+          sub: robot.client_id,
+          client_id: robot.client_id,
+          principal_type: 'service_account',
+          role,
+        },
       });
-      const message = 'A service account cannot manage service accounts; sign in as a user with the Account Admin role';
-      expect({ method, status: res.status, body: await res.json(), challenge: res.headers.get('www-authenticate') }).toEqual({
-        method,
-        status: 403,
-        body: { error: 403, message },
-        challenge: `Bearer realm="account-admin", error="insufficient_scope", error_description="${message}"`,
-      });
-    }
-    const still = await p.call(p.admin, 'GET', `/service-accounts/${robot.client_id}`);
-    expect(still.status).toBe(200);
-  });
+      for (const [method, path, body] of managementCalls(robot.client_id)) {
+        const res = await fetch(`${issuerPortal.url}/api/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const message =
+          'A service account cannot manage service accounts; sign in as a user with the Account Admin role';
+        expect({
+          method,
+          status: res.status,
+          body: await res.json(),
+          challenge: res.headers.get('www-authenticate'),
+        }).toEqual({
+          method,
+          status: 403,
+          body: { error: 403, message },
+          challenge: `Bearer realm="account-admin", error="insufficient_scope", error_description="${message}"`,
+        });
+      }
+      const still = await p.call(p.admin, 'GET', `/service-accounts/${robot.client_id}`);
+      expect(still.status).toBe(200);
+    },
+  );
 
   test('When a service-account token reads, then the read routes answer 200', async () => {
-    const token = issuer.mint({ tenant: p.acme.tenant, claims: { sub: robot.client_id, client_id: robot.client_id, principal_type: 'service_account', role: 'View' } });
+    const token = issuer.mint({
+      tenant: p.acme.tenant,
+      claims: {
+        sub: robot.client_id,
+        client_id: robot.client_id,
+        principal_type: 'service_account',
+        role: 'View',
+      },
+    });
     const headers = { authorization: `Bearer ${token}` };
 
     const list = await fetch(`${issuerPortal.url}/api/v1/service-accounts`, { headers });
     const me = await fetch(`${issuerPortal.url}/api/v1/me`, { headers });
 
     expect(list.status).toBe(200);
-    expect(((await list.json()) as Array<{ client_id: string }>).map((a) => a.client_id)).toContain(robot.client_id);
-    expect(await me.json()).toEqual({ tenant: p.acme.tenant, sub: robot.client_id, email: null, principal_type: 'service_account', role: 'View', can_manage_service_accounts: false });
+    expect(((await list.json()) as Array<{ client_id: string }>).map((a) => a.client_id)).toContain(
+      robot.client_id,
+    );
+    expect(await me.json()).toEqual({
+      tenant: p.acme.tenant,
+      sub: robot.client_id,
+      email: null,
+      principal_type: 'service_account',
+      role: 'View',
+      can_manage_service_accounts: false,
+    });
   });
 });
 
@@ -129,9 +190,15 @@ describe('tenant isolation', () => {
     expect(await read.json()).toEqual({ error: 404, message: 'Service account not found' });
     for (const [method, path, body] of managementCalls(robot.client_id).slice(1)) {
       const res = await p.call(globexAdmin, method, path, { body });
-      expect({ method, status: res.status, body: await res.json() }).toEqual({ method, status: 404, body: { error: 404, message: 'Service account not found' } });
+      expect({ method, status: res.status, body: await res.json() }).toEqual({
+        method,
+        status: 404,
+        body: { error: 404, message: 'Service account not found' },
+      });
     }
-    const list = (await (await p.call(globexAdmin, 'GET', '/service-accounts')).json()) as Array<{ client_id: string }>;
+    const list = (await (await p.call(globexAdmin, 'GET', '/service-accounts')).json()) as Array<{
+      client_id: string;
+    }>;
     expect(list.map((a) => a.client_id)).not.toContain(robot.client_id);
     const events = (await (await p.call(globexAdmin, 'GET', '/audit-events')).json()) as unknown[];
     expect(events).toEqual([]);

@@ -10,15 +10,36 @@ import { BadRequest } from '@plant/shared/api';
 import { parseJsonLossless } from '@plant/shared/http';
 import { MAX_GRANTS } from '@plant/shared/token-service-client';
 import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-validators.js';
-import { AddKeyBody, AddTrustBody, isKeyId, isTrustId, ServiceAccountKeyPath, ServiceAccountTrustPath } from '../src/domain/service-account-credential-validators.js';
-import { CreateServiceAccountBody, isClientId, ServiceAccountPath, UpdateServiceAccountBody } from '../src/domain/service-account-validators.js';
+import {
+  AddKeyBody,
+  AddTrustBody,
+  isKeyId,
+  isTrustId,
+  ServiceAccountKeyPath,
+  ServiceAccountTrustPath,
+} from '../src/domain/service-account-credential-validators.js';
+import {
+  CreateServiceAccountBody,
+  isClientId,
+  ServiceAccountPath,
+  UpdateServiceAccountBody,
+} from '../src/domain/service-account-validators.js';
 import { accountAdminOperations } from '../src/entry-points/api/openapi.js';
 import { document, documentSchema, schemaErrors } from './helpers/openapi-check.js';
 
-const operations = accountAdminOperations().definitions.flatMap((d) => (d.type === 'route' ? [d.route] : []));
-const operation = (method: string, path: string) => operations.find((r) => r.method === method && r.path === path);
-const bodySchemaOf = (method: string, path: string) => (operation(method, path)?.request?.body?.content['application/json'] as { schema?: unknown } | undefined)?.schema;
-const grants = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ tag: `t${i}`, permission: 'edit' })));
+const operations = accountAdminOperations().definitions.flatMap((d) =>
+  d.type === 'route' ? [d.route] : [],
+);
+const operation = (method: string, path: string) =>
+  operations.find((r) => r.method === method && r.path === path);
+const bodySchemaOf = (method: string, path: string) =>
+  (
+    operation(method, path)?.request?.body?.content['application/json'] as
+      | { schema?: unknown }
+      | undefined
+  )?.schema;
+const grants = (n: number) =>
+  JSON.stringify(Array.from({ length: n }, (_, i) => ({ tag: `t${i}`, permission: 'edit' })));
 
 test('When the operations are registered, then each carries the schema object its route parses with', () => {
   expect(bodySchemaOf('post', '/service-accounts')).toBe(CreateServiceAccountBody);
@@ -41,12 +62,27 @@ test('When the operations are registered, then each carries the schema object it
     'post /service-accounts/{client_id}/reset-secret',
     'post /service-accounts/{client_id}/trusts',
   ]);
-  const pathOf: Record<string, unknown> = { key_id: ServiceAccountKeyPath, trust_id: ServiceAccountTrustPath };
-  for (const route of withClientId) expect(route.request?.params).toBe(pathOf[/\{(key_id|trust_id)\}/.exec(route.path)?.[1] ?? ''] ?? ServiceAccountPath);
+  const pathOf: Record<string, unknown> = {
+    key_id: ServiceAccountKeyPath,
+    trust_id: ServiceAccountTrustPath,
+  };
+  for (const route of withClientId)
+    expect(route.request?.params).toBe(
+      pathOf[/\{(key_id|trust_id)\}/.exec(route.path)?.[1] ?? ''] ?? ServiceAccountPath,
+    );
 });
 
 test('When a response lacks a field or carries a wrong type, then the schema check reports it (the check can fail)', () => {
-  expect(schemaErrors('ServiceAccount', { name: 'x', client_id: 'sa-1', role: 'Admin', grants: [], created_at: '2026-01-01T00:00:00Z', created_by: null })).not.toEqual([]);
+  expect(
+    schemaErrors('ServiceAccount', {
+      name: 'x',
+      client_id: 'sa-1',
+      role: 'Admin',
+      grants: [],
+      created_at: '2026-01-01T00:00:00Z',
+      created_by: null,
+    }),
+  ).not.toEqual([]);
 });
 
 describe('the credential routes', () => {
@@ -59,22 +95,56 @@ describe('the credential routes', () => {
     ['a PEM over 8192 characters', `{"pem":"${'x'.repeat(8193)}"}`, false],
     ['an unknown field', '{"pem":"x","kid":"y"}', false],
   ])('When a key body has %s, then the route and the document agree', (_case, text, accepted) => {
-    const documented = documentSchema('paths', '/service-accounts/{client_id}/keys', 'post', 'requestBody', 'content', 'application/json', 'schema');
+    const documented = documentSchema(
+      'paths',
+      '/service-accounts/{client_id}/keys',
+      'post',
+      'requestBody',
+      'content',
+      'application/json',
+      'schema',
+    );
     const route = AddKeyBody.safeParse(parseJsonLossless(text)).success;
-    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 
   test.each([
     ['all three', '{"issuer":"https://i.example","subject":"s","audience":"a"}', true],
-    ['a subject at 512 characters', `{"issuer":"https://i.example","subject":"${'s'.repeat(512)}","audience":"a"}`, true],
-    ['a subject over 512 characters', `{"issuer":"https://i.example","subject":"${'s'.repeat(513)}","audience":"a"}`, false],
+    [
+      'a subject at 512 characters',
+      `{"issuer":"https://i.example","subject":"${'s'.repeat(512)}","audience":"a"}`,
+      true,
+    ],
+    [
+      'a subject over 512 characters',
+      `{"issuer":"https://i.example","subject":"${'s'.repeat(513)}","audience":"a"}`,
+      false,
+    ],
     ['no audience', '{"issuer":"https://i.example","subject":"s"}', false],
     ['an empty issuer', '{"issuer":"","subject":"s","audience":"a"}', false],
-    ['an unknown field', '{"issuer":"https://i.example","subject":"s","audience":"a","id":"x"}', false],
+    [
+      'an unknown field',
+      '{"issuer":"https://i.example","subject":"s","audience":"a","id":"x"}',
+      false,
+    ],
   ])('When a trust body has %s, then the route and the document agree', (_case, text, accepted) => {
-    const documented = documentSchema('paths', '/service-accounts/{client_id}/trusts', 'post', 'requestBody', 'content', 'application/json', 'schema');
+    const documented = documentSchema(
+      'paths',
+      '/service-accounts/{client_id}/trusts',
+      'post',
+      'requestBody',
+      'content',
+      'application/json',
+      'schema',
+    );
     const route = AddTrustBody.safeParse(parseJsonLossless(text)).success;
-    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 
   test.each([
@@ -83,15 +153,32 @@ describe('the credential routes', () => {
     ['key_id', 'x'.repeat(129), false, isKeyId],
     ['trust_id', 'trust-0123456789abcdef', true, isTrustId],
     ['trust_id', 'trust-xyz', false, isTrustId],
-  ])('When the path %s is %s, then the parser and the document agree', (name, value, accepted, parser) => {
-    const path = name === 'key_id' ? '/service-accounts/{client_id}/keys/{key_id}' : '/service-accounts/{client_id}/trusts/{trust_id}';
-    const documented = documentSchema('paths', path, 'delete', 'parameters', '1', 'schema');
-    expect({ parser: parser(value), document: documented(value) }).toEqual({ parser: accepted, document: accepted });
-  });
+  ])(
+    'When the path %s is %s, then the parser and the document agree',
+    (name, value, accepted, parser) => {
+      const path =
+        name === 'key_id'
+          ? '/service-accounts/{client_id}/keys/{key_id}'
+          : '/service-accounts/{client_id}/trusts/{trust_id}';
+      const documented = documentSchema('paths', path, 'delete', 'parameters', '1', 'schema');
+      expect({ parser: parser(value), document: documented(value) }).toEqual({
+        parser: accepted,
+        document: accepted,
+      });
+    },
+  );
 });
 
 describe('POST /service-accounts', () => {
-  const documented = documentSchema('paths', '/service-accounts', 'post', 'requestBody', 'content', 'application/json', 'schema');
+  const documented = documentSchema(
+    'paths',
+    '/service-accounts',
+    'post',
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  );
 
   test.each([
     ['a name', '{"name":"ci-bot"}', true],
@@ -110,22 +197,45 @@ describe('POST /service-accounts', () => {
     ['an array', '[]', false],
   ])('When the body has %s, then the route and the document agree', (_case, text, accepted) => {
     const route = CreateServiceAccountBody.safeParse(parseJsonLossless(text)).success;
-    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 });
 
 describe('PATCH /service-accounts/{client_id}', () => {
-  const documented = documentSchema('paths', '/service-accounts/{client_id}', 'patch', 'requestBody', 'content', 'application/json', 'schema');
+  const documented = documentSchema(
+    'paths',
+    '/service-accounts/{client_id}',
+    'patch',
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  );
 
   test.each([
     ['role View', '{"role":"View"}', true],
     ['role Edit and grants', '{"role":"Edit","grants":[{"tag":"a","permission":"edit"}]}', true],
     ['no grants', '{"grants":[]}', true],
     [`${MAX_GRANTS} grants`, `{"grants":${grants(MAX_GRANTS)}}`, true],
-    ['a tag at 64 characters', `{"grants":[{"tag":"${'x'.repeat(64)}","permission":"edit"}]}`, true],
+    [
+      'a tag at 64 characters',
+      `{"grants":[{"tag":"${'x'.repeat(64)}","permission":"edit"}]}`,
+      true,
+    ],
     [`${MAX_GRANTS + 1} grants`, `{"grants":${grants(MAX_GRANTS + 1)}}`, false],
-    ['a tag over 64 characters', `{"grants":[{"tag":"${'x'.repeat(65)}","permission":"edit"}]}`, false],
-    ['a repeated tag', '{"grants":[{"tag":"a","permission":"edit"},{"tag":"a","permission":"edit"}]}', false],
+    [
+      'a tag over 64 characters',
+      `{"grants":[{"tag":"${'x'.repeat(65)}","permission":"edit"}]}`,
+      false,
+    ],
+    [
+      'a repeated tag',
+      '{"grants":[{"tag":"a","permission":"edit"},{"tag":"a","permission":"edit"}]}',
+      false,
+    ],
     ['a blank tag', '{"grants":[{"tag":" ","permission":"edit"}]}', false],
     ['another permission', '{"grants":[{"tag":"a","permission":"read"}]}', false],
     ['a grant without permission', '{"grants":[{"tag":"a"}]}', false],
@@ -137,12 +247,22 @@ describe('PATCH /service-accounts/{client_id}', () => {
     ['an unknown field', '{"name":"x"}', false],
   ])('When the body has %s, then the route and the document agree', (_case, text, accepted) => {
     const route = UpdateServiceAccountBody.safeParse(parseJsonLossless(text)).success;
-    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 });
 
 describe('{client_id}', () => {
-  const documented = documentSchema('paths', '/service-accounts/{client_id}', 'get', 'parameters', '0', 'schema');
+  const documented = documentSchema(
+    'paths',
+    '/service-accounts/{client_id}',
+    'get',
+    'parameters',
+    '0',
+    'schema',
+  );
 
   test.each([
     ['an issued client_id', 'sa-0123abcd', true],
@@ -154,13 +274,20 @@ describe('{client_id}', () => {
     ['a slash', 'a/b', false],
     ['a letter outside ASCII', 'é', false],
   ])('When the path id is %s, then isClientId and the document agree', (_case, id, accepted) => {
-    expect({ route: isClientId(id), document: documented(id) }).toEqual({ route: accepted, document: accepted });
+    expect({ route: isClientId(id), document: documented(id) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 });
 
 describe('GET /audit-events', () => {
   const limitSchema = documentSchema('paths', '/audit-events', 'get', 'parameters', '0', 'schema');
-  const parameters = (document.paths?.['/audit-events']?.get?.parameters ?? []) as { name: string; required: boolean; schema: { default?: unknown } }[];
+  const parameters = (document.paths?.['/audit-events']?.get?.parameters ?? []) as {
+    name: string;
+    required: boolean;
+    schema: { default?: unknown };
+  }[];
 
   test('When limit is absent, then the route takes the documented default; cursor is optional', () => {
     expect(parameters.map((p) => [p.name, p.required])).toEqual([
@@ -186,6 +313,9 @@ describe('GET /audit-events', () => {
       if (!(err instanceof BadRequest)) throw err;
       route = false;
     }
-    expect({ route, document: limitSchema(value) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: limitSchema(value) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 });

@@ -13,7 +13,15 @@ import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { eventually, REPO_ROOT, USER_PASSWORD } from '@plant/test-kit';
 import type { Browser, Page } from 'playwright-core';
-import { axeFindings, expectAccessible, OUTPUT, signInThroughPortal, useBrowser, VIEWPORT, type Where } from './helpers/browser.js';
+import {
+  axeFindings,
+  expectAccessible,
+  OUTPUT,
+  signInThroughPortal,
+  useBrowser,
+  VIEWPORT,
+  type Where,
+} from './helpers/browser.js';
 import type { Platform } from './helpers/platform.js';
 
 const DOCS_IMAGES = join(REPO_ROOT, 'docs', 'images');
@@ -34,14 +42,21 @@ async function docsShot(p: Page, name: string): Promise<Buffer> {
 }
 
 /** A PNG's width and height (its IHDR chunk). */
-const pngSize = (png: Buffer) => ({ signature: png.subarray(0, 8).toString('hex'), width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
+const pngSize = (png: Buffer) => ({
+  signature: png.subarray(0, 8).toString('hex'),
+  width: png.readUInt32BE(16),
+  height: png.readUInt32BE(20),
+});
 
 async function createThroughPortal(name: string): Promise<{ clientId: string; secret: string }> {
   await page.getByRole('button', { name: 'Create service account' }).click();
   await page.locator('#create-name').fill(name);
   await page.getByRole('button', { name: 'Confirm' }).click();
   await page.locator('#secret-dialog[open]').waitFor();
-  return { clientId: await page.locator('#secret-client-id').inputValue(), secret: await page.locator('#secret-value').inputValue() };
+  return {
+    clientId: await page.locator('#secret-client-id').inputValue(),
+    secret: await page.locator('#secret-value').inputValue(),
+  };
 }
 
 async function closeSecretDialog(): Promise<void> {
@@ -53,7 +68,15 @@ async function closeSecretDialog(): Promise<void> {
 useBrowser({ accountAdmin: true, privatePostgres: true }, async (started) => {
   ({ platform, browser, page } = started);
   // As `npm start` seeds it, but with the test password.
-  await platform.cli('tenant', 'create', 'demo', '--admin-email', ADMIN.email, '--admin-password', ADMIN.password);
+  await platform.cli(
+    'tenant',
+    'create',
+    'demo',
+    '--admin-email',
+    ADMIN.email,
+    '--admin-password',
+    ADMIN.password,
+  );
   await platform.createUser('demo', 'View', VIEWER.email);
   where = { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: 'demo' };
 });
@@ -61,7 +84,9 @@ useBrowser({ accountAdmin: true, privatePostgres: true }, async (started) => {
 describe('accessibility of the portal', () => {
   test('When the check meets a page with a known violation, then it reports it (the check can fail)', async () => {
     await page.goto(`${platform.portalUrl}/`);
-    await page.evaluate(() => document.querySelector('main')!.insertAdjacentHTML('beforeend', '<img src="data:,">'));
+    await page.evaluate(() =>
+      document.querySelector('main')!.insertAdjacentHTML('beforeend', '<img src="data:,">'),
+    );
 
     expect((await axeFindings(page)).map((f) => f.id)).toContain('image-alt');
   });
@@ -88,10 +113,16 @@ describe('accessibility of the portal', () => {
     await page.locator('#create-name').fill('nightly-import');
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.locator('#secret-dialog[open]').waitFor();
-    Object.assign(first, { clientId: await page.locator('#secret-client-id').inputValue(), secret: await page.locator('#secret-value').inputValue() });
+    Object.assign(first, {
+      clientId: await page.locator('#secret-client-id').inputValue(),
+      secret: await page.locator('#secret-value').inputValue(),
+    });
 
     await expectAccessible(page, 'secret-once dialog');
-    expect(pngSize(await docsShot(page, 'secret-once'))).toEqual({ signature: '89504e470d0a1a0a', ...VIEWPORT });
+    expect(pngSize(await docsShot(page, 'secret-once'))).toEqual({
+      signature: '89504e470d0a1a0a',
+      ...VIEWPORT,
+    });
     await closeSecretDialog();
   });
 
@@ -112,13 +143,20 @@ describe('accessibility of the portal', () => {
     await load;
     await eventually(async () => {
       await page.reload();
-      return (await page.locator(`tr[data-client-id="${first.clientId}"] td[data-label="Last used"] time`).count()) === 1;
+      return (
+        (await page
+          .locator(`tr[data-client-id="${first.clientId}"] td[data-label="Last used"] time`)
+          .count()) === 1
+      );
     }, 'the list shows when nightly-import was last used');
 
     await page.locator(`tr[data-client-id="${first.clientId}"][data-role="Edit"]`).waitFor();
     await expect(page.locator('#service-accounts tbody tr').count()).resolves.toBe(3);
     await expectAccessible(page, 'service accounts, three');
-    expect(pngSize(await docsShot(page, 'service-accounts'))).toEqual({ signature: '89504e470d0a1a0a', ...VIEWPORT });
+    expect(pngSize(await docsShot(page, 'service-accounts'))).toEqual({
+      signature: '89504e470d0a1a0a',
+      ...VIEWPORT,
+    });
     await page.getByRole('button', { name: 'Delete weekly-report' }).click();
     await page.locator('#confirm-dialog[open]').waitFor();
     await expectAccessible(page, 'confirm dialog');

@@ -9,10 +9,24 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { assertionGrantBody, clientAssertion, clientKeyPair, eventually, startWorkloadIssuer, type ServiceAccount, type ServiceProcess, type WorkloadIssuer } from '@plant/test-kit';
+import {
+  assertionGrantBody,
+  clientAssertion,
+  clientKeyPair,
+  eventually,
+  startWorkloadIssuer,
+  type ServiceAccount,
+  type ServiceProcess,
+  type WorkloadIssuer,
+} from '@plant/test-kit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { clientCredentialsToken } from './helpers/browser-client.js';
-import { createTenant, startTokenService, type Platform, type TestTenant } from './helpers/platform.js';
+import {
+  createTenant,
+  startTokenService,
+  type Platform,
+  type TestTenant,
+} from './helpers/platform.js';
 
 const OUTPUT = join(import.meta.dirname, '..', 'test-output');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,17 +41,34 @@ let browser: Browser;
 let page: Page;
 const key = clientKeyPair('ec');
 
-const shot = (p: Page, name: string) => p.screenshot({ path: join(OUTPUT, `credentials-${name}.png`), fullPage: true });
+const shot = (p: Page, name: string) =>
+  p.screenshot({ path: join(OUTPUT, `credentials-${name}.png`), fullPage: true });
 const issuer = () => `${platform.authUrl}/realms/${acme.tenant}`;
 
 async function grant(body: string): Promise<{ status: number; token?: string }> {
-  const res = await fetch(`${issuer()}/protocol/openid-connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  const res = await fetch(`${issuer()}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
   const parsed = (await res.json()) as { access_token?: string };
   return { status: res.status, ...(parsed.access_token ? { token: parsed.access_token } : {}) };
 }
-const byKey = () => grant(assertionGrantBody(account.clientId, clientAssertion({ clientId: account.clientId, audience: issuer(), key, kid: 'deploy-key' })));
-const byWorkload = () => grant(assertionGrantBody(account.clientId, cluster.mint({ subject: SUBJECT, audience: issuer() })));
-const plants = (token: string) => fetch(`${plantStore.url}/plants`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+const byKey = () =>
+  grant(
+    assertionGrantBody(
+      account.clientId,
+      clientAssertion({ clientId: account.clientId, audience: issuer(), key, kid: 'deploy-key' }),
+    ),
+  );
+const byWorkload = () =>
+  grant(
+    assertionGrantBody(account.clientId, cluster.mint({ subject: SUBJECT, audience: issuer() })),
+  );
+const plants = (token: string) =>
+  fetch(`${plantStore.url}/plants`, { headers: { authorization: `Bearer ${token}` } }).then(
+    (r) => r.status,
+  );
 
 async function signIn(p: Page, user: { email: string; password: string }): Promise<void> {
   await p.goto(`${platform.portalUrl}/`);
@@ -52,7 +83,10 @@ async function signIn(p: Page, user: { email: string; password: string }): Promi
 /** Confirms the open confirmation dialog and waits for the page it reloads. */
 async function confirmAndReload(p: Page, button: string): Promise<void> {
   await p.locator('#confirm-dialog[open]').waitFor();
-  await Promise.all([p.waitForEvent('load'), p.locator('#confirm-dialog').getByRole('button', { name: button }).click()]);
+  await Promise.all([
+    p.waitForEvent('load'),
+    p.locator('#confirm-dialog').getByRole('button', { name: button }).click(),
+  ]);
 }
 
 beforeAll(async () => {
@@ -61,12 +95,28 @@ beforeAll(async () => {
   platform = await startTokenService({
     plantStores: 1,
     accountAdmin: true,
-    serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' }, 'token-service': { FEDERATION_ALLOW_PRIVATE_ISSUERS: 'true', FEDERATION_ALLOW_HTTP_ISSUERS: 'true' } },
+    serviceEnv: {
+      'account-admin': { LOG_LEVEL: 'info' },
+      'token-service': {
+        FEDERATION_ALLOW_PRIVATE_ISSUERS: 'true',
+        FEDERATION_ALLOW_HTTP_ISSUERS: 'true',
+      },
+    },
   });
   plantStore = platform.plantStores[0]!;
   acme = await createTenant(platform);
   account = await platform.createServiceAccount(acme.tenant, { name: 'nightly-import' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await signIn(page, acme.admin);
 }, 90_000);
@@ -93,9 +143,14 @@ describe("a service account's credentials in the portal", () => {
   test('When the admin adds a public key (JWK), then the key is listed with its id and algorithm, and an assertion signed with it gets a token the Plant Store accepts', async () => {
     await page.getByRole('button', { name: 'Add key' }).click();
     await page.locator('#key-dialog[open]').waitFor();
-    await page.getByLabel('Public key (JWK or PEM)').fill(JSON.stringify({ ...key.publicJwk, kid: 'deploy-key' }));
+    await page
+      .getByLabel('Public key (JWK or PEM)')
+      .fill(JSON.stringify({ ...key.publicJwk, kid: 'deploy-key' }));
     await shot(page, '2-add-key');
-    await Promise.all([page.waitForEvent('load'), page.locator('#key-dialog').getByRole('button', { name: 'Add key' }).click()]);
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.locator('#key-dialog').getByRole('button', { name: 'Add key' }).click(),
+    ]);
 
     const row = page.locator('tr[data-key-id="deploy-key"]');
     await expect(row.locator('td[data-label="Algorithm"]').textContent()).resolves.toBe('ES256');
@@ -107,11 +162,15 @@ describe("a service account's credentials in the portal", () => {
 
   test('When the admin pastes a private key, then the dialog says so and nothing is added', async () => {
     await page.getByRole('button', { name: 'Add key' }).click();
-    await page.getByLabel('Public key (JWK or PEM)').fill(key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+    await page
+      .getByLabel('Public key (JWK or PEM)')
+      .fill(key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
     await page.locator('#key-dialog').getByRole('button', { name: 'Add key' }).click();
     await page.locator('#key-error').waitFor({ state: 'visible' });
 
-    await expect(page.locator('#key-error').textContent()).resolves.toBe('This PEM holds a private key; add the public key only');
+    await expect(page.locator('#key-error').textContent()).resolves.toBe(
+      'This PEM holds a private key; add the public key only',
+    );
     await page.locator('#key-dialog').getByRole('button', { name: 'Cancel' }).click();
     await expect(page.locator('tr[data-key-id]').count()).resolves.toBe(1);
   });
@@ -123,7 +182,10 @@ describe("a service account's credentials in the portal", () => {
     await page.getByLabel('Subject').fill(SUBJECT);
     await expect(page.getByLabel('Audience').inputValue()).resolves.toBe(issuer());
     await shot(page, '4-add-trust');
-    await Promise.all([page.waitForEvent('load'), page.locator('#trust-dialog').getByRole('button', { name: 'Add trust' }).click()]);
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.locator('#trust-dialog').getByRole('button', { name: 'Add trust' }).click(),
+    ]);
 
     const row = page.locator('#trusts tbody tr');
     await expect(row.locator('th').textContent()).resolves.toBe(cluster.issuer);
@@ -137,7 +199,16 @@ describe("a service account's credentials in the portal", () => {
     await confirmAndReload(page, 'Remove secret');
 
     await expect(page.locator('#no-secret').isVisible()).resolves.toBe(true);
-    expect((await clientCredentialsToken(platform.authUrl, acme.tenant, account.clientId, account.secret)).status).toBe(401);
+    expect(
+      (
+        await clientCredentialsToken(
+          platform.authUrl,
+          acme.tenant,
+          account.clientId,
+          account.secret,
+        )
+      ).status,
+    ).toBe(401);
     await shot(page, '6-secret-removed');
   });
 
@@ -147,7 +218,10 @@ describe("a service account's credentials in the portal", () => {
     await confirmAndReload(page, 'Disable');
 
     await expect(page.locator('#account-state').textContent()).resolves.toBe('Disabled');
-    await eventually(async () => (await plants(before.token!)) === 401, 'the Plant Store refuses the token of the disabled account');
+    await eventually(
+      async () => (await plants(before.token!)) === 401,
+      'the Plant Store refuses the token of the disabled account',
+    );
     expect((await byKey()).status).toBe(401);
     await shot(page, '7-disabled');
     await page.getByRole('button', { name: 'Enable' }).click();
@@ -157,14 +231,25 @@ describe("a service account's credentials in the portal", () => {
   });
 
   test('When the admin removes the key, then it is gone and its assertions are refused; the Activity page lists every change', async () => {
-    await page.locator('tr[data-key-id="deploy-key"]').getByRole('button', { name: 'Remove key deploy-key' }).click();
+    await page
+      .locator('tr[data-key-id="deploy-key"]')
+      .getByRole('button', { name: 'Remove key deploy-key' })
+      .click();
     await confirmAndReload(page, 'Remove key');
 
     await expect(page.getByText('No keys.').isVisible()).resolves.toBe(true);
     expect((await byKey()).status).toBe(401);
     await page.goto(`${platform.portalUrl}/activity`);
     const activity = await page.locator('#activity').textContent();
-    for (const what of ['Added a key to', 'Trusted a workload for', 'Removed the secret of', 'Disabled', 'Enabled', 'Removed a key of']) expect(activity).toContain(what);
+    for (const what of [
+      'Added a key to',
+      'Trusted a workload for',
+      'Removed the secret of',
+      'Disabled',
+      'Enabled',
+      'Removed a key of',
+    ])
+      expect(activity).toContain(what);
     await shot(page, '8-activity');
   });
 
@@ -174,7 +259,9 @@ describe("a service account's credentials in the portal", () => {
     await viewer.goto(`${platform.portalUrl}/settings/service-accounts/${account.clientId}`);
 
     await expect(viewer.locator('#trusts tbody tr').count()).resolves.toBe(1);
-    await expect(viewer.locator('button[data-action]:not([data-action="sign-out"])').count()).resolves.toBe(0);
+    await expect(
+      viewer.locator('button[data-action]:not([data-action="sign-out"])').count(),
+    ).resolves.toBe(0);
     await shot(viewer, '9-read-only');
   });
 });

@@ -76,7 +76,9 @@ describe('an Account Admin using only the keyboard', () => {
 
     await page.locator(`tr[data-client-id="${clientId}"]`).waitFor();
     expect((await focused(page)).name).toBe('Create service account');
-    await expect(page.locator('#page-status').textContent()).resolves.toBe(`Service account “${NAME}” created.`);
+    await expect(page.locator('#page-status').textContent()).resolves.toBe(
+      `Service account “${NAME}” created.`,
+    );
   });
 
   test('When the admin resets the secret with Tab and Enter, then the confirmation takes focus, the new secret is shown once, and closing returns focus to Reset secret', async () => {
@@ -98,7 +100,9 @@ describe('an Account Admin using only the keyboard', () => {
 
     await page.locator(`tr[data-client-id="${clientId}"]`).waitFor();
     expect((await focused(page)).name).toBe(`Reset secret of ${NAME}`);
-    await expect(page.locator('#page-status').textContent()).resolves.toBe(`The secret of “${NAME}” was reset.`);
+    await expect(page.locator('#page-status').textContent()).resolves.toBe(
+      `The secret of “${NAME}” was reset.`,
+    );
   });
 
   test('When the admin deletes the account with Tab and Enter, then it leaves the list and focus goes to Create', async () => {
@@ -114,8 +118,13 @@ describe('an Account Admin using only the keyboard', () => {
 
     await page.getByText('No service accounts yet').waitFor();
     expect((await focused(page)).name).toBe('Create service account');
-    await expect(page.locator('#page-status').textContent()).resolves.toBe(`Service account “${NAME}” deleted.`);
-    const res = await fetch(`${platform.internalUrl}/internal/v1/realms/${acme.tenant}/service-accounts/${clientId}`, { headers: { authorization: `Bearer ${platform.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` } });
+    await expect(page.locator('#page-status').textContent()).resolves.toBe(
+      `Service account “${NAME}” deleted.`,
+    );
+    const res = await fetch(
+      `${platform.internalUrl}/internal/v1/realms/${acme.tenant}/service-accounts/${clientId}`,
+      { headers: { authorization: `Bearer ${platform.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` } },
+    );
     expect(res.status).toBe(404);
   });
 });

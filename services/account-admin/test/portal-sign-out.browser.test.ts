@@ -20,14 +20,20 @@ useBrowser({ accountAdmin: true }, async (started) => {
 
 async function signedInPage(): Promise<Page> {
   const page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
-  await signInThroughPortal(page, { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant }, acme.admin);
+  await signInThroughPortal(
+    page,
+    { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant },
+    acme.admin,
+  );
   return page;
 }
 
 /** Where the browser settles after Sign out: the portal's picker, or a realm page still asking to confirm. */
 async function signOutThroughUi(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  const settled = page.getByRole('heading', { name: 'Sign in to the admin portal' }).or(page.getByRole('heading', { name: 'Sign out?' }));
+  const settled = page
+    .getByRole('heading', { name: 'Sign in to the admin portal' })
+    .or(page.getByRole('heading', { name: 'Sign out?' }));
   await settled.waitFor();
   return settled.textContent() as Promise<string>;
 }
@@ -39,7 +45,9 @@ describe('signing out of the portal', () => {
     const settledOn = await signOutThroughUi(page);
     await page.goto(`${platform.portalUrl}/login?tenant=${acme.tenant}`);
 
-    expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/realms/${acme.tenant}/interaction/[A-Za-z0-9_-]+$`));
+    expect(new URL(page.url()).pathname).toMatch(
+      new RegExp(`^/realms/${acme.tenant}/interaction/[A-Za-z0-9_-]+$`),
+    );
     await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
     expect((await page.request.get(`${platform.portalUrl}/api/v1/me`)).status()).toBe(401);
     // One click: the realm's own confirmation is not left for the person to answer.
@@ -51,7 +59,11 @@ describe('signing out of the portal', () => {
   test('When the admin signs out and signs in again, then the new sign-in reaches Settings and its own Sign out also ends the realm session', async () => {
     const page = await signedInPage();
     await signOutThroughUi(page);
-    await signInThroughPortal(page, { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant }, acme.admin);
+    await signInThroughPortal(
+      page,
+      { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant },
+      acme.admin,
+    );
 
     const settledOn = await signOutThroughUi(page);
     await page.goto(`${platform.portalUrl}/login?tenant=${acme.tenant}`);

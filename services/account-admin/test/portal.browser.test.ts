@@ -22,10 +22,19 @@ let browser: Browser;
 let page: Page;
 
 /** What the admin's steps hand to the next ones. */
-const state: { clientId?: string; secret?: string; newSecret?: string; tokenBeforeReset?: string; tokenAfterReset?: string } = {};
+const state: {
+  clientId?: string;
+  secret?: string;
+  newSecret?: string;
+  tokenBeforeReset?: string;
+  tokenAfterReset?: string;
+} = {};
 const NAME = 'nightly-import';
 
-async function token(clientId: string, secret: string): Promise<{ status: number; accessToken?: string }> {
+async function token(
+  clientId: string,
+  secret: string,
+): Promise<{ status: number; accessToken?: string }> {
   const res = await clientCredentialsToken(authUrl, acme.tenant, clientId, secret);
   const body = (await res.json()) as { access_token?: string };
   return { status: res.status, ...(body.access_token ? { accessToken: body.access_token } : {}) };
@@ -41,36 +50,48 @@ function createPlant(accessToken: string): Promise<Response> {
   });
 }
 
-const signInThroughPortal = (p: Page, user: { email: string; password: string }, prefix: string) => signIn(p, { portalUrl, authUrl, tenant: acme.tenant }, user, prefix);
+const signInThroughPortal = (p: Page, user: { email: string; password: string }, prefix: string) =>
+  signIn(p, { portalUrl, authUrl, tenant: acme.tenant }, user, prefix);
 
-useBrowser({ plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } }, async (started) => {
-  ({ platform, browser, page } = started);
-  ({ authUrl, portalUrl } = platform);
-  plantStore = platform.plantStores[0]!;
-  acme = await createTenant(platform);
-});
+useBrowser(
+  { plantStores: 1, accountAdmin: true, serviceEnv: { 'account-admin': { LOG_LEVEL: 'info' } } },
+  async (started) => {
+    ({ platform, browser, page } = started);
+    ({ authUrl, portalUrl } = platform);
+    plantStore = platform.plantStores[0]!;
+    acme = await createTenant(platform);
+  },
+);
 
 describe('an Account Admin in the portal', () => {
   test('When the admin signs in with the tenant name, then the Service accounts page shows an empty list with a Create button', async () => {
     await signInThroughPortal(page, acme.admin, '01-admin');
 
-    await expect(page.getByRole('heading', { name: 'Service accounts', level: 1 }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('heading', { name: 'Service accounts', level: 1 }).isVisible(),
+    ).resolves.toBe(true);
     await expect(page.getByText('No service accounts yet').isVisible()).resolves.toBe(true);
-    await expect(page.getByRole('button', { name: 'Create service account' }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('button', { name: 'Create service account' }).isVisible(),
+    ).resolves.toBe(true);
     await shot(page, '02-admin-service-accounts-empty');
   });
 
   test('When the admin creates a service account, then the dialog takes focus and the client_id and secret are shown once with a warning', async () => {
     await page.getByRole('button', { name: 'Create service account' }).click();
     await page.locator('#create-dialog[open]').waitFor();
-    await expect(page.evaluate('document.activeElement && document.activeElement.id')).resolves.toBe('create-name');
+    await expect(
+      page.evaluate('document.activeElement && document.activeElement.id'),
+    ).resolves.toBe('create-name');
     await page.keyboard.type(NAME);
     await shot(page, '03-create-dialog');
     await page.getByRole('button', { name: 'Confirm' }).click();
 
     const secretDialog = page.locator('#secret-dialog[open]');
     await secretDialog.waitFor();
-    await expect(secretDialog.getByText('You will not see this secret again.').isVisible()).resolves.toBe(true);
+    await expect(
+      secretDialog.getByText('You will not see this secret again.').isVisible(),
+    ).resolves.toBe(true);
     state.clientId = await page.locator('#secret-client-id').inputValue();
     state.secret = await page.locator('#secret-value').inputValue();
     expect(state.clientId).toMatch(/^sa-[0-9a-f]{32}$/);
@@ -87,7 +108,9 @@ describe('an Account Admin in the portal', () => {
     const row = page.locator(`tr[data-client-id="${state.clientId}"]`);
     await expect(row.locator('th').textContent()).resolves.toBe(NAME);
     await expect(row.locator('td[data-label="Role"]').textContent()).resolves.toBe('View');
-    await expect(row.locator('td[data-label="Created by"]').textContent()).resolves.toBe(acme.admin.email);
+    await expect(row.locator('td[data-label="Created by"]').textContent()).resolves.toBe(
+      acme.admin.email,
+    );
     expect(await page.content()).not.toContain(state.secret);
     await shot(page, '05-list-after-create');
   });
@@ -99,7 +122,9 @@ describe('an Account Admin in the portal', () => {
 
     const error = page.locator('#create-error');
     await error.waitFor({ state: 'visible' });
-    await expect(error.textContent()).resolves.toBe('A service account with this name already exists');
+    await expect(error.textContent()).resolves.toBe(
+      'A service account with this name already exists',
+    );
     await shot(page, '06-duplicate-name');
     await page.keyboard.press('Escape');
   });
@@ -112,13 +137,18 @@ describe('an Account Admin in the portal', () => {
     const row = page.locator(`tr[data-client-id="${state.clientId}"]`);
     await row.getByRole('button', { name: `Edit role and grants of ${NAME}` }).click();
     await page.locator('#edit-dialog[open]').waitFor();
-    await page.getByLabel('Edit', { exact: false }).and(page.locator('input[value="Edit"]')).check();
+    await page
+      .getByLabel('Edit', { exact: false })
+      .and(page.locator('input[value="Edit"]'))
+      .check();
     await page.locator('#edit-grants').fill('ferns, roses');
     await shot(page, '07-edit-role-and-grants');
     await page.getByRole('button', { name: 'Save' }).click();
     // The page reloads after the change: wait for the new row.
     await page.locator(`tr[data-client-id="${state.clientId}"][data-role="Edit"]`).waitFor();
-    await expect(page.locator(`tr[data-client-id="${state.clientId}"] td[data-label="Grants"]`).textContent()).resolves.toBe('fernsroses');
+    await expect(
+      page.locator(`tr[data-client-id="${state.clientId}"] td[data-label="Grants"]`).textContent(),
+    ).resolves.toBe('fernsroses');
     await shot(page, '08-list-after-edit');
 
     const editToken = await token(state.clientId!, state.secret!);
@@ -179,7 +209,13 @@ describe('an Account Admin in the portal', () => {
 
     const rows = page.locator('#activity tbody tr');
     const whats = await rows.locator('td[data-label="What"]').allTextContents();
-    expect(whats.map((w) => w.split(' (')[0])).toEqual(['Deleted', 'Created', 'Reset the secret of', 'Changed role or grants of', 'Created']);
+    expect(whats.map((w) => w.split(' (')[0])).toEqual([
+      'Deleted',
+      'Created',
+      'Reset the secret of',
+      'Changed role or grants of',
+      'Created',
+    ]);
     const who = await rows.locator('td[data-label="Who"]').allTextContents();
     expect(new Set(who)).toEqual(new Set([acme.admin.email]));
     expect(await page.content()).not.toContain(state.newSecret!);
@@ -189,7 +225,9 @@ describe('an Account Admin in the portal', () => {
   test('When the portal is used at phone width, then the list is readable and the actions reachable', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${portalUrl}/settings/service-accounts`);
-    await expect(page.getByRole('button', { name: 'Reset secret of weekly-report' }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('button', { name: 'Reset secret of weekly-report' }).isVisible(),
+    ).resolves.toBe(true);
     await shot(page, '14-admin-phone-width');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
@@ -198,7 +236,9 @@ describe('an Account Admin in the portal', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     // The realm ends its own session too (no second question: the hint is the portal's sign-in), then returns to the portal.
     await page.waitForURL(`${portalUrl}/`);
-    await expect(page.getByRole('heading', { name: 'Sign in to the admin portal' }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('heading', { name: 'Sign in to the admin portal' }).isVisible(),
+    ).resolves.toBe(true);
     await shot(page, '15-signed-out');
     const res = await page.request.get(`${portalUrl}/api/v1/me`);
     expect(res.status()).toBe(401);
@@ -214,8 +254,14 @@ describe('a View user in the portal', () => {
 
     await viewer.locator('tr[data-name="weekly-report"]').waitFor();
     await expect(viewer.getByText('You have read-only access.').isVisible()).resolves.toBe(true);
-    await expect(viewer.getByRole('button', { name: 'Create service account' }).count()).resolves.toBe(0);
-    await expect(viewer.locator('[data-action="reset"], [data-action="delete"], [data-action="edit"], dialog').count()).resolves.toBe(0);
+    await expect(
+      viewer.getByRole('button', { name: 'Create service account' }).count(),
+    ).resolves.toBe(0);
+    await expect(
+      viewer
+        .locator('[data-action="reset"], [data-action="delete"], [data-action="edit"], dialog')
+        .count(),
+    ).resolves.toBe(0);
     await shot(viewer, '17-viewer-read-only');
     await viewer.setViewportSize({ width: 390, height: 844 });
     await shot(viewer, '18-viewer-phone-width');

@@ -21,23 +21,47 @@ describe('bearer tokens', () => {
     const me = await p.asBearer(adminToken, 'GET', '/me');
     expect(me.status).toBe(200);
     const meBody = await me.json();
-    expect(meBody).toEqual({ tenant: p.acme.tenant, sub: expect.any(String), email: p.acme.admin.email, principal_type: 'user', role: 'Account Admin', can_manage_service_accounts: true });
+    expect(meBody).toEqual({
+      tenant: p.acme.tenant,
+      sub: expect.any(String),
+      email: p.acme.admin.email,
+      principal_type: 'user',
+      role: 'Account Admin',
+      can_manage_service_accounts: true,
+    });
     expect(schemaErrors('Me', meBody)).toEqual([]);
 
-    const created = await p.asBearer(adminToken, 'POST', '/service-accounts', { name: uniqueName('bearer') });
+    const created = await p.asBearer(adminToken, 'POST', '/service-accounts', {
+      name: uniqueName('bearer'),
+    });
 
     expect(created.status).toBe(201);
-    expect(await created.json()).toMatchObject({ role: 'View', created_by: p.acme.admin.email, secret: expect.any(String) });
+    expect(await created.json()).toMatchObject({
+      role: 'View',
+      created_by: p.acme.admin.email,
+      secret: expect.any(String),
+    });
   });
 
   test('When a service account presents its own (Plant Store) token, then the API refuses it as invalid_token', async () => {
     const created = await p.createAccount('sa-token');
-    const token = ((await (await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)).json()) as { access_token: string }).access_token;
+    const token = (
+      (await (
+        await clientCredentialsToken(
+          p.ts.authUrl,
+          p.acme.tenant,
+          created.client_id!,
+          created.secret!,
+        )
+      ).json()) as { access_token: string }
+    ).access_token;
 
     const res = await p.asBearer(token, 'GET', '/service-accounts');
 
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="account-admin", error="invalid_token", error_description="Token audience is not accepted"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer realm="account-admin", error="invalid_token", error_description="Token audience is not accepted"',
+    );
     expect(await res.json()).toEqual({ error: 401, message: 'Token audience is not accepted' });
   });
 
@@ -45,6 +69,10 @@ describe('bearer tokens', () => {
     const res = await p.api('/service-accounts');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="account-admin"');
-    expect(await res.json()).toEqual({ error: 401, message: 'Authentication required: sign in to the portal or send Authorization: Bearer <access token>' });
+    expect(await res.json()).toEqual({
+      error: 401,
+      message:
+        'Authentication required: sign in to the portal or send Authorization: Bearer <access token>',
+    });
   });
 });

@@ -10,18 +10,29 @@ const p = useSignedInPortal();
 
 /** Whether the token service still takes `token` (RFC 7662 introspection, as a resource server asks it). */
 async function active(token: string): Promise<boolean> {
-  const res = await fetch(`${p.ts.authUrl}/realms/${p.acme.tenant}/protocol/openid-connect/token/introspect`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${p.ts.secrets.PLANT_STORE_INTERNAL_TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token }).toString(),
-  });
+  const res = await fetch(
+    `${p.ts.authUrl}/realms/${p.acme.tenant}/protocol/openid-connect/token/introspect`,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${p.ts.secrets.PLANT_STORE_INTERNAL_TOKEN}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token }).toString(),
+    },
+  );
   expect(res.status).toBe(200);
   return ((await res.json()) as { active: boolean }).active;
 }
 
 /** Asks until `token` is refused (the change reaches the token service's revocation map over Redis), at most 5 s. */
 async function refusedSoon(token: string): Promise<boolean> {
-  for (const until = Date.now() + 5_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) if (!(await active(token))) return true;
+  for (
+    const until = Date.now() + 5_000;
+    Date.now() < until;
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  )
+    if (!(await active(token))) return true;
   return false;
 }
 
@@ -35,17 +46,26 @@ describe('changing, resetting and deleting', () => {
       ['DELETE', `/service-accounts/${id}`, undefined],
     ] as const) {
       const res = await p.asAdminSession(method, path, body);
-      expect({ method, status: res.status, body: await res.json() }).toEqual({ method, status: 404, body: { error: 404, message: 'Service account not found' } });
+      expect({ method, status: res.status, body: await res.json() }).toEqual({
+        method,
+        status: 404,
+        body: { error: 404, message: 'Service account not found' },
+      });
     }
     expect(await p.auditEvents()).toEqual(before);
   });
 
   test('When the role and grants are changed, then the account shows them, its older tokens are refused, and an audit event records the change', async () => {
     const created = await p.createAccount('patch');
-    const older = (await (await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)).json()) as { access_token: string };
+    const older = (await (
+      await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)
+    ).json()) as { access_token: string };
     expect(await active(older.access_token)).toBe(true);
 
-    const res = await p.asAdminSession('PATCH', `/service-accounts/${created.client_id}`, { role: 'Edit', grants: [{ tag: 'roses', permission: 'edit' }] });
+    const res = await p.asAdminSession('PATCH', `/service-accounts/${created.client_id}`, {
+      role: 'Edit',
+      grants: [{ tag: 'roses', permission: 'edit' }],
+    });
 
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
@@ -75,22 +95,39 @@ describe('changing, resetting and deleting', () => {
       address: expect.stringMatching(/127\.0\.0\.1$/),
     });
     expect(await refusedSoon(older.access_token)).toBe(true);
-    const fresh = (await (await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)).json()) as { access_token: string };
+    const fresh = (await (
+      await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)
+    ).json()) as { access_token: string };
     expect(await active(fresh.access_token)).toBe(true);
   });
 
   test('When the secret is reset, then the answer has a new secret, the old one is refused and the new one works', async () => {
     const created = await p.createAccount('reset');
 
-    const res = await p.asAdminSession('POST', `/service-accounts/${created.client_id}/reset-secret`);
+    const res = await p.asAdminSession(
+      'POST',
+      `/service-accounts/${created.client_id}/reset-secret`,
+    );
 
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const reset = (await res.json()) as Record<string, string>;
     expect(reset).toEqual({ ...created, secret: expect.any(String) });
     expect(reset.secret).not.toBe(created.secret);
-    expect((await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)).status).toBe(401);
-    expect((await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, reset.secret!)).status).toBe(200);
+    expect(
+      (
+        await clientCredentialsToken(
+          p.ts.authUrl,
+          p.acme.tenant,
+          created.client_id!,
+          created.secret!,
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, reset.secret!))
+        .status,
+    ).toBe(200);
   });
 
   test('When an account is deleted, then it answers 204, the account is gone and its secret is refused', async () => {
@@ -100,7 +137,18 @@ describe('changing, resetting and deleting', () => {
 
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
-    expect((await p.asAdminSession('GET', `/service-accounts/${created.client_id}`)).status).toBe(404);
-    expect((await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, created.client_id!, created.secret!)).status).toBe(401);
+    expect((await p.asAdminSession('GET', `/service-accounts/${created.client_id}`)).status).toBe(
+      404,
+    );
+    expect(
+      (
+        await clientCredentialsToken(
+          p.ts.authUrl,
+          p.acme.tenant,
+          created.client_id!,
+          created.secret!,
+        )
+      ).status,
+    ).toBe(401);
   });
 });

@@ -33,9 +33,16 @@ describe('creating service accounts', () => {
       dpop_bound_access_tokens: false,
       secret: expect.any(String),
     });
-    expect(res.headers.get('location')).toBe(`/api/v1/service-accounts/${body.client_id as string}`);
+    expect(res.headers.get('location')).toBe(
+      `/api/v1/service-accounts/${body.client_id as string}`,
+    );
     expect(schemaErrors('ServiceAccountWithSecret', body)).toEqual([]);
-    const token = await clientCredentialsToken(p.ts.authUrl, p.acme.tenant, body.client_id as string, body.secret as string);
+    const token = await clientCredentialsToken(
+      p.ts.authUrl,
+      p.acme.tenant,
+      body.client_id as string,
+      body.secret as string,
+    );
     expect(token.status).toBe(200);
   });
 
@@ -47,28 +54,42 @@ describe('creating service accounts', () => {
 
     expect(res.status).toBe(409);
     const answer = await res.json();
-    expect(answer).toEqual({ error: 409, message: 'A service account with this name already exists' });
+    expect(answer).toEqual({
+      error: 409,
+      message: 'A service account with this name already exists',
+    });
     expect(schemaErrors('Error', answer)).toEqual([]);
   });
 });
 
 describe('names that look alike', () => {
   /** Each printable ASCII character as its fullwidth form (U+FF01…), which NFKC folds back. */
-  const fullwidth = (text: string) => text.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+  const fullwidth = (text: string) =>
+    text.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
 
   test.each([
     ['a Cyrillic а for the Latin a', (name: string) => `\u0430${name.slice(1)}`],
     ['fullwidth letters and digits', fullwidth],
-  ])('When a name exists and another with %s is created, then it answers 409 and the list shows only the first', async (_case, lookalike) => {
-    const name = uniqueName('admin');
-    expect((await p.asAdminSession('POST', '/service-accounts', { name })).status).toBe(201);
+  ])(
+    'When a name exists and another with %s is created, then it answers 409 and the list shows only the first',
+    async (_case, lookalike) => {
+      const name = uniqueName('admin');
+      expect((await p.asAdminSession('POST', '/service-accounts', { name })).status).toBe(201);
 
-    const res = await p.asAdminSession('POST', '/service-accounts', { name: lookalike(name) });
-    const listed = (await (await p.asAdminSession('GET', '/service-accounts')).json()) as Array<{ name: string }>;
+      const res = await p.asAdminSession('POST', '/service-accounts', { name: lookalike(name) });
+      const listed = (await (await p.asAdminSession('GET', '/service-accounts')).json()) as Array<{
+        name: string;
+      }>;
 
-    expect({ status: res.status, answer: await res.json() }).toEqual({ status: 409, answer: { error: 409, message: 'A service account with this name already exists' } });
-    expect(listed.map((a) => a.name).filter((n) => n.endsWith(name.slice(1)) || n === lookalike(name))).toEqual([name]);
-  });
+      expect({ status: res.status, answer: await res.json() }).toEqual({
+        status: 409,
+        answer: { error: 409, message: 'A service account with this name already exists' },
+      });
+      expect(
+        listed.map((a) => a.name).filter((n) => n.endsWith(name.slice(1)) || n === lookalike(name)),
+      ).toEqual([name]);
+    },
+  );
 });
 
 describe('the 25-account cap', () => {
@@ -76,29 +97,46 @@ describe('the 25-account cap', () => {
     const capped = await createTenant(p.ts);
     const session = await signIn(p.portal.url, capped.tenant, capped.admin);
     for (let i = 0; i < 25; i += 1) {
-      const res = await p.call(session, 'POST', '/service-accounts', { body: { name: `bot-${i}` } });
+      const res = await p.call(session, 'POST', '/service-accounts', {
+        body: { name: `bot-${i}` },
+      });
       expect(res.status).toBe(201);
     }
 
     const res = await p.call(session, 'POST', '/service-accounts', { body: { name: 'bot-25' } });
 
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: 409, message: 'This tenant already has the maximum of 25 service accounts' });
+    expect(await res.json()).toEqual({
+      error: 409,
+      message: 'This tenant already has the maximum of 25 service accounts',
+    });
     const events = await p.auditEvents(session);
     expect(events).toHaveLength(25);
     expect(events.map((e) => e.name)).not.toContain('bot-25');
-    const page = await (await fetch(`${p.portal.url}/settings/service-accounts`, { headers: { cookie: session.cookie() } })).text();
-    expect(page).toContain('This account has the maximum of 25 service accounts. Delete one before creating another.');
+    const page = await (
+      await fetch(`${p.portal.url}/settings/service-accounts`, {
+        headers: { cookie: session.cookie() },
+      })
+    ).text();
+    expect(page).toContain(
+      'This account has the maximum of 25 service accounts. Delete one before creating another.',
+    );
 
     // 26 events: the Activity page shows 25, newest first, and links to the older one.
-    await p.call(session, 'PATCH', `/service-accounts/${events[0]!.client_id as string}`, { body: { role: 'Edit' } });
-    const first = await (await fetch(`${p.portal.url}/activity`, { headers: { cookie: session.cookie() } })).text();
+    await p.call(session, 'PATCH', `/service-accounts/${events[0]!.client_id as string}`, {
+      body: { role: 'Edit' },
+    });
+    const first = await (
+      await fetch(`${p.portal.url}/activity`, { headers: { cookie: session.cookie() } })
+    ).text();
     const rows = (html: string) => (html.match(/<td data-label="What">/g) ?? []).length;
     expect(rows(first)).toBe(25);
     expect(first.indexOf('Changed role or grants of')).toBeLessThan(first.indexOf('bot-24'));
     const older = /href="(\/activity\?cursor=[^"]+)" rel="next"/.exec(first)?.[1];
     expect(older).toBeDefined();
-    const second = await (await fetch(`${p.portal.url}${older!}`, { headers: { cookie: session.cookie() } })).text();
+    const second = await (
+      await fetch(`${p.portal.url}${older!}`, { headers: { cookie: session.cookie() } })
+    ).text();
     expect(rows(second)).toBe(1);
     expect(second).toContain('bot-0');
     expect(second).not.toContain('rel="next"');
@@ -108,9 +146,17 @@ describe('the 25-account cap', () => {
     const racing = await createTenant(p.ts);
     const session = await signIn(p.portal.url, racing.tenant, racing.admin);
 
-    const answers = await Promise.all(Array.from({ length: 10 }, () => p.call(session, 'POST', '/service-accounts', { body: { name: 'same-name' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        p.call(session, 'POST', '/service-accounts', { body: { name: 'same-name' } }),
+      ),
+    );
 
-    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
-    expect((await p.auditEvents(session)).map((e) => [e.action, e.name])).toEqual([['service_account.create', 'same-name']]);
+    expect(answers.map((r) => r.status).sort()).toEqual([
+      201, 409, 409, 409, 409, 409, 409, 409, 409, 409,
+    ]);
+    expect((await p.auditEvents(session)).map((e) => [e.action, e.name])).toEqual([
+      ['service_account.create', 'same-name'],
+    ]);
   });
 });

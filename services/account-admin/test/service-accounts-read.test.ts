@@ -18,7 +18,19 @@ describe('reading service accounts', () => {
     const list = (await res.json()) as Array<Record<string, unknown>>;
     const { secret: _secret, ...withoutSecret } = created;
     expect(list).toContainEqual(withoutSecret);
-    for (const account of list) expect(Object.keys(account).sort()).toEqual(['client_id', 'created_at', 'created_by', 'disabled', 'disabled_at', 'dpop_bound_access_tokens', 'grants', 'last_used_at', 'name', 'role']);
+    for (const account of list)
+      expect(Object.keys(account).sort()).toEqual([
+        'client_id',
+        'created_at',
+        'created_by',
+        'disabled',
+        'disabled_at',
+        'dpop_bound_access_tokens',
+        'grants',
+        'last_used_at',
+        'name',
+        'role',
+      ]);
     expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);
     expect(JSON.stringify(list)).not.toContain(created.secret);
   });
@@ -28,8 +40,14 @@ describe('reading service accounts', () => {
     const { secret: _s, ...account } = created;
 
     const found = await p.asAdminSession('GET', `/service-accounts/${created.client_id}`);
-    const unknown = await p.asAdminSession('GET', '/service-accounts/sa-00000000000000000000000000000000');
-    const garbage = await p.asAdminSession('GET', `/service-accounts/${encodeURIComponent('../../etc/passwd')}`);
+    const unknown = await p.asAdminSession(
+      'GET',
+      '/service-accounts/sa-00000000000000000000000000000000',
+    );
+    const garbage = await p.asAdminSession(
+      'GET',
+      `/service-accounts/${encodeURIComponent('../../etc/passwd')}`,
+    );
 
     expect(found.status).toBe(200);
     expect(await found.json()).toEqual(account);
@@ -44,9 +62,21 @@ describe('the OpenAPI document', () => {
   test('When /api/v1/openapi.json is fetched without credentials, then it describes every route', async () => {
     const res = await p.api('/openapi.json');
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.fromEntries(Object.entries(doc.paths).map(([path, ops]) => [path, Object.keys(ops).filter((k) => k !== 'parameters').sort()]))).toEqual({
+    expect(
+      Object.fromEntries(
+        Object.entries(doc.paths).map(([path, ops]) => [
+          path,
+          Object.keys(ops)
+            .filter((k) => k !== 'parameters')
+            .sort(),
+        ]),
+      ),
+    ).toEqual({
       '/me': ['get'],
       '/service-accounts': ['get', 'post'],
       '/service-accounts/{client_id}': ['delete', 'get', 'patch'],

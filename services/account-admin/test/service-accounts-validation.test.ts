@@ -6,7 +6,8 @@ import { describe, expect, test } from '@jest/globals';
 import { useSignedInPortal } from './helpers/portal-api.js';
 
 const p = useSignedInPortal();
-const INVISIBLE = (field: string) => `${field} must not contain invisible or formatting characters (bidi controls, zero-width and the like)`;
+const INVISIBLE = (field: string) =>
+  `${field} must not contain invisible or formatting characters (bidi controls, zero-width and the like)`;
 
 describe('create bodies', () => {
   test('When the body is invalid, then create answers 400 and creates nothing', async () => {
@@ -22,22 +23,44 @@ describe('create bodies', () => {
       [{ name: 'ok', role: 'Edit' }, 'Unknown field "role"; the body is {name}'],
       [[], 'Body must be a JSON object {name}'],
     ];
-    const listed = async () => (await (await p.asAdminSession('GET', '/service-accounts')).json()) as unknown;
+    const listed = async () =>
+      (await (await p.asAdminSession('GET', '/service-accounts')).json()) as unknown;
     const [accountsBefore, eventsBefore] = [await listed(), await p.auditEvents()];
     for (const [body, message] of cases) {
       const res = await p.asAdminSession('POST', '/service-accounts', body);
-      expect({ body, status: res.status, answer: await res.json() }).toEqual({ body, status: 400, answer: { error: 400, message } });
+      expect({ body, status: res.status, answer: await res.json() }).toEqual({
+        body,
+        status: 400,
+        answer: { error: 400, message },
+      });
     }
-    expect({ accounts: await listed(), events: await p.auditEvents() }).toEqual({ accounts: accountsBefore, events: eventsBefore });
+    expect({ accounts: await listed(), events: await p.auditEvents() }).toEqual({
+      accounts: accountsBefore,
+      events: eventsBefore,
+    });
   });
 
   test('When the body is not JSON, then create answers 415 or 400 in the Error shape', async () => {
-    const wrongType = await p.api('/service-accounts', { method: 'POST', headers: p.admin.headers({ 'content-type': 'text/plain' }), body: 'name=x' });
+    const wrongType = await p.api('/service-accounts', {
+      method: 'POST',
+      headers: p.admin.headers({ 'content-type': 'text/plain' }),
+      body: 'name=x',
+    });
     expect(wrongType.status).toBe(415);
-    expect(await wrongType.json()).toEqual({ error: 415, message: 'Content-Type must be application/json' });
-    const malformed = await p.api('/service-accounts', { method: 'POST', headers: p.admin.headers({ 'content-type': 'application/json' }), body: '{"name":' });
+    expect(await wrongType.json()).toEqual({
+      error: 415,
+      message: 'Content-Type must be application/json',
+    });
+    const malformed = await p.api('/service-accounts', {
+      method: 'POST',
+      headers: p.admin.headers({ 'content-type': 'application/json' }),
+      body: '{"name":',
+    });
     expect(malformed.status).toBe(400);
-    expect(await malformed.json()).toEqual({ error: 400, message: 'Request body is not valid JSON' });
+    expect(await malformed.json()).toEqual({
+      error: 400,
+      message: 'Request body is not valid JSON',
+    });
   });
 });
 
@@ -48,18 +71,41 @@ describe('change bodies', () => {
       [{}, 'role, grants or dpop_bound_access_tokens is required'],
       [{ role: 'Account Admin' }, 'role must be "View" or "Edit"'],
       [{ grants: [{ permission: 'edit' }] }, 'grants.0.tag: tag is required'],
-      [{ grants: [{ tag: 'a', permission: 'view' }] }, 'grants.0.permission: permission must be "edit"'],
-      [{ grants: [{ tag: 'a', permission: 'edit' }, { tag: 'a', permission: 'edit' }] }, 'grants must not repeat a tag'],
+      [
+        { grants: [{ tag: 'a', permission: 'view' }] },
+        'grants.0.permission: permission must be "edit"',
+      ],
+      [
+        {
+          grants: [
+            { tag: 'a', permission: 'edit' },
+            { tag: 'a', permission: 'edit' },
+          ],
+        },
+        'grants must not repeat a tag',
+      ],
       [{ grants: 'roses' }, 'grants must be an array'],
-      [{ grants: [{ tag: 'fern\u202Es', permission: 'edit' }] }, `grants.0.tag: ${INVISIBLE('tag')}`],
+      [
+        { grants: [{ tag: 'fern\u202Es', permission: 'edit' }] },
+        `grants.0.tag: ${INVISIBLE('tag')}`,
+      ],
       [{ dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens must be true or false'],
-      [{ role: 'Edit', actor: 'someone-else' }, 'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?}'],
+      [
+        { role: 'Edit', actor: 'someone-else' },
+        'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?}',
+      ],
     ];
     for (const [body, message] of cases) {
       const res = await p.asAdminSession('PATCH', `/service-accounts/${created.client_id}`, body);
-      expect({ body, status: res.status, answer: await res.json() }).toEqual({ body, status: 400, answer: { error: 400, message } });
+      expect({ body, status: res.status, answer: await res.json() }).toEqual({
+        body,
+        status: 400,
+        answer: { error: 400, message },
+      });
     }
-    const after = (await (await p.asAdminSession('GET', `/service-accounts/${created.client_id}`)).json()) as Record<string, unknown>;
+    const after = (await (
+      await p.asAdminSession('GET', `/service-accounts/${created.client_id}`)
+    ).json()) as Record<string, unknown>;
     expect(after).toMatchObject({ role: 'View', grants: [] });
   });
 });

@@ -6,15 +6,27 @@ import { createHmac } from 'node:crypto';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { TEST_REDIS_URL } from '@plant/test-kit';
 import { Redis } from 'ioredis';
-import { createSessionStore, type PendingSignIn, type Session } from '../src/data-access/session-store.js';
+import {
+  createSessionStore,
+  type PendingSignIn,
+  type Session,
+} from '../src/data-access/session-store.js';
 
 const SECRET = 'session-store-test-secret-0123456789abcdef';
 const redis = new Redis(TEST_REDIS_URL);
 const store = createSessionStore(redis, SECRET);
 afterAll(() => redis.quit());
 
-const keyOf = (kind: string, id: string) => `plantstore:admin:${kind}:${createHmac('sha256', SECRET).update(`${kind}:${id}`).digest('base64url')}`;
-const viewer = (): Session => ({ tenant: 'forge', sub: 'u-1', email: 'v@forge.test', role: 'View', checkedAt: Date.now(), createdAt: Date.now() });
+const keyOf = (kind: string, id: string) =>
+  `plantstore:admin:${kind}:${createHmac('sha256', SECRET).update(`${kind}:${id}`).digest('base64url')}`;
+const viewer = (): Session => ({
+  tenant: 'forge',
+  sub: 'u-1',
+  email: 'v@forge.test',
+  role: 'View',
+  checkedAt: Date.now(),
+  createdAt: Date.now(),
+});
 
 describe('session records in Redis', () => {
   test('When a session is created, updated and read, then it reads back as written', async () => {
@@ -26,11 +38,19 @@ describe('session records in Redis', () => {
   });
 
   test('When the JSON of a sealed record is edited in Redis (role raised, role re-check moved into the future), then it is no session', async () => {
-    for (const edit of [(s: Session) => ({ ...s, role: 'Account Admin' }), (s: Session) => ({ ...s, checkedAt: Date.now() + 365 * 86_400_000 })]) {
+    for (const edit of [
+      (s: Session) => ({ ...s, role: 'Account Admin' }),
+      (s: Session) => ({ ...s, checkedAt: Date.now() + 365 * 86_400_000 }),
+    ]) {
       const id = await store.create(viewer(), 60);
       const raw = (await redis.get(keyOf('session', id)))!;
       const [mac, expires] = raw.split('.');
-      await redis.set(keyOf('session', id), `${mac}.${expires}.${JSON.stringify(edit(viewer()))}`, 'EX', 60);
+      await redis.set(
+        keyOf('session', id),
+        `${mac}.${expires}.${JSON.stringify(edit(viewer()))}`,
+        'EX',
+        60,
+      );
 
       expect(await store.get(id)).toBeUndefined();
     }
@@ -40,7 +60,9 @@ describe('session records in Redis', () => {
     const id = 'an-id-the-attacker-chose';
     const admin = JSON.stringify({ ...viewer(), role: 'Account Admin' });
     const expires = String(Date.now() + 60_000);
-    const sealedWithGuess = `${createHmac('sha256', 'guessed-secret').update(`${keyOf('session', id)}\n${expires}\n${admin}`).digest('base64url')}.${expires}.${admin}`;
+    const sealedWithGuess = `${createHmac('sha256', 'guessed-secret')
+      .update(`${keyOf('session', id)}\n${expires}\n${admin}`)
+      .digest('base64url')}.${expires}.${admin}`;
     for (const forged of [admin, sealedWithGuess, `.${expires}.${admin}`, '', 'x.y.z']) {
       await redis.set(keyOf('session', id), forged, 'EX', 60);
       expect(await store.get(id)).toBeUndefined();
@@ -50,7 +72,12 @@ describe('session records in Redis', () => {
   test("When an admin's sealed record is copied under another browser's session key, then that browser has no session", async () => {
     const adminId = await store.create({ ...viewer(), role: 'Account Admin' }, 60);
     const attackerId = await store.create(viewer(), 60);
-    await redis.set(keyOf('session', attackerId), (await redis.get(keyOf('session', adminId)))!, 'EX', 60);
+    await redis.set(
+      keyOf('session', attackerId),
+      (await redis.get(keyOf('session', adminId)))!,
+      'EX',
+      60,
+    );
 
     expect(await store.get(attackerId)).toBeUndefined();
     expect(await store.get(adminId)).toMatchObject({ role: 'Account Admin' });
@@ -77,11 +104,22 @@ describe('session records in Redis', () => {
   });
 
   test('When a pending sign-in is edited in Redis (another landing page, another browser binding), then the callback finds none', async () => {
-    const pending: PendingSignIn = { tenant: 'forge', codeVerifier: 'v', nonce: 'n', returnTo: '/activity', binding: 'b' };
+    const pending: PendingSignIn = {
+      tenant: 'forge',
+      codeVerifier: 'v',
+      nonce: 'n',
+      returnTo: '/activity',
+      binding: 'b',
+    };
     await store.savePendingSignIn('state-1', pending, 60);
     const raw = (await redis.get(keyOf('signin', 'state-1')))!;
     const [mac, expires] = raw.split('.');
-    await redis.set(keyOf('signin', 'state-1'), `${mac}.${expires}.${JSON.stringify({ ...pending, returnTo: '//evil.example', binding: 'x' })}`, 'EX', 60);
+    await redis.set(
+      keyOf('signin', 'state-1'),
+      `${mac}.${expires}.${JSON.stringify({ ...pending, returnTo: '//evil.example', binding: 'x' })}`,
+      'EX',
+      60,
+    );
 
     expect(await store.takePendingSignIn('state-1')).toBeUndefined();
     await store.savePendingSignIn('state-2', pending, 60);

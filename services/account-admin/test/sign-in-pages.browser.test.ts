@@ -25,7 +25,9 @@ function lookOf(p: Page) {
     const style = (selector: string, props: string[]) => {
       const el = document.querySelector(selector);
       const computed = el ? getComputedStyle(el) : undefined;
-      return Object.fromEntries(props.map((prop) => [prop, computed?.getPropertyValue(prop) ?? null]));
+      return Object.fromEntries(
+        props.map((prop) => [prop, computed?.getPropertyValue(prop) ?? null]),
+      );
     };
     return {
       rules: [...document.styleSheets].reduce((n, sheet) => n + sheet.cssRules.length, 0) > 50,
@@ -37,18 +39,29 @@ function lookOf(p: Page) {
   });
 }
 
-useBrowser({ accountAdmin: true, serviceEnv: { 'token-service': { SIGN_IN_FAILURES_PER_ACCOUNT: String(PER_ACCOUNT) } } }, async (started) => {
-  ({ platform, browser, page } = started);
-  acme = await createTenant(platform);
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) blocked.push(m.text());
-  });
-  page.on('requestfailed', (r) => blocked.push(`${r.url()}: ${r.failure()?.errorText}`));
-  // The browser's own guess at an icon aside, every subresource of these pages loads.
-  page.on('response', (r) => {
-    if (r.request().resourceType() !== 'document' && r.status() >= 400 && !r.url().endsWith('/favicon.ico')) blocked.push(`${r.url()}: ${r.status()}`);
-  });
-});
+useBrowser(
+  {
+    accountAdmin: true,
+    serviceEnv: { 'token-service': { SIGN_IN_FAILURES_PER_ACCOUNT: String(PER_ACCOUNT) } },
+  },
+  async (started) => {
+    ({ platform, browser, page } = started);
+    acme = await createTenant(platform);
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) blocked.push(m.text());
+    });
+    page.on('requestfailed', (r) => blocked.push(`${r.url()}: ${r.failure()?.errorText}`));
+    // The browser's own guess at an icon aside, every subresource of these pages loads.
+    page.on('response', (r) => {
+      if (
+        r.request().resourceType() !== 'document' &&
+        r.status() >= 400 &&
+        !r.url().endsWith('/favicon.ico')
+      )
+        blocked.push(`${r.url()}: ${r.status()}`);
+    });
+  },
+);
 
 describe('the sign-in pages, as a person sees them', () => {
   test('When the portal sends a person to sign in, then the form has the portal look (stylesheet allowed by the CSP) and no serious accessibility violation', async () => {
@@ -62,7 +75,9 @@ describe('the sign-in pages, as a person sees them', () => {
     expect(await lookOf(page)).toEqual(portalLook);
     expect(portalLook.rules).toBe(true);
     expect(blocked).toEqual([]);
-    await expect(page.locator('.topbar .tenant').textContent()).resolves.toBe(`Account ${acme.tenant}`);
+    await expect(page.locator('.topbar .tenant').textContent()).resolves.toBe(
+      `Account ${acme.tenant}`,
+    );
     await expectAccessible(page, 'sign-in form');
     await shot(page, 'sign-in-1-form');
   });
@@ -72,7 +87,9 @@ describe('the sign-in pages, as a person sees them', () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
 
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('Email or password is incorrect. Check both and try again.');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'Email or password is incorrect. Check both and try again.',
+    );
     await expect(page.getByLabel('Email').inputValue()).resolves.toBe(acme.viewer.email);
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('password');
     await expectAccessible(page, 'sign-in form, wrong password');
@@ -92,7 +109,11 @@ describe('the sign-in pages, as a person sees them', () => {
 
     expect(res.status()).toBe(429);
     const minutes = Math.ceil(Number(res.headers()['retry-after']) / 60);
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(new RegExp(`^Too many failed sign-ins\\. Signing in is paused for your protection: try again in ${minutes} minutes \\(after \\d\\d:\\d\\d UTC\\)\\.$`));
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      new RegExp(
+        `^Too many failed sign-ins\\. Signing in is paused for your protection: try again in ${minutes} minutes \\(after \\d\\d:\\d\\d UTC\\)\\.$`,
+      ),
+    );
     await expectAccessible(page, 'sign-in form, paused');
     await shot(page, 'sign-in-3-paused');
   });
@@ -101,30 +122,46 @@ describe('the sign-in pages, as a person sees them', () => {
     const other = await browser.newPage();
     await other.goto(interactionUrl);
 
-    await expect(other.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('This sign-in has expired');
-    await expect(other.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).resolves.toBe(`${platform.portalUrl}/login?tenant=${acme.tenant}`);
+    await expect(other.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'This sign-in has expired',
+    );
+    await expect(
+      other.getByRole('link', { name: 'Sign in again' }).getAttribute('href'),
+    ).resolves.toBe(`${platform.portalUrl}/login?tenant=${acme.tenant}`);
     await expectAccessible(other, 'sign-in expired');
     await other.close();
   });
 
   test('When a link names an account that does not exist, then a styled 404 page says so and leads to the portal; accessible', async () => {
-    const res = await page.goto(`${platform.authUrl}/realms/no-such-${acme.tenant}/protocol/openid-connect/auth?client_id=portal`);
+    const res = await page.goto(
+      `${platform.authUrl}/realms/no-such-${acme.tenant}/protocol/openid-connect/auth?client_id=portal`,
+    );
 
     expect(res?.status()).toBe(404);
     expect((await lookOf(page)).rules).toBe(true);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Unknown account');
-    await expect(page.locator('main').textContent()).resolves.toContain(`There is no Plant Store account named no-such-${acme.tenant}.`);
-    await expect(page.getByRole('link', { name: 'Go to the admin portal' }).getAttribute('href')).resolves.toBe(`${platform.portalUrl}/`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'Unknown account',
+    );
+    await expect(page.locator('main').textContent()).resolves.toContain(
+      `There is no Plant Store account named no-such-${acme.tenant}.`,
+    );
+    await expect(
+      page.getByRole('link', { name: 'Go to the admin portal' }).getAttribute('href'),
+    ).resolves.toBe(`${platform.portalUrl}/`);
     await expectAccessible(page, 'unknown account');
     await shot(page, 'sign-in-4-unknown-account');
   });
 
   test('When the token service refuses a request (unknown client), then its error page has the same look and says why; accessible', async () => {
-    const res = await page.goto(`${platform.authUrl}/realms/${acme.tenant}/protocol/openid-connect/auth?client_id=nobody&response_type=code&scope=openid`);
+    const res = await page.goto(
+      `${platform.authUrl}/realms/${acme.tenant}/protocol/openid-connect/auth?client_id=nobody&response_type=code&scope=openid`,
+    );
 
     expect(res?.status()).toBe(400);
     expect((await lookOf(page)).rules).toBe(true);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Something went wrong');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'Something went wrong',
+    );
     await expectAccessible(page, 'error page');
     await shot(page, 'sign-in-5-error');
   });
@@ -154,7 +191,11 @@ describe('the sign-in pages, as a person sees them', () => {
     fresh.on('console', (m) => {
       if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
     });
-    await signInThroughPortal(fresh, { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant }, acme.admin);
+    await signInThroughPortal(
+      fresh,
+      { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: acme.tenant },
+      acme.admin,
+    );
     // The page's own post is answered 204 once: the browser stays on the page, so it can be read.
     let posted = () => {};
     const postedByPage = new Promise<void>((resolve) => (posted = resolve));
@@ -166,7 +207,9 @@ describe('the sign-in pages, as a person sees them', () => {
     await fresh.getByRole('button', { name: 'Sign out' }).click();
     await postedByPage;
 
-    await expect(fresh.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Signing you out');
+    await expect(fresh.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'Signing you out',
+    );
     await expect(fresh.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
     expect((await lookOf(fresh)).rules).toBe(true);
     expect(refused).toEqual([]);

@@ -3,7 +3,14 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { freePort, TEST_REDIS_URL } from '@plant/test-kit';
 import { Redis } from 'ioredis';
-import { createTenant, startPortal, startTokenService, type Platform, type PortalHandle, type TestTenant } from './helpers/platform.js';
+import {
+  createTenant,
+  startPortal,
+  startTokenService,
+  type Platform,
+  type PortalHandle,
+  type TestTenant,
+} from './helpers/platform.js';
 
 const PER_IP = 3;
 /**
@@ -19,7 +26,9 @@ let redis: Redis;
 
 beforeAll(async () => {
   ts = await startTokenService();
-  portal = await startPortal(ts, { env: { REDIS_URL: PORTAL_REDIS_URL, SIGN_IN_STARTS_PER_IP: String(PER_IP) } });
+  portal = await startPortal(ts, {
+    env: { REDIS_URL: PORTAL_REDIS_URL, SIGN_IN_STARTS_PER_IP: String(PER_IP) },
+  });
   acme = await createTenant(ts);
   redis = new Redis(PORTAL_REDIS_URL, { maxRetriesPerRequest: 2 });
 }, 60_000);
@@ -47,7 +56,13 @@ function getFrom(localAddress: string, url: string): Promise<Answer> {
     const req = httpRequest(url, { localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -57,7 +72,8 @@ function getFrom(localAddress: string, url: string): Promise<Answer> {
 
 async function pendingSignIns(): Promise<number> {
   let count = 0;
-  for await (const keys of redis.scanStream({ match: 'plantstore:admin:signin:*', count: 500 })) count += (keys as string[]).length;
+  for await (const keys of redis.scanStream({ match: 'plantstore:admin:signin:*', count: 500 }))
+    count += (keys as string[]).length;
   return count;
 }
 
@@ -67,13 +83,25 @@ describe('sign-ins started at the portal', () => {
     const before = await pendingSignIns();
 
     const answers: Answer[] = [];
-    for (let i = 0; i < PER_IP; i += 1) answers.push(await getFrom(attacker, `${portal.url}/login?tenant=${acme.tenant}`));
+    for (let i = 0; i < PER_IP; i += 1)
+      answers.push(await getFrom(attacker, `${portal.url}/login?tenant=${acme.tenant}`));
     // Refusals are held a second each (a flood is slowed): the rest at once.
-    answers.push(...(await Promise.all(Array.from({ length: 5 }, () => getFrom(attacker, `${portal.url}/login?tenant=${acme.tenant}`)))));
+    answers.push(
+      ...(await Promise.all(
+        Array.from({ length: 5 }, () =>
+          getFrom(attacker, `${portal.url}/login?tenant=${acme.tenant}`),
+        ),
+      )),
+    );
 
     expect(answers.slice(0, PER_IP).map((a) => a.status)).toEqual(Array(PER_IP).fill(303));
     for (const refused of answers.slice(PER_IP)) {
-      expect({ status: refused.status, type: refused.headers['content-type'], cache: refused.headers['cache-control'], cookie: refused.headers['set-cookie'] }).toEqual({
+      expect({
+        status: refused.status,
+        type: refused.headers['content-type'],
+        cache: refused.headers['cache-control'],
+        cookie: refused.headers['set-cookie'],
+      }).toEqual({
         status: 429,
         type: expect.stringMatching(/^text\/html/),
         cache: 'no-store',
@@ -87,29 +115,45 @@ describe('sign-ins started at the portal', () => {
 
   test('When one address floods the sign-in start, then another address still starts a sign-in', async () => {
     const attacker = uniqueLoopback();
-    const flood = await Promise.all(Array.from({ length: 20 }, () => getFrom(attacker, `${portal.url}/login?tenant=${acme.tenant}`)));
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        getFrom(attacker, `${portal.url}/login?tenant=${acme.tenant}`),
+      ),
+    );
 
     const other = await getFrom(uniqueLoopback(), `${portal.url}/login?tenant=${acme.tenant}`);
 
     expect(flood.filter((a) => a.status === 303)).toHaveLength(PER_IP);
     expect(flood.filter((a) => a.status === 429)).toHaveLength(20 - PER_IP);
     expect(other.status).toBe(303);
-    expect(String(other.headers.location)).toContain(`/realms/${acme.tenant}/protocol/openid-connect/auth?`);
+    expect(String(other.headers.location)).toContain(
+      `/realms/${acme.tenant}/protocol/openid-connect/auth?`,
+    );
   });
 
   test('When the tenant picker is opened without a tenant, then it spends nothing: it stores nothing', async () => {
     const source = uniqueLoopback();
-    for (let i = 0; i < PER_IP + 2; i += 1) expect((await getFrom(source, `${portal.url}/login`)).status).toBe(200);
+    for (let i = 0; i < PER_IP + 2; i += 1)
+      expect((await getFrom(source, `${portal.url}/login`)).status).toBe(200);
 
     expect((await getFrom(source, `${portal.url}/login?tenant=${acme.tenant}`)).status).toBe(303);
   });
 
   test('When many addresses together start more sign-ins than the total budget, then the extra ones get 429', async () => {
-    const capped = await startPortal(ts, { port: await freePort(), env: { REDIS_URL: PORTAL_REDIS_URL, SIGN_IN_STARTS_TOTAL: '4' } });
+    const capped = await startPortal(ts, {
+      port: await freePort(),
+      env: { REDIS_URL: PORTAL_REDIS_URL, SIGN_IN_STARTS_TOTAL: '4' },
+    });
     try {
       const answers: Answer[] = [];
-      for (let i = 0; i < 4; i += 1) answers.push(await getFrom(uniqueLoopback(), `${capped.url}/login?tenant=${acme.tenant}`));
-      answers.push(...(await Promise.all([getFrom(uniqueLoopback(), `${capped.url}/login?tenant=${acme.tenant}`), getFrom(uniqueLoopback(), `${capped.url}/login?tenant=${acme.tenant}`)])));
+      for (let i = 0; i < 4; i += 1)
+        answers.push(await getFrom(uniqueLoopback(), `${capped.url}/login?tenant=${acme.tenant}`));
+      answers.push(
+        ...(await Promise.all([
+          getFrom(uniqueLoopback(), `${capped.url}/login?tenant=${acme.tenant}`),
+          getFrom(uniqueLoopback(), `${capped.url}/login?tenant=${acme.tenant}`),
+        ])),
+      );
 
       expect(answers.map((a) => a.status)).toEqual([303, 303, 303, 303, 429, 429]);
     } finally {

@@ -1,5 +1,9 @@
 /** Wires the Plant Store: Postgres, bearer verification with the revocation map, the public and the management listener. */
-import { createBearerAuth, createRedisReplayStore, type RevocationChecker } from '@plant/resource-auth';
+import {
+  createBearerAuth,
+  createRedisReplayStore,
+  type RevocationChecker,
+} from '@plant/resource-auth';
 import { createDatabase, type Knex } from '@plant/shared/db';
 import {
   createManagementApp,
@@ -40,12 +44,23 @@ export interface PlantStoreProcess {
 export async function runPlantStore(
   config: PlantStoreConfig,
   logger: Logger,
-  { revocation, metrics = createMetricsRegistry('plant-store') }: { revocation?: RevocationService; metrics?: ReturnType<typeof createMetricsRegistry> } = {},
+  {
+    revocation,
+    metrics = createMetricsRegistry('plant-store'),
+  }: { revocation?: RevocationService; metrics?: ReturnType<typeof createMetricsRegistry> } = {},
 ): Promise<PlantStoreProcess> {
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'plant-store', logger });
+  const db = createDatabase({
+    connectionString: config.DATABASE_URL,
+    schema: SCHEMA,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName: 'plant-store',
+    logger,
+  });
   // DPoP proof ids, claimed in Redis so a proof is accepted once across every replica.
   const replay = createRedisReplayStore({ redis: redisTargetOf(config), logger });
-  const nonceKeys = config.DPOP_NONCE_KEYS.split(',').map((key) => key.trim()).filter(Boolean);
+  const nonceKeys = config.DPOP_NONCE_KEYS.split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.PLANT_STORE_AUDIENCE,
@@ -57,7 +72,10 @@ export async function runPlantStore(
     ...(revocation ? { revocation } : {}),
     dpop: { publicUrl: config.PUBLIC_URL, replay, nonceKeys },
   });
-  registerCacheMetrics(metrics, { jwks: () => auth.jwksStats(), verified_tokens: () => auth.verifiedTokenStats() });
+  registerCacheMetrics(metrics, {
+    jwks: () => auth.jwksStats(),
+    verified_tokens: () => auth.verifiedTokenStats(),
+  });
   const plants = createPlantRepository(db, { namedStatements: config.DATABASE_NAMED_STATEMENTS });
   // The pool's first connection opens while the revocation snapshot loads rather than on the
   // first readiness probe after it; a failure here is the probe's to report.
@@ -67,10 +85,18 @@ export async function runPlantStore(
   const management = createManagementApp({
     logger,
     metrics,
-    readiness: { database: () => plants.ping(), ...(revocation ? { revocation: readyWhen(revocation, 'revocation snapshot not loaded') } : {}) },
+    readiness: {
+      database: () => plants.ping(),
+      ...(revocation
+        ? { revocation: readyWhen(revocation, 'revocation snapshot not loaded') }
+        : {}),
+    },
   });
   const web = await startWebServer(app, { port: config.PORT, host: config.HOST });
-  const managementWeb = await startWebServer(management, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
+  const managementWeb = await startWebServer(management, {
+    port: config.MANAGEMENT_PORT,
+    host: config.MANAGEMENT_HOST,
+  });
   return {
     port: web.port,
     managementPort: managementWeb.port,

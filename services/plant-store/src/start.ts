@@ -8,8 +8,12 @@ import { runServiceMain } from '@plant/shared/service-main';
 import { loadPlantStoreConfig } from './config.js';
 import { runPlantStore } from './plant-store.js';
 
-runServiceMain('plant-store', () => loadPlantStoreConfig(), async (config, logger) => {
-  const metrics = createMetricsRegistry('plant-store');
-  const revocation = revocationSyncFromConfig(config, { logger, metrics });
-  return runPlantStore(config, logger, { revocation, metrics });
-});
+runServiceMain(
+  'plant-store',
+  () => loadPlantStoreConfig(),
+  async (config, logger) => {
+    const metrics = createMetricsRegistry('plant-store');
+    const revocation = revocationSyncFromConfig(config, { logger, metrics });
+    return runPlantStore(config, logger, { revocation, metrics });
+  },
+);

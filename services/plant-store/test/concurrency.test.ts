@@ -16,17 +16,25 @@ afterAll(async () => {
 });
 
 const create = (bearer: string, id: number, name: string) =>
-  request(store.url).post('/plants').set('authorization', `Bearer ${bearer}`).set('content-type', 'application/json').send({ id, name });
+  request(store.url)
+    .post('/plants')
+    .set('authorization', `Bearer ${bearer}`)
+    .set('content-type', 'application/json')
+    .send({ id, name });
 
 describe('Concurrent creation', () => {
   test('When many distinct and duplicate ids are created in parallel, then every 200 is listed and each duplicate id has exactly one 200', async () => {
     const tenant = store.newTenant();
     const bearer = store.token(tenant);
     const distinct = Array.from({ length: 60 }, (_, i) => ({ id: i, name: `distinct-${i}` }));
-    const duplicates = [1000, 1001, 1002].flatMap((id) => Array.from({ length: 10 }, (_, n) => ({ id, name: `dup-${id}-${n}` })));
+    const duplicates = [1000, 1001, 1002].flatMap((id) =>
+      Array.from({ length: 10 }, (_, n) => ({ id, name: `dup-${id}-${n}` })),
+    );
     const attempts = [...distinct, ...duplicates].sort(() => Math.random() - 0.5);
 
-    const results = await Promise.all(attempts.map(async (a) => ({ ...a, res: await create(bearer, a.id, a.name) })));
+    const results = await Promise.all(
+      attempts.map(async (a) => ({ ...a, res: await create(bearer, a.id, a.name) })),
+    );
 
     for (const { res } of results) expect([200, 409]).toContain(res.status);
     const created = results.filter((r) => r.res.status === 200);
@@ -39,7 +47,9 @@ describe('Concurrent creation', () => {
     }
     expect(results.filter((r) => r.id < 1000).every((r) => r.res.status === 200)).toBe(true);
 
-    const listed = await request(store.url).get('/plants?limit=1000').set('authorization', `Bearer ${bearer}`);
+    const listed = await request(store.url)
+      .get('/plants?limit=1000')
+      .set('authorization', `Bearer ${bearer}`);
     const expected = created.sort((x, y) => x.id - y.id).map((r) => ({ name: r.name }));
     expect(listed.body).toEqual(expected);
     expect(listed.body).toHaveLength(63);
@@ -50,11 +60,18 @@ describe('Concurrent creation', () => {
     const b = store.newTenant();
     const ids = Array.from({ length: 20 }, (_, i) => i);
     const results = await Promise.all(
-      ids.flatMap((id) => [create(store.token(a), id, `a${id}`), create(store.token(b), id, `b${id}`)]),
+      ids.flatMap((id) => [
+        create(store.token(a), id, `a${id}`),
+        create(store.token(b), id, `b${id}`),
+      ]),
     );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
-    const listA = await request(store.url).get('/plants').set('authorization', `Bearer ${store.token(a)}`);
-    const listB = await request(store.url).get('/plants').set('authorization', `Bearer ${store.token(b)}`);
+    const listA = await request(store.url)
+      .get('/plants')
+      .set('authorization', `Bearer ${store.token(a)}`);
+    const listB = await request(store.url)
+      .get('/plants')
+      .set('authorization', `Bearer ${store.token(b)}`);
     expect(listA.body).toEqual(ids.map((id) => ({ name: `a${id}` })));
     expect(listB.body).toEqual(ids.map((id) => ({ name: `b${id}` })));
   });

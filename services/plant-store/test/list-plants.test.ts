@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
 import { openApiValidator } from './helpers/openapi-validator.js';
-import { PUBLIC_URL, startPlantStore, type PlantStoreHarness } from './helpers/plant-store-harness.js';
+import {
+  PUBLIC_URL,
+  startPlantStore,
+  type PlantStoreHarness,
+} from './helpers/plant-store-harness.js';
 
 // RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
 jest.setTimeout(20_000);
@@ -70,13 +74,23 @@ describe('GET /plants', () => {
   test('When a tenant has no plants, then it answers 200 with an empty array and no Link', async () => {
     const tenant = store.newTenant();
     const res = await get('/plants', store.token(tenant));
-    expect({ status: res.status, body: res.body, link: res.headers.link }).toEqual({ status: 200, body: [], link: undefined });
+    expect({ status: res.status, body: res.body, link: res.headers.link }).toEqual({
+      status: 200,
+      body: [],
+      link: undefined,
+    });
   });
 
   test('When plants were created in random order, then they are listed in ascending id order', async () => {
     const tenant = await tenantWith([5, -3, 12, 0, 7]);
     const res = await get('/plants', store.token(tenant));
-    expect(res.body).toEqual([{ name: 'p-3' }, { name: 'p0' }, { name: 'p5' }, { name: 'p7' }, { name: 'p12' }]);
+    expect(res.body).toEqual([
+      { name: 'p-3' },
+      { name: 'p0' },
+      { name: 'p5' },
+      { name: 'p7' },
+      { name: 'p12' },
+    ]);
     expect(res.headers.link).toBeUndefined();
   });
 
@@ -87,15 +101,26 @@ describe('GET /plants', () => {
     const res = await get('/plants', bearer);
     expect(res.body).toHaveLength(100);
     expect(res.body[99]).toEqual({ name: 'p99' });
-    expect(res.headers.link).toMatch(new RegExp(`^<${PUBLIC_URL}/plants\\?limit=100&cursor=[A-Za-z0-9_-]+>; rel="next"$`));
-    const rest = await get(LINK.exec(res.headers.link as string)![1]!.slice(PUBLIC_URL.length), bearer);
-    expect({ body: rest.body, link: rest.headers.link }).toEqual({ body: [{ name: 'p100' }], link: undefined });
+    expect(res.headers.link).toMatch(
+      new RegExp(`^<${PUBLIC_URL}/plants\\?limit=100&cursor=[A-Za-z0-9_-]+>; rel="next"$`),
+    );
+    const rest = await get(
+      LINK.exec(res.headers.link as string)![1]!.slice(PUBLIC_URL.length),
+      bearer,
+    );
+    expect({ body: rest.body, link: rest.headers.link }).toEqual({
+      body: [{ name: 'p100' }],
+      link: undefined,
+    });
   });
 
   test('When exactly limit plants exist, then there is no Link header', async () => {
     const tenant = await tenantWith([1, 2, 3]);
     const res = await get('/plants?limit=3', store.token(tenant));
-    expect({ body: res.body, link: res.headers.link }).toEqual({ body: [{ name: 'p1' }, { name: 'p2' }, { name: 'p3' }], link: undefined });
+    expect({ body: res.body, link: res.headers.link }).toEqual({
+      body: [{ name: 'p1' }, { name: 'p2' }, { name: 'p3' }],
+      link: undefined,
+    });
   });
 
   test('When limit is 1 and 1000, then both are accepted', async () => {
@@ -105,24 +130,39 @@ describe('GET /plants', () => {
     expect(one.body).toEqual([{ name: 'p1' }]);
     expect(one.headers.link).toMatch(/limit=1&cursor=/);
     const max = await get('/plants?limit=1000', bearer);
-    expect({ body: max.body, link: max.headers.link }).toEqual({ body: [{ name: 'p1' }, { name: 'p2' }], link: undefined });
+    expect({ body: max.body, link: max.headers.link }).toEqual({
+      body: [{ name: 'p1' }, { name: 'p2' }],
+      link: undefined,
+    });
   });
 
-  test.each([['0'], ['1001'], ['-1'], ['abc'], [''], ['1.5'], ['1e2'], ['01'], ['+5'], ['99999999999999999999'], [' 5']])(
-    'When limit is %j, then it answers 400 with the Error shape',
-    async (limit) => {
-      const tenant = store.newTenant();
-      const res = await get(`/plants?limit=${encodeURIComponent(limit)}`, store.token(tenant));
-      expect({ status: res.status, body: res.body }).toEqual({
-        status: 400,
-        body: { error: 400, message: 'limit must be an integer between 1 and 1000' },
-      });
-    },
-  );
+  test.each([
+    ['0'],
+    ['1001'],
+    ['-1'],
+    ['abc'],
+    [''],
+    ['1.5'],
+    ['1e2'],
+    ['01'],
+    ['+5'],
+    ['99999999999999999999'],
+    [' 5'],
+  ])('When limit is %j, then it answers 400 with the Error shape', async (limit) => {
+    const tenant = store.newTenant();
+    const res = await get(`/plants?limit=${encodeURIComponent(limit)}`, store.token(tenant));
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { error: 400, message: 'limit must be an integer between 1 and 1000' },
+    });
+  });
 
   test('When limit is given twice, then it answers 400', async () => {
     const res = await get('/plants?limit=1&limit=2', store.token(store.newTenant()));
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 400, message: 'limit must be given at most once' } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { error: 400, message: 'limit must be given at most once' },
+    });
   });
 
   test.each([
@@ -133,7 +173,10 @@ describe('GET /plants', () => {
     ['an empty cursor', ''],
     ['an overlong cursor', 'A'.repeat(100)],
   ])('When the cursor is %s, then it answers 400 with the Error shape', async (_case, cursor) => {
-    const res = await get(`/plants?cursor=${encodeURIComponent(cursor)}`, store.token(store.newTenant()));
+    const res = await get(
+      `/plants?cursor=${encodeURIComponent(cursor)}`,
+      store.token(store.newTenant()),
+    );
     expect({ status: res.status, body: res.body }).toEqual({
       status: 400,
       body: { error: 400, message: 'cursor is invalid: use the Link header of the previous page' },
@@ -171,7 +214,12 @@ describe('GET /plants', () => {
   test('When following links across the int64 extremes, then the cursor keeps exact ids', async () => {
     const tenant = store.newTenant();
     const bearer = store.token(tenant);
-    for (const id of ['-9223372036854775808', '-9223372036854775807', '9223372036854775806', '9223372036854775807']) {
+    for (const id of [
+      '-9223372036854775808',
+      '-9223372036854775807',
+      '9223372036854775806',
+      '9223372036854775807',
+    ]) {
       await create(bearer, id, `p${id}`);
     }
     const pages = await followPages(bearer, '/plants?limit=1');

@@ -8,13 +8,22 @@
 import { describe, expect, test } from '@jest/globals';
 import { BadRequest, NewPlantSchema } from '@plant/shared/api';
 import { parseJsonLossless } from '@plant/shared/http';
-import { encodeCursor, ListPlantsQuery, parseCursor, parseLimit, parseNewPlant } from '../src/domain/plant-validators.js';
+import {
+  encodeCursor,
+  ListPlantsQuery,
+  parseCursor,
+  parseLimit,
+  parseNewPlant,
+} from '../src/domain/plant-validators.js';
 import { openApiDocument, plantStoreOperations } from '../src/entry-points/api/openapi.js';
 import { documentSchemas } from './helpers/openapi-validator.js';
 
 const doc = openApiDocument('http://plants.test');
 const schemaAt = documentSchemas(doc);
-const operation = (method: string) => plantStoreOperations().definitions.flatMap((d) => (d.type === 'route' && d.route.path === '/plants' && d.route.method === method ? [d.route] : []));
+const operation = (method: string) =>
+  plantStoreOperations().definitions.flatMap((d) =>
+    d.type === 'route' && d.route.path === '/plants' && d.route.method === method ? [d.route] : [],
+  );
 
 /** Whether `parse` accepts (true) or answers 400 (false); anything else is a failure. */
 function routeAccepts(parse: () => unknown): boolean {
@@ -28,12 +37,23 @@ function routeAccepts(parse: () => unknown): boolean {
 }
 
 describe('POST /plants', () => {
-  const documented = schemaAt('paths', '/plants', 'post', 'requestBody', 'content', 'application/json', 'schema');
+  const documented = schemaAt(
+    'paths',
+    '/plants',
+    'post',
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  );
 
   test('When the operation is registered, then its body schema is the one parseNewPlant parses with', () => {
     const [post, ...more] = operation('post');
     expect(more).toEqual([]);
-    expect((post?.request?.body?.content['application/json'] as { schema?: unknown } | undefined)?.schema).toBe(NewPlantSchema);
+    expect(
+      (post?.request?.body?.content['application/json'] as { schema?: unknown } | undefined)
+        ?.schema,
+    ).toBe(NewPlantSchema);
   });
 
   // Ids beyond 2^53 cannot reach ajv exactly (JSON.parse rounds them); api-types.test holds the int64 bounds.
@@ -66,12 +86,19 @@ describe('POST /plants', () => {
     ['null', 'null', false],
   ])('When the body has %s, then the route and the document agree', (_case, text, accepted) => {
     const route = routeAccepts(() => parseNewPlant(parseJsonLossless(text)));
-    expect({ route, document: documented(JSON.parse(text)) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: documented(JSON.parse(text)) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 });
 
 describe('GET /plants', () => {
-  const [limit, cursor] = (doc.paths?.['/plants']?.get?.parameters ?? []) as { name: string; required: boolean; schema: { default?: unknown } }[];
+  const [limit, cursor] = (doc.paths?.['/plants']?.get?.parameters ?? []) as {
+    name: string;
+    required: boolean;
+    schema: { default?: unknown };
+  }[];
   const limitSchema = schemaAt('paths', '/plants', 'get', 'parameters', '0', 'schema');
 
   test('When the operation is registered, then its query schema is ListPlantsQuery', () => {
@@ -81,7 +108,10 @@ describe('GET /plants', () => {
   });
 
   test('When limit is absent, then the route takes the documented default', () => {
-    expect({ name: limit?.name, required: limit?.required }).toEqual({ name: 'limit', required: false });
+    expect({ name: limit?.name, required: limit?.required }).toEqual({
+      name: 'limit',
+      required: false,
+    });
     expect(parseLimit({})).toBe(limit?.schema.default);
   });
 
@@ -97,11 +127,18 @@ describe('GET /plants', () => {
     [2 ** 31, false],
   ])('When limit is %s, then the route and the document agree', (value, accepted) => {
     const route = routeAccepts(() => parseLimit({ limit: String(value) }));
-    expect({ route, document: limitSchema(value) }).toEqual({ route: accepted, document: accepted });
+    expect({ route, document: limitSchema(value) }).toEqual({
+      route: accepted,
+      document: accepted,
+    });
   });
 
   test('When cursor is absent or one the route issued, then both accept it; it is an opaque string', () => {
-    expect({ name: cursor?.name, required: cursor?.required, schema: cursor?.schema }).toEqual({ name: 'cursor', required: false, schema: { type: 'string' } });
+    expect({ name: cursor?.name, required: cursor?.required, schema: cursor?.schema }).toEqual({
+      name: 'cursor',
+      required: false,
+      schema: { type: 'string' },
+    });
     expect(parseCursor({})).toBeUndefined();
     const issued = encodeCursor('9223372036854775807');
     expect(parseCursor({ cursor: issued })).toBe('9223372036854775807');

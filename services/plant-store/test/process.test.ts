@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals
 import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { spawnService, startTestIssuer, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName, type TestIssuer } from '@plant/test-kit';
+import {
+  spawnService,
+  startTestIssuer,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  uniqueName,
+  type TestIssuer,
+} from '@plant/test-kit';
 
 // RSA key generation per realm and real Postgres round trips: generous under a loaded machine.
 jest.setTimeout(20_000);
@@ -13,7 +20,10 @@ let issuer: TestIssuer;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  issuer = await startTestIssuer({ authUrl: 'http://auth.test:8082', audience: 'http://plant-store.test:8081' });
+  issuer = await startTestIssuer({
+    authUrl: 'http://auth.test:8082',
+    audience: 'http://plant-store.test:8081',
+  });
   env = {
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: TEST_REDIS_URL,
@@ -38,18 +48,32 @@ describe('The plant-store process', () => {
     issuer.addRealm(tenant);
     const token = issuer.mint({ tenant });
     try {
-      const listening = svc.logs.filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(listening).toEqual([expect.objectContaining({ port: svc.port, managementPort: svc.managementPort })]);
+      const listening = svc.logs
+        .filter((l) => l.includes('"msg":"listening"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(listening).toEqual([
+        expect.objectContaining({ port: svc.port, managementPort: svc.managementPort }),
+      ]);
       expect(svc.managementPort).not.toBe(svc.port);
-      const created = await request(svc.url).post('/plants').set('authorization', `Bearer ${token}`).send({ id: 1, name: 'Basil' });
-      expect({ status: created.status, body: created.body }).toEqual({ status: 200, body: { name: 'Basil' } });
+      const created = await request(svc.url)
+        .post('/plants')
+        .set('authorization', `Bearer ${token}`)
+        .send({ id: 1, name: 'Basil' });
+      expect({ status: created.status, body: created.body }).toEqual({
+        status: 200,
+        body: { name: 'Basil' },
+      });
 
       // Start a request whose body is still arriving, then SIGTERM: it must complete.
       let exited: Promise<number | null> | undefined;
       const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = httpRequest(`${svc.url}/plants`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': '23' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': '23',
+          },
         });
         req.on('response', (res) => {
           let body = '';
@@ -84,7 +108,9 @@ describe('The plant-store process', () => {
       const tenant = uniqueName('t');
       issuer.addRealm(tenant);
       const old = issuer.mint({ tenant, claims: { sub: 'sa-revoked', ver: 1 } });
-      expect((await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`)).status).toBe(200);
+      expect(
+        (await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`)).status,
+      ).toBe(200);
       expect((await request(svc.managementUrl).get('/readyz')).body).toEqual({ status: 'ready' });
 
       issuer.revoke(tenant, 'sa-revoked', { version: 2 });
@@ -94,9 +120,14 @@ describe('The plant-store process', () => {
         await sleep(100);
         res = await request(svc.url).get('/plants').set('authorization', `Bearer ${old}`);
       }
-      expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: 401, message: 'Token has been revoked' } });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 401,
+        body: { error: 401, message: 'Token has been revoked' },
+      });
       const fresh = issuer.mint({ tenant, claims: { sub: 'sa-revoked', ver: 2 } });
-      expect((await request(svc.url).get('/plants').set('authorization', `Bearer ${fresh}`)).status).toBe(200);
+      expect(
+        (await request(svc.url).get('/plants').set('authorization', `Bearer ${fresh}`)).status,
+      ).toBe(200);
     } finally {
       await svc.stop();
     }

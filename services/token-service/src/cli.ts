@@ -10,9 +10,24 @@ import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
 import { KeyEncryption } from './domain/key-encryption.js';
-import { EmailSchema, PasswordSchema, TenantNameSchema, UserRoleSchema } from './domain/principal-validators.js';
-import { issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage, PORTAL_CLIENT_ID } from './domain/realm-naming.js';
-import { getSigningAlgorithm, rotateSigningKey, SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-keys.js';
+import {
+  EmailSchema,
+  PasswordSchema,
+  TenantNameSchema,
+  UserRoleSchema,
+} from './domain/principal-validators.js';
+import {
+  issuerOf,
+  KEY_ROTATION_CHANNEL,
+  keyChangeMessage,
+  PORTAL_CLIENT_ID,
+} from './domain/realm-naming.js';
+import {
+  getSigningAlgorithm,
+  rotateSigningKey,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from './domain/signing-keys.js';
 import { createTenant } from './domain/tenants.js';
 import { createUser } from './domain/users.js';
 
@@ -44,12 +59,15 @@ const cliShape = {
   AUTH_URL: configShape.AUTH_URL,
   KEY_ENCRYPTION_KEY: configShape.KEY_ENCRYPTION_KEY,
   PORTAL_URL: configShape.PORTAL_URL,
-  CLI_PUBLISH_EVENTS: env.bool(true).describe('Announce key rotations on Redis so running replicas reload at once'),
+  CLI_PUBLISH_EVENTS: env
+    .bool(true)
+    .describe('Announce key rotations on Redis so running replicas reload at once'),
 };
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new UsageError(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  if (!result.success)
+    throw new UsageError(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
   return result.data;
 }
 
@@ -63,16 +81,20 @@ function option(values: Record<string, unknown>, name: string): string {
 function secretOption(values: Record<string, unknown>, name: string): string {
   const file = values[`${name}-file`];
   const inline = values[name];
-  if (file !== undefined && inline !== undefined) throw new UsageError(`give --${name}-file or --${name}, not both`);
+  if (file !== undefined && inline !== undefined)
+    throw new UsageError(`give --${name}-file or --${name}, not both`);
   if (typeof file !== 'string') return option(values, name);
   let text: string;
   try {
     const buffer = readFileSync(file === '-' ? 0 : file);
-    if (buffer.length > PASSWORD_FILE_MAX_BYTES) throw new UsageError(`--${name}-file: larger than ${PASSWORD_FILE_MAX_BYTES} bytes`);
+    if (buffer.length > PASSWORD_FILE_MAX_BYTES)
+      throw new UsageError(`--${name}-file: larger than ${PASSWORD_FILE_MAX_BYTES} bytes`);
     text = buffer.toString('utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--${name}-file: cannot read ${file === '-' ? 'standard input' : JSON.stringify(file)}`);
+    throw new UsageError(
+      `--${name}-file: cannot read ${file === '-' ? 'standard input' : JSON.stringify(file)}`,
+    );
   }
   // One trailing line break (echo, editors) is not part of the password; anything else is.
   return text.replace(/\r?\n$/, '');
@@ -82,7 +104,8 @@ function algOption(values: Record<string, unknown>): SigningAlgorithm | undefine
   const value = values.alg;
   if (value === undefined) return undefined;
   const alg = SIGNING_ALGORITHMS.find((known) => known === value);
-  if (alg === undefined) throw new UsageError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  if (alg === undefined)
+    throw new UsageError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   return alg;
 }
 
@@ -104,24 +127,51 @@ async function main(argv: string[]): Promise<unknown> {
   });
   const [noun, verb, tenantArg, ...rest] = positionals;
   const command = `${noun ?? ''} ${verb ?? ''}`;
-  if (!['tenant create', 'user create', 'keys rotate', 'keys show'].includes(command)) throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
+  if (!['tenant create', 'user create', 'keys rotate', 'keys show'].includes(command))
+    throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (tenantArg === undefined) throw new UsageError(`the tenant name is missing\n${USAGE}`);
-  if (!TenantNameSchema.safeParse(tenantArg).success) throw new UsageError(`invalid tenant name ${JSON.stringify(tenantArg)}: use 1-63 characters of a-z, 0-9 and inner hyphens`);
+  if (!TenantNameSchema.safeParse(tenantArg).success)
+    throw new UsageError(
+      `invalid tenant name ${JSON.stringify(tenantArg)}: use 1-63 characters of a-z, 0-9 and inner hyphens`,
+    );
   const tenant = tenantArg;
   const alg = algOption(values);
-  if (alg !== undefined && command !== 'tenant create' && command !== 'keys rotate') throw new UsageError(`--alg does not apply to ${command}`);
+  if (alg !== undefined && command !== 'tenant create' && command !== 'keys rotate')
+    throw new UsageError(`--alg does not apply to ${command}`);
 
   const config = loadConfig(cliShape);
   // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
-  const logger = createLogger({ name: 'token-service-cli', level: 'warn', destination: { write: (line: string) => void process.stderr.write(line) } });
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: 2, applicationName: 'token-service-cli', logger });
-  const ctx = { ...createRepositories(db), encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY) };
+  const logger = createLogger({
+    name: 'token-service-cli',
+    level: 'warn',
+    destination: { write: (line: string) => void process.stderr.write(line) },
+  });
+  const db = createDatabase({
+    connectionString: config.DATABASE_URL,
+    schema: SCHEMA,
+    poolMax: 2,
+    applicationName: 'token-service-cli',
+    logger,
+  });
+  const ctx = {
+    ...createRepositories(db),
+    encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY),
+  };
   try {
     if (command === 'tenant create') {
       const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
-      const adminPassword = parse(PasswordSchema, secretOption(values, 'admin-password'), '--admin-password');
-      const created = await createTenant(ctx, { tenant, adminEmail, adminPassword, ...(alg === undefined ? {} : { alg }) });
+      const adminPassword = parse(
+        PasswordSchema,
+        secretOption(values, 'admin-password'),
+        '--admin-password',
+      );
+      const created = await createTenant(ctx, {
+        tenant,
+        adminEmail,
+        adminPassword,
+        ...(alg === undefined ? {} : { alg }),
+      });
       return {
         tenant: created.tenant,
         issuer: issuerOf(config.AUTH_URL, tenant),
@@ -149,13 +199,19 @@ async function main(argv: string[]): Promise<unknown> {
 
 /** Best effort: replicas also re-check their realm's key every 30 s. */
 async function announceRotation(target: RedisTarget, tenant: string): Promise<void> {
-  const redis = createRedisClient(target, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  const redis = createRedisClient(target, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    lazyConnect: true,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();
     await redis.publish(KEY_ROTATION_CHANNEL, keyChangeMessage(tenant));
   } catch {
-    process.stderr.write('note: could not announce the rotation on Redis; running replicas pick it up within 30 s\n');
+    process.stderr.write(
+      'note: could not announce the rotation on Redis; running replicas pick it up within 30 s\n',
+    );
   } finally {
     redis.disconnect();
   }
@@ -172,7 +228,10 @@ try {
     line = `error: ${err.message}`;
     code = 2;
   } else if (err instanceof ConfigError || err instanceof AppError) line = `error: ${err.message}`;
-  else if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+  else if (
+    (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+    (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+  ) {
     line = `error: ${(err as Error).message}\n${USAGE}`;
     code = 2;
   } else line = `error: ${(err as Error).message ?? String(err)}`;

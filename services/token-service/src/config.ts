@@ -19,50 +19,124 @@ export const configShape = {
     authUrlDoc: 'Public base URL; issuers are {AUTH_URL}/realms/<tenant>',
   }),
   ...trustProxyConfig(),
-  INTERNAL_PORT: env.port(9082).describe('Internal API port, never routed by the ingress (0 = ephemeral)'),
+  INTERNAL_PORT: env
+    .port(9082)
+    .describe('Internal API port, never routed by the ingress (0 = ephemeral)'),
   RESOURCE_SERVER_TOKENS: env
     .secretList()
-    .describe('Comma-separated internal API tokens, one per resource server (the Plant Store, ...): realm list, revocations, principal lookups only (secret)'),
-  ACCOUNT_ADMIN_TOKEN: env.secret().describe("account-admin's internal API token: what resource servers may call, and tenants, users and service accounts (secret)"),
-  PORTAL_URL: env.url('http://localhost:8083').describe("The portal's base URL (its sign-in redirect URIs derive from it)"),
+    .describe(
+      'Comma-separated internal API tokens, one per resource server (the Plant Store, ...): realm list, revocations, principal lookups only (secret)',
+    ),
+  ACCOUNT_ADMIN_TOKEN: env
+    .secret()
+    .describe(
+      "account-admin's internal API token: what resource servers may call, and tenants, users and service accounts (secret)",
+    ),
+  PORTAL_URL: env
+    .url('http://localhost:8083')
+    .describe("The portal's base URL (its sign-in redirect URIs derive from it)"),
   SECRET_PEPPER: env.secret(32).describe('HMAC-SHA-256 key for client-secret digests (secret)'),
-  KEY_ENCRYPTION_KEY: secretKey(z.string().refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be base64 of 32 bytes' })).describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
-  COOKIE_KEYS: env.secretList().describe('Comma-separated keys signing the sign-in cookies (secret)'),
+  KEY_ENCRYPTION_KEY: secretKey(
+    z.string().refine((v) => Buffer.from(v, 'base64').length === 32, {
+      error: 'must be base64 of 32 bytes',
+    }),
+  ).describe('AES-256-GCM key for signing keys at rest, base64 of 32 bytes (secret)'),
+  COOKIE_KEYS: env
+    .secretList()
+    .describe('Comma-separated keys signing the sign-in cookies (secret)'),
   ACCESS_TOKEN_TTL: env.int(300, 30, 86_400).describe('Access token lifetime in seconds'),
-  REALM_PROVIDER_CACHE_MB: env.int(128, 4, 65_536).describe("Memory for built realm providers (MB); beyond it the least recently used realm's provider is dropped and built again at its next request"),
-  REALM_KEY_CACHE_MB: env.int(48, 1, 65_536).describe("Memory for the realms' decrypted signing keys (MB); beyond it the least recently used realm's key is read from Postgres again"),
-  CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env.int(10, 1, 100_000).describe('Failed client authentications per client_id and IP per window before 429'),
-  CLIENT_AUTH_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed client authentications per IP (any client) per window; above it the address\'s failing attempts get 429, right secrets still pass'),
-  CLIENT_AUTH_FAILURES_PER_CLIENT: env.int(500, 1, 1_000_000).describe('Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass'),
-  SIGN_IN_FAILURES_PER_ACCOUNT: env.int(5, 1, 100_000).describe('Password checks per account (email) and IP (IPv6: its /64) per window; a right password gives its check back, the next attempt gets 429. The account over all IPs gets 10x'),
-  SIGN_IN_FAILURES_PER_IP: env.int(50, 1, 100_000).describe('Failed sign-ins per IP (IPv6: its /64), any account, per window before 429'),
+  REALM_PROVIDER_CACHE_MB: env
+    .int(128, 4, 65_536)
+    .describe(
+      "Memory for built realm providers (MB); beyond it the least recently used realm's provider is dropped and built again at its next request",
+    ),
+  REALM_KEY_CACHE_MB: env
+    .int(48, 1, 65_536)
+    .describe(
+      "Memory for the realms' decrypted signing keys (MB); beyond it the least recently used realm's key is read from Postgres again",
+    ),
+  CLIENT_AUTH_FAILURES_PER_CLIENT_IP: env
+    .int(10, 1, 100_000)
+    .describe('Failed client authentications per client_id and IP per window before 429'),
+  CLIENT_AUTH_FAILURES_PER_IP: env
+    .int(50, 1, 100_000)
+    .describe(
+      "Failed client authentications per IP (any client) per window; above it the address's failing attempts get 429, right secrets still pass",
+    ),
+  CLIENT_AUTH_FAILURES_PER_CLIENT: env
+    .int(500, 1, 1_000_000)
+    .describe(
+      'Failed authentications per client_id (all IPs) per window; above it wrong secrets get 429, right ones still pass',
+    ),
+  SIGN_IN_FAILURES_PER_ACCOUNT: env
+    .int(5, 1, 100_000)
+    .describe(
+      'Password checks per account (email) and IP (IPv6: its /64) per window; a right password gives its check back, the next attempt gets 429. The account over all IPs gets 10x',
+    ),
+  SIGN_IN_FAILURES_PER_IP: env
+    .int(50, 1, 100_000)
+    .describe('Failed sign-ins per IP (IPv6: its /64), any account, per window before 429'),
   SIGN_IN_CONCURRENT_HASHES: env
     .int(0, 0, 256)
-    .describe('Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1'),
+    .describe(
+      'Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1',
+    ),
   SIGN_IN_STARTS_PER_IP: env
     .int(100, 1, 1_000_000)
-    .describe('Authorization requests (sign-ins started, each may store an interaction for 10 minutes) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After'),
-  SIGN_IN_STARTS_TOTAL: env.int(10_000, 1, 10_000_000).describe('Authorization requests from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After'),
-  THROTTLE_WINDOW_SECONDS: env.int(900, 1, 86_400).describe('Window (and block time) of the failure counters, seconds'),
+    .describe(
+      'Authorization requests (sign-ins started, each may store an interaction for 10 minutes) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After',
+    ),
+  SIGN_IN_STARTS_TOTAL: env
+    .int(10_000, 1, 10_000_000)
+    .describe(
+      'Authorization requests from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After',
+    ),
+  THROTTLE_WINDOW_SECONDS: env
+    .int(900, 1, 86_400)
+    .describe('Window (and block time) of the failure counters, seconds'),
   FEDERATION_ALLOW_PRIVATE_ISSUERS: env
     .bool(false)
-    .describe('Trusted workload issuers may be on private, loopback or link-local addresses (an in-cluster Kubernetes issuer; tests). Off: such fetches are refused'),
-  FEDERATION_ALLOW_HTTP_ISSUERS: env.bool(false).describe('Trusted workload issuers may use http: URLs (development and tests only: refused when NODE_ENV=production)'),
-  FEDERATION_FETCH_TIMEOUT_MS: env.int(3000, 100, 30_000).describe("Deadline of each fetch of a trusted issuer's discovery document or JWKS, connection to last byte"),
+    .describe(
+      'Trusted workload issuers may be on private, loopback or link-local addresses (an in-cluster Kubernetes issuer; tests). Off: such fetches are refused',
+    ),
+  FEDERATION_ALLOW_HTTP_ISSUERS: env
+    .bool(false)
+    .describe(
+      'Trusted workload issuers may use http: URLs (development and tests only: refused when NODE_ENV=production)',
+    ),
+  FEDERATION_FETCH_TIMEOUT_MS: env
+    .int(3000, 100, 30_000)
+    .describe(
+      "Deadline of each fetch of a trusted issuer's discovery document or JWKS, connection to last byte",
+    ),
   FEDERATION_JWKS_REFETCH_SECONDS: env
     .int(30, 1, 3600)
-    .describe("A trusted issuer's JWKS is fetched again for an unknown kid (or after a failed fetch) at most this often per issuer"),
-  FEDERATION_MAX_ISSUERS_PER_TENANT: env.int(10, 1, 1000).describe('Distinct trusted workload issuers a tenant may name over all its service accounts'),
-  PLANT_STORE_AUDIENCE: env.string('http://localhost:8081').describe('aud of Plant Store tokens (the default resource)'),
-  ACCOUNT_ADMIN_AUDIENCE: env.string('http://localhost:8083').describe('aud of account-admin API tokens (resource=...)'),
+    .describe(
+      "A trusted issuer's JWKS is fetched again for an unknown kid (or after a failed fetch) at most this often per issuer",
+    ),
+  FEDERATION_MAX_ISSUERS_PER_TENANT: env
+    .int(10, 1, 1000)
+    .describe('Distinct trusted workload issuers a tenant may name over all its service accounts'),
+  PLANT_STORE_AUDIENCE: env
+    .string('http://localhost:8081')
+    .describe('aud of Plant Store tokens (the default resource)'),
+  ACCOUNT_ADMIN_AUDIENCE: env
+    .string('http://localhost:8083')
+    .describe('aud of account-admin API tokens (resource=...)'),
   API_AUDIENCES: z
     .string()
     .default('')
-    .refine((v) => listOf(v).every((audience) => URL.canParse(audience)), { error: 'must be comma-separated absolute URLs' })
-    .describe("Comma-separated audiences (absolute URLs) of other APIs that verify tokens with @plant/resource-auth: service accounts may ask for one with resource=, and get the role's scope for it; empty: none"),
+    .refine((v) => listOf(v).every((audience) => URL.canParse(audience)), {
+      error: 'must be comma-separated absolute URLs',
+    })
+    .describe(
+      "Comma-separated audiences (absolute URLs) of other APIs that verify tokens with @plant/resource-auth: service accounts may ask for one with resource=, and get the role's scope for it; empty: none",
+    ),
   DPOP_NONCE_KEYS: env
     .optionalSecretList()
-    .describe('Comma-separated keys (32+ characters) of the token endpoint\'s DPoP nonces (RFC 9449 §8): set, every DPoP proof there must carry a nonce it issued; empty: no nonce (secret)'),
+    .describe(
+      "Comma-separated keys (32+ characters) of the token endpoint's DPoP nonces (RFC 9449 §8): set, every DPoP proof there must carry a nonce it issued; empty: no nonce (secret)",
+    ),
 };
 
 export type TokenServiceConfig = ReturnType<typeof loadTokenServiceConfig>;
@@ -71,7 +145,11 @@ export function loadTokenServiceConfig(source: NodeJS.ProcessEnv = process.env) 
   const config = loadConfig(configShape, source);
   assertOwnCredentials(config.RESOURCE_SERVER_TOKENS, config.ACCOUNT_ADMIN_TOKEN);
   // A workload token's keys fetched in clear could be swapped by anyone on the path.
-  if (source.NODE_ENV === 'production' && config.FEDERATION_ALLOW_HTTP_ISSUERS) throw new ConfigError('FEDERATION_ALLOW_HTTP_ISSUERS', 'must be false in production (NODE_ENV=production): trusted issuers are fetched over https only');
+  if (source.NODE_ENV === 'production' && config.FEDERATION_ALLOW_HTTP_ISSUERS)
+    throw new ConfigError(
+      'FEDERATION_ALLOW_HTTP_ISSUERS',
+      'must be false in production (NODE_ENV=production): trusted issuers are fetched over https only',
+    );
   return config;
 }
 
@@ -82,13 +160,22 @@ function assertOwnCredentials(resourceServerTokens: string, accountAdminToken: s
   const tokens = resourceServerTokensOf(resourceServerTokens);
   if (tokens.length === 0) throw new ConfigError('RESOURCE_SERVER_TOKENS', 'lists no token');
   if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
-    throw new ConfigError('RESOURCE_SERVER_TOKENS', `holds a token shorter than ${MIN_TOKEN_LENGTH} characters`);
+    throw new ConfigError(
+      'RESOURCE_SERVER_TOKENS',
+      `holds a token shorter than ${MIN_TOKEN_LENGTH} characters`,
+    );
   }
   if (new Set(tokens).size !== tokens.length) {
-    throw new ConfigError('RESOURCE_SERVER_TOKENS', 'lists a token twice: each resource server holds a credential of its own');
+    throw new ConfigError(
+      'RESOURCE_SERVER_TOKENS',
+      'lists a token twice: each resource server holds a credential of its own',
+    );
   }
   if (tokens.includes(accountAdminToken)) {
-    throw new ConfigError('ACCOUNT_ADMIN_TOKEN', 'must differ from every RESOURCE_SERVER_TOKENS value: each caller holds a credential of its own');
+    throw new ConfigError(
+      'ACCOUNT_ADMIN_TOKEN',
+      'must differ from every RESOURCE_SERVER_TOKENS value: each caller holds a credential of its own',
+    );
   }
 }
 

@@ -14,22 +14,35 @@ function loopbackOf(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-runServiceMain('token-service', () => loadTokenServiceConfig(), async (config, logger) => {
-  const service = await createTokenService(config, logger);
-  const publicServer = await startWebServer(service.publicApp, { port: config.PORT, host: config.HOST });
-  const internalServer = await startWebServer(service.internalApp, { port: config.INTERNAL_PORT, host: config.HOST });
-  const managementServer = await startWebServer(service.managementApp, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
-  // Introspection verifies through the internal API, as a resource server does: it needs it listening.
-  await service.startIntrospection(`http://${loopbackOf(config.HOST)}:${internalServer.port}`);
-  return {
-    port: publicServer.port,
-    internalPort: internalServer.port,
-    managementPort: managementServer.port,
-    async stop() {
-      await Promise.all([publicServer.close(), internalServer.close()]);
-      // Probes and the last scrape answer while the others drain.
-      await managementServer.close();
-      await service.close();
-    },
-  };
-});
+runServiceMain(
+  'token-service',
+  () => loadTokenServiceConfig(),
+  async (config, logger) => {
+    const service = await createTokenService(config, logger);
+    const publicServer = await startWebServer(service.publicApp, {
+      port: config.PORT,
+      host: config.HOST,
+    });
+    const internalServer = await startWebServer(service.internalApp, {
+      port: config.INTERNAL_PORT,
+      host: config.HOST,
+    });
+    const managementServer = await startWebServer(service.managementApp, {
+      port: config.MANAGEMENT_PORT,
+      host: config.MANAGEMENT_HOST,
+    });
+    // Introspection verifies through the internal API, as a resource server does: it needs it listening.
+    await service.startIntrospection(`http://${loopbackOf(config.HOST)}:${internalServer.port}`);
+    return {
+      port: publicServer.port,
+      internalPort: internalServer.port,
+      managementPort: managementServer.port,
+      async stop() {
+        await Promise.all([publicServer.close(), internalServer.close()]);
+        // Probes and the last scrape answer while the others drain.
+        await managementServer.close();
+        await service.close();
+      },
+    };
+  },
+);

@@ -9,7 +9,13 @@
  * internal API admits it with the resource servers' scope (`verify`).
  */
 import { randomBytes } from 'node:crypto';
-import { createBearerAuth, createRevocationSync, type BearerAuth, type Principal, type RevocationSync } from '@plant/resource-auth';
+import {
+  createBearerAuth,
+  createRevocationSync,
+  type BearerAuth,
+  type Principal,
+  type RevocationSync,
+} from '@plant/resource-auth';
 import { ServiceUnavailable } from '@plant/shared/api';
 import type { Logger } from '@plant/shared/logging';
 import { redisTargetOf, type RedisConfig } from '@plant/shared/redis';
@@ -17,24 +23,43 @@ import type { Registry } from 'prom-client';
 import { listOf, type TokenServiceConfig } from './config.js';
 import type { TokenInspector } from './domain/introspect-token.js';
 
-type InspectorConfig = Pick<TokenServiceConfig, 'AUTH_URL' | keyof RedisConfig | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'API_AUDIENCES'>;
+type InspectorConfig = Pick<
+  TokenServiceConfig,
+  | 'AUTH_URL'
+  | keyof RedisConfig
+  | 'PLANT_STORE_AUDIENCE'
+  | 'ACCOUNT_ADMIN_AUDIENCE'
+  | 'API_AUDIENCES'
+>;
 
 export class LiveTokenInspector implements TokenInspector {
   /** This process's own internal API credential (scope `verify`). */
   readonly credential = randomBytes(32).toString('base64url');
   #running: { auth: BearerAuth; revocation: RevocationSync } | undefined;
 
-  constructor(private readonly options: { config: InspectorConfig; logger: Logger; metrics: Registry }) {}
+  constructor(
+    private readonly options: { config: InspectorConfig; logger: Logger; metrics: Registry },
+  ) {}
 
   /** Starts verifying against the internal API at `internalUrl` (once it listens); resolves when the revocation map is live or has tried. */
   async start(internalUrl: string): Promise<void> {
     if (this.#running !== undefined) return;
     const { config, logger, metrics } = this.options;
-    const revocation = createRevocationSync({ redis: redisTargetOf(config), tokenServiceUrl: internalUrl, internalToken: this.credential, logger, metricsRegistry: metrics });
+    const revocation = createRevocationSync({
+      redis: redisTargetOf(config),
+      tokenServiceUrl: internalUrl,
+      internalToken: this.credential,
+      logger,
+      metricsRegistry: metrics,
+    });
     const auth = createBearerAuth({
       authUrl: config.AUTH_URL,
       // Every audience this service issues: the caller reads `aud` in the answer and keeps what is its own.
-      audience: [config.PLANT_STORE_AUDIENCE, config.ACCOUNT_ADMIN_AUDIENCE, ...listOf(config.API_AUDIENCES)],
+      audience: [
+        config.PLANT_STORE_AUDIENCE,
+        config.ACCOUNT_ADMIN_AUDIENCE,
+        ...listOf(config.API_AUDIENCES),
+      ],
       jwksBaseUrl: internalUrl,
       internalToken: this.credential,
       realm: 'token-introspection',
@@ -46,7 +71,13 @@ export class LiveTokenInspector implements TokenInspector {
   }
 
   inspect(token: string): Promise<Principal> {
-    if (this.#running === undefined) return Promise.reject(new ServiceUnavailable('Token introspection is starting; retry', { headers: { 'retry-after': '1' }, expose: true }));
+    if (this.#running === undefined)
+      return Promise.reject(
+        new ServiceUnavailable('Token introspection is starting; retry', {
+          headers: { 'retry-after': '1' },
+          expose: true,
+        }),
+      );
     return this.#running.auth.inspect(token);
   }
 

@@ -10,7 +10,10 @@ import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
-import { CLIENT_AUTH_FAILURE_CHANNEL, createClientAuthFailureRepository } from './data-access/client-auth-failure-repository.js';
+import {
+  CLIENT_AUTH_FAILURE_CHANNEL,
+  createClientAuthFailureRepository,
+} from './data-access/client-auth-failure-repository.js';
 import { createFederatedIssuerKeys } from './data-access/federated-issuer-keys.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
@@ -22,7 +25,11 @@ import { createClientSecretDigester } from './domain/client-secrets.js';
 import type { IdentityContext } from './domain/identity-context.js';
 import { KeyEncryption } from './domain/key-encryption.js';
 import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
-import { KEY_ROTATION_CHANNEL, keyChangeMessage, parseKeyChangeMessage } from './domain/realm-naming.js';
+import {
+  KEY_ROTATION_CHANNEL,
+  keyChangeMessage,
+  parseKeyChangeMessage,
+} from './domain/realm-naming.js';
 import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
 import { RevocationPruner } from './domain/revocation-feed.js';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
@@ -71,12 +78,26 @@ export interface TokenService {
   close(): Promise<void>;
 }
 
-export async function createTokenService(config: TokenServiceConfig, logger: Logger): Promise<TokenService> {
-  const db = createDatabase({ connectionString: config.DATABASE_URL, schema: SCHEMA, poolMax: config.DATABASE_POOL_MAX, applicationName: 'token-service', logger });
+export async function createTokenService(
+  config: TokenServiceConfig,
+  logger: Logger,
+): Promise<TokenService> {
+  const db = createDatabase({
+    connectionString: config.DATABASE_URL,
+    schema: SCHEMA,
+    poolMax: config.DATABASE_POOL_MAX,
+    applicationName: 'token-service',
+    logger,
+  });
   // Reconnect attempts at most half a second apart (ioredis' default backs off to 2 s): after a
   // failover the publisher's kept events go out, and the subscription is back, that much sooner.
   const retryStrategy = (attempt: number) => Math.min(50 * attempt, 500);
-  const redisOptions = { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false, retryStrategy };
+  const redisOptions = {
+    maxRetriesPerRequest: 2,
+    enableAutoPipelining: true,
+    lazyConnect: false,
+    retryStrategy,
+  };
   const redisTarget = redisTargetOf(config);
   const redis = createRedisClient(redisTarget, redisOptions);
   // autoResubscribe off: ioredis' own resubscription after a reconnect drops its promise, so a
@@ -84,8 +105,15 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   // unhandled rejection, which ends a Node process (a test's teardown right after a Redis
   // restart failed with "Connection is closed."). The 'ready' listeners below subscribe every
   // channel themselves and handle the outcome.
-  const subscriber = createRedisClient(redisTarget, { maxRetriesPerRequest: null, retryStrategy, autoResubscribe: false });
-  for (const client of [redis, subscriber]) client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  const subscriber = createRedisClient(redisTarget, {
+    maxRetriesPerRequest: null,
+    retryStrategy,
+    autoResubscribe: false,
+  });
+  for (const client of [redis, subscriber])
+    client.on('error', (err: Error) =>
+      logger.warn({ err: { message: err.message } }, 'redis error'),
+    );
 
   const repositories = createRepositories(db);
   const publisher = new RevocationPublisher(redis, logger);
@@ -115,13 +143,30 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     },
     logger,
   );
-  const issuerKeys = createFederatedIssuerKeys({ ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS }, { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 }, (issuer, reason) =>
-    logger.warn({ issuer, reason }, "trusted issuer's keys unavailable; its workloads' tokens are refused"),
+  const issuerKeys = createFederatedIssuerKeys(
+    { ...trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS },
+    { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 },
+    (issuer, reason) =>
+      logger.warn(
+        { issuer, reason },
+        "trusted issuer's keys unavailable; its workloads' tokens are refused",
+      ),
   );
   const assertionReplay = createAssertionReplayStore(redisTarget, logger);
   const metrics = createMetricsRegistry('token-service');
-  const assertions = new ClientAssertionVerifier({ replay: assertionReplay.repository, issuerKeys, logger, metrics });
-  const clientAuth = new ClientAuthentication({ credentials: repositories.clientCredentials, failures, secrets: identity.secrets, assertions, usage });
+  const assertions = new ClientAssertionVerifier({
+    replay: assertionReplay.repository,
+    issuerKeys,
+    logger,
+    metrics,
+  });
+  const clientAuth = new ClientAuthentication({
+    credentials: repositories.clientCredentials,
+    failures,
+    secrets: identity.secrets,
+    assertions,
+    usage,
+  });
   const signInFailures = createSignInFailureRepository(
     redis,
     {
@@ -132,16 +177,42 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     },
     logger,
   );
-  const checkers = new PasswordCheckers(config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()));
-  const signIn = { identity, throttle: new SignInThrottle(signInFailures, identity.secrets), checkers };
+  const checkers = new PasswordCheckers(
+    config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()),
+  );
+  const signIn = {
+    identity,
+    throttle: new SignInThrottle(signInFailures, identity.secrets),
+    checkers,
+  };
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });
   // Sign-ins started (interaction rows) per source and in total, over the interaction's lifetime.
-  const signInStarts = createSourceBudget(redis, 'signin-start', { perSource: config.SIGN_IN_STARTS_PER_IP, total: config.SIGN_IN_STARTS_TOTAL, windowSeconds: INTERACTION_TTL_SECONDS }, logger);
+  const signInStarts = createSourceBudget(
+    redis,
+    'signin-start',
+    {
+      perSource: config.SIGN_IN_STARTS_PER_IP,
+      total: config.SIGN_IN_STARTS_TOTAL,
+      windowSeconds: INTERACTION_TTL_SECONDS,
+    },
+    logger,
+  );
   const providers = new RealmProviders(
     identity,
-    { config, identity, clientAuth, replay: dpopReplay, logger, metrics: new TokenMetrics(metrics), signInStarts },
-    { providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024, keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024 },
+    {
+      config,
+      identity,
+      clientAuth,
+      replay: dpopReplay,
+      logger,
+      metrics: new TokenMetrics(metrics),
+      signInStarts,
+    },
+    {
+      providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024,
+      keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024,
+    },
   );
   registerServiceGauges(metrics, publisher, providers);
   const inspector = new LiveTokenInspector({ config, logger, metrics });
@@ -177,7 +248,8 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   subscriber.on('ready', () => {
     const outage = outages;
     subscriber.subscribe(REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL).then(
-      () => setTimeout(() => outage === outages && credentials.trust(), 2 * REPUBLISH_MAX_MS).unref(),
+      () =>
+        setTimeout(() => outage === outages && credentials.trust(), 2 * REPUBLISH_MAX_MS).unref(),
       () => undefined,
     );
   });
@@ -188,7 +260,10 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   if (failureHints) {
     subscriber.on('close', () => failureHints.suspend());
     subscriber.on('ready', () => {
-      subscriber.subscribe(CLIENT_AUTH_FAILURE_CHANNEL).then(() => failureHints.resync(), () => failureHints.suspend());
+      subscriber.subscribe(CLIENT_AUTH_FAILURE_CHANNEL).then(
+        () => failureHints.resync(),
+        () => failureHints.suspend(),
+      );
     });
     // Not awaited: until the hints are rebuilt (a SCAN of every counter) each grant asks Redis,
     // which is correct, only slower; a start must not wait for a scan that grows with the keys.
@@ -201,7 +276,9 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     sweeping = true;
     repositories.oidcPayloads
       .deleteExpired(SWEEP_BATCH)
-      .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'))
+      .catch((err: Error) =>
+        logger.warn({ err: { message: err.message } }, 'oidc payload cleanup failed'),
+      )
       .finally(() => {
         sweeping = false;
       });
@@ -220,21 +297,46 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
     signInStarts,
-    interactions: { providers, signIn, csrfKey: config.COOKIE_KEYS, portalUrl: config.PORTAL_URL, logger },
+    interactions: {
+      providers,
+      signIn,
+      csrfKey: config.COOKIE_KEYS,
+      portalUrl: config.PORTAL_URL,
+      logger,
+    },
     // Resource servers introspect with the read-only credential they hold for the internal API.
-    introspection: { authenticator: new ResourceServerAuthentication([...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), config.ACCOUNT_ADMIN_TOKEN], failures), inspector },
+    introspection: {
+      authenticator: new ResourceServerAuthentication(
+        [...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), config.ACCOUNT_ADMIN_TOKEN],
+        failures,
+      ),
+      inspector,
+    },
   });
   const internalApp = createInternalApp({
     logger,
     identity,
     // The introspection verifier is this process's own resource server, with a credential of its own.
-    credentials: { resourceServerTokens: [...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS), inspector.credential], accountAdminToken: config.ACCOUNT_ADMIN_TOKEN },
+    credentials: {
+      resourceServerTokens: [
+        ...resourceServerTokensOf(config.RESOURCE_SERVER_TOKENS),
+        inspector.credential,
+      ],
+      accountAdminToken: config.ACCOUNT_ADMIN_TOKEN,
+    },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     async announceKeyChange(tenant) {
       // This replica at once; the others (and this one again, harmlessly) when they hear it.
       providers.invalidate(tenant);
-      await withTimeout(redis.publish(KEY_ROTATION_CHANNEL, keyChangeMessage(tenant)), ANNOUNCE_TIMEOUT_MS, 'key change announcement').catch((err: Error) =>
-        logger.warn({ tenant, err: { message: err.message } }, 'could not announce a key change on Redis; other replicas pick it up at their next realm re-check'),
+      await withTimeout(
+        redis.publish(KEY_ROTATION_CHANNEL, keyChangeMessage(tenant)),
+        ANNOUNCE_TIMEOUT_MS,
+        'key change announcement',
+      ).catch((err: Error) =>
+        logger.warn(
+          { tenant, err: { message: err.message } },
+          'could not announce a key change on Redis; other replicas pick it up at their next realm re-check',
+        ),
       );
     },
   });
@@ -242,7 +344,11 @@ export async function createTokenService(config: TokenServiceConfig, logger: Log
   // credential on every call; the kubelet and Prometheus have neither (docs/deploy.md).
   // Not gated on introspection's revocation snapshot: until it loads, introspection asks Postgres
   // per principal (fail closed), and grants must not wait for it.
-  const managementApp = createManagementApp({ logger, metrics, readiness: { database: () => db.raw('select 1'), redis: () => redis.ping() } });
+  const managementApp = createManagementApp({
+    logger,
+    metrics,
+    readiness: { database: () => db.raw('select 1'), redis: () => redis.ping() },
+  });
 
   return {
     publicApp,

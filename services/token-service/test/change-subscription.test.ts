@@ -26,7 +26,15 @@ afterAll(async () => {
 
 /** How many connections are subscribed to each channel. */
 async function subscribed(): Promise<Record<string, number>> {
-  const answer = (await redis.cli('PUBSUB', 'NUMSUB', REVOCATION_CHANNEL, KEY_ROTATION_CHANNEL, CLIENT_AUTH_FAILURE_CHANNEL)).split('\n');
+  const answer = (
+    await redis.cli(
+      'PUBSUB',
+      'NUMSUB',
+      REVOCATION_CHANNEL,
+      KEY_ROTATION_CHANNEL,
+      CLIENT_AUTH_FAILURE_CHANNEL,
+    )
+  ).split('\n');
   return { revocations: Number(answer[1]), keys: Number(answer[3]), failures: Number(answer[5]) };
 }
 
@@ -34,7 +42,9 @@ async function subscribed(): Promise<Record<string, number>> {
 async function refusedSubscribes(): Promise<number> {
   const log = (await redis.cli('ACL', 'LOG')).split('\n');
   let refused = 0;
-  for (let i = 0; i < log.length; i += 1) if (log[i] === 'count' && log.slice(i, i + 4).includes('channel')) refused += Number(log[i + 1]);
+  for (let i = 0; i < log.length; i += 1)
+    if (log[i] === 'count' && log.slice(i, i + 4).includes('channel'))
+      refused += Number(log[i + 1]);
   return refused;
 }
 

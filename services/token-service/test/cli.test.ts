@@ -32,7 +32,10 @@ const cliEnv = () => ({
 });
 
 /** The CLI with `input` on its standard input. */
-function cliWithInput(input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cliWithInput(
+  input: string,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv() });
     let stdout = '';
@@ -64,8 +67,18 @@ describe('operator CLI (built dist/cli.js)', () => {
   test('When a tenant is created, then one JSON line describes it and its admin can be listed through the internal API', async () => {
     const tenant = uniqueName('cli');
 
-    const res = await cli('tenant', 'create', tenant, '--admin-email', 'Owner@Example.test', '--admin-password', 'a long password');
-    const users = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/users`).set('authorization', AUTH);
+    const res = await cli(
+      'tenant',
+      'create',
+      tenant,
+      '--admin-email',
+      'Owner@Example.test',
+      '--admin-password',
+      'a long password',
+    );
+    const users = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${tenant}/users`)
+      .set('authorization', AUTH);
 
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
@@ -79,14 +92,37 @@ describe('operator CLI (built dist/cli.js)', () => {
       portal_client_id: 'portal',
       admin: { id: expect.any(String), email: 'Owner@Example.test', role: 'Account Admin' },
     });
-    expect(users.body).toEqual([{ id: JSON.parse(res.stdout).admin.id, email: 'Owner@Example.test', role: 'Account Admin', created_at: expect.any(String) }]);
+    expect(users.body).toEqual([
+      {
+        id: JSON.parse(res.stdout).admin.id,
+        email: 'Owner@Example.test',
+        role: 'Account Admin',
+        created_at: expect.any(String),
+      },
+    ]);
   });
 
   test('When the tenant exists already, then it exits non-zero with one clear line', async () => {
     const tenant = uniqueName('cli');
-    await cli('tenant', 'create', tenant, '--admin-email', 'a@example.test', '--admin-password', 'a long password');
+    await cli(
+      'tenant',
+      'create',
+      tenant,
+      '--admin-email',
+      'a@example.test',
+      '--admin-password',
+      'a long password',
+    );
 
-    const res = await cli('tenant', 'create', tenant, '--admin-email', 'b@example.test', '--admin-password', 'a long password');
+    const res = await cli(
+      'tenant',
+      'create',
+      tenant,
+      '--admin-email',
+      'b@example.test',
+      '--admin-password',
+      'a long password',
+    );
 
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
@@ -94,10 +130,46 @@ describe('operator CLI (built dist/cli.js)', () => {
   });
 
   test.each([
-    [['tenant', 'create', 'Bad_Name', '--admin-email', 'a@example.test', '--admin-password', 'a long password'], 'error: invalid tenant name "Bad_Name": use 1-63 characters of a-z, 0-9 and inner hyphens\n'],
-    [['tenant', 'create', 'ok-name', '--admin-password', 'a long password'], 'error: --admin-email is required\n'],
-    [['tenant', 'create', 'ok-name', '--admin-email', 'not-an-email', '--admin-password', 'a long password'], 'error: --admin-email: email must be an email address\n'],
-    [['tenant', 'create', 'ok-name', '--admin-email', 'a@example.test', '--admin-password', 'short'], 'error: --admin-password: password must be at least 8 characters\n'],
+    [
+      [
+        'tenant',
+        'create',
+        'Bad_Name',
+        '--admin-email',
+        'a@example.test',
+        '--admin-password',
+        'a long password',
+      ],
+      'error: invalid tenant name "Bad_Name": use 1-63 characters of a-z, 0-9 and inner hyphens\n',
+    ],
+    [
+      ['tenant', 'create', 'ok-name', '--admin-password', 'a long password'],
+      'error: --admin-email is required\n',
+    ],
+    [
+      [
+        'tenant',
+        'create',
+        'ok-name',
+        '--admin-email',
+        'not-an-email',
+        '--admin-password',
+        'a long password',
+      ],
+      'error: --admin-email: email must be an email address\n',
+    ],
+    [
+      [
+        'tenant',
+        'create',
+        'ok-name',
+        '--admin-email',
+        'a@example.test',
+        '--admin-password',
+        'short',
+      ],
+      'error: --admin-password: password must be at least 8 characters\n',
+    ],
   ])('When the arguments are %j, then it exits 2 with one clear line', async (args, line) => {
     const res = await cli(...args);
 
@@ -109,40 +181,152 @@ describe('operator CLI (built dist/cli.js)', () => {
   test('When a user is added, then it is listed with its role; an unknown tenant or role is refused', async () => {
     const { tenant } = await h.createTenant();
 
-    const res = await cli('user', 'create', tenant, '--email', 'viewer@example.test', '--password', 'a long password', '--role', 'View');
-    const unknownTenant = await cli('user', 'create', 'no-such-cli-tenant', '--email', 'v@example.test', '--password', 'a long password', '--role', 'Edit');
-    const badRole = await cli('user', 'create', tenant, '--email', 'v2@example.test', '--password', 'a long password', '--role', 'Owner');
-    const users = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/users`).set('authorization', AUTH);
+    const res = await cli(
+      'user',
+      'create',
+      tenant,
+      '--email',
+      'viewer@example.test',
+      '--password',
+      'a long password',
+      '--role',
+      'View',
+    );
+    const unknownTenant = await cli(
+      'user',
+      'create',
+      'no-such-cli-tenant',
+      '--email',
+      'v@example.test',
+      '--password',
+      'a long password',
+      '--role',
+      'Edit',
+    );
+    const badRole = await cli(
+      'user',
+      'create',
+      tenant,
+      '--email',
+      'v2@example.test',
+      '--password',
+      'a long password',
+      '--role',
+      'Owner',
+    );
+    const users = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${tenant}/users`)
+      .set('authorization', AUTH);
 
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ tenant, user: { id: expect.any(String), email: 'viewer@example.test', role: 'View' } });
+    expect(JSON.parse(res.stdout)).toEqual({
+      tenant,
+      user: { id: expect.any(String), email: 'viewer@example.test', role: 'View' },
+    });
     expect(unknownTenant).toEqual({ code: 1, stdout: '', stderr: 'error: Tenant not found\n' });
-    expect(badRole).toEqual({ code: 2, stdout: '', stderr: 'error: --role: role must be "View", "Edit" or "Account Admin"\n' });
-    expect(users.body.map((u: { email: string; role: string }) => [u.email, u.role])).toContainEqual(['viewer@example.test', 'View']);
+    expect(badRole).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --role: role must be "View", "Edit" or "Account Admin"\n',
+    });
+    expect(
+      users.body.map((u: { email: string; role: string }) => [u.email, u.role]),
+    ).toContainEqual(['viewer@example.test', 'View']);
   });
 
-  test('When the first admin\'s password comes on standard input or from a file, then it never needs the command line and exactly that password is set', async () => {
+  test("When the first admin's password comes on standard input or from a file, then it never needs the command line and exactly that password is set", async () => {
     const fromStdin = uniqueName('cli');
-    const stdin = await cliWithInput('a password from stdin\n', 'tenant', 'create', fromStdin, '--admin-email', 'owner@example.test', '--admin-password-file', '-');
+    const stdin = await cliWithInput(
+      'a password from stdin\n',
+      'tenant',
+      'create',
+      fromStdin,
+      '--admin-email',
+      'owner@example.test',
+      '--admin-password-file',
+      '-',
+    );
     const file = join(tmpdir(), `${uniqueName('pw')}.txt`);
     writeFileSync(file, 'a password from a file\r\n', { mode: 0o600 });
     const { tenant } = await h.createTenant();
-    const fromFile = await cliWithInput('', 'user', 'create', tenant, '--email', 'filed@example.test', '--password-file', file, '--role', 'View');
+    const fromFile = await cliWithInput(
+      '',
+      'user',
+      'create',
+      tenant,
+      '--email',
+      'filed@example.test',
+      '--password-file',
+      file,
+      '--role',
+      'View',
+    );
 
     expect({ code: stdin.code, stderr: stdin.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(await verifyPassword('a password from stdin', await storedPasswordHash(fromStdin, 'owner@example.test'))).toBe(true);
+    expect(
+      await verifyPassword(
+        'a password from stdin',
+        await storedPasswordHash(fromStdin, 'owner@example.test'),
+      ),
+    ).toBe(true);
     expect({ code: fromFile.code, stderr: fromFile.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(await verifyPassword('a password from a file', await storedPasswordHash(tenant, 'filed@example.test'))).toBe(true);
+    expect(
+      await verifyPassword(
+        'a password from a file',
+        await storedPasswordHash(tenant, 'filed@example.test'),
+      ),
+    ).toBe(true);
   });
 
   test('When a password is given twice, comes from a missing file or an oversized one, then it exits 2 with one clear line', async () => {
-    const both = await cliWithInput('x', 'tenant', 'create', uniqueName('cli'), '--admin-email', 'o@example.test', '--admin-password', 'a long password', '--admin-password-file', '-');
-    const missing = await cliWithInput('', 'tenant', 'create', uniqueName('cli'), '--admin-email', 'o@example.test', '--admin-password-file', '/nonexistent/pw');
-    const huge = await cliWithInput('x'.repeat(10_000), 'tenant', 'create', uniqueName('cli'), '--admin-email', 'o@example.test', '--admin-password-file', '-');
+    const both = await cliWithInput(
+      'x',
+      'tenant',
+      'create',
+      uniqueName('cli'),
+      '--admin-email',
+      'o@example.test',
+      '--admin-password',
+      'a long password',
+      '--admin-password-file',
+      '-',
+    );
+    const missing = await cliWithInput(
+      '',
+      'tenant',
+      'create',
+      uniqueName('cli'),
+      '--admin-email',
+      'o@example.test',
+      '--admin-password-file',
+      '/nonexistent/pw',
+    );
+    const huge = await cliWithInput(
+      'x'.repeat(10_000),
+      'tenant',
+      'create',
+      uniqueName('cli'),
+      '--admin-email',
+      'o@example.test',
+      '--admin-password-file',
+      '-',
+    );
 
-    expect(both).toEqual({ code: 2, stdout: '', stderr: 'error: give --admin-password-file or --admin-password, not both\n' });
-    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'error: --admin-password-file: cannot read "/nonexistent/pw"\n' });
-    expect(huge).toEqual({ code: 2, stdout: '', stderr: 'error: --admin-password-file: larger than 4096 bytes\n' });
+    expect(both).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: give --admin-password-file or --admin-password, not both\n',
+    });
+    expect(missing).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --admin-password-file: cannot read "/nonexistent/pw"\n',
+    });
+    expect(huge).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --admin-password-file: larger than 4096 bytes\n',
+    });
   });
 
   test('When an unknown command is given, then it exits 2 with the usage', async () => {

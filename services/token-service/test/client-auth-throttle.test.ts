@@ -9,7 +9,11 @@ let h: Harness;
 let tenant: string;
 
 beforeAll(async () => {
-  h = await startHarness({ CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '3', CLIENT_AUTH_FAILURES_PER_IP: '6', CLIENT_AUTH_FAILURES_PER_CLIENT: '8' });
+  h = await startHarness({
+    CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '3',
+    CLIENT_AUTH_FAILURES_PER_IP: '6',
+    CLIENT_AUTH_FAILURES_PER_CLIENT: '8',
+  });
   ({ tenant } = await h.createTenant());
 });
 
@@ -18,11 +22,20 @@ afterAll(async () => {
 });
 
 function attempt(account: CreatedAccount, secret: string, ip: string) {
-  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', ip).set('authorization', basic(account.client_id, secret)).type('form').send({ grant_type: 'client_credentials' });
+  return request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', ip)
+    .set('authorization', basic(account.client_id, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
 }
 
 function guess(ip: string, clientId: string) {
-  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', ip).type('form').send({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'pss_guess' });
+  return request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', ip)
+    .type('form')
+    .send({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'pss_guess' });
 }
 
 const guessedId = () => `sa-${randomBytes(16).toString('hex')}`;
@@ -39,14 +52,18 @@ function pointQueries(ids: string[]) {
   return { total: () => total, stop: () => db.off('query', started) };
 }
 
-const TOO_MANY = { error: 'too_many_requests', error_description: 'too many failed client authentications; retry later' };
+const TOO_MANY = {
+  error: 'too_many_requests',
+  error_description: 'too many failed client authentications; retry later',
+};
 
 describe('throttling of failed client authentications', () => {
   test('When one address fails for a client too often, then it gets 429 with Retry-After even with the right secret, while the owner elsewhere is unaffected', async () => {
     const account = await internal(h).createServiceAccount(tenant);
     const attacker = uniqueIp();
     const failures = [];
-    for (let i = 0; i < 3; i += 1) failures.push((await attempt(account, 'pss_guess', attacker)).status);
+    for (let i = 0; i < 3; i += 1)
+      failures.push((await attempt(account, 'pss_guess', attacker)).status);
 
     const blocked = await attempt(account, account.secret, attacker);
     const owner = await attempt(account, account.secret, uniqueIp());
@@ -61,12 +78,19 @@ describe('throttling of failed client authentications', () => {
 
   test('When one address sprays many clients, then its wrong secrets and unknown ids get 429 for every client, but the right secret of a client not locked still gets a token', async () => {
     const api = internal(h);
-    const accounts = await Promise.all(Array.from({ length: 7 }, () => api.createServiceAccount(tenant)));
+    const accounts = await Promise.all(
+      Array.from({ length: 7 }, () => api.createServiceAccount(tenant)),
+    );
     const sprayer = uniqueIp();
-    for (const account of accounts.slice(0, 6)) await attempt(account, 'pss_guess', sprayer).expect(401);
+    for (const account of accounts.slice(0, 6))
+      await attempt(account, 'pss_guess', sprayer).expect(401);
 
     const wrong = await attempt(accounts[6]!, 'pss_guess', sprayer);
-    const unknownClient = await request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', sprayer).type('form').send({ grant_type: 'client_credentials', client_id: 'sa-nobody', client_secret: 'x' });
+    const unknownClient = await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .set('x-forwarded-for', sprayer)
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: 'sa-nobody', client_secret: 'x' });
     const right = await attempt(accounts[6]!, accounts[6]!.secret, sprayer);
 
     expect(wrong.status).toBe(429);
@@ -81,10 +105,19 @@ describe('throttling of failed client authentications', () => {
   test('When unknown client ids are guessed from one address, then the address is stopped too', async () => {
     const guesser = uniqueIp();
     for (let i = 0; i < 6; i += 1) {
-      await request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', guesser).type('form').send({ grant_type: 'client_credentials', client_id: `sa-guess-${i}`, client_secret: 'x' }).expect(401);
+      await request(h.publicUrl)
+        .post(h.tokenUrl(tenant))
+        .set('x-forwarded-for', guesser)
+        .type('form')
+        .send({ grant_type: 'client_credentials', client_id: `sa-guess-${i}`, client_secret: 'x' })
+        .expect(401);
     }
 
-    const res = await request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', guesser).type('form').send({ grant_type: 'client_credentials', client_id: 'sa-guess-x', client_secret: 'x' });
+    const res = await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .set('x-forwarded-for', guesser)
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: 'sa-guess-x', client_secret: 'x' });
 
     expect(res.status).toBe(429);
   });
@@ -172,10 +205,14 @@ describe('last_used_at', () => {
     await attempt(account, account.secret, uniqueIp()).expect(200);
 
     await h.service.usage.flush();
-    const res = await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`);
+    const res = await api.raw
+      .get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`)
+      .set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`);
 
     expect(res.body.last_used_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
-    expect(Date.parse(res.body.last_used_at)).toBeGreaterThanOrEqual(Date.parse(account.created_at));
+    expect(Date.parse(res.body.last_used_at)).toBeGreaterThanOrEqual(
+      Date.parse(account.created_at),
+    );
   });
 
   test('When tokens are requested again within the minute, then last_used_at is not rewritten', async () => {
@@ -183,11 +220,19 @@ describe('last_used_at', () => {
     const account = await api.createServiceAccount(tenant);
     await attempt(account, account.secret, uniqueIp()).expect(200);
     await h.service.usage.flush();
-    const first = (await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`)).body.last_used_at;
+    const first = (
+      await api.raw
+        .get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`)
+        .set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`)
+    ).body.last_used_at;
 
     await attempt(account, account.secret, uniqueIp()).expect(200);
     await h.service.usage.flush();
-    const second = (await api.raw.get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`).set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`)).body.last_used_at;
+    const second = (
+      await api.raw
+        .get(`/internal/v1/realms/${tenant}/service-accounts/${account.client_id}`)
+        .set('authorization', `Bearer ${h.config.ACCOUNT_ADMIN_TOKEN}`)
+    ).body.last_used_at;
 
     expect(second).toBe(first);
   });

@@ -7,7 +7,10 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClientCredentialRepository, type CredentialCacheLimits } from '../src/data-access/client-credential-repository.js';
+import {
+  createClientCredentialRepository,
+  type CredentialCacheLimits,
+} from '../src/data-access/client-credential-repository.js';
 import request from 'supertest';
 import { basic, useHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
@@ -28,17 +31,28 @@ function queriesOf(realm: string) {
   };
   h.service.db.on('query', listener);
   return {
-    points: (clientId?: string) => seen.filter((q) => q.sql.includes('"sa"."sub"') && (clientId === undefined || q.bindings.includes(clientId))).length,
-    listings: () => seen.filter((q) => q.sql.startsWith('select "sub" from "service_accounts"')).length,
+    points: (clientId?: string) =>
+      seen.filter(
+        (q) =>
+          q.sql.includes('"sa"."sub"') && (clientId === undefined || q.bindings.includes(clientId)),
+      ).length,
+    listings: () =>
+      seen.filter((q) => q.sql.startsWith('select "sub" from "service_accounts"')).length,
     stop: () => h.service.db.off('query', listener),
   };
 }
 
 function grant(clientId: string, secret: string) {
-  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' });
+  return request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', uniqueIp())
+    .set('authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
 }
 
-const repository = (limits: Partial<CredentialCacheLimits> = {}) => createClientCredentialRepository(h.service.db, limits);
+const repository = (limits: Partial<CredentialCacheLimits> = {}) =>
+  createClientCredentialRepository(h.service.db, limits);
 const unknownId = (i: number) => `sa-${'0'.repeat(24)}${String(i).padStart(8, '0')}`;
 
 describe('a change heard while the credential is read', () => {
@@ -65,15 +79,22 @@ describe('a change heard while the credential is read', () => {
     repo.forget(tenant, account.client_id);
 
     for (let round = 0; round < 10; round += 1) {
-      const reads = Array.from({ length: 5 }, (_, i) => sleep(i).then(() => repo.find(tenant, account.client_id)));
-      const entry = await h.service.identity.serviceAccounts.update(tenant, account.client_id, { secretDigest: `${round}`.padStart(64, 'f') });
+      const reads = Array.from({ length: 5 }, (_, i) =>
+        sleep(i).then(() => repo.find(tenant, account.client_id)),
+      );
+      const entry = await h.service.identity.serviceAccounts.update(tenant, account.client_id, {
+        secretDigest: `${round}`.padStart(64, 'f'),
+      });
       repo.forget(entry!.tenant, entry!.sub);
       const rows = await Promise.all(reads);
 
       const trusted = rows.filter((row) => row !== undefined && repo.isCurrent(row));
       expect(trusted.filter((row) => row!.token_version < entry!.version)).toEqual([]);
       const now = await repo.find(tenant, account.client_id);
-      expect({ digest: now?.secret_digest, version: now?.token_version }).toEqual({ digest: `${round}`.padStart(64, 'f'), version: entry!.version });
+      expect({ digest: now?.secret_digest, version: now?.token_version }).toEqual({
+        digest: `${round}`.padStart(64, 'f'),
+        version: entry!.version,
+      });
     }
     expect(repo.isCurrent(old)).toBe(false);
   });
@@ -93,7 +114,10 @@ describe('a change heard while the credential is read', () => {
     expect(again).toBe(first);
     expect(changed).not.toBe(first);
     expect(changed?.role).toBe('Edit');
-    expect({ first: repo.isCurrent(first), changed: repo.isCurrent(changed!) }).toEqual({ first: false, changed: true });
+    expect({ first: repo.isCurrent(first), changed: repo.isCurrent(changed!) }).toEqual({
+      first: false,
+      changed: true,
+    });
   });
 });
 
@@ -103,7 +127,9 @@ describe('bounds', () => {
     const repo = repository();
     const queries = queriesOf(tenant);
 
-    const rows = await Promise.all(Array.from({ length: 20 }, () => repo.find(tenant, account.client_id)));
+    const rows = await Promise.all(
+      Array.from({ length: 20 }, () => repo.find(tenant, account.client_id)),
+    );
     repo.forget(tenant, account.client_id);
     await repo.find(tenant, account.client_id);
     queries.stop();
@@ -130,13 +156,21 @@ describe('bounds', () => {
 
   test('When more accounts are read than the cache holds, then the oldest goes and its row is retired', async () => {
     const api = internal(h);
-    const accounts = [await api.createServiceAccount(tenant), await api.createServiceAccount(tenant), await api.createServiceAccount(tenant)];
+    const accounts = [
+      await api.createServiceAccount(tenant),
+      await api.createServiceAccount(tenant),
+      await api.createServiceAccount(tenant),
+    ];
     const repo = repository({ maxKnown: 2 });
 
     const rows = [];
     for (const account of accounts) rows.push(await repo.find(tenant, account.client_id));
 
-    expect(accounts.map((a) => repo.cached(tenant, a.client_id)?.row)).toEqual([undefined, rows[1], rows[2]]);
+    expect(accounts.map((a) => repo.cached(tenant, a.client_id)?.row)).toEqual([
+      undefined,
+      rows[1],
+      rows[2],
+    ]);
     expect(rows.map((row) => repo.isCurrent(row!))).toEqual([false, true, true]);
   });
 });
@@ -147,13 +181,18 @@ describe("the realm's list of accounts", () => {
     const repo = repository();
     const queries = queriesOf(tenant);
 
-    const unknown = await Promise.all(Array.from({ length: 100 }, (_, i) => repo.findListed(tenant, unknownId(1000 + i))));
+    const unknown = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => repo.findListed(tenant, unknownId(1000 + i))),
+    );
     const found = await repo.findListed(tenant, account.client_id);
     queries.stop();
 
     expect(unknown.filter((row) => row !== undefined)).toEqual([]);
     expect(found?.sub).toBe(account.client_id);
-    expect({ listings: queries.listings(), points: queries.points() }).toEqual({ listings: 1, points: 1 });
+    expect({ listings: queries.listings(), points: queries.points() }).toEqual({
+      listings: 1,
+      points: 1,
+    });
   });
 
   test('When the list is older than a second, then it is read again (an account created since is found)', async () => {
@@ -174,7 +213,11 @@ describe('at the token endpoint', () => {
    * during which the change is heard, just after the secret was compared: the grant holds the
    * credential read before the change.
    */
-  async function grantRacing(account: { client_id: string }, secret: string, change: Parameters<typeof h.service.identity.serviceAccounts.update>[2] | 'reconnect') {
+  async function grantRacing(
+    account: { client_id: string },
+    secret: string,
+    change: Parameters<typeof h.service.identity.serviceAccounts.update>[2] | 'reconnect',
+  ) {
     const { secrets, clientCredentials, serviceAccounts } = h.service.identity;
     await grant(account.client_id, secret).expect(200);
     if (change !== 'reconnect') await serviceAccounts.update(tenant, account.client_id, change);
@@ -196,10 +239,17 @@ describe('at the token endpoint', () => {
   test('When the secret is reset after it was compared, then the grant is refused as a wrong secret would be, and the old secret stays refused', async () => {
     const account = await internal(h).createServiceAccount(tenant);
 
-    const refused = await grantRacing(account, account.secret, { secretDigest: h.service.identity.secrets.digest('pss_the-new-one') });
+    const refused = await grantRacing(account, account.secret, {
+      secretDigest: h.service.identity.secrets.digest('pss_the-new-one'),
+    });
     const next = await grant(account.client_id, account.secret);
 
-    expect({ status: refused.status, body: refused.body, challenge: refused.headers['www-authenticate'], cacheControl: refused.headers['cache-control'] }).toEqual({
+    expect({
+      status: refused.status,
+      body: refused.body,
+      challenge: refused.headers['www-authenticate'],
+      cacheControl: refused.headers['cache-control'],
+    }).toEqual({
       status: 401,
       body: { error: 'invalid_client', error_description: 'client authentication failed' },
       challenge: `Basic realm="${h.issuer(tenant)}", error="invalid_client", error_description="client authentication failed"`,
@@ -214,12 +264,22 @@ describe('at the token endpoint', () => {
     const retried = await grantRacing(account, account.secret, { role: 'Edit' });
     const next = await grant(account.client_id, account.secret);
 
-    expect({ status: retried.status, body: retried.body, retryAfter: retried.headers['retry-after'] }).toEqual({
+    expect({
+      status: retried.status,
+      body: retried.body,
+      retryAfter: retried.headers['retry-after'],
+    }).toEqual({
       status: 503,
-      body: { error: 'temporarily_unavailable', error_description: 'the client changed while its token was issued; retry' },
+      body: {
+        error: 'temporarily_unavailable',
+        error_description: 'the client changed while its token was issued; retry',
+      },
       retryAfter: '1',
     });
-    expect({ status: next.status, scope: next.body.scope }).toEqual({ status: 200, scope: 'plants:read plants:write' });
+    expect({ status: next.status, scope: next.body.scope }).toEqual({
+      status: 200,
+      scope: 'plants:read plants:write',
+    });
   });
 
   test('When every credential is distrusted after the secret was compared (a reconnect to Redis) and nothing changed, then the grant gets its token', async () => {
@@ -227,6 +287,10 @@ describe('at the token endpoint', () => {
 
     const answered = await grantRacing(account, account.secret, 'reconnect');
 
-    expect({ status: answered.status, type: answered.body.token_type, scope: answered.body.scope }).toEqual({ status: 200, type: 'Bearer', scope: 'plants:read' });
+    expect({
+      status: answered.status,
+      type: answered.body.token_type,
+      scope: answered.body.scope,
+    }).toEqual({ status: 200, type: 'Bearer', scope: 'plants:read' });
   });
 });

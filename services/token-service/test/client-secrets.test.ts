@@ -1,5 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
-import { createClientSecretDigester, generateClientSecret, isWellFormedClientSecret } from '../src/domain/client-secrets.js';
+import {
+  createClientSecretDigester,
+  generateClientSecret,
+  isWellFormedClientSecret,
+} from '../src/domain/client-secrets.js';
 
 const PEPPER = 'unit-test-pepper-0123456789-0123456789';
 
@@ -17,7 +21,8 @@ describe('client secrets', () => {
 
   test('When one character of the random part or the checksum changes, then the checksum no longer matches', () => {
     const secret = generateClientSecret();
-    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'a' ? 'b' : 'a') + s.slice(i + 1);
+    const flip = (s: string, i: number) =>
+      s.slice(0, i) + (s[i] === 'a' ? 'b' : 'a') + s.slice(i + 1);
 
     expect(isWellFormedClientSecret(flip(secret, 10))).toBe(false);
     expect(isWellFormedClientSecret(flip(secret, secret.length - 1))).toBe(false);

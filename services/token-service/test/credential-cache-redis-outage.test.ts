@@ -16,7 +16,10 @@ let b: Harness;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  [a, b] = await Promise.all([startHarness({ REDIS_URL: redis.url }), startHarness({ REDIS_URL: redis.url })]);
+  [a, b] = await Promise.all([
+    startHarness({ REDIS_URL: redis.url }),
+    startHarness({ REDIS_URL: redis.url }),
+  ]);
 });
 
 afterAll(async () => {
@@ -26,7 +29,12 @@ afterAll(async () => {
 });
 
 function token(h: Harness, tenant: string, clientId: string, secret: string) {
-  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' });
+  return request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', uniqueIp())
+    .set('authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
 }
 
 describe('the credential cache while Redis is away', () => {
@@ -36,7 +44,10 @@ describe('the credential cache while Redis is away', () => {
     await token(b, tenant, account.client_id, account.secret).expect(200);
 
     await redis.stop();
-    await eventually(() => b.logs.some((line) => line.includes('redis error')), 'replica B notices Redis is gone');
+    await eventually(
+      () => b.logs.some((line) => line.includes('redis error')),
+      'replica B notices Redis is gone',
+    );
     const reset = await internal(a).reset(tenant, account.client_id).expect(200);
     const oldAtB = await token(b, tenant, account.client_id, account.secret);
     const newAtB = await token(b, tenant, account.client_id, reset.body.secret);

@@ -19,22 +19,35 @@ useHarness((started, first) => {
 });
 
 const grant = (clientId: string, secret: string) =>
-  request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' });
+  request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', uniqueIp())
+    .set('authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
 
 describe('the credential cache follows the change feed', () => {
-  test('When a secret is replaced in Postgres without an event, then the cached old secret is refused within the follower\'s period and the new one works', async () => {
+  test("When a secret is replaced in Postgres without an event, then the cached old secret is refused within the follower's period and the new one works", async () => {
     const account = await internal(h).createServiceAccount(tenant);
     expect((await grant(account.client_id, account.secret)).status).toBe(200);
     const replaced = generateClientSecret();
 
     const { db, identity } = h.service;
     await db.transaction(async (trx) => {
-      await trx('service_accounts').where({ realm: tenant, sub: account.client_id }).update({ secret_digest: identity.secrets.digest(replaced) });
-      await trx('principals').where({ realm: tenant, sub: account.client_id }).update({ token_version: trx.raw('token_version + 1') });
+      await trx('service_accounts')
+        .where({ realm: tenant, sub: account.client_id })
+        .update({ secret_digest: identity.secrets.digest(replaced) });
+      await trx('principals')
+        .where({ realm: tenant, sub: account.client_id })
+        .update({ token_version: trx.raw('token_version + 1') });
     });
     const staleAtOnce = (await grant(account.client_id, account.secret)).status;
 
-    await eventually(async () => (await grant(account.client_id, account.secret)).status === 401, 'the old secret to be refused', 3 * FOLLOW_MS);
+    await eventually(
+      async () => (await grant(account.client_id, account.secret)).status === 401,
+      'the old secret to be refused',
+      3 * FOLLOW_MS,
+    );
     expect(staleAtOnce).toBe(200);
     expect((await grant(account.client_id, replaced)).status).toBe(200);
   });

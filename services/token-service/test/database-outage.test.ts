@@ -16,7 +16,10 @@ afterAll(async () => {
 
 describe('Postgres unreachable', () => {
   test('When a token is requested, then 503 with Retry-After, never 500', async () => {
-    const res = await request(h.publicUrl).post('/realms/any-tenant/protocol/openid-connect/token').type('form').send({ grant_type: 'client_credentials' });
+    const res = await request(h.publicUrl)
+      .post('/realms/any-tenant/protocol/openid-connect/token')
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
 
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
@@ -24,11 +27,16 @@ describe('Postgres unreachable', () => {
   });
 
   test('When the internal API is called, then 503, and the warning names the request id (this process has no request context)', async () => {
-    const res = await request(h.internalUrl).get('/internal/v1/revocations').set('authorization', AUTH).set('x-request-id', 'outage-probe-1');
+    const res = await request(h.internalUrl)
+      .get('/internal/v1/revocations')
+      .set('authorization', AUTH)
+      .set('x-request-id', 'outage-probe-1');
 
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: 503, message: 'Service temporarily unavailable' });
-    const warnings = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'dependency unavailable' && l.reqId === 'outage-probe-1');
+    const warnings = h.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'dependency unavailable' && l.reqId === 'outage-probe-1');
     expect(warnings).toHaveLength(1);
   });
 

@@ -15,7 +15,10 @@ let account: CreatedAccount;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  h = await startHarness({ REDIS_URL: redis.url, DPOP_NONCE_KEYS: 'token-endpoint-nonce-key-0123456789abcdef' });
+  h = await startHarness({
+    REDIS_URL: redis.url,
+    DPOP_NONCE_KEYS: 'token-endpoint-nonce-key-0123456789abcdef',
+  });
   ({ tenant } = await h.createTenant());
   account = await internal(h).createServiceAccount(tenant);
   await internal(h).patch(tenant, account.client_id, { dpop_bound_access_tokens: true });
@@ -26,7 +29,12 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const grant = (proof: string) => tokenRequest(h, tenant).set('authorization', basic(account.client_id, account.secret)).set('dpop', proof).type('form').send({ grant_type: 'client_credentials' });
+const grant = (proof: string) =>
+  tokenRequest(h, tenant)
+    .set('authorization', basic(account.client_id, account.secret))
+    .set('dpop', proof)
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
 const htu = () => `${h.publicUrl}${h.tokenUrl(tenant)}`;
 
 describe('DPoP nonces at the token endpoint', () => {
@@ -34,14 +42,24 @@ describe('DPoP nonces at the token endpoint', () => {
     const key = dpopKey();
     const first = await grant(key.proof({ htm: 'POST', htu: htu() }));
     const nonce = first.headers['dpop-nonce'];
-    expect({ status: first.status, error: first.body.error, nonce: typeof nonce }).toEqual({ status: 400, error: 'use_dpop_nonce', nonce: 'string' });
+    expect({ status: first.status, error: first.body.error, nonce: typeof nonce }).toEqual({
+      status: 400,
+      error: 'use_dpop_nonce',
+      nonce: 'string',
+    });
     const second = await grant(key.proof({ htm: 'POST', htu: htu(), nonce }));
-    expect({ status: second.status, type: second.body.token_type }).toEqual({ status: 200, type: 'DPoP' });
+    expect({ status: second.status, type: second.body.token_type }).toEqual({
+      status: 200,
+      type: 'DPoP',
+    });
   });
 
   test('When the nonce is made up, then 400 use_dpop_nonce again', async () => {
     const res = await grant(dpopKey().proof({ htm: 'POST', htu: htu(), nonce: 'made-up-nonce' }));
-    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'use_dpop_nonce' });
+    expect({ status: res.status, error: res.body.error }).toEqual({
+      status: 400,
+      error: 'use_dpop_nonce',
+    });
   });
 });
 
@@ -52,7 +70,12 @@ describe('DPoP replay check without Redis', () => {
     await redis.stop();
     try {
       const res = await grant(key.proof({ htm: 'POST', htu: htu(), nonce }));
-      expect({ status: res.status, error: res.body.error, retry: res.headers['retry-after'], token: res.body.access_token }).toEqual({
+      expect({
+        status: res.status,
+        error: res.body.error,
+        retry: res.headers['retry-after'],
+        token: res.body.access_token,
+      }).toEqual({
         status: 503,
         error: 'temporarily_unavailable',
         retry: '1',

@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { hostileKeys, startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
-import { createFederatedIssuerKeys, IssuerKeysUnavailable } from '../src/data-access/federated-issuer-keys.js';
+import {
+  createFederatedIssuerKeys,
+  IssuerKeysUnavailable,
+} from '../src/data-access/federated-issuer-keys.js';
 
 const policy = { allowPrivate: true, allowHttp: true, timeoutMs: 1000 };
 let issuers: WorkloadIssuer[];
@@ -35,7 +38,11 @@ describe("trusted issuers' keys", () => {
   test('When the issuer goes down, then the keys fetched before keep serving for a few lifetimes, then its tokens are refused, and each failed fetch is reported once per refetch period', async () => {
     const issuer = issuers[0]!;
     const failures: string[] = [];
-    const keys = createFederatedIssuerKeys(policy, { ttlMs: 100, refetchMinMs: 50 }, (_issuer, reason) => failures.push(reason));
+    const keys = createFederatedIssuerKeys(
+      policy,
+      { ttlMs: 100, refetchMinMs: 50 },
+      (_issuer, reason) => failures.push(reason),
+    );
     expect(await keys.keysFor(issuer.issuer, undefined)).toHaveLength(1);
 
     issuer.setMode('down');
@@ -79,7 +86,9 @@ describe("trusted issuers' keys", () => {
       const returned = await keys.keysFor(hostile.issuer, undefined);
 
       expect(names.length).toBeGreaterThan(5);
-      expect(returned.map((k) => [k.asymmetricKeyType, k.asymmetricKeyDetails?.namedCurve])).toEqual([['ec', 'prime256v1']]);
+      expect(
+        returned.map((k) => [k.asymmetricKeyType, k.asymmetricKeyDetails?.namedCurve]),
+      ).toEqual([['ec', 'prime256v1']]);
     } finally {
       await hostile.close();
     }

@@ -35,7 +35,16 @@ describe('authentication of the internal API', () => {
     const res = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/jwks`);
 
     expect(res.status).toBe(200);
-    expect(res.body.keys).toEqual([{ kty: 'RSA', n: expect.any(String), e: 'AQAB', kid: expect.any(String), alg: 'RS256', use: 'sig' }]);
+    expect(res.body.keys).toEqual([
+      {
+        kty: 'RSA',
+        n: expect.any(String),
+        e: 'AQAB',
+        kid: expect.any(String),
+        alg: 'RS256',
+        use: 'sig',
+      },
+    ]);
   });
 
   test('When the JWKS of an unknown realm is asked for, then 404', async () => {
@@ -48,14 +57,18 @@ describe('authentication of the internal API', () => {
 
 describe('realms', () => {
   test('When a realm is asked for, then its name and creation time come back', async () => {
-    const res = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}`).set('authorization', AUTH);
+    const res = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${tenant}`)
+      .set('authorization', AUTH);
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ tenant, created_at: expect.stringMatching(ISO) });
   });
 
   test('When an unknown realm is asked for, then 404', async () => {
-    const res = await request(h.internalUrl).get('/internal/v1/realms/no-such-realm-z').set('authorization', AUTH);
+    const res = await request(h.internalUrl)
+      .get('/internal/v1/realms/no-such-realm-z')
+      .set('authorization', AUTH);
 
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 404, message: 'Tenant not found' });
@@ -66,9 +79,15 @@ describe('realms', () => {
 
     const res = await request(h.internalUrl).get('/internal/v1/realms').set('authorization', AUTH);
 
-    expect({ status: res.status, cacheControl: res.headers['cache-control'], keys: Object.keys(res.body) }).toEqual({ status: 200, cacheControl: 'no-store', keys: ['realms'] });
+    expect({
+      status: res.status,
+      cacheControl: res.headers['cache-control'],
+      keys: Object.keys(res.body),
+    }).toEqual({ status: 200, cacheControl: 'no-store', keys: ['realms'] });
     const names = res.body.realms as string[];
-    expect(names.filter((name) => name === tenant || name === created)).toEqual([tenant, created].sort());
+    expect(names.filter((name) => name === tenant || name === created)).toEqual(
+      [tenant, created].sort(),
+    );
     expect(names).toEqual([...new Set(names)].sort());
   });
 
@@ -81,15 +100,26 @@ describe('realms', () => {
 
     const res = await req;
 
-    expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: 401, message: 'A valid internal API token is required' } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 401,
+      body: { error: 401, message: 'A valid internal API token is required' },
+    });
   });
 
   test('When the realm list is written to, then 405 with Allow: GET, HEAD (HEAD is served)', async () => {
-    const res = await request(h.internalUrl).post('/internal/v1/realms').set('authorization', AUTH).send({});
+    const res = await request(h.internalUrl)
+      .post('/internal/v1/realms')
+      .set('authorization', AUTH)
+      .send({});
 
-    const head = await request(h.internalUrl).head('/internal/v1/realms').set('authorization', AUTH);
+    const head = await request(h.internalUrl)
+      .head('/internal/v1/realms')
+      .set('authorization', AUTH);
 
-    expect({ status: res.status, allow: res.headers.allow }).toEqual({ status: 405, allow: 'GET, HEAD' });
+    expect({ status: res.status, allow: res.headers.allow }).toEqual({
+      status: 405,
+      allow: 'GET, HEAD',
+    });
     expect(head.status).toBe(200);
   });
 });
@@ -102,10 +132,14 @@ describe('revocation snapshot and principals', () => {
     await api.reset(tenant, changed.client_id).expect(200);
     await api.remove(tenant, deleted.client_id).expect(204);
 
-    const res = await request(h.internalUrl).get('/internal/v1/revocations').set('authorization', AUTH);
+    const res = await request(h.internalUrl)
+      .get('/internal/v1/revocations')
+      .set('authorization', AUTH);
 
     expect(res.status).toBe(200);
-    const mine = (res.body.entries as Array<{ sub: string; ttl: number }>).filter((e) => [changed.client_id, deleted.client_id, untouched.client_id].includes(e.sub));
+    const mine = (res.body.entries as Array<{ sub: string; ttl: number }>).filter((e) =>
+      [changed.client_id, deleted.client_id, untouched.client_id].includes(e.sub),
+    );
     expect(mine).toEqual(
       expect.arrayContaining([
         { tenant, sub: changed.client_id, version: 3, deleted: false, ttl: expect.any(Number) },
@@ -120,9 +154,15 @@ describe('revocation snapshot and principals', () => {
   test('When a principal never existed, then 404; an untouched one is version 1', async () => {
     const account = await api.createServiceAccount(tenant);
 
-    const missing = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/principals/nobody`).set('authorization', AUTH);
-    const fresh = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/principals/${account.client_id}`).set('authorization', AUTH);
-    const wrongRealm = await request(h.internalUrl).get(`/internal/v1/realms/no-such-realm-w/principals/${account.client_id}`).set('authorization', AUTH);
+    const missing = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${tenant}/principals/nobody`)
+      .set('authorization', AUTH);
+    const fresh = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${tenant}/principals/${account.client_id}`)
+      .set('authorization', AUTH);
+    const wrongRealm = await request(h.internalUrl)
+      .get(`/internal/v1/realms/no-such-realm-w/principals/${account.client_id}`)
+      .set('authorization', AUTH);
 
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 404, message: 'Principal not found' });
@@ -136,18 +176,39 @@ describe('users', () => {
     const { tenant: own, adminId, adminEmail } = await h.createTenant();
     const viewer = await h.createUser(own, 'View');
 
-    const list = await request(h.internalUrl).get(`/internal/v1/realms/${own}/users`).set('authorization', AUTH);
-    const one = await request(h.internalUrl).get(`/internal/v1/realms/${own}/users/${viewer.id}`).set('authorization', AUTH);
-    const missing = await request(h.internalUrl).get(`/internal/v1/realms/${own}/users/00000000-0000-0000-0000-000000000000`).set('authorization', AUTH);
+    const list = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${own}/users`)
+      .set('authorization', AUTH);
+    const one = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${own}/users/${viewer.id}`)
+      .set('authorization', AUTH);
+    const missing = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${own}/users/00000000-0000-0000-0000-000000000000`)
+      .set('authorization', AUTH);
 
     expect(list.status).toBe(200);
     expect(list.body).toEqual(
       [
-        { id: adminId, email: adminEmail, role: 'Account Admin', created_at: expect.stringMatching(ISO) },
-        { id: viewer.id, email: viewer.email, role: 'View', created_at: expect.stringMatching(ISO) },
+        {
+          id: adminId,
+          email: adminEmail,
+          role: 'Account Admin',
+          created_at: expect.stringMatching(ISO),
+        },
+        {
+          id: viewer.id,
+          email: viewer.email,
+          role: 'View',
+          created_at: expect.stringMatching(ISO),
+        },
       ].sort((a, b) => a.email.toLowerCase().localeCompare(b.email.toLowerCase())),
     );
-    expect(one.body).toEqual({ id: viewer.id, email: viewer.email, role: 'View', created_at: expect.stringMatching(ISO) });
+    expect(one.body).toEqual({
+      id: viewer.id,
+      email: viewer.email,
+      role: 'View',
+      created_at: expect.stringMatching(ISO),
+    });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 404, message: 'User not found' });
   });
@@ -156,7 +217,9 @@ describe('users', () => {
 describe('identifiers Postgres cannot store', () => {
   test('When a path id contains NUL, then it names nothing (404), never a 500', async () => {
     for (const path of [`service-accounts/sa-%00x`, `users/%00`, `principals/a%00b`]) {
-      const res = await request(h.internalUrl).get(`/internal/v1/realms/${tenant}/${path}`).set('authorization', AUTH);
+      const res = await request(h.internalUrl)
+        .get(`/internal/v1/realms/${tenant}/${path}`)
+        .set('authorization', AUTH);
       expect(res.status).toBe(404);
     }
   });

@@ -6,7 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
-import { fetchIssuerJson, isNonPublicAddress, IssuerFetchFailed, type Resolver } from '../src/data-access/issuer-fetch.js';
+import {
+  fetchIssuerJson,
+  isNonPublicAddress,
+  IssuerFetchFailed,
+  type Resolver,
+} from '../src/data-access/issuer-fetch.js';
 
 /** Each family of addresses that reaches our own network, with an example. */
 const NON_PUBLIC: Array<[string, string]> = [
@@ -51,13 +56,20 @@ const PUBLIC: Array<[string, string]> = [
 
 /** A DNS answer of the test's own: every name resolves to `addresses`. */
 function answering(...addresses: string[]): Resolver {
-  return (_hostname, _options, callback) => callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  return (_hostname, _options, callback) =>
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
 }
 
 describe('the addresses a trusted issuer may have', () => {
-  test.each(NON_PUBLIC)('When an address is %s (%s), then it counts as non-public', (_family, address) => {
-    expect(isNonPublicAddress(address)).toBe(true);
-  });
+  test.each(NON_PUBLIC)(
+    'When an address is %s (%s), then it counts as non-public',
+    (_family, address) => {
+      expect(isNonPublicAddress(address)).toBe(true);
+    },
+  );
 
   test.each(PUBLIC)('When an address is %s (%s), then it counts as public', (_family, address) => {
     expect(isNonPublicAddress(address)).toBe(false);
@@ -80,26 +92,48 @@ describe('connecting to a trusted issuer', () => {
     return url.href;
   };
 
-  test.each(NON_PUBLIC)('When the issuer’s name resolves to %s (%s), then the fetch is refused before connecting', async (_family, address) => {
-    const before = issuer.requests().discovery;
+  test.each(NON_PUBLIC)(
+    'When the issuer’s name resolves to %s (%s), then the fetch is refused before connecting',
+    async (_family, address) => {
+      const before = issuer.requests().discovery;
 
-    const failure = await fetchIssuerJson(byName(), 10_000, { allowPrivate: false, allowHttp: true, timeoutMs: 3000, resolve: answering(address) }).catch((err: unknown) => err);
+      const failure = await fetchIssuerJson(byName(), 10_000, {
+        allowPrivate: false,
+        allowHttp: true,
+        timeoutMs: 3000,
+        resolve: answering(address),
+      }).catch((err: unknown) => err);
 
-    expect(failure).toBeInstanceOf(IssuerFetchFailed);
-    expect((failure as Error).message).toBe('issuer.test resolves to a private or loopback address');
-    expect(issuer.requests().discovery).toBe(before);
-  });
+      expect(failure).toBeInstanceOf(IssuerFetchFailed);
+      expect((failure as Error).message).toBe(
+        'issuer.test resolves to a private or loopback address',
+      );
+      expect(issuer.requests().discovery).toBe(before);
+    },
+  );
 
   test('When one of the addresses a name resolves to is a NAT64 form of loopback, then the whole name is refused', async () => {
-    const failure = await fetchIssuerJson(byName(), 10_000, { allowPrivate: false, allowHttp: true, timeoutMs: 3000, resolve: answering('8.8.8.8', '64:ff9b::7f00:1') }).catch((err: unknown) => err);
+    const failure = await fetchIssuerJson(byName(), 10_000, {
+      allowPrivate: false,
+      allowHttp: true,
+      timeoutMs: 3000,
+      resolve: answering('8.8.8.8', '64:ff9b::7f00:1'),
+    }).catch((err: unknown) => err);
 
-    expect((failure as Error).message).toBe('issuer.test resolves to a private or loopback address');
+    expect((failure as Error).message).toBe(
+      'issuer.test resolves to a private or loopback address',
+    );
   });
 
   test('When private issuers are allowed (development, tests) and the name resolves to loopback, then the document is fetched from the address resolved', async () => {
     const before = issuer.requests().discovery;
 
-    const document = await fetchIssuerJson(byName(), 10_000, { allowPrivate: true, allowHttp: true, timeoutMs: 3000, resolve: answering('127.0.0.1') });
+    const document = await fetchIssuerJson(byName(), 10_000, {
+      allowPrivate: true,
+      allowHttp: true,
+      timeoutMs: 3000,
+      resolve: answering('127.0.0.1'),
+    });
 
     expect(document).toMatchObject({ issuer: issuer.issuer });
     expect(issuer.requests().discovery).toBe(before + 1);

@@ -7,7 +7,17 @@ describe('the key-change message', () => {
     expect(parseKeyChangeMessage(keyChangeMessage('acme'))).toBe('acme');
   });
 
-  test.each(['', 'not json', 'null', '[]', '"acme"', '{}', '{"tenant":5}', '{"tenant":null}', '{"tenant":{"toString":"x"}}'])('When %j arrives on the channel, then it names no realm', (message) => {
+  test.each([
+    '',
+    'not json',
+    'null',
+    '[]',
+    '"acme"',
+    '{}',
+    '{"tenant":5}',
+    '{"tenant":null}',
+    '{"tenant":{"toString":"x"}}',
+  ])('When %j arrives on the channel, then it names no realm', (message) => {
     expect(parseKeyChangeMessage(message)).toBeUndefined();
   });
 });

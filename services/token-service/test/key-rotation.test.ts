@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { REPO_ROOT, uniqueName } from '@plant/test-kit';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { basic, decodeJwt, startHarness, TEST_ENV, uniqueIp, type Harness } from './helpers/harness.js';
+import {
+  basic,
+  decodeJwt,
+  startHarness,
+  TEST_ENV,
+  uniqueIp,
+  type Harness,
+} from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 
 const run = promisify(execFile);
@@ -21,26 +28,44 @@ afterAll(async () => {
 });
 
 async function token(tenant: string, clientId: string, secret: string): Promise<string> {
-  const res = await request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+  const res = await request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', uniqueIp())
+    .set('authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' })
+    .expect(200);
   return res.body.access_token as string;
 }
 
 async function jwks(tenant: string): Promise<Array<Record<string, unknown>>> {
-  return (await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/certs`).expect(200)).body.keys;
+  return (
+    await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/certs`).expect(200)
+  ).body.keys;
 }
 
 function verifies(tokenValue: string, keys: Array<Record<string, unknown>>): boolean {
   const key = keys.find((k) => k.kid === decodeJwt(tokenValue).header.kid);
   if (!key) return false;
-  jwt.verify(tokenValue, createPublicKey({ key: key as never, format: 'jwk' }), { algorithms: [key.alg as jwt.Algorithm] });
+  jwt.verify(tokenValue, createPublicKey({ key: key as never, format: 'jwk' }), {
+    algorithms: [key.alg as jwt.Algorithm],
+  });
   return true;
 }
 
 const CLI = join(REPO_ROOT, 'services/token-service/dist/cli.js');
-const cliEnv = () => ({ PATH: process.env.PATH ?? '', DATABASE_URL: TEST_ENV.DATABASE_URL, REDIS_URL: TEST_ENV.REDIS_URL, KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY, AUTH_URL: h.publicUrl });
+const cliEnv = () => ({
+  PATH: process.env.PATH ?? '',
+  DATABASE_URL: TEST_ENV.DATABASE_URL,
+  REDIS_URL: TEST_ENV.REDIS_URL,
+  KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY,
+  AUTH_URL: h.publicUrl,
+});
 
 /** The CLI's JSON line, or its exit code and error line. */
-async function cli(...args: string[]): Promise<{ code: number; json?: Record<string, unknown>; stderr: string }> {
+async function cli(
+  ...args: string[]
+): Promise<{ code: number; json?: Record<string, unknown>; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: cliEnv() });
     return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
@@ -50,7 +75,12 @@ async function cli(...args: string[]): Promise<{ code: number; json?: Record<str
 }
 
 /** A grant that waits for the replica to hear a key change announced on Redis. */
-async function tokenWithKid(tenant: string, clientId: string, secret: string, kid: unknown): Promise<string> {
+async function tokenWithKid(
+  tenant: string,
+  clientId: string,
+  secret: string,
+  kid: unknown,
+): Promise<string> {
   let value = await token(tenant, clientId, secret);
   for (let i = 0; i < 100 && decodeJwt(value).header.kid !== kid; i += 1) {
     await new Promise((r) => setTimeout(r, 20));
@@ -85,13 +115,22 @@ describe('signing key rotation (CLI keys rotate)', () => {
     const before = await token(tenant, account.client_id, account.secret);
 
     const switched = await cli('keys', 'rotate', tenant, '--alg', 'ES256');
-    const esToken = await tokenWithKid(tenant, account.client_id, account.secret, switched.json?.kid);
+    const esToken = await tokenWithKid(
+      tenant,
+      account.client_id,
+      account.secret,
+      switched.json?.kid,
+    );
     const shown = await cli('keys', 'show', tenant);
     const again = await cli('keys', 'rotate', tenant);
     const keys = await jwks(tenant);
 
     expect(switched.json).toEqual({ tenant, kid: expect.any(String), alg: 'ES256', retired: 1 });
-    expect(decodeJwt(esToken).header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: switched.json!.kid });
+    expect(decodeJwt(esToken).header).toEqual({
+      alg: 'ES256',
+      typ: 'at+jwt',
+      kid: switched.json!.kid,
+    });
     expect(shown.json).toEqual({ tenant, alg: 'ES256', kid: switched.json!.kid });
     expect(again.json).toEqual({ tenant, kid: expect.any(String), alg: 'ES256', retired: 1 });
     expect(keys.map((k) => [k.kid, k.alg])).toEqual([
@@ -106,12 +145,24 @@ describe('signing key rotation (CLI keys rotate)', () => {
   test('When a tenant is created with --alg ES256, then its first key is P-256; an unknown --alg, or --alg where it does not apply, exits 2', async () => {
     const tenant = uniqueName('es');
 
-    const created = await cli('tenant', 'create', tenant, '--admin-email', `admin@${tenant}.test`, '--admin-password', 'a long password', '--alg', 'ES256');
+    const created = await cli(
+      'tenant',
+      'create',
+      tenant,
+      '--admin-email',
+      `admin@${tenant}.test`,
+      '--admin-password',
+      'a long password',
+      '--alg',
+      'ES256',
+    );
     const hs = await cli('keys', 'rotate', tenant, '--alg', 'HS256');
     const misplaced = await cli('keys', 'show', tenant, '--alg', 'ES256');
 
     expect(created.json).toMatchObject({ tenant, alg: 'ES256', kid: expect.any(String) });
-    expect((await jwks(tenant)).map((k) => [k.kty, k.crv, k.alg])).toEqual([['EC', 'P-256', 'ES256']]);
+    expect((await jwks(tenant)).map((k) => [k.kty, k.crv, k.alg])).toEqual([
+      ['EC', 'P-256', 'ES256'],
+    ]);
     expect(hs).toEqual({ code: 2, stderr: 'error: --alg must be one of RS256, ES256\n' });
     expect(misplaced).toEqual({ code: 2, stderr: 'error: --alg does not apply to keys show\n' });
   });
@@ -120,7 +171,11 @@ describe('signing key rotation (CLI keys rotate)', () => {
     const plain = await cli('keys', 'rotate', uniqueName('none'));
     const switching = await cli('keys', 'rotate', uniqueName('none'), '--alg', 'ES256');
     const { tenant } = await h.createTenant();
-    await h.service.db('signing_keys').where({ realm: tenant }).whereNull('retired_at').update({ retired_at: h.service.db.raw('now()') });
+    await h.service
+      .db('signing_keys')
+      .where({ realm: tenant })
+      .whereNull('retired_at')
+      .update({ retired_at: h.service.db.raw('now()') });
     const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
     const rotated = await rotateSigningKey(h.service.identity, tenant);
 
@@ -134,7 +189,10 @@ describe('signing key rotation (CLI keys rotate)', () => {
     const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
     const rotated = await rotateSigningKey(h.service.identity, tenant);
 
-    await h.service.db('signing_keys').where({ kid: oldKid }).update({ retired_at: h.service.db.raw("now() - interval '361 seconds'") });
+    await h.service
+      .db('signing_keys')
+      .where({ kid: oldKid })
+      .update({ retired_at: h.service.db.raw("now() - interval '361 seconds'") });
     const keys = await jwks(tenant);
 
     expect(keys.map((k) => k.kid)).toEqual([rotated.kid]);

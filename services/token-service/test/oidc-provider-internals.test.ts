@@ -119,8 +119,12 @@ const claimsOf = (jwt: string) =>
 describe('oidc-provider internals the token service relies on', () => {
   test('When the installed oidc-provider is read, then it is the exact version the boundary was written against, and package.json pins it', () => {
     const require = createRequire(join(REPO_ROOT, 'services/token-service/package.json'));
-    const installed = JSON.parse(readFileSync(require.resolve('oidc-provider/package.json'), 'utf8')) as { version: string };
-    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services/token-service/package.json'), 'utf8')) as {
+    const installed = JSON.parse(
+      readFileSync(require.resolve('oidc-provider/package.json'), 'utf8'),
+    ) as { version: string };
+    const manifest = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'services/token-service/package.json'), 'utf8'),
+    ) as {
       dependencies: Record<string, string>;
     };
     expect(installed.version).toBe(OIDC_PROVIDER_VERSION);
@@ -169,7 +173,10 @@ describe('oidc-provider internals the token service relies on', () => {
   test('When a JWT access token is issued, then the ExternalSigningKey signs it, under the kid and alg it names', async () => {
     const before = key.signatures;
     const token = (await grant('right-secret')).body.access_token as string;
-    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as Record<string, unknown>;
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
     expect(key.signatures).toBe(before + 1);
     expect(header).toMatchObject({ alg: 'ES256', kid: 'contract-key', typ: 'at+jwt' });
   });

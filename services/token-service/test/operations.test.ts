@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { askManagementForPublic, askPublicForManagement, askRaw, spawnService, type ServiceProcess } from '@plant/test-kit';
+import {
+  askManagementForPublic,
+  askPublicForManagement,
+  askRaw,
+  spawnService,
+  type ServiceProcess,
+} from '@plant/test-kit';
 import request from 'supertest';
 import { TEST_ENV } from './helpers/harness.js';
 
 let svc: ServiceProcess;
 
 beforeAll(async () => {
-  svc = await spawnService('token-service', { env: { ...TEST_ENV, INTERNAL_PORT: '0', LOG_LEVEL: 'info' } });
+  svc = await spawnService('token-service', {
+    env: { ...TEST_ENV, INTERNAL_PORT: '0', LOG_LEVEL: 'info' },
+  });
 });
 
 afterAll(async () => {
@@ -15,10 +23,17 @@ afterAll(async () => {
 
 describe('the built service as a process', () => {
   test('When it starts, then it logs one listening line with its three ports', () => {
-    const listening = svc.logs.filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const listening = svc.logs
+      .filter((l) => l.includes('"msg":"listening"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
 
     expect(listening).toHaveLength(1);
-    expect(listening[0]).toMatchObject({ msg: 'listening', port: svc.port, internalPort: svc.internalPort, managementPort: svc.managementPort });
+    expect(listening[0]).toMatchObject({
+      msg: 'listening',
+      port: svc.port,
+      internalPort: svc.internalPort,
+      managementPort: svc.managementPort,
+    });
     expect(new Set([svc.port, svc.internalPort, svc.managementPort]).size).toBe(3);
   });
 
@@ -46,22 +61,33 @@ describe('the built service as a process', () => {
   test('When the internal port is asked for them, then without a credential it is 401, and with one 404, like any path', async () => {
     const asked = async (authorization: Record<string, string>) => {
       const answers = [];
-      for (const path of ['/healthz', '/readyz', '/metrics']) answers.push(await askRaw(svc.internalUrl!, 'GET', path, authorization));
+      for (const path of ['/healthz', '/readyz', '/metrics'])
+        answers.push(await askRaw(svc.internalUrl!, 'GET', path, authorization));
       return answers.map(({ status, errorShape }) => ({ status, errorShape }));
     };
 
     expect(await asked({})).toEqual(Array(3).fill({ status: 401, errorShape: true }));
-    expect(await asked({ authorization: `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}` })).toEqual(Array(3).fill({ status: 404, errorShape: true }));
+    expect(await asked({ authorization: `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}` })).toEqual(
+      Array(3).fill({ status: 404, errorShape: true }),
+    );
   });
 
   test('When a resource server polls the revocation change feed, then its answers write no access line; a refused poll still does', async () => {
     const feed = `${svc.internalUrl!}/internal/v1/revocations/changes?after=0`;
-    await request(feed).get('').set('authorization', `Bearer ${TEST_ENV.RESOURCE_SERVER_TOKENS.split(',')[0]}`).set('x-request-id', 'feed-poll-ok').expect(200);
+    await request(feed)
+      .get('')
+      .set('authorization', `Bearer ${TEST_ENV.RESOURCE_SERVER_TOKENS.split(',')[0]}`)
+      .set('x-request-id', 'feed-poll-ok')
+      .expect(200);
     await request(feed).get('').set('x-request-id', 'feed-poll-refused').expect(401);
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const lines = svc.logs.filter((line) => line.includes('feed-poll-')).map((line) => JSON.parse(line) as { reqId: string; res: { status: number } });
-    expect(lines.map((line) => [line.reqId, line.res.status])).toEqual([['feed-poll-refused', 401]]);
+    const lines = svc.logs
+      .filter((line) => line.includes('feed-poll-'))
+      .map((line) => JSON.parse(line) as { reqId: string; res: { status: number } });
+    expect(lines.map((line) => [line.reqId, line.res.status])).toEqual([
+      ['feed-poll-refused', 401],
+    ]);
   });
 
   test('When the management port is asked for a public or internal route, with or without forwarding and rewrite headers, then it answers 404 in the Error shape', async () => {
@@ -77,7 +103,9 @@ describe('the built service as a process', () => {
   });
 
   test('When the internal API is called on the public port, then it is not there', async () => {
-    const res = await request(svc.url).get('/internal/v1/revocations').set('authorization', `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}`);
+    const res = await request(svc.url)
+      .get('/internal/v1/revocations')
+      .set('authorization', `Bearer ${TEST_ENV.ACCOUNT_ADMIN_TOKEN}`);
 
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 404, message: 'No route for GET /internal/v1/revocations' });
@@ -86,15 +114,17 @@ describe('the built service as a process', () => {
   test('When a configuration value is missing, then it stops with one line naming the variable', async () => {
     const { ACCOUNT_ADMIN_TOKEN: _omitted, ...env } = TEST_ENV;
 
-    await expect(spawnService('token-service', { env: { ...env, INTERNAL_PORT: '0' }, timeoutMs: 10_000 })).rejects.toThrow(
-      'configuration error: ACCOUNT_ADMIN_TOKEN is required but not set',
-    );
+    await expect(
+      spawnService('token-service', { env: { ...env, INTERNAL_PORT: '0' }, timeoutMs: 10_000 }),
+    ).rejects.toThrow('configuration error: ACCOUNT_ADMIN_TOKEN is required but not set');
   });
 
   test('When it gets SIGTERM, then it drains and exits 0', async () => {
     const other = await spawnService('token-service', { env: { ...TEST_ENV, INTERNAL_PORT: '0' } });
     // supertest sends on then(); start the request, then signal while it may still be in flight.
-    const inFlight = request(other.managementUrl).get('/readyz').then((res) => res);
+    const inFlight = request(other.managementUrl)
+      .get('/readyz')
+      .then((res) => res);
     await new Promise((r) => setTimeout(r, 20));
 
     const code = await other.stop('SIGTERM');

@@ -18,16 +18,28 @@ describe('password checks', () => {
     const third = two.tryVerify('a password', stored);
     const fullWhileRunning = two.full;
     const results = await Promise.all(running);
-    const afterwards = await Promise.all([two.tryVerify('a password', stored), two.tryVerify('a password', stored)]);
+    const afterwards = await Promise.all([
+      two.tryVerify('a password', stored),
+      two.tryVerify('a password', stored),
+    ]);
 
-    expect({ third, fullWhileRunning, results, afterwards, full: two.full }).toEqual({ third: undefined, fullWhileRunning: true, results: [true, false], afterwards: [true, true], full: false });
+    expect({ third, fullWhileRunning, results, afterwards, full: two.full }).toEqual({
+      third: undefined,
+      fullWhileRunning: true,
+      results: [true, false],
+      afterwards: [true, true],
+      full: false,
+    });
   });
 
   test('When a stored hash is not ours, then the check is false and its thread is free again', async () => {
     const one = new PasswordCheckers(1);
     checkers.push(one);
 
-    const results = [await one.tryVerify('x', 'bcrypt$whatever'), await one.tryVerify('x', DUMMY_PASSWORD_HASH)];
+    const results = [
+      await one.tryVerify('x', 'bcrypt$whatever'),
+      await one.tryVerify('x', DUMMY_PASSWORD_HASH),
+    ];
 
     expect({ results, full: one.full }).toEqual({ results: [false, false], full: false });
   });
@@ -60,7 +72,11 @@ describe('password checks', () => {
   });
 
   test('When the checkers are not configured, then one core is kept for the event loop, with at least one checker', () => {
-    expect([defaultPasswordCheckers(1), defaultPasswordCheckers(2), defaultPasswordCheckers(8)]).toEqual([1, 1, 7]);
+    expect([
+      defaultPasswordCheckers(1),
+      defaultPasswordCheckers(2),
+      defaultPasswordCheckers(8),
+    ]).toEqual([1, 1, 7]);
   });
 
   test('When an unknown email is checked against the dummy hash, then it has the parameters of a real hash and no password matches it', async () => {

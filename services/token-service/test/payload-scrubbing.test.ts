@@ -1,5 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
-import { PayloadHoldsItsId, restorePayload, scrubPayload } from '../src/provider/payload-scrubbing.js';
+import {
+  PayloadHoldsItsId,
+  restorePayload,
+  scrubPayload,
+} from '../src/provider/payload-scrubbing.js';
 
 const uid = 'Jx3kQ9v_Lm2Pq8Rs4Tu6W';
 const sessionId = 'Zs8Yt7Xu6Wv5Vw4Ux3Ty2';
@@ -24,16 +28,33 @@ describe('scrubbing oidc-provider payloads of bearer values', () => {
   });
 
   test('When a Session is stored, then its id is gone and its uid stays; found by uid it comes back without an id', () => {
-    const payload = { jti: sessionId, kind: 'Session', uid: 'session-uid', accountId: 'user-1', authorizations: { portal: { sid: 's', grantId: 'g' } } };
+    const payload = {
+      jti: sessionId,
+      kind: 'Session',
+      uid: 'session-uid',
+      accountId: 'user-1',
+      authorizations: { portal: { sid: 's', grantId: 'g' } },
+    };
 
     const stored = scrubPayload('Session', sessionId, payload);
 
-    expect(stored).toEqual({ kind: 'Session', uid: 'session-uid', accountId: 'user-1', authorizations: { portal: { sid: 's', grantId: 'g' } } });
+    expect(stored).toEqual({
+      kind: 'Session',
+      uid: 'session-uid',
+      accountId: 'user-1',
+      authorizations: { portal: { sid: 's', grantId: 'g' } },
+    });
     expect(restorePayload(sessionId, stored)).toEqual(payload);
     expect(restorePayload(undefined, stored)).toEqual(stored);
   });
 
   test('When a payload holds its own id in a field not known to be scrubbed, then storing it is refused', () => {
-    expect(() => scrubPayload('AuthorizationCode', uid, { jti: uid, kind: 'AuthorizationCode', echo: { of: `x${uid}` } })).toThrow(PayloadHoldsItsId);
+    expect(() =>
+      scrubPayload('AuthorizationCode', uid, {
+        jti: uid,
+        kind: 'AuthorizationCode',
+        echo: { of: `x${uid}` },
+      }),
+    ).toThrow(PayloadHoldsItsId);
   });
 });

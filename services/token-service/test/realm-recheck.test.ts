@@ -18,8 +18,19 @@ afterAll(async () => {
   await h.close();
 });
 
-async function tokenKid(target: Harness, tenant: string, clientId: string, secret: string): Promise<unknown> {
-  const res = await request(target.publicUrl).post(target.tokenUrl(tenant)).set('x-forwarded-for', uniqueIp()).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+async function tokenKid(
+  target: Harness,
+  tenant: string,
+  clientId: string,
+  secret: string,
+): Promise<unknown> {
+  const res = await request(target.publicUrl)
+    .post(target.tokenUrl(tenant))
+    .set('x-forwarded-for', uniqueIp())
+    .set('authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' })
+    .expect(200);
   return decodeJwt(res.body.access_token as string).header.kid;
 }
 
@@ -43,8 +54,13 @@ describe('the realm keys re-check (a replica that missed the rotation event): on
     const beforeRecheck = await tokenKid(h, tenant, account.client_id, account.secret);
     const built = h.service.providers.builtHandler(tenant);
 
-    const servedWhenDue = atTime(Date.now() + PAST_RECHECK_MS, () => h.service.providers.builtHandler(tenant));
-    await eventually(() => h.service.providers.builtHandler(tenant) !== built, 'the re-check to build the rotated key');
+    const servedWhenDue = atTime(Date.now() + PAST_RECHECK_MS, () =>
+      h.service.providers.builtHandler(tenant),
+    );
+    await eventually(
+      () => h.service.providers.builtHandler(tenant) !== built,
+      'the re-check to build the rotated key',
+    );
     const afterRecheck = await tokenKid(h, tenant, account.client_id, account.secret);
 
     expect(beforeRecheck).toBe(oldKid);
@@ -62,16 +78,26 @@ describe('the realm keys re-check (a replica that missed the rotation event): on
       const built = outage.service.providers.builtHandler(tenant);
       await outage.service.db.destroy();
       const due = Date.now() + PAST_RECHECK_MS;
-      const warnings = () => outage.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'realm key re-check failed; serving the cached signing keys');
+      const warnings = () =>
+        outage.logs
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => l.msg === 'realm key re-check failed; serving the cached signing keys');
 
       const servedWhenDue = atTime(due, () => outage.service.providers.builtHandler(tenant));
       await eventually(() => warnings().length > 0, 'the re-check to fail');
-      const servedAgain = [1, 2, 3].map((s) => atTime(due + s * 1000, () => outage.service.providers.builtHandler(tenant)));
+      const servedAgain = [1, 2, 3].map((s) =>
+        atTime(due + s * 1000, () => outage.service.providers.builtHandler(tenant)),
+      );
       await sleep(100);
 
       expect(servedWhenDue).toBe(built);
       expect(servedAgain).toEqual([built, built, built]);
-      expect(warnings()).toEqual([expect.objectContaining({ level: 'warn', err: expect.objectContaining({ message: 'Unable to acquire a connection' }) })]);
+      expect(warnings()).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          err: expect.objectContaining({ message: 'Unable to acquire a connection' }),
+        }),
+      ]);
     } finally {
       await outage.close();
     }

@@ -17,7 +17,12 @@ afterAll(async () => {
 
 /** A client_credentials grant at replica `h`, from `ip` (a fresh address unless given). */
 function token(h: Harness, tenant: string, clientId: string, secret: string, ip = uniqueIp()) {
-  return request(h.publicUrl).post(h.tokenUrl(tenant)).set('x-forwarded-for', ip).set('authorization', basic(clientId, secret)).type('form').send({ grant_type: 'client_credentials' });
+  return request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .set('x-forwarded-for', ip)
+    .set('authorization', basic(clientId, secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
 }
 
 describe('across replicas', () => {
@@ -62,7 +67,8 @@ describe('across replicas', () => {
     const { tenant } = await a.createTenant();
     const account = await internal(a).createServiceAccount(tenant);
     const attacker = uniqueIp();
-    const from = (h: Harness, secret: string) => token(h, tenant, account.client_id, secret, attacker);
+    const from = (h: Harness, secret: string) =>
+      token(h, tenant, account.client_id, secret, attacker);
     await from(b, account.secret).expect(200);
 
     const limit = a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP;
@@ -72,15 +78,20 @@ describe('across replicas', () => {
 
     expect(failures).toEqual(Array.from({ length: limit }, () => 401));
     expect(atB.status).toBe(429);
-    expect(atB.body).toEqual({ error: 'too_many_requests', error_description: 'too many failed client authentications; retry later' });
+    expect(atB.body).toEqual({
+      error: 'too_many_requests',
+      error_description: 'too many failed client authentications; retry later',
+    });
   });
 
   test('When a replica starts after an address failed elsewhere, then it stops that address from its first request', async () => {
     const { tenant } = await a.createTenant();
     const account = await internal(a).createServiceAccount(tenant);
     const attacker = uniqueIp();
-    const from = (h: Harness, secret: string) => token(h, tenant, account.client_id, secret, attacker);
-    for (let i = 0; i < a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP; i += 1) await from(a, 'pss_guess').expect(401);
+    const from = (h: Harness, secret: string) =>
+      token(h, tenant, account.client_id, secret, attacker);
+    for (let i = 0; i < a.config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP; i += 1)
+      await from(a, 'pss_guess').expect(401);
 
     const c = await startHarness();
     try {

@@ -30,7 +30,10 @@ describe('hostile positions on the change feed', () => {
   ])('When the position is %s, then 400 in the Error shape', async (_what, query) => {
     const res = await feed(harness).changesRaw(query);
 
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 400, message: MESSAGE } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { error: 400, message: MESSAGE },
+    });
   });
 
   test.each([
@@ -43,11 +46,16 @@ describe('hostile positions on the change feed', () => {
   ])('When the page size is %s, then 400 in the Error shape', async (_what, limit) => {
     const res = await feed(harness).changesRaw(`?after=0&limit=${limit}`);
 
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 400, message: 'limit must be an integer between 1 and 1000' } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { error: 400, message: 'limit must be an integer between 1 and 1000' },
+    });
   });
 
   test('When 50 requests for the largest pages arrive at once, then every one is answered with at most 1000 entries or a reset, none fails', async () => {
-    const answers = await Promise.all(Array.from({ length: 50 }, () => feed(harness).changesRaw('?after=0&limit=1000')));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => feed(harness).changesRaw('?after=0&limit=1000')),
+    );
 
     expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
     for (const { body } of answers) {
@@ -59,7 +67,9 @@ describe('hostile positions on the change feed', () => {
   test('When the feed is called without a credential or with a wrong one, then 401 whatever the position', async () => {
     const url = harness.internalUrl;
     const none = await request(url).get('/internal/v1/revocations/changes?after=0');
-    const wrong = await request(url).get('/internal/v1/revocations/changes?after=0').set('authorization', 'Bearer not-a-credential-0123456789');
+    const wrong = await request(url)
+      .get('/internal/v1/revocations/changes?after=0')
+      .set('authorization', 'Bearer not-a-credential-0123456789');
 
     expect([none.status, wrong.status]).toEqual([401, 401]);
     expect(none.body).toEqual({ error: 401, message: 'A valid internal API token is required' });

@@ -24,7 +24,16 @@ describe('the revocation change feed', () => {
     await api.remove(tenant, gone.client_id).expect(204);
     const page = await changes.changes(position);
 
-    expect(page).toEqual({ reset: false, position: String(BigInt(position) + 3n), more: false, entries: [entryOf(tenant, kept.client_id, 2), entryOf(tenant, kept.client_id, 3), entryOf(tenant, gone.client_id, 2, true)] });
+    expect(page).toEqual({
+      reset: false,
+      position: String(BigInt(position) + 3n),
+      more: false,
+      entries: [
+        entryOf(tenant, kept.client_id, 2),
+        entryOf(tenant, kept.client_id, 3),
+        entryOf(tenant, gone.client_id, 2, true),
+      ],
+    });
     if (page.reset) return;
     for (const entry of page.entries) expect(entry.ttl).toBeGreaterThan(horizonOf(h) - 5);
     for (const entry of page.entries) expect(entry.ttl).toBeLessThanOrEqual(horizonOf(h));
@@ -49,7 +58,11 @@ describe('the revocation change feed', () => {
     const first = await changes.changes(position, 2);
     const all = await changes.readAll(position, 2);
 
-    expect(first).toMatchObject({ reset: false, more: true, position: String(BigInt(position) + 2n) });
+    expect(first).toMatchObject({
+      reset: false,
+      more: true,
+      position: String(BigInt(position) + 2n),
+    });
     expect(all.pages).toBe(3);
     expect(all.entries.map((e) => e.version)).toEqual([2, 3, 4, 5, 6]);
     expect(all.position).toBe(String(BigInt(position) + 5n));
@@ -60,21 +73,37 @@ describe('the revocation change feed', () => {
     const account = await api.createServiceAccount(tenant);
     const { position } = await changes.snapshot();
 
-    await h.service.db('principals').where({ realm: tenant, sub: account.client_id }).update({ token_version: 7 });
-    await h.service.db('principals').where({ realm: tenant, sub: account.client_id }).update({ created_by: 'not a revocation change' });
+    await h.service
+      .db('principals')
+      .where({ realm: tenant, sub: account.client_id })
+      .update({ token_version: 7 });
+    await h.service
+      .db('principals')
+      .where({ realm: tenant, sub: account.client_id })
+      .update({ created_by: 'not a revocation change' });
 
-    expect((await changes.readAll(position)).entries).toEqual([entryOf(tenant, account.client_id, 7)]);
+    expect((await changes.readAll(position)).entries).toEqual([
+      entryOf(tenant, account.client_id, 7),
+    ]);
   });
 
   test('When a change commits while another with a later position waits behind it, then a reader never moves past the earlier one', async () => {
     const { tenant } = await h.createTenant();
-    const [first, second] = [await api.createServiceAccount(tenant), await api.createServiceAccount(tenant)];
+    const [first, second] = [
+      await api.createServiceAccount(tenant),
+      await api.createServiceAccount(tenant),
+    ];
     const { position } = await changes.snapshot();
     const { db } = h.service;
 
     const open = await db.transaction();
-    await open('principals').where({ realm: tenant, sub: first.client_id }).update({ token_version: 5 });
-    const later = db('principals').where({ realm: tenant, sub: second.client_id }).update({ token_version: 9 }).then(() => 'committed');
+    await open('principals')
+      .where({ realm: tenant, sub: first.client_id })
+      .update({ token_version: 5 });
+    const later = db('principals')
+      .where({ realm: tenant, sub: second.client_id })
+      .update({ token_version: 9 })
+      .then(() => 'committed');
     const meanwhile = await Promise.race([later, sleep(300).then(() => 'waiting')]);
     const read = await changes.readAll(position);
     await open.commit();
@@ -83,7 +112,10 @@ describe('the revocation change feed', () => {
 
     expect(meanwhile).toBe('waiting');
     expect(read).toMatchObject({ entries: [], position });
-    expect(after.entries).toEqual([entryOf(tenant, first.client_id, 5), entryOf(tenant, second.client_id, 9)]);
+    expect(after.entries).toEqual([
+      entryOf(tenant, first.client_id, 5),
+      entryOf(tenant, second.client_id, 9),
+    ]);
   });
 });
 
@@ -98,7 +130,9 @@ describe('the snapshot and the feed agree', () => {
     await api.remove(tenant, account.client_id).expect(204);
     const next = await changes.readAll(snapshot.position);
 
-    expect(snapshot.entries.filter((e) => e.tenant === tenant)).toEqual([entryOf(tenant, account.client_id, 3)]);
+    expect(snapshot.entries.filter((e) => e.tenant === tenant)).toEqual([
+      entryOf(tenant, account.client_id, 3),
+    ]);
     expect(next.entries).toEqual([entryOf(tenant, account.client_id, 4, true)]);
   });
 });

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { AUTH } from './helpers/internal-client.js';
-import { ageChanges, entryOf, horizonOf, useFeedHarness, type FeedContext } from './helpers/revocation-feed.js';
+import {
+  ageChanges,
+  entryOf,
+  horizonOf,
+  useFeedHarness,
+  type FeedContext,
+} from './helpers/revocation-feed.js';
 
 /**
  * Revocation state is bounded by the token lifetime: what is older than the horizon leaves the
@@ -14,8 +20,12 @@ beforeAll(() => {
   ({ h, api, changes } = context.get());
 });
 
-const lookup = (tenant: string, sub: string) => request(h.internalUrl).get(`/internal/v1/realms/${tenant}/principals/${sub}`).set('authorization', AUTH);
-const ofTenant = <E extends { tenant: string }>(tenant: string, entries: E[]) => entries.filter((e) => e.tenant === tenant);
+const lookup = (tenant: string, sub: string) =>
+  request(h.internalUrl)
+    .get(`/internal/v1/realms/${tenant}/principals/${sub}`)
+    .set('authorization', AUTH);
+const ofTenant = <E extends { tenant: string }>(tenant: string, entries: E[]) =>
+  entries.filter((e) => e.tenant === tenant);
 
 describe('pruning the revocation store', () => {
   test('When 30 accounts were created and deleted and one reset longer ago than the horizon, then after pruning none is in the snapshot or the store, the old deletions answer 404, and a recent reset and deletion stay', async () => {
@@ -30,13 +40,20 @@ describe('pruning the revocation store', () => {
     }
     await ageChanges(h, tenant, horizonOf(h) + 1);
     const { tenant: recentTenant } = await h.createTenant();
-    const [recentReset, recentDeleted] = [await api.createServiceAccount(recentTenant), await api.createServiceAccount(recentTenant)];
+    const [recentReset, recentDeleted] = [
+      await api.createServiceAccount(recentTenant),
+      await api.createServiceAccount(recentTenant),
+    ];
     await api.reset(recentTenant, recentReset.client_id).expect(200);
     await api.remove(recentTenant, recentDeleted.client_id).expect(204);
 
     const beforePruning = ofTenant(tenant, (await changes.snapshot()).entries);
     const pruned = await h.service.pruner.run();
-    const stored = await h.service.db('revocation_changes').whereIn('realm', [tenant, recentTenant]).orderBy('position').select('realm', 'sub');
+    const stored = await h.service
+      .db('revocation_changes')
+      .whereIn('realm', [tenant, recentTenant])
+      .orderBy('position')
+      .select('realm', 'sub');
     const lookups = await Promise.all(old.slice(0, 3).map((sub) => lookup(tenant, sub)));
 
     expect(beforePruning).toEqual([]);
@@ -45,21 +62,41 @@ describe('pruning the revocation store', () => {
       { realm: recentTenant, sub: recentReset.client_id },
       { realm: recentTenant, sub: recentDeleted.client_id },
     ]);
-    expect(lookups.map((r) => [r.status, r.body])).toEqual(old.slice(0, 3).map(() => [404, { error: 404, message: 'Principal not found' }]));
-    expect((await lookup(tenant, reset.client_id)).body).toEqual({ tenant, sub: reset.client_id, version: 2, deleted: false });
+    expect(lookups.map((r) => [r.status, r.body])).toEqual(
+      old.slice(0, 3).map(() => [404, { error: 404, message: 'Principal not found' }]),
+    );
+    expect((await lookup(tenant, reset.client_id)).body).toEqual({
+      tenant,
+      sub: reset.client_id,
+      version: 2,
+      deleted: false,
+    });
     const recent = ofTenant(recentTenant, (await changes.snapshot()).entries);
-    expect(recent).toEqual(expect.arrayContaining([entryOf(recentTenant, recentReset.client_id, 2), entryOf(recentTenant, recentDeleted.client_id, 2, true)]));
+    expect(recent).toEqual(
+      expect.arrayContaining([
+        entryOf(recentTenant, recentReset.client_id, 2),
+        entryOf(recentTenant, recentDeleted.client_id, 2, true),
+      ]),
+    );
     expect(recent).toHaveLength(2);
   });
 
   test('When changes lie just inside and just outside the horizon, then only the one inside is listed and survives pruning, with what is left of its horizon as its ttl', async () => {
     const { tenant } = await h.createTenant();
-    const [inside, outside] = [await api.createServiceAccount(tenant), await api.createServiceAccount(tenant)];
+    const [inside, outside] = [
+      await api.createServiceAccount(tenant),
+      await api.createServiceAccount(tenant),
+    ];
     await api.reset(tenant, outside.client_id).expect(200);
     await api.reset(tenant, inside.client_id).expect(200);
     const { db } = h.service;
-    for (const [sub, ago] of [[outside.client_id, horizonOf(h) + 10], [inside.client_id, horizonOf(h) - 10]] as const) {
-      await db('revocation_changes').where({ realm: tenant, sub }).update({ changed_at: db.raw('now() - make_interval(secs => ?)', [ago]) });
+    for (const [sub, ago] of [
+      [outside.client_id, horizonOf(h) + 10],
+      [inside.client_id, horizonOf(h) - 10],
+    ] as const) {
+      await db('revocation_changes')
+        .where({ realm: tenant, sub })
+        .update({ changed_at: db.raw('now() - make_interval(secs => ?)', [ago]) });
     }
 
     await h.service.pruner.run();
@@ -75,12 +112,23 @@ describe('pruning the revocation store', () => {
     const account = await api.createServiceAccount(tenant);
     const { position } = await changes.snapshot();
     await api.reset(tenant, account.client_id).expect(200);
-    await h.service.db('revocation_changes').where({ realm: tenant }).update({ changed_at: h.service.db.raw('now() - make_interval(secs => ?)', [h.config.ACCESS_TOKEN_TTL]) });
+    await h.service
+      .db('revocation_changes')
+      .where({ realm: tenant })
+      .update({
+        changed_at: h.service.db.raw('now() - make_interval(secs => ?)', [
+          h.config.ACCESS_TOKEN_TTL,
+        ]),
+      });
 
     await h.service.pruner.run();
 
-    expect(ofTenant(tenant, (await changes.snapshot()).entries)).toEqual([entryOf(tenant, account.client_id, 2)]);
-    expect((await changes.readAll(position)).entries).toEqual([entryOf(tenant, account.client_id, 2)]);
+    expect(ofTenant(tenant, (await changes.snapshot()).entries)).toEqual([
+      entryOf(tenant, account.client_id, 2),
+    ]);
+    expect((await changes.readAll(position)).entries).toEqual([
+      entryOf(tenant, account.client_id, 2),
+    ]);
   });
 });
 
@@ -96,15 +144,23 @@ describe('a position the feed cannot continue', () => {
 
     expect(await changes.changes(before)).toEqual({ reset: true });
     expect(await changes.changes('0')).toEqual({ reset: true });
-    expect(await changes.changes(head)).toEqual({ reset: false, position: head, more: false, entries: [] });
+    expect(await changes.changes(head)).toEqual({
+      reset: false,
+      position: head,
+      more: false,
+      entries: [],
+    });
   });
 
   test.each([
     ['one past the head', (head: string) => String(BigInt(head) + 1n)],
     ['the largest int64', () => '9223372036854775807'],
-  ])('When a reader asks from a position from the future (%s), then it is told to reset, not served an empty page it would trust', async (_what, ahead) => {
-    const { position } = await changes.snapshot();
+  ])(
+    'When a reader asks from a position from the future (%s), then it is told to reset, not served an empty page it would trust',
+    async (_what, ahead) => {
+      const { position } = await changes.snapshot();
 
-    expect(await changes.changes(ahead(position))).toEqual({ reset: true });
-  });
+      expect(await changes.changes(ahead(position))).toEqual({ reset: true });
+    },
+  );
 });

@@ -18,7 +18,10 @@ class StandInRedis extends EventEmitter {
 
   publish(channel: string, message: string): Promise<number> {
     this.attempts += 1;
-    if (this.refusing) return Promise.reject(new Error("NOPERM User default has no permissions to run the 'publish' command"));
+    if (this.refusing)
+      return Promise.reject(
+        new Error("NOPERM User default has no permissions to run the 'publish' command"),
+      );
     if (channel === REVOCATION_CHANNEL) this.taken.push(JSON.parse(message) as RevocationEntry);
     return Promise.resolve(1);
   }
@@ -37,7 +40,12 @@ function publisherOn(redis: StandInRedis) {
   return { publisher, logs };
 }
 
-const entry = (sub: string, version: number, deleted = false): RevocationEntry => ({ tenant: 'acme', sub, version, deleted });
+const entry = (sub: string, version: number, deleted = false): RevocationEntry => ({
+  tenant: 'acme',
+  sub,
+  version,
+  deleted,
+});
 
 describe('a revocation publish that fails', () => {
   test('When Redis refuses a publish, then the entry is kept and published again, within the retry bound, once Redis takes it', async () => {
@@ -76,7 +84,10 @@ describe('a revocation publish that fails', () => {
     await eventually(() => publisher.pending === 0, 'everything is republished', 5000);
 
     expect(kept).toBe(2);
-    expect(redis.taken.sort((a, b) => a.sub.localeCompare(b.sub))).toEqual([entry('sa-1', 4, true), entry('sa-2', 2)]);
+    expect(redis.taken.sort((a, b) => a.sub.localeCompare(b.sub))).toEqual([
+      entry('sa-1', 4, true),
+      entry('sa-2', 2),
+    ]);
   });
 
   test('When a later publish of the same principal goes through, then the kept entry it covers is done, and others kept are sent at once', async () => {

@@ -9,7 +9,11 @@ let driver: PortalDriver;
 
 beforeAll(async () => {
   // One password checker and failure budgets out of the way: only the checker can refuse here.
-  h = await startHarness({ SIGN_IN_CONCURRENT_HASHES: '1', SIGN_IN_FAILURES_PER_ACCOUNT: '1000', SIGN_IN_FAILURES_PER_IP: '1000' });
+  h = await startHarness({
+    SIGN_IN_CONCURRENT_HASHES: '1',
+    SIGN_IN_FAILURES_PER_ACCOUNT: '1000',
+    SIGN_IN_FAILURES_PER_IP: '1000',
+  });
   ({ tenant } = await h.createTenant());
   driver = portalDriver(h, tenant);
 });
@@ -23,12 +27,17 @@ describe('password checks at once (the password checkers)', () => {
     const user = await h.createUser(tenant, 'View');
     const b = driver.browser();
     const started = await driver.startSignIn(b);
-    const email = (i: number) => (i % 2 === 0 ? user.email : `nobody-${i}-${randomBytes(4).toString('hex')}@example.test`);
+    const email = (i: number) =>
+      i % 2 === 0 ? user.email : `nobody-${i}-${randomBytes(4).toString('hex')}@example.test`;
 
     // Each attempt from an address of its own (the harness trusts one proxy hop): no failure budget is shared.
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        b.post(`${started.interactionPath}/login`).set('x-forwarded-for', uniqueIp()).type('form').send({ csrf: started.csrf, email: email(i), password: `wrong ${i}` }),
+        b
+          .post(`${started.interactionPath}/login`)
+          .set('x-forwarded-for', uniqueIp())
+          .type('form')
+          .send({ csrf: started.csrf, email: email(i), password: `wrong ${i}` }),
       ),
     );
 
@@ -38,8 +47,18 @@ describe('password checks at once (the password checkers)', () => {
     expect(checked.length).toBeGreaterThanOrEqual(1);
     expect(busy.length).toBeGreaterThanOrEqual(1);
     for (const answer of busy) {
-      expect({ retryAfter: answer.headers['retry-after'], type: answer.headers['content-type'], cache: answer.headers['cache-control'] }).toEqual({ retryAfter: '1', type: expect.stringMatching(/^text\/html/), cache: 'no-store' });
-      expect(answer.text).toContain('Too many sign-ins at this moment. Try again in a few seconds.');
+      expect({
+        retryAfter: answer.headers['retry-after'],
+        type: answer.headers['content-type'],
+        cache: answer.headers['cache-control'],
+      }).toEqual({
+        retryAfter: '1',
+        type: expect.stringMatching(/^text\/html/),
+        cache: 'no-store',
+      });
+      expect(answer.text).toContain(
+        'Too many sign-ins at this moment. Try again in a few seconds.',
+      );
       expect(answer.text).toContain('name="password"');
     }
   });

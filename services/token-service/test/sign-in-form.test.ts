@@ -27,8 +27,14 @@ describe('the sign-in form (protections)', () => {
     const b = browser();
     const started = await startSignIn(b);
 
-    const res = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: adminEmail, password: 'wrong password' });
-    const unknown = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: 'nobody@example.test', password: 'wrong password' });
+    const res = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ csrf: started.csrf, email: adminEmail, password: 'wrong password' });
+    const unknown = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ csrf: started.csrf, email: 'nobody@example.test', password: 'wrong password' });
 
     expect(res.status).toBe(401);
     expect(res.text).toContain('Email or password is incorrect. Check both and try again.');
@@ -40,7 +46,10 @@ describe('the sign-in form (protections)', () => {
     const b = browser();
     const started = await startSignIn(b);
 
-    const res = await b.post(`${started.interactionPath}/login`).type('form').send(`csrf=${started.csrf}&email=a%00b%40example.test&password=whatever1`);
+    const res = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send(`csrf=${started.csrf}&email=a%00b%40example.test&password=whatever1`);
 
     expect(res.status).toBe(401);
     expect(res.text).toContain('Email or password is incorrect. Check both and try again.');
@@ -50,8 +59,14 @@ describe('the sign-in form (protections)', () => {
     const b = browser();
     const started = await startSignIn(b);
 
-    const missing = await b.post(`${started.interactionPath}/login`).type('form').send({ email: adminEmail, password: ADMIN_PASSWORD });
-    const wrong = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: 'x'.repeat(43), email: adminEmail, password: ADMIN_PASSWORD });
+    const missing = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ email: adminEmail, password: ADMIN_PASSWORD });
+    const wrong = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ csrf: 'x'.repeat(43), email: adminEmail, password: ADMIN_PASSWORD });
 
     expect(missing.status).toBe(403);
     expect(wrong.status).toBe(403);
@@ -61,7 +76,11 @@ describe('the sign-in form (protections)', () => {
     const b = browser();
     const started = await startSignIn(b);
 
-    const res = await request(h.publicUrl).post(`${started.interactionPath}/login`).set('x-forwarded-for', b.ip).type('form').send({ csrf: started.csrf, email: adminEmail, password: ADMIN_PASSWORD });
+    const res = await request(h.publicUrl)
+      .post(`${started.interactionPath}/login`)
+      .set('x-forwarded-for', b.ip)
+      .type('form')
+      .send({ csrf: started.csrf, email: adminEmail, password: ADMIN_PASSWORD });
 
     expect(res.status).toBe(400);
     expect(res.text).toContain('This sign-in has expired');
@@ -72,17 +91,26 @@ describe('the sign-in form (protections)', () => {
     const attacker = browser();
     const started = await startSignIn(attacker);
     for (let i = 0; i < 3; i += 1) {
-      await attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: user.email, password: 'guess' }).expect(401);
+      await attacker
+        .post(`${started.interactionPath}/login`)
+        .type('form')
+        .send({ csrf: started.csrf, email: user.email, password: 'guess' })
+        .expect(401);
     }
 
-    const blocked = await attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: user.email, password: user.password });
+    const blocked = await attacker
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ csrf: started.csrf, email: user.email, password: user.password });
     const owner = browser();
     const ownerStart = await startSignIn(owner);
     const { callback } = await completeSignIn(owner, ownerStart, user.email, user.password);
 
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect(blocked.text).toContain('Too many failed sign-ins. Signing in is paused for your protection: try again in ');
+    expect(blocked.text).toContain(
+      'Too many failed sign-ins. Signing in is paused for your protection: try again in ',
+    );
     expect(callback.searchParams.get('code')).toEqual(expect.any(String));
   });
 
@@ -97,13 +125,23 @@ describe('the sign-in form (protections)', () => {
     await completeSignIn(owner, ownerStart, dotted, password);
     const attacker = browser();
     const started = await startSignIn(attacker);
-    const post = (spelling: string, guess: string) => attacker.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: spelling, password: guess });
+    const post = (spelling: string, guess: string) =>
+      attacker
+        .post(`${started.interactionPath}/login`)
+        .type('form')
+        .send({ csrf: started.csrf, email: spelling, password: guess });
 
-    const guesses = [await post(email, 'guess 1'), await post(email.toUpperCase(), 'guess 2'), await post(dotted, 'guess 3')];
+    const guesses = [
+      await post(email, 'guess 1'),
+      await post(email.toUpperCase(), 'guess 2'),
+      await post(dotted, 'guess 3'),
+    ];
     const fourth = await post(dotted, password);
 
     expect(guesses.map((g) => g.status)).toEqual([401, 401, 401]);
     expect(fourth.status).toBe(429);
-    expect(fourth.text).toContain('Too many failed sign-ins. Signing in is paused for your protection: try again in ');
+    expect(fourth.text).toContain(
+      'Too many failed sign-ins. Signing in is paused for your protection: try again in ',
+    );
   });
 });

@@ -41,7 +41,9 @@ function lookOf(page: string) {
 function rawGet(path: string): Promise<string> {
   const { hostname, port } = new URL(h.publicUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`),
+    );
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
     socket.on('end', () => resolve(answer));
@@ -54,10 +56,19 @@ describe('the sign-in pages share the portal look', () => {
     const { form } = await driver.startSignIn(driver.browser());
     const css = await request(h.publicUrl).get(STYLESHEET_PATH);
 
-    expect(lookOf(form.text)).toEqual({ stylesheets: [STYLESHEET_PATH], inlineStyle: false, scripts: false });
+    expect(lookOf(form.text)).toEqual({
+      stylesheets: [STYLESHEET_PATH],
+      inlineStyle: false,
+      scripts: false,
+    });
     expect(form.text).toContain(renderHeader({ tenant }).value);
     expect(form.headers['content-security-policy']).toBe(CSP);
-    expect({ status: css.status, type: css.headers['content-type'], cache: css.headers['cache-control'], sniff: css.headers['x-content-type-options'] }).toEqual({
+    expect({
+      status: css.status,
+      type: css.headers['content-type'],
+      cache: css.headers['cache-control'],
+      sniff: css.headers['x-content-type-options'],
+    }).toEqual({
       status: 200,
       type: 'text/css; charset=utf-8',
       cache: 'public, max-age=31536000, immutable',
@@ -67,25 +78,48 @@ describe('the sign-in pages share the portal look', () => {
   });
 
   test('When oidc-provider refuses an authorization request, then its error page has the same look, the reason and the way back to the portal', async () => {
-    const res = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/auth?client_id=nobody&response_type=code&scope=openid`).set('accept', BROWSER_ACCEPT);
+    const res = await request(h.publicUrl)
+      .get(
+        `/realms/${tenant}/protocol/openid-connect/auth?client_id=nobody&response_type=code&scope=openid`,
+      )
+      .set('accept', BROWSER_ACCEPT);
 
     expect(res.status).toBe(400);
     expect(res.headers['content-security-policy']).toBe(CSP);
-    expect(lookOf(res.text)).toEqual({ stylesheets: [STYLESHEET_PATH], inlineStyle: false, scripts: false });
+    expect(lookOf(res.text)).toEqual({
+      stylesheets: [STYLESHEET_PATH],
+      inlineStyle: false,
+      scripts: false,
+    });
     expect(res.text).toContain('<h1>Something went wrong</h1>');
-    expect(res.text).toContain(`<a class="button" href="${TEST_ENV.PORTAL_URL}/">Go to the admin portal</a>`);
+    expect(res.text).toContain(
+      `<a class="button" href="${TEST_ENV.PORTAL_URL}/">Go to the admin portal</a>`,
+    );
   });
 
   test('When a signed-in user is asked to confirm signing out, then the page has the same look and its buttons submit the provider form', async () => {
     const b = driver.browser();
-    await driver.completeSignIn(b, await driver.startSignIn(b), `admin@${tenant}.test`, ADMIN_PASSWORD);
+    await driver.completeSignIn(
+      b,
+      await driver.startSignIn(b),
+      `admin@${tenant}.test`,
+      ADMIN_PASSWORD,
+    );
 
     const res = await b.get(`/realms/${tenant}/protocol/openid-connect/logout`);
 
     expect(res.status).toBe(200);
-    expect(lookOf(res.text)).toEqual({ stylesheets: [STYLESHEET_PATH], inlineStyle: false, scripts: false });
-    expect(res.text).toMatch(/<form id="op.logoutForm" method="post" action="[^"]+"><input type="hidden" name="xsrf" value="[^"]+"\/><\/form>/);
-    expect(res.text).toContain('form="op.logoutForm" value="yes" name="logout" class="button button-primary">Yes, sign me out</button>');
+    expect(lookOf(res.text)).toEqual({
+      stylesheets: [STYLESHEET_PATH],
+      inlineStyle: false,
+      scripts: false,
+    });
+    expect(res.text).toMatch(
+      /<form id="op.logoutForm" method="post" action="[^"]+"><input type="hidden" name="xsrf" value="[^"]+"\/><\/form>/,
+    );
+    expect(res.text).toContain(
+      'form="op.logoutForm" value="yes" name="logout" class="button button-primary">Yes, sign me out</button>',
+    );
   });
 });
 
@@ -93,41 +127,90 @@ describe('an unknown tenant', () => {
   test('When a browser asks for a realm that does not exist, then a 404 page names it with the way to the portal; a program gets the Error shape', async () => {
     const path = `/realms/no-such-${tenant}/protocol/openid-connect/auth?client_id=portal`;
     const browser = await request(h.publicUrl).get(path).set('accept', BROWSER_ACCEPT);
-    const signOut = await request(h.publicUrl).get(`/realms/no-such-${tenant}/protocol/openid-connect/logout`).set('accept', BROWSER_ACCEPT);
+    const signOut = await request(h.publicUrl)
+      .get(`/realms/no-such-${tenant}/protocol/openid-connect/logout`)
+      .set('accept', BROWSER_ACCEPT);
     const program = await request(h.publicUrl).get(path);
     const form = await request(h.publicUrl).get(`/realms/no-such-${tenant}/interaction/abc`);
-    const post = await request(h.publicUrl).post(`/realms/no-such-${tenant}/interaction/abc/login`).type('form').send({ csrf: 'x', email: 'a@b.test', password: 'x' });
+    const post = await request(h.publicUrl)
+      .post(`/realms/no-such-${tenant}/interaction/abc/login`)
+      .type('form')
+      .send({ csrf: 'x', email: 'a@b.test', password: 'x' });
 
     for (const page of [browser, signOut, form, post]) {
-      expect({ status: page.status, csp: page.headers['content-security-policy'], cache: page.headers['cache-control'] }).toEqual({ status: 404, csp: CSP, cache: 'no-store' });
-      expect(lookOf(page.text)).toEqual({ stylesheets: [STYLESHEET_PATH], inlineStyle: false, scripts: false });
-      expect(page.text).toContain(`There is no Plant Store account named <strong>no-such-${tenant}</strong>.`);
+      expect({
+        status: page.status,
+        csp: page.headers['content-security-policy'],
+        cache: page.headers['cache-control'],
+      }).toEqual({ status: 404, csp: CSP, cache: 'no-store' });
+      expect(lookOf(page.text)).toEqual({
+        stylesheets: [STYLESHEET_PATH],
+        inlineStyle: false,
+        scripts: false,
+      });
+      expect(page.text).toContain(
+        `There is no Plant Store account named <strong>no-such-${tenant}</strong>.`,
+      );
       expect(page.text).toContain(`href="${TEST_ENV.PORTAL_URL}/"`);
     }
-    expect([program.status, program.body]).toEqual([404, { error: 404, message: 'Realm not found' }]);
+    expect([program.status, program.body]).toEqual([
+      404,
+      { error: 404, message: 'Realm not found' },
+    ]);
   });
 
   test('When a request to an unknown realm is not a browser navigation to sign-in or sign-out (an endpoint for programs, another method), then it gets the Error shape whatever it accepts', async () => {
     const realm = `/realms/no-such-${tenant}`;
     const answers = await Promise.all([
-      ...['/protocol/openid-connect/token', '/protocol/openid-connect/certs', '/protocol/openid-connect/userinfo', '/.well-known/openid-configuration', ''].map((path) =>
-        request(h.publicUrl).get(`${realm}${path}`).set('accept', BROWSER_ACCEPT),
-      ),
-      request(h.publicUrl).post(`${realm}/protocol/openid-connect/token`).set('accept', BROWSER_ACCEPT).type('form').send({ grant_type: 'client_credentials' }),
-      request(h.publicUrl).post(`/realms/./protocol/openid-connect/token`).set('accept', 'text/html').type('form').send({ grant_type: 'client_credentials' }),
-      request(h.publicUrl).post(`${realm}/protocol/openid-connect/auth`).set('accept', BROWSER_ACCEPT),
-      request(h.publicUrl).delete(`${realm}/protocol/openid-connect/logout`).set('accept', BROWSER_ACCEPT),
+      ...[
+        '/protocol/openid-connect/token',
+        '/protocol/openid-connect/certs',
+        '/protocol/openid-connect/userinfo',
+        '/.well-known/openid-configuration',
+        '',
+      ].map((path) => request(h.publicUrl).get(`${realm}${path}`).set('accept', BROWSER_ACCEPT)),
+      request(h.publicUrl)
+        .post(`${realm}/protocol/openid-connect/token`)
+        .set('accept', BROWSER_ACCEPT)
+        .type('form')
+        .send({ grant_type: 'client_credentials' }),
+      request(h.publicUrl)
+        .post(`/realms/./protocol/openid-connect/token`)
+        .set('accept', 'text/html')
+        .type('form')
+        .send({ grant_type: 'client_credentials' }),
+      request(h.publicUrl)
+        .post(`${realm}/protocol/openid-connect/auth`)
+        .set('accept', BROWSER_ACCEPT),
+      request(h.publicUrl)
+        .delete(`${realm}/protocol/openid-connect/logout`)
+        .set('accept', BROWSER_ACCEPT),
     ]);
 
     expect(answers.map((a) => [a.status, a.headers['content-type'], a.body])).toEqual(
-      answers.map(() => [404, 'application/json; charset=utf-8', { error: 404, message: expect.stringMatching(/^(Realm|Tenant) not found$/) }]),
+      answers.map(() => [
+        404,
+        'application/json; charset=utf-8',
+        { error: 404, message: expect.stringMatching(/^(Realm|Tenant) not found$/) },
+      ]),
     );
   });
 
   test('When the realm segment carries markup or is no tenant name, then the 404 page echoes nothing of it', async () => {
-    const hostile = ['%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'A%22onmouseover%3D1', '..%2F..%2Fetc', '-x-'];
+    const hostile = [
+      '%3Cscript%3Ealert(1)%3C%2Fscript%3E',
+      'A%22onmouseover%3D1',
+      '..%2F..%2Fetc',
+      '-x-',
+    ];
 
-    const pages = await Promise.all(hostile.map((segment) => request(h.publicUrl).get(`/realms/${segment}/protocol/openid-connect/auth`).set('accept', BROWSER_ACCEPT)));
+    const pages = await Promise.all(
+      hostile.map((segment) =>
+        request(h.publicUrl)
+          .get(`/realms/${segment}/protocol/openid-connect/auth`)
+          .set('accept', BROWSER_ACCEPT),
+      ),
+    );
 
     for (const page of pages) {
       expect(page.status).toBe(404);
@@ -156,7 +239,10 @@ describe('the stylesheet route under attack', () => {
         expect(res.text).not.toMatch(/"name"\s*:|"dependencies"|:root \{/);
       }
     }
-    for (const path of ['/realms/_assets/../../package.json', '/realms/_assets/../../../../etc/passwd']) {
+    for (const path of [
+      '/realms/_assets/../../package.json',
+      '/realms/_assets/../../../../etc/passwd',
+    ]) {
       const answer = await rawGet(path);
       expect(answer).toMatch(/^HTTP\/1\.1 404 /);
       expect(answer).not.toMatch(/"dependencies"|root:/);
@@ -167,17 +253,51 @@ describe('the stylesheet route under attack', () => {
     const post = await request(h.publicUrl).post(STYLESHEET_PATH).send('x');
     const head = await request(h.publicUrl).head(STYLESHEET_PATH);
 
-    expect([post.status, post.headers.allow, post.body]).toEqual([405, 'GET, HEAD', { error: 405, message: 'Method POST is not allowed here; allowed: GET, HEAD' }]);
-    expect([head.status, head.headers['content-type'], head.text ?? '']).toEqual([200, 'text/css; charset=utf-8', '']);
+    expect([post.status, post.headers.allow, post.body]).toEqual([
+      405,
+      'GET, HEAD',
+      { error: 405, message: 'Method POST is not allowed here; allowed: GET, HEAD' },
+    ]);
+    expect([head.status, head.headers['content-type'], head.text ?? '']).toEqual([
+      200,
+      'text/css; charset=utf-8',
+      '',
+    ]);
   });
 
   test('When the operator tries to create a tenant named _assets, then the CLI refuses it: no realm can take the stylesheet path', async () => {
-    const cli = run(process.execPath, [join(REPO_ROOT, 'services/token-service/dist/cli.js'), 'tenant', 'create', '_assets', '--admin-email', 'admin@assets.test', '--admin-password', 'a long enough password'], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: TEST_ENV.DATABASE_URL, KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY, AUTH_URL: h.publicUrl },
-    });
+    const cli = run(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'services/token-service/dist/cli.js'),
+        'tenant',
+        'create',
+        '_assets',
+        '--admin-email',
+        'admin@assets.test',
+        '--admin-password',
+        'a long enough password',
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATABASE_URL: TEST_ENV.DATABASE_URL,
+          KEY_ENCRYPTION_KEY: TEST_ENV.KEY_ENCRYPTION_KEY,
+          AUTH_URL: h.publicUrl,
+        },
+      },
+    );
 
-    await expect(cli).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('invalid tenant name "_assets"') });
-    const discovery = await request(h.publicUrl).get('/realms/_assets/.well-known/openid-configuration');
-    expect([discovery.status, discovery.body]).toEqual([404, { error: 404, message: 'Realm not found' }]);
+    await expect(cli).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('invalid tenant name "_assets"'),
+    });
+    const discovery = await request(h.publicUrl).get(
+      '/realms/_assets/.well-known/openid-configuration',
+    );
+    expect([discovery.status, discovery.body]).toEqual([
+      404,
+      { error: 404, message: 'Realm not found' },
+    ]);
   });
 });

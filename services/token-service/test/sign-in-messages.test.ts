@@ -6,7 +6,12 @@
 import { describe, expect, test } from '@jest/globals';
 import { pausedMessage, waitWording } from '../src/entry-points/web/sign-in-form.js';
 import { useHarness, type Harness } from './helpers/harness.js';
-import { portalDriver, type Browser, type PortalDriver, type StartedSignIn } from './helpers/portal-driver.js';
+import {
+  portalDriver,
+  type Browser,
+  type PortalDriver,
+  type StartedSignIn,
+} from './helpers/portal-driver.js';
 
 const PER_ACCOUNT = 3;
 let h: Harness;
@@ -21,21 +26,39 @@ useHarness(
 );
 
 const post = (b: Browser, started: StartedSignIn, email: string, password: string) =>
-  b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email, password });
+  b
+    .post(`${started.interactionPath}/login`)
+    .type('form')
+    .send({ csrf: started.csrf, email, password });
 
 /** The alert of a form page: its text without markup. */
-const alertOf = (page: string) => /<p id="sign-in-error" class="alert alert-error" role="alert">(.*?)<\/p>/s.exec(page)?.[1]?.replace(/<[^>]+>/g, '');
+const alertOf = (page: string) =>
+  /<p id="sign-in-error" class="alert alert-error" role="alert">(.*?)<\/p>/s
+    .exec(page)?.[1]
+    ?.replace(/<[^>]+>/g, '');
 
 describe('the wait, in words', () => {
   test('When the throttle says how long, then the words round up to what a person reads', () => {
-    expect([1, 2, 59, 60, 61, 899, 900].map(waitWording)).toEqual(['1 second', '2 seconds', '59 seconds', '1 minute', '2 minutes', '15 minutes', '15 minutes']);
+    expect([1, 2, 59, 60, 61, 899, 900].map(waitWording)).toEqual([
+      '1 second',
+      '2 seconds',
+      '59 seconds',
+      '1 minute',
+      '2 minutes',
+      '15 minutes',
+      '15 minutes',
+    ]);
   });
 
   test('When the wait ends within a minute, then the clock time given is the next whole minute after it, in UTC', () => {
     const now = Date.parse('2026-11-24T13:59:30.000Z');
 
-    expect(pausedMessage(45, now).value).toContain('try again in 45 seconds (after <time datetime="2026-11-24T14:01:00.000Z">14:01 UTC</time>)');
-    expect(pausedMessage(900, now).value).toContain('try again in 15 minutes (after <time datetime="2026-11-24T14:15:00.000Z">14:15 UTC</time>)');
+    expect(pausedMessage(45, now).value).toContain(
+      'try again in 45 seconds (after <time datetime="2026-11-24T14:01:00.000Z">14:01 UTC</time>)',
+    );
+    expect(pausedMessage(900, now).value).toContain(
+      'try again in 15 minutes (after <time datetime="2026-11-24T14:15:00.000Z">14:15 UTC</time>)',
+    );
   });
 });
 
@@ -49,8 +72,12 @@ describe('the sign-in form after an attempt', () => {
 
     expect(res.status).toBe(401);
     expect(alertOf(res.text)).toBe('Email or password is incorrect. Check both and try again.');
-    expect(res.text).toContain(`value="${user.email}" aria-invalid="true" aria-describedby="sign-in-error">`);
-    expect(res.text).toMatch(/id="password"[^>]* aria-invalid="true" aria-describedby="sign-in-error" autofocus>/);
+    expect(res.text).toContain(
+      `value="${user.email}" aria-invalid="true" aria-describedby="sign-in-error">`,
+    );
+    expect(res.text).toMatch(
+      /id="password"[^>]* aria-invalid="true" aria-describedby="sign-in-error" autofocus>/,
+    );
     expect(res.text).not.toContain('not the password');
   });
 
@@ -58,13 +85,18 @@ describe('the sign-in form after an attempt', () => {
     const user = await h.createUser(tenant, 'Edit');
     const b = driver.browser();
     const started = await driver.startSignIn(b);
-    for (let i = 0; i < PER_ACCOUNT; i += 1) expect((await post(b, started, user.email, `guess ${i}`)).status).toBe(401);
+    for (let i = 0; i < PER_ACCOUNT; i += 1)
+      expect((await post(b, started, user.email, `guess ${i}`)).status).toBe(401);
 
     const paused = await post(b, started, user.email, user.password);
 
     expect(paused.status).toBe(429);
     const wait = Number(paused.headers['retry-after']);
-    expect(alertOf(paused.text)).toMatch(new RegExp(`^Too many failed sign-ins\\. Signing in is paused for your protection: try again in ${waitWording(wait)} \\(after \\d\\d:\\d\\d UTC\\)\\.$`));
+    expect(alertOf(paused.text)).toMatch(
+      new RegExp(
+        `^Too many failed sign-ins\\. Signing in is paused for your protection: try again in ${waitWording(wait)} \\(after \\d\\d:\\d\\d UTC\\)\\.$`,
+      ),
+    );
     // Not an invalid-field state: the fields were not checked.
     expect(paused.text).not.toContain('aria-invalid');
   });
@@ -84,7 +116,10 @@ describe('the sign-in form after an attempt', () => {
         .replaceAll(started.csrf, '<csrf>')
         .replaceAll(started.interactionPath, '<interaction>')
         // The clock moves between the two attempts; the wait is compared through Retry-After.
-        .replace(/try again in [^<]+\(after <time datetime="[^"]+">\d\d:\d\d UTC<\/time>\)/, 'try again in <wait>');
+        .replace(
+          /try again in [^<]+\(after <time datetime="[^"]+">\d\d:\d\d UTC<\/time>\)/,
+          'try again in <wait>',
+        );
       return { status: res.status, wait: Number(res.headers['retry-after']), took, normalized };
     };
 

@@ -33,10 +33,14 @@ function authorizationPath(realm: string, extra: Record<string, string> = {}): s
   return `/realms/${realm}/protocol/openid-connect/auth?${query}`;
 }
 
-const start = (realm: string, ip: string, extra?: Record<string, string>) => request(h.publicUrl).get(authorizationPath(realm, extra)).set('x-forwarded-for', ip);
+const start = (realm: string, ip: string, extra?: Record<string, string>) =>
+  request(h.publicUrl).get(authorizationPath(realm, extra)).set('x-forwarded-for', ip);
 
 async function storedRows(realm: string, model: string): Promise<number> {
-  const [row] = await h.service.db('oidc_payloads').where({ realm, model }).count<{ count: string }[]>('* as count');
+  const [row] = await h.service
+    .db('oidc_payloads')
+    .where({ realm, model })
+    .count<{ count: string }[]>('* as count');
   return Number(row!.count);
 }
 
@@ -52,7 +56,11 @@ describe('state stored before sign-in', () => {
 
     expect(answers.slice(0, PER_IP).map((a) => a.status)).toEqual(Array(PER_IP).fill(303));
     for (const refused of answers.slice(PER_IP)) {
-      expect({ status: refused.status, type: refused.headers['content-type'], cache: refused.headers['cache-control'] }).toEqual({ status: 429, type: expect.stringMatching(/^text\/html/), cache: 'no-store' });
+      expect({
+        status: refused.status,
+        type: refused.headers['content-type'],
+        cache: refused.headers['cache-control'],
+      }).toEqual({ status: 429, type: expect.stringMatching(/^text\/html/), cache: 'no-store' });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(refused.text).toContain('too many sign-ins were started from this network');
     }
@@ -77,7 +85,12 @@ describe('state stored before sign-in', () => {
     try {
       const { tenant: realm } = await capped.createTenant();
       const answers = [];
-      for (let i = 0; i < 12; i += 1) answers.push(await request(capped.publicUrl).get(authorizationPath(realm)).set('x-forwarded-for', uniqueIp()));
+      for (let i = 0; i < 12; i += 1)
+        answers.push(
+          await request(capped.publicUrl)
+            .get(authorizationPath(realm))
+            .set('x-forwarded-for', uniqueIp()),
+        );
 
       expect(answers.map((a) => a.status)).toEqual([...Array(8).fill(303), ...Array(4).fill(429)]);
       expect(Number(answers[11]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -93,7 +106,12 @@ describe('state stored before sign-in', () => {
     for (let i = 0; i < PER_IP; i += 1) await start(realm, attacker);
 
     const spelled = await request(h.publicUrl)
-      .get(authorizationPath(realm).replace('/protocol/openid-connect/auth?', '/PROTOCOL/openid-connect/Auth/?'))
+      .get(
+        authorizationPath(realm).replace(
+          '/protocol/openid-connect/auth?',
+          '/PROTOCOL/openid-connect/Auth/?',
+        ),
+      )
       .set('x-forwarded-for', attacker);
 
     expect(spelled.status).toBe(429);
@@ -108,7 +126,11 @@ describe('state stored before sign-in', () => {
     const reportedState = await start(realm, ip, { state: 'x'.repeat(12_000) });
     const longNonce = await start(realm, ip, { nonce: 'n'.repeat(513) });
     const longUnknown = await start(realm, ip, { 'x-padding': 'p'.repeat(600) });
-    const longQuery = await start(realm, ip, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, 'q'.repeat(400)])));
+    const longQuery = await start(
+      realm,
+      ip,
+      Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, 'q'.repeat(400)])),
+    );
     const longPost = await request(h.publicUrl)
       .post(`/realms/${realm}/protocol/openid-connect/auth`)
       .set('x-forwarded-for', ip)
@@ -116,12 +138,17 @@ describe('state stored before sign-in', () => {
       .send({ client_id: 'portal', state: 's'.repeat(5000) });
 
     for (const answer of [longState, reportedState, longNonce, longUnknown, longQuery, longPost]) {
-      expect({ status: answer.status, type: answer.headers['content-type'] }).toEqual({ status: 400, type: expect.stringMatching(/^text\/html/) });
+      expect({ status: answer.status, type: answer.headers['content-type'] }).toEqual({
+        status: 400,
+        type: expect.stringMatching(/^text\/html/),
+      });
       expect(answer.text).toContain('This sign-in cannot continue');
     }
     expect(longState.text).toContain('the state parameter is longer than 512 characters');
     expect(longNonce.text).toContain('the nonce parameter is longer than 512 characters');
-    expect(reportedState.text).toContain('the authorization request is longer than 4096 characters');
+    expect(reportedState.text).toContain(
+      'the authorization request is longer than 4096 characters',
+    );
     expect(longQuery.text).toContain('the authorization request is longer than 4096 characters');
     expect(longPost.text).toContain('the authorization request is longer than 4096 bytes');
     expect(await storedRows(realm, 'Interaction')).toBe(0);
@@ -141,10 +168,19 @@ describe('state stored before sign-in', () => {
   test('When an interaction row expires, then it is deleted within seconds, not at a sweep minutes later', async () => {
     const realm = (await h.createTenant()).tenant;
     const id = randomBytes(16).toString('base64url');
-    await h.service.identity.oidcPayloads.upsert(realm, 'Interaction', id, { uid: randomBytes(8).toString('hex'), params: {} }, 1);
+    await h.service.identity.oidcPayloads.upsert(
+      realm,
+      'Interaction',
+      id,
+      { uid: randomBytes(8).toString('hex'), params: {} },
+      1,
+    );
     expect(await storedRows(realm, 'Interaction')).toBe(1);
 
-    await eventually(async () => (await storedRows(realm, 'Interaction')) === 0, 'the expired interaction row is deleted');
+    await eventually(
+      async () => (await storedRows(realm, 'Interaction')) === 0,
+      'the expired interaction row is deleted',
+    );
   });
 
   test('When a pushed authorization request is sent, then the endpoint does not exist and nothing is stored', async () => {
@@ -153,8 +189,15 @@ describe('state stored before sign-in', () => {
     const pushed = await request(h.publicUrl)
       .post(`/realms/${realm}/request`)
       .type('form')
-      .send({ client_id: 'portal', response_type: 'code', redirect_uri: REDIRECT_URI, state: 's'.repeat(50_000) });
-    const discovery = await request(h.publicUrl).get(`/realms/${realm}/.well-known/openid-configuration`);
+      .send({
+        client_id: 'portal',
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        state: 's'.repeat(50_000),
+      });
+    const discovery = await request(h.publicUrl).get(
+      `/realms/${realm}/.well-known/openid-configuration`,
+    );
 
     expect(pushed.status).toBe(404);
     expect(discovery.body.pushed_authorization_request_endpoint).toBeUndefined();

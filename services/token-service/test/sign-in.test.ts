@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { ADMIN_PASSWORD, decodeJwt, startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
+import {
+  ADMIN_PASSWORD,
+  decodeJwt,
+  startHarness,
+  TEST_ENV,
+  type Harness,
+} from './helpers/harness.js';
 import { SIGN_OUT_SCRIPT_HASH } from '../src/provider/provider-pages.js';
 import { AUTH } from './helpers/internal-client.js';
 import { pkce, portalDriver, REDIRECT_URI, type PortalDriver } from './helpers/portal-driver.js';
@@ -37,10 +43,18 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     expect(form.headers['cache-control']).toBe('no-store');
     expect(form.headers['x-frame-options']).toBe('DENY');
     // form-action covers the redirects after the post, which end at the portal.
-    expect(form.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`);
-    expect(form.text).toContain('<input id="email" name="email" type="email" autocomplete="username" required');
-    expect(form.text).toContain('<input id="password" name="password" type="password" autocomplete="current-password" required');
-    expect(form.text).toMatch(/<form method="post" action="\/realms\/[a-z0-9-]+\/interaction\/[A-Za-z0-9_-]+\/login"/);
+    expect(form.headers['content-security-policy']).toBe(
+      `default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`,
+    );
+    expect(form.text).toContain(
+      '<input id="email" name="email" type="email" autocomplete="username" required',
+    );
+    expect(form.text).toContain(
+      '<input id="password" name="password" type="password" autocomplete="current-password" required',
+    );
+    expect(form.text).toMatch(
+      /<form method="post" action="\/realms\/[a-z0-9-]+\/interaction\/[A-Za-z0-9_-]+\/login"/,
+    );
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
@@ -50,7 +64,9 @@ describe('portal sign-in (authorization code + PKCE)', () => {
 
     const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
     const tokens = await exchange(callback.searchParams.get('code')!, started.verifier);
-    const userinfo = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`).set('authorization', `Bearer ${tokens.body.access_token}`);
+    const userinfo = await request(h.publicUrl)
+      .get(`/realms/${tenant}/protocol/openid-connect/userinfo`)
+      .set('authorization', `Bearer ${tokens.body.access_token}`);
 
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
     expect(callback.searchParams.get('state')).toBe(started.state);
@@ -74,7 +90,12 @@ describe('portal sign-in (authorization code + PKCE)', () => {
       nonce: started.nonce,
     });
     expect(userinfo.status).toBe(200);
-    expect(userinfo.body).toEqual({ sub: adminId, email: adminEmail, role: 'Account Admin', tenant });
+    expect(userinfo.body).toEqual({
+      sub: adminId,
+      email: adminEmail,
+      role: 'Account Admin',
+      tenant,
+    });
   });
 
   test('When the userinfo access token has expired or is absent, then userinfo answers 401 invalid_token', async () => {
@@ -82,26 +103,49 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     const started = await startSignIn(b);
     const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
     const tokens = await exchange(callback.searchParams.get('code')!, started.verifier);
-    await h.service.db('oidc_payloads').where({ realm: tenant, model: 'AccessToken' }).update({ expires_at: h.service.db.raw("now() - interval '1 second'") });
+    await h.service
+      .db('oidc_payloads')
+      .where({ realm: tenant, model: 'AccessToken' })
+      .update({ expires_at: h.service.db.raw("now() - interval '1 second'") });
 
-    const expired = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`).set('authorization', `Bearer ${tokens.body.access_token}`);
-    const absent = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`);
+    const expired = await request(h.publicUrl)
+      .get(`/realms/${tenant}/protocol/openid-connect/userinfo`)
+      .set('authorization', `Bearer ${tokens.body.access_token}`);
+    const absent = await request(h.publicUrl).get(
+      `/realms/${tenant}/protocol/openid-connect/userinfo`,
+    );
 
     expect(expired.status).toBe(401);
-    expect(expired.body).toEqual({ error: 'invalid_token', error_description: 'invalid token provided' });
+    expect(expired.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'invalid token provided',
+    });
     expect(absent.status).toBe(401);
-    expect(absent.body).toEqual({ error: 'invalid_token', error_description: 'no access token provided' });
+    expect(absent.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'no access token provided',
+    });
   });
 
   test('When the portal names the account-admin API as resource, then the access token is a JWT for it with the role, scope and version', async () => {
     const b = browser();
-    const started = await startSignIn(b, { resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE, scope: 'openid email profile plants:read plants:write' });
+    const started = await startSignIn(b, {
+      resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      scope: 'openid email profile plants:read plants:write',
+    });
 
     const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
     const tokens = await request(h.publicUrl)
       .post(h.tokenUrl(tenant))
       .type('form')
-      .send({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: 'portal', code_verifier: started.verifier, resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE });
+      .send({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URI,
+        client_id: 'portal',
+        code_verifier: started.verifier,
+        resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      });
 
     expect(tokens.status).toBe(200);
     const { header, payload } = decodeJwt(tokens.body.access_token);
@@ -123,8 +167,14 @@ describe('portal sign-in (authorization code + PKCE)', () => {
   test('When a View user asks for plants:write, then the portal gets access_denied instead of a consent screen', async () => {
     const viewer = await h.createUser(tenant, 'View');
     const b = browser();
-    const started = await startSignIn(b, { resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE, scope: 'openid plants:read plants:write' });
-    const login = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email: viewer.email, password: viewer.password });
+    const started = await startSignIn(b, {
+      resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      scope: 'openid plants:read plants:write',
+    });
+    const login = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ csrf: started.csrf, email: viewer.email, password: viewer.password });
     const resume = await b.get(pathOf(login.headers.location!));
 
     const consent = await b.get(pathOf(resume.headers.location!));
@@ -145,22 +195,33 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     const res = await exchange(callback.searchParams.get('code')!, pkce().verifier);
 
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'grant request is invalid' });
+    expect(res.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'grant request is invalid',
+    });
   });
 
   test('When PKCE is missing, then the portal is sent back with an error', async () => {
     const b = browser();
-    const query = new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', state: 'x' });
+    const query = new URLSearchParams({
+      client_id: 'portal',
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      state: 'x',
+    });
 
     const res = await b.get(`/realms/${tenant}/protocol/openid-connect/auth?${query}`);
 
     expect(res.status).toBe(303);
     const location = new URL(res.headers.location!);
     expect(location.searchParams.get('error')).toBe('invalid_request');
-    expect(location.searchParams.get('error_description')).toBe('Authorization Server policy requires PKCE to be used for this request');
+    expect(location.searchParams.get('error_description')).toBe(
+      'Authorization Server policy requires PKCE to be used for this request',
+    );
   });
 
-  test('When the portal signs the user out with the sign-in\'s ID token as the hint, then the page posts its own form (its one script allowed by its hash), the session ends and the next sign-in asks for the password again', async () => {
+  test("When the portal signs the user out with the sign-in's ID token as the hint, then the page posts its own form (its one script allowed by its hash), the session ends and the next sign-in asks for the password again", async () => {
     const b = browser();
     const started = await startSignIn(b);
     const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
@@ -179,8 +240,14 @@ describe('portal sign-in (authorization code + PKCE)', () => {
       `default-src 'none'; script-src '${SIGN_OUT_SCRIPT_HASH}'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`,
     );
     expect(logout.text).toContain('<h1>Signing you out</h1>');
-    expect(logout.text).toContain('<button autofocus id="sign-out" type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Sign out</button>');
-    expect([...logout.text.matchAll(/<script[^>]*>([^<]*)<\/script>/g)].map((m) => `sha256-${createHash('sha256').update(m[1]!).digest('base64')}`)).toEqual([SIGN_OUT_SCRIPT_HASH]);
+    expect(logout.text).toContain(
+      '<button autofocus id="sign-out" type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Sign out</button>',
+    );
+    expect(
+      [...logout.text.matchAll(/<script[^>]*>([^<]*)<\/script>/g)].map(
+        (m) => `sha256-${createHash('sha256').update(m[1]!).digest('base64')}`,
+      ),
+    ).toEqual([SIGN_OUT_SCRIPT_HASH]);
     expect(confirm.status).toBe(303);
     expect(confirm.headers.location).toBe(`${TEST_ENV.PORTAL_URL}/?state=bye`);
     expect(again.form.status).toBe(200);
@@ -193,18 +260,33 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     const viewer = await h.createUser(tenant, 'View');
     const attacker = browser();
     const attackerStart = await startSignIn(attacker);
-    const { callback } = await completeSignIn(attacker, attackerStart, viewer.email, viewer.password);
-    const attackerIdToken = (await exchange(callback.searchParams.get('code')!, attackerStart.verifier)).body.id_token as string;
+    const { callback } = await completeSignIn(
+      attacker,
+      attackerStart,
+      viewer.email,
+      viewer.password,
+    );
+    const attackerIdToken = (
+      await exchange(callback.searchParams.get('code')!, attackerStart.verifier)
+    ).body.id_token as string;
 
     const links = [
-      new URLSearchParams({ client_id: 'portal', post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` }),
-      new URLSearchParams({ id_token_hint: attackerIdToken, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` }),
+      new URLSearchParams({
+        client_id: 'portal',
+        post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/`,
+      }),
+      new URLSearchParams({
+        id_token_hint: attackerIdToken,
+        post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/`,
+      }),
     ];
     for (const query of links) {
       const page = await victim.get(`/realms/${tenant}/protocol/openid-connect/logout?${query}`);
 
       expect(page.status).toBe(200);
-      expect(page.headers['content-security-policy']).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`);
+      expect(page.headers['content-security-policy']).toBe(
+        `default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`,
+      );
       expect(page.text).toContain('<h1>Sign out?</h1>');
       expect(page.text).not.toContain('<script');
     }
@@ -212,24 +294,38 @@ describe('portal sign-in (authorization code + PKCE)', () => {
       `/realms/${tenant}/protocol/openid-connect/auth?${new URLSearchParams({ client_id: 'portal', response_type: 'code', redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's' })}`,
     );
     expect(again.status).toBe(303);
-    expect(new URL(again.headers.location!).origin + new URL(again.headers.location!).pathname).toBe(REDIRECT_URI);
+    expect(
+      new URL(again.headers.location!).origin + new URL(again.headers.location!).pathname,
+    ).toBe(REDIRECT_URI);
   });
 
-  test('When the realm changed its signing key since the sign-in, so the portal\'s hint no longer verifies, then the page leads to the sign-out question (not a dead end) and answering it ends the session', async () => {
+  test("When the realm changed its signing key since the sign-in, so the portal's hint no longer verifies, then the page leads to the sign-out question (not a dead end) and answering it ends the session", async () => {
     const other = await h.createTenant();
     const d = portalDriver(h, other.tenant);
     const b = d.browser();
     const started = await d.startSignIn(b);
     const { callback } = await d.completeSignIn(b, started, other.adminEmail, ADMIN_PASSWORD);
-    const idToken = (await d.exchange(callback.searchParams.get('code')!, started.verifier)).body.id_token as string;
-    await request(h.internalUrl).put(`/internal/v1/realms/${other.tenant}/signing-algorithm`).set('authorization', AUTH).send({ alg: 'ES256' }).expect(200);
+    const idToken = (await d.exchange(callback.searchParams.get('code')!, started.verifier)).body
+      .id_token as string;
+    await request(h.internalUrl)
+      .put(`/internal/v1/realms/${other.tenant}/signing-algorithm`)
+      .set('authorization', AUTH)
+      .send({ alg: 'ES256' })
+      .expect(200);
 
-    const refused = await b.get(`/realms/${other.tenant}/protocol/openid-connect/logout?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` })}`).set('accept', 'text/html');
+    const refused = await b
+      .get(
+        `/realms/${other.tenant}/protocol/openid-connect/logout?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: `${TEST_ENV.PORTAL_URL}/` })}`,
+      )
+      .set('accept', 'text/html');
     const link = /<a class="button" href="([^"]+)">Sign out<\/a>/.exec(refused.text)?.[1];
     const question = await b.get(d.pathOf(link ?? '/'));
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(question.text)?.[1];
     const action = /action="([^"]+)"/.exec(question.text)?.[1];
-    const confirm = await b.post(d.pathOf(action ?? '/')).type('form').send({ xsrf: xsrf ?? '', logout: 'yes' });
+    const confirm = await b
+      .post(d.pathOf(action ?? '/'))
+      .type('form')
+      .send({ xsrf: xsrf ?? '', logout: 'yes' });
     const again = await d.startSignIn(b);
 
     expect(refused.status).toBe(400);
@@ -251,6 +347,8 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     );
 
     expect(res.status).toBe(303);
-    expect(new URL(res.headers.location!).origin + new URL(res.headers.location!).pathname).toBe(REDIRECT_URI);
+    expect(new URL(res.headers.location!).origin + new URL(res.headers.location!).pathname).toBe(
+      REDIRECT_URI,
+    );
   });
 });

@@ -20,15 +20,26 @@ useHarness((started) => {
 });
 
 const algorithmPath = (tenant: string) => `/internal/v1/realms/${tenant}/signing-algorithm`;
-const setAlgorithm = (tenant: string, body: unknown) => request(h.internalUrl).put(algorithmPath(tenant)).set('authorization', AUTH).send(body as object);
+const setAlgorithm = (tenant: string, body: unknown) =>
+  request(h.internalUrl)
+    .put(algorithmPath(tenant))
+    .set('authorization', AUTH)
+    .send(body as object);
 
 async function grant(tenant: string, account: CreatedAccount): Promise<string> {
-  const res = await tokenRequest(h, tenant).set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
+  const res = await tokenRequest(h, tenant)
+    .set('authorization', basic(account.client_id, account.secret))
+    .type('form')
+    .send({ grant_type: 'client_credentials' });
   expect(res.status).toBe(200);
   return res.body.access_token as string;
 }
 
-async function realmWithAccount(): Promise<{ tenant: string; kid: string; account: CreatedAccount }> {
+async function realmWithAccount(): Promise<{
+  tenant: string;
+  kid: string;
+  account: CreatedAccount;
+}> {
   const { tenant, kid } = await h.createTenant();
   return { tenant, kid, account: await internal(h).createServiceAccount(tenant) };
 }
@@ -41,20 +52,42 @@ describe('switching a realm to ES256 and back', () => {
     const res = await setAlgorithm(tenant, { alg: 'ES256' });
     const after = await grant(tenant, account);
     const keys = await realmJwks(h, tenant);
-    const shown = await request(h.internalUrl).get(algorithmPath(tenant)).set('authorization', AUTH);
-    const discovery = await request(h.publicUrl).get(`/realms/${tenant}/.well-known/openid-configuration`);
+    const shown = await request(h.internalUrl)
+      .get(algorithmPath(tenant))
+      .set('authorization', AUTH);
+    const discovery = await request(h.publicUrl).get(
+      `/realms/${tenant}/.well-known/openid-configuration`,
+    );
 
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ tenant, alg: 'ES256', kid: expect.any(String), rotated: true, retired: 1 });
+    expect(res.body).toEqual({
+      tenant,
+      alg: 'ES256',
+      kid: expect.any(String),
+      rotated: true,
+      retired: 1,
+    });
     expect(decodeJwt(before).header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: rsaKid });
     expect(decodeJwt(after).header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: res.body.kid });
     expect(keys).toEqual([
-      { kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: res.body.kid, alg: 'ES256', use: 'sig' },
+      {
+        kty: 'EC',
+        crv: 'P-256',
+        x: expect.any(String),
+        y: expect.any(String),
+        kid: res.body.kid,
+        alg: 'ES256',
+        use: 'sig',
+      },
       { kty: 'RSA', n: expect.any(String), e: 'AQAB', kid: rsaKid, alg: 'RS256', use: 'sig' },
     ]);
     await expect(verifyToken(h, before, tenant)).resolves.toMatchObject({ sub: account.client_id });
-    await expect(verifyToken(h, after, tenant)).resolves.toMatchObject({ sub: account.client_id, tenant, ver: 1 });
+    await expect(verifyToken(h, after, tenant)).resolves.toMatchObject({
+      sub: account.client_id,
+      tenant,
+      ver: 1,
+    });
     expect(shown.body).toEqual({ tenant, alg: 'ES256', kid: res.body.kid });
     expect(discovery.body.id_token_signing_alg_values_supported).toEqual(['ES256']);
   });
@@ -66,9 +99,17 @@ describe('switching a realm to ES256 and back', () => {
 
     const rs = await setAlgorithm(tenant, { alg: 'RS256' });
     const rsToken = await grant(tenant, account);
-    const discovery = await request(h.publicUrl).get(`/realms/${tenant}/.well-known/openid-configuration`);
+    const discovery = await request(h.publicUrl).get(
+      `/realms/${tenant}/.well-known/openid-configuration`,
+    );
 
-    expect(rs.body).toEqual({ tenant, alg: 'RS256', kid: expect.any(String), rotated: true, retired: 1 });
+    expect(rs.body).toEqual({
+      tenant,
+      alg: 'RS256',
+      kid: expect.any(String),
+      rotated: true,
+      retired: 1,
+    });
     expect(rs.body.kid).not.toBe(first);
     expect(decodeJwt(rsToken).header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: rs.body.kid });
     expect((await realmJwks(h, tenant)).map((k) => [k.kid, k.alg])).toEqual([
@@ -76,8 +117,12 @@ describe('switching a realm to ES256 and back', () => {
       [es.body.kid, 'ES256'],
       [first, 'RS256'],
     ]);
-    await expect(verifyToken(h, esToken, tenant)).resolves.toMatchObject({ sub: account.client_id });
-    await expect(verifyToken(h, rsToken, tenant)).resolves.toMatchObject({ sub: account.client_id });
+    await expect(verifyToken(h, esToken, tenant)).resolves.toMatchObject({
+      sub: account.client_id,
+    });
+    await expect(verifyToken(h, rsToken, tenant)).resolves.toMatchObject({
+      sub: account.client_id,
+    });
     expect(discovery.body.id_token_signing_alg_values_supported).toEqual(['RS256']);
   });
 
@@ -104,12 +149,22 @@ describe('signing in to an ES256 realm', () => {
 
     const { callback } = await completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
     const tokens = await exchange(callback.searchParams.get('code')!, started.verifier);
-    const userinfo = await request(h.publicUrl).get(`/realms/${tenant}/protocol/openid-connect/userinfo`).set('authorization', `Bearer ${tokens.body.access_token}`);
+    const userinfo = await request(h.publicUrl)
+      .get(`/realms/${tenant}/protocol/openid-connect/userinfo`)
+      .set('authorization', `Bearer ${tokens.body.access_token}`);
     const key = (await realmJwks(h, tenant)).find((k) => k.kid === switched.body.kid)!;
 
     expect(tokens.status).toBe(200);
-    expect(decodeJwt(tokens.body.id_token).header).toEqual({ alg: 'ES256', kid: switched.body.kid });
-    expect(jwt.verify(tokens.body.id_token, createPublicKey({ key: key as never, format: 'jwk' }), { algorithms: ['ES256'], audience: 'portal' })).toMatchObject({ email: adminEmail, tenant });
+    expect(decodeJwt(tokens.body.id_token).header).toEqual({
+      alg: 'ES256',
+      kid: switched.body.kid,
+    });
+    expect(
+      jwt.verify(tokens.body.id_token, createPublicKey({ key: key as never, format: 'jwk' }), {
+        algorithms: ['ES256'],
+        audience: 'portal',
+      }),
+    ).toMatchObject({ email: adminEmail, tenant });
     expect(userinfo.status).toBe(200);
   });
 });
@@ -129,7 +184,9 @@ describe('setting the algorithm a realm already has', () => {
   test('When ten requests switch the realm to ES256 at once, then exactly one rotates and all answer its key', async () => {
     const { tenant, account } = await realmWithAccount();
 
-    const answers = await Promise.all(Array.from({ length: 10 }, () => setAlgorithm(tenant, { alg: 'ES256' })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => setAlgorithm(tenant, { alg: 'ES256' })),
+    );
     const keys = await realmJwks(h, tenant);
 
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
@@ -145,10 +202,15 @@ describe('setting the algorithm a realm already has', () => {
 
     // Each plain rotation reads RS256, then spends an RSA key generation before it writes: the
     // switch (a quick P-256 key) commits in between.
-    const rotations = [rotateSigningKey(h.service.identity, tenant), rotateSigningKey(h.service.identity, tenant)];
+    const rotations = [
+      rotateSigningKey(h.service.identity, tenant),
+      rotateSigningKey(h.service.identity, tenant),
+    ];
     const switched = await setAlgorithm(tenant, { alg: 'ES256' });
     const rotated = await Promise.all(rotations);
-    const shown = await request(h.internalUrl).get(algorithmPath(tenant)).set('authorization', AUTH);
+    const shown = await request(h.internalUrl)
+      .get(algorithmPath(tenant))
+      .set('authorization', AUTH);
 
     expect(switched.body).toMatchObject({ alg: 'ES256', rotated: true });
     expect(rotated.map((r) => r.alg)).toEqual(['ES256', 'ES256']);
@@ -164,21 +226,31 @@ describe('refused input', () => {
     ['lower case es256', { alg: 'es256' }, 'alg must be one of "RS256", "ES256"'],
     ['no alg', {}, 'alg must be one of "RS256", "ES256"'],
     ['an array', [{ alg: 'ES256' }], 'body must be a JSON object'],
-  ])('When the body names %s, then 400 in the Error shape and the realm keeps its key', async (_what, body, message) => {
-    const { tenant, kid } = await realmWithAccount();
+  ])(
+    'When the body names %s, then 400 in the Error shape and the realm keeps its key',
+    async (_what, body, message) => {
+      const { tenant, kid } = await realmWithAccount();
 
-    const res = await setAlgorithm(tenant, body);
+      const res = await setAlgorithm(tenant, body);
 
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 400, message: expect.stringContaining(message) } });
-    expect((await realmJwks(h, tenant)).map((k) => k.kid)).toEqual([kid]);
-  });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 400,
+        body: { error: 400, message: expect.stringContaining(message) },
+      });
+      expect((await realmJwks(h, tenant)).map((k) => k.kid)).toEqual([kid]);
+    },
+  );
 
   test('When the realm does not exist, or its name is not a tenant name, then 404 in the Error shape for both methods', async () => {
     for (const tenant of ['no-such-realm-es', 'UPPER', 'a%00b']) {
       const put = await setAlgorithm(tenant, { alg: 'ES256' });
-      const get = await request(h.internalUrl).get(algorithmPath(tenant)).set('authorization', AUTH);
+      const get = await request(h.internalUrl)
+        .get(algorithmPath(tenant))
+        .set('authorization', AUTH);
 
-      expect([put.status, put.body.error, get.status, get.body.error]).toEqual([404, 404, 404, 404]);
+      expect([put.status, put.body.error, get.status, get.body.error]).toEqual([
+        404, 404, 404, 404,
+      ]);
     }
   });
 });

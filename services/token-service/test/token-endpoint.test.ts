@@ -26,11 +26,19 @@ describe('client credentials grant', () => {
   test('When a new service account authenticates with client_secret_basic, then it gets an RFC 9068 JWT for the Plant Store with every contract claim', async () => {
     const account = await api.createServiceAccount(tenant);
 
-    const res = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
+    const res = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
 
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 300, scope: 'plants:read' });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 300,
+      scope: 'plants:read',
+    });
     const { header, payload } = decodeJwt(res.body.access_token);
     expect(header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: expect.any(String) });
     expect(payload).toEqual({
@@ -48,23 +56,42 @@ describe('client credentials grant', () => {
       grants: [],
       ver: 1,
     });
-    await expect(verify(res.body.access_token, tenant)).resolves.toMatchObject({ sub: account.client_id });
+    await expect(verify(res.body.access_token, tenant)).resolves.toMatchObject({
+      sub: account.client_id,
+    });
   });
 
   test('When the client authenticates with client_secret_post, then it gets a token too', async () => {
     const account = await api.createServiceAccount(tenant);
 
-    const res = await tokenRequest().type('form').send({ grant_type: 'client_credentials', client_id: account.client_id, client_secret: account.secret });
+    const res = await tokenRequest().type('form').send({
+      grant_type: 'client_credentials',
+      client_id: account.client_id,
+      client_secret: account.secret,
+    });
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 300, scope: 'plants:read' });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 300,
+      scope: 'plants:read',
+    });
   });
 
   test('When an Edit account with a grant asks without scope, then it gets both plant scopes, its grants and its current version', async () => {
     const account = await api.createServiceAccount(tenant);
-    await api.patch(tenant, account.client_id, { role: 'Edit', grants: [{ tag: 'roses', permission: 'edit' }] }).expect(200);
+    await api
+      .patch(tenant, account.client_id, {
+        role: 'Edit',
+        grants: [{ tag: 'roses', permission: 'edit' }],
+      })
+      .expect(200);
 
-    const res = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
+    const res = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
 
     expect(res.status).toBe(200);
     expect(res.body.scope).toBe('plants:read plants:write');
@@ -78,21 +105,42 @@ describe('client credentials grant', () => {
 
   test('When a View account with an edit grant asks without scope, then it gets plants:write too (its grant needs it) and stays View', async () => {
     const account = await api.createServiceAccount(tenant);
-    await api.patch(tenant, account.client_id, { grants: [{ tag: 'succulent', permission: 'edit' }] }).expect(200);
+    await api
+      .patch(tenant, account.client_id, { grants: [{ tag: 'succulent', permission: 'edit' }] })
+      .expect(200);
 
-    const res = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
-    const narrowed = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials', scope: 'plants:read' });
+    const res = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
+    const narrowed = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'plants:read' });
 
-    expect({ status: res.status, scope: res.body.scope }).toEqual({ status: 200, scope: 'plants:read plants:write' });
-    expect(decodeJwt(res.body.access_token).payload).toMatchObject({ scope: 'plants:read plants:write', role: 'View', grants: [{ tag: 'succulent', permission: 'edit' }] });
-    expect({ status: narrowed.status, scope: narrowed.body.scope }).toEqual({ status: 200, scope: 'plants:read' });
+    expect({ status: res.status, scope: res.body.scope }).toEqual({
+      status: 200,
+      scope: 'plants:read plants:write',
+    });
+    expect(decodeJwt(res.body.access_token).payload).toMatchObject({
+      scope: 'plants:read plants:write',
+      role: 'View',
+      grants: [{ tag: 'succulent', permission: 'edit' }],
+    });
+    expect({ status: narrowed.status, scope: narrowed.body.scope }).toEqual({
+      status: 200,
+      scope: 'plants:read',
+    });
   });
 
   test('When an Edit account asks for plants:read only, then the token carries only that scope', async () => {
     const account = await api.createServiceAccount(tenant);
     await api.patch(tenant, account.client_id, { role: 'Edit' }).expect(200);
 
-    const res = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials', scope: 'plants:read' });
+    const res = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials', scope: 'plants:read' });
 
     expect(res.status).toBe(200);
     expect(res.body.scope).toBe('plants:read');
@@ -125,32 +173,59 @@ describe('client credentials grant', () => {
 
   test('When a secret is reset, then the old secret fails at once and the new one gets a token with the new version', async () => {
     const account = await api.createServiceAccount(tenant);
-    await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' })
+      .expect(200);
 
     const reset = await api.reset(tenant, account.client_id).expect(200);
-    const withOld = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
-    const withNew = await tokenRequest().set('authorization', basic(account.client_id, reset.body.secret)).type('form').send({ grant_type: 'client_credentials' });
+    const withOld = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
+    const withNew = await tokenRequest()
+      .set('authorization', basic(account.client_id, reset.body.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
 
     expect(withOld.status).toBe(401);
-    expect(withOld.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+    expect(withOld.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'client authentication failed',
+    });
     expect(withNew.status).toBe(200);
     expect(decodeJwt(withNew.body.access_token).payload.ver).toBe(2);
   });
 
   test('When a service account is deleted, then its secret fails at once', async () => {
     const account = await api.createServiceAccount(tenant);
-    await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
+    await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' })
+      .expect(200);
 
     await api.remove(tenant, account.client_id).expect(204);
-    const res = await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' });
+    const res = await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' });
 
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+    expect(res.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'client authentication failed',
+    });
   });
 });
 describe('metrics', () => {
   function counter(text: string, name: string, labels: string): number {
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((label) => l.includes(label)));
+    const line = text
+      .split('\n')
+      .find(
+        (l) => l.startsWith(`${name}{`) && labels.split(',').every((label) => l.includes(label)),
+      );
     return line === undefined ? 0 : Number(line.split(' ').pop());
   }
 
@@ -158,13 +233,27 @@ describe('metrics', () => {
     const account = await api.createServiceAccount(tenant);
     const before = (await request(h.managementUrl).get('/metrics')).text;
 
-    await tokenRequest().set('authorization', basic(account.client_id, account.secret)).type('form').send({ grant_type: 'client_credentials' }).expect(200);
-    await tokenRequest().set('authorization', basic(account.client_id, 'pss_wrong')).type('form').send({ grant_type: 'client_credentials' }).expect(401);
+    await tokenRequest()
+      .set('authorization', basic(account.client_id, account.secret))
+      .type('form')
+      .send({ grant_type: 'client_credentials' })
+      .expect(200);
+    await tokenRequest()
+      .set('authorization', basic(account.client_id, 'pss_wrong'))
+      .type('form')
+      .send({ grant_type: 'client_credentials' })
+      .expect(401);
     const after = (await request(h.managementUrl).get('/metrics')).text;
 
     const issued = 'grant_type="client_credentials"';
-    expect(counter(after, 'oauth_tokens_issued_total', issued) - counter(before, 'oauth_tokens_issued_total', issued)).toBe(1);
+    expect(
+      counter(after, 'oauth_tokens_issued_total', issued) -
+        counter(before, 'oauth_tokens_issued_total', issued),
+    ).toBe(1);
     const failed = 'grant_type="client_credentials",error="invalid_client"';
-    expect(counter(after, 'oauth_token_errors_total', failed) - counter(before, 'oauth_token_errors_total', failed)).toBe(1);
+    expect(
+      counter(after, 'oauth_token_errors_total', failed) -
+        counter(before, 'oauth_token_errors_total', failed),
+    ).toBe(1);
   });
 });

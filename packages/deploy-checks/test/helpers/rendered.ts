@@ -12,9 +12,15 @@ export const SECRET = 'plant-store-secrets';
 
 /** The service's own container in its Deployment. */
 export const containerOf = (objects: K8sObject[], service: string) =>
-  find(objects, 'Deployment', service)!.spec.template.spec.containers.find((c: { name: string }) => c.name === service);
+  find(objects, 'Deployment', service)!.spec.template.spec.containers.find(
+    (c: { name: string }) => c.name === service,
+  );
 
 /** The ingress controller's namespace, as every NetworkPolicy that admits it names it. */
-export const INGRESS_NAMESPACE = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+export const INGRESS_NAMESPACE = {
+  namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+};
 /** The monitoring namespace (Prometheus), the only peer of every management port. */
-export const MONITORING_NAMESPACE = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+export const MONITORING_NAMESPACE = {
+  namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+};

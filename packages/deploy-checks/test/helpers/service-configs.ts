@@ -13,4 +13,5 @@ export const CONFIG_SHAPES: Record<ServiceName, ConfigShape> = {
   'account-admin': accountAdmin,
 };
 
-export const requirementsOf = (service: ServiceName): ConfigRequirements => configRequirements(CONFIG_SHAPES[service]);
+export const requirementsOf = (service: ServiceName): ConfigRequirements =>
+  configRequirements(CONFIG_SHAPES[service]);

@@ -9,7 +9,14 @@ import { MAX_SERVICE_ACCOUNTS } from '@plant/shared/token-service-client';
 import { dpopKey } from '@plant/test-kit';
 import { ASSETS_DIR } from '../../../../services/account-admin/src/entry-points/api/server.js';
 import { clientAssertion, clientKeyPair } from '@plant/test-kit';
-import { ACCOUNT_ADMIN_AUDIENCE, httpRequest, PLANT_STORE_AUDIENCE, type FuzzContext, type Platform, type ServiceAccount } from '../../src/index.js';
+import {
+  ACCOUNT_ADMIN_AUDIENCE,
+  httpRequest,
+  PLANT_STORE_AUDIENCE,
+  type FuzzContext,
+  type Platform,
+  type ServiceAccount,
+} from '../../src/index.js';
 
 export interface FuzzContexts {
   /** The context of one app's caller: fresh credentials, and the ids it names existing. */
@@ -60,7 +67,8 @@ const RENEW_AFTER_MS = 120_000;
 function renewing<T>(get: () => Promise<T>): () => Promise<T> {
   let value: { at: number; value: T } | undefined;
   return async () => {
-    if (value === undefined || Date.now() - value.at > RENEW_AFTER_MS) value = { at: Date.now(), value: await get() };
+    if (value === undefined || Date.now() - value.at > RENEW_AFTER_MS)
+      value = { at: Date.now(), value: await get() };
     return value.value;
   };
 }
@@ -71,32 +79,53 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
   const editor = await p.createServiceAccount(tenant, { role: 'Edit' });
   // The sign-in form's account: failed sign-ins throttle it, never the admin, whose sessions the fuzzer renews.
   const formUser = await p.createUser(tenant, 'View');
-  const users = (await p.internal('GET', `/internal/v1/realms/${tenant}/users`)).body as Array<{ id: string }>;
-  const discovery = (await httpRequest(`${p.authUrl}/realms/${tenant}/.well-known/openid-configuration`)).body as Record<string, unknown>;
+  const users = (await p.internal('GET', `/internal/v1/realms/${tenant}/users`)).body as Array<{
+    id: string;
+  }>;
+  const discovery = (
+    await httpRequest(`${p.authUrl}/realms/${tenant}/.well-known/openid-configuration`)
+  ).body as Record<string, unknown>;
   const realmBase = `${p.authUrl}/realms/${tenant}/`;
-  const realmPaths = Object.values(discovery).filter((v): v is string => typeof v === 'string' && v.startsWith(realmBase)).map((url) => url.slice(realmBase.length));
+  const realmPaths = Object.values(discovery)
+    .filter((v): v is string => typeof v === 'string' && v.startsWith(realmBase))
+    .map((url) => url.slice(realmBase.length));
   const plantToken = renewing(() => p.grantToken(tenant, editor));
   const adminToken = renewing(() => p.userToken(tenant, admin));
   let session = await p.portalSession(tenant, admin);
   let target: ServiceAccount = await p.createServiceAccount(tenant);
   // The target's key and trusted workload, so the routes that name one reach past their lookup.
   const fuzzKey = clientKeyPair('ec');
-  const trust = { issuer: 'https://ci.example', subject: 'repo:acme/app:ref:refs/heads/main', audience: `${p.authUrl}/realms/${tenant}` };
+  const trust = {
+    issuer: 'https://ci.example',
+    subject: 'repo:acme/app:ref:refs/heads/main',
+    audience: `${p.authUrl}/realms/${tenant}`,
+  };
   let trustId = '';
 
   /** The account the fuzzer names by id exists (a DELETE case may have removed it) with its key and trust; fuzz-created ones never fill the tenant. */
   async function liveTarget(): Promise<ServiceAccount> {
-    if ((await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts/${target.clientId}`)).status !== 200) {
-      const accounts = (await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`)).body as Array<{ client_id: string }>;
+    if (
+      (await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts/${target.clientId}`))
+        .status !== 200
+    ) {
+      const accounts = (await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`))
+        .body as Array<{ client_id: string }>;
       if (accounts.length >= MAX_SERVICE_ACCOUNTS - 1) {
-        for (const { client_id: id } of accounts.filter((a) => a.client_id !== editor.clientId)) await p.deleteServiceAccount(tenant, id);
+        for (const { client_id: id } of accounts.filter((a) => a.client_id !== editor.clientId))
+          await p.deleteServiceAccount(tenant, id);
       }
       target = await p.createServiceAccount(tenant);
     }
     const base = `/internal/v1/realms/${tenant}/service-accounts/${target.clientId}`;
-    const held = (await p.internal('GET', `${base}/credentials`)).body as { keys: Array<{ id: string }>; trusts: Array<{ id: string }> };
-    if (!held.keys.some((k) => k.id === FUZZ_KID)) await p.internal('POST', `${base}/keys`, { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } });
-    trustId = held.trusts[0]?.id ?? ((await p.internal('POST', `${base}/trusts`, trust)).body as { id: string }).id;
+    const held = (await p.internal('GET', `${base}/credentials`)).body as {
+      keys: Array<{ id: string }>;
+      trusts: Array<{ id: string }>;
+    };
+    if (!held.keys.some((k) => k.id === FUZZ_KID))
+      await p.internal('POST', `${base}/keys`, { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } });
+    trustId =
+      held.trusts[0]?.id ??
+      ((await p.internal('POST', `${base}/trusts`, trust)).body as { id: string }).id;
     return target;
   }
 
@@ -111,28 +140,58 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
     audience: [trust.audience],
   });
   // The editor holds the key too: the token endpoint's assertion reaches a real key once.
-  await p.internal('POST', `/internal/v1/realms/${tenant}/service-accounts/${editor.clientId}/keys`, { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } });
+  await p.internal(
+    'POST',
+    `/internal/v1/realms/${tenant}/service-accounts/${editor.clientId}/keys`,
+    { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } },
+  );
 
   /** A signed-in portal session (a POST /logout case may have ended it). */
   async function liveSession() {
-    if ((await httpRequest(`${p.portalUrl}/api/v1/me`, { headers: { cookie: session.cookie } })).status !== 200) session = await p.portalSession(tenant, admin);
+    if (
+      (await httpRequest(`${p.portalUrl}/api/v1/me`, { headers: { cookie: session.cookie } }))
+        .status !== 200
+    )
+      session = await p.portalSession(tenant, admin);
     return session;
   }
 
-  const shared = { tenant: [tenant], role: ['View', 'Edit', 'Account Admin'], grants: ['[]', '[{"tag":"herbs","permission":"edit"}]'], name: ['fuzz-account'], actor: [admin] };
+  const shared = {
+    tenant: [tenant],
+    role: ['View', 'Edit', 'Account Admin'],
+    grants: ['[]', '[{"tag":"herbs","permission":"edit"}]'],
+    name: ['fuzz-account'],
+    actor: [admin],
+  };
 
   return {
     async forApp(app): Promise<FuzzContext> {
       if (app === 'plant-store') {
         return {
-          known: { id: ['7', '9223372036854775807'], name: ['fern'], tag: ['herbs'], limit: ['1', '1000'], cursor: [base64url('v1:1')] },
+          known: {
+            id: ['7', '9223372036854775807'],
+            name: ['fern'],
+            tag: ['herbs'],
+            limit: ['1', '1000'],
+            cursor: [base64url('v1:1')],
+          },
           // The DPoP scheme too (a stale, foreign proof), so hostile input also goes through the proof parser.
-          credentials: [{ authorization: `DPoP ${await plantToken()}`, dpop: dpopKey().proof({ htm: 'GET', htu: `${PLANT_STORE_AUDIENCE}/plants`, iat: 1 }) }, { authorization: `Bearer ${await plantToken()}` }],
+          credentials: [
+            {
+              authorization: `DPoP ${await plantToken()}`,
+              dpop: dpopKey().proof({ htm: 'GET', htu: `${PLANT_STORE_AUDIENCE}/plants`, iat: 1 }),
+            },
+            { authorization: `Bearer ${await plantToken()}` },
+          ],
         };
       }
       if (app === 'token-service public') {
         const form = await p.openSignInForm(tenant);
-        const portal = { client_id: [editor.clientId, 'portal'], redirect_uri: [`${p.portalUrl}/auth/callback`], post_logout_redirect_uri: [`${p.portalUrl}/`] };
+        const portal = {
+          client_id: [editor.clientId, 'portal'],
+          redirect_uri: [`${p.portalUrl}/auth/callback`],
+          post_logout_redirect_uri: [`${p.portalUrl}/`],
+        };
         return {
           known: {
             ...shared,
@@ -143,9 +202,27 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
             password: ['not-the-password'],
             client_secret: [editor.secret],
             client_assertion_type: ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
-            client_assertion: [clientAssertion({ clientId: editor.clientId, audience: `${p.authUrl}/realms/${tenant}`, key: fuzzKey, kid: FUZZ_KID })],
-            grant_type: ['client_credentials', 'client_credentials', 'authorization_code', 'password'],
-            scope: ['plants:read', 'plants:write', 'openid', 'plants:read plants:write', 'openid email profile'],
+            client_assertion: [
+              clientAssertion({
+                clientId: editor.clientId,
+                audience: `${p.authUrl}/realms/${tenant}`,
+                key: fuzzKey,
+                kid: FUZZ_KID,
+              }),
+            ],
+            grant_type: [
+              'client_credentials',
+              'client_credentials',
+              'authorization_code',
+              'password',
+            ],
+            scope: [
+              'plants:read',
+              'plants:write',
+              'openid',
+              'plants:read plants:write',
+              'openid email profile',
+            ],
             resource: [PLANT_STORE_AUDIENCE, ACCOUNT_ADMIN_AUDIENCE],
             response_type: ['code', 'token', 'none'],
             code_challenge: ['E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'],
@@ -160,7 +237,9 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
           credentials: [
             { cookie: form.cookie },
             { authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` },
-            { authorization: `Basic ${Buffer.from(`${editor.clientId}:${editor.secret}`).toString('base64')}` },
+            {
+              authorization: `Basic ${Buffer.from(`${editor.clientId}:${editor.secret}`).toString('base64')}`,
+            },
           ],
         };
       }
@@ -168,9 +247,19 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
         const account = await liveTarget();
         return {
           // alg: the realm's signing algorithm, switched back and forth by the cases that get through.
-          known: { ...shared, ...credentialKnown(), client_id: [account.clientId], id: users.map((u) => u.id), sub: [account.clientId, ...users.map((u) => u.id)], alg: ['RS256', 'ES256'] },
+          known: {
+            ...shared,
+            ...credentialKnown(),
+            client_id: [account.clientId],
+            id: users.map((u) => u.id),
+            sub: [account.clientId, ...users.map((u) => u.id)],
+            alg: ['RS256', 'ES256'],
+          },
           // The Plant Store's too (403 outside its scope); account-admin's last, so the dictionary's merged headers carry it.
-          credentials: [{ authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` }, { authorization: `Bearer ${p.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` }],
+          credentials: [
+            { authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` },
+            { authorization: `Bearer ${p.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` },
+          ],
         };
       }
       if (app === 'account-admin') {
@@ -182,20 +271,46 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
             client_id: [account.clientId],
             limit: ['1', '100'],
             cursor: [base64url('before:1')],
-            return_to: ['/activity', '/.//evil.example', '/%2e//evil.example', '/a/..//evil.example', '//evil.example', '/\\evil.example', 'https://evil.example/'],
+            return_to: [
+              '/activity',
+              '/.//evil.example',
+              '/%2e//evil.example',
+              '/a/..//evil.example',
+              '//evil.example',
+              '/\\evil.example',
+              'https://evil.example/',
+            ],
             state: ['x'.repeat(43)],
             iss: [`${p.authUrl}/realms/${tenant}`],
             error: ['access_denied'],
           },
-          credentials: [{ authorization: `Bearer ${await adminToken()}` }, { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf }],
+          credentials: [
+            { authorization: `Bearer ${await adminToken()}` },
+            { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf },
+          ],
         };
       }
       return { known: shared, credentials: [] };
     },
     mountPaths(app, mount) {
-      if (app === 'token-service public' && mount === '/realms/:tenant') return { subpaths: ['.well-known/openid-configuration', ...realmPaths], query: OAUTH_PARAMETERS };
-      if (app === 'account-admin' && mount === '/assets') return { subpaths: readdirSync(ASSETS_DIR), query: [] };
-      if (app === 'account-admin' && mount === '/api/v1') return { subpaths: ['me', 'service-accounts', 'audit-events', 'openapi.json', `service-accounts/${target.clientId}/reset-secret`], query: ['limit', 'cursor'] };
+      if (app === 'token-service public' && mount === '/realms/:tenant')
+        return {
+          subpaths: ['.well-known/openid-configuration', ...realmPaths],
+          query: OAUTH_PARAMETERS,
+        };
+      if (app === 'account-admin' && mount === '/assets')
+        return { subpaths: readdirSync(ASSETS_DIR), query: [] };
+      if (app === 'account-admin' && mount === '/api/v1')
+        return {
+          subpaths: [
+            'me',
+            'service-accounts',
+            'audit-events',
+            'openapi.json',
+            `service-accounts/${target.clientId}/reset-secret`,
+          ],
+          query: ['limit', 'cursor'],
+        };
       return { subpaths: [], query: [] };
     },
   };

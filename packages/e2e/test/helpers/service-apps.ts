@@ -39,13 +39,19 @@ function inert<T>(name: string): T {
   const use = () => {
     throw new Error(`${name} was used while a route table was read`);
   };
-  return new Proxy(use, { get: (_target, key) => (typeof key === 'symbol' || key === 'then' ? undefined : inert(`${name}.${key}`)) }) as T;
+  return new Proxy(use, {
+    get: (_target, key) =>
+      typeof key === 'symbol' || key === 'then' ? undefined : inert(`${name}.${key}`),
+  }) as T;
 }
 
 /** The resource-server auth a table is built with: a read route wraps its handler at build time (the wrapper is inert); anything else as `inert`. */
 function inertAuth<T extends object>(): T {
   const auth = inert<T>('auth');
-  return new Proxy(auth, { get: (target, key) => (key === 'readHandler' ? () => inert('auth.readHandler(...)') : Reflect.get(target, key)) });
+  return new Proxy(auth, {
+    get: (target, key) =>
+      key === 'readHandler' ? () => inert('auth.readHandler(...)') : Reflect.get(target, key),
+  });
 }
 
 const URL_OF_NOTHING = 'http://service.invalid';
@@ -58,7 +64,13 @@ export function serviceApps(): ServiceApp[] {
     {
       name: 'plant-store',
       source: 'services/plant-store/src/entry-points/api/server.ts',
-      app: createPlantStoreApp({ plants: inert('plants'), auth: inertAuth(), logger, metrics: metrics(), publicUrl: URL_OF_NOTHING }),
+      app: createPlantStoreApp({
+        plants: inert('plants'),
+        auth: inertAuth(),
+        logger,
+        metrics: metrics(),
+        publicUrl: URL_OF_NOTHING,
+      }),
       url: (p) => p.plantStores[0]!.url,
       metricsUrl: (p) => p.plantStores[0]!.managementUrl,
       documented: { base: '', operations: plantStoreOperations() },
@@ -74,7 +86,13 @@ export function serviceApps(): ServiceApp[] {
         accessTokenTtl: 300,
         trustProxy: 0,
         signInStarts: inert('signInStarts'),
-        interactions: { providers: inert('providers'), signIn: inert('signIn'), csrfKey: 'unused', portalUrl: URL_OF_NOTHING, logger },
+        interactions: {
+          providers: inert('providers'),
+          signIn: inert('signIn'),
+          csrfKey: 'unused',
+          portalUrl: URL_OF_NOTHING,
+          logger,
+        },
         introspection: { authenticator: inert('authenticator'), inspector: inert('inspector') },
       }),
       url: (p) => p.authUrl,
@@ -83,7 +101,16 @@ export function serviceApps(): ServiceApp[] {
     {
       name: 'token-service internal',
       source: 'services/token-service/src/entry-points/api/internal-app.ts',
-      app: createInternalApp({ logger, identity: inert('identity'), credentials: { resourceServerTokens: ['unused-resource-server-token'], accountAdminToken: 'unused-account-admin-token' }, accessTokenTtl: 300, announceKeyChange: inert('announceKeyChange') }),
+      app: createInternalApp({
+        logger,
+        identity: inert('identity'),
+        credentials: {
+          resourceServerTokens: ['unused-resource-server-token'],
+          accountAdminToken: 'unused-account-admin-token',
+        },
+        accessTokenTtl: 300,
+        announceKeyChange: inert('announceKeyChange'),
+      }),
       url: (p) => p.internalUrl,
     },
     {
@@ -133,14 +160,20 @@ export function documentedOperations(app: ServiceApp): Map<string, RouteConfig> 
   for (const definition of app.documented?.operations.definitions ?? []) {
     if (definition.type !== 'route') continue;
     const { route } = definition;
-    byKey.set(`${route.method.toUpperCase()} ${app.documented!.base}${route.path.replace(/\{([^}]+)\}/g, ':$1')}`, route);
+    byKey.set(
+      `${route.method.toUpperCase()} ${app.documented!.base}${route.path.replace(/\{([^}]+)\}/g, ':$1')}`,
+      route,
+    );
   }
   return byKey;
 }
 
 /** The query parameter and body field names an operation documents (from the zod objects it was registered with). */
 export function documentedInput(operation: RouteConfig): { query: string[]; body: string[] } {
-  const shapeOf = (schema: unknown) => Object.keys((schema as { shape?: object } | undefined)?.shape ?? {});
-  const body = (operation.request?.body?.content['application/json'] as { schema?: unknown } | undefined)?.schema;
+  const shapeOf = (schema: unknown) =>
+    Object.keys((schema as { shape?: object } | undefined)?.shape ?? {});
+  const body = (
+    operation.request?.body?.content['application/json'] as { schema?: unknown } | undefined
+  )?.schema;
   return { query: shapeOf(operation.request?.query), body: shapeOf(body) };
 }

@@ -5,7 +5,16 @@
  */
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import type { KeyObject } from 'node:crypto';
-import { decodeJwt, errorShapeProblem, realmSigningKey, startPlatform, TEST_SECRETS, type Answer, type Platform, type ServiceAccount } from '../../src/index.js';
+import {
+  decodeJwt,
+  errorShapeProblem,
+  realmSigningKey,
+  startPlatform,
+  TEST_SECRETS,
+  type Answer,
+  type Platform,
+  type ServiceAccount,
+} from '../../src/index.js';
 
 export interface TwoTenants {
   p: Platform;
@@ -27,8 +36,14 @@ export function useTwoTenants(): TwoTenants {
     const p = await startPlatform({ plantStores: 1, accountAdmin: true });
     t.p = p;
     [t.tenantA, t.tenantB] = [await p.createTenant('aa'), await p.createTenant('ab')];
-    [t.accountA, t.accountB] = [await p.createServiceAccount(t.tenantA, { role: 'Edit' }), await p.createServiceAccount(t.tenantB, { role: 'Edit' })];
-    [t.tokenA, t.tokenB] = [await p.grantToken(t.tenantA, t.accountA), await p.grantToken(t.tenantB, t.accountB)];
+    [t.accountA, t.accountB] = [
+      await p.createServiceAccount(t.tenantA, { role: 'Edit' }),
+      await p.createServiceAccount(t.tenantB, { role: 'Edit' }),
+    ];
+    [t.tokenA, t.tokenB] = [
+      await p.grantToken(t.tenantA, t.accountA),
+      await p.grantToken(t.tenantB, t.accountB),
+    ];
     expect((await p.createPlant(t.tokenB, { id: 1, name: 'b-plant' })).status).toBe(200);
     t.keyA = await realmSigningKey(p.databaseUrl, t.tenantA, TEST_SECRETS.KEY_ENCRYPTION_KEY);
     ({ header: t.headerA, payload: t.claimsA } = decodeJwt(t.tokenA));
@@ -42,7 +57,11 @@ export const now = () => Math.floor(Date.now() / 1000);
 
 /** A 401 in the Error shape with an invalid_token challenge of `realm`. */
 export function expectInvalidToken(answer: Answer, realm: string): void {
-  expect({ status: answer.status, shape: errorShapeProblem(answer) ?? 'ok', challenge: answer.headers['www-authenticate'] }).toEqual({
+  expect({
+    status: answer.status,
+    shape: errorShapeProblem(answer) ?? 'ok',
+    challenge: answer.headers['www-authenticate'],
+  }).toEqual({
     status: 401,
     shape: 'ok',
     challenge: expect.stringMatching(new RegExp(`^Bearer realm="${realm}", error="invalid_token"`)),

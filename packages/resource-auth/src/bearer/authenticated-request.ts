@@ -16,6 +16,7 @@ export type AuthenticatedRequest = IncomingMessage & { auth?: Principal };
 
 /** The verified caller of a request behind `BearerAuth.middleware` (a missing one is a wiring bug). */
 export function principalOf(req: AuthenticatedRequest): Principal {
-  if (req.auth === undefined) throw new Error('principalOf called on a route without bearer authentication');
+  if (req.auth === undefined)
+    throw new Error('principalOf called on a route without bearer authentication');
   return req.auth;
 }

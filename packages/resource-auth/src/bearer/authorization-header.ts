@@ -17,17 +17,24 @@ const BEARER = /^bearer$/i;
 const DPOP = /^dpop$/i;
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-export function credentialsOf(req: IncomingMessage, realm: string, invalid: (message: string) => InvalidToken, takesDpop: boolean): RequestCredentials {
+export function credentialsOf(
+  req: IncomingMessage,
+  realm: string,
+  invalid: (message: string) => InvalidToken,
+  takesDpop: boolean,
+): RequestCredentials {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') throw new MissingToken(realm);
   const [scheme = '', ...rest] = header.trim().split(/ +/);
   const token = rest.length === 1 ? rest[0]! : '';
   if (BEARER.test(scheme)) {
-    if (!B64TOKEN.test(token)) throw invalid('Authorization header must be Bearer followed by a token');
+    if (!B64TOKEN.test(token))
+      throw invalid('Authorization header must be Bearer followed by a token');
     return { scheme: 'bearer', token };
   }
   if (takesDpop && DPOP.test(scheme)) {
-    if (!B64TOKEN.test(token)) throw new DpopInvalidToken(realm, 'Authorization header must be DPoP followed by a token');
+    if (!B64TOKEN.test(token))
+      throw new DpopInvalidToken(realm, 'Authorization header must be DPoP followed by a token');
     return { scheme: 'dpop', token };
   }
   // Another scheme (Basic, ...) carries no credentials we take: challenge without an error.

@@ -56,7 +56,10 @@ export interface BearerAuth {
    * A read-only route's whole handler, authentication included: `load` runs while a DPoP
    * proof's `jti` claim is in flight, `send` answers only once the claim succeeded (read-handler.ts).
    */
-  readHandler<T>(load: (req: AuthenticatedRequest, principal: Principal) => Promise<T>, send: (res: ServerResponse, result: T, req: AuthenticatedRequest) => void): NodeHandler<AuthenticatedRequest>;
+  readHandler<T>(
+    load: (req: AuthenticatedRequest, principal: Principal) => Promise<T>,
+    send: (res: ServerResponse, result: T, req: AuthenticatedRequest) => void,
+  ): NodeHandler<AuthenticatedRequest>;
   /** Middleware answering 403 `insufficient_scope` unless `req.auth` has `minimum` or a higher role. */
   requireRole(minimum: Role): RequestHandler;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
@@ -75,12 +78,19 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const tolerance = options.clockToleranceSec ?? 5;
   const verified = new VerifiedTokenCache(options.verifiedCacheBytes ?? 32 * 1024 * 1024);
   const aborter = new AbortController();
-  const tokenService = new TokenServiceClient({ baseUrl: options.jwksBaseUrl, internalToken: options.internalToken, signal: aborter.signal, timeoutMs: 2_000 });
+  const tokenService = new TokenServiceClient({
+    baseUrl: options.jwksBaseUrl,
+    internalToken: options.internalToken,
+    signal: aborter.signal,
+    timeoutMs: 2_000,
+  });
   const directory = new RealmDirectory({
     load: () => tokenService.realms(),
     logger,
     ...(options.realmListBurst === undefined ? {} : { loadBurst: options.realmListBurst }),
-    ...(options.realmListPerSecond === undefined ? {} : { loadsPerSecond: options.realmListPerSecond }),
+    ...(options.realmListPerSecond === undefined
+      ? {}
+      : { loadsPerSecond: options.realmListPerSecond }),
   });
   const jwks = new JwksCache({
     jwksBaseUrl: options.jwksBaseUrl,
@@ -97,7 +107,8 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return new InvalidToken(realm, message);
   };
   const checks = new BearerTokenChecks({ authUrl, audience, toleranceSec: tolerance, invalid });
-  const dpop = options.dpop === undefined ? undefined : new DpopCheck(options.dpop, { realm, logger });
+  const dpop =
+    options.dpop === undefined ? undefined : new DpopCheck(options.dpop, { realm, logger });
 
   /** Steps 1-5 for a token not in the verified cache. */
   async function verifyToken(token: string): Promise<Principal> {
@@ -147,7 +158,10 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   function unbound(principal: Principal): Principal {
     if (principal.jkt === undefined) return principal;
     logger.debug({ reason: 'bound token as bearer' }, 'bearer token rejected');
-    throw dpop?.boundTokenAsBearer() ?? new DpopInvalidToken(realm, 'The access token is DPoP-bound and cannot be used here');
+    throw (
+      dpop?.boundTokenAsBearer() ??
+      new DpopInvalidToken(realm, 'The access token is DPoP-bound and cannot be used here')
+    );
   }
 
   function authenticateBearer(token: string): Principal | Promise<Principal> {
@@ -174,9 +188,13 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     return result instanceof Promise ? result.then(bound) : bound(result);
   }
 
-  const claimed = ({ principal, claim }: Caller): Principal | Promise<Principal> => (claim === undefined ? principal : claim.then(() => principal));
+  const claimed = ({ principal, claim }: Caller): Principal | Promise<Principal> =>
+    claim === undefined ? principal : claim.then(() => principal);
 
-  function authenticateRequest(req: IncomingMessage, res: ServerResponse): Principal | Promise<Principal> {
+  function authenticateRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Principal | Promise<Principal> {
     const caller = identify(req, res);
     return caller instanceof Promise ? caller.then(claimed) : claimed(caller);
   }
@@ -213,12 +231,20 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
       return authenticate(token);
     },
     requireRole(minimum: Role): RequestHandler {
-      return function requireRoleMiddleware(req: Request, _res: Response, next: NextFunction): void {
+      return function requireRoleMiddleware(
+        req: Request,
+        _res: Response,
+        next: NextFunction,
+      ): void {
         const principal = req.auth;
         if (principal === undefined) next(new MissingToken(realm));
         else {
           const refusal = roleRefusal(principal, minimum);
-          next(refusal === undefined ? undefined : new InsufficientScope(realm, roleRefusalMessage(minimum, refusal)));
+          next(
+            refusal === undefined
+              ? undefined
+              : new InsufficientScope(realm, roleRefusalMessage(minimum, refusal)),
+          );
         }
       };
     },

@@ -30,7 +30,9 @@ export class MissingToken extends AppError {
 /** A token that is malformed, expired, revoked, or fails a check: 401 `invalid_token`. */
 export class InvalidToken extends AppError {
   constructor(realm: string, message: string) {
-    super(401, message, { headers: { 'www-authenticate': bearerChallenge(realm, 'invalid_token', message) } });
+    super(401, message, {
+      headers: { 'www-authenticate': bearerChallenge(realm, 'invalid_token', message) },
+    });
     this.name = 'InvalidToken';
   }
 }
@@ -38,7 +40,9 @@ export class InvalidToken extends AppError {
 /** A valid token without the needed role or grant: 403 `insufficient_scope`. */
 export class InsufficientScope extends AppError {
   constructor(realm: string, message: string) {
-    super(403, message, { headers: { 'www-authenticate': bearerChallenge(realm, 'insufficient_scope', message) } });
+    super(403, message, {
+      headers: { 'www-authenticate': bearerChallenge(realm, 'insufficient_scope', message) },
+    });
     this.name = 'InsufficientScope';
   }
 }

@@ -35,30 +35,38 @@ export class BearerTokenChecks {
 
   constructor(private readonly options: BearerTokenChecksOptions) {
     this.#audiences = typeof options.audience === 'string' ? [options.audience] : options.audience;
-    if (this.#audiences.length === 0) throw new Error('BearerTokenChecks needs at least one audience');
+    if (this.#audiences.length === 0)
+      throw new Error('BearerTokenChecks needs at least one audience');
     this.#jwtAudiences = [this.#audiences[0]!, ...this.#audiences.slice(1)];
   }
 
   /** Steps 1-3: everything that can be decided without keys. Returns the realm and key id to verify with, and the algorithm the header claims. */
   precheck(token: string): { tenant: string; kid: string; alg: SigningAlgorithm } {
     const { authUrl, toleranceSec, invalid } = this.options;
-    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw invalid('Token is not a well-formed JWT');
+    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token))
+      throw invalid('Token is not a well-formed JWT');
     const [headerPart = '', payloadPart = ''] = token.split('.');
     const header = decodeJsonSegment(headerPart);
     const payload = decodeJsonSegment(payloadPart);
-    if (header === undefined || payload === undefined) throw invalid('Token is not a well-formed JWT');
+    if (header === undefined || payload === undefined)
+      throw invalid('Token is not a well-formed JWT');
     const { alg } = header;
     if (!isSigningAlgorithm(alg)) throw invalid(ALGORITHM_RULE);
-    if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase())) throw invalid('Token type must be at+jwt');
-    if (header.crit !== undefined) throw invalid('Token has unsupported critical header parameters');
+    if (typeof header.typ !== 'string' || !ACCESS_TOKEN_TYPES.has(header.typ.toLowerCase()))
+      throw invalid('Token type must be at+jwt');
+    if (header.crit !== undefined)
+      throw invalid('Token has unsupported critical header parameters');
     const { kid } = header;
-    if (typeof kid !== 'string' || kid === '' || kid.length > 255) throw invalid('Token has no valid key id');
+    if (typeof kid !== 'string' || kid === '' || kid.length > 255)
+      throw invalid('Token has no valid key id');
     const { tenant, iss, aud, exp } = payload;
-    if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant)) throw invalid('Token tenant claim is missing or invalid');
+    if (typeof tenant !== 'string' || !TENANT_NAME_PATTERN.test(tenant))
+      throw invalid('Token tenant claim is missing or invalid');
     if (iss !== `${authUrl}/realms/${tenant}`) throw invalid('Token issuer is not accepted');
     // The same rule as jsonwebtoken's (one of the token's audiences is one of ours), checked again with the signature.
     if (!this.#accepts(aud)) throw invalid('Token audience is not accepted');
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw invalid('Token exp claim is missing or invalid');
+    if (typeof exp !== 'number' || !Number.isFinite(exp))
+      throw invalid('Token exp claim is missing or invalid');
     if (Date.now() / 1000 >= exp + toleranceSec) throw invalid('Token has expired');
     return { tenant, kid, alg };
   }
@@ -68,7 +76,12 @@ export class BearerTokenChecks {
    * The key's own algorithm decides (jwks-document.ts): a header naming another is refused
    * before any signature check, and the check itself admits only the key's.
    */
-  verify(token: string, tenant: string, headerAlg: SigningAlgorithm, key: VerificationKey): Principal {
+  verify(
+    token: string,
+    tenant: string,
+    headerAlg: SigningAlgorithm,
+    key: VerificationKey,
+  ): Principal {
     const { authUrl, toleranceSec, invalid } = this.options;
     if (headerAlg !== key.alg) throw invalid('Token algorithm does not match its signing key');
     let claims: Record<string, unknown>;
@@ -83,7 +96,11 @@ export class BearerTokenChecks {
       throw invalid(describeJwtError(err));
     }
     const nowSec = Date.now() / 1000;
-    if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat) || claims.iat > nowSec + toleranceSec) {
+    if (
+      typeof claims.iat !== 'number' ||
+      !Number.isFinite(claims.iat) ||
+      claims.iat > nowSec + toleranceSec
+    ) {
       throw invalid('Token iat claim is missing or in the future');
     }
     const principal = principalFromClaims(tenant, claims);

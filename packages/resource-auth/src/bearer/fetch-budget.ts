@@ -30,13 +30,18 @@ export class FetchBudget {
   waitMs(): number {
     this.refill();
     if (this.tokens >= 1) return 0;
-    return this.perSecond > 0 ? Math.ceil(((1 - this.tokens) / this.perSecond) * 1000) : Number.POSITIVE_INFINITY;
+    return this.perSecond > 0
+      ? Math.ceil(((1 - this.tokens) / this.perSecond) * 1000)
+      : Number.POSITIVE_INFINITY;
   }
 
   private refill(): void {
     const now = this.now();
     // A clock stepped back refills nothing (and never drains).
-    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.refilledAt) / 1000) * this.perSecond);
+    this.tokens = Math.min(
+      this.burst,
+      this.tokens + (Math.max(0, now - this.refilledAt) / 1000) * this.perSecond,
+    );
     this.refilledAt = now;
   }
 }

@@ -109,7 +109,9 @@ export class JwksCache {
     this.minRefetchMs = options.minRefetchMs ?? 5_000;
     this.maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
     this.fetchTimeoutMs = options.fetchTimeoutMs ?? 2_000;
-    this.realms = new SizedLru(options.maxBytes ?? 64 * 1024 * 1024, (entry) => jwksEntryBytes(Math.max(1, entry.keys.size)));
+    this.realms = new SizedLru(options.maxBytes ?? 64 * 1024 * 1024, (entry) =>
+      jwksEntryBytes(Math.max(1, entry.keys.size)),
+    );
   }
 
   /** The key `kid` of realm `tenant`. `tenant` must already be a valid realm name. */
@@ -138,7 +140,12 @@ export class JwksCache {
 
   /** The cache's size for `/metrics`. */
   stats(): CacheStats {
-    return { entries: this.realms.size, bytes: this.realms.bytes, budgetBytes: this.realms.budgetBytes, evictions: this.realms.evictions };
+    return {
+      entries: this.realms.size,
+      bytes: this.realms.bytes,
+      budgetBytes: this.realms.budgetBytes,
+      evictions: this.realms.evictions,
+    };
   }
 
   /** Whether the realm's keys are cached, without touching its recency (tests). */
@@ -152,7 +159,12 @@ export class JwksCache {
     this.realms.clear();
   }
 
-  private async fromCached(tenant: string, entry: RealmKeys, kid: string, waited = false): Promise<KeyLookup> {
+  private async fromCached(
+    tenant: string,
+    entry: RealmKeys,
+    kid: string,
+    waited = false,
+  ): Promise<KeyLookup> {
     const key = entry.keys.get(kid);
     const now = Date.now();
     if (key !== undefined && now - entry.fetchedAt < this.maxAgeMs) return { kind: 'key', key };
@@ -161,7 +173,13 @@ export class JwksCache {
       if (untilRefetch > 0) {
         // A kid the last good fetch lacked may be a key made since: wait for the interval's end
         // (once; a fetch started meanwhile has answered for this token) and refetch then.
-        if (key !== undefined || waited || entry.outcome !== 'fetched' || untilRefetch > UNKNOWN_KID_MAX_WAIT_MS) return this.lookup(entry, kid);
+        if (
+          key !== undefined ||
+          waited ||
+          entry.outcome !== 'fetched' ||
+          untilRefetch > UNKNOWN_KID_MAX_WAIT_MS
+        )
+          return this.lookup(entry, kid);
         await this.intervalEnd(entry, now + untilRefetch);
         return this.fromCached(tenant, entry, kid, true);
       }
@@ -214,7 +232,11 @@ export class JwksCache {
     const url = `${this.baseUrl}/internal/v1/realms/${encodeURIComponent(tenant)}/jwks`;
     entry.attemptedAt = Date.now();
     try {
-      const response = await httpCall(url, { headers: { accept: 'application/json' }, timeoutMs: this.fetchTimeoutMs, signal: this.aborter.signal });
+      const response = await httpCall(url, {
+        headers: { accept: 'application/json' },
+        timeoutMs: this.fetchTimeoutMs,
+        signal: this.aborter.signal,
+      });
       if (response.status === 404) {
         response.discard();
         entry.keys = new Map();

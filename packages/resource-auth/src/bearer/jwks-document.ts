@@ -27,7 +27,11 @@ type Jwk = Record<string, unknown>;
  * as P-384, another algorithm, a coordinate of the wrong length, a point off the curve) is
  * skipped, so a token naming it finds no key: 401, never a 500.
  */
-export function parseJwks(document: unknown, logger: Logger, tenant: string): Map<string, VerificationKey> {
+export function parseJwks(
+  document: unknown,
+  logger: Logger,
+  tenant: string,
+): Map<string, VerificationKey> {
   const keys = new Map<string, VerificationKey>();
   const list = (document as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(list)) throw new Error('JWKS document has no keys array');
@@ -46,7 +50,13 @@ export function parseJwks(document: unknown, logger: Logger, tenant: string): Ma
 }
 
 function rsaKey({ kty, alg, n, e }: Jwk): VerificationKey | undefined {
-  if (kty !== 'RSA' || (alg !== undefined && alg !== 'RS256') || typeof n !== 'string' || typeof e !== 'string') return undefined;
+  if (
+    kty !== 'RSA' ||
+    (alg !== undefined && alg !== 'RS256') ||
+    typeof n !== 'string' ||
+    typeof e !== 'string'
+  )
+    return undefined;
   const key = createPublicKey({ key: { kty, n, e }, format: 'jwk' });
   if (verificationKeyProblem(key) !== undefined) return undefined;
   return { key, alg: 'RS256' };
@@ -54,7 +64,13 @@ function rsaKey({ kty, alg, n, e }: Jwk): VerificationKey | undefined {
 
 function ecKey({ kty, alg, crv, x, y }: Jwk): VerificationKey | undefined {
   if (kty !== 'EC' || crv !== 'P-256' || (alg !== undefined && alg !== 'ES256')) return undefined;
-  if (typeof x !== 'string' || typeof y !== 'string' || !P256_COORDINATE.test(x) || !P256_COORDINATE.test(y)) throw new Error('bad P-256 coordinates');
+  if (
+    typeof x !== 'string' ||
+    typeof y !== 'string' ||
+    !P256_COORDINATE.test(x) ||
+    !P256_COORDINATE.test(y)
+  )
+    throw new Error('bad P-256 coordinates');
   // OpenSSL refuses a point that is not on the curve here; crv is P-256 (above), so the key is one.
   return { key: createPublicKey({ key: { kty, crv, x, y }, format: 'jwk' }), alg: 'ES256' };
 }

@@ -54,7 +54,11 @@ export const WRITE_SCOPE = 'plants:write';
  * at any API `plants:read` means "may read" and `plants:write` "may change"; the Account Admin
  * role has no scope of its own and writes with `plants:write`.
  */
-const ROLE_SCOPE: Record<Role, string> = { View: READ_SCOPE, Edit: WRITE_SCOPE, 'Account Admin': WRITE_SCOPE };
+const ROLE_SCOPE: Record<Role, string> = {
+  View: READ_SCOPE,
+  Edit: WRITE_SCOPE,
+  'Account Admin': WRITE_SCOPE,
+};
 
 /** The scope `requireRole(minimum)` / `hasRole(_, minimum)` needs in the token besides the role. */
 export function scopeForRole(minimum: Role): string {
@@ -88,13 +92,16 @@ export function roleRefusal(principal: Principal, minimum: Role): 'role' | 'scop
 
 /** Why `hasEditGrant(principal, tag)` is false (`grant` first); undefined when true. */
 export function editGrantRefusal(principal: Principal, tag: string): 'grant' | 'scope' | undefined {
-  if (!principal.grants.some((grant) => grant.permission === 'edit' && grant.tag === tag)) return 'grant';
+  if (!principal.grants.some((grant) => grant.permission === 'edit' && grant.tag === tag))
+    return 'grant';
   return hasScope(principal, WRITE_SCOPE) ? undefined : 'scope';
 }
 
 /** The `insufficient_scope` message of `requireRole(minimum)` for a refusal. */
 export function roleRefusalMessage(minimum: Role, refusal: 'role' | 'scope'): string {
-  return refusal === 'role' ? `This operation needs the ${minimum} role or above` : `This operation needs the ${ROLE_SCOPE[minimum]} scope; the token's scope is narrower`;
+  return refusal === 'role'
+    ? `This operation needs the ${minimum} role or above`
+    : `This operation needs the ${ROLE_SCOPE[minimum]} scope; the token's scope is narrower`;
 }
 
 const MAX_GRANTS = 1000;
@@ -109,17 +116,35 @@ function isText(value: unknown, max = MAX_CLAIM_TEXT): value is string {
  * the claims are unusable. The issuer/tenant relation is checked earlier (before any key
  * fetch), so here `tenant` is known to be valid.
  */
-export function principalFromClaims(tenant: string, claims: Record<string, unknown>): Principal | string {
-  const { sub, client_id: clientId, principal_type: principalType, role, scope, ver, exp, jti } = claims;
+export function principalFromClaims(
+  tenant: string,
+  claims: Record<string, unknown>,
+): Principal | string {
+  const {
+    sub,
+    client_id: clientId,
+    principal_type: principalType,
+    role,
+    scope,
+    ver,
+    exp,
+    jti,
+  } = claims;
   if (!isText(sub)) return 'Token sub claim is missing or invalid';
   if (!isText(clientId)) return 'Token client_id claim is missing or invalid';
-  if (typeof principalType !== 'string' || !(PRINCIPAL_TYPES as readonly string[]).includes(principalType)) {
+  if (
+    typeof principalType !== 'string' ||
+    !(PRINCIPAL_TYPES as readonly string[]).includes(principalType)
+  ) {
     return 'Token principal_type claim is missing or invalid';
   }
-  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) return 'Token role claim is missing or invalid';
+  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role))
+    return 'Token role claim is missing or invalid';
   if (scope !== undefined && typeof scope !== 'string') return 'Token scope claim is invalid';
-  if (typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 1) return 'Token ver claim must be a positive integer';
-  if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'Token exp claim is missing or invalid';
+  if (typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 1)
+    return 'Token ver claim must be a positive integer';
+  if (typeof exp !== 'number' || !Number.isFinite(exp))
+    return 'Token exp claim is missing or invalid';
   if (jti !== undefined && !isText(jti)) return 'Token jti claim is invalid';
   const jkt = readBinding(claims.cnf);
   if (jkt === null) return 'Token cnf claim is invalid';

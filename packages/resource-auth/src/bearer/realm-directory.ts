@@ -98,17 +98,20 @@ export class RealmDirectory {
 
   /** Starts the queued load once the load in flight has ended and the budget allows. */
   private arm(queued: QueuedLoad): void {
-    queued.timer = setTimeout(() => {
-      void (this.loading ?? Promise.resolve(true)).then(() => {
-        if (this.queued !== queued) return;
-        if (!this.budget.take()) {
-          this.arm(queued);
-          return;
-        }
-        this.queued = undefined;
-        queued.settle(this.start());
-      });
-    }, Math.min(this.budget.waitMs(), 60_000));
+    queued.timer = setTimeout(
+      () => {
+        void (this.loading ?? Promise.resolve(true)).then(() => {
+          if (this.queued !== queued) return;
+          if (!this.budget.take()) {
+            this.arm(queued);
+            return;
+          }
+          this.queued = undefined;
+          queued.settle(this.start());
+        });
+      },
+      Math.min(this.budget.waitMs(), 60_000),
+    );
     queued.timer.unref();
   }
 
@@ -121,7 +124,10 @@ export class RealmDirectory {
           return true;
         },
         (err: unknown) => {
-          this.options.logger.warn({ err: { message: (err as Error)?.message } }, 'realm list load failed');
+          this.options.logger.warn(
+            { err: { message: (err as Error)?.message } },
+            'realm list load failed',
+          );
           return false;
         },
       )

@@ -38,12 +38,23 @@ export class VerifiedTokenCache {
   }
 
   set(token: string, principal: Principal, expiresAtMs: number): void {
-    this.#entries?.set(token, { principal, expiresAtMs, bytes: token.length + JSON.stringify(principal.grants).length + ENTRY_OVERHEAD_BYTES });
+    this.#entries?.set(token, {
+      principal,
+      expiresAtMs,
+      bytes: token.length + JSON.stringify(principal.grants).length + ENTRY_OVERHEAD_BYTES,
+    });
   }
 
   stats(): CacheStats {
     const lru = this.#entries;
-    return lru === undefined ? { entries: 0, bytes: 0, budgetBytes: 0, evictions: 0 } : { entries: lru.size, bytes: lru.bytes, budgetBytes: lru.budgetBytes, evictions: lru.evictions };
+    return lru === undefined
+      ? { entries: 0, bytes: 0, budgetBytes: 0, evictions: 0 }
+      : {
+          entries: lru.size,
+          bytes: lru.bytes,
+          budgetBytes: lru.budgetBytes,
+          evictions: lru.evictions,
+        };
   }
 
   clear(): void {

@@ -31,14 +31,23 @@ export interface DpopOptions {
   keyCacheSize?: number;
 }
 
-const SIGNATURE_ALGORITHM: Record<DpopSigningAlg, string | null> = { ES256: 'sha256', EdDSA: null, Ed25519: null };
+const SIGNATURE_ALGORITHM: Record<DpopSigningAlg, string | null> = {
+  ES256: 'sha256',
+  EdDSA: null,
+  Ed25519: null,
+};
 
 function signatureValid(proof: ParsedProof, key: KeyObject): boolean {
   // In place, not on the thread pool: the pool's hand-off (a second thread woken, its
   // completion waking the event loop again) costs more CPU in all than the verification it
   // moves off the loop (docs/performance.md, DPoP: in place and on the pool).
   try {
-    return verifySignature(SIGNATURE_ALGORITHM[proof.key.alg], Buffer.from(proof.signingInput), { key, dsaEncoding: 'ieee-p1363' }, proof.signature);
+    return verifySignature(
+      SIGNATURE_ALGORITHM[proof.key.alg],
+      Buffer.from(proof.signingInput),
+      { key, dsaEncoding: 'ieee-p1363' },
+      proof.signature,
+    );
   } catch {
     return false;
   }
@@ -87,14 +96,30 @@ export class DpopCheck {
    * Every check but the `jti`, for a token that verified, the signature included: throws a
    * 401 `AppError`. A proof that passes is then `claim`ed.
    */
-  check(proof: ParsedProof, req: IncomingMessage, res: ServerResponse, token: string, principal: Principal): void {
-    if (principal.jkt === undefined) throw this.#invalidToken('The access token is not DPoP-bound: send it with the Bearer scheme');
+  check(
+    proof: ParsedProof,
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    principal: Principal,
+  ): void {
+    if (principal.jkt === undefined)
+      throw this.#invalidToken(
+        'The access token is not DPoP-bound: send it with the Bearer scheme',
+      );
     const url = this.#base + requestPath(req);
     let ath = this.#athOf.get(principal);
     if (ath === undefined) this.#athOf.set(principal, (ath = accessTokenHash(token)));
-    const mismatch = checkProofClaims(proof, { method: req.method ?? '', url, ath, nowSec: Date.now() / 1000, iatWindowSec: this.#windowSec });
+    const mismatch = checkProofClaims(proof, {
+      method: req.method ?? '',
+      url,
+      ath,
+      nowSec: Date.now() / 1000,
+      iatWindowSec: this.#windowSec,
+    });
     if (mismatch !== undefined) throw this.#invalidProof(mismatch);
-    if (proof.key.thumbprint !== principal.jkt) throw this.#invalidToken('The DPoP proof key is not the key the access token is bound to');
+    if (proof.key.thumbprint !== principal.jkt)
+      throw this.#invalidToken('The DPoP proof key is not the key the access token is bound to');
     if (this.#nonces !== undefined) {
       const verdict = this.#nonces.check(proof.nonce);
       if (verdict === 'invalid') throw new UseDpopNonce(this.#realm, this.#nonces.current());
@@ -117,10 +142,14 @@ export class DpopCheck {
     return this.#replay.claim(`${proof.key.thumbprint}:${proof.jti}`, ttlMs).then(
       (fresh) => {
         if (!fresh) throw this.#invalidProof('DPoP proof has already been used');
-        if (proof.verifiedKey !== undefined) this.#keys.remember(proof.headerSegment, proof.verifiedKey);
+        if (proof.verifiedKey !== undefined)
+          this.#keys.remember(proof.headerSegment, proof.verifiedKey);
       },
       (err: unknown) => {
-        this.#logger.warn({ err: { message: (err as Error)?.message } }, 'dpop replay store unavailable');
+        this.#logger.warn(
+          { err: { message: (err as Error)?.message } },
+          'dpop replay store unavailable',
+        );
         throw new AuthUnavailable('DPoP proof replay check is temporarily unavailable');
       },
     );
@@ -128,7 +157,9 @@ export class DpopCheck {
 
   /** What a DPoP-bound token sent with the Bearer scheme gets. */
   boundTokenAsBearer(): DpopInvalidToken {
-    return this.#invalidToken('The access token is DPoP-bound: send it with the DPoP scheme and a DPoP proof');
+    return this.#invalidToken(
+      'The access token is DPoP-bound: send it with the DPoP scheme and a DPoP proof',
+    );
   }
 
   close(): void {

@@ -19,7 +19,9 @@ export function dpopChallenge(realm: string, error: string, description: string)
 /** The access token may not be used as sent: 401 `invalid_token` under the DPoP scheme. */
 export class DpopInvalidToken extends AppError {
   constructor(realm: string, message: string) {
-    super(401, message, { headers: { 'www-authenticate': dpopChallenge(realm, 'invalid_token', message) } });
+    super(401, message, {
+      headers: { 'www-authenticate': dpopChallenge(realm, 'invalid_token', message) },
+    });
     this.name = 'DpopInvalidToken';
   }
 }
@@ -27,7 +29,9 @@ export class DpopInvalidToken extends AppError {
 /** The proof is missing, malformed, for another request, stale, replayed or badly signed: 401 `invalid_dpop_proof`. */
 export class InvalidDpopProof extends AppError {
   constructor(realm: string, message: string) {
-    super(401, message, { headers: { 'www-authenticate': dpopChallenge(realm, 'invalid_dpop_proof', message) } });
+    super(401, message, {
+      headers: { 'www-authenticate': dpopChallenge(realm, 'invalid_dpop_proof', message) },
+    });
     this.name = 'InvalidDpopProof';
   }
 }
@@ -35,8 +39,14 @@ export class InvalidDpopProof extends AppError {
 /** The proof lacks a current nonce: 401 `use_dpop_nonce`, the nonce to use in `DPoP-Nonce`. */
 export class UseDpopNonce extends AppError {
   constructor(realm: string, nonce: string) {
-    const message = 'Resource server requires a nonce in the DPoP proof: use the one in the DPoP-Nonce header';
-    super(401, message, { headers: { 'www-authenticate': dpopChallenge(realm, 'use_dpop_nonce', message), 'dpop-nonce': nonce } });
+    const message =
+      'Resource server requires a nonce in the DPoP proof: use the one in the DPoP-Nonce header';
+    super(401, message, {
+      headers: {
+        'www-authenticate': dpopChallenge(realm, 'use_dpop_nonce', message),
+        'dpop-nonce': nonce,
+      },
+    });
     this.name = 'UseDpopNonce';
   }
 }

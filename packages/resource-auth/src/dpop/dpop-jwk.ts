@@ -36,7 +36,8 @@ export function isDpopSigningAlg(alg: unknown): alg is DpopSigningAlg {
  * DPOP_SIGNING_ALGS); the key must be of the matching type and curve.
  */
 export function readProofKey(jwk: unknown, alg: DpopSigningAlg): ProofKey | string {
-  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return 'DPoP proof jwk must be a JSON object';
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk))
+    return 'DPoP proof jwk must be a JSON object';
   const key = jwk as Record<string, unknown>;
   // A private key in a header is a client bug that leaks the key: never accept it.
   for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) {
@@ -45,19 +46,35 @@ export function readProofKey(jwk: unknown, alg: DpopSigningAlg): ProofKey | stri
   const { kty, crv, x, y } = key;
   if (alg === 'ES256') {
     if (kty !== 'EC' || crv !== 'P-256') return 'DPoP proof jwk must be an EC P-256 key for ES256';
-    if (typeof x !== 'string' || typeof y !== 'string' || !COORDINATE.test(x) || !COORDINATE.test(y)) return 'DPoP proof jwk has invalid coordinates';
+    if (
+      typeof x !== 'string' ||
+      typeof y !== 'string' ||
+      !COORDINATE.test(x) ||
+      !COORDINATE.test(y)
+    )
+      return 'DPoP proof jwk has invalid coordinates';
     return withThumbprint(alg, { crv, kty, x, y });
   }
-  if (kty !== 'OKP' || crv !== 'Ed25519') return 'DPoP proof jwk must be an OKP Ed25519 key for EdDSA';
-  if (typeof x !== 'string' || !COORDINATE.test(x) || y !== undefined) return 'DPoP proof jwk has invalid coordinates';
+  if (kty !== 'OKP' || crv !== 'Ed25519')
+    return 'DPoP proof jwk must be an OKP Ed25519 key for EdDSA';
+  if (typeof x !== 'string' || !COORDINATE.test(x) || y !== undefined)
+    return 'DPoP proof jwk has invalid coordinates';
   return withThumbprint(alg, { crv, kty, x });
 }
 
 function withThumbprint(alg: DpopSigningAlg, jwk: ProofKey['jwk']): ProofKey {
   // RFC 7638 §3: the required members only, sorted, no whitespace. The values are checked above
   // to hold nothing JSON would escape, so this string is exactly the canonical form.
-  const canonical = jwk.y === undefined ? `{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}"}` : `{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}","y":"${jwk.y}"}`;
-  return { alg, canonical, thumbprint: createHash('sha256').update(canonical).digest('base64url'), jwk };
+  const canonical =
+    jwk.y === undefined
+      ? `{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}"}`
+      : `{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}","y":"${jwk.y}"}`;
+  return {
+    alg,
+    canonical,
+    thumbprint: createHash('sha256').update(canonical).digest('base64url'),
+    jwk,
+  };
 }
 
 /** A proof key ready to verify with. */
@@ -105,7 +122,8 @@ export class ProofKeyCache {
   remember(headerSegment: string, entry: KnownProofKey): void {
     this.#byHeader.delete(headerSegment);
     this.#byHeader.set(headerSegment, entry);
-    if (this.#byHeader.size > this.maxEntries) this.#byHeader.delete(this.#byHeader.keys().next().value!);
+    if (this.#byHeader.size > this.maxEntries)
+      this.#byHeader.delete(this.#byHeader.keys().next().value!);
   }
 
   get size(): number {

@@ -30,7 +30,8 @@ export class DpopNonces {
   /** The nonce to hand out now. */
   current(): string {
     const step = this.#step();
-    if (this.#cached?.step !== step) this.#cached = { step, nonce: this.#nonce(this.#keys[0]!, step) };
+    if (this.#cached?.step !== step)
+      this.#cached = { step, nonce: this.#nonce(this.#keys[0]!, step) };
     return this.#cached.nonce;
   }
 

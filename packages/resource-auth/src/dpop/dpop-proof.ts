@@ -49,16 +49,22 @@ export interface ProofRequest {
   iatWindowSec: number;
 }
 
-const optionalText = (value: unknown, max: number): value is string | undefined => value === undefined || (typeof value === 'string' && value.length > 0 && value.length <= max);
+const optionalText = (value: unknown, max: number): value is string | undefined =>
+  value === undefined || (typeof value === 'string' && value.length > 0 && value.length <= max);
 
 /**
  * The proof from the `DPoP` header value, or why it is not one (no cryptography here).
  * `knownHeader` answers a header that verified before (its key read already).
  */
-export function parseProof(value: string | string[] | undefined, knownHeader: (segment: string) => KnownProofKey | undefined = () => undefined): ParsedProof | string {
-  if (value === undefined || value === '') return 'A DPoP proof is required: send it in the DPoP header';
+export function parseProof(
+  value: string | string[] | undefined,
+  knownHeader: (segment: string) => KnownProofKey | undefined = () => undefined,
+): ParsedProof | string {
+  if (value === undefined || value === '')
+    return 'A DPoP proof is required: send it in the DPoP header';
   // Two DPoP headers arrive joined (", "), which no compact JWS contains.
-  if (Array.isArray(value) || value.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(value)) return 'DPoP proof must be one compact JWS of at most 4096 characters';
+  if (Array.isArray(value) || value.length > MAX_PROOF_LENGTH || !COMPACT_JWS.test(value))
+    return 'DPoP proof must be one compact JWS of at most 4096 characters';
   const [headerPart = '', payloadPart = '', signaturePart = ''] = value.split('.');
   const known = knownHeader(headerPart);
   const key = known?.key ?? readHeader(headerPart);
@@ -66,19 +72,34 @@ export function parseProof(value: string | string[] | undefined, knownHeader: (s
   const payload = decodeJsonSegment(payloadPart);
   if (payload === undefined) return 'DPoP proof is not a well-formed JWT';
   const { jti, htm, htu, iat, ath, nonce } = payload;
-  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) return 'DPoP proof jti must be a string of 1 to 256 characters';
-  if (typeof htm !== 'string' || typeof htu !== 'string') return 'DPoP proof htm and htu must be strings';
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH)
+    return 'DPoP proof jti must be a string of 1 to 256 characters';
+  if (typeof htm !== 'string' || typeof htu !== 'string')
+    return 'DPoP proof htm and htu must be strings';
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'DPoP proof iat must be a number';
   if (!optionalText(ath, 128)) return 'DPoP proof ath must be a string';
   if (!optionalText(nonce, MAX_NONCE_LENGTH)) return 'DPoP proof nonce must be a string';
-  return { key, headerSegment: headerPart, known, signingInput: `${headerPart}.${payloadPart}`, signature: Buffer.from(signaturePart, 'base64url'), jti, htm, htu, iat, ath, nonce };
+  return {
+    key,
+    headerSegment: headerPart,
+    known,
+    signingInput: `${headerPart}.${payloadPart}`,
+    signature: Buffer.from(signaturePart, 'base64url'),
+    jti,
+    htm,
+    htu,
+    iat,
+    ath,
+    nonce,
+  };
 }
 
 /** The key of a header not seen before: its `typ`, `alg` and `jwk` read, or why they fail. */
 function readHeader(segment: string): ProofKey | string {
   const header = decodeJsonSegment(segment);
   if (header === undefined) return 'DPoP proof is not a well-formed JWT';
-  if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt') return 'DPoP proof typ must be dpop+jwt';
+  if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt')
+    return 'DPoP proof typ must be dpop+jwt';
   if (!isDpopSigningAlg(header.alg)) return 'DPoP proof alg must be ES256 or EdDSA';
   if (header.crit !== undefined) return 'DPoP proof has unsupported critical header parameters';
   return readProofKey(header.jwk, header.alg);
@@ -99,7 +120,11 @@ export function normalisedHtu(htu: string): string | undefined {
  * normalised.
  */
 function sameUrl(htu: string, url: string): boolean {
-  if (htu.startsWith(url) && (htu.length === url.length || htu[url.length] === '?' || htu[url.length] === '#')) return true;
+  if (
+    htu.startsWith(url) &&
+    (htu.length === url.length || htu[url.length] === '?' || htu[url.length] === '#')
+  )
+    return true;
   const normalised = normalisedHtu(htu);
   return normalised !== undefined && normalised === normalisedHtu(url);
 }
@@ -113,7 +138,8 @@ export function accessTokenHash(token: string): string {
 export function checkProofClaims(proof: ParsedProof, request: ProofRequest): string | undefined {
   if (proof.htm !== request.method) return 'DPoP proof htm does not match the request method';
   if (!sameUrl(proof.htu, request.url)) return 'DPoP proof htu does not match the request URL';
-  if (Math.abs(request.nowSec - proof.iat) > request.iatWindowSec) return 'DPoP proof iat is not recent enough';
+  if (Math.abs(request.nowSec - proof.iat) > request.iatWindowSec)
+    return 'DPoP proof iat is not recent enough';
   if (proof.ath === undefined) return 'DPoP proof ath is required with an access token';
   if (proof.ath !== request.ath) return 'DPoP proof ath does not match the access token';
   return undefined;

@@ -41,15 +41,22 @@ export function createRedisReplayStore(options: RedisReplayStoreOptions): DpopRe
   // first requests after a start are served, and a Redis that stays away costs each claim that
   // long before its 503. Each reconnection attempt fails what queued (maxRetriesPerRequest), so
   // the queue holds at most the claims of one retry interval.
-  const redis = isRedisClient(given) ? given : createRedisClient(given, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
-  if (own) redis.on('error', (err: Error) => options.logger?.warn({ err: { message: err.message } }, 'dpop replay store: redis error'));
+  const redis = isRedisClient(given)
+    ? given
+    : createRedisClient(given, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+  if (own)
+    redis.on('error', (err: Error) =>
+      options.logger?.warn({ err: { message: err.message } }, 'dpop replay store: redis error'),
+    );
   const prefix = options.keyPrefix ?? 'plantstore:dpop-jti:';
   const timeoutMs = options.timeoutMs ?? 500;
   const deadlines = new ClaimDeadlines(timeoutMs);
   return {
     claim(id, ttlMs) {
       const key = prefix + createHash('sha256').update(id).digest('base64url');
-      return deadlines.race(redis.set(key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')).then((answer) => answer === 'OK');
+      return deadlines
+        .race(redis.set(key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'))
+        .then((answer) => answer === 'OK');
     },
     async close() {
       deadlines.close();
@@ -111,7 +118,8 @@ class ClaimDeadlines {
     // loaded machine, a GC pause), this timer runs before the event loop reads Redis' answers,
     // and a claim Redis answered in time would fail. One still unanswered then is refused.
     setImmediate(() => {
-      for (const entry of overdue) if (this.#pending.delete(entry)) entry.reject(new TimeoutError('dpop jti claim'));
+      for (const entry of overdue)
+        if (this.#pending.delete(entry)) entry.reject(new TimeoutError('dpop jti claim'));
     });
   }
 

@@ -69,7 +69,10 @@ export class FallbackCheck {
       return lookup;
     } catch (err) {
       metrics.fallbackLookups.inc({ result: 'failed' });
-      this.options.logger.warn({ err: { message: (err as Error).message } }, 'revocation fallback lookup failed');
+      this.options.logger.warn(
+        { err: { message: (err as Error).message } },
+        'revocation fallback lookup failed',
+      );
       throw err;
     }
   }

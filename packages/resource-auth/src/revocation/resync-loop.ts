@@ -35,7 +35,10 @@ export interface ResyncLoopOptions<Basis> {
   map: RevocationMap;
   source: ResyncSource;
   resyncMs: number;
-  metrics: Pick<RevocationMetrics, 'resyncFailures' | 'resyncRequests' | 'resyncEntries' | 'resyncBytes' | 'expired'>;
+  metrics: Pick<
+    RevocationMetrics,
+    'resyncFailures' | 'resyncRequests' | 'resyncEntries' | 'resyncBytes' | 'expired'
+  >;
   logger: Logger;
   /** Taken just before each resync; handed to `onLoaded` when that resync succeeds. */
   basis(): Basis;
@@ -121,7 +124,13 @@ export class ResyncLoop<Basis> {
   #scheduleNext(): void {
     const { resyncMs } = this.options;
     this.#state = { kind: 'waiting' };
-    const delay = this.#failures === 0 ? resyncMs : Math.min(resyncMs, BACK_OFF_BASE_MS * 2 ** Math.min(this.#failures, BACK_OFF_MAX_DOUBLINGS));
+    const delay =
+      this.#failures === 0
+        ? resyncMs
+        : Math.min(
+            resyncMs,
+            BACK_OFF_BASE_MS * 2 ** Math.min(this.#failures, BACK_OFF_MAX_DOUBLINGS),
+          );
     this.#timer = setTimeout(() => void this.request(), delay);
     this.#timer.unref();
   }
@@ -139,7 +148,8 @@ export class ResyncLoop<Basis> {
       if (this.#state.kind === 'stopped') return false;
       metrics.resyncFailures.inc();
       const { message } = err as Error;
-      if (message !== this.#lastError) logger.warn({ err: { message } }, 'revocation resync failed; retrying');
+      if (message !== this.#lastError)
+        logger.warn({ err: { message } }, 'revocation resync failed; retrying');
       this.#lastError = message;
       return false;
     }
@@ -148,7 +158,8 @@ export class ResyncLoop<Basis> {
     this.#lastRequestedAt = requestedAt;
     this.#loaded += 1;
     this.#lastError = '';
-    if (this.#loaded === 1) logger.info({ entries: map.size, position: this.#position }, 'revocation snapshot loaded');
+    if (this.#loaded === 1)
+      logger.info({ entries: map.size, position: this.#position }, 'revocation snapshot loaded');
     this.options.onLoaded(basis);
     return true;
   }
@@ -161,7 +172,10 @@ export class ResyncLoop<Basis> {
       metrics.resyncRequests.inc({ kind: 'changes' });
       metrics.resyncBytes.inc({ kind: 'changes' }, page.bytes);
       if (page.reset) {
-        logger.warn({ position: this.#position }, 'revocation feed cannot continue from our position; loading the snapshot');
+        logger.warn(
+          { position: this.#position },
+          'revocation feed cannot continue from our position; loading the snapshot',
+        );
         this.#position = undefined;
         break;
       }

@@ -87,7 +87,9 @@ export class RevocationMap {
     if (confirmed !== undefined && (confirmed.deleted || ver < confirmed.version)) return 'revoked';
     if (this.#provisionalSize === 0) return 'valid';
     const provisional = this.#provisional.get(tenant)?.get(sub);
-    return provisional !== undefined && (provisional.deleted || ver < provisional.version) ? 'revoked' : 'valid';
+    return provisional !== undefined && (provisional.deleted || ver < provisional.version)
+      ? 'revoked'
+      : 'valid';
   }
 
   /** True when the map alone proves the token revoked (then no other source can make it valid). */
@@ -141,13 +143,21 @@ export class RevocationMap {
    * never true). Entries written during the resync stay: it may predate them. Returns how many went.
    */
   settle(epoch: number): number {
-    return this.#sweep(this.#provisional, (entry) => entry.epoch < epoch, (removed) => (this.#provisionalSize -= removed));
+    return this.#sweep(
+      this.#provisional,
+      (entry) => entry.epoch < epoch,
+      (removed) => (this.#provisionalSize -= removed),
+    );
   }
 
   /** Drops the confirmed entries whose time has passed at `now` (`performance.now()`); how many went. */
   expire(now: number): number {
     let removed = 0;
-    for (let due = this.#expiries.popDue(now); due !== undefined; due = this.#expiries.popDue(now)) {
+    for (
+      let due = this.#expiries.popDue(now);
+      due !== undefined;
+      due = this.#expiries.popDue(now)
+    ) {
       const subs = this.#confirmed.get(due.tenant);
       const entry = subs?.get(due.sub);
       // A later change pushed the entry's time back: its own item is still queued.
@@ -169,7 +179,11 @@ export class RevocationMap {
     return entry.version > version || (entry.deleted && !deleted);
   }
 
-  #sweep<T>(table: Table<T>, doomed: (entry: T) => boolean, count: (removed: number) => void): number {
+  #sweep<T>(
+    table: Table<T>,
+    doomed: (entry: T) => boolean,
+    count: (removed: number) => void,
+  ): number {
     let removed = 0;
     for (const [tenant, subs] of table) {
       for (const [sub, entry] of subs) {

@@ -25,7 +25,10 @@ export interface RevocationGauges {
  * Registers the revocation metrics on `registry`. One revocation sync per registry: prom-client
  * refuses a second metric of the same name.
  */
-export function createRevocationMetrics(registry: Registry, gauges: RevocationGauges): RevocationMetrics {
+export function createRevocationMetrics(
+  registry: Registry,
+  gauges: RevocationGauges,
+): RevocationMetrics {
   const registers = [registry];
   new Gauge({
     name: 'revocation_resync_age_seconds',
@@ -59,18 +62,45 @@ export function createRevocationMetrics(registry: Registry, gauges: RevocationGa
       this.set(gauges.entries());
     },
   });
-  const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+  const counter = <L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ) => new Counter<L>({ name, help, labelNames, registers });
   return {
-    eventsReceived: counter('revocation_events_received_total', 'Revocation events received on the Redis channel, by result (applied, unchanged, malformed)', ['result']),
-    resyncFailures: counter('revocation_resync_failures_total', 'Revocation resyncs that failed (token service unreachable, error status, malformed body)'),
-    resyncRequests: counter('revocation_resync_requests_total', 'Revocation resync requests answered, by kind (snapshot; changes: one per page of the change feed)', ['kind']),
-    resyncEntries: counter('revocation_resync_entries_total', 'Revocation entries received by resyncs, by kind (snapshot, changes); a quiet change-feed resync brings none', ['kind']),
-    resyncBytes: counter('revocation_resync_bytes_total', 'Body bytes of revocation resync answers, by kind (snapshot, changes)', ['kind']),
+    eventsReceived: counter(
+      'revocation_events_received_total',
+      'Revocation events received on the Redis channel, by result (applied, unchanged, malformed)',
+      ['result'],
+    ),
+    resyncFailures: counter(
+      'revocation_resync_failures_total',
+      'Revocation resyncs that failed (token service unreachable, error status, malformed body)',
+    ),
+    resyncRequests: counter(
+      'revocation_resync_requests_total',
+      'Revocation resync requests answered, by kind (snapshot; changes: one per page of the change feed)',
+      ['kind'],
+    ),
+    resyncEntries: counter(
+      'revocation_resync_entries_total',
+      'Revocation entries received by resyncs, by kind (snapshot, changes); a quiet change-feed resync brings none',
+      ['kind'],
+    ),
+    resyncBytes: counter(
+      'revocation_resync_bytes_total',
+      'Body bytes of revocation resync answers, by kind (snapshot, changes)',
+      ['kind'],
+    ),
     expired: counter(
       'revocation_entries_expired_total',
       'Revocation entries dropped from memory once no token they revoke can still be live (older than the token lifetime plus the skew margin)',
     ),
-    fallbacks: counter('revocation_fallbacks_total', 'Checks answered without the live map (subscription down or not yet re-synced), by verdict', ['result']),
+    fallbacks: counter(
+      'revocation_fallbacks_total',
+      'Checks answered without the live map (subscription down or not yet re-synced), by verdict',
+      ['result'],
+    ),
     fallbackLookups: counter(
       'revocation_fallback_lookups_total',
       'Principal lookups sent to the token service while the subscription was down, by result (found, not_found, failed)',

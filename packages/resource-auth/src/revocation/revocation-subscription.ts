@@ -126,13 +126,19 @@ export class RevocationSubscription {
       () => {
         if (this.#state !== subscribing) return;
         this.#state = { kind: 'subscribed' };
-        this.options.logger.info({ channel: REVOCATION_CHANNEL }, 'revocation subscription active; re-syncing');
+        this.options.logger.info(
+          { channel: REVOCATION_CHANNEL },
+          'revocation subscription active; re-syncing',
+        );
         this.#wake();
         this.options.onSubscribed();
       },
       (err: unknown) => {
         if (this.#state !== subscribing) return;
-        this.options.logger.warn({ err: { message: (err as Error).message } }, 'revocation subscribe failed; reconnecting');
+        this.options.logger.warn(
+          { err: { message: (err as Error).message } },
+          'revocation subscribe failed; reconnecting',
+        );
         redis.disconnect(true);
       },
     );
@@ -142,14 +148,21 @@ export class RevocationSubscription {
     if (this.#state.kind === 'stopped') return;
     const wasSubscribed = this.#state.kind === 'subscribed';
     this.#state = { kind: 'lost', reason };
-    if (wasSubscribed) this.options.logger.warn({ reason }, 'revocation subscription lost; checks fall back to token service lookups');
+    if (wasSubscribed)
+      this.options.logger.warn(
+        { reason },
+        'revocation subscription lost; checks fall back to token service lookups',
+      );
     this.options.onLost();
   }
 
   #onError(err: Error): void {
     if (err.message === this.#lastError) return;
     this.#lastError = err.message;
-    this.options.logger.warn({ err: { message: err.message } }, 'revocation subscriber connection error');
+    this.options.logger.warn(
+      { err: { message: err.message } },
+      'revocation subscriber connection error',
+    );
     this.#wake();
   }
 
@@ -162,7 +175,10 @@ export class RevocationSubscription {
     withTimeout(redis.ping(), Math.max(MIN_PING_TIMEOUT_MS, this.options.heartbeatMs), 'PING')
       .catch((err: unknown) => {
         if (this.#state !== sentIn) return;
-        this.options.logger.warn({ err: { message: (err as Error).message } }, 'revocation subscriber unresponsive; reconnecting');
+        this.options.logger.warn(
+          { err: { message: (err as Error).message } },
+          'revocation subscriber unresponsive; reconnecting',
+        );
         this.#lose('heartbeat');
         redis.disconnect(true);
       })

@@ -56,7 +56,10 @@ const MAX_FALLBACK_CACHE_MS = 1000;
 export function revocationSyncTimings(options: RevocationSyncOptions): RevocationSyncTimings {
   return {
     resyncMs: positive(options.resyncMs, 5000),
-    fallbackCacheMs: Math.min(positive(options.fallbackCacheMs, MAX_FALLBACK_CACHE_MS), MAX_FALLBACK_CACHE_MS),
+    fallbackCacheMs: Math.min(
+      positive(options.fallbackCacheMs, MAX_FALLBACK_CACHE_MS),
+      MAX_FALLBACK_CACHE_MS,
+    ),
     lookupTimeoutMs: positive(options.lookupTimeoutMs, 1000),
     snapshotTimeoutMs: positive(options.snapshotTimeoutMs, 5000),
     heartbeatMs: positive(options.heartbeatMs, 2000),

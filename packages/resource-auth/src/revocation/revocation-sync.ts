@@ -28,7 +28,11 @@ import { FallbackCheck } from './fallback-check.js';
 import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';
 import { RevocationSubscription, type SubscriptionState } from './revocation-subscription.js';
-import { revocationSyncTimings, type RevocationSyncConfig, type RevocationSyncOptions } from './revocation-sync-options.js';
+import {
+  revocationSyncTimings,
+  type RevocationSyncConfig,
+  type RevocationSyncOptions,
+} from './revocation-sync-options.js';
 import { ResyncLoop } from './resync-loop.js';
 import type { RevocationChecker, RevocationVerdict } from './types.js';
 
@@ -86,7 +90,11 @@ class ResourceServerRevocation implements RevocationSync {
     const timings = revocationSyncTimings(options);
     const logger = options.logger.child({ component: 'revocation' });
     const map = this.#map;
-    const client = new TokenServiceClient({ baseUrl: options.tokenServiceUrl, internalToken: options.internalToken, signal: this.#abort.signal });
+    const client = new TokenServiceClient({
+      baseUrl: options.tokenServiceUrl,
+      internalToken: options.internalToken,
+      signal: this.#abort.signal,
+    });
     const metrics = createRevocationMetrics(options.metricsRegistry ?? new Registry(), {
       resyncAgeSeconds: () => {
         const at = this.#resyncs.lastRequestedAt;
@@ -173,7 +181,12 @@ class ResourceServerRevocation implements RevocationSync {
 
   /** Live once a resync requested under the current, still confirmed subscription has completed. */
   #maybeGoLive(subscribedAtRequest: SubscriptionState | undefined): void {
-    if (this.#mode !== 'fallback' || subscribedAtRequest === undefined || subscribedAtRequest !== this.#subscription.current()) return;
+    if (
+      this.#mode !== 'fallback' ||
+      subscribedAtRequest === undefined ||
+      subscribedAtRequest !== this.#subscription.current()
+    )
+      return;
     this.#mode = 'live';
     this.#fallback.clear();
     this.#logger.info({ entries: this.#map.size }, 'revocation map live');
@@ -192,7 +205,11 @@ class ResourceServerRevocation implements RevocationSync {
     }
     const changed = this.#map.apply(entry);
     this.#metrics.eventsReceived.inc({ result: changed ? 'applied' : 'unchanged' });
-    if (changed) this.#logger.debug({ tenant: entry.tenant, sub: entry.sub, version: entry.version, deleted: entry.deleted }, 'revocation event applied');
+    if (changed)
+      this.#logger.debug(
+        { tenant: entry.tenant, sub: entry.sub, version: entry.version, deleted: entry.deleted },
+        'revocation event applied',
+      );
   }
 }
 
@@ -212,7 +229,10 @@ export function createRevocationSync(options: RevocationSyncOptions): Revocation
 }
 
 /** The revocation sync of a resource server from its configuration, its metrics on `metrics`. */
-export function revocationSyncFromConfig(config: RevocationSyncConfig, { logger, metrics }: { logger: Logger; metrics: Registry }): RevocationSync {
+export function revocationSyncFromConfig(
+  config: RevocationSyncConfig,
+  { logger, metrics }: { logger: Logger; metrics: Registry },
+): RevocationSync {
   return createRevocationSync({
     redis: redisTargetOf(config),
     tokenServiceUrl: config.TOKEN_SERVICE_INTERNAL_URL,

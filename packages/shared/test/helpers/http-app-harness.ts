@@ -22,12 +22,21 @@ import {
 import { createLogger, currentRequestId } from '../../src/logging/index.js';
 
 const lines: Array<Record<string, unknown>> = [];
-export const logger = createLogger({ name: 'http-app-test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+export const logger = createLogger({
+  name: 'http-app-test',
+  destination: {
+    write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+  },
+});
 const registry = new Registry();
 /** Which way each request reached its handlers, by request id. */
 const ways = new Map<string, 'hot' | 'express'>();
 
-type TestRequest = Parameters<NodeHandler>[0] & { id?: string; params?: Record<string, string>; body?: unknown };
+type TestRequest = Parameters<NodeHandler>[0] & {
+  id?: string;
+  params?: Record<string, string>;
+  body?: unknown;
+};
 const noteWay: NodeHandler<TestRequest> = (req, _res, next) => {
   ways.set(req.id!, 'route' in req ? 'express' : 'hot');
   next();
@@ -40,7 +49,10 @@ const failures: Record<string, NodeHandler<TestRequest>> = {
     await new Promise((resolve) => setImmediate(resolve));
     throw new Forbidden('Not yours');
   },
-  next: (_req, _res, next) => next(new Unauthorized('Who are you?', { headers: { 'www-authenticate': 'Bearer realm="test"' } })),
+  next: (_req, _res, next) =>
+    next(
+      new Unauthorized('Who are you?', { headers: { 'www-authenticate': 'Bearer realm="test"' } }),
+    ),
   zod: () => z.object({ name: z.string() }).parse({}),
   pass: (_req, _res, next) => next(),
   late: (_req, res) => {
@@ -55,7 +67,11 @@ const failOrGoOn: NodeHandler<TestRequest> = (req, res, next) => {
 const answer: NodeHandler<TestRequest> = (req, res, next) => {
   if (req.url?.includes('fail=pass') === true) return next();
   res.setHeader('cache-control', 'private');
-  sendJson(res, req.method === 'POST' ? 201 : 200, { params: req.params, body: req.body ?? null, idInContext: currentRequestId() === req.id });
+  sendJson(res, req.method === 'POST' ? 201 : 200, {
+    params: req.params,
+    body: req.body ?? null,
+    idInContext: currentRequestId() === req.id,
+  });
 };
 
 const markLayer = (_req: Request, res: Response, next: () => void) => {
@@ -67,16 +83,42 @@ export const table: RouteTable = [
   // Hot routes come first either way: this layer never runs for their paths.
   { use: [markLayer] },
   { method: 'GET', path: '/items', hot: true, handlers: [noteWay, failOrGoOn, answer] },
-  { method: 'POST', path: '/items', hot: true, handlers: [noteWay, jsonBody(), failOrGoOn, answer] },
+  {
+    method: 'POST',
+    path: '/items',
+    hot: true,
+    handlers: [noteWay, jsonBody(), failOrGoOn, answer],
+  },
   { method: 'GET', path: '/things/:id/detail', hot: true, handlers: [noteWay, failOrGoOn, answer] },
-  { method: 'POST', path: '/relay/:id', hot: true, otherMethods: 'pass', handlers: [noteWay, answer] },
-  { path: '/relay/:id', use: [(_req: Request, res: Response) => void res.status(299).json({ mounted: true })] },
-  { method: 'GET', path: '/other', handlers: [(_req: Request, res: Response) => void res.json({ other: true })] },
+  {
+    method: 'POST',
+    path: '/relay/:id',
+    hot: true,
+    otherMethods: 'pass',
+    handlers: [noteWay, answer],
+  },
+  {
+    path: '/relay/:id',
+    use: [(_req: Request, res: Response) => void res.status(299).json({ mounted: true })],
+  },
+  {
+    method: 'GET',
+    path: '/other',
+    handlers: [(_req: Request, res: Response) => void res.json({ other: true })],
+  },
   {
     method: 'GET',
     path: '/page',
-    handlers: [(req, res, next) => failOrGoOn(req as TestRequest, res, next), (req, res, next) => (req.query.end === undefined ? void res.type('html').send('<p>page</p>') : next())],
-    onError: (err: unknown, _req: Request, res: Response, _next: () => void) => void res.status(toErrorResponse(err).status).type('html').send(`<p>${(err as Error).message}</p>`),
+    handlers: [
+      (req, res, next) => failOrGoOn(req as TestRequest, res, next),
+      (req, res, next) =>
+        req.query.end === undefined ? void res.type('html').send('<p>page</p>') : next(),
+    ],
+    onError: (err: unknown, _req: Request, res: Response, _next: () => void) =>
+      void res
+        .status(toErrorResponse(err).status)
+        .type('html')
+        .send(`<p>${(err as Error).message}</p>`),
   },
 ];
 let web: WebServer;
@@ -84,7 +126,10 @@ let web: WebServer;
 /** Serves the table on a free port for the calling test file's tests. */
 export function useTestApp(): void {
   beforeAll(async () => {
-    web = await startWebServer(createHttpApp({ logger, metrics: registry, routes: table }), { port: 0, host: '127.0.0.1' });
+    web = await startWebServer(createHttpApp({ logger, metrics: registry, routes: table }), {
+      port: 0,
+      host: '127.0.0.1',
+    });
   });
   afterAll(async () => {
     await web.close(100);
@@ -99,26 +144,50 @@ interface Sent {
 
 let sentCount = 0;
 /** Sends one request with a fresh request id; resolves once its access line is written (metrics are recorded with it). */
-async function send(method: string, path: string, body?: { type: string; text: string }): Promise<Sent & { id: string }> {
+async function send(
+  method: string,
+  path: string,
+  body?: { type: string; text: string },
+): Promise<Sent & { id: string }> {
   const id = `parity-${++sentCount}`;
-  const headers: Record<string, string> = { 'x-request-id': id, ...(body ? { 'content-type': body.type } : {}) };
+  const headers: Record<string, string> = {
+    'x-request-id': id,
+    ...(body ? { 'content-type': body.type } : {}),
+  };
   const sent = await new Promise<Sent>((resolve, reject) => {
     request({ host: '127.0.0.1', port: web.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers as Record<string, string>,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     })
       .on('error', reject)
       .end(body?.text);
   });
-  for (let i = 0; i < 200 && !lines.some((l) => l.reqId === id && typeof l.responseTime === 'number'); i++) await new Promise((r) => setTimeout(r, 5));
+  for (
+    let i = 0;
+    i < 200 && !lines.some((l) => l.reqId === id && typeof l.responseTime === 'number');
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 5));
   return { ...sent, id };
 }
 
 const SERIES = /^http_requests_total\{(.*)\} (\d+)$/;
 async function counts(): Promise<Map<string, number>> {
   const text = await registry.metrics();
-  return new Map(text.split('\n').flatMap((l) => (SERIES.test(l) ? [[SERIES.exec(l)![1]!, Number(SERIES.exec(l)![2])] as const] : [])));
+  return new Map(
+    text
+      .split('\n')
+      .flatMap((l) =>
+        SERIES.test(l) ? [[SERIES.exec(l)![1]!, Number(SERIES.exec(l)![2])] as const] : [],
+      ),
+  );
 }
 
 /** Everything a client and an operator see of one request, the request id and path aside. */
@@ -126,18 +195,44 @@ export async function observe(method: string, path: string, body?: { type: strin
   const before = await counts();
   const res = await send(method, path, body);
   const after = await counts();
-  const metrics = [...after].filter(([series, n]) => n !== (before.get(series) ?? 0)).map(([series, n]) => `${series} +${n - (before.get(series) ?? 0)}`);
+  const metrics = [...after]
+    .filter(([series, n]) => n !== (before.get(series) ?? 0))
+    .map(([series, n]) => `${series} +${n - (before.get(series) ?? 0)}`);
   const logged = lines
     .filter((l) => l.reqId === res.id)
-    .map(({ time: _t, reqId: _r, responseTime: _rt, service: _s, name: _n, path: _p, req, err, ...rest }): Record<string, unknown> => ({
-      ...rest,
-      ...(req === undefined ? {} : { method: (req as { method: string }).method }),
-      ...(err === undefined ? {} : { err: (err as { message: string }).message }),
-    }));
-  const pick = ['content-type', 'content-length', 'cache-control', 'www-authenticate', 'allow', 'x-layer'];
+    .map(
+      ({
+        time: _t,
+        reqId: _r,
+        responseTime: _rt,
+        service: _s,
+        name: _n,
+        path: _p,
+        req,
+        err,
+        ...rest
+      }): Record<string, unknown> => ({
+        ...rest,
+        ...(req === undefined ? {} : { method: (req as { method: string }).method }),
+        ...(err === undefined ? {} : { err: (err as { message: string }).message }),
+      }),
+    );
+  const pick = [
+    'content-type',
+    'content-length',
+    'cache-control',
+    'www-authenticate',
+    'allow',
+    'x-layer',
+  ];
   return {
     way: ways.get(res.id) ?? 'none',
-    answer: { status: res.status, body: res.body, headers: Object.fromEntries(pick.map((h) => [h, res.headers[h]])), idEchoed: res.headers['x-request-id'] === res.id },
+    answer: {
+      status: res.status,
+      body: res.body,
+      headers: Object.fromEntries(pick.map((h) => [h, res.headers[h]])),
+      idEchoed: res.headers['x-request-id'] === res.id,
+    },
     logged,
     metrics,
   };

@@ -14,14 +14,24 @@
  * the user and the realm signed it, so a Redis dump must not yield it. AES-256-GCM under another
  * key derived from SESSION_SECRET, bound to the record's Redis key like the MAC.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '@plant/shared/api';
 
 /** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
 export class SessionStoreUnavailable extends AppError {
   constructor(options: { cause?: unknown } = {}) {
-    super(503, 'Sessions are temporarily unavailable; try again', { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
+    super(503, 'Sessions are temporarily unavailable; try again', {
+      expose: true,
+      headers: { 'retry-after': '1' },
+      cause: options.cause,
+    });
     this.name = 'SessionStoreUnavailable';
   }
 }
@@ -73,7 +83,8 @@ function unavailable(err: unknown): never {
 /** Seals and opens records: the MAC binds each to its Redis key and its expiry. */
 function recordSeal(secret: string) {
   const macKey = createHmac('sha256', secret).update('plantstore:admin:record-mac').digest();
-  const macOf = (redisKey: string, expires: string, json: string) => createHmac('sha256', macKey).update(`${redisKey}\n${expires}\n${json}`).digest();
+  const macOf = (redisKey: string, expires: string, json: string) =>
+    createHmac('sha256', macKey).update(`${redisKey}\n${expires}\n${json}`).digest();
   return {
     seal(redisKey: string, value: unknown, expiresAt: number): string {
       const json = JSON.stringify(value);
@@ -101,13 +112,20 @@ function recordSeal(secret: string) {
 
 /** Encrypts and decrypts a session's ID token, bound to the record's Redis key. */
 function idTokenBox(secret: string) {
-  const encryptionKey = createHmac('sha256', secret).update('plantstore:admin:id-token-key').digest();
+  const encryptionKey = createHmac('sha256', secret)
+    .update('plantstore:admin:id-token-key')
+    .digest();
   return {
     toRecord({ idToken, ...session }: Session, redisKey: string): SessionRecord {
       if (idToken === undefined) return session;
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv).setAAD(Buffer.from(redisKey));
-      const sealed = Buffer.concat([iv, cipher.update(idToken, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+      const sealed = Buffer.concat([
+        iv,
+        cipher.update(idToken, 'utf8'),
+        cipher.final(),
+        cipher.getAuthTag(),
+      ]);
       return { ...session, idTokenSealed: sealed.toString('base64url') };
     },
     /** The session; without its ID token when that cannot be decrypted (sign-out then asks the realm to confirm). */
@@ -116,8 +134,16 @@ function idTokenBox(secret: string) {
       const sealed = Buffer.from(idTokenSealed, 'base64url');
       if (sealed.length < 12 + 16) return session;
       try {
-        const decipher = createDecipheriv('aes-256-gcm', encryptionKey, sealed.subarray(0, 12)).setAAD(Buffer.from(redisKey)).setAuthTag(sealed.subarray(-16));
-        return { ...session, idToken: Buffer.concat([decipher.update(sealed.subarray(12, -16)), decipher.final()]).toString('utf8') };
+        const decipher = createDecipheriv('aes-256-gcm', encryptionKey, sealed.subarray(0, 12))
+          .setAAD(Buffer.from(redisKey))
+          .setAuthTag(sealed.subarray(-16));
+        return {
+          ...session,
+          idToken: Buffer.concat([
+            decipher.update(sealed.subarray(12, -16)),
+            decipher.final(),
+          ]).toString('utf8'),
+        };
       } catch {
         return session;
       }
@@ -126,10 +152,14 @@ function idTokenBox(secret: string) {
 }
 
 export function createSessionStore(redis: Redis, secret: string): SessionStore {
-  const key = (kind: string, id: string) => `${PREFIX}${kind}:${createHmac('sha256', secret).update(`${kind}:${id}`).digest('base64url')}`;
+  const key = (kind: string, id: string) =>
+    `${PREFIX}${kind}:${createHmac('sha256', secret).update(`${kind}:${id}`).digest('base64url')}`;
   const { seal, open } = recordSeal(secret);
   const { toRecord, fromRecord } = idTokenBox(secret);
-  const write = (k: string, value: unknown, ttlSeconds: number) => redis.set(k, seal(k, value, Date.now() + ttlSeconds * 1000), 'EX', ttlSeconds).catch(unavailable);
+  const write = (k: string, value: unknown, ttlSeconds: number) =>
+    redis
+      .set(k, seal(k, value, Date.now() + ttlSeconds * 1000), 'EX', ttlSeconds)
+      .catch(unavailable);
   return {
     async create(session, ttlSeconds) {
       const id = randomId();
@@ -147,7 +177,9 @@ export function createSessionStore(redis: Redis, secret: string): SessionStore {
       const k = key('session', id);
       const current = open<SessionRecord>(k, await redis.get(k).catch(unavailable));
       if (current === undefined) return;
-      await redis.set(k, seal(k, toRecord(session, k), current.expiresAt), 'KEEPTTL', 'XX').catch(unavailable);
+      await redis
+        .set(k, seal(k, toRecord(session, k), current.expiresAt), 'KEEPTTL', 'XX')
+        .catch(unavailable);
     },
     async destroy(id) {
       await redis.del(key('session', id)).catch(unavailable);

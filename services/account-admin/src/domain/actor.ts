@@ -28,8 +28,12 @@ export function canManage(actor: Actor): boolean {
 }
 
 export function assertCanManage(actor: Actor): void {
-  if (actor.type !== 'user') throw new NotAccountAdmin('A service account cannot manage service accounts; sign in as a user with the Account Admin role');
-  if (actor.role !== 'Account Admin') throw new NotAccountAdmin('Managing service accounts needs the Account Admin role');
+  if (actor.type !== 'user')
+    throw new NotAccountAdmin(
+      'A service account cannot manage service accounts; sign in as a user with the Account Admin role',
+    );
+  if (actor.role !== 'Account Admin')
+    throw new NotAccountAdmin('Managing service accounts needs the Account Admin role');
 }
 
 /** How the actor is named in `created_by` and in the audit trail. */

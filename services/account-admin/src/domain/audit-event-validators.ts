@@ -8,18 +8,27 @@ export const AUDIT_PAGE_MAX = 100;
 /** The query of `GET /audit-events` as documented; `parseAuditLimit` and `parseAuditCursor` parse it. */
 export const AuditEventsQuery = z.object({
   limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(AUDIT_PAGE_DEFAULT),
-  cursor: z.string().optional().meta({ param: { description: 'Opaque; from the Link header' } }),
+  cursor: z
+    .string()
+    .optional()
+    .meta({ param: { description: 'Opaque; from the Link header' } }),
 });
 
 // Event ids are a bigserial: positive.
-const AUDIT_CURSOR = positionCursor('before:', 'cursor is not valid; use the link of the previous page', { min: 1n });
+const AUDIT_CURSOR = positionCursor(
+  'before:',
+  'cursor is not valid; use the link of the previous page',
+  { min: 1n },
+);
 
 /** Parses `limit` (1..100, default 50) as given in a query string. */
 export function parseAuditLimit(raw: unknown): number {
   if (raw === undefined) return AUDIT_PAGE_DEFAULT;
-  if (typeof raw !== 'string' || !/^[0-9]{1,4}$/.test(raw)) throw new BadRequest(`limit must be an integer between 1 and ${AUDIT_PAGE_MAX}`);
+  if (typeof raw !== 'string' || !/^[0-9]{1,4}$/.test(raw))
+    throw new BadRequest(`limit must be an integer between 1 and ${AUDIT_PAGE_MAX}`);
   const limit = Number(raw);
-  if (limit < 1 || limit > AUDIT_PAGE_MAX) throw new BadRequest(`limit must be an integer between 1 and ${AUDIT_PAGE_MAX}`);
+  if (limit < 1 || limit > AUDIT_PAGE_MAX)
+    throw new BadRequest(`limit must be an integer between 1 and ${AUDIT_PAGE_MAX}`);
   return limit;
 }
 

@@ -5,15 +5,34 @@
 import { AppError, createError } from '@plant/shared/api';
 import type { InternalApiError } from '@plant/shared/token-service-client';
 
-export const ServiceAccountNotFound = createError('ServiceAccountNotFound', 404, 'Service account not found');
+export const ServiceAccountNotFound = createError(
+  'ServiceAccountNotFound',
+  404,
+  'Service account not found',
+);
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');
-export const NotAccountAdmin = createError('NotAccountAdmin', 403, 'Managing service accounts needs a signed-in user with the Account Admin role');
-export const CsrfRejected = createError('CsrfRejected', 403, 'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header');
-export const NotSignedIn = createError('NotSignedIn', 401, 'Authentication required: sign in to the portal or send Authorization: Bearer <access token>');
+export const NotAccountAdmin = createError(
+  'NotAccountAdmin',
+  403,
+  'Managing service accounts needs a signed-in user with the Account Admin role',
+);
+export const CsrfRejected = createError(
+  'CsrfRejected',
+  403,
+  'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header',
+);
+export const NotSignedIn = createError(
+  'NotSignedIn',
+  401,
+  'Authentication required: sign in to the portal or send Authorization: Bearer <access token>',
+);
 
 /** The token service could not be reached, timed out or failed: nothing was done (503, retry later). */
 export class TokenServiceUnavailable extends AppError {
-  constructor(message = 'The token service is temporarily unavailable; nothing was changed, try again', options: { cause?: unknown } = {}) {
+  constructor(
+    message = 'The token service is temporarily unavailable; nothing was changed, try again',
+    options: { cause?: unknown } = {},
+  ) {
     super(503, message, { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
     this.name = 'TokenServiceUnavailable';
   }
@@ -21,7 +40,10 @@ export class TokenServiceUnavailable extends AppError {
 
 /** The audit trail could not be written: the action was undone (create) or not attempted. */
 export class AuditUnavailable extends AppError {
-  constructor(message = 'The audit trail is temporarily unavailable; nothing was changed, try again', options: { cause?: unknown } = {}) {
+  constructor(
+    message = 'The audit trail is temporarily unavailable; nothing was changed, try again',
+    options: { cause?: unknown } = {},
+  ) {
     super(503, message, { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
     this.name = 'AuditUnavailable';
   }
@@ -34,6 +56,7 @@ export class AuditUnavailable extends AppError {
  */
 export function toAdminError(err: InternalApiError): Error {
   const { status } = err;
-  if (status === undefined || err.unavailable) return new TokenServiceUnavailable(undefined, { cause: err.cause ?? err });
+  if (status === undefined || err.unavailable)
+    return new TokenServiceUnavailable(undefined, { cause: err.cause ?? err });
   return new AppError(status, err.answerMessage ?? 'Request refused by the token service');
 }

@@ -46,9 +46,16 @@ function toAuditEvent(row: AuditEventRow): AuditEvent {
 }
 
 /** The caller's tenant's events, newest first; one extra row tells whether a next page exists. */
-export async function listAuditEvents(audit: AuditTrail, actor: Actor, limit: number, beforeId?: string): Promise<AuditPage> {
+export async function listAuditEvents(
+  audit: AuditTrail,
+  actor: Actor,
+  limit: number,
+  beforeId?: string,
+): Promise<AuditPage> {
   const rows = await audit.listNewestFirst(actor.tenant, limit + 1, beforeId);
   const page = rows.slice(0, limit).map(toAuditEvent);
   const last = page[page.length - 1];
-  return rows.length > limit && last ? { events: page, nextCursor: encodeAuditCursor(last.id) } : { events: page };
+  return rows.length > limit && last
+    ? { events: page, nextCursor: encodeAuditCursor(last.id) }
+    : { events: page };
 }

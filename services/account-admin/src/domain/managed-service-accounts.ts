@@ -30,11 +30,24 @@ import type {
   ServiceAccountWithSecret,
   TokenServiceClient,
 } from '@plant/shared/token-service-client';
-import type { AuditAction, AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
+import type {
+  AuditAction,
+  AuditRepository,
+  NewAuditEvent,
+} from '../data-access/audit-repository.js';
 import { actorLabel, assertCanManage, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable, ServiceAccountNotFound } from './errors.js';
-import { isKeyId, isTrustId, type AddKeyInput, type AddTrustInput } from './service-account-credential-validators.js';
-import { type CreateServiceAccountInput, isClientId, type UpdateServiceAccountInput } from './service-account-validators.js';
+import {
+  isKeyId,
+  isTrustId,
+  type AddKeyInput,
+  type AddTrustInput,
+} from './service-account-credential-validators.js';
+import {
+  type CreateServiceAccountInput,
+  isClientId,
+  type UpdateServiceAccountInput,
+} from './service-account-validators.js';
 
 export interface ServiceAccountDeps {
   tokenService: TokenServiceClient;
@@ -48,7 +61,13 @@ export function assertClientId(clientId: string): void {
   if (!isClientId(clientId)) throw new ServiceAccountNotFound();
 }
 
-export function auditEvent(actor: Actor, meta: RequestMeta, action: AuditAction, target: { client_id: string; name: string | null }, details: Record<string, unknown> = {}): NewAuditEvent {
+export function auditEvent(
+  actor: Actor,
+  meta: RequestMeta,
+  action: AuditAction,
+  target: { client_id: string; name: string | null },
+  details: Record<string, unknown> = {},
+): NewAuditEvent {
   return {
     tenant: actor.tenant,
     actorSub: actor.sub,
@@ -68,24 +87,39 @@ export function auditEvent(actor: Actor, meta: RequestMeta, action: AuditAction,
  * event is written, or the action is undone (`undo`) and the caller gets 503. An access
  * nobody can trace is worse than a refused change.
  */
-export async function recordOrUndo(deps: ServiceAccountDeps, event: NewAuditEvent, undo: () => Promise<unknown>): Promise<void> {
+export async function recordOrUndo(
+  deps: ServiceAccountDeps,
+  event: NewAuditEvent,
+  undo: () => Promise<unknown>,
+): Promise<void> {
   try {
     await deps.audit.insert(event);
   } catch (auditError) {
-    const context = { tenant: event.tenant, client_id: event.targetClientId, action: event.action, err: { message: (auditError as Error)?.message } };
+    const context = {
+      tenant: event.tenant,
+      client_id: event.targetClientId,
+      action: event.action,
+      err: { message: (auditError as Error)?.message },
+    };
     try {
       await undo();
       deps.logger.warn(context, 'audit event could not be written; the change was undone');
     } catch (err) {
       deps.onAuditWriteFailure?.();
-      deps.logger.error({ ...context, auditEvent: event, undoError: { message: (err as Error)?.message } }, 'audit event could not be written and the change could not be undone');
+      deps.logger.error(
+        { ...context, auditEvent: event, undoError: { message: (err as Error)?.message } },
+        'audit event could not be written and the change could not be undone',
+      );
     }
     throw new AuditUnavailable(undefined, { cause: auditError });
   }
 }
 
 /** For actions that already happened: a few attempts, then a replayable error log line. */
-export async function recordIrreversible(deps: ServiceAccountDeps, event: NewAuditEvent): Promise<void> {
+export async function recordIrreversible(
+  deps: ServiceAccountDeps,
+  event: NewAuditEvent,
+): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     try {
       await deps.audit.insert(event);
@@ -93,7 +127,13 @@ export async function recordIrreversible(deps: ServiceAccountDeps, event: NewAud
     } catch (err) {
       if (attempt === 3) {
         deps.onAuditWriteFailure?.();
-        deps.logger.error({ err: { message: (err as Error).message, code: (err as { code?: unknown }).code }, auditEvent: event }, 'audit event not persisted');
+        deps.logger.error(
+          {
+            err: { message: (err as Error).message, code: (err as { code?: unknown }).code },
+            auditEvent: event,
+          },
+          'audit event not persisted',
+        );
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
@@ -103,11 +143,22 @@ export async function recordIrreversible(deps: ServiceAccountDeps, event: NewAud
 
 /** The caller's tenant's service accounts (name order); anyone signed in to the tenant may list them. */
 /** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (managed-service-accounts.ts). */
-export async function createServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, input: CreateServiceAccountInput): Promise<ServiceAccountWithSecret> {
+export async function createServiceAccount(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  input: CreateServiceAccountInput,
+): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
-  const created = await deps.tokenService.createServiceAccount(actor.tenant, input.name, actorLabel(actor));
+  const created = await deps.tokenService.createServiceAccount(
+    actor.tenant,
+    input.name,
+    actorLabel(actor),
+  );
   try {
-    await deps.audit.insert(auditEvent(actor, meta, 'service_account.create', created, { role: created.role }));
+    await deps.audit.insert(
+      auditEvent(actor, meta, 'service_account.create', created, { role: created.role }),
+    );
   } catch (auditError) {
     await compensateCreate(deps, actor, created, auditError);
     throw new AuditUnavailable(undefined, { cause: auditError });
@@ -115,53 +166,108 @@ export async function createServiceAccount(deps: ServiceAccountDeps, actor: Acto
   return created;
 }
 
-async function compensateCreate(deps: ServiceAccountDeps, actor: Actor, created: ServiceAccount, auditError: unknown): Promise<void> {
-  const context = { tenant: actor.tenant, client_id: created.client_id, err: { message: (auditError as Error)?.message } };
+async function compensateCreate(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  created: ServiceAccount,
+  auditError: unknown,
+): Promise<void> {
+  const context = {
+    tenant: actor.tenant,
+    client_id: created.client_id,
+    err: { message: (auditError as Error)?.message },
+  };
   try {
     await deps.tokenService.deleteServiceAccount(actor.tenant, created.client_id);
-    deps.logger.warn(context, 'audit event could not be written; the created service account was deleted again');
+    deps.logger.warn(
+      context,
+      'audit event could not be written; the created service account was deleted again',
+    );
   } catch (err) {
     // The secret was never shown, so the account cannot be used; an operator deletes it.
     deps.onAuditWriteFailure?.();
-    deps.logger.error({ ...context, compensationError: { message: (err as Error)?.message } }, 'audit event could not be written and the created service account could not be deleted');
+    deps.logger.error(
+      { ...context, compensationError: { message: (err as Error)?.message } },
+      'audit event could not be written and the created service account could not be deleted',
+    );
   }
 }
 
-export async function listServiceAccounts(deps: ServiceAccountDeps, actor: Actor): Promise<ServiceAccount[]> {
+export async function listServiceAccounts(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+): Promise<ServiceAccount[]> {
   return deps.tokenService.listServiceAccounts(actor.tenant);
 }
 
-export async function getServiceAccount(deps: ServiceAccountDeps, actor: Actor, clientId: string): Promise<ServiceAccount> {
+export async function getServiceAccount(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  clientId: string,
+): Promise<ServiceAccount> {
   assertClientId(clientId);
   return deps.tokenService.getServiceAccount(actor.tenant, clientId);
 }
 
 /** Every credential of the account (the secret only as its dates): readable by every role, like the account itself. */
-export async function getServiceAccountCredentials(deps: ServiceAccountDeps, actor: Actor, clientId: string): Promise<ServiceAccountCredentials> {
+export async function getServiceAccountCredentials(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  clientId: string,
+): Promise<ServiceAccountCredentials> {
   assertClientId(clientId);
   return deps.tokenService.getCredentials(actor.tenant, clientId);
 }
 
 /** Changes the role, grants and/or the DPoP requirement; the audit event records each change as from/to. */
-export async function updateServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, input: UpdateServiceAccountInput): Promise<ServiceAccount> {
+export async function updateServiceAccount(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+  input: UpdateServiceAccountInput,
+): Promise<ServiceAccount> {
   assertCanManage(actor);
   assertClientId(clientId);
   const change: ServiceAccountChange = {};
   if (input.role !== undefined) change.role = input.role;
-  if (input.grants !== undefined) change.grants = input.grants.map((g) => ({ tag: g.tag, permission: g.permission }));
-  if (input.dpop_bound_access_tokens !== undefined) change.dpop_bound_access_tokens = input.dpop_bound_access_tokens;
+  if (input.grants !== undefined)
+    change.grants = input.grants.map((g) => ({ tag: g.tag, permission: g.permission }));
+  if (input.dpop_bound_access_tokens !== undefined)
+    change.dpop_bound_access_tokens = input.dpop_bound_access_tokens;
   const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const updated = await deps.tokenService.updateServiceAccount(actor.tenant, clientId, change, actorLabel(actor));
+  const updated = await deps.tokenService.updateServiceAccount(
+    actor.tenant,
+    clientId,
+    change,
+    actorLabel(actor),
+  );
   const details: Record<string, unknown> = {};
   if (change.role !== undefined) details.role = { from: before.role, to: updated.role };
-  if (change.grants !== undefined) details.grants = { from: before.grants.map((g) => g.tag), to: updated.grants.map((g) => g.tag) };
-  if (change.dpop_bound_access_tokens !== undefined) details.dpop_bound_access_tokens = { from: before.dpop_bound_access_tokens, to: updated.dpop_bound_access_tokens };
-  await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.update', updated, details));
+  if (change.grants !== undefined)
+    details.grants = {
+      from: before.grants.map((g) => g.tag),
+      to: updated.grants.map((g) => g.tag),
+    };
+  if (change.dpop_bound_access_tokens !== undefined)
+    details.dpop_bound_access_tokens = {
+      from: before.dpop_bound_access_tokens,
+      to: updated.dpop_bound_access_tokens,
+    };
+  await recordIrreversible(
+    deps,
+    auditEvent(actor, meta, 'service_account.update', updated, details),
+  );
   return updated;
 }
 
 /** A new secret (the old one stops working); returned even when the audit event could not be written. */
-export async function resetServiceAccountSecret(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string): Promise<ServiceAccountWithSecret> {
+export async function resetServiceAccountSecret(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
   assertClientId(clientId);
   const reset = await deps.tokenService.resetSecret(actor.tenant, clientId, actorLabel(actor));
@@ -175,19 +281,43 @@ export async function resetServiceAccountSecret(deps: ServiceAccountDeps, actor:
  * access again, so it is undone when the trail cannot record it. Asking for the state the
  * account has changes nothing and records nothing.
  */
-export async function setServiceAccountDisabled(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, disabled: boolean): Promise<ServiceAccount> {
+export async function setServiceAccountDisabled(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+  disabled: boolean,
+): Promise<ServiceAccount> {
   assertCanManage(actor);
   assertClientId(clientId);
   const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   if (before.disabled === disabled) return before;
-  const after = await deps.tokenService.setDisabled(actor.tenant, clientId, disabled, actorLabel(actor));
-  const event = auditEvent(actor, meta, disabled ? 'service_account.disable' : 'service_account.enable', after);
+  const after = await deps.tokenService.setDisabled(
+    actor.tenant,
+    clientId,
+    disabled,
+    actorLabel(actor),
+  );
+  const event = auditEvent(
+    actor,
+    meta,
+    disabled ? 'service_account.disable' : 'service_account.enable',
+    after,
+  );
   if (disabled) await recordIrreversible(deps, event);
-  else await recordOrUndo(deps, event, () => deps.tokenService.setDisabled(actor.tenant, clientId, true, actorLabel(actor)));
+  else
+    await recordOrUndo(deps, event, () =>
+      deps.tokenService.setDisabled(actor.tenant, clientId, true, actorLabel(actor)),
+    );
   return after;
 }
 
-export async function deleteServiceAccount(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string): Promise<void> {
+export async function deleteServiceAccount(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+): Promise<void> {
   assertCanManage(actor);
   assertClientId(clientId);
   // Read first: the audit trail names what was deleted, and an unknown id is a 404 before any change.
@@ -197,29 +327,64 @@ export async function deleteServiceAccount(deps: ServiceAccountDeps, actor: Acto
 }
 
 /** A public key for private_key_jwt; audited, or removed again when the audit trail cannot take it. */
-export async function addServiceAccountKey(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, input: AddKeyInput): Promise<ServiceAccountKey> {
+export async function addServiceAccountKey(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+  input: AddKeyInput,
+): Promise<ServiceAccountKey> {
   assertCanManage(actor);
   assertClientId(clientId);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const key = await deps.tokenService.addKey(actor.tenant, clientId, input.jwk !== undefined ? { jwk: input.jwk } : { pem: input.pem! }, actorLabel(actor));
+  const key = await deps.tokenService.addKey(
+    actor.tenant,
+    clientId,
+    input.jwk !== undefined ? { jwk: input.jwk } : { pem: input.pem! },
+    actorLabel(actor),
+  );
   const details = { key: { id: key.id, alg: key.alg, thumbprint: key.thumbprint } };
-  await recordOrUndo(deps, auditEvent(actor, meta, 'service_account.key_add', account, details), () => deps.tokenService.removeKey(actor.tenant, clientId, key.id));
+  await recordOrUndo(
+    deps,
+    auditEvent(actor, meta, 'service_account.key_add', account, details),
+    () => deps.tokenService.removeKey(actor.tenant, clientId, key.id),
+  );
   return key;
 }
 
 /** A trusted workload; audited, or removed again when the audit trail cannot take it. */
-export async function addServiceAccountTrust(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, input: AddTrustInput): Promise<ServiceAccountTrust> {
+export async function addServiceAccountTrust(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+  input: AddTrustInput,
+): Promise<ServiceAccountTrust> {
   assertCanManage(actor);
   assertClientId(clientId);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const trust = await deps.tokenService.addTrust(actor.tenant, clientId, { issuer: input.issuer, subject: input.subject, audience: input.audience }, actorLabel(actor));
-  const details = { trust: { id: trust.id, issuer: trust.issuer, subject: trust.subject, audience: trust.audience } };
-  await recordOrUndo(deps, auditEvent(actor, meta, 'service_account.trust_add', account, details), () => deps.tokenService.removeTrust(actor.tenant, clientId, trust.id));
+  const trust = await deps.tokenService.addTrust(
+    actor.tenant,
+    clientId,
+    { issuer: input.issuer, subject: input.subject, audience: input.audience },
+    actorLabel(actor),
+  );
+  const details = {
+    trust: { id: trust.id, issuer: trust.issuer, subject: trust.subject, audience: trust.audience },
+  };
+  await recordOrUndo(
+    deps,
+    auditEvent(actor, meta, 'service_account.trust_add', account, details),
+    () => deps.tokenService.removeTrust(actor.tenant, clientId, trust.id),
+  );
   return trust;
 }
 
 /** What to remove: a key, a trusted workload, or the secret. */
-export type RemovedCredential = { kind: 'key'; id: string } | { kind: 'trust'; id: string } | { kind: 'secret' };
+export type RemovedCredential =
+  | { kind: 'key'; id: string }
+  | { kind: 'trust'; id: string }
+  | { kind: 'secret' };
 
 const NOT_FOUND = { key: 'Key not found', trust: 'Trust not found' } as const;
 
@@ -229,25 +394,45 @@ const NOT_FOUND = { key: 'Key not found', trust: 'Trust not found' } as const;
  * unknown id is a 404 before any change; the event is then retried, as for every irreversible
  * action.
  */
-export async function removeServiceAccountCredential(deps: ServiceAccountDeps, actor: Actor, meta: RequestMeta, clientId: string, removed: RemovedCredential): Promise<void> {
+export async function removeServiceAccountCredential(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+  removed: RemovedCredential,
+): Promise<void> {
   assertCanManage(actor);
   assertClientId(clientId);
-  if (removed.kind !== 'secret' && !(removed.kind === 'key' ? isKeyId : isTrustId)(removed.id)) throw new NotFound(NOT_FOUND[removed.kind]);
+  if (removed.kind !== 'secret' && !(removed.kind === 'key' ? isKeyId : isTrustId)(removed.id))
+    throw new NotFound(NOT_FOUND[removed.kind]);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const { tenant } = actor;
   if (removed.kind === 'secret') {
     await deps.tokenService.removeSecret(tenant, clientId);
-    await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.secret_remove', account));
+    await recordIrreversible(
+      deps,
+      auditEvent(actor, meta, 'service_account.secret_remove', account),
+    );
     return;
   }
   const credentials = await deps.tokenService.getCredentials(tenant, clientId);
   if (removed.kind === 'key') {
     const key = credentials.keys.find((k) => k.id === removed.id);
     await deps.tokenService.removeKey(tenant, clientId, removed.id);
-    await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.key_remove', account, { key: { id: removed.id, alg: key?.alg ?? null } }));
+    await recordIrreversible(
+      deps,
+      auditEvent(actor, meta, 'service_account.key_remove', account, {
+        key: { id: removed.id, alg: key?.alg ?? null },
+      }),
+    );
     return;
   }
   const trust = credentials.trusts.find((t) => t.id === removed.id);
   await deps.tokenService.removeTrust(tenant, clientId, removed.id);
-  await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.trust_remove', account, { trust: { id: removed.id, issuer: trust?.issuer ?? null, subject: trust?.subject ?? null } }));
+  await recordIrreversible(
+    deps,
+    auditEvent(actor, meta, 'service_account.trust_remove', account, {
+      trust: { id: removed.id, issuer: trust?.issuer ?? null, subject: trust?.subject ?? null },
+    }),
+  );
 }

@@ -14,11 +14,22 @@ import { TokenServiceUnavailable } from './errors.js';
 export type { PendingSignIn, Session, SessionStore } from '../data-access/session-store.js';
 
 export function actorFromSession(session: Session): Actor {
-  return { tenant: session.tenant, sub: session.sub, email: session.email, type: 'user', role: session.role, via: 'session' };
+  return {
+    tenant: session.tenant,
+    sub: session.sub,
+    email: session.email,
+    type: 'user',
+    role: session.role,
+    via: 'session',
+  };
 }
 
 /** Opens a session for a user who just signed in (its role just confirmed); returns its new id. */
-export function openSession(store: SessionStore, user: Omit<Session, 'checkedAt' | 'createdAt'>, ttlSeconds: number): Promise<string> {
+export function openSession(
+  store: SessionStore,
+  user: Omit<Session, 'checkedAt' | 'createdAt'>,
+  ttlSeconds: number,
+): Promise<string> {
   const now = Date.now();
   return store.create({ ...user, checkedAt: now, createdAt: now }, ttlSeconds);
 }
@@ -32,13 +43,21 @@ export interface LoadSessionDeps {
 }
 
 /** The session with this id, its role re-confirmed at most every ROLE_RECHECK_MS; undefined when there is none (any more). */
-export async function loadSession({ store, tokenService }: LoadSessionDeps, id: string): Promise<Session | undefined> {
+export async function loadSession(
+  { store, tokenService }: LoadSessionDeps,
+  id: string,
+): Promise<Session | undefined> {
   const session = await store.get(id);
   if (session === undefined) return undefined;
   if (Date.now() - session.checkedAt < ROLE_RECHECK_MS) return session;
   try {
     const user = await tokenService.getUser(session.tenant, session.sub);
-    const refreshed: Session = { ...session, role: user.role, email: user.email, checkedAt: Date.now() };
+    const refreshed: Session = {
+      ...session,
+      role: user.role,
+      email: user.email,
+      checkedAt: Date.now(),
+    };
     await store.update(id, refreshed);
     return refreshed;
   } catch (err) {
@@ -60,11 +79,18 @@ export async function endSession(store: SessionStore, id: string): Promise<void>
 export const SIGN_IN_TTL_SECONDS = 600;
 
 /** Remembers a started sign-in under its OAuth `state` until the callback takes it. */
-export async function savePendingSignIn(store: SessionStore, state: string, pending: PendingSignIn): Promise<void> {
+export async function savePendingSignIn(
+  store: SessionStore,
+  state: string,
+  pending: PendingSignIn,
+): Promise<void> {
   await store.savePendingSignIn(state, pending, SIGN_IN_TTL_SECONDS);
 }
 
 /** The sign-in started under this `state`, removed as it is read: a state is good for one callback only. */
-export function takePendingSignIn(store: SessionStore, state: string): Promise<PendingSignIn | undefined> {
+export function takePendingSignIn(
+  store: SessionStore,
+  state: string,
+): Promise<PendingSignIn | undefined> {
   return store.takePendingSignIn(state);
 }

@@ -20,7 +20,9 @@ export function isClientId(value: string): boolean {
 }
 
 /** The `{client_id}` of the service-account paths as documented; `isClientId` is its check. */
-export const ServiceAccountPath = z.object({ client_id: z.string().max(CLIENT_ID_MAX).regex(CLIENT_ID) });
+export const ServiceAccountPath = z.object({
+  client_id: z.string().max(CLIENT_ID_MAX).regex(CLIENT_ID),
+});
 
 /** A required text field whose absence reads "<field> is required". */
 export function requiredText(field: string, max: number) {
@@ -35,19 +37,29 @@ export function requiredName(field: string, max: number) {
 function required(field: string, text: ReturnType<typeof boundedText>) {
   // The document describes a pipe by its input side: carry the text's bounds over to it.
   return z
-    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? `${field} is required` : `${field} must be a string`,
+    })
     .pipe(text)
     .meta(text.meta() ?? {});
 }
 
 /** The error of a strict body: its unknown fields named, or that it must be an object of this shape. */
 export function unknownFieldMessage(shape: string) {
-  return (issue: { code?: string; keys?: string[] }) => (issue.code === 'unrecognized_keys' ? `Unknown field ${(issue.keys ?? []).map((k) => `"${k}"`).join(', ')}; the body is ${shape}` : `Body must be a JSON object ${shape}`);
+  return (issue: { code?: string; keys?: string[] }) =>
+    issue.code === 'unrecognized_keys'
+      ? `Unknown field ${(issue.keys ?? []).map((k) => `"${k}"`).join(', ')}; the body is ${shape}`
+      : `Body must be a JSON object ${shape}`;
 }
 
 export const CreateServiceAccountBody = z
   .strictObject(
-    { name: requiredName('name', SERVICE_ACCOUNT_NAME_MAX).meta({ description: `Unique in the tenant, compared case-insensitively and by look-alike characters (Unicode TR39 skeleton of the NFKC form). ${NAME_RULE}` }) },
+    {
+      name: requiredName('name', SERVICE_ACCOUNT_NAME_MAX).meta({
+        description: `Unique in the tenant, compared case-insensitively and by look-alike characters (Unicode TR39 skeleton of the NFKC form). ${NAME_RULE}`,
+      }),
+    },
     { error: unknownFieldMessage('{name}') },
   )
   .meta({ id: 'NewServiceAccount' });
@@ -68,17 +80,28 @@ export const UpdateServiceAccountBody = z
     {
       role: ServiceAccountRoleSchema.optional(),
       // Grants are strict {tag, permission: "edit"}: equal items are exactly repeated tags.
-      grants: grantsSchema(GrantBody).meta({ uniqueItems: true, description: 'Replaces the grants; tags unique' }).optional(),
+      grants: grantsSchema(GrantBody)
+        .meta({ uniqueItems: true, description: 'Replaces the grants; tags unique' })
+        .optional(),
       dpop_bound_access_tokens: z
         .boolean({ error: 'dpop_bound_access_tokens must be true or false' })
-        .meta({ description: 'Require sender-constrained tokens (DPoP, RFC 9449): the account then gets tokens only with a DPoP proof, bound to its key' })
+        .meta({
+          description:
+            'Require sender-constrained tokens (DPoP, RFC 9449): the account then gets tokens only with a DPoP proof, bound to its key',
+        })
         .optional(),
     },
     { error: unknownFieldMessage('{role?, grants?, dpop_bound_access_tokens?}') },
   )
-  .refine((body) => body.role !== undefined || body.grants !== undefined || body.dpop_bound_access_tokens !== undefined, {
-    error: 'role, grants or dpop_bound_access_tokens is required',
-  })
+  .refine(
+    (body) =>
+      body.role !== undefined ||
+      body.grants !== undefined ||
+      body.dpop_bound_access_tokens !== undefined,
+    {
+      error: 'role, grants or dpop_bound_access_tokens is required',
+    },
+  )
   // The refinement in JSON Schema terms: with only these fields allowed, one of them.
   .meta({ id: 'ServiceAccountChange', minProperties: 1 });
 export type UpdateServiceAccountInput = z.output<typeof UpdateServiceAccountBody>;

@@ -38,7 +38,9 @@ export class CookieJar {
   header(url: string): string {
     const path = new URL(url).pathname;
     return [...this.cookies.values()]
-      .filter((c) => path === c.path || path.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
+      .filter(
+        (c) => path === c.path || path.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`),
+      )
       .map((c) => `${c.name}=${c.value}`)
       .join('; ');
   }
@@ -64,7 +66,11 @@ export async function send(jar: CookieJar, url: string, init: RequestInit = {}):
 }
 
 /** Follows redirects (GET) until `stop(url)` says so or a non-redirect answer; returns the last response and URL. */
-export async function follow(jar: CookieJar, start: string, stop: (url: string) => boolean = () => false): Promise<{ res: Response; url: string }> {
+export async function follow(
+  jar: CookieJar,
+  start: string,
+  stop: (url: string) => boolean = () => false,
+): Promise<{ res: Response; url: string }> {
   let url = start;
   for (let hops = 0; hops < 15; hops += 1) {
     if (stop(url)) return { res: new Response(null, { status: 204 }), url };
@@ -78,17 +84,28 @@ export async function follow(jar: CookieJar, start: string, stop: (url: string) 
 }
 
 /** Fills in the token service's sign-in form; returns where it redirects to. */
-export async function submitSignInForm(jar: CookieJar, formPageUrl: string, page: string, user: TestUser): Promise<string> {
+export async function submitSignInForm(
+  jar: CookieJar,
+  formPageUrl: string,
+  page: string,
+  user: TestUser,
+): Promise<string> {
   const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
   const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!action || !csrf) throw new Error(`no sign-in form at ${formPageUrl}:\n${page.slice(0, 500)}`);
+  if (!action || !csrf)
+    throw new Error(`no sign-in form at ${formPageUrl}:\n${page.slice(0, 500)}`);
   const res = await send(jar, new URL(action.replace(/&amp;/g, '&'), formPageUrl).href, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrf.replace(/&amp;/g, '&'), email: user.email, password: user.password }).toString(),
+    body: new URLSearchParams({
+      csrf: csrf.replace(/&amp;/g, '&'),
+      email: user.email,
+      password: user.password,
+    }).toString(),
   });
   const location = res.headers.get('location');
-  if (res.status !== 303 && res.status !== 302) throw new Error(`sign-in form answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  if (res.status !== 303 && res.status !== 302)
+    throw new Error(`sign-in form answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   return new URL(location!, formPageUrl).href;
 }
 
@@ -101,13 +118,20 @@ export interface PortalSession {
 }
 
 /** Signs in to the portal as a browser does: /login → realm sign-in form → /auth/callback. */
-export async function signIn(portalUrl: string, tenant: string, user: TestUser): Promise<PortalSession> {
+export async function signIn(
+  portalUrl: string,
+  tenant: string,
+  user: TestUser,
+): Promise<PortalSession> {
   const jar = new CookieJar();
   const { res: formRes, url: formUrl } = await follow(jar, `${portalUrl}/login?tenant=${tenant}`);
   if (formRes.status !== 200) throw new Error(`sign-in form: ${formRes.status} at ${formUrl}`);
   const next = await submitSignInForm(jar, formUrl, await formRes.text(), user);
   const { res: landing, url: landingUrl } = await follow(jar, next);
-  if (landing.status !== 200 || !landingUrl.startsWith(portalUrl)) throw new Error(`sign-in ended at ${landingUrl} with ${landing.status}: ${(await landing.text()).slice(0, 300)}`);
+  if (landing.status !== 200 || !landingUrl.startsWith(portalUrl))
+    throw new Error(
+      `sign-in ended at ${landingUrl} with ${landing.status}: ${(await landing.text()).slice(0, 300)}`,
+    );
   await landing.arrayBuffer().catch(() => undefined);
   const csrf = jar.get('csrf_token');
   if (!csrf) throw new Error('no csrf_token cookie after sign-in');
@@ -115,7 +139,11 @@ export async function signIn(portalUrl: string, tenant: string, user: TestUser):
     jar,
     csrf,
     cookie: () => jar.header(`${portalUrl}/`),
-    headers: (extra = {}) => ({ cookie: jar.header(`${portalUrl}/`), 'x-csrf-token': csrf, ...extra }),
+    headers: (extra = {}) => ({
+      cookie: jar.header(`${portalUrl}/`),
+      'x-csrf-token': csrf,
+      ...extra,
+    }),
   };
 }
 
@@ -123,7 +151,12 @@ export async function signIn(portalUrl: string, tenant: string, user: TestUser):
  * A user's access token for the account-admin API (aud ACCOUNT_ADMIN_AUDIENCE): the
  * portal client's authorization code + PKCE flow with `resource`, as a CLI tool would run it.
  */
-export async function userAccessToken(authUrl: string, portalUrl: string, tenant: string, user: TestUser): Promise<string> {
+export async function userAccessToken(
+  authUrl: string,
+  portalUrl: string,
+  tenant: string,
+  user: TestUser,
+): Promise<string> {
   const jar = new CookieJar();
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -148,19 +181,36 @@ export async function userAccessToken(authUrl: string, portalUrl: string, tenant
   const res = await fetch(`${realm}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'portal', code_verifier: verifier, resource: ACCOUNT_ADMIN_AUDIENCE }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: 'portal',
+      code_verifier: verifier,
+      resource: ACCOUNT_ADMIN_AUDIENCE,
+    }).toString(),
   });
   const body = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !body.access_token) throw new Error(`token exchange: ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || !body.access_token)
+    throw new Error(`token exchange: ${res.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
 /** A service account's Plant Store token with the client credentials grant. */
-export async function clientCredentialsToken(authUrl: string, tenant: string, clientId: string, secret: string): Promise<Response> {
+export async function clientCredentialsToken(
+  authUrl: string,
+  tenant: string,
+  clientId: string,
+  secret: string,
+): Promise<Response> {
   return fetch(`${authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+    }).toString(),
   });
 }
 
@@ -168,10 +218,16 @@ export async function clientCredentialsToken(authUrl: string, tenant: string, cl
  * The portal's sign-in up to its callback, not following it: the jar of the browser that
  * started it and the callback URL the token service sent that browser to.
  */
-export async function signInUntilCallback(portalUrl: string, loginQuery: string, user: TestUser): Promise<{ jar: CookieJar; callback: string }> {
+export async function signInUntilCallback(
+  portalUrl: string,
+  loginQuery: string,
+  user: TestUser,
+): Promise<{ jar: CookieJar; callback: string }> {
   const jar = new CookieJar();
   const { res: formRes, url: formUrl } = await follow(jar, `${portalUrl}/login?${loginQuery}`);
   const next = await submitSignInForm(jar, formUrl, await formRes.text(), user);
-  const { url: callback } = await follow(jar, next, (url) => url.startsWith(`${portalUrl}/auth/callback`));
+  const { url: callback } = await follow(jar, next, (url) =>
+    url.startsWith(`${portalUrl}/auth/callback`),
+  );
   return { jar, callback };
 }

@@ -20,7 +20,13 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -39,13 +45,20 @@ export interface BrowserFixture {
  * started before its tests and closed after them. `onStart` hands them to the file's own
  * variables and arranges what the file needs (tenants, users).
  */
-export function useBrowser(options: PlatformOptions, onStart: (started: BrowserFixture) => void | Promise<void>): void {
+export function useBrowser(
+  options: PlatformOptions,
+  onStart: (started: BrowserFixture) => void | Promise<void>,
+): void {
   let started: Partial<BrowserFixture> = {};
   beforeAll(async () => {
     const platform = await startTokenService(options);
     started = { platform };
     const browser = await launchBrowser();
-    started = { platform, browser, page: await (await browser.newContext({ viewport: VIEWPORT })).newPage() };
+    started = {
+      platform,
+      browser,
+      page: await (await browser.newContext({ viewport: VIEWPORT })).newPage(),
+    };
     await onStart(started as BrowserFixture);
   }, 120_000);
   afterAll(async () => {
@@ -65,7 +78,12 @@ export interface Where {
 }
 
 /** The tenant picker, then the realm's sign-in form, back at the Service accounts page. */
-export async function signInThroughPortal(p: Page, { portalUrl, authUrl, tenant }: Where, user: { email: string; password: string }, prefix?: string): Promise<void> {
+export async function signInThroughPortal(
+  p: Page,
+  { portalUrl, authUrl, tenant }: Where,
+  user: { email: string; password: string },
+  prefix?: string,
+): Promise<void> {
   await p.goto(`${portalUrl}/`);
   if (prefix) await shot(p, `${prefix}-1-tenant-picker`);
   await p.getByLabel('Account name').fill(tenant);
@@ -95,10 +113,15 @@ export async function tabTo(p: Page, name: string, { back = false, max = 40 } = 
     await p.keyboard.press(back ? 'Shift+Tab' : 'Tab');
     if ((await focused(p)).name === name) return;
   }
-  throw new Error(`no "${name}" within ${max} presses of ${back ? 'Shift+Tab' : 'Tab'}; focus is on ${JSON.stringify(await focused(p))}`);
+  throw new Error(
+    `no "${name}" within ${max} presses of ${back ? 'Shift+Tab' : 'Tab'}; focus is on ${JSON.stringify(await focused(p))}`,
+  );
 }
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
 
 export interface AxeFinding {
   id: string;
@@ -115,13 +138,30 @@ export interface AxeFinding {
 export async function axeFindings(p: Page): Promise<AxeFinding[]> {
   await p.evaluate(AXE_SOURCE);
   const results = (await p.evaluate(() =>
-    (window as unknown as { axe: { run(ctx: Document, options: object): Promise<unknown> } }).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    (
+      window as unknown as { axe: { run(ctx: Document, options: object): Promise<unknown> } }
+    ).axe.run(document, {
+      runOnly: {
+        type: 'tag',
+        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
+      },
     }),
-  )) as { violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> };
+  )) as {
+    violations: Array<{
+      id: string;
+      impact: string | null;
+      help: string;
+      nodes: Array<{ target: unknown[] }>;
+    }>;
+  };
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact!, help: v.help, targets: v.nodes.map((n) => n.target.map(String).join(' ')) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact!,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.map(String).join(' ')),
+    }));
 }
 
 /** No serious or critical axe finding on the page; `what` names the page in the failure. */

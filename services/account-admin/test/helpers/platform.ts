@@ -5,8 +5,20 @@
  * Account Admin, a View user and an Edit user.
  */
 import { startWebServer, type WebServer } from '@plant/shared/http';
-import { captureLogs, startPlatform, TEST_REDIS_URL, uniqueName, USER_PASSWORD, type Platform, type PlatformOptions } from '@plant/test-kit';
-import { createAccountAdmin, type AccountAdmin, type AccountAdminOptions } from '../../src/account-admin.js';
+import {
+  captureLogs,
+  startPlatform,
+  TEST_REDIS_URL,
+  uniqueName,
+  USER_PASSWORD,
+  type Platform,
+  type PlatformOptions,
+} from '@plant/test-kit';
+import {
+  createAccountAdmin,
+  type AccountAdmin,
+  type AccountAdminOptions,
+} from '../../src/account-admin.js';
 import { loadAccountAdminConfig } from '../../src/config.js';
 import { signIn, type PortalSession, type TestUser } from './browser-client.js';
 
@@ -14,7 +26,12 @@ export { ACCOUNT_ADMIN_AUDIENCE, PLANT_STORE_AUDIENCE, type Platform } from '@pl
 
 /** The token service (and what else `options` asks for); account-admin logs at debug, so secret scans see every line. */
 export function startTokenService(options: PlatformOptions = {}): Promise<Platform> {
-  return startPlatform({ plantStores: 0, redisUrl: TEST_REDIS_URL, ...options, serviceEnv: { 'account-admin': { LOG_LEVEL: 'debug' }, ...options.serviceEnv } });
+  return startPlatform({
+    plantStores: 0,
+    redisUrl: TEST_REDIS_URL,
+    ...options,
+    serviceEnv: { 'account-admin': { LOG_LEVEL: 'debug' }, ...options.serviceEnv },
+  });
 }
 
 export interface TestTenant {
@@ -30,7 +47,12 @@ export async function createTenant(platform: Platform): Promise<TestTenant> {
   const user = (email: string) => ({ email, password: USER_PASSWORD });
   await platform.createUser(tenant, 'View', `viewer@${tenant}.test`);
   await platform.createUser(tenant, 'Edit', `editor@${tenant}.test`);
-  return { tenant, admin: user(`admin@${tenant}.test`), viewer: user(`viewer@${tenant}.test`), editor: user(`editor@${tenant}.test`) };
+  return {
+    tenant,
+    admin: user(`admin@${tenant}.test`),
+    viewer: user(`viewer@${tenant}.test`),
+    editor: user(`editor@${tenant}.test`),
+  };
 }
 
 export interface PortalHandle {
@@ -50,8 +72,17 @@ export interface PortalOptions extends AccountAdminOptions {
 }
 
 /** account-admin in-process with the environment its process would get, logs captured for secret scans. */
-export async function startPortal(platform: Platform, { port = Number(new URL(platform.portalUrl).port), env = {}, ...options }: PortalOptions = {}): Promise<PortalHandle> {
-  const config = loadAccountAdminConfig(platform.envOf('account-admin', { PORT: String(port), PORTAL_URL: `http://127.0.0.1:${port}`, ...env }));
+export async function startPortal(
+  platform: Platform,
+  { port = Number(new URL(platform.portalUrl).port), env = {}, ...options }: PortalOptions = {},
+): Promise<PortalHandle> {
+  const config = loadAccountAdminConfig(
+    platform.envOf('account-admin', {
+      PORT: String(port),
+      PORTAL_URL: `http://127.0.0.1:${port}`,
+      ...env,
+    }),
+  );
   const { logger, lines: logs } = captureLogs('account-admin', config.LOG_LEVEL);
   const service = createAccountAdmin(config, logger, options);
   await service.start();

@@ -6,10 +6,19 @@
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import { uniqueName } from '@plant/test-kit';
 import type { PortalSession } from './browser-client.js';
-import { startSignedInPortal, type Platform, type PortalHandle, type PortalOptions, type SignedInPortal, type TestTenant } from './platform.js';
+import {
+  startSignedInPortal,
+  type Platform,
+  type PortalHandle,
+  type PortalOptions,
+  type SignedInPortal,
+  type TestTenant,
+} from './platform.js';
 
 /** A timestamp as the API writes it. */
-export const ISO: ReturnType<typeof expect.stringMatching> = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+export const ISO: ReturnType<typeof expect.stringMatching> = expect.stringMatching(
+  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/,
+);
 
 export interface CallOptions {
   /** Sent as JSON (with its content-type) when given. */
@@ -31,10 +40,19 @@ export class SignedInApi implements SignedInPortal {
   }
 
   /** A call as `session` (its cookie and CSRF header), or with no session only `headers`. */
-  call(session: PortalSession | undefined, method: string, path: string, { body, headers = {} }: CallOptions = {}): Promise<Response> {
+  call(
+    session: PortalSession | undefined,
+    method: string,
+    path: string,
+    { body, headers = {} }: CallOptions = {},
+  ): Promise<Response> {
     return this.api(path, {
       method,
-      headers: { ...(session ? session.headers() : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        ...(session ? session.headers() : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   }
@@ -44,12 +62,17 @@ export class SignedInApi implements SignedInPortal {
   }
 
   asBearer(token: string, method: string, path: string, body?: unknown): Promise<Response> {
-    return this.call(undefined, method, path, { body, headers: { authorization: `Bearer ${token}` } });
+    return this.call(undefined, method, path, {
+      body,
+      headers: { authorization: `Bearer ${token}` },
+    });
   }
 
   /** Creates a service account named `uniqueName(prefix)` as the admin; its answer, secret included. */
   async createAccount(prefix: string): Promise<Record<string, string>> {
-    return (await (await this.asAdminSession('POST', '/service-accounts', { name: uniqueName(prefix) })).json()) as Record<string, string>;
+    return (await (
+      await this.asAdminSession('POST', '/service-accounts', { name: uniqueName(prefix) })
+    ).json()) as Record<string, string>;
   }
 
   /** The newest 100 audit events `session` may read. */

@@ -10,7 +10,10 @@ export interface PlantRow {
 
 export interface PlantRepository {
   /** Stores a plant; false (nothing stored) when the tenant already has this id. */
-  insert(tenant: string, plant: { id: string; name: string; tag?: string | undefined }): Promise<boolean>;
+  insert(
+    tenant: string,
+    plant: { id: string; name: string; tag?: string | undefined },
+  ): Promise<boolean>;
   /** Up to `take` plants of the tenant with an id above `afterId` (all when absent), ascending by id. */
   listAfter(tenant: string, afterId: string | undefined, take: number): Promise<PlantRow[]>;
   /** Resolves when the database answers (readiness). */
@@ -37,7 +40,10 @@ const INSERT = {
 };
 
 /** `namedStatements: false` behind a transaction-pooling PgBouncer (DATABASE_NAMED_STATEMENTS). */
-export function createPlantRepository(db: Knex, { namedStatements = true }: { namedStatements?: boolean } = {}): PlantRepository {
+export function createPlantRepository(
+  db: Knex,
+  { namedStatements = true }: { namedStatements?: boolean } = {},
+): PlantRepository {
   const run = createStatementRunner(db, { named: namedStatements });
   return {
     async insert(tenant, { id, name, tag }) {
@@ -50,7 +56,9 @@ export function createPlantRepository(db: Knex, { namedStatements = true }: { na
       }
     },
     listAfter(tenant, afterId, take) {
-      return afterId === undefined ? run<PlantRow>(LIST_FIRST, [tenant, take]) : run<PlantRow>(LIST_AFTER, [tenant, take, afterId]);
+      return afterId === undefined
+        ? run<PlantRow>(LIST_FIRST, [tenant, take])
+        : run<PlantRow>(LIST_AFTER, [tenant, take, afterId]);
     },
     async ping() {
       await db.raw('select 1');

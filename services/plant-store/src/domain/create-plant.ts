@@ -9,7 +9,11 @@ import { toPlant } from './plant-view.js';
 /** What creating a plant needs of the store. */
 export type PlantWriter = Pick<PlantRepository, 'insert'>;
 
-export async function createPlant(plants: PlantWriter, principal: Principal, input: NewPlant): Promise<Plant> {
+export async function createPlant(
+  plants: PlantWriter,
+  principal: Principal,
+  input: NewPlant,
+): Promise<Plant> {
   assertMayCreatePlant(principal, input.tag);
   if (!(await plants.insert(principal.tenant, input))) throw new DuplicatePlantId(input.id);
   return toPlant(input);

@@ -5,15 +5,25 @@
  * never widens it (`@plant/resource-auth`'s `hasRole`/`hasEditGrant`): listing needs
  * `plants:read` in the token's scope, creating `plants:write`, whatever the role or grants.
  */
-import { editGrantRefusal, InsufficientScope, type Principal, roleRefusal } from '@plant/resource-auth';
+import {
+  editGrantRefusal,
+  InsufficientScope,
+  type Principal,
+  roleRefusal,
+} from '@plant/resource-auth';
 
 /** The `realm` of the Plant Store's `WWW-Authenticate` challenges. */
 export const PLANTS_REALM = 'plants';
 
 export function assertMayListPlants(principal: Principal): void {
   const refusal = roleRefusal(principal, 'View');
-  if (refusal === 'role') throw new InsufficientScope(PLANTS_REALM, 'Listing plants needs the View role or above');
-  if (refusal === 'scope') throw new InsufficientScope(PLANTS_REALM, "Listing plants needs the plants:read scope; the token's scope is narrower");
+  if (refusal === 'role')
+    throw new InsufficientScope(PLANTS_REALM, 'Listing plants needs the View role or above');
+  if (refusal === 'scope')
+    throw new InsufficientScope(
+      PLANTS_REALM,
+      "Listing plants needs the plants:read scope; the token's scope is narrower",
+    );
 }
 
 export function assertMayCreatePlant(principal: Principal, tag: string | undefined): void {
@@ -23,7 +33,10 @@ export function assertMayCreatePlant(principal: Principal, tag: string | undefin
   if (byGrant === undefined) return;
   // The role or grant is there and only the token was narrowed: say so, the caller can ask for plants:write.
   if (byRole === 'scope' || byGrant === 'scope') {
-    throw new InsufficientScope(PLANTS_REALM, "Creating a plant needs the plants:write scope; the token's scope is narrower");
+    throw new InsufficientScope(
+      PLANTS_REALM,
+      "Creating a plant needs the plants:write scope; the token's scope is narrower",
+    );
   }
   throw new InsufficientScope(
     PLANTS_REALM,

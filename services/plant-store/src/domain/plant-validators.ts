@@ -28,7 +28,10 @@ const ListLimit = z
 /** The query of `GET /plants` as the route takes it and the OpenAPI document states it. */
 export const ListPlantsQuery = z.object({
   limit: ListLimit,
-  cursor: z.string().optional().meta({ param: { description: "Opaque position from a previous page's `Link` header" } }),
+  cursor: z
+    .string()
+    .optional()
+    .meta({ param: { description: "Opaque position from a previous page's `Link` header" } }),
 });
 
 /**
@@ -37,11 +40,15 @@ export const ListPlantsQuery = z.object({
  * `z.coerce` is `Number()`; what the value may be is `ListLimit`'s to say.
  */
 const DECIMAL_LITERAL = /^(?:0|[1-9][0-9]*)$/;
-const PLANT_CURSOR = positionCursor('v1:', 'cursor is invalid: use the Link header of the previous page');
+const PLANT_CURSOR = positionCursor(
+  'v1:',
+  'cursor is invalid: use the Link header of the previous page',
+);
 
 /** The body of `POST /plants`: a JSON object of shape NewPlant, or 400 naming the first problem. */
 export function parseNewPlant(body: unknown): NewPlant {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest('Request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BadRequest('Request body must be a JSON object');
   // reportInput lets the message tell a missing field ("is required") from a wrong type.
   const result = NewPlantSchema.safeParse(body, { reportInput: true });
   if (!result.success) throw new BadRequest(describeZodError(result.error));
@@ -58,8 +65,11 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 /** `limit` as `ListLimit` says, written as a plain decimal literal; otherwise 400. */
 export function parseLimit(query: Record<string, unknown>): number {
   const raw = single(query, 'limit');
-  const result = ListLimit.safeParse(raw === undefined ? undefined : DECIMAL_LITERAL.test(raw) ? Number(raw) : Number.NaN);
-  if (!result.success) throw new BadRequest(`limit must be an integer between 1 and ${LIST_LIMIT_MAX}`);
+  const result = ListLimit.safeParse(
+    raw === undefined ? undefined : DECIMAL_LITERAL.test(raw) ? Number(raw) : Number.NaN,
+  );
+  if (!result.success)
+    throw new BadRequest(`limit must be an integer between 1 and ${LIST_LIMIT_MAX}`);
   return result.data;
 }
 

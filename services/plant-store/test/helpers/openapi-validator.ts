@@ -8,7 +8,10 @@ import { expect } from '@jest/globals';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
 };
 
 export interface ResponseLike {
@@ -22,8 +25,14 @@ const DOC_ID = 'openapi.json';
 /** Looks up the JSON Schema at `path` (keys, unescaped) inside `doc`, compiled with `doc`'s formats. */
 export function documentSchemas(doc: object): (...path: string[]) => ValidateFunction {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 63) && n < 2 ** 63 });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  });
+  ajv.addFormat('int64', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 63) && n < 2 ** 63,
+  });
   ajv.addSchema(doc, DOC_ID);
   return (...path) => {
     const pointer = path.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
@@ -44,14 +53,32 @@ export async function openApiValidator(baseUrl: string) {
     const operation = doc.paths[path]?.[method.toLowerCase()];
     if (operation === undefined) {
       expect(res.status).toBeGreaterThanOrEqual(400);
-      expect({ valid: errorValidator(res.body), errors: errorValidator.errors ?? null }).toEqual({ valid: true, errors: null });
+      expect({ valid: errorValidator(res.body), errors: errorValidator.errors ?? null }).toEqual({
+        valid: true,
+        errors: null,
+      });
       return;
     }
     const response = operation.responses[String(res.status)];
-    if (response === undefined) throw new Error(`${method} ${path} answered ${res.status}, which the OpenAPI document does not list`);
+    if (response === undefined)
+      throw new Error(
+        `${method} ${path} answered ${res.status}, which the OpenAPI document does not list`,
+      );
     if (response.content?.['application/json']?.schema === undefined) return;
     expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-    const validate = schemaAt('paths', path, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema');
-    expect({ valid: validate(res.body), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
+    const validate = schemaAt(
+      'paths',
+      path,
+      method.toLowerCase(),
+      'responses',
+      String(res.status),
+      'content',
+      'application/json',
+      'schema',
+    );
+    expect({ valid: validate(res.body), errors: validate.errors ?? null }).toEqual({
+      valid: true,
+      errors: null,
+    });
   };
 }

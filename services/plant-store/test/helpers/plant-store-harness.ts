@@ -27,10 +27,19 @@ export interface PlantStoreHarness {
   close(): Promise<void>;
 }
 
-export async function startPlantStore(options: { revocation?: RevocationChecker; databaseUrl?: string } = {}): Promise<PlantStoreHarness> {
-  const issuer = await startTestIssuer({ authUrl: 'http://auth.test:8082', audience: 'http://plant-store.test:8081' });
+export async function startPlantStore(
+  options: { revocation?: RevocationChecker; databaseUrl?: string } = {},
+): Promise<PlantStoreHarness> {
+  const issuer = await startTestIssuer({
+    authUrl: 'http://auth.test:8082',
+    audience: 'http://plant-store.test:8081',
+  });
   const logs: string[] = [];
-  const logger = createLogger({ name: 'plant-store', level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
+  const logger = createLogger({
+    name: 'plant-store',
+    level: 'debug',
+    destination: { write: (line: string) => void logs.push(line) },
+  });
   // The production wiring, with the test issuer standing in for the token service's JWKS route.
   const config = loadPlantStoreConfig({
     PORT: '0',
@@ -44,7 +53,11 @@ export async function startPlantStore(options: { revocation?: RevocationChecker;
     TOKEN_SERVICE_INTERNAL_URL: issuer.url,
     INTERNAL_API_TOKEN: 'unused-without-the-revocation-map',
   });
-  const store = await runPlantStore(config, logger, options.revocation ? { revocation: options.revocation } : {});
+  const store = await runPlantStore(
+    config,
+    logger,
+    options.revocation ? { revocation: options.revocation } : {},
+  );
   return {
     url: `http://127.0.0.1:${store.port}`,
     managementUrl: `http://127.0.0.1:${store.managementPort}`,

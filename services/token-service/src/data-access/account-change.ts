@@ -32,8 +32,11 @@ export async function changeAccount<R extends string = never>(
       if (locked === undefined) return undefined;
       const refusal = await apply(trx);
       if (typeof refusal === 'string') return refusal;
-      if (!effect.deleted) await trx('service_accounts').where({ sub }).increment('credentials_revision', 1);
-      const entry = effect.revoke ? await bumpTokenVersion(trx, realm, sub, { deleted: effect.deleted ?? false }) : await findLiveEntry(trx, realm, sub);
+      if (!effect.deleted)
+        await trx('service_accounts').where({ sub }).increment('credentials_revision', 1);
+      const entry = effect.revoke
+        ? await bumpTokenVersion(trx, realm, sub, { deleted: effect.deleted ?? false })
+        : await findLiveEntry(trx, realm, sub);
       if (!entry) throw new NoLiveAccount();
       return entry;
     });

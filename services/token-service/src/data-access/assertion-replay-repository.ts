@@ -27,11 +27,20 @@ export interface AssertionReplayStore {
  * Redis). Bound: one key per accepted assertion, gone when the assertion could no longer be
  * accepted anyway (its `exp` plus the clock skew): the grant rate times at most five minutes.
  */
-export function createAssertionReplayStore(redis: RedisTarget | string, logger: Logger): AssertionReplayStore {
-  const store: DpopReplayStore = createRedisReplayStore({ redis, keyPrefix: 'plantstore:assertion-jti:', timeoutMs: CLAIM_TIMEOUT_MS, logger });
+export function createAssertionReplayStore(
+  redis: RedisTarget | string,
+  logger: Logger,
+): AssertionReplayStore {
+  const store: DpopReplayStore = createRedisReplayStore({
+    redis,
+    keyPrefix: 'plantstore:assertion-jti:',
+    timeoutMs: CLAIM_TIMEOUT_MS,
+    logger,
+  });
   return {
     repository: {
-      claim: (realm, clientId, jti, ttlSeconds) => store.claim(`${realm}\u0000${clientId}\u0000${jti}`, ttlSeconds * 1000),
+      claim: (realm, clientId, jti, ttlSeconds) =>
+        store.claim(`${realm}\u0000${clientId}\u0000${jti}`, ttlSeconds * 1000),
     },
     close: () => store.close(),
   };

@@ -1,6 +1,11 @@
 import { requestIdOf, type Logger } from '@plant/shared/logging';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterAbstract,
+  type RateLimiterRes,
+} from 'rate-limiter-flexible';
 
 /** Where every replica announces a source address that just failed a client authentication. */
 export const CLIENT_AUTH_FAILURE_CHANNEL = 'plantstore:client-auth-failures';
@@ -36,7 +41,12 @@ export interface ClientAuthFailureRepository {
   isClean(ip: string): boolean;
   /** Seconds this address stays over its budget for every client (its failing attempts get 429); 0 when it is not. */
   ipBlockedFor(ip: string, source: LogSource): Promise<number>;
-  clientIpFailures(realm: string, clientId: string, ip: string, source: LogSource): Promise<ClientIpFailures>;
+  clientIpFailures(
+    realm: string,
+    clientId: string,
+    ip: string,
+    source: LogSource,
+  ): Promise<ClientIpFailures>;
   /** Seconds the client stays blocked for every address; 0 when it is not. */
   clientBlockedFor(realm: string, clientId: string, source: LogSource): Promise<number>;
   recordFailure(realm: string, clientId: string, ip: string, source: LogSource): Promise<void>;
@@ -51,18 +61,36 @@ const CLIENT_IP_PREFIX = 'plantstore:auth-fail:client-ip';
 const IP_PREFIX = 'plantstore:auth-fail:ip';
 const CLIENT_PREFIX = 'plantstore:auth-fail:client';
 
-function limiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+function limiter(
+  redis: Redis | undefined,
+  keyPrefix: string,
+  points: number,
+  duration: number,
+): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix, points, duration });
   if (!redis) return memory;
   // Redis down: count in memory rather than refuse every client (secrets carry 256 bits; throttling is a brake, not the lock).
-  return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, insuranceLimiter: memory, rejectIfRedisNotReady: true });
+  return new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix,
+    points,
+    duration,
+    insuranceLimiter: memory,
+    rejectIfRedisNotReady: true,
+  });
 }
 
 function waitOf(res: RateLimiterRes | null | undefined, points: number): number {
-  return res != null && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
+  return res != null && res.consumedPoints >= points
+    ? Math.max(1, Math.ceil(res.msBeforeNext / 1000))
+    : 0;
 }
 
-export function createClientAuthFailureRepository(redis: Redis | undefined, limits: FailureLimits, logger: Logger): ClientAuthFailureRepository {
+export function createClientAuthFailureRepository(
+  redis: Redis | undefined,
+  limits: FailureLimits,
+  logger: Logger,
+): ClientAuthFailureRepository {
   const clientIp = limiter(redis, CLIENT_IP_PREFIX, limits.perClientIp, limits.windowSeconds);
   const ip = limiter(redis, IP_PREFIX, limits.perIp, limits.windowSeconds);
   const client = limiter(redis, CLIENT_PREFIX, limits.perClient, limits.windowSeconds);
@@ -81,11 +109,18 @@ export function createClientAuthFailureRepository(redis: Redis | undefined, limi
 
   function storeUnavailable(source: LogSource | undefined, err: Error): void {
     const reqId = requestIdOf(source?.req);
-    logger.warn({ ...(reqId === undefined ? {} : { reqId }), err: { message: err.message } }, 'throttle store unavailable');
+    logger.warn(
+      { ...(reqId === undefined ? {} : { reqId }), err: { message: err.message } },
+      'throttle store unavailable',
+    );
   }
 
   /** The counter, null when there is none, undefined when the store could not be asked. */
-  async function read(counter: RateLimiterAbstract, key: string, source: LogSource): Promise<RateLimiterRes | null | undefined> {
+  async function read(
+    counter: RateLimiterAbstract,
+    key: string,
+    source: LogSource,
+  ): Promise<RateLimiterRes | null | undefined> {
     try {
       return await counter.get(key);
     } catch (err) {
@@ -94,7 +129,11 @@ export function createClientAuthFailureRepository(redis: Redis | undefined, limi
     }
   }
 
-  async function consume(counter: RateLimiterAbstract, key: string, source: LogSource): Promise<void> {
+  async function consume(
+    counter: RateLimiterAbstract,
+    key: string,
+    source: LogSource,
+  ): Promise<void> {
     try {
       await counter.consume(key);
     } catch (rejection) {
@@ -118,7 +157,11 @@ export function createClientAuthFailureRepository(redis: Redis | undefined, limi
     },
     async recordFailure(realm, clientId, address, source) {
       hints?.recordFailure(address);
-      await Promise.all([consume(clientIp, `${realm}:${clientId}:${address}`, source), consume(ip, address, source), consume(client, `${realm}:${clientId}`, source)]);
+      await Promise.all([
+        consume(clientIp, `${realm}:${clientId}:${address}`, source),
+        consume(ip, address, source),
+        consume(client, `${realm}:${clientId}`, source),
+      ]);
     },
     recordUnknownClient(address, source) {
       hints?.recordFailure(address);
@@ -213,7 +256,10 @@ export class FailureHints {
       }
       if (generation === this.#generation && this.#suspects.size <= MAX_SUSPECTS) this.#live = true;
     } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'client auth failure hints not loaded; every grant asks Redis');
+      this.logger.warn(
+        { err: { message: (err as Error).message } },
+        'client auth failure hints not loaded; every grant asks Redis',
+      );
     }
   }
 

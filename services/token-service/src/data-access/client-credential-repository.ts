@@ -1,11 +1,26 @@
 import type { Knex } from '@plant/shared/db';
-import type { ClientCredentialRepository, ClientCredentialRow, CredentialCacheLimits } from './client-credentials.js';
+import type {
+  ClientCredentialRepository,
+  ClientCredentialRow,
+  CredentialCacheLimits,
+} from './client-credentials.js';
 import { RealmClientIds } from './realm-client-id-repository.js';
 import { GRANTS_JSON } from './service-account-repository.js';
 
-export type { ClientCredentialRepository, ClientCredentialRow, CredentialCacheLimits, CredentialKey, CredentialTrust } from './client-credentials.js';
+export type {
+  ClientCredentialRepository,
+  ClientCredentialRow,
+  CredentialCacheLimits,
+  CredentialKey,
+  CredentialTrust,
+} from './client-credentials.js';
 
-const DEFAULT_LIMITS: CredentialCacheLimits = { ttlMs: 600_000, unknownTtlMs: 3_000, maxUnknown: 10_000, maxKnown: 100_000 };
+const DEFAULT_LIMITS: CredentialCacheLimits = {
+  ttlMs: 600_000,
+  unknownTtlMs: 3_000,
+  maxUnknown: 10_000,
+  maxKnown: 100_000,
+};
 /** A read overtaken by a change this many times in a row is handed out retired (the grant fails) rather than tried forever. */
 const MAX_READS = 5;
 // Our client_ids are 35 characters; anything far longer names nothing and must not fill the cache.
@@ -27,12 +42,13 @@ interface CredentialRead {
 
 const keyOf = (realm: string, clientId: string) => `${realm}\u0000${clientId}`;
 const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) =>
-  a.token_version === b.token_version && a.secret_digest === b.secret_digest && a.credentials_revision === b.credentials_revision;
+  a.token_version === b.token_version &&
+  a.secret_digest === b.secret_digest &&
+  a.credentials_revision === b.credentials_revision;
 const KEYS_JSON = `coalesce((select json_agg(json_build_object('id', k.id, 'alg', k.alg, 'public_jwk', k.public_jwk) order by k.created_at, k.id)
   from service_account_keys k where k.sub = sa.sub), '[]'::json) as keys`;
 const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'issuer', t.issuer, 'subject', t.subject, 'audience', t.audience) order by t.created_at, t.id)
   from service_account_trusts t where t.sub = sa.sub), '[]'::json) as trusts`;
-
 
 /**
  * Service-account credentials, cached so a token costs no query in the steady state. Every
@@ -72,7 +88,10 @@ class CachedClientCredentials implements ClientCredentialRepository {
     this.#listings = new RealmClientIds(db);
   }
 
-  cached(realm: string, clientId: string): { readonly row: ClientCredentialRow | undefined } | undefined {
+  cached(
+    realm: string,
+    clientId: string,
+  ): { readonly row: ClientCredentialRow | undefined } | undefined {
     if (clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes(NUL)) return NO_ROW;
     if (!this.#trusted) return undefined;
     const key = keyOf(realm, clientId);
@@ -142,7 +161,12 @@ class CachedClientCredentials implements ClientCredentialRepository {
     return read;
   }
 
-  async #read(read: CredentialRead, key: string, realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
+  async #read(
+    read: CredentialRead,
+    key: string,
+    realm: string,
+    clientId: string,
+  ): Promise<ClientCredentialRow | undefined> {
     for (let attempt = 1; ; attempt += 1) {
       read.stale = false;
       const row = await this.#query(realm, clientId);
@@ -160,7 +184,18 @@ class CachedClientCredentials implements ClientCredentialRepository {
       .where({ 'sa.realm': realm, 'sa.sub': clientId })
       .whereNull('p.deleted_at')
       .whereNull('sa.disabled_at')
-      .first('sa.sub', 'sa.realm', 'sa.role', 'sa.secret_digest', 'sa.credentials_revision', 'sa.dpop_bound_access_tokens', 'p.token_version', this.db.raw(GRANTS_JSON), this.db.raw(KEYS_JSON), this.db.raw(TRUSTS_JSON));
+      .first(
+        'sa.sub',
+        'sa.realm',
+        'sa.role',
+        'sa.secret_digest',
+        'sa.credentials_revision',
+        'sa.dpop_bound_access_tokens',
+        'p.token_version',
+        this.db.raw(GRANTS_JSON),
+        this.db.raw(KEYS_JSON),
+        this.db.raw(TRUSTS_JSON),
+      );
   }
 
   /** Caches a read that no change overtook; an unchanged credential keeps its row object (and the client built from it). */
@@ -172,7 +207,8 @@ class CachedClientCredentials implements ClientCredentialRepository {
         this.#retired.add(entry.row);
         this.#known.delete(key);
       }
-      if (this.#unknown.size >= this.limits.maxUnknown) this.#unknown.delete(this.#unknown.keys().next().value!);
+      if (this.#unknown.size >= this.limits.maxUnknown)
+        this.#unknown.delete(this.#unknown.keys().next().value!);
       this.#unknown.set(key, now + this.limits.unknownTtlMs);
       return undefined;
     }
@@ -200,10 +236,12 @@ class CachedClientCredentials implements ClientCredentialRepository {
       this.#known.delete(key);
     }
   }
-
 }
 
 /** `limits` default to production's; tests make them small. */
-export function createClientCredentialRepository(db: Knex, limits: Partial<CredentialCacheLimits> = {}): ClientCredentialRepository {
+export function createClientCredentialRepository(
+  db: Knex,
+  limits: Partial<CredentialCacheLimits> = {},
+): ClientCredentialRepository {
   return new CachedClientCredentials(db, { ...DEFAULT_LIMITS, ...limits });
 }

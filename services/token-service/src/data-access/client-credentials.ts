@@ -37,7 +37,10 @@ export interface ClientCredentialRepository {
    * known not to exist), or undefined when `find` must ask the database. The same row object
    * comes back until the account changes.
    */
-  cached(realm: string, clientId: string): { readonly row: ClientCredentialRow | undefined } | undefined;
+  cached(
+    realm: string,
+    clientId: string,
+  ): { readonly row: ClientCredentialRow | undefined } | undefined;
   /** The credential, from the cache or Postgres; a read that a change overtook is read again, never cached. */
   find(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
   /**

@@ -1,6 +1,11 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { verificationKeyProblem } from '@plant/shared/security';
-import { fetchIssuerJson, IssuerFetchFailed, urlProblem, type IssuerFetchPolicy } from './issuer-fetch.js';
+import {
+  fetchIssuerJson,
+  IssuerFetchFailed,
+  urlProblem,
+  type IssuerFetchPolicy,
+} from './issuer-fetch.js';
 
 /** A trusted issuer's keys could not be had (fetch refused or failed, documents malformed); `message` is for the operator's log. */
 export class IssuerKeysUnavailable extends Error {}
@@ -32,7 +37,11 @@ export const JWKS_MAX_BYTES = 32 * 1024;
 export const MAX_JWKS_KEYS = 16;
 /** Keys whose refetch fails keep serving up to this many lifetimes after they were fetched. */
 const STALE_LIFETIMES = 6;
-const DEFAULT_LIMITS: IssuerKeyLimits = { ttlMs: 10 * 60_000, refetchMinMs: 30_000, maxIssuers: 1000 };
+const DEFAULT_LIMITS: IssuerKeyLimits = {
+  ttlMs: 10 * 60_000,
+  refetchMinMs: 30_000,
+  maxIssuers: 1000,
+};
 
 interface IssuerKey {
   kid: string | undefined;
@@ -55,9 +64,19 @@ interface Entry {
 function usableKeys(jwks: unknown): IssuerKey[] {
   const keys = (jwks as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new IssuerKeysUnavailable('JWKS has no keys array');
-  if (keys.length > MAX_JWKS_KEYS) throw new IssuerKeysUnavailable(`JWKS has ${keys.length} keys, over the ${MAX_JWKS_KEYS} accepted`);
+  if (keys.length > MAX_JWKS_KEYS)
+    throw new IssuerKeysUnavailable(
+      `JWKS has ${keys.length} keys, over the ${MAX_JWKS_KEYS} accepted`,
+    );
   return keys.flatMap((jwk: Record<string, unknown>) => {
-    if (typeof jwk !== 'object' || jwk === null || (jwk.use !== undefined && jwk.use !== 'sig') || 'd' in jwk || 'k' in jwk) return [];
+    if (
+      typeof jwk !== 'object' ||
+      jwk === null ||
+      (jwk.use !== undefined && jwk.use !== 'sig') ||
+      'd' in jwk ||
+      'k' in jwk
+    )
+      return [];
     try {
       const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
       if (verificationKeyProblem(key) !== undefined) return [];
@@ -90,22 +109,31 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
   async keysFor(issuer: string, kid: string | undefined): Promise<KeyObject[]> {
     const entry = this.#entryOf(issuer);
     const now = Date.now();
-    const matching = () => (entry.keys ?? []).filter((k) => kid === undefined || k.kid === kid).map((k) => k.key);
+    const matching = () =>
+      (entry.keys ?? []).filter((k) => kid === undefined || k.kid === kid).map((k) => k.key);
     const stale = entry.keys === undefined || now - entry.fetchedAt >= this.limits.ttlMs;
     const mayFetch = now - entry.attemptedAt >= this.limits.refetchMinMs;
     if ((stale || matching().length === 0) && (mayFetch || entry.pending !== undefined)) {
       entry.pending ??= this.#fetch(issuer, entry).finally(() => (entry.pending = undefined));
       await entry.pending;
     }
-    if (entry.keys === undefined) throw new IssuerKeysUnavailable(entry.lastError ?? 'keys not fetched yet');
+    if (entry.keys === undefined)
+      throw new IssuerKeysUnavailable(entry.lastError ?? 'keys not fetched yet');
     return matching();
   }
 
   #entryOf(issuer: string): Entry {
     let entry = this.#entries.get(issuer);
     if (entry === undefined) {
-      if (this.#entries.size >= this.limits.maxIssuers) this.#entries.delete(this.#entries.keys().next().value!);
-      entry = { keys: undefined, fetchedAt: 0, attemptedAt: -Infinity, lastError: undefined, pending: undefined };
+      if (this.#entries.size >= this.limits.maxIssuers)
+        this.#entries.delete(this.#entries.keys().next().value!);
+      entry = {
+        keys: undefined,
+        fetchedAt: 0,
+        attemptedAt: -Infinity,
+        lastError: undefined,
+        pending: undefined,
+      };
       this.#entries.set(issuer, entry);
     }
     return entry;
@@ -114,8 +142,13 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
   async #fetch(issuer: string, entry: Entry): Promise<void> {
     entry.attemptedAt = Date.now();
     try {
-      const discovery = (await fetchIssuerJson(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`, DISCOVERY_MAX_BYTES, this.policy)) as Record<string, unknown> | null;
-      if (discovery?.issuer !== issuer) throw new IssuerKeysUnavailable('discovery document names another issuer');
+      const discovery = (await fetchIssuerJson(
+        `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+        DISCOVERY_MAX_BYTES,
+        this.policy,
+      )) as Record<string, unknown> | null;
+      if (discovery?.issuer !== issuer)
+        throw new IssuerKeysUnavailable('discovery document names another issuer');
       const jwksUri = typeof discovery.jwks_uri === 'string' ? URL.parse(discovery.jwks_uri) : null;
       if (jwksUri === null) throw new IssuerKeysUnavailable('discovery document has no jwks_uri');
       const problem = urlProblem(jwksUri, this.policy);
@@ -129,7 +162,11 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
       this.onFailure(issuer, err.message);
       // Keys fetched before keep serving through a brief outage of the issuer (its workloads keep
       // working), for a few lifetimes at most: a key it retired must stop working at some point.
-      if (entry.keys !== undefined && Date.now() - entry.fetchedAt < this.limits.ttlMs * STALE_LIFETIMES) return;
+      if (
+        entry.keys !== undefined &&
+        Date.now() - entry.fetchedAt < this.limits.ttlMs * STALE_LIFETIMES
+      )
+        return;
       entry.keys = undefined;
       throw new IssuerKeysUnavailable(err.message);
     }
@@ -137,6 +174,10 @@ class CachedIssuerKeys implements FederatedIssuerKeys {
 }
 
 /** `limits` default to production's; `onFailure` hears each failed fetch (at most one per issuer per `refetchMinMs`), for the operator's log. */
-export function createFederatedIssuerKeys(policy: IssuerFetchPolicy, limits: Partial<IssuerKeyLimits>, onFailure: (issuer: string, reason: string) => void): FederatedIssuerKeys {
+export function createFederatedIssuerKeys(
+  policy: IssuerFetchPolicy,
+  limits: Partial<IssuerKeyLimits>,
+  onFailure: (issuer: string, reason: string) => void,
+): FederatedIssuerKeys {
   return new CachedIssuerKeys(policy, { ...DEFAULT_LIMITS, ...limits }, onFailure);
 }

@@ -17,9 +17,14 @@ export interface IssuerFetchPolicy {
 }
 
 /** Every address a name has (`dns.lookup` with `all`). */
-export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
-const systemResolver: Resolver = (hostname, options, callback) => lookup(hostname, options, callback);
+const systemResolver: Resolver = (hostname, options, callback) =>
+  lookup(hostname, options, callback);
 
 /** A fetch refused or failed; `message` says why, for the operator's log (never shown to the client). */
 export class IssuerFetchFailed extends Error {}
@@ -77,16 +82,23 @@ export function isNonPublicAddress(address: string): boolean {
     // A form Node accepts and ipaddr.js does not: refused, never thrown inside a DNS callback.
     return true;
   }
-  return parsed.kind() === 'ipv4' ? !isPublicIPv4(parsed as ipaddr.IPv4) : !isPublicIPv6(parsed as ipaddr.IPv6);
+  return parsed.kind() === 'ipv4'
+    ? !isPublicIPv4(parsed as ipaddr.IPv4)
+    : !isPublicIPv6(parsed as ipaddr.IPv6);
 }
 
 /** Why `url` may not be fetched under `policy` before any lookup, or undefined. */
-export function urlProblem(url: URL, policy: Pick<IssuerFetchPolicy, 'allowHttp' | 'allowPrivate'>): string | undefined {
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) return policy.allowHttp ? 'must be an http(s) URL' : 'must be an https URL';
+export function urlProblem(
+  url: URL,
+  policy: Pick<IssuerFetchPolicy, 'allowHttp' | 'allowPrivate'>,
+): string | undefined {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
+    return policy.allowHttp ? 'must be an http(s) URL' : 'must be an https URL';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (url.hash !== '') return 'must not have a fragment';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) return 'is on a private or loopback address';
+  if (!policy.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host))
+    return 'is on a private or loopback address';
   return undefined;
 }
 
@@ -99,9 +111,16 @@ function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      if (addresses.length === 0) return callback(new IssuerFetchFailed(`${hostname} has no address`), '', 0);
-      if (!allowPrivate && addresses.some((a) => isNonPublicAddress(a.address))) return callback(new IssuerFetchFailed(`${hostname} resolves to a private or loopback address`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (addresses.length === 0)
+        return callback(new IssuerFetchFailed(`${hostname} has no address`), '', 0);
+      if (!allowPrivate && addresses.some((a) => isNonPublicAddress(a.address)))
+        return callback(
+          new IssuerFetchFailed(`${hostname} resolves to a private or loopback address`),
+          '',
+          0,
+        );
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };
@@ -110,7 +129,10 @@ function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction
 function readCapped(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(res.headers['content-length'] ?? 0);
-    if (declared > maxBytes) return reject(new IssuerFetchFailed(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`));
+    if (declared > maxBytes)
+      return reject(
+        new IssuerFetchFailed(`answer of ${declared} bytes is over the ${maxBytes}-byte limit`),
+      );
     const chunks: Buffer[] = [];
     let size = 0;
     res.on('data', (chunk: Buffer) => {
@@ -133,7 +155,11 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
  * deadline for the whole exchange (a server that trickles bytes is cut off too). Rejects with
  * `IssuerFetchFailed` naming why.
  */
-export async function fetchIssuerJson(target: string, maxBytes: number, policy: IssuerFetchPolicy): Promise<unknown> {
+export async function fetchIssuerJson(
+  target: string,
+  maxBytes: number,
+  policy: IssuerFetchPolicy,
+): Promise<unknown> {
   const url = URL.parse(target);
   if (url === null) throw new IssuerFetchFailed('not a URL');
   const problem = urlProblem(url, policy);
@@ -141,19 +167,33 @@ export async function fetchIssuerJson(target: string, maxBytes: number, policy: 
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   let deadline: NodeJS.Timeout | undefined;
   const body = await new Promise<Buffer>((resolve, reject) => {
-    const req = send(url, { method: 'GET', headers: { accept: 'application/json' }, lookup: checkedLookup(policy.allowPrivate, policy.resolve ?? systemResolver), agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        res.destroy();
-        reject(new IssuerFetchFailed(`answered ${res.statusCode}`));
-        return;
-      }
-      readCapped(res, maxBytes).then(resolve, reject);
-    });
-    deadline = setTimeout(() => req.destroy(new IssuerFetchFailed(`no complete answer within ${policy.timeoutMs} ms`)), policy.timeoutMs);
+    const req = send(
+      url,
+      {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        lookup: checkedLookup(policy.allowPrivate, policy.resolve ?? systemResolver),
+        agent: false,
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.destroy();
+          reject(new IssuerFetchFailed(`answered ${res.statusCode}`));
+          return;
+        }
+        readCapped(res, maxBytes).then(resolve, reject);
+      },
+    );
+    deadline = setTimeout(
+      () => req.destroy(new IssuerFetchFailed(`no complete answer within ${policy.timeoutMs} ms`)),
+      policy.timeoutMs,
+    );
     req.on('error', reject);
     req.end();
   })
-    .catch((err: Error) => Promise.reject(err instanceof IssuerFetchFailed ? err : new IssuerFetchFailed(err.message)))
+    .catch((err: Error) =>
+      Promise.reject(err instanceof IssuerFetchFailed ? err : new IssuerFetchFailed(err.message)),
+    )
     .finally(() => clearTimeout(deadline));
   try {
     return JSON.parse(body.toString('utf8'));

@@ -17,7 +17,13 @@ export interface OidcPayload {
  * enough to make a dump of the table useless, and a lookup stays one index probe.
  */
 export interface OidcPayloadRepository {
-  upsert(realm: string, model: string, id: string, payload: OidcPayload, expiresIn?: number): Promise<void>;
+  upsert(
+    realm: string,
+    model: string,
+    id: string,
+    payload: OidcPayload,
+    expiresIn?: number,
+  ): Promise<void>;
   find(realm: string, model: string, id: string): Promise<OidcPayload | undefined>;
   findByUid(realm: string, model: string, uid: string): Promise<OidcPayload | undefined>;
   findByUserCode(realm: string, model: string, userCode: string): Promise<OidcPayload | undefined>;
@@ -37,14 +43,20 @@ function digestOrNull(value: unknown): Buffer | null {
 }
 
 export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
-  async function findBy(realm: string, model: string, where: Record<string, Buffer>): Promise<OidcPayload | undefined> {
+  async function findBy(
+    realm: string,
+    model: string,
+    where: Record<string, Buffer>,
+  ): Promise<OidcPayload | undefined> {
     const row = await db('oidc_payloads')
       .where({ realm, model, ...where })
       .andWhere((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
       .first('payload', 'consumed_at');
     if (!row) return undefined;
     const payload = row.payload as OidcPayload;
-    return row.consumed_at ? { ...payload, consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) } : payload;
+    return row.consumed_at
+      ? { ...payload, consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) }
+      : payload;
   }
 
   return {
@@ -65,15 +77,22 @@ export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
     },
     find: (realm, model, id) => findBy(realm, model, { id_digest: digest(id) }),
     findByUid: (realm, model, uid) => findBy(realm, model, { uid_digest: digest(uid) }),
-    findByUserCode: (realm, model, userCode) => findBy(realm, model, { user_code_digest: digest(userCode) }),
+    findByUserCode: (realm, model, userCode) =>
+      findBy(realm, model, { user_code_digest: digest(userCode) }),
     async consume(realm, model, id) {
-      await db('oidc_payloads').where({ realm, model, id_digest: digest(id) }).update({ consumed_at: db.fn.now() });
+      await db('oidc_payloads')
+        .where({ realm, model, id_digest: digest(id) })
+        .update({ consumed_at: db.fn.now() });
     },
     async destroy(realm, model, id) {
-      await db('oidc_payloads').where({ realm, model, id_digest: digest(id) }).delete();
+      await db('oidc_payloads')
+        .where({ realm, model, id_digest: digest(id) })
+        .delete();
     },
     async revokeByGrant(realm, grantId) {
-      await db('oidc_payloads').where({ realm, grant_id_digest: digest(grantId) }).delete();
+      await db('oidc_payloads')
+        .where({ realm, grant_id_digest: digest(grantId) })
+        .delete();
     },
     async deleteExpired(limit) {
       // One index range scan (oidc_payloads_expires) bounded by `limit`: cheap however many wait;

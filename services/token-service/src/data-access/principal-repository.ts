@@ -9,7 +9,10 @@ export interface PrincipalRepository {
 }
 
 /** In the caller's transaction (the user and service-account repositories). */
-export async function insertPrincipal(trx: Knex, row: { sub: string; realm: string; kind: PrincipalKind; created_by: string | null }): Promise<void> {
+export async function insertPrincipal(
+  trx: Knex,
+  row: { sub: string; realm: string; kind: PrincipalKind; created_by: string | null },
+): Promise<void> {
   await trx('principals').insert(row);
 }
 
@@ -18,7 +21,12 @@ export async function insertPrincipal(trx: Knex, row: { sub: string; realm: stri
  * undefined when there is no live principal. The trigger of migration 0004 writes the change
  * into the revocation feed in the same transaction.
  */
-export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { deleted = false } = {}): Promise<RevocationEntry | undefined> {
+export async function bumpTokenVersion(
+  trx: Knex,
+  realm: string,
+  sub: string,
+  { deleted = false } = {},
+): Promise<RevocationEntry | undefined> {
   const update: Record<string, unknown> = { token_version: trx.raw('token_version + 1') };
   if (deleted) update.deleted_at = trx.fn.now();
   const [row] = await trx('principals')
@@ -30,19 +38,38 @@ export async function bumpTokenVersion(trx: Knex, realm: string, sub: string, { 
 }
 
 /** The principal's current entry (nothing bumped), in the caller's transaction; undefined when it is not live. */
-export async function findLiveEntry(trx: Knex, realm: string, sub: string): Promise<RevocationEntry | undefined> {
-  const row = await trx('principals').where({ realm, sub }).whereNull('deleted_at').first('realm', 'sub', 'token_version', 'deleted_at');
+export async function findLiveEntry(
+  trx: Knex,
+  realm: string,
+  sub: string,
+): Promise<RevocationEntry | undefined> {
+  const row = await trx('principals')
+    .where({ realm, sub })
+    .whereNull('deleted_at')
+    .first('realm', 'sub', 'token_version', 'deleted_at');
   return row === undefined ? undefined : toEntry(row);
 }
 
-function toEntry(row: { realm: string; sub: string; token_version: number; deleted_at: Date | null }): RevocationEntry {
-  return { tenant: row.realm, sub: row.sub, version: row.token_version, deleted: row.deleted_at !== null };
+function toEntry(row: {
+  realm: string;
+  sub: string;
+  token_version: number;
+  deleted_at: Date | null;
+}): RevocationEntry {
+  return {
+    tenant: row.realm,
+    sub: row.sub,
+    version: row.token_version,
+    deleted: row.deleted_at !== null,
+  };
 }
 
 export function createPrincipalRepository(db: Knex): PrincipalRepository {
   return {
     async findRevocationEntry(realm, sub) {
-      const row = await db('principals').where({ realm, sub }).first('realm', 'sub', 'token_version', 'deleted_at');
+      const row = await db('principals')
+        .where({ realm, sub })
+        .first('realm', 'sub', 'token_version', 'deleted_at');
       return row === undefined ? undefined : toEntry(row);
     },
   };

@@ -64,7 +64,8 @@ export class RealmClientIds {
 
   #keep(realm: string, listing: Listing): void {
     if (this.#listings.size >= MAX_REALMS) {
-      for (const [name, old] of this.#listings) if (listing.loadedAt - old.loadedAt >= FRESH_MS) this.#listings.delete(name);
+      for (const [name, old] of this.#listings)
+        if (listing.loadedAt - old.loadedAt >= FRESH_MS) this.#listings.delete(name);
     }
     this.#listings.set(realm, listing);
   }

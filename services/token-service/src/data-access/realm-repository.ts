@@ -23,7 +23,9 @@ export function createRealmRepository(db: Knex): RealmRepository {
       return db('realms').where({ name }).first(['name', 'created_at']);
     },
     async listNames() {
-      const rows: Array<{ name: string }> = await db('realms').orderByRaw('name collate "C"').select('name');
+      const rows: Array<{ name: string }> = await db('realms')
+        .orderByRaw('name collate "C"')
+        .select('name');
       return rows.map((row) => row.name);
     },
     async create(name, firstKey, firstUser) {

@@ -1,12 +1,30 @@
 import type { Knex } from '@plant/shared/db';
-import { createClientCredentialRepository, type ClientCredentialRepository } from './client-credential-repository.js';
-import { createCredentialUsageRepository, type CredentialUsageRepository } from './credential-usage-repository.js';
-import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc-payload-repository.js';
+import {
+  createClientCredentialRepository,
+  type ClientCredentialRepository,
+} from './client-credential-repository.js';
+import {
+  createCredentialUsageRepository,
+  type CredentialUsageRepository,
+} from './credential-usage-repository.js';
+import {
+  createOidcPayloadRepository,
+  type OidcPayloadRepository,
+} from './oidc-payload-repository.js';
 import { createPrincipalRepository, type PrincipalRepository } from './principal-repository.js';
 import { createRealmRepository, type RealmRepository } from './realm-repository.js';
-import { createRevocationFeedRepository, type RevocationFeedRepository } from './revocation-feed-repository.js';
-import { createServiceAccountCredentialRepository, type ServiceAccountCredentialRepository } from './service-account-credential-repository.js';
-import { createServiceAccountRepository, type ServiceAccountRepository } from './service-account-repository.js';
+import {
+  createRevocationFeedRepository,
+  type RevocationFeedRepository,
+} from './revocation-feed-repository.js';
+import {
+  createServiceAccountCredentialRepository,
+  type ServiceAccountCredentialRepository,
+} from './service-account-credential-repository.js';
+import {
+  createServiceAccountRepository,
+  type ServiceAccountRepository,
+} from './service-account-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
 

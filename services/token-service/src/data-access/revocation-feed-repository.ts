@@ -31,7 +31,8 @@ export interface RevocationFeedRepository {
 }
 
 /** The head: the highest position committed, or the floor once every row is pruned. */
-const HEAD = 'greatest(f.pruned_through, coalesce((select max(position) from revocation_changes), 0))';
+const HEAD =
+  'greatest(f.pruned_through, coalesce((select max(position) from revocation_changes), 0))';
 /** Seconds the change is still needed: its time plus the horizon, less now (rounded up). */
 const TTL = 'ceil(extract(epoch from (changed_at - now())) + :horizon)::int';
 
@@ -45,7 +46,13 @@ interface ChangeRow {
 }
 
 function toLive(row: Omit<ChangeRow, 'position'>): LiveRevocationEntry {
-  return { tenant: row.realm, sub: row.sub, version: row.version, deleted: row.deleted, ttl: row.ttl };
+  return {
+    tenant: row.realm,
+    sub: row.sub,
+    version: row.version,
+    deleted: row.deleted,
+    ttl: row.ttl,
+  };
 }
 
 export function createRevocationFeedRepository(db: Knex): RevocationFeedRepository {
@@ -63,7 +70,9 @@ export function createRevocationFeedRepository(db: Knex): RevocationFeedReposito
         { horizon: horizonSeconds },
       )) as { rows: Array<Partial<ChangeRow> & { head: string }> };
       const head = rows[0]!.head;
-      const entries = rows.filter((row): row is ChangeRow & { head: string } => row.realm != null && row.ttl! > 0).map(toLive);
+      const entries = rows
+        .filter((row): row is ChangeRow & { head: string } => row.realm != null && row.ttl! > 0)
+        .map(toLive);
       return { head, entries };
     },
 
@@ -83,7 +92,9 @@ export function createRevocationFeedRepository(db: Knex): RevocationFeedReposito
         { after, limit, horizon: horizonSeconds },
       )) as { rows: Array<Partial<ChangeRow> & { floor: string; head: string }> };
       const { floor, head } = rows[0]!;
-      const changes = rows.filter((row): row is ChangeRow & { floor: string; head: string } => row.position != null).map((row) => ({ ...toLive(row), position: row.position }));
+      const changes = rows
+        .filter((row): row is ChangeRow & { floor: string; head: string } => row.position != null)
+        .map((row) => ({ ...toLive(row), position: row.position }));
       return { floor, head, changes };
     },
 

@@ -61,83 +61,196 @@ export interface TrustLimits {
  */
 export interface ServiceAccountCredentialRepository {
   credentials(realm: string, sub: string): Promise<AccountCredentialsRow | undefined>;
-  addKey(realm: string, sub: string, key: NewAccountKey, limit: number): Promise<RevocationEntry | 'limit-reached' | 'duplicate' | undefined>;
-  removeKey(realm: string, sub: string, id: string): Promise<RevocationEntry | 'not-found' | undefined>;
+  addKey(
+    realm: string,
+    sub: string,
+    key: NewAccountKey,
+    limit: number,
+  ): Promise<RevocationEntry | 'limit-reached' | 'duplicate' | undefined>;
+  removeKey(
+    realm: string,
+    sub: string,
+    id: string,
+  ): Promise<RevocationEntry | 'not-found' | undefined>;
   /** Takes the realm's lock too, so the tenant's distinct issuers are counted exactly. */
-  addTrust(realm: string, sub: string, trust: NewAccountTrust, limits: TrustLimits): Promise<RevocationEntry | 'limit-reached' | 'issuer-limit-reached' | 'duplicate' | undefined>;
-  removeTrust(realm: string, sub: string, id: string): Promise<RevocationEntry | 'not-found' | undefined>;
+  addTrust(
+    realm: string,
+    sub: string,
+    trust: NewAccountTrust,
+    limits: TrustLimits,
+  ): Promise<RevocationEntry | 'limit-reached' | 'issuer-limit-reached' | 'duplicate' | undefined>;
+  removeTrust(
+    realm: string,
+    sub: string,
+    id: string,
+  ): Promise<RevocationEntry | 'not-found' | undefined>;
   /** Refused while the account has no key and no trust (it would have no credential), or has no secret. */
-  removeSecret(realm: string, sub: string): Promise<RevocationEntry | 'no-other-credential' | 'no-secret' | undefined>;
+  removeSecret(
+    realm: string,
+    sub: string,
+  ): Promise<RevocationEntry | 'no-other-credential' | 'no-secret' | undefined>;
   /** Disabling revokes every token; enabling revokes nothing. Setting the state it has changes nothing (`unchanged`). */
-  setDisabled(realm: string, sub: string, disabled: boolean): Promise<RevocationEntry | 'unchanged' | undefined>;
+  setDisabled(
+    realm: string,
+    sub: string,
+    disabled: boolean,
+  ): Promise<RevocationEntry | 'unchanged' | undefined>;
 }
 
-const KEY_COLUMNS = ['id', 'alg', 'public_jwk', 'thumbprint', 'created_at', 'created_by', 'last_used_at'];
-const TRUST_COLUMNS = ['id', 'issuer', 'subject', 'audience', 'created_at', 'created_by', 'last_used_at'];
+const KEY_COLUMNS = [
+  'id',
+  'alg',
+  'public_jwk',
+  'thumbprint',
+  'created_at',
+  'created_by',
+  'last_used_at',
+];
+const TRUST_COLUMNS = [
+  'id',
+  'issuer',
+  'subject',
+  'audience',
+  'created_at',
+  'created_by',
+  'last_used_at',
+];
 
 async function countOf(query: Knex.QueryBuilder): Promise<number> {
-  const row = (await query.count<{ count: string }[]>({ count: '*' }).first()) as { count: string } | undefined;
+  const row = (await query.count<{ count: string }[]>({ count: '*' }).first()) as
+    | { count: string }
+    | undefined;
   return Number(row?.count ?? 0);
 }
 
-export function createServiceAccountCredentialRepository(db: Knex): ServiceAccountCredentialRepository {
+export function createServiceAccountCredentialRepository(
+  db: Knex,
+): ServiceAccountCredentialRepository {
   return {
     async credentials(realm, sub) {
-      const account = await db('service_accounts').where({ realm, sub }).first('secret_digest', 'secret_created_at', 'secret_last_used_at', 'disabled_at');
+      const account = await db('service_accounts')
+        .where({ realm, sub })
+        .first('secret_digest', 'secret_created_at', 'secret_last_used_at', 'disabled_at');
       if (account === undefined) return undefined;
       const [keys, trusts] = await Promise.all([
         db('service_account_keys').where({ sub }).orderBy(['created_at', 'id']).select(KEY_COLUMNS),
-        db('service_account_trusts').where({ sub }).orderBy(['created_at', 'id']).select(TRUST_COLUMNS),
+        db('service_account_trusts')
+          .where({ sub })
+          .orderBy(['created_at', 'id'])
+          .select(TRUST_COLUMNS),
       ]);
-      const secret = account.secret_digest === null ? null : { created_at: account.secret_created_at, last_used_at: account.secret_last_used_at };
+      const secret =
+        account.secret_digest === null
+          ? null
+          : { created_at: account.secret_created_at, last_used_at: account.secret_last_used_at };
       return { secret, keys, trusts, disabled_at: account.disabled_at };
     },
     addKey(realm, sub, key, limit) {
-      return changeAccount<'duplicate' | 'limit-reached'>(db, realm, sub, { revoke: false }, async (trx) => {
-        const keys = trx('service_account_keys').where({ sub });
-        if ((await keys.clone().where((q) => q.where({ id: key.id }).orWhere({ thumbprint: key.thumbprint })).first('id')) !== undefined) return 'duplicate';
-        if ((await countOf(keys.clone())) >= limit) return 'limit-reached';
-        await trx('service_account_keys').insert({ sub, realm, id: key.id, alg: key.alg, public_jwk: JSON.stringify(key.publicJwk), thumbprint: key.thumbprint, created_by: key.createdBy });
-      });
+      return changeAccount<'duplicate' | 'limit-reached'>(
+        db,
+        realm,
+        sub,
+        { revoke: false },
+        async (trx) => {
+          const keys = trx('service_account_keys').where({ sub });
+          if (
+            (await keys
+              .clone()
+              .where((q) => q.where({ id: key.id }).orWhere({ thumbprint: key.thumbprint }))
+              .first('id')) !== undefined
+          )
+            return 'duplicate';
+          if ((await countOf(keys.clone())) >= limit) return 'limit-reached';
+          await trx('service_account_keys').insert({
+            sub,
+            realm,
+            id: key.id,
+            alg: key.alg,
+            public_jwk: JSON.stringify(key.publicJwk),
+            thumbprint: key.thumbprint,
+            created_by: key.createdBy,
+          });
+        },
+      );
     },
     removeKey(realm, sub, id) {
       return changeAccount<'not-found'>(db, realm, sub, { revoke: true }, async (trx) => {
-        if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0) return 'not-found';
+        if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0)
+          return 'not-found';
       });
     },
     addTrust(realm, sub, trust, limits) {
-      return changeAccount<'duplicate' | 'limit-reached' | 'issuer-limit-reached'>(db, realm, sub, { revoke: false }, async (trx) => {
-        const trusts = trx('service_account_trusts').where({ sub });
-        if ((await trusts.clone().where({ issuer: trust.issuer, subject: trust.subject, audience: trust.audience }).first('id')) !== undefined) return 'duplicate';
-        if ((await countOf(trusts.clone())) >= limits.perAccount) return 'limit-reached';
-        await lockRealm(trx, realm);
-        const known = await trx('service_account_trusts').where({ realm, issuer: trust.issuer }).first('id');
-        if (known === undefined) {
-          const issuers = await trx('service_account_trusts').where({ realm }).countDistinct<{ count: string }[]>({ count: 'issuer' }).first();
-          if (Number(issuers?.count ?? 0) >= limits.issuersPerTenant) return 'issuer-limit-reached';
-        }
-        await trx('service_account_trusts').insert({ sub, realm, id: trust.id, issuer: trust.issuer, subject: trust.subject, audience: trust.audience, created_by: trust.createdBy });
-      });
+      return changeAccount<'duplicate' | 'limit-reached' | 'issuer-limit-reached'>(
+        db,
+        realm,
+        sub,
+        { revoke: false },
+        async (trx) => {
+          const trusts = trx('service_account_trusts').where({ sub });
+          if (
+            (await trusts
+              .clone()
+              .where({ issuer: trust.issuer, subject: trust.subject, audience: trust.audience })
+              .first('id')) !== undefined
+          )
+            return 'duplicate';
+          if ((await countOf(trusts.clone())) >= limits.perAccount) return 'limit-reached';
+          await lockRealm(trx, realm);
+          const known = await trx('service_account_trusts')
+            .where({ realm, issuer: trust.issuer })
+            .first('id');
+          if (known === undefined) {
+            const issuers = await trx('service_account_trusts')
+              .where({ realm })
+              .countDistinct<{ count: string }[]>({ count: 'issuer' })
+              .first();
+            if (Number(issuers?.count ?? 0) >= limits.issuersPerTenant)
+              return 'issuer-limit-reached';
+          }
+          await trx('service_account_trusts').insert({
+            sub,
+            realm,
+            id: trust.id,
+            issuer: trust.issuer,
+            subject: trust.subject,
+            audience: trust.audience,
+            created_by: trust.createdBy,
+          });
+        },
+      );
     },
     removeTrust(realm, sub, id) {
       return changeAccount<'not-found'>(db, realm, sub, { revoke: true }, async (trx) => {
-        if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0) return 'not-found';
+        if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0)
+          return 'not-found';
       });
     },
     removeSecret(realm, sub) {
-      return changeAccount<'no-secret' | 'no-other-credential'>(db, realm, sub, { revoke: true }, async (trx) => {
-        const account = await trx('service_accounts').where({ sub }).first('secret_digest');
-        if (account?.secret_digest === null) return 'no-secret';
-        const others = (await countOf(trx('service_account_keys').where({ sub }))) + (await countOf(trx('service_account_trusts').where({ sub })));
-        if (others === 0) return 'no-other-credential';
-        await trx('service_accounts').where({ sub }).update({ secret_digest: null, secret_created_at: null, secret_last_used_at: null });
-      });
+      return changeAccount<'no-secret' | 'no-other-credential'>(
+        db,
+        realm,
+        sub,
+        { revoke: true },
+        async (trx) => {
+          const account = await trx('service_accounts').where({ sub }).first('secret_digest');
+          if (account?.secret_digest === null) return 'no-secret';
+          const others =
+            (await countOf(trx('service_account_keys').where({ sub }))) +
+            (await countOf(trx('service_account_trusts').where({ sub })));
+          if (others === 0) return 'no-other-credential';
+          await trx('service_accounts')
+            .where({ sub })
+            .update({ secret_digest: null, secret_created_at: null, secret_last_used_at: null });
+        },
+      );
     },
     setDisabled(realm, sub, disabled) {
       return changeAccount<'unchanged'>(db, realm, sub, { revoke: disabled }, async (trx) => {
         const account = await trx('service_accounts').where({ sub }).first('disabled_at');
         if ((account?.disabled_at !== null) === disabled) return 'unchanged';
-        await trx('service_accounts').where({ sub }).update({ disabled_at: disabled ? trx.fn.now() : null });
+        await trx('service_accounts')
+          .where({ sub })
+          .update({ disabled_at: disabled ? trx.fn.now() : null });
       });
     },
   };

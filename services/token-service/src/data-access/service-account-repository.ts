@@ -51,9 +51,16 @@ export interface ServiceAccountRepository {
    * (realm, lower(name)) and (realm, name_key) back the name rule: `nameKey` folds case,
    * compatibility forms and look-alike characters).
    */
-  create(account: NewServiceAccount, limit: number): Promise<'created' | 'unknown-realm' | 'limit-reached'>;
+  create(
+    account: NewServiceAccount,
+    limit: number,
+  ): Promise<'created' | 'unknown-realm' | 'limit-reached'>;
   /** Applies the change to the locked account and bumps its token version in the same transaction; undefined when there is no such account. */
-  update(realm: string, sub: string, change: ServiceAccountChange): Promise<RevocationEntry | undefined>;
+  update(
+    realm: string,
+    sub: string,
+    change: ServiceAccountChange,
+  ): Promise<RevocationEntry | undefined>;
   /** Removes the credentials (secret, keys, trusts) and grants and marks the principal deleted (its row stays for revocation), bumping its version. */
   delete(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
@@ -65,7 +72,18 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
   const selectAccounts = () =>
     db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')
-      .select('sa.sub', 'sa.realm', 'sa.name', 'sa.role', 'sa.dpop_bound_access_tokens', 'p.created_at', 'p.created_by', 'sa.last_used_at', 'sa.disabled_at', db.raw(GRANTS_JSON));
+      .select(
+        'sa.sub',
+        'sa.realm',
+        'sa.name',
+        'sa.role',
+        'sa.dpop_bound_access_tokens',
+        'p.created_at',
+        'p.created_by',
+        'sa.last_used_at',
+        'sa.disabled_at',
+        db.raw(GRANTS_JSON),
+      );
 
   return {
     async list(realm) {
@@ -77,11 +95,27 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
     create(account, limit) {
       return db.transaction(async (trx) => {
         if (!(await lockRealm(trx, account.realm))) return 'unknown-realm';
-        const counted = await trx('service_accounts').where({ realm: account.realm }).count<{ count: string }[]>({ count: '*' }).first();
+        const counted = await trx('service_accounts')
+          .where({ realm: account.realm })
+          .count<{ count: string }[]>({ count: '*' })
+          .first();
         if (Number(counted?.count ?? 0) >= limit) return 'limit-reached';
-        await insertPrincipal(trx, { sub: account.sub, realm: account.realm, kind: 'service_account', created_by: account.createdBy });
+        await insertPrincipal(trx, {
+          sub: account.sub,
+          realm: account.realm,
+          kind: 'service_account',
+          created_by: account.createdBy,
+        });
         try {
-          await trx('service_accounts').insert({ sub: account.sub, realm: account.realm, name: account.name, name_key: nameKey(account.name), role: account.role, secret_digest: account.secretDigest, secret_created_at: trx.fn.now() });
+          await trx('service_accounts').insert({
+            sub: account.sub,
+            realm: account.realm,
+            name: account.name,
+            name_key: nameKey(account.name),
+            role: account.role,
+            secret_digest: account.secretDigest,
+            secret_created_at: trx.fn.now(),
+          });
         } catch (err) {
           if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
           throw err;
@@ -92,18 +126,30 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
     update(realm, sub, { role, grants, dpopBoundAccessTokens, secretDigest }) {
       return changeAccount<never>(db, realm, sub, { revoke: true }, async (trx) => {
         if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
-        if (dpopBoundAccessTokens !== undefined) await trx('service_accounts').where({ sub }).update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
+        if (dpopBoundAccessTokens !== undefined)
+          await trx('service_accounts')
+            .where({ sub })
+            .update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
         if (grants !== undefined) {
           await trx('grants').where({ sub }).delete();
-          if (grants.length > 0) await trx('grants').insert(grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })));
+          if (grants.length > 0)
+            await trx('grants').insert(
+              grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })),
+            );
         }
         // A new secret starts its own life: created now, never used.
-        if (secretDigest !== undefined) await trx('service_accounts').where({ sub }).update({ secret_digest: secretDigest, secret_created_at: trx.fn.now(), secret_last_used_at: null });
+        if (secretDigest !== undefined)
+          await trx('service_accounts').where({ sub }).update({
+            secret_digest: secretDigest,
+            secret_created_at: trx.fn.now(),
+            secret_last_used_at: null,
+          });
       });
     },
     delete(realm, sub) {
       return changeAccount<never>(db, realm, sub, { revoke: true, deleted: true }, async (trx) => {
-        for (const table of ['grants', 'service_account_keys', 'service_account_trusts']) await trx(table).where({ sub }).delete();
+        for (const table of ['grants', 'service_account_keys', 'service_account_trusts'])
+          await trx(table).where({ sub }).delete();
         await trx('service_accounts').where({ sub }).delete();
       });
     },

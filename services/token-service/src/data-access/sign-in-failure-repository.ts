@@ -1,6 +1,11 @@
 import type { Logger } from '@plant/shared/logging';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 
 export interface SignInFailureLimits {
   perAccountIp: number;
@@ -50,18 +55,32 @@ export interface SignInFailureRepository {
  */
 const GIVE_BACK_MARGIN_MS = 1000;
 
-export function createSignInFailureRepository(redis: Redis | undefined, limits: SignInFailureLimits, logger: Logger): SignInFailureRepository {
+export function createSignInFailureRepository(
+  redis: Redis | undefined,
+  limits: SignInFailureLimits,
+  logger: Logger,
+): SignInFailureRepository {
   const make = (name: SignInCounter, points: number): RateLimiterAbstract => {
     const keyPrefix = `plantstore:signin-fail:${name === 'accountIp' ? 'account-ip' : name}`;
     const memory = new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
-    return redis ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: limits.windowSeconds, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory;
+    return redis
+      ? new RateLimiterRedis({
+          storeClient: redis,
+          keyPrefix,
+          points,
+          duration: limits.windowSeconds,
+          insuranceLimiter: memory,
+          rejectIfRedisNotReady: true,
+        })
+      : memory;
   };
   const counters: Record<SignInCounter, RateLimiterAbstract> = {
     ip: make('ip', limits.perIp),
     accountIp: make('accountIp', limits.perAccountIp),
     account: make('account', limits.perAccount),
   };
-  const storeFailed = (err: unknown) => logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
+  const storeFailed = (err: unknown) =>
+    logger.warn({ err: { message: (err as Error).message } }, 'throttle store unavailable');
 
   return {
     async take(counter, key) {
@@ -69,7 +88,8 @@ export function createSignInFailureRepository(redis: Redis | undefined, limits: 
         const res = await counters[counter].consume(key);
         return { counter, key, liveUntil: Date.now() + res.msBeforeNext - GIVE_BACK_MARGIN_MS };
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+        if (rejection instanceof RateLimiterRes)
+          return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
         // Neither Redis nor memory could count: guessing a password must not go unbudgeted.
         storeFailed(rejection);
         return { retryAfterSeconds: 1 };

@@ -34,17 +34,33 @@ export interface SigningKeyRepository {
   /** The active key of every realm whose active key was created less than `seconds` ago (a rotation): realm and kid only. */
   activatedWithin(seconds: number): Promise<Array<{ realm: string; kid: string }>>;
   /** The active key and those retired less than `graceSeconds` ago (their tokens may still be live); no private keys. */
-  findPublished(realm: string, graceSeconds: number): Promise<Array<Omit<SigningKeyRow, 'private_key_encrypted'>>>;
+  findPublished(
+    realm: string,
+    graceSeconds: number,
+  ): Promise<Array<Omit<SigningKeyRow, 'private_key_encrypted'>>>;
   /**
    * Retires the active key and stores `key` as active, in one transaction under the realm's
    * lock, unless `guard` says otherwise; undefined when the realm does not exist.
    */
-  rotate(realm: string, key: NewSigningKey, guard?: RotationGuard): Promise<RotationOutcome | undefined>;
+  rotate(
+    realm: string,
+    key: NewSigningKey,
+    guard?: RotationGuard,
+  ): Promise<RotationOutcome | undefined>;
 }
 
 /** In the caller's transaction (also the realm's first key). */
-export async function insertSigningKey(trx: Knex, realm: string, key: NewSigningKey): Promise<void> {
-  await trx('signing_keys').insert({ kid: key.kid, realm, public_jwk: JSON.stringify(key.publicJwk), private_key_encrypted: key.privateKeyEncrypted });
+export async function insertSigningKey(
+  trx: Knex,
+  realm: string,
+  key: NewSigningKey,
+): Promise<void> {
+  await trx('signing_keys').insert({
+    kid: key.kid,
+    realm,
+    public_jwk: JSON.stringify(key.publicJwk),
+    private_key_encrypted: key.privateKeyEncrypted,
+  });
 }
 
 export function createSigningKeyRepository(db: Knex): SigningKeyRepository {
@@ -53,23 +69,40 @@ export function createSigningKeyRepository(db: Knex): SigningKeyRepository {
       return db('signing_keys').where({ realm }).whereNull('retired_at').first();
     },
     async activatedWithin(seconds) {
-      return db('signing_keys').whereNull('retired_at').andWhereRaw('created_at > now() - make_interval(secs => ?)', [seconds]).select('realm', 'kid');
+      return db('signing_keys')
+        .whereNull('retired_at')
+        .andWhereRaw('created_at > now() - make_interval(secs => ?)', [seconds])
+        .select('realm', 'kid');
     },
     async findPublished(realm, graceSeconds) {
       return db('signing_keys')
         .where({ realm })
-        .andWhere((q) => q.whereNull('retired_at').orWhereRaw('retired_at > now() - make_interval(secs => ?)', [graceSeconds]))
+        .andWhere((q) =>
+          q
+            .whereNull('retired_at')
+            .orWhereRaw('retired_at > now() - make_interval(secs => ?)', [graceSeconds]),
+        )
         .orderByRaw('retired_at desc nulls first')
         .select('kid', 'realm', 'public_jwk', 'created_at', 'retired_at');
     },
     rotate(realm, key, guard = {}) {
       return db.transaction(async (trx): Promise<RotationOutcome | undefined> => {
         if (!(await lockRealm(trx, realm))) return undefined;
-        const row: { kid: string; public_jwk: Record<string, unknown> } | undefined = await trx('signing_keys').where({ realm }).whereNull('retired_at').first('kid', 'public_jwk');
+        const row: { kid: string; public_jwk: Record<string, unknown> } | undefined = await trx(
+          'signing_keys',
+        )
+          .where({ realm })
+          .whereNull('retired_at')
+          .first('kid', 'public_jwk');
         const active = row === undefined ? undefined : { kid: row.kid, alg: row.public_jwk.alg };
-        if (guard.activeAlg !== undefined && active?.alg !== guard.activeAlg) return { rotated: false, active };
-        if (guard.unlessActiveAlg !== undefined && active?.alg === guard.unlessActiveAlg) return { rotated: false, active };
-        const retired = await trx('signing_keys').where({ realm }).whereNull('retired_at').update({ retired_at: trx.fn.now() });
+        if (guard.activeAlg !== undefined && active?.alg !== guard.activeAlg)
+          return { rotated: false, active };
+        if (guard.unlessActiveAlg !== undefined && active?.alg === guard.unlessActiveAlg)
+          return { rotated: false, active };
+        const retired = await trx('signing_keys')
+          .where({ realm })
+          .whereNull('retired_at')
+          .update({ retired_at: trx.fn.now() });
         await insertSigningKey(trx, realm, key);
         return { rotated: true, retired };
       });

@@ -46,7 +46,13 @@ export interface UserRepository {
 export async function insertUser(trx: Knex, realm: string, user: NewUser): Promise<void> {
   await insertPrincipal(trx, { sub: user.sub, realm, kind: 'user', created_by: user.createdBy });
   try {
-    await trx('users').insert({ sub: user.sub, realm, email: user.email, role: user.role, password_hash: user.passwordHash });
+    await trx('users').insert({
+      sub: user.sub,
+      realm,
+      email: user.email,
+      role: user.role,
+      password_hash: user.passwordHash,
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new DuplicateUserEmail(user.email);
     throw err;
@@ -55,7 +61,10 @@ export async function insertUser(trx: Knex, realm: string, user: NewUser): Promi
 
 export function createUserRepository(db: Knex): UserRepository {
   const selectUsers = () =>
-    db('users as u').join('principals as p', 'p.sub', 'u.sub').whereNull('p.deleted_at').select('u.sub', 'u.realm', 'u.email', 'u.role', 'p.created_at');
+    db('users as u')
+      .join('principals as p', 'p.sub', 'u.sub')
+      .whereNull('p.deleted_at')
+      .select('u.sub', 'u.realm', 'u.email', 'u.role', 'p.created_at');
   return {
     async list(realm) {
       return selectUsers().where('u.realm', realm).orderByRaw('lower(u.email)');

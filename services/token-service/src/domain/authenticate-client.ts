@@ -1,11 +1,22 @@
 import type { ClientAuthFailureRepository } from '../data-access/client-auth-failure-repository.js';
-import type { ClientCredentialRepository, ClientCredentialRow } from '../data-access/client-credential-repository.js';
-import { AssertionRejected, type ClientAssertionVerifier, type UsedCredential } from './client-assertions.js';
+import type {
+  ClientCredentialRepository,
+  ClientCredentialRow,
+} from '../data-access/client-credential-repository.js';
+import {
+  AssertionRejected,
+  type ClientAssertionVerifier,
+  type UsedCredential,
+} from './client-assertions.js';
 import type { ClientSecretDigester } from './client-secrets.js';
 import { TooManyFailedAuthentications } from './errors.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
-export { AssertionCheckUnavailable, AssertionRejected, type UsedCredential } from './client-assertions.js';
+export {
+  AssertionCheckUnavailable,
+  AssertionRejected,
+  type UsedCredential,
+} from './client-assertions.js';
 
 /** A service account's credential as the token endpoint reads it: the same object until the account changes. */
 export type ClientCredential = ClientCredentialRow;
@@ -87,14 +98,24 @@ export class ClientAuthentication {
    * The credential without waiting when the cache settles it for this source: `{ row }` (row
    * undefined: no such client, a plain 401), or undefined when `findCredential` must be awaited.
    */
-  cachedCredential(realm: string, clientId: string, source: ClientAuthSource): { readonly row: ClientCredential | undefined } | undefined {
+  cachedCredential(
+    realm: string,
+    clientId: string,
+    source: ClientAuthSource,
+  ): { readonly row: ClientCredential | undefined } | undefined {
     const hit = this.#credentials.cached(realm, clientId);
     // "No such client" is a 401 only for an address under its budget; one that failed recently is asked about.
-    return hit === undefined || hit.row !== undefined || this.#failures.isClean(source.ip) ? hit : undefined;
+    return hit === undefined || hit.row !== undefined || this.#failures.isClean(source.ip)
+      ? hit
+      : undefined;
   }
 
   /** The credential, or undefined (401); rejects with `TooManyFailedAuthentications` when the address is over its budget and the id names no client. */
-  async findCredential(realm: string, clientId: string, source: ClientAuthSource): Promise<ClientCredential | undefined> {
+  async findCredential(
+    realm: string,
+    clientId: string,
+    source: ClientAuthSource,
+  ): Promise<ClientCredential | undefined> {
     const { ip } = source;
     const wait = this.#failures.isClean(ip) ? 0 : await this.#failures.ipBlockedFor(ip, source);
     const credential = await this.#lookUp(realm, clientId, ip, wait > 0);
@@ -103,10 +124,20 @@ export class ClientAuthentication {
   }
 
   /** Whether `presented` is the client's secret; rejects with `TooManyFailedAuthentications` when the budget says 429. */
-  verifySecret(realm: string, clientId: string, storedDigest: string, presented: string, source: ClientAuthSource): boolean | Promise<boolean> {
+  verifySecret(
+    realm: string,
+    clientId: string,
+    storedDigest: string,
+    presented: string,
+    source: ClientAuthSource,
+  ): boolean | Promise<boolean> {
     const { ip } = source;
-    if (!this.#failures.isClean(ip)) return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source);
-    return this.#secrets.matches(presented, storedDigest) || this.#countFailure(realm, clientId, ip, source);
+    if (!this.#failures.isClean(ip))
+      return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source);
+    return (
+      this.#secrets.matches(presented, storedDigest) ||
+      this.#countFailure(realm, clientId, ip, source)
+    );
   }
 
   /**
@@ -114,16 +145,25 @@ export class ClientAuthentication {
    * the request. Rejects with `AssertionRejected` (401), `TooManyFailedAuthentications` (429)
    * or `AssertionCheckUnavailable` (the jti could not be recorded: 503).
    */
-  async verifyAssertion(credential: ClientCredential, assertion: string, audiences: ReadonlySet<string>, source: ClientAuthSource & object): Promise<UsedCredential> {
+  async verifyAssertion(
+    credential: ClientCredential,
+    assertion: string,
+    audiences: ReadonlySet<string>,
+    source: ClientAuthSource & object,
+  ): Promise<UsedCredential> {
     const { realm, sub } = credential;
     const { ip } = source;
-    const earlier = this.#failures.isClean(ip) ? undefined : await this.#failures.clientIpFailures(realm, sub, ip, source);
-    if (earlier !== undefined && earlier.blockedForSeconds > 0) throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
+    const earlier = this.#failures.isClean(ip)
+      ? undefined
+      : await this.#failures.clientIpFailures(realm, sub, ip, source);
+    if (earlier !== undefined && earlier.blockedForSeconds > 0)
+      throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
     let used: UsedCredential;
     try {
       used = await this.#assertions.verify(credential, assertion, audiences);
     } catch (err) {
-      if (err instanceof AssertionRejected && err.counted) await this.#countFailure(realm, sub, ip, source);
+      if (err instanceof AssertionRejected && err.counted)
+        await this.#countFailure(realm, sub, ip, source);
       throw err;
     }
     if (earlier?.mayExist) this.#failures.forgetClientIp(realm, sub, ip);
@@ -148,12 +188,17 @@ export class ClientAuthentication {
    * authenticates but the claims changed (role, grants); `refuse` for a reset, a removed key or
    * trust, a disabled or deleted account.
    */
-  async staleGrantVerdict(credential: ClientCredential, source: object): Promise<'issue' | 'retry' | 'refuse'> {
+  async staleGrantVerdict(
+    credential: ClientCredential,
+    source: object,
+  ): Promise<'issue' | 'retry' | 'refuse'> {
     const now = await this.#credentials.find(credential.realm, credential.sub);
     if (now === undefined) return 'refuse';
     const used = this.#verdicts.get(source) ?? SECRET;
     const stillAuthenticates =
-      used.kind === 'secret' ? now.secret_digest !== null && now.secret_digest === credential.secret_digest : (used.kind === 'key' ? now.keys : now.trusts).some((c) => c.id === used.id);
+      used.kind === 'secret'
+        ? now.secret_digest !== null && now.secret_digest === credential.secret_digest
+        : (used.kind === 'key' ? now.keys : now.trusts).some((c) => c.id === used.id);
     if (!stillAuthenticates) return 'refuse';
     return now.token_version === credential.token_version ? 'issue' : 'retry';
   }
@@ -166,12 +211,22 @@ export class ClientAuthentication {
   /** A token was issued to the client (last_used_at of the account and of the credential this request used). */
   recordUse(clientId: string, source: object | undefined): void {
     const used = (source && this.#verdicts.get(source)) ?? SECRET;
-    this.#usage.record(used.kind === 'secret' ? { sub: clientId, kind: 'secret' } : { sub: clientId, kind: used.kind, id: used.id });
+    this.#usage.record(
+      used.kind === 'secret'
+        ? { sub: clientId, kind: 'secret' }
+        : { sub: clientId, kind: used.kind, id: used.id },
+    );
   }
 
-  async #lookUp(realm: string, clientId: string, ip: string, overBudget: boolean): Promise<ClientCredential | undefined> {
+  async #lookUp(
+    realm: string,
+    clientId: string,
+    ip: string,
+    overBudget: boolean,
+  ): Promise<ClientCredential | undefined> {
     const inFlight = this.#lookups.get(ip) ?? 0;
-    if (overBudget || inFlight >= LOOKUPS_PER_ADDRESS) return this.#credentials.findListed(realm, clientId);
+    if (overBudget || inFlight >= LOOKUPS_PER_ADDRESS)
+      return this.#credentials.findListed(realm, clientId);
     this.#lookups.set(ip, inFlight + 1);
     try {
       return await this.#credentials.find(realm, clientId);
@@ -182,15 +237,29 @@ export class ClientAuthentication {
     }
   }
 
-  async #verifyWatched(realm: string, clientId: string, storedDigest: string, presented: string, ip: string, source: ClientAuthSource): Promise<boolean> {
+  async #verifyWatched(
+    realm: string,
+    clientId: string,
+    storedDigest: string,
+    presented: string,
+    ip: string,
+    source: ClientAuthSource,
+  ): Promise<boolean> {
     const earlier = await this.#failures.clientIpFailures(realm, clientId, ip, source);
-    if (earlier.blockedForSeconds > 0) throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
-    if (!this.#secrets.matches(presented, storedDigest)) return this.#countFailure(realm, clientId, ip, source);
+    if (earlier.blockedForSeconds > 0)
+      throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
+    if (!this.#secrets.matches(presented, storedDigest))
+      return this.#countFailure(realm, clientId, ip, source);
     if (earlier.mayExist) this.#failures.forgetClientIp(realm, clientId, ip);
     return true;
   }
 
-  async #countFailure(realm: string, clientId: string, ip: string, source: ClientAuthSource): Promise<false> {
+  async #countFailure(
+    realm: string,
+    clientId: string,
+    ip: string,
+    source: ClientAuthSource,
+  ): Promise<false> {
     // The budgets as they were before this failure (asked first, on the same connection): the failure that spends one is still a 401.
     const [forClient, forAddress] = await Promise.all([
       this.#failures.clientBlockedFor(realm, clientId, source),

@@ -24,7 +24,10 @@ export class ResourceServerAuthentication {
 
   constructor(
     credentials: readonly string[],
-    private readonly failures: Pick<ClientAuthFailureRepository, 'isClean' | 'ipBlockedFor' | 'recordUnknownClient'>,
+    private readonly failures: Pick<
+      ClientAuthFailureRepository,
+      'isClean' | 'ipBlockedFor' | 'recordUnknownClient'
+    >,
     private readonly equals: (a: string, b: string) => boolean = constantTimeEquals,
   ) {
     this.#credentials = [...credentials];
@@ -33,15 +36,23 @@ export class ResourceServerAuthentication {
   /** Resolves for a known credential; rejects with 401 (with its challenge) or 429. */
   async authenticate(authorization: string | undefined, source: ClientAuthSource): Promise<void> {
     const presented = /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
-    if (presented === undefined) throw new Unauthorized('Introspection requires the resource server\'s credential: Authorization: Bearer <credential>', { headers: { 'www-authenticate': `Bearer realm="${REALM}"` } });
+    if (presented === undefined)
+      throw new Unauthorized(
+        "Introspection requires the resource server's credential: Authorization: Bearer <credential>",
+        { headers: { 'www-authenticate': `Bearer realm="${REALM}"` } },
+      );
     let known = false;
     for (const credential of this.#credentials) {
       if (this.equals(presented, credential)) known = true;
     }
     if (known) return;
-    const wait = this.failures.isClean(source.ip) ? 0 : await this.failures.ipBlockedFor(source.ip, source);
+    const wait = this.failures.isClean(source.ip)
+      ? 0
+      : await this.failures.ipBlockedFor(source.ip, source);
     this.failures.recordUnknownClient(source.ip, source);
     if (wait > 0) throw new TooManyFailedAuthentications(wait);
-    throw new Unauthorized('The resource server credential is not valid', { headers: { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` } });
+    throw new Unauthorized('The resource server credential is not valid', {
+      headers: { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` },
+    });
   }
 }

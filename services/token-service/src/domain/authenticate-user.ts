@@ -44,7 +44,10 @@ export function refuseWhileBusy(deps: Pick<SignInDeps, 'checkers'>): SignInBusy 
  * answer nor its timing tells which emails exist. Points are taken before the hash and
  * given back only when no check happened or it succeeded (`SignInThrottle`).
  */
-export async function authenticateUser(deps: SignInDeps, attempt: SignInAttempt): Promise<SignInOutcome> {
+export async function authenticateUser(
+  deps: SignInDeps,
+  attempt: SignInAttempt,
+): Promise<SignInOutcome> {
   // With every checker busy, refuse before spending a query or a counter on the attempt.
   const busy = refuseWhileBusy(deps);
   if (busy) return busy;
@@ -53,16 +56,26 @@ export async function authenticateUser(deps: SignInDeps, attempt: SignInAttempt)
   const checkable = attempt.email !== '' && attempt.password !== '';
   let credential;
   try {
-    credential = checkable && isStorableText(attempt.email) ? await deps.identity.users.findSignInCredential(attempt.tenant, attempt.email) : undefined;
+    credential =
+      checkable && isStorableText(attempt.email)
+        ? await deps.identity.users.findSignInCredential(attempt.tenant, attempt.email)
+        : undefined;
   } catch (err) {
     await deps.throttle.release(source);
     throw err;
   }
-  const held = await deps.throttle.reserveAccount(source, attempt.tenant, credential?.email_key ?? attempt.email.toLowerCase());
+  const held = await deps.throttle.reserveAccount(
+    source,
+    attempt.tenant,
+    credential?.email_key ?? attempt.email.toLowerCase(),
+  );
   if (isRefusal(held)) return { kind: 'throttled', retryAfterSeconds: held.retryAfterSeconds };
   // A form posted without a password (or an email) is a failure that needs no hash.
   if (!checkable) return { kind: 'wrong-credentials' };
-  const check = deps.checkers.tryVerify(attempt.password, credential?.password_hash ?? DUMMY_PASSWORD_HASH);
+  const check = deps.checkers.tryVerify(
+    attempt.password,
+    credential?.password_hash ?? DUMMY_PASSWORD_HASH,
+  );
   if (check === undefined) {
     await deps.throttle.release(held);
     return BUSY;

@@ -1,6 +1,5 @@
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
-
 /**
  * Service-account secrets: `pss_` + base62(32 CSPRNG bytes, 43 chars) + base62 checksum
  * (6 chars of SHA-256 of the body). The prefix and checksum let secret scanners recognise

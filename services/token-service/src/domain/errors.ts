@@ -6,14 +6,34 @@ import {
 
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');
 export const TenantExists = createError('TenantExists', 409, 'Tenant already exists');
-export const ServiceAccountNotFound = createError('ServiceAccountNotFound', 404, 'Service account not found');
-export const ServiceAccountNameTaken = createError('ServiceAccountNameTaken', 409, 'A service account with this name already exists');
-export const ServiceAccountLimitReached = createError('ServiceAccountLimitReached', 409, 'This tenant already has the maximum of 25 service accounts');
+export const ServiceAccountNotFound = createError(
+  'ServiceAccountNotFound',
+  404,
+  'Service account not found',
+);
+export const ServiceAccountNameTaken = createError(
+  'ServiceAccountNameTaken',
+  409,
+  'A service account with this name already exists',
+);
+export const ServiceAccountLimitReached = createError(
+  'ServiceAccountLimitReached',
+  409,
+  'This tenant already has the maximum of 25 service accounts',
+);
 export const UserNotFound = createError('UserNotFound', 404, 'User not found');
-export const UserEmailTaken = createError('UserEmailTaken', 409, 'A user with this email already exists');
+export const UserEmailTaken = createError(
+  'UserEmailTaken',
+  409,
+  'A user with this email already exists',
+);
 export const PrincipalNotFound = createError('PrincipalNotFound', 404, 'Principal not found');
 
-const TooManyFailedAuthenticationsBase = createError('TooManyFailedAuthentications', 429, 'too many failed client authentications; retry later');
+const TooManyFailedAuthenticationsBase = createError(
+  'TooManyFailedAuthentications',
+  429,
+  'too many failed client authentications; retry later',
+);
 
 /** A source (or a client) over its budget of failed client authentications. */
 export class TooManyFailedAuthentications extends TooManyFailedAuthenticationsBase {
@@ -26,10 +46,38 @@ export const InvalidPublicKey = createError('InvalidPublicKey', 400, 'The public
 export const InvalidTrust = createError('InvalidTrust', 400, 'The trust is not valid');
 export const KeyNotFound = createError('KeyNotFound', 404, 'Key not found');
 export const TrustNotFound = createError('TrustNotFound', 404, 'Trust not found');
-export const KeyLimitReached = createError('KeyLimitReached', 409, `This service account already has the maximum of ${MAX_KEYS_PER_SERVICE_ACCOUNT} keys`);
-export const DuplicateKey = createError('DuplicateKey', 409, 'This service account already has this key (or a key with this id)');
-export const TrustLimitReached = createError('TrustLimitReached', 409, `This service account already has the maximum of ${MAX_TRUSTS_PER_SERVICE_ACCOUNT} trusts`);
-export const TrustedIssuerLimitReached = createError('TrustedIssuerLimitReached', 409, 'This tenant already trusts the maximum number of issuers');
-export const DuplicateTrust = createError('DuplicateTrust', 409, 'This service account already has this trust');
-export const SecretStillNeeded = createError('SecretStillNeeded', 409, 'The secret is this service account\'s only credential: add a key or a trust before removing it');
-export const NoSecret = createError('NoSecret', 409, 'This service account has no secret; Reset Secret gives it one');
+export const KeyLimitReached = createError(
+  'KeyLimitReached',
+  409,
+  `This service account already has the maximum of ${MAX_KEYS_PER_SERVICE_ACCOUNT} keys`,
+);
+export const DuplicateKey = createError(
+  'DuplicateKey',
+  409,
+  'This service account already has this key (or a key with this id)',
+);
+export const TrustLimitReached = createError(
+  'TrustLimitReached',
+  409,
+  `This service account already has the maximum of ${MAX_TRUSTS_PER_SERVICE_ACCOUNT} trusts`,
+);
+export const TrustedIssuerLimitReached = createError(
+  'TrustedIssuerLimitReached',
+  409,
+  'This tenant already trusts the maximum number of issuers',
+);
+export const DuplicateTrust = createError(
+  'DuplicateTrust',
+  409,
+  'This service account already has this trust',
+);
+export const SecretStillNeeded = createError(
+  'SecretStillNeeded',
+  409,
+  "The secret is this service account's only credential: add a key or a trust before removing it",
+);
+export const NoSecret = createError(
+  'NoSecret',
+  409,
+  'This service account has no secret; Reset Secret gives it one',
+);

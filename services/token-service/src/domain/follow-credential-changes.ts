@@ -45,7 +45,11 @@ export class CredentialChangeFollower {
           this.#lastError = '';
         },
         (err: Error) => {
-          if (err.message !== this.#lastError) this.logger.warn({ err: { message: err.message } }, 'credential change feed unreadable; retrying');
+          if (err.message !== this.#lastError)
+            this.logger.warn(
+              { err: { message: err.message } },
+              'credential change feed unreadable; retrying',
+            );
           this.#lastError = err.message;
           if (Date.now() - this.#lastRead >= GIVE_UP_MS) this.ctx.clientCredentials.forgetAll();
         },
@@ -64,13 +68,18 @@ export class CredentialChangeFollower {
     for (;;) {
       const position = this.#position ?? '0';
       const page = await this.ctx.revocationFeed.changesAfter(position, PAGE, horizon);
-      if (this.#position === undefined || BigInt(position) < BigInt(page.floor) || BigInt(position) > BigInt(page.head)) {
+      if (
+        this.#position === undefined ||
+        BigInt(position) < BigInt(page.floor) ||
+        BigInt(position) > BigInt(page.head)
+      ) {
         // The first read, or a gap: whatever was cached may predate changes this replica cannot list.
         if (this.#position !== undefined) this.ctx.clientCredentials.forgetAll();
         this.#position = page.head;
         return;
       }
-      for (const change of page.changes) this.ctx.clientCredentials.forget(change.tenant, change.sub);
+      for (const change of page.changes)
+        this.ctx.clientCredentials.forget(change.tenant, change.sub);
       this.#position = page.changes[page.changes.length - 1]?.position ?? position;
       if (page.changes.length < PAGE) return;
     }

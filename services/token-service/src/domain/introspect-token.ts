@@ -12,7 +12,9 @@ export interface TokenInspector {
 }
 
 /** RFC 7662 §2.2: every claim of a token that is active, or only `active: false`. */
-export type IntrospectionAnswer = { active: false } | ({ active: true; token_type: 'Bearer' | 'DPoP' } & Record<string, unknown>);
+export type IntrospectionAnswer =
+  | { active: false }
+  | ({ active: true; token_type: 'Bearer' | 'DPoP' } & Record<string, unknown>);
 
 const INACTIVE: IntrospectionAnswer = Object.freeze({ active: false });
 /** Longer than any token we mint by far; what is longer is nothing of ours. */
@@ -25,7 +27,11 @@ const MAX_TOKEN_LENGTH = 8192;
  * replica refuses it. A token of another realm than the one asked is inactive (a resource server
  * learns nothing of another tenant's tokens through this realm). Inactive says nothing of why.
  */
-export async function introspectToken(inspector: TokenInspector, tenant: string, input: { token?: unknown }): Promise<IntrospectionAnswer> {
+export async function introspectToken(
+  inspector: TokenInspector,
+  tenant: string,
+  input: { token?: unknown },
+): Promise<IntrospectionAnswer> {
   const { token } = input;
   if (typeof token !== 'string' || token === '') throw new BadRequest('token is required');
   if (token.length > MAX_TOKEN_LENGTH) return INACTIVE;
@@ -38,6 +44,8 @@ export async function introspectToken(inspector: TokenInspector, tenant: string,
   }
   if (principal.tenant !== tenant) return INACTIVE;
   // The token verified, so its payload is ours: every claim of it, as RFC 7662 §2.2 suggests.
-  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const claims = JSON.parse(
+    Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'),
+  ) as Record<string, unknown>;
   return { ...claims, active: true, token_type: principal.jkt === undefined ? 'Bearer' : 'DPoP' };
 }

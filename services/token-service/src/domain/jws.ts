@@ -16,16 +16,26 @@ export interface CompactJws {
 export const MAX_JWS_LENGTH = 16_384;
 
 const RSA_ALGS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']);
-const EC_ALGS: Record<string, string> = { 'prime256v1': 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
+const EC_ALGS: Record<string, string> = {
+  prime256v1: 'ES256',
+  secp384r1: 'ES384',
+  secp521r1: 'ES512',
+};
 const ED_ALGS = new Set(['EdDSA', 'Ed25519']);
-export const ASYMMETRIC_ALGS: readonly string[] = [...RSA_ALGS, ...Object.values(EC_ALGS), ...ED_ALGS];
+export const ASYMMETRIC_ALGS: readonly string[] = [
+  ...RSA_ALGS,
+  ...Object.values(EC_ALGS),
+  ...ED_ALGS,
+];
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
 function jsonObject(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -61,7 +71,9 @@ export function algFits(alg: unknown, key: KeyObject): boolean {
 /** RSA keys whose check costs less than handing it to the pool: 2048 bits with e = 65537, the usual key. */
 function isCheapRsa(key: KeyObject): boolean {
   const details = key.asymmetricKeyDetails;
-  return (details?.modulusLength ?? Infinity) <= 2048 && (details?.publicExponent ?? Infinity) <= 65537n;
+  return (
+    (details?.modulusLength ?? Infinity) <= 2048 && (details?.publicExponent ?? Infinity) <= 65537n
+  );
 }
 
 /**
@@ -77,7 +89,11 @@ export function verifyJws(jws: CompactJws, alg: string, key: KeyObject): Promise
   const data = Buffer.from(jws.signingInput);
   const digest = alg === 'EdDSA' || alg === 'Ed25519' ? null : `sha${alg.slice(2)}`;
   const options = alg.startsWith('PS')
-    ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
+    ? {
+        key,
+        padding: constants.RSA_PKCS1_PSS_PADDING,
+        saltLength: constants.RSA_PSS_SALTLEN_DIGEST,
+      }
     : alg.startsWith('ES')
       ? { key, dsaEncoding: 'ieee-p1363' as const }
       : key;
@@ -111,7 +127,12 @@ export const MAX_SIGNATURE_CHECKS = 3;
  * without a check; after `MAX_SIGNATURE_CHECKS` failed checks the rest are not tried. Checked
  * one after another: a kid usually names one key.
  */
-export async function firstVerifying<K>(jws: CompactJws, alg: string, keys: readonly K[], keyOf: (k: K) => KeyObject | undefined): Promise<{ key: K | undefined; checks: number }> {
+export async function firstVerifying<K>(
+  jws: CompactJws,
+  alg: string,
+  keys: readonly K[],
+  keyOf: (k: K) => KeyObject | undefined,
+): Promise<{ key: K | undefined; checks: number }> {
   let checks = 0;
   for (const candidate of keys) {
     const key = keyOf(candidate);

@@ -27,6 +27,9 @@ export class KeyEncryption {
     const decipher = createDecipheriv('aes-256-gcm', this.#key, iv);
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(sealed.subarray(IV_LENGTH + TAG_LENGTH)), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(sealed.subarray(IV_LENGTH + TAG_LENGTH)),
+      decipher.final(),
+    ]).toString('utf8');
   }
 }

@@ -70,7 +70,10 @@ export class PasswordCheckers {
     await Promise.all(checkers.map((c) => c.worker.terminate()));
   }
 
-  #derive(checker: Checker, [password, salt, keyLength, options]: Parameters<DeriveKey>): Promise<Buffer> {
+  #derive(
+    checker: Checker,
+    [password, salt, keyLength, options]: Parameters<DeriveKey>,
+  ): Promise<Buffer> {
     return new Promise<Buffer>((resolve, reject) => {
       checker.settle = ({ key, error }) => {
         checker.settle = undefined;
@@ -82,10 +85,18 @@ export class PasswordCheckers {
   }
 
   #spawn(): Checker {
-    const checker: Checker = { worker: new Worker(CHECKER_SOURCE, { eval: true, workerData: { niceness: CHECKER_NICENESS } }), dead: false };
+    const checker: Checker = {
+      worker: new Worker(CHECKER_SOURCE, {
+        eval: true,
+        workerData: { niceness: CHECKER_NICENESS },
+      }),
+      dead: false,
+    };
     // An idle checker never keeps the process alive.
     checker.worker.unref();
-    checker.worker.on('message', (result: { key?: Uint8Array; error?: string }) => checker.settle?.(result));
+    checker.worker.on('message', (result: { key?: Uint8Array; error?: string }) =>
+      checker.settle?.(result),
+    );
     const lost = (reason: string) => {
       checker.dead = true;
       this.#all.delete(checker);

@@ -6,29 +6,56 @@ const KEY_LENGTH = 32;
 const MAX_MEM = 64 * 1024 * 1024;
 
 /** A scrypt derivation: on libuv's thread pool by default, or on the password checkers' threads. */
-export type DeriveKey = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) => Promise<Buffer>;
+export type DeriveKey = (
+  password: string,
+  salt: Buffer,
+  keyLength: number,
+  options: ScryptOptions,
+) => Promise<Buffer>;
 
 const deriveOnThreadPool: DeriveKey = (password, salt, keyLength, options) =>
-  new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+  new Promise((resolve, reject) =>
+    scrypt(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 
-function derive(password: string, salt: Buffer, options: ScryptOptions, deriveKey: DeriveKey): Promise<Buffer> {
+function derive(
+  password: string,
+  salt: Buffer,
+  options: ScryptOptions,
+  deriveKey: DeriveKey,
+): Promise<Buffer> {
   return deriveKey(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: MAX_MEM });
 }
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, PARAMS, deriveOnThreadPool);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  return [
+    'scrypt',
+    PARAMS.N,
+    PARAMS.r,
+    PARAMS.p,
+    salt.toString('base64url'),
+    key.toString('base64url'),
+  ].join('$');
 }
 
 /** The stored hash's scheme, parameters and salt, or undefined when it is none of ours. */
 function parseHash(stored: string) {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return undefined;
-  return { options: { N: Number(n), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, 'base64url'), expected: Buffer.from(hash, 'base64url') };
+  return {
+    options: { N: Number(n), r: Number(r), p: Number(p) },
+    salt: Buffer.from(salt, 'base64url'),
+    expected: Buffer.from(hash, 'base64url'),
+  };
 }
 
-export async function verifyPassword(password: string, stored: string, deriveKey: DeriveKey = deriveOnThreadPool): Promise<boolean> {
+export async function verifyPassword(
+  password: string,
+  stored: string,
+  deriveKey: DeriveKey = deriveOnThreadPool,
+): Promise<boolean> {
   const parsed = parseHash(stored);
   if (parsed === undefined) return false;
   const actual = await derive(password, parsed.salt, parsed.options, deriveKey);
@@ -41,4 +68,11 @@ export async function verifyPassword(password: string, stored: string, deriveKey
  * password can match it. Built without deriving anything, so the first unknown email costs no
  * more than the next.
  */
-export const DUMMY_PASSWORD_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString('base64url'), randomBytes(KEY_LENGTH).toString('base64url')].join('$');
+export const DUMMY_PASSWORD_HASH = [
+  'scrypt',
+  PARAMS.N,
+  PARAMS.r,
+  PARAMS.p,
+  randomBytes(16).toString('base64url'),
+  randomBytes(KEY_LENGTH).toString('base64url'),
+].join('$');

@@ -50,23 +50,38 @@ export const UpdateServiceAccountSchema = z
     {
       role: ServiceAccountRoleSchema.optional(),
       grants: GrantsSchema.optional(),
-      dpop_bound_access_tokens: z.boolean({ error: 'dpop_bound_access_tokens must be true or false' }).optional(),
+      dpop_bound_access_tokens: z
+        .boolean({ error: 'dpop_bound_access_tokens must be true or false' })
+        .optional(),
       actor: Actor.optional(),
     },
     { error: 'body must be a JSON object' },
   )
-  .refine((body) => body.role !== undefined || body.grants !== undefined || body.dpop_bound_access_tokens !== undefined, {
-    error: 'role, grants or dpop_bound_access_tokens is required',
-  });
+  .refine(
+    (body) =>
+      body.role !== undefined ||
+      body.grants !== undefined ||
+      body.dpop_bound_access_tokens !== undefined,
+    {
+      error: 'role, grants or dpop_bound_access_tokens is required',
+    },
+  );
 
-export const ActorBodySchema = z.object({ actor: Actor.optional() }, { error: 'body must be a JSON object' });
+export const ActorBodySchema = z.object(
+  { actor: Actor.optional() },
+  { error: 'body must be a JSON object' },
+);
 
-export const UserRoleSchema = z.enum(['View', 'Edit', 'Account Admin'], { error: 'role must be "View", "Edit" or "Account Admin"' });
+export const UserRoleSchema = z.enum(['View', 'Edit', 'Account Admin'], {
+  error: 'role must be "View", "Edit" or "Account Admin"',
+});
 
 export const EmailSchema = z
   .string()
   .max(254, { error: 'email must be at most 254 characters' })
-  .regex(/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u, { error: 'email must be an email address' });
+  .regex(/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u, {
+    error: 'email must be an email address',
+  });
 
 export const PasswordSchema = z
   .string()
@@ -75,12 +90,22 @@ export const PasswordSchema = z
 
 /** `{jwk}` or `{pem}`, exactly one; what the key itself must be is `importPublicKey`'s to say. */
 export const AddKeySchema = ActorBodySchema.extend({
-  jwk: z.record(z.string(), z.unknown(), { error: 'jwk must be a JSON object (a public JWK)' }).optional(),
-  pem: z.string({ error: 'pem must be a string' }).max(PUBLIC_KEY_PEM_MAX, { error: `pem must be at most ${PUBLIC_KEY_PEM_MAX} characters` }).optional(),
-}).refine((body) => (body.jwk === undefined) !== (body.pem === undefined), { error: 'give exactly one of jwk and pem' });
+  jwk: z
+    .record(z.string(), z.unknown(), { error: 'jwk must be a JSON object (a public JWK)' })
+    .optional(),
+  pem: z
+    .string({ error: 'pem must be a string' })
+    .max(PUBLIC_KEY_PEM_MAX, { error: `pem must be at most ${PUBLIC_KEY_PEM_MAX} characters` })
+    .optional(),
+}).refine((body) => (body.jwk === undefined) !== (body.pem === undefined), {
+  error: 'give exactly one of jwk and pem',
+});
 
 export const AddTrustSchema = ActorBodySchema.extend({
-  issuer: z.string({ error: 'issuer must be a string' }).min(1, { error: 'issuer is required' }).max(TRUST_FIELD_MAX, { error: `issuer must be at most ${TRUST_FIELD_MAX} characters` }),
+  issuer: z
+    .string({ error: 'issuer must be a string' })
+    .min(1, { error: 'issuer is required' })
+    .max(TRUST_FIELD_MAX, { error: `issuer must be at most ${TRUST_FIELD_MAX} characters` }),
   subject: boundedText('subject', TRUST_FIELD_MAX),
   audience: boundedText('audience', TRUST_FIELD_MAX),
 });

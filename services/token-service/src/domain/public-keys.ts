@@ -15,7 +15,11 @@ const KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const DEFAULT_ALG: Record<string, string> = { rsa: 'RS256', ec: 'ES256', ed25519: 'EdDSA' };
 /** RFC 7638 §3.2: the required members of each key type, in lexicographic order. */
-export const THUMBPRINT_MEMBERS: Record<string, string[]> = { RSA: ['e', 'kty', 'n'], EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'] };
+export const THUMBPRINT_MEMBERS: Record<string, string[]> = {
+  RSA: ['e', 'kty', 'n'],
+  EC: ['crv', 'kty', 'x', 'y'],
+  OKP: ['crv', 'kty', 'x'],
+};
 
 /** RFC 7638 JWK thumbprint (SHA-256, base64url). */
 export function thumbprintOf(jwk: Record<string, unknown>): string {
@@ -25,8 +29,12 @@ export function thumbprintOf(jwk: Record<string, unknown>): string {
 }
 
 function fromJwk(jwk: Record<string, unknown>): KeyObject {
-  if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new InvalidPublicKey('This JWK holds private or symmetric key material; add the public key only');
-  if (jwk.use !== undefined && jwk.use !== 'sig') throw new InvalidPublicKey('jwk.use must be "sig"');
+  if (PRIVATE_MEMBERS.some((m) => m in jwk))
+    throw new InvalidPublicKey(
+      'This JWK holds private or symmetric key material; add the public key only',
+    );
+  if (jwk.use !== undefined && jwk.use !== 'sig')
+    throw new InvalidPublicKey('jwk.use must be "sig"');
   try {
     return createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
   } catch {
@@ -36,8 +44,11 @@ function fromJwk(jwk: Record<string, unknown>): KeyObject {
 
 function fromPem(pem: string): KeyObject {
   // A private key would be accepted by createPublicKey (it derives the public half): refuse it instead of quietly keeping nothing of it.
-  if (/PRIVATE KEY/.test(pem)) throw new InvalidPublicKey('This PEM holds a private key; add the public key only');
-  if (!/^\s*-----BEGIN (RSA )?PUBLIC KEY-----[\s\S]+-----END (RSA )?PUBLIC KEY-----\s*$/.test(pem)) {
+  if (/PRIVATE KEY/.test(pem))
+    throw new InvalidPublicKey('This PEM holds a private key; add the public key only');
+  if (
+    !/^\s*-----BEGIN (RSA )?PUBLIC KEY-----[\s\S]+-----END (RSA )?PUBLIC KEY-----\s*$/.test(pem)
+  ) {
     throw new InvalidPublicKey('pem must be one "-----BEGIN PUBLIC KEY-----" block');
   }
   try {
@@ -59,16 +70,23 @@ function assertSupported(key: KeyObject): void {
  * puts in the assertion header), else its thumbprint; its algorithm the JWK's `alg` when it
  * names one that fits, else the type's usual one (RS256, ES256, EdDSA).
  */
-export function importPublicKey(input: { jwk?: Record<string, unknown> | undefined; pem?: string | undefined }): ImportedPublicKey {
+export function importPublicKey(input: {
+  jwk?: Record<string, unknown> | undefined;
+  pem?: string | undefined;
+}): ImportedPublicKey {
   const jwk = input.jwk;
   const key = jwk !== undefined ? fromJwk(jwk) : fromPem(input.pem ?? '');
   assertSupported(key);
   const publicJwk = key.export({ format: 'jwk' }) as Record<string, unknown>;
   const thumbprint = thumbprintOf(publicJwk);
   const alg = jwk?.alg ?? DEFAULT_ALG[key.asymmetricKeyType!]!;
-  if (!algFits(alg, key)) throw new InvalidPublicKey(`jwk.alg ${JSON.stringify(alg)} does not fit this key`);
+  if (!algFits(alg, key))
+    throw new InvalidPublicKey(`jwk.alg ${JSON.stringify(alg)} does not fit this key`);
   const kid = jwk?.kid;
-  if (kid !== undefined && (typeof kid !== 'string' || !KEY_ID.test(kid))) throw new InvalidPublicKey('jwk.kid must be 1-128 characters of A-Z, a-z, 0-9, ".", "_", "~", "-"');
+  if (kid !== undefined && (typeof kid !== 'string' || !KEY_ID.test(kid)))
+    throw new InvalidPublicKey(
+      'jwk.kid must be 1-128 characters of A-Z, a-z, 0-9, ".", "_", "~", "-"',
+    );
   return { id: kid ?? thumbprint, alg: alg as string, publicJwk, thumbprint };
 }
 

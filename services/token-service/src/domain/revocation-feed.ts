@@ -49,15 +49,33 @@ export const MAX_CHANGES_PAGE = 1000;
  * database restored to an earlier state, whose positions were handed out again). Changes no
  * longer needed (older than the horizon, not pruned yet) move the position but are not sent.
  */
-export async function getRevocationChanges(ctx: Pick<IdentityContext, 'revocationFeed'>, accessTokenTtl: number, after: string, limit: number): Promise<RevocationChanges> {
+export async function getRevocationChanges(
+  ctx: Pick<IdentityContext, 'revocationFeed'>,
+  accessTokenTtl: number,
+  after: string,
+  limit: number,
+): Promise<RevocationChanges> {
   const take = Math.min(Math.max(1, limit), MAX_CHANGES_PAGE);
-  const page = await ctx.revocationFeed.changesAfter(after, take, revocationHorizonSeconds(accessTokenTtl));
+  const page = await ctx.revocationFeed.changesAfter(
+    after,
+    take,
+    revocationHorizonSeconds(accessTokenTtl),
+  );
   const position = BigInt(after);
   if (position < BigInt(page.floor) || position > BigInt(page.head)) return { reset: true };
   const last = page.changes[page.changes.length - 1];
   const entries: LiveRevocationEntry[] = [];
-  for (const { position: _position, ...entry } of page.changes) if (entry.ttl > 0) entries.push(entry);
-  return { reset: false, position: last?.position ?? after, more: last !== undefined && BigInt(last.position) < BigInt(page.head) && page.changes.length === take, entries };
+  for (const { position: _position, ...entry } of page.changes)
+    if (entry.ttl > 0) entries.push(entry);
+  return {
+    reset: false,
+    position: last?.position ?? after,
+    more:
+      last !== undefined &&
+      BigInt(last.position) < BigInt(page.head) &&
+      page.changes.length === take,
+    entries,
+  };
 }
 
 /** The query of `GET /internal/v1/revocations/changes`. */
@@ -68,13 +86,20 @@ export const CHANGES_QUERY = ['after', 'limit'] as const;
  * sign or leading zero), required; `limit`: 1..MAX_CHANGES_PAGE, default the maximum. Anything
  * else, repeated parameters included, is a 400: no input reaches Postgres as an out-of-range bound.
  */
-export function parseChangesQuery(query: Record<string, unknown>): { after: string; limit: number } {
+export function parseChangesQuery(query: Record<string, unknown>): {
+  after: string;
+  limit: number;
+} {
   const after = parseFeedPosition(query.after);
-  if (after === undefined) throw new BadRequest('after must be a feed position: a decimal integer from 0 to 9223372036854775807');
+  if (after === undefined)
+    throw new BadRequest(
+      'after must be a feed position: a decimal integer from 0 to 9223372036854775807',
+    );
   const raw = query.limit;
   if (raw === undefined) return { after, limit: MAX_CHANGES_PAGE };
   const limit = typeof raw === 'string' && /^[1-9][0-9]{0,3}$/.test(raw) ? Number(raw) : NaN;
-  if (!(limit <= MAX_CHANGES_PAGE)) throw new BadRequest(`limit must be an integer between 1 and ${MAX_CHANGES_PAGE}`);
+  if (!(limit <= MAX_CHANGES_PAGE))
+    throw new BadRequest(`limit must be an integer between 1 and ${MAX_CHANGES_PAGE}`);
   return { after, limit };
 }
 
@@ -84,12 +109,21 @@ export function parseChangesQuery(query: Record<string, unknown>): { after: stri
  * start and after a gap it cannot bridge; its size follows the rate of changes, not the history:
  * principals reset or deleted long ago are not in it, whatever their version.
  */
-export async function getRevocationSnapshot(ctx: Pick<IdentityContext, 'revocationFeed'>, accessTokenTtl: number): Promise<RevocationSnapshot> {
-  const { head, entries } = await ctx.revocationFeed.snapshot(revocationHorizonSeconds(accessTokenTtl));
+export async function getRevocationSnapshot(
+  ctx: Pick<IdentityContext, 'revocationFeed'>,
+  accessTokenTtl: number,
+): Promise<RevocationSnapshot> {
+  const { head, entries } = await ctx.revocationFeed.snapshot(
+    revocationHorizonSeconds(accessTokenTtl),
+  );
   return { position: head, entries };
 }
 
-export async function getRevocationEntry(ctx: Pick<IdentityContext, 'principals'>, tenant: string, sub: string): Promise<RevocationEntry> {
+export async function getRevocationEntry(
+  ctx: Pick<IdentityContext, 'principals'>,
+  tenant: string,
+  sub: string,
+): Promise<RevocationEntry> {
   const entry = await ctx.principals.findRevocationEntry(tenant, sub);
   if (!entry) throw new PrincipalNotFound();
   return entry;
@@ -113,7 +147,10 @@ export interface PruneResult {
  * resource servers). What is younger than the horizon is never touched, so a token minted just
  * before a reset stays refused until it expires, pruning or not.
  */
-export async function pruneRevocations(ctx: Pick<IdentityContext, 'revocationFeed'>, accessTokenTtl: number): Promise<PruneResult> {
+export async function pruneRevocations(
+  ctx: Pick<IdentityContext, 'revocationFeed'>,
+  accessTokenTtl: number,
+): Promise<PruneResult> {
   const horizon = revocationHorizonSeconds(accessTokenTtl);
   const result: PruneResult = { changes: 0, principals: 0 };
   for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
@@ -151,11 +188,15 @@ export class RevocationPruner {
     this.#running ??= pruneRevocations(this.ctx, this.accessTokenTtl)
       .then(
         (result) => {
-          if (result.changes + result.principals > 0) this.logger.info({ pruned: result }, 'revocation store pruned');
+          if (result.changes + result.principals > 0)
+            this.logger.info({ pruned: result }, 'revocation store pruned');
           return result;
         },
         (err: Error) => {
-          this.logger.warn({ err: { message: err.message } }, 'revocation prune failed; retrying at the next run');
+          this.logger.warn(
+            { err: { message: err.message } },
+            'revocation prune failed; retrying at the next run',
+          );
           return undefined;
         },
       )

@@ -10,8 +10,14 @@ export const REPUBLISH_MAX_MS = 1000;
 
 const keyOf = (entry: RevocationEntry) => `${entry.tenant}\u0000${entry.sub}`;
 /** What resource servers make of two entries of one principal, applied in any order (version = max, deleted = or). */
-const join = (a: RevocationEntry, b: RevocationEntry): RevocationEntry => ({ tenant: a.tenant, sub: a.sub, version: Math.max(a.version, b.version), deleted: a.deleted || b.deleted });
-const covers = (published: RevocationEntry, held: RevocationEntry) => published.version >= held.version && (published.deleted || !held.deleted);
+const join = (a: RevocationEntry, b: RevocationEntry): RevocationEntry => ({
+  tenant: a.tenant,
+  sub: a.sub,
+  version: Math.max(a.version, b.version),
+  deleted: a.deleted || b.deleted,
+});
+const covers = (published: RevocationEntry, held: RevocationEntry) =>
+  published.version >= held.version && (published.deleted || !held.deleted);
 
 /**
  * Publishes `{tenant, sub, version, deleted}` after commit. Local listeners (this replica's
@@ -62,7 +68,10 @@ export class RevocationPublisher {
       if (this.#pending.size > 0) this.#republishSoon(0);
       return;
     }
-    this.logger.error({ err: { message: failure.message }, tenant: entry.tenant, sub: entry.sub }, 'revocation publish failed; kept to publish again');
+    this.logger.error(
+      { err: { message: failure.message }, tenant: entry.tenant, sub: entry.sub },
+      'revocation publish failed; kept to publish again',
+    );
     const key = keyOf(entry);
     const held = this.#pending.get(key);
     this.#pending.set(key, held === undefined ? entry : join(held, entry));
@@ -79,7 +88,11 @@ export class RevocationPublisher {
   /** The error, or undefined when Redis took the entry. */
   async #send(entry: RevocationEntry): Promise<Error | undefined> {
     try {
-      await withTimeout(this.redis!.publish(REVOCATION_CHANNEL, JSON.stringify(entry)), PUBLISH_TIMEOUT_MS, 'publish');
+      await withTimeout(
+        this.redis!.publish(REVOCATION_CHANNEL, JSON.stringify(entry)),
+        PUBLISH_TIMEOUT_MS,
+        'publish',
+      );
       return undefined;
     } catch (err) {
       return err as Error;
@@ -117,9 +130,14 @@ export class RevocationPublisher {
       this.#lastError = '';
       return;
     }
-    if (failure !== undefined && failure.message !== this.#lastError) this.logger.warn({ err: { message: failure.message }, pending: this.#pending.size }, 'revocation republish failed; retrying');
+    if (failure !== undefined && failure.message !== this.#lastError)
+      this.logger.warn(
+        { err: { message: failure.message }, pending: this.#pending.size },
+        'revocation republish failed; retrying',
+      );
     this.#lastError = failure?.message ?? '';
-    this.#delayMs = failure === undefined ? REPUBLISH_FIRST_MS : Math.min(this.#delayMs * 2, REPUBLISH_MAX_MS);
+    this.#delayMs =
+      failure === undefined ? REPUBLISH_FIRST_MS : Math.min(this.#delayMs * 2, REPUBLISH_MAX_MS);
     this.#republishSoon(this.#delayMs);
   }
 }

@@ -30,7 +30,11 @@ import {
 } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import { importPublicKey } from './public-keys.js';
-import { toServiceAccountCredentials, toServiceAccountKey, toServiceAccountTrust } from './service-account-view.js';
+import {
+  toServiceAccountCredentials,
+  toServiceAccountKey,
+  toServiceAccountTrust,
+} from './service-account-view.js';
 import { assertTenantExists } from './tenants.js';
 
 type ErrorClass = new () => Error;
@@ -57,7 +61,11 @@ export async function publishChange<R extends string>(
   await ctx.publisher.publish(outcome);
 }
 
-export async function getServiceAccountCredentials(ctx: Pick<IdentityContext, 'accountCredentials' | 'realms'>, tenant: string, clientId: string): Promise<ServiceAccountCredentials> {
+export async function getServiceAccountCredentials(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms'>,
+  tenant: string,
+  clientId: string,
+): Promise<ServiceAccountCredentials> {
   const row = await ctx.accountCredentials.credentials(tenant, clientId);
   if (!row) {
     await assertTenantExists(ctx, tenant);
@@ -67,13 +75,33 @@ export async function getServiceAccountCredentials(ctx: Pick<IdentityContext, 'a
 }
 
 /** The key stops working, and the tokens minted before it went are revoked (version bumped with the removal, as a secret reset does). */
-export async function removeServiceAccountKey(ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>, tenant: string, clientId: string, keyId: string): Promise<void> {
-  await publishChange(ctx, tenant, await ctx.accountCredentials.removeKey(tenant, clientId, keyId), { 'not-found': KeyNotFound });
+export async function removeServiceAccountKey(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+  keyId: string,
+): Promise<void> {
+  await publishChange(
+    ctx,
+    tenant,
+    await ctx.accountCredentials.removeKey(tenant, clientId, keyId),
+    { 'not-found': KeyNotFound },
+  );
 }
 
 /** The workload's tokens stop authenticating the account, and the tokens minted before are revoked (as a removed key's). */
-export async function removeServiceAccountTrust(ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>, tenant: string, clientId: string, trustId: string): Promise<void> {
-  await publishChange(ctx, tenant, await ctx.accountCredentials.removeTrust(tenant, clientId, trustId), { 'not-found': TrustNotFound });
+export async function removeServiceAccountTrust(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+  trustId: string,
+): Promise<void> {
+  await publishChange(
+    ctx,
+    tenant,
+    await ctx.accountCredentials.removeTrust(tenant, clientId, trustId),
+    { 'not-found': TrustNotFound },
+  );
 }
 
 /**
@@ -81,8 +109,15 @@ export async function removeServiceAccountTrust(ctx: Pick<IdentityContext, 'acco
  * tokens minted with it are revoked. Refused while the secret is the only credential. Reset
  * Secret gives the account one again.
  */
-export async function removeServiceAccountSecret(ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>, tenant: string, clientId: string): Promise<void> {
-  await publishChange(ctx, tenant, await ctx.accountCredentials.removeSecret(tenant, clientId), { 'no-secret': NoSecret, 'no-other-credential': SecretStillNeeded });
+export async function removeServiceAccountSecret(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+): Promise<void> {
+  await publishChange(ctx, tenant, await ctx.accountCredentials.removeSecret(tenant, clientId), {
+    'no-secret': NoSecret,
+    'no-other-credential': SecretStillNeeded,
+  });
 }
 
 /**
@@ -94,12 +129,26 @@ export async function addServiceAccountKey(
   ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
   tenant: string,
   clientId: string,
-  input: { jwk?: Record<string, unknown> | undefined; pem?: string | undefined; actor?: string | undefined },
+  input: {
+    jwk?: Record<string, unknown> | undefined;
+    pem?: string | undefined;
+    actor?: string | undefined;
+  },
 ): Promise<ServiceAccountKey> {
   const key = importPublicKey(input);
-  const outcome = await ctx.accountCredentials.addKey(tenant, clientId, { ...key, createdBy: input.actor ?? null }, MAX_KEYS_PER_SERVICE_ACCOUNT);
-  await publishChange(ctx, tenant, outcome, { duplicate: DuplicateKey, 'limit-reached': KeyLimitReached });
-  const added = (await ctx.accountCredentials.credentials(tenant, clientId))?.keys.find((k) => k.id === key.id);
+  const outcome = await ctx.accountCredentials.addKey(
+    tenant,
+    clientId,
+    { ...key, createdBy: input.actor ?? null },
+    MAX_KEYS_PER_SERVICE_ACCOUNT,
+  );
+  await publishChange(ctx, tenant, outcome, {
+    duplicate: DuplicateKey,
+    'limit-reached': KeyLimitReached,
+  });
+  const added = (await ctx.accountCredentials.credentials(tenant, clientId))?.keys.find(
+    (k) => k.id === key.id,
+  );
   if (added === undefined) throw new DuplicateKey('The key was removed again while it was added');
   return toServiceAccountKey(added);
 }
@@ -121,7 +170,8 @@ export function issuerProblem(issuer: string, policy: TrustPolicy): string | und
   const problem = urlProblem(url, policy);
   if (problem !== undefined) return `issuer ${problem}`;
   const own = URL.parse(policy.authUrl);
-  if (own !== null && url.origin === own.origin) return "issuer must not be one of this service's own realms";
+  if (own !== null && url.origin === own.origin)
+    return "issuer must not be one of this service's own realms";
   return undefined;
 }
 
@@ -141,12 +191,28 @@ export async function addServiceAccountTrust(
   const problem = issuerProblem(input.issuer, ctx.trustPolicy);
   if (problem !== undefined) throw new InvalidTrust(problem);
   const id = `trust-${randomBytes(8).toString('hex')}`;
-  const trust = { id, issuer: input.issuer, subject: input.subject, audience: input.audience, createdBy: input.actor ?? null };
-  const limits = { perAccount: MAX_TRUSTS_PER_SERVICE_ACCOUNT, issuersPerTenant: ctx.trustPolicy.issuersPerTenant };
+  const trust = {
+    id,
+    issuer: input.issuer,
+    subject: input.subject,
+    audience: input.audience,
+    createdBy: input.actor ?? null,
+  };
+  const limits = {
+    perAccount: MAX_TRUSTS_PER_SERVICE_ACCOUNT,
+    issuersPerTenant: ctx.trustPolicy.issuersPerTenant,
+  };
   const outcome = await ctx.accountCredentials.addTrust(tenant, clientId, trust, limits);
-  await publishChange(ctx, tenant, outcome, { duplicate: DuplicateTrust, 'limit-reached': TrustLimitReached, 'issuer-limit-reached': TrustedIssuerLimitReached });
-  const added = (await ctx.accountCredentials.credentials(tenant, clientId))?.trusts.find((t) => t.id === id);
+  await publishChange(ctx, tenant, outcome, {
+    duplicate: DuplicateTrust,
+    'limit-reached': TrustLimitReached,
+    'issuer-limit-reached': TrustedIssuerLimitReached,
+  });
+  const added = (await ctx.accountCredentials.credentials(tenant, clientId))?.trusts.find(
+    (t) => t.id === id,
+  );
   // Removed again between the insert and this read: a conflict the caller may retry.
-  if (added === undefined) throw new DuplicateTrust('The trust was removed again while it was added');
+  if (added === undefined)
+    throw new DuplicateTrust('The trust was removed again while it was added');
   return toServiceAccountTrust(added);
 }

@@ -4,10 +4,15 @@ import type {
   ServiceAccountKey,
   ServiceAccountTrust,
 } from '@plant/shared/token-service-client';
-import type { AccountCredentialsRow, AccountKeyRow, AccountTrustRow } from '../data-access/service-account-credential-repository.js';
+import type {
+  AccountCredentialsRow,
+  AccountKeyRow,
+  AccountTrustRow,
+} from '../data-access/service-account-credential-repository.js';
 import type { ServiceAccountRow } from '../data-access/service-account-repository.js';
 
-const iso = (at: Date | string | null): string | null => (at === null ? null : new Date(at).toISOString());
+const iso = (at: Date | string | null): string | null =>
+  at === null ? null : new Date(at).toISOString();
 
 export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
   return {
@@ -25,7 +30,14 @@ export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
 }
 
 export function toServiceAccountKey(row: AccountKeyRow): ServiceAccountKey {
-  return { id: row.id, alg: row.alg, thumbprint: row.thumbprint, created_at: iso(row.created_at)!, created_by: row.created_by, last_used_at: iso(row.last_used_at) };
+  return {
+    id: row.id,
+    alg: row.alg,
+    thumbprint: row.thumbprint,
+    created_at: iso(row.created_at)!,
+    created_by: row.created_by,
+    last_used_at: iso(row.last_used_at),
+  };
 }
 
 export function toServiceAccountTrust(row: AccountTrustRow): ServiceAccountTrust {
@@ -40,11 +52,17 @@ export function toServiceAccountTrust(row: AccountTrustRow): ServiceAccountTrust
   };
 }
 
-export function toServiceAccountCredentials(clientId: string, row: AccountCredentialsRow): ServiceAccountCredentials {
+export function toServiceAccountCredentials(
+  clientId: string,
+  row: AccountCredentialsRow,
+): ServiceAccountCredentials {
   return {
     client_id: clientId,
     disabled: row.disabled_at !== null,
-    secret: row.secret === null ? null : { created_at: iso(row.secret.created_at)!, last_used_at: iso(row.secret.last_used_at) },
+    secret:
+      row.secret === null
+        ? null
+        : { created_at: iso(row.secret.created_at)!, last_used_at: iso(row.secret.last_used_at) },
     keys: row.keys.map(toServiceAccountKey),
     trusts: row.trusts.map(toServiceAccountTrust),
   };

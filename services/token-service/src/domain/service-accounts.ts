@@ -43,7 +43,14 @@ export async function createServiceAccount(
 ): Promise<ServiceAccountWithSecret> {
   const secret = generateClientSecret();
   const sub = newClientId();
-  const account = { sub, realm: tenant, name: input.name, role: 'View' as const, secretDigest: ctx.secrets.digest(secret), createdBy: input.actor ?? null };
+  const account = {
+    sub,
+    realm: tenant,
+    name: input.name,
+    role: 'View' as const,
+    secretDigest: ctx.secrets.digest(secret),
+    createdBy: input.actor ?? null,
+  };
   let outcome: Awaited<ReturnType<IdentityContext['serviceAccounts']['create']>>;
   try {
     outcome = await ctx.serviceAccounts.create(account, MAX_SERVICE_ACCOUNTS);
@@ -59,7 +66,11 @@ export async function createServiceAccount(
   return { ...toServiceAccount(row!), secret };
 }
 
-export async function getServiceAccount(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>, tenant: string, clientId: string): Promise<ServiceAccount> {
+export async function getServiceAccount(
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>,
+  tenant: string,
+  clientId: string,
+): Promise<ServiceAccount> {
   const row = await ctx.serviceAccounts.find(tenant, clientId);
   if (!row) {
     await assertTenantExists(ctx, tenant);
@@ -68,7 +79,10 @@ export async function getServiceAccount(ctx: Pick<IdentityContext, 'serviceAccou
   return toServiceAccount(row);
 }
 
-export async function listServiceAccounts(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>, tenant: string): Promise<ServiceAccount[]> {
+export async function listServiceAccounts(
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms'>,
+  tenant: string,
+): Promise<ServiceAccount[]> {
   const rows = await ctx.serviceAccounts.list(tenant);
   if (rows.length === 0) await assertTenantExists(ctx, tenant);
   return rows.map(toServiceAccount);
@@ -83,9 +97,17 @@ export async function updateServiceAccount(
   ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'publisher'>,
   tenant: string,
   clientId: string,
-  input: { role?: ServiceAccountRole | undefined; grants?: Grant[] | undefined; dpop_bound_access_tokens?: boolean | undefined },
+  input: {
+    role?: ServiceAccountRole | undefined;
+    grants?: Grant[] | undefined;
+    dpop_bound_access_tokens?: boolean | undefined;
+  },
 ): Promise<ServiceAccount> {
-  const entry = await ctx.serviceAccounts.update(tenant, clientId, { role: input.role, grants: input.grants, dpopBoundAccessTokens: input.dpop_bound_access_tokens });
+  const entry = await ctx.serviceAccounts.update(tenant, clientId, {
+    role: input.role,
+    grants: input.grants,
+    dpopBoundAccessTokens: input.dpop_bound_access_tokens,
+  });
   if (!entry) {
     await assertTenantExists(ctx, tenant);
     throw new ServiceAccountNotFound();
@@ -104,7 +126,9 @@ export async function resetServiceAccountSecret(
   clientId: string,
 ): Promise<ServiceAccountWithSecret> {
   const secret = generateClientSecret();
-  const entry = await ctx.serviceAccounts.update(tenant, clientId, { secretDigest: ctx.secrets.digest(secret) });
+  const entry = await ctx.serviceAccounts.update(tenant, clientId, {
+    secretDigest: ctx.secrets.digest(secret),
+  });
   if (!entry) {
     await assertTenantExists(ctx, tenant);
     throw new ServiceAccountNotFound();
@@ -130,7 +154,11 @@ export async function setServiceAccountDisabled(
 }
 
 /** The credentials go at once; the principal stays, deleted, so its tokens are refused (published after commit). */
-export async function deleteServiceAccount(ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'publisher'>, tenant: string, clientId: string): Promise<void> {
+export async function deleteServiceAccount(
+  ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+): Promise<void> {
   const entry = await ctx.serviceAccounts.delete(tenant, clientId);
   if (!entry) {
     await assertTenantExists(ctx, tenant);

@@ -1,4 +1,9 @@
-import type { NoPointLeft, SignInCounter, SignInFailureRepository, TakenPoint } from '../data-access/sign-in-failure-repository.js';
+import type {
+  NoPointLeft,
+  SignInCounter,
+  SignInFailureRepository,
+  TakenPoint,
+} from '../data-access/sign-in-failure-repository.js';
 import { addressKey } from '@plant/shared/security';
 import type { ClientSecretDigester } from './client-secrets.js';
 
@@ -10,7 +15,8 @@ export interface SignInReservation {
 
 export type Refusal = NoPointLeft;
 
-export const isRefusal = (held: SignInReservation | Refusal): held is Refusal => 'retryAfterSeconds' in held;
+export const isRefusal = (held: SignInReservation | Refusal): held is Refusal =>
+  'retryAfterSeconds' in held;
 
 /**
  * The failed-sign-in budget. Every attempt takes one point from each counter BEFORE its
@@ -44,7 +50,11 @@ export class SignInThrottle {
   }
 
   /** Then the account's points (`accountKey`: the account as the user store matches emails). */
-  reserveAccount(held: SignInReservation, tenant: string, accountKey: string): Promise<SignInReservation | Refusal> {
+  reserveAccount(
+    held: SignInReservation,
+    tenant: string,
+    accountKey: string,
+  ): Promise<SignInReservation | Refusal> {
     // A NUL separates what no tenant name or email holds: one (realm, email) pair, one digest.
     const account = this.secrets.digest(`sign-in-throttle\u0000${tenant}\u0000${accountKey}`);
     // Tenant names and address keys hold no `|`, and the digest is hex.
@@ -61,10 +71,17 @@ export class SignInThrottle {
 
   /** The right password: this source's failures on the account are forgotten, the other points go back. */
   async succeeded(held: SignInReservation): Promise<void> {
-    await Promise.all(held.points.map((point) => (point.counter === 'accountIp' ? this.counters.clear(point) : this.counters.giveBack(point))));
+    await Promise.all(
+      held.points.map((point) =>
+        point.counter === 'accountIp' ? this.counters.clear(point) : this.counters.giveBack(point),
+      ),
+    );
   }
 
-  async #take(held: SignInReservation, wanted: Array<[SignInCounter, string]>): Promise<SignInReservation | Refusal> {
+  async #take(
+    held: SignInReservation,
+    wanted: Array<[SignInCounter, string]>,
+  ): Promise<SignInReservation | Refusal> {
     const points = [...held.points];
     for (const [counter, key] of wanted) {
       const taken = await this.counters.take(counter, key);

@@ -9,7 +9,11 @@ import { DuplicateUserEmail } from '../data-access/user-repository.js';
 import { TenantExists, TenantNotFound, UserEmailTaken } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import { hashPassword } from './passwords.js';
-import { createSigningKey, DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from './signing-keys.js';
+import {
+  createSigningKey,
+  DEFAULT_SIGNING_ALGORITHM,
+  type SigningAlgorithm,
+} from './signing-keys.js';
 import type { CreatedUser } from './users.js';
 
 /** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
@@ -18,19 +22,32 @@ export async function createTenant(
   input: { tenant: string; adminEmail: string; adminPassword: string; alg?: SigningAlgorithm },
 ): Promise<{ tenant: string; kid: string; alg: SigningAlgorithm; admin: CreatedUser }> {
   const alg = input.alg ?? DEFAULT_SIGNING_ALGORITHM;
-  const [key, passwordHash] = await Promise.all([createSigningKey(ctx.encryption, alg), hashPassword(input.adminPassword)]);
+  const [key, passwordHash] = await Promise.all([
+    createSigningKey(ctx.encryption, alg),
+    hashPassword(input.adminPassword),
+  ]);
   const admin: CreatedUser = { id: randomUUID(), email: input.adminEmail, role: 'Account Admin' };
   try {
-    await ctx.realms.create(input.tenant, key, { sub: admin.id, email: admin.email, role: admin.role, passwordHash, createdBy: 'cli' });
+    await ctx.realms.create(input.tenant, key, {
+      sub: admin.id,
+      email: admin.email,
+      role: admin.role,
+      passwordHash,
+      createdBy: 'cli',
+    });
   } catch (err) {
-    if (err instanceof RealmExists) throw new TenantExists(`Tenant "${input.tenant}" already exists`);
+    if (err instanceof RealmExists)
+      throw new TenantExists(`Tenant "${input.tenant}" already exists`);
     if (err instanceof DuplicateUserEmail) throw new UserEmailTaken();
     throw err;
   }
   return { tenant: input.tenant, kid: key.kid, alg, admin };
 }
 
-export async function getTenant(ctx: Pick<IdentityContext, 'realms'>, tenant: string): Promise<{ tenant: string; created_at: string }> {
+export async function getTenant(
+  ctx: Pick<IdentityContext, 'realms'>,
+  tenant: string,
+): Promise<{ tenant: string; created_at: string }> {
   const row = await ctx.realms.find(tenant);
   if (!row) throw new TenantNotFound();
   return { tenant: row.name, created_at: new Date(row.created_at).toISOString() };
@@ -40,7 +57,10 @@ export async function getTenant(ctx: Pick<IdentityContext, 'realms'>, tenant: st
  * Reads look the realm up only when they find nothing (one round trip when there is an
  * answer): rows cannot outlive their realm, so only an empty answer can mean an unknown tenant.
  */
-export async function assertTenantExists(ctx: Pick<IdentityContext, 'realms'>, tenant: string): Promise<void> {
+export async function assertTenantExists(
+  ctx: Pick<IdentityContext, 'realms'>,
+  tenant: string,
+): Promise<void> {
   if (!(await ctx.realms.find(tenant))) throw new TenantNotFound();
 }
 
@@ -48,6 +68,8 @@ export async function assertTenantExists(ctx: Pick<IdentityContext, 'realms'>, t
  * Every realm's name, for the resource servers: a token naming a realm that is not listed is
  * refused without asking for that realm's keys (packages/resource-auth, realm-directory.ts).
  */
-export async function listRealms(ctx: Pick<IdentityContext, 'realms'>): Promise<{ realms: string[] }> {
+export async function listRealms(
+  ctx: Pick<IdentityContext, 'realms'>,
+): Promise<{ realms: string[] }> {
   return { realms: await ctx.realms.listNames() };
 }

@@ -1,11 +1,15 @@
 import type { Logger } from '@plant/shared/logging';
-import type { CredentialUsageRepository, CredentialUse } from '../data-access/credential-usage-repository.js';
+import type {
+  CredentialUsageRepository,
+  CredentialUse,
+} from '../data-access/credential-usage-repository.js';
 
 const FLUSH_MS = 5_000;
 const MIN_INTERVAL_MS = 60_000;
 const MAX_REMEMBERED = 50_000;
 
-const keyOf = (use: CredentialUse) => (use.kind === 'secret' ? `${use.sub}\u0000secret` : `${use.sub}\u0000${use.kind}\u0000${use.id}`);
+const keyOf = (use: CredentialUse) =>
+  use.kind === 'secret' ? `${use.sub}\u0000secret` : `${use.sub}\u0000${use.kind}\u0000${use.id}`;
 
 /**
  * last_used_at of accounts and of the credential that issued each token (the secret, a key, a
@@ -43,7 +47,8 @@ export class UsageRecorder {
     for (const key of this.#pending.keys()) this.#lastWritten.set(key, now);
     this.#pending.clear();
     if (this.#lastWritten.size > MAX_REMEMBERED) {
-      for (const [key, at] of this.#lastWritten) if (now - at >= MIN_INTERVAL_MS) this.#lastWritten.delete(key);
+      for (const [key, at] of this.#lastWritten)
+        if (now - at >= MIN_INTERVAL_MS) this.#lastWritten.delete(key);
     }
     try {
       await this.usage.touchLastUsed(uses);

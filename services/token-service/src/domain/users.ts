@@ -19,7 +19,12 @@ export interface CreatedUser {
 }
 
 export function toUser(row: UserRow): User {
-  return { id: row.sub, email: row.email, role: row.role, created_at: new Date(row.created_at).toISOString() };
+  return {
+    id: row.sub,
+    email: row.email,
+    role: row.role,
+    created_at: new Date(row.created_at).toISOString(),
+  };
 }
 
 export async function createUser(
@@ -31,7 +36,13 @@ export async function createUser(
   const user: CreatedUser = { id: randomUUID(), email: input.email, role: input.role };
   let created: boolean;
   try {
-    created = await ctx.users.create(tenant, { sub: user.id, email: user.email, role: user.role, passwordHash, createdBy: input.actor ?? null });
+    created = await ctx.users.create(tenant, {
+      sub: user.id,
+      email: user.email,
+      role: user.role,
+      passwordHash,
+      createdBy: input.actor ?? null,
+    });
   } catch (err) {
     if (err instanceof DuplicateUserEmail) throw new UserEmailTaken();
     throw err;
@@ -40,7 +51,11 @@ export async function createUser(
   return user;
 }
 
-export async function getUser(ctx: Pick<IdentityContext, 'users' | 'realms'>, tenant: string, id: string): Promise<User> {
+export async function getUser(
+  ctx: Pick<IdentityContext, 'users' | 'realms'>,
+  tenant: string,
+  id: string,
+): Promise<User> {
   const row = await ctx.users.find(tenant, id);
   if (!row) {
     await assertTenantExists(ctx, tenant);
@@ -49,7 +64,10 @@ export async function getUser(ctx: Pick<IdentityContext, 'users' | 'realms'>, te
   return toUser(row);
 }
 
-export async function listUsers(ctx: Pick<IdentityContext, 'users' | 'realms'>, tenant: string): Promise<User[]> {
+export async function listUsers(
+  ctx: Pick<IdentityContext, 'users' | 'realms'>,
+  tenant: string,
+): Promise<User[]> {
   const rows = await ctx.users.list(tenant);
   if (rows.length === 0) await assertTenantExists(ctx, tenant);
   return rows.map(toUser);

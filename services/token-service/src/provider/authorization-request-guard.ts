@@ -29,7 +29,11 @@ export const AUTHORIZATION_REQUEST_MAX = 4096;
 /** Each parameter's value (`state`, `nonce`, `scope`, `code_challenge`, ...), unless longer below. */
 export const PARAMETER_MAX = 512;
 /** URLs and tokens a legitimate client may send longer. */
-const LONGER_PARAMETERS: Readonly<Record<string, number>> = { redirect_uri: 2048, id_token_hint: 2048, claims: 2048 };
+const LONGER_PARAMETERS: Readonly<Record<string, number>> = {
+  redirect_uri: 2048,
+  id_token_hint: 2048,
+  claims: 2048,
+};
 
 type Ctx = ProviderContext;
 
@@ -43,10 +47,14 @@ export interface AuthorizationRequestGuardDeps {
 function oversize(ctx: Ctx): string | undefined {
   if (ctx.method === 'POST') {
     const length = ctx.request.length;
-    if (length === undefined) return 'a POSTed authorization request must declare its Content-Length';
-    return length > AUTHORIZATION_REQUEST_MAX ? `the authorization request is longer than ${AUTHORIZATION_REQUEST_MAX} bytes` : undefined;
+    if (length === undefined)
+      return 'a POSTed authorization request must declare its Content-Length';
+    return length > AUTHORIZATION_REQUEST_MAX
+      ? `the authorization request is longer than ${AUTHORIZATION_REQUEST_MAX} bytes`
+      : undefined;
   }
-  if (ctx.querystring.length > AUTHORIZATION_REQUEST_MAX) return `the authorization request is longer than ${AUTHORIZATION_REQUEST_MAX} characters`;
+  if (ctx.querystring.length > AUTHORIZATION_REQUEST_MAX)
+    return `the authorization request is longer than ${AUTHORIZATION_REQUEST_MAX} characters`;
   for (const [name, value] of Object.entries(ctx.query)) {
     const max = LONGER_PARAMETERS[name] ?? PARAMETER_MAX;
     const values = Array.isArray(value) ? value : [value ?? ''];
@@ -58,13 +66,22 @@ function oversize(ctx: Ctx): string | undefined {
 }
 
 /** The 400 (too large) and 429 (over budget) pages, oidc-provider's error page for this endpoint (it redirects an error only once it has checked the client's redirect_uri). */
-function refuse(ctx: Ctx, context: RealmPageContext, status: 400 | 429, error: string, description: string): void {
+function refuse(
+  ctx: Ctx,
+  context: RealmPageContext,
+  status: 400 | 429,
+  error: string,
+  description: string,
+): void {
   ctx.status = status;
   renderRefusalPage(ctx, context, { error, error_description: description });
 }
 
 export function guardAuthorizationRequests(deps: AuthorizationRequestGuardDeps) {
-  return async function guardAuthorizationRequest(ctx: Ctx, next: () => Promise<unknown>): Promise<void> {
+  return async function guardAuthorizationRequest(
+    ctx: Ctx,
+    next: () => Promise<unknown>,
+  ): Promise<void> {
     if (!isAuthorizationPath(ctx.path)) {
       await next();
       return;

@@ -2,8 +2,17 @@ import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypt
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { ExternalSigningKey } from 'oidc-provider';
 import { issuerOf, PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
-import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../domain/signing-keys.js';
-import { buildClient, type Client, replaceClientLookup, serveIssuerPerRequest } from './oidc-provider-internals.js';
+import {
+  DEFAULT_SIGNING_ALGORITHM,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from '../domain/signing-keys.js';
+import {
+  buildClient,
+  type Client,
+  replaceClientLookup,
+  serveIssuerPerRequest,
+} from './oidc-provider-internals.js';
 import { realmConfiguration } from './realm-configuration.js';
 import { wireProvider, type RealmBinding, type RealmProviderDeps } from './realm-provider.js';
 import type { NodeSigningKey } from './signing-key.js';
@@ -37,14 +46,22 @@ function boundKey(): NodeSigningKey | undefined {
  * start a blocking RSA key generation (docs/performance.md, "Start-up"). A P-256 pair costs
  * a fraction of a millisecond.
  */
-const PLACEHOLDERS: Record<SigningAlgorithm, { kid: string; kty: string; crv?: string; publicKey?: KeyObject }> = {
+const PLACEHOLDERS: Record<
+  SigningAlgorithm,
+  { kid: string; kty: string; crv?: string; publicKey?: KeyObject }
+> = {
   RS256: { kid: 'realm-bound-rs256', kty: 'RSA' },
   ES256: { kid: 'realm-bound-es256', kty: 'EC', crv: 'P-256' },
 };
 function placeholderPublicKey(alg: SigningAlgorithm): KeyObject {
   const placeholder = PLACEHOLDERS[alg];
   placeholder.publicKey ??=
-    alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey : createPublicKey({ key: { kty: 'RSA', n: Buffer.alloc(256, 0xff).toString('base64url'), e: 'AQAB' }, format: 'jwk' });
+    alg === 'ES256'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey
+      : createPublicKey({
+          key: { kty: 'RSA', n: Buffer.alloc(256, 0xff).toString('base64url'), e: 'AQAB' },
+          format: 'jwk',
+        });
   return placeholder.publicKey;
 }
 
@@ -96,7 +113,8 @@ class RealmBoundSigningKey extends ExternalSigningKey {
   override sign(data: Uint8Array): Promise<Uint8Array> {
     const { signingKey } = requestBinding();
     // oidc-provider chose this key by the realm's algorithm: another one here is a wiring bug.
-    if (signingKey.algorithm !== this.#alg) return Promise.reject(new Error(`the realm signs ${signingKey.algorithm}, not ${this.#alg}`));
+    if (signingKey.algorithm !== this.#alg)
+      return Promise.reject(new Error(`the realm signs ${signingKey.algorithm}, not ${this.#alg}`));
     return signingKey.sign(data);
   }
 }
@@ -108,27 +126,36 @@ export interface GrantEngine {
   serve(binding: RealmRequestBinding, req: IncomingMessage, res: ServerResponse): void;
 }
 
-
 /**
  * The portal's code exchange gets an ID token in its realm's algorithm: the static portal client
  * names the default (RS256), so a realm of another algorithm gets a copy naming its own, built
  * once per algorithm.
  */
-function signPortalIdTokensWithRealmAlgorithm(provider: Provider, algorithm: () => SigningAlgorithm): void {
+function signPortalIdTokensWithRealmAlgorithm(
+  provider: Provider,
+  algorithm: () => SigningAlgorithm,
+): void {
   const portals = new Map<SigningAlgorithm, Client>();
-  replaceClientLookup(provider, (find) => async function findClient(id: unknown): Promise<Client | undefined> {
-    const alg = algorithm();
-    // The clients were built outside any request, with the default algorithm: only the portal client of another needs its own.
-    if (id !== PORTAL_CLIENT_ID || alg === DEFAULT_SIGNING_ALGORITHM) return find(id);
-    let portal = portals.get(alg);
-    if (portal === undefined) {
-      const stock = await find(id);
-      if (stock === undefined) return undefined;
-      portal = buildClient(provider, { ...stock.metadata(), id_token_signed_response_alg: alg });
-      portals.set(alg, portal);
-    }
-    return portal;
-  });
+  replaceClientLookup(
+    provider,
+    (find) =>
+      async function findClient(id: unknown): Promise<Client | undefined> {
+        const alg = algorithm();
+        // The clients were built outside any request, with the default algorithm: only the portal client of another needs its own.
+        if (id !== PORTAL_CLIENT_ID || alg === DEFAULT_SIGNING_ALGORITHM) return find(id);
+        let portal = portals.get(alg);
+        if (portal === undefined) {
+          const stock = await find(id);
+          if (stock === undefined) return undefined;
+          portal = buildClient(provider, {
+            ...stock.metadata(),
+            id_token_signed_response_alg: alg,
+          });
+          portals.set(alg, portal);
+        }
+        return portal;
+      },
+  );
 }
 
 /**
@@ -144,11 +171,17 @@ function signPortalIdTokensWithRealmAlgorithm(provider: Provider, algorithm: () 
  * own provider (realm-providers.ts), which also publishes its keys.
  */
 export function createGrantEngine(deps: RealmProviderDeps): GrantEngine {
-  const binding: RealmBinding = { realm: (ctx) => requestBinding(ctx?.req).tenant, issuer: (ctx) => requestBinding(ctx.req).issuer };
+  const binding: RealmBinding = {
+    realm: (ctx) => requestBinding(ctx?.req).tenant,
+    issuer: (ctx) => requestBinding(ctx.req).issuer,
+  };
   // Outside a request (construction: the clients' default ID-token algorithm) the default, RS256.
   const algorithm = (): SigningAlgorithm => boundKey()?.algorithm ?? DEFAULT_SIGNING_ALGORITHM;
   const keys = SIGNING_ALGORITHMS.map((alg) => new RealmBoundSigningKey(alg));
-  const provider = new Provider(issuerOf(deps.config.AUTH_URL, 'grant-engine'), realmConfiguration({ realm: binding.realm, algorithm, cookiePath: '/realms' }, keys, deps));
+  const provider = new Provider(
+    issuerOf(deps.config.AUTH_URL, 'grant-engine'),
+    realmConfiguration({ realm: binding.realm, algorithm, cookiePath: '/realms' }, keys, deps),
+  );
   // oidc-provider reads `issuer` whenever it needs it (token `iss`, errors): the request's realm's.
   serveIssuerPerRequest(provider, () => requestBinding().issuer);
   wireProvider(provider, binding, deps);

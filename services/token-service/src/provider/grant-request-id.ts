@@ -7,7 +7,9 @@ import Provider from 'oidc-provider';
  * routes). The token service runs without the shared request context (see public-app.ts); the
  * request observer put the id on the Node request. Empty outside a realm request.
  */
-export function grantRequestId(ctx: { req?: unknown } | undefined = Provider.ctx): { reqId?: string } {
+export function grantRequestId(ctx: { req?: unknown } | undefined = Provider.ctx): {
+  reqId?: string;
+} {
   const id = requestIdOf(ctx?.req);
   return id === undefined ? {} : { reqId: id };
 }

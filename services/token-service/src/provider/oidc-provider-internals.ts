@@ -49,7 +49,10 @@ export function buildClient(provider: Provider, metadata: Record<string, unknown
  * (the provider's own, which serves the static clients, or an earlier replacement), so
  * replacements chain.
  */
-export function replaceClientLookup(provider: Provider, lookup: (previous: ClientLookup) => ClientLookup): void {
+export function replaceClientLookup(
+  provider: Provider,
+  lookup: (previous: ClientLookup) => ClientLookup,
+): void {
   const clients = clientClassOf(provider);
   clients.find = lookup(clients.find.bind(clients));
 }
@@ -79,7 +82,11 @@ export function replaceClientSecretComparison(
 
 /** Makes `provider.issuer`, which oidc-provider reads for every `iss` it writes, the request's. */
 export function serveIssuerPerRequest(provider: Provider, issuer: () => string): void {
-  Object.defineProperty(provider, 'issuer', { get: issuer, set: () => undefined, configurable: true });
+  Object.defineProperty(provider, 'issuer', {
+    get: issuer,
+    set: () => undefined,
+    configurable: true,
+  });
 }
 
 /**
@@ -88,8 +95,14 @@ export function serveIssuerPerRequest(provider: Provider, issuer: () => string):
  * sends the request would choose those, and a DPoP proof made for an attacker's host would pass.
  */
 export function pinRequestOrigin(origin: string) {
-  return async function pinnedOrigin(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
-    Object.defineProperty(ctx, 'href', { value: `${origin}${ctx.path}${ctx.search}`, configurable: true });
+  return async function pinnedOrigin(
+    ctx: ProviderContext,
+    next: () => Promise<unknown>,
+  ): Promise<void> {
+    Object.defineProperty(ctx, 'href', {
+      value: `${origin}${ctx.path}${ctx.search}`,
+      configurable: true,
+    });
     await next();
   };
 }

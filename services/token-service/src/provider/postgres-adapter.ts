@@ -19,7 +19,13 @@ class PostgresAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    await this.payloads.upsert(this.realmOf(), this.model, id, scrubPayload(this.model, id, payload as Record<string, unknown>), expiresIn);
+    await this.payloads.upsert(
+      this.realmOf(),
+      this.model,
+      id,
+      scrubPayload(this.model, id, payload as Record<string, unknown>),
+      expiresIn,
+    );
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -73,5 +79,6 @@ class NoClientStorage implements Adapter {
 }
 
 export function postgresAdapterFactory(realm: () => string, payloads: OidcPayloads) {
-  return (model: string): Adapter => (model === 'Client' ? new NoClientStorage() : new PostgresAdapter(model, realm, payloads));
+  return (model: string): Adapter =>
+    model === 'Client' ? new NoClientStorage() : new PostgresAdapter(model, realm, payloads);
 }

@@ -66,10 +66,16 @@ export function messageCard(heading: string, message: string | Html, link?: Page
 const base = (portalUrl: string) => portalUrl.replace(/\/+$/, '');
 
 /** The portal's tenant picker: where a person goes who has no valid sign-in to continue. */
-export const portalLink = (portalUrl: string): PageLink => ({ href: `${base(portalUrl)}/`, text: 'Go to the admin portal' });
+export const portalLink = (portalUrl: string): PageLink => ({
+  href: `${base(portalUrl)}/`,
+  text: 'Go to the admin portal',
+});
 
 /** A new sign-in to the same realm, started by the portal. */
-export const signInAgainLink = (portalUrl: string, tenant: string): PageLink => ({ href: `${base(portalUrl)}/login?tenant=${encodeURIComponent(tenant)}`, text: 'Sign in again' });
+export const signInAgainLink = (portalUrl: string, tenant: string): PageLink => ({
+  href: `${base(portalUrl)}/login?tenant=${encodeURIComponent(tenant)}`,
+  text: 'Sign in again',
+});
 
 /**
  * The 404 a person gets for a realm that does not exist: the same status and the same answer
@@ -84,20 +90,30 @@ export function unknownRealmPage(tenant: string, portalUrl: string): string {
 }
 
 function pageContextOf(ctx: KoaContextWithOIDC): RealmPageContext | undefined {
-  return (ctx.oidc?.provider as unknown as { pageContext?: RealmPageContext } | undefined)?.pageContext;
+  return (ctx.oidc?.provider as unknown as { pageContext?: RealmPageContext } | undefined)
+    ?.pageContext;
 }
 
-function setPageHeaders(ctx: KoaContextWithOIDC, scriptHash?: string): RealmPageContext | undefined {
+function setPageHeaders(
+  ctx: KoaContextWithOIDC,
+  scriptHash?: string,
+): RealmPageContext | undefined {
   const context = pageContextOf(ctx);
   ctx.type = 'html';
-  for (const [name, value] of Object.entries(pageHeaders(context ? new URL(context.portalUrl).origin : "'none'", scriptHash))) ctx.set(name, value);
+  for (const [name, value] of Object.entries(
+    pageHeaders(context ? new URL(context.portalUrl).origin : "'none'", scriptHash),
+  ))
+    ctx.set(name, value);
   return context;
 }
 
 /** Routes whose callers are programs: their errors stay JSON (RFC 6749 §5.2) whatever Accept says. */
 const API_ROUTES = new Set(['token', 'userinfo', 'jwks', 'discovery']);
 
-export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): Promise<void> {
+export async function renderErrorPage(
+  ctx: KoaContextWithOIDC,
+  out: { error?: string; error_description?: string },
+): Promise<void> {
   if (API_ROUTES.has(ctx.oidc?.route ?? '')) {
     ctx.type = 'json';
     ctx.body = out;
@@ -114,20 +130,42 @@ export async function renderErrorPage(ctx: KoaContextWithOIDC, out: { error?: st
  * The same error page for a request refused before oidc-provider has read it (no `ctx.oidc`
  * yet: the realm's page context is given), e.g. an authorization request over its bounds.
  */
-export function renderRefusalPage(ctx: { type: string; body: unknown; set(name: string, value: string): void }, context: RealmPageContext | undefined, out: { error: string; error_description: string }): void {
+export function renderRefusalPage(
+  ctx: { type: string; body: unknown; set(name: string, value: string): void },
+  context: RealmPageContext | undefined,
+  out: { error: string; error_description: string },
+): void {
   ctx.type = 'html';
-  for (const [name, value] of Object.entries(pageHeaders(context ? new URL(context.portalUrl).origin : "'none'"))) ctx.set(name, value);
+  for (const [name, value] of Object.entries(
+    pageHeaders(context ? new URL(context.portalUrl).origin : "'none'"),
+  ))
+    ctx.set(name, value);
   sendErrorPage(ctx, context, out);
 }
 
-function sendErrorPage(ctx: { body: unknown }, context: RealmPageContext | undefined, out: { error?: string; error_description?: string }): void {
+function sendErrorPage(
+  ctx: { body: unknown },
+  context: RealmPageContext | undefined,
+  out: { error?: string; error_description?: string },
+): void {
   ctx.body = errorPage(context, out);
 }
 
 /** The sign-in error page; `context` gives the realm's name in the header and the way back to the portal. */
-export function errorPage(context: Partial<RealmPageContext> | undefined, out: { error?: string; error_description?: string }): string {
+export function errorPage(
+  context: Partial<RealmPageContext> | undefined,
+  out: { error?: string; error_description?: string },
+): string {
   const message = html`This sign-in cannot continue: ${out.error_description ?? out.error ?? 'the request was not valid'}. Start again from the admin portal.`;
-  return page('Sign-in error', messageCard('Something went wrong', message, context?.portalUrl === undefined ? undefined : portalLink(context.portalUrl)), context?.tenant);
+  return page(
+    'Sign-in error',
+    messageCard(
+      'Something went wrong',
+      message,
+      context?.portalUrl === undefined ? undefined : portalLink(context.portalUrl),
+    ),
+    context?.tenant,
+  );
 }
 
 /** Presses the sign-out page's button as soon as the page is read (the script sits after it). */
@@ -154,10 +192,20 @@ function hintNamesSignedInAccount(ctx: KoaContextWithOIDC): boolean {
  * portal session lives longer than a retired key is kept). The person meant to sign out and the
  * session here is still open: the page leads to the plain sign-out question, not a dead end.
  */
-function renderSignOutRefusedPage(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }): void {
+function renderSignOutRefusedPage(
+  ctx: KoaContextWithOIDC,
+  out: { error?: string; error_description?: string },
+): void {
   const context = setPageHeaders(ctx);
   const message = html`This sign-out link could not be used (${out.error_description ?? out.error ?? 'the request was not valid'}), so your sign-in on this browser may still be open.`;
-  ctx.body = page('Sign out', messageCard('Finish signing out', message, { href: ctx.oidc.urlFor('end_session'), text: 'Sign out' }), context?.tenant);
+  ctx.body = page(
+    'Sign out',
+    messageCard('Finish signing out', message, {
+      href: ctx.oidc.urlFor('end_session'),
+      text: 'Sign out',
+    }),
+    context?.tenant,
+  );
 }
 
 export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): Promise<void> {
@@ -198,5 +246,13 @@ ${new Html(`<script>${SIGN_OUT_SCRIPT}</script>`)}`;
 
 export async function renderLogoutSuccessPage(ctx: KoaContextWithOIDC): Promise<void> {
   const context = setPageHeaders(ctx);
-  ctx.body = page('Signed out', messageCard('You are signed out', 'Your sign-in on this browser has ended.', context && portalLink(context.portalUrl)), context?.tenant);
+  ctx.body = page(
+    'Signed out',
+    messageCard(
+      'You are signed out',
+      'Your sign-in on this browser has ended.',
+      context && portalLink(context.portalUrl),
+    ),
+    context?.tenant,
+  );
 }

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
-import { errors, type Configuration, type ExternalSigningKey, type KoaContextWithOIDC } from 'oidc-provider';
+import {
+  errors,
+  type Configuration,
+  type ExternalSigningKey,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';
 import type { IdentityContext } from '../domain/identity-context.js';
@@ -14,7 +19,15 @@ import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
   TokenServiceConfig,
-  'AUTH_URL' | 'PORTAL_URL' | 'COOKIE_KEYS' | 'ACCESS_TOKEN_TTL' | 'PLANT_STORE_AUDIENCE' | 'ACCOUNT_ADMIN_AUDIENCE' | 'API_AUDIENCES' | 'DPOP_NONCE_KEYS' | 'TRUST_PROXY'
+  | 'AUTH_URL'
+  | 'PORTAL_URL'
+  | 'COOKIE_KEYS'
+  | 'ACCESS_TOKEN_TTL'
+  | 'PLANT_STORE_AUDIENCE'
+  | 'ACCOUNT_ADMIN_AUDIENCE'
+  | 'API_AUDIENCES'
+  | 'DPOP_NONCE_KEYS'
+  | 'TRUST_PROXY'
 >;
 
 export interface RealmConfigurationDeps {
@@ -54,7 +67,9 @@ const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
  */
 export function serviceAccountScope(role: string, grants: readonly Grant[]): string {
   const scope = ROLE_SCOPES[role]!;
-  return grants.length > 0 && !scope.split(' ').includes('plants:write') ? `${scope} plants:write` : scope;
+  return grants.length > 0 && !scope.split(' ').includes('plants:write')
+    ? `${scope} plants:write`
+    : scope;
 }
 
 /** URLs compare equal with or without a trailing slash on an empty path. */
@@ -77,7 +92,8 @@ function applyClientCredentialsScope(ctx: KoaContextWithOIDC, principal: Princip
     return;
   }
   for (const scope of requested) {
-    if (!KNOWN_RESOURCE_SCOPES.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
+    if (!KNOWN_RESOURCE_SCOPES.has(scope))
+      throw new errors.InvalidScope('requested scope is not allowed', scope);
   }
 }
 
@@ -90,11 +106,17 @@ function applyClientCredentialsScope(ctx: KoaContextWithOIDC, principal: Princip
 function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']>['dPoP'] {
   const [nonceKey] = listOf(config.DPOP_NONCE_KEYS);
   if (nonceKey === undefined) return { enabled: true };
-  return { enabled: true, nonceSecret: createHash('sha256').update(nonceKey).digest(), requireNonce: () => true };
+  return {
+    enabled: true,
+    nonceSecret: createHash('sha256').update(nonceKey).digest(),
+    requireNonce: () => true,
+  };
 }
 
 function principalOf(client: unknown): PrincipalMetadata | undefined {
-  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as PrincipalMetadata | undefined;
+  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as
+    | PrincipalMetadata
+    | undefined;
 }
 
 /**
@@ -103,12 +125,18 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
  * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
  * plugged in by realm-provider.ts.
  */
-export function realmConfiguration(binding: { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string }, signingKeys: ExternalSigningKey[], deps: RealmConfigurationDeps): Configuration {
+export function realmConfiguration(
+  binding: { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string },
+  signingKeys: ExternalSigningKey[],
+  deps: RealmConfigurationDeps,
+): Configuration {
   const { config } = deps;
   const { users } = deps.identity;
   const path = binding.cookiePath;
   const realmOf = () => binding.realm();
-  const cookieKeys = config.COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean);
+  const cookieKeys = config.COOKIE_KEYS.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
   const apiAudiences = listOf(config.API_AUDIENCES);
 
@@ -128,7 +156,12 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
     // ID tokens in the realm's algorithm (oidc-provider's default, RS256, is refused as client
     // metadata by a realm that signs ES256 only); the grant engine picks the portal client of the
     // request's realm's algorithm (grant-engine.ts).
-    clientDefaults: { grant_types: ['authorization_code'], id_token_signed_response_alg: binding.algorithm(), response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      id_token_signed_response_alg: binding.algorithm(),
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
     // The realm's key (kept by realm-providers.ts), or the grant engine's keys, one per algorithm, that sign with the request's realm's.
     jwks: { keys: signingKeys },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -176,7 +209,11 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
       introspection: { enabled: false },
       revocation: { enabled: false },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLogoutSuccessPage },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: renderLogoutPage,
+        postLogoutSuccessSource: renderLogoutSuccessPage,
+      },
       resourceIndicators: {
         enabled: true,
         // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
@@ -187,14 +224,17 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
         getResourceServerInfo: (ctx, indicator, client) => {
           const isPortal = client.clientId === PORTAL_CLIENT_ID;
           let audience: string | undefined;
-          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE)) audience = config.PLANT_STORE_AUDIENCE;
+          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE))
+            audience = config.PLANT_STORE_AUDIENCE;
           // Service accounts never get account-admin tokens: automation cannot manage service accounts.
-          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE)) audience = config.ACCOUNT_ADMIN_AUDIENCE;
+          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE))
+            audience = config.ACCOUNT_ADMIN_AUDIENCE;
           // Other teams' APIs (@plant/resource-auth) are for service accounts, as the Plant Store is.
           else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
           if (audience === undefined) throw new errors.InvalidTarget();
           const principal = principalOf(client);
-          if (principal && ctx.oidc.params?.grant_type === 'client_credentials') applyClientCredentialsScope(ctx, principal);
+          if (principal && ctx.oidc.params?.grant_type === 'client_credentials')
+            applyClientCredentialsScope(ctx, principal);
           return {
             audience,
             scope: 'plants:read plants:write',
@@ -229,7 +269,13 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
       const tenant = realmOf();
       const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
       if (!user) throw new errors.InvalidGrant('the account is no longer active');
-      return { tenant, principal_type: 'user', role: user.role, grants: [], ver: user.token_version };
+      return {
+        tenant,
+        principal_type: 'user',
+        role: user.role,
+        grants: [],
+        ver: user.token_version,
+      };
     },
     findAccount: async (_ctx, sub) => {
       const tenant = realmOf();
@@ -240,7 +286,9 @@ export function realmConfiguration(binding: { realm(): string; algorithm(): Sign
         claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
       };
     },
-    interactions: { url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
+    },
     loadExistingGrant: async (ctx) => {
       // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
       const accountId = ctx.oidc.session?.accountId;

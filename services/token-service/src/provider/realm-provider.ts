@@ -13,7 +13,11 @@ import { pinRequestOrigin, type ProviderContext } from './oidc-provider-internal
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
 import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
-import { AssertionRefused, AssertionUnverifiable, serveServiceAccountClients } from './service-account-clients.js';
+import {
+  AssertionRefused,
+  AssertionUnverifiable,
+  serveServiceAccountClients,
+} from './service-account-clients.js';
 import type { NodeSigningKey } from './signing-key.js';
 import type { TokenMetrics } from './token-metrics.js';
 
@@ -37,13 +41,20 @@ export interface RealmBinding {
   issuer(ctx: { req: IncomingMessage }): string;
 }
 
-
 const TOKEN_PATH = '/protocol/openid-connect/token';
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
 const GRANT_NOT_ALLOWED = 'requested grant type is not allowed for this client';
-const ABSENT_CLIENT_AUTH = new Set(['no client authentication mechanism provided', 'client_secret must be provided in the Authorization header']);
+const ABSENT_CLIENT_AUTH = new Set([
+  'no client authentication mechanism provided',
+  'client_secret must be provided in the Authorization header',
+]);
 
-function oauthError(ctx: ProviderContext, status: number, error: string, description: string): void {
+function oauthError(
+  ctx: ProviderContext,
+  status: number,
+  error: string,
+  description: string,
+): void {
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { error, error_description: description };
@@ -60,7 +71,11 @@ function advertiseOwnEndpoints(ctx: ProviderContext, issuer: string): void {
   if (ctx.status !== 200 || body === undefined) return;
   body.introspection_endpoint = `${issuer}${INTROSPECTION_PATH}`;
   const methods = (body.token_endpoint_auth_methods_supported as string[] | undefined) ?? [];
-  body.token_endpoint_auth_methods_supported = [...methods.filter((m) => m !== 'none'), 'private_key_jwt', ...(methods.includes('none') ? ['none'] : [])];
+  body.token_endpoint_auth_methods_supported = [
+    ...methods.filter((m) => m !== 'none'),
+    'private_key_jwt',
+    ...(methods.includes('none') ? ['none'] : []),
+  ];
   body.token_endpoint_auth_signing_alg_values_supported = [...ASYMMETRIC_ALGS];
 }
 
@@ -72,8 +87,18 @@ function advertiseOwnEndpoints(ctx: ProviderContext, issuer: string): void {
 function rewriteTokenErrors(ctx: ProviderContext, issuer: RealmBinding['issuer']): void {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
   // oidc-provider says only "grant request is invalid" when a client that requires DPoP sends no proof.
-  if (ctx.status === 400 && body?.error === 'invalid_grant' && ctx.headers.dpop === undefined && (ctx as unknown as KoaContextWithOIDC).oidc?.client?.dpopBoundAccessTokens === true) {
-    oauthError(ctx, 400, 'invalid_dpop_proof', 'this client requires a DPoP proof (RFC 9449) with every token request');
+  if (
+    ctx.status === 400 &&
+    body?.error === 'invalid_grant' &&
+    ctx.headers.dpop === undefined &&
+    (ctx as unknown as KoaContextWithOIDC).oidc?.client?.dpopBoundAccessTokens === true
+  ) {
+    oauthError(
+      ctx,
+      400,
+      'invalid_dpop_proof',
+      'this client requires a DPoP proof (RFC 9449) with every token request',
+    );
     return;
   }
   if (ctx.status !== 400 || body?.error !== 'invalid_request') return;
@@ -99,7 +124,13 @@ function rewriteTokenErrors(ctx: ProviderContext, issuer: RealmBinding['issuer']
  * key or trust added meanwhile, or the credential was only distrusted: the replica re-subscribed
  * to the change events, as after a Redis failover, and dropped every cached credential). A token held back was minted, so it counts as issued and as refused.
  */
-function withdrawStaleGrant(ctx: ProviderContext, issuer: RealmBinding['issuer'], clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics): Promise<void> | undefined {
+function withdrawStaleGrant(
+  ctx: ProviderContext,
+  issuer: RealmBinding['issuer'],
+  clientAuth: ClientAuthentication,
+  credentialOf: WeakMap<object, ClientCredential>,
+  metrics: TokenMetrics,
+): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
   if (credential === undefined || clientAuth.isCurrent(credential)) return undefined;
@@ -108,22 +139,28 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: RealmBinding['issuer']
   const grantType = oidc.params?.grant_type;
   const retry = () => {
     ctx.set('Retry-After', '1');
-    oauthError(ctx, 503, 'temporarily_unavailable', 'the client changed while its token was issued; retry');
+    oauthError(
+      ctx,
+      503,
+      'temporarily_unavailable',
+      'the client changed while its token was issued; retry',
+    );
     metrics.failed(grantType, 'temporarily_unavailable');
   };
-  return clientAuth.staleGrantVerdict(credential, ctx).then(
-    (verdict) => {
-      if (verdict === 'issue') {
-        ctx.status = minted.status;
-        ctx.body = minted.body;
-        return;
-      }
-      if (verdict === 'retry') return retry();
-      if (ctx.headers.authorization !== undefined) ctx.set('WWW-Authenticate', `Basic realm="${issuer(ctx)}", error="invalid_client", error_description="client authentication failed"`);
-      metrics.failed(grantType, 'invalid_client');
-    },
-    retry,
-  );
+  return clientAuth.staleGrantVerdict(credential, ctx).then((verdict) => {
+    if (verdict === 'issue') {
+      ctx.status = minted.status;
+      ctx.body = minted.body;
+      return;
+    }
+    if (verdict === 'retry') return retry();
+    if (ctx.headers.authorization !== undefined)
+      ctx.set(
+        'WWW-Authenticate',
+        `Basic realm="${issuer(ctx)}", error="invalid_client", error_description="client authentication failed"`,
+      );
+    metrics.failed(grantType, 'invalid_client');
+  }, retry);
 }
 
 /**
@@ -131,8 +168,16 @@ function withdrawStaleGrant(ctx: ProviderContext, issuer: RealmBinding['issuer']
  * credential changed meanwhile is withdrawn, its errors are made RFC 6749 exact, a database
  * outage is 503 (not 500), and an unknown path is a 404 in the Error shape.
  */
-function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAuthentication, credentialOf: WeakMap<object, ClientCredential>, metrics: TokenMetrics) {
-  return async function guardRealmRequest(ctx: ProviderContext, next: () => Promise<unknown>): Promise<void> {
+function guardRealmRequests(
+  issuer: RealmBinding['issuer'],
+  clientAuth: ClientAuthentication,
+  credentialOf: WeakMap<object, ClientCredential>,
+  metrics: TokenMetrics,
+) {
+  return async function guardRealmRequest(
+    ctx: ProviderContext,
+    next: () => Promise<unknown>,
+  ): Promise<void> {
     const isToken = ctx.path === TOKEN_PATH;
     if (isToken && ctx.method !== 'POST' && ctx.method !== 'OPTIONS') {
       ctx.set('Allow', 'POST');
@@ -140,12 +185,20 @@ function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAu
       return;
     }
     await next();
-    const withdrawn = isToken && ctx.status === 200 ? withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics) : undefined;
+    const withdrawn =
+      isToken && ctx.status === 200
+        ? withdrawStaleGrant(ctx, issuer, clientAuth, credentialOf, metrics)
+        : undefined;
     if (withdrawn !== undefined) await withdrawn;
     if (ctx.status >= 500 && ctx.state.dependencyUnavailable) {
       // The database, not the request, failed: tell the client to retry rather than blame it.
       ctx.set('Retry-After', '1');
-      oauthError(ctx, 503, 'temporarily_unavailable', 'the service is temporarily unavailable; retry shortly');
+      oauthError(
+        ctx,
+        503,
+        'temporarily_unavailable',
+        'the service is temporarily unavailable; retry shortly',
+      );
     }
     if (isToken) rewriteTokenErrors(ctx, issuer);
     if (ctx.path === DISCOVERY_PATH) advertiseOwnEndpoints(ctx, issuer(ctx));
@@ -160,11 +213,19 @@ function guardRealmRequests(issuer: RealmBinding['issuer'], clientAuth: ClientAu
  * A realm's oidc-provider (configured by realm-configuration.ts), for its browser endpoints:
  * discovery, authorization and sign-in, userinfo, logout, its keys.
  */
-export function createRealmProvider(tenant: string, signingKey: NodeSigningKey, deps: RealmProviderDeps): Provider {
+export function createRealmProvider(
+  tenant: string,
+  signingKey: NodeSigningKey,
+  deps: RealmProviderDeps,
+): Provider {
   const issuer = issuerOf(deps.config.AUTH_URL, tenant);
   const binding: RealmBinding = { realm: () => tenant, issuer: () => issuer };
   // One key, one algorithm: discovery's id_token_signing_alg_values_supported (derived from the keys) names it alone.
-  const signing = { ...binding, algorithm: () => signingKey.algorithm, cookiePath: realmPath(tenant) };
+  const signing = {
+    ...binding,
+    algorithm: () => signingKey.algorithm,
+    cookiePath: realmPath(tenant),
+  };
   const provider = new Provider(issuer, realmConfiguration(signing, [signingKey], deps));
   // Read by the page renderers (provider-pages.ts): the tenant in the header, the way back to the portal, the CSP.
   const pageContext: RealmPageContext = { tenant, portalUrl: deps.config.PORTAL_URL };
@@ -181,7 +242,11 @@ export function createRealmProvider(tenant: string, signingKey: NodeSigningKey, 
  * service accounts as clients, the secret comparison (the domain's, on digests), and its events
  * (metrics, failures of unknown clients, server errors).
  */
-export function wireProvider(provider: Provider, binding: RealmBinding, deps: RealmProviderDeps): Provider {
+export function wireProvider(
+  provider: Provider,
+  binding: RealmBinding,
+  deps: RealmProviderDeps,
+): Provider {
   const { config, clientAuth, logger, metrics } = deps;
   // The public listener has already reduced X-Forwarded-* to what trusted hops vouch for.
   const { proxy, maxIpsCount } = forwardedTrust(config.TRUST_PROXY).koa;
@@ -198,16 +263,24 @@ export function wireProvider(provider: Provider, binding: RealmBinding, deps: Re
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     metrics.issued(ctx.oidc.params?.grant_type);
   });
-  provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
-    // A refused assertion was counted by the domain already; any other invalid_client without a client is an unknown one.
-    if (err.error === 'invalid_client' && !ctx.oidc.client && !(err instanceof AssertionRefused)) clientAuth.recordUnknownClient(ctx);
-    metrics.failed(ctx.oidc.params?.grant_type, err.error);
-  });
+  provider.on(
+    'grant.error',
+    (ctx: KoaContextWithOIDC, err: { error?: string; message?: string }) => {
+      // A refused assertion was counted by the domain already; any other invalid_client without a client is an unknown one.
+      if (err.error === 'invalid_client' && !ctx.oidc.client && !(err instanceof AssertionRefused))
+        clientAuth.recordUnknownClient(ctx);
+      metrics.failed(ctx.oidc.params?.grant_type, err.error);
+    },
+  );
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     const { reqId } = grantRequestId(ctx);
     const tenant = binding.realm(ctx);
     // The database, or the jti store an assertion needs: the client is told to retry (the guard answers 503).
-    if (isDatabaseUnavailable(err) || err instanceof AssertionUnverifiable || err instanceof ReplayCheckUnavailable) {
+    if (
+      isDatabaseUnavailable(err) ||
+      err instanceof AssertionUnverifiable ||
+      err instanceof ReplayCheckUnavailable
+    ) {
       ctx.state.dependencyUnavailable = true;
       logger.warn({ reqId, err: { message: err.message }, tenant }, 'dependency unavailable');
     } else logger.error({ reqId, err, tenant }, 'oidc-provider server error');

@@ -106,7 +106,12 @@ export class RealmProviders {
   }
 
   stats(): RealmCacheStats {
-    const of = (lru: SizedLru<string, unknown>) => ({ entries: lru.size, bytes: lru.bytes, budgetBytes: lru.budgetBytes, evictions: lru.evictions });
+    const of = (lru: SizedLru<string, unknown>) => ({
+      entries: lru.size,
+      bytes: lru.bytes,
+      budgetBytes: lru.budgetBytes,
+      evictions: lru.evictions,
+    });
     return { providers: of(this.#providers), keys: of(this.#keys), builds: this.#builds };
   }
 
@@ -157,10 +162,15 @@ export class RealmProviders {
         this.#recheckedAt = now;
         for (const { realm, kid } of rotated) {
           const cached = this.#keys.peek(realm);
-          if (cached !== undefined && cached.kid !== kid) void this.#load(realm, cached).catch(() => this.invalidate(realm));
+          if (cached !== undefined && cached.kid !== kid)
+            void this.#load(realm, cached).catch(() => this.invalidate(realm));
         }
       },
-      (err: Error) => this.deps.logger.warn({ err: { message: err.message } }, 'realm key re-check failed; serving the cached signing keys'),
+      (err: Error) =>
+        this.deps.logger.warn(
+          { err: { message: err.message } },
+          'realm key re-check failed; serving the cached signing keys',
+        ),
     );
   }
 
@@ -192,10 +202,20 @@ export class RealmProviders {
       return undefined;
     }
     if (previous && previous.kid === row.kid) return previous;
-    const signingKey = new NodeSigningKey(decryptSigningKey(this.identity.encryption, row.kid, row.private_key_encrypted));
-    const binding: RealmRequestBinding = { tenant, issuer: issuerOf(this.deps.config.AUTH_URL, tenant), signingKey };
+    const signingKey = new NodeSigningKey(
+      decryptSigningKey(this.identity.encryption, row.kid, row.private_key_encrypted),
+    );
+    const binding: RealmRequestBinding = {
+      tenant,
+      issuer: issuerOf(this.deps.config.AUTH_URL, tenant),
+      signingKey,
+    };
     const engine = this.#engine;
-    const key: RealmKey = { kid: row.kid, signingKey, grant: (req, res) => engine.serve(binding, req, res) };
+    const key: RealmKey = {
+      kid: row.kid,
+      signingKey,
+      grant: (req, res) => engine.serve(binding, req, res),
+    };
     this.#keys.set(tenant, key);
     return key;
   }

@@ -22,7 +22,9 @@ function proofIat(): number | undefined {
   const proof = Provider.ctx?.get('DPoP');
   if (!proof) return undefined;
   try {
-    const { iat } = JSON.parse(Buffer.from(proof.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown };
+    const { iat } = JSON.parse(
+      Buffer.from(proof.split('.')[1] ?? '', 'base64url').toString('utf8'),
+    ) as { iat?: unknown };
     return typeof iat === 'number' && Number.isFinite(iat) ? iat : undefined;
   } catch {
     return undefined;
@@ -41,7 +43,8 @@ function proofIat(): number | undefined {
 function rememberForMs(askedExp: number, nowMs: number): number {
   const now = nowMs / 1000;
   const iat = proofIat() ?? now + PROOF_WINDOW_SECONDS;
-  const proofEnd = Math.min(iat, now + PROOF_WINDOW_SECONDS) + PROOF_WINDOW_SECONDS + ROUNDING_SECONDS;
+  const proofEnd =
+    Math.min(iat, now + PROOF_WINDOW_SECONDS) + PROOF_WINDOW_SECONDS + ROUNDING_SECONDS;
   return Math.max(askedExp, proofEnd) * 1000 - nowMs;
 }
 
@@ -53,7 +56,9 @@ function rememberForMs(askedExp: number, nowMs: number): number {
  * shared by every replica and failing closed.
  */
 export function claimReplaysInStore(provider: Provider, store: DpopReplayStore): void {
-  const model = provider.ReplayDetection as unknown as { unique(iss: string, jti: string, exp: number): Promise<boolean> };
+  const model = provider.ReplayDetection as unknown as {
+    unique(iss: string, jti: string, exp: number): Promise<boolean>;
+  };
   model.unique = async function unique(iss: string, jti: string, exp: number): Promise<boolean> {
     try {
       return await store.claim(`token-endpoint:${iss}:${jti}`, rememberForMs(exp, Date.now()));

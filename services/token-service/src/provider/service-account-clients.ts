@@ -1,8 +1,18 @@
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { AssertionCheckUnavailable, AssertionRejected, type ClientAuthentication, type ClientAuthSource, type ClientCredential } from '../domain/authenticate-client.js';
+import {
+  AssertionCheckUnavailable,
+  AssertionRejected,
+  type ClientAuthentication,
+  type ClientAuthSource,
+  type ClientCredential,
+} from '../domain/authenticate-client.js';
 import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
-import { PRINCIPAL_METADATA, serviceAccountScope, type PrincipalMetadata } from './realm-configuration.js';
+import {
+  PRINCIPAL_METADATA,
+  serviceAccountScope,
+  type PrincipalMetadata,
+} from './realm-configuration.js';
 import {
   buildClient,
   type Client,
@@ -13,7 +23,6 @@ import {
 import type { RealmBinding } from './realm-provider.js';
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
-
 
 export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const UNKNOWN_SOURCE: ClientAuthSource = Object.freeze({ ip: 'unknown' });
@@ -61,11 +70,24 @@ export function asOidcError(ctx: ProviderContext | undefined, err: unknown): unk
  * by assertion: method `none`, and only ever handed out for a request whose assertion the
  * domain has just verified (see `assertionOf`).
  */
-function serviceAccountClientMetadata(credential: ClientCredential, byAssertion: boolean): Record<string, unknown> {
-  const principal: PrincipalMetadata = { type: 'service_account', role: credential.role, grants: credential.grants, version: credential.token_version };
+function serviceAccountClientMetadata(
+  credential: ClientCredential,
+  byAssertion: boolean,
+): Record<string, unknown> {
+  const principal: PrincipalMetadata = {
+    type: 'service_account',
+    role: credential.role,
+    grants: credential.grants,
+    version: credential.token_version,
+  };
   return {
     client_id: credential.sub,
-    ...(byAssertion ? { token_endpoint_auth_method: 'none' } : { client_secret: credential.secret_digest ?? NO_SECRET_DIGEST, token_endpoint_auth_method: 'client_secret_basic' }),
+    ...(byAssertion
+      ? { token_endpoint_auth_method: 'none' }
+      : {
+          client_secret: credential.secret_digest ?? NO_SECRET_DIGEST,
+          token_endpoint_auth_method: 'client_secret_basic',
+        }),
     grant_types: ['client_credentials'],
     response_types: [],
     redirect_uris: [],
@@ -88,10 +110,18 @@ function assertionOf(ctx: KoaContextWithOIDC): string | undefined {
   if (ctx.oidc?.route !== 'token' || body === undefined) return undefined;
   const { client_assertion: assertion, client_assertion_type: type } = body;
   if (assertion === undefined && type === undefined) return undefined;
-  if (Array.isArray(assertion) || Array.isArray(type)) throw new errors.InvalidRequest('client_assertion and client_assertion_type must not be repeated');
-  if (body.client_secret !== undefined || ctx.headers.authorization !== undefined) throw new errors.InvalidRequest('client authentication must only be provided using one mechanism');
-  if (type !== ASSERTION_TYPE) throw new errors.InvalidRequest(`client_assertion_type must have value ${ASSERTION_TYPE}`);
-  if (typeof assertion !== 'string' || assertion === '') throw new errors.InvalidRequest('client_assertion must be provided');
+  if (Array.isArray(assertion) || Array.isArray(type))
+    throw new errors.InvalidRequest(
+      'client_assertion and client_assertion_type must not be repeated',
+    );
+  if (body.client_secret !== undefined || ctx.headers.authorization !== undefined)
+    throw new errors.InvalidRequest(
+      'client authentication must only be provided using one mechanism',
+    );
+  if (type !== ASSERTION_TYPE)
+    throw new errors.InvalidRequest(`client_assertion_type must have value ${ASSERTION_TYPE}`);
+  if (typeof assertion !== 'string' || assertion === '')
+    throw new errors.InvalidRequest('client_assertion must be provided');
   return assertion;
 }
 
@@ -110,8 +140,14 @@ export interface ServiceAccountClientsDeps {
  * built clients are kept per credential: no hashing per grant, a changed account gets new
  * clients, and any number of active accounts stay built.
  */
-export function serveServiceAccountClients(provider: Provider, { binding, clientAuth, credentialOf }: ServiceAccountClientsDeps): void {
-  const built = [new WeakMap<ClientCredential, Client>(), new WeakMap<ClientCredential, Client>()] as const;
+export function serveServiceAccountClients(
+  provider: Provider,
+  { binding, clientAuth, credentialOf }: ServiceAccountClientsDeps,
+): void {
+  const built = [
+    new WeakMap<ClientCredential, Client>(),
+    new WeakMap<ClientCredential, Client>(),
+  ] as const;
   const clientOf = (credential: ClientCredential, byAssertion: boolean): Client => {
     const cache = built[byAssertion ? 1 : 0];
     let client = cache.get(credential);
@@ -123,25 +159,51 @@ export function serveServiceAccountClients(provider: Provider, { binding, client
     return client;
   };
 
-  replaceClientLookup(provider, (findStatic) => async function findClient(id: unknown): Promise<Client | undefined> {
-    if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID) return findStatic(id);
-    const ctx = Provider.ctx;
-    const source = ctx ?? UNKNOWN_SOURCE;
-    const assertion = ctx === undefined ? undefined : assertionOf(ctx);
-    const tenant = binding.realm(ctx);
-    // A fresh cached credential is read without an await: this runs once per grant.
-    const hit = clientAuth.cachedCredential(tenant, id, source);
-    const credential = hit !== undefined ? hit.row : await clientAuth.findCredential(tenant, id, source).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
-    if (credential === undefined) return undefined;
-    if (assertion === undefined) return clientOf(credential, false);
-    const issuer = binding.issuer(ctx!);
-    if (clientAuth.verifiedAssertion(ctx!) === undefined) await clientAuth.verifyAssertion(credential, assertion, new Set([issuer, `${issuer}${TOKEN_PATH}`]), ctx!).catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
-    return clientOf(credential, true);
-  });
+  replaceClientLookup(
+    provider,
+    (findStatic) =>
+      async function findClient(id: unknown): Promise<Client | undefined> {
+        if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID)
+          return findStatic(id);
+        const ctx = Provider.ctx;
+        const source = ctx ?? UNKNOWN_SOURCE;
+        const assertion = ctx === undefined ? undefined : assertionOf(ctx);
+        const tenant = binding.realm(ctx);
+        // A fresh cached credential is read without an await: this runs once per grant.
+        const hit = clientAuth.cachedCredential(tenant, id, source);
+        const credential =
+          hit !== undefined
+            ? hit.row
+            : await clientAuth
+                .findCredential(tenant, id, source)
+                .catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
+        if (credential === undefined) return undefined;
+        if (assertion === undefined) return clientOf(credential, false);
+        const issuer = binding.issuer(ctx!);
+        if (clientAuth.verifiedAssertion(ctx!) === undefined)
+          await clientAuth
+            .verifyAssertion(
+              credential,
+              assertion,
+              new Set([issuer, `${issuer}${TOKEN_PATH}`]),
+              ctx!,
+            )
+            .catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
+        return clientOf(credential, true);
+      },
+  );
 
   replaceClientSecretComparison(provider, (client, presented) => {
     const ctx = Provider.ctx;
-    const verdict = clientAuth.verifySecret(binding.realm(ctx), client.clientId, client.clientSecret, presented, ctx ?? UNKNOWN_SOURCE);
-    return typeof verdict === 'boolean' ? verdict : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
+    const verdict = clientAuth.verifySecret(
+      binding.realm(ctx),
+      client.clientId,
+      client.clientSecret,
+      presented,
+      ctx ?? UNKNOWN_SOURCE,
+    );
+    return typeof verdict === 'boolean'
+      ? verdict
+      : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));
   });
 }

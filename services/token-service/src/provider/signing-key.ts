@@ -2,7 +2,6 @@ import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:cr
 import { ExternalSigningKey } from 'oidc-provider';
 import { algorithmOf, type SigningAlgorithm } from '../domain/signing-keys.js';
 
-
 /** The key type each algorithm needs (RFC 7518 §3.3, §3.4): anything else is refused at construction. */
 const KEY_TYPES: Record<SigningAlgorithm, { type: string; curve?: string }> = {
   RS256: { type: 'rsa' },
@@ -33,15 +32,20 @@ export class NodeSigningKey extends ExternalSigningKey {
   constructor(privateJwk: Record<string, unknown>) {
     super();
     const { kid } = privateJwk;
-    if (typeof kid !== 'string' || kid.length === 0) throw new TypeError('the signing key has no kid');
+    if (typeof kid !== 'string' || kid.length === 0)
+      throw new TypeError('the signing key has no kid');
     const alg = algorithmOf(privateJwk);
     const privateKey = createPrivateKey({ key: privateJwk as never, format: 'jwk' });
     const wanted = KEY_TYPES[alg];
-    if (privateKey.asymmetricKeyType !== wanted.type || (wanted.curve !== undefined && privateKey.asymmetricKeyDetails?.namedCurve !== wanted.curve)) {
+    if (
+      privateKey.asymmetricKeyType !== wanted.type ||
+      (wanted.curve !== undefined && privateKey.asymmetricKeyDetails?.namedCurve !== wanted.curve)
+    ) {
       throw new TypeError(`the signing key is not a key for ${alg}`);
     }
     this.#publicKey = createPublicKey(privateKey);
-    this.#signingKey = alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' } : privateKey;
+    this.#signingKey =
+      alg === 'ES256' ? { key: privateKey, dsaEncoding: 'ieee-p1363' } : privateKey;
     (this as { kid?: string }).kid = kid;
     (this as { alg?: string }).alg = alg;
     this.algorithm = alg;
@@ -54,7 +58,9 @@ export class NodeSigningKey extends ExternalSigningKey {
 
   override sign(data: Uint8Array): Promise<Uint8Array> {
     return new Promise((resolve, reject) => {
-      sign('sha256', data, this.#signingKey, (err, signature) => (err ? reject(err) : resolve(signature)));
+      sign('sha256', data, this.#signingKey, (err, signature) =>
+        err ? reject(err) : resolve(signature),
+      );
     });
   }
 }

@@ -18,8 +18,18 @@ export class TokenMetrics {
   readonly #failed: Counter<'grant_type' | 'error'>;
 
   constructor(registry: Registry) {
-    this.#issued = new Counter({ name: 'oauth_tokens_issued_total', help: 'Tokens issued by grant type', labelNames: ['grant_type'], registers: [registry] });
-    this.#failed = new Counter({ name: 'oauth_token_errors_total', help: 'Token endpoint errors by grant type and OAuth error code', labelNames: ['grant_type', 'error'], registers: [registry] });
+    this.#issued = new Counter({
+      name: 'oauth_tokens_issued_total',
+      help: 'Tokens issued by grant type',
+      labelNames: ['grant_type'],
+      registers: [registry],
+    });
+    this.#failed = new Counter({
+      name: 'oauth_token_errors_total',
+      help: 'Token endpoint errors by grant type and OAuth error code',
+      labelNames: ['grant_type', 'error'],
+      registers: [registry],
+    });
   }
 
   issued(grantType: unknown): void {
@@ -34,6 +44,9 @@ export class TokenMetrics {
 
   /** `error` is an OAuth error code; anything else is counted as 'other'. */
   failed(grantType: unknown, error: string | undefined): void {
-    this.#failed.inc({ grant_type: grantTypeLabel(grantType), error: /^[a-z_]{1,40}$/.test(error ?? '') ? error! : 'other' });
+    this.#failed.inc({
+      grant_type: grantTypeLabel(grantType),
+      error: /^[a-z_]{1,40}$/.test(error ?? '') ? error! : 'other',
+    });
   }
 }

@@ -13,7 +13,8 @@ export const TEST_ENV = {
   DATABASE_URL: TEST_DATABASE_URL,
   REDIS_URL: TEST_REDIS_URL,
   // One token per resource server (read what verifying needs), and account-admin's (everything).
-  RESOURCE_SERVER_TOKENS: 'test-plant-store-internal-token-0123456789,test-other-resource-server-token-0123456789',
+  RESOURCE_SERVER_TOKENS:
+    'test-plant-store-internal-token-0123456789,test-other-resource-server-token-0123456789',
   ACCOUNT_ADMIN_TOKEN: 'test-account-admin-internal-token-0123456789',
   SECRET_PEPPER: 'test-pepper-0123456789-0123456789-0123456789',
   KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
@@ -41,8 +42,13 @@ export interface Harness {
   /** Every log line the service wrote, for secret scans. */
   logs: string[];
   /** A realm signing `alg` (RS256 by default). */
-  createTenant(alg?: SigningAlgorithm): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
-  createUser(tenant: string, role: 'View' | 'Edit' | 'Account Admin'): Promise<{ id: string; email: string; password: string }>;
+  createTenant(
+    alg?: SigningAlgorithm,
+  ): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
+  createUser(
+    tenant: string,
+    role: 'View' | 'Edit' | 'Account Admin',
+  ): Promise<{ id: string; email: string; password: string }>;
   issuer(tenant: string): string;
   tokenUrl(tenant: string): string;
   close(): Promise<void>;
@@ -51,16 +57,32 @@ export interface Harness {
 /** Starts the token service in-process on ephemeral ports; AUTH_URL is the real public URL (discovery checks it). */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   let publicHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
-  let internalHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
-  const publicServer: WebServer = await startWebServer((req, res) => publicHandler(req, res), { port: 0, host: '127.0.0.1' });
-  const internalServer: WebServer = await startWebServer((req, res) => internalHandler(req, res), { port: 0, host: '127.0.0.1' });
-  const config = loadTokenServiceConfig({ ...TEST_ENV, AUTH_URL: publicServer.url, PORT: '0', INTERNAL_PORT: '0', ...env });
+  let internalHandler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) =>
+    res.end();
+  const publicServer: WebServer = await startWebServer((req, res) => publicHandler(req, res), {
+    port: 0,
+    host: '127.0.0.1',
+  });
+  const internalServer: WebServer = await startWebServer((req, res) => internalHandler(req, res), {
+    port: 0,
+    host: '127.0.0.1',
+  });
+  const config = loadTokenServiceConfig({
+    ...TEST_ENV,
+    AUTH_URL: publicServer.url,
+    PORT: '0',
+    INTERNAL_PORT: '0',
+    ...env,
+  });
   const { logger, lines: logs } = captureLogs('token-service', config.LOG_LEVEL);
   const service = await createTokenService(config, logger);
   publicHandler = service.publicApp;
   internalHandler = service.internalApp;
   await service.startIntrospection(internalServer.url);
-  const managementServer = await startWebServer(service.managementApp, { port: 0, host: '127.0.0.1' });
+  const managementServer = await startWebServer(service.managementApp, {
+    port: 0,
+    host: '127.0.0.1',
+  });
 
   return {
     service,
@@ -72,7 +94,12 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async createTenant(alg) {
       const tenant = uniqueName('ts');
       const adminEmail = `admin@${tenant}.test`;
-      const created = await createTenant(service.identity, { tenant, adminEmail, adminPassword: ADMIN_PASSWORD, ...(alg && { alg }) });
+      const created = await createTenant(service.identity, {
+        tenant,
+        adminEmail,
+        adminPassword: ADMIN_PASSWORD,
+        ...(alg && { alg }),
+      });
       return { tenant, adminId: created.admin.id, adminEmail, kid: created.kid };
     },
     async createUser(tenant, role) {
@@ -84,7 +111,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     issuer: (tenant) => `${publicServer.url}/realms/${tenant}`,
     tokenUrl: (tenant) => `/realms/${tenant}/protocol/openid-connect/token`,
     async close() {
-      await Promise.all([publicServer.close(100), internalServer.close(100), managementServer.close(100)]);
+      await Promise.all([
+        publicServer.close(100),
+        internalServer.close(100),
+        managementServer.close(100),
+      ]);
       await service.close();
     },
   };
@@ -100,11 +131,20 @@ export function basic(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-export function decodeJwt(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
+export function decodeJwt(token: string): {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+} {
   const [header, payload] = token.split('.');
   return {
-    header: JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Record<string, unknown>,
-    payload: JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>,
+    header: JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >,
+    payload: JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >,
   };
 }
 
@@ -112,7 +152,10 @@ export function decodeJwt(token: string): { header: Record<string, unknown>; pay
  * The usual arrangement of a test file: one harness and a first tenant, started before its
  * tests and closed after them. `onStart` hands them to the file's own variables.
  */
-export function useHarness(onStart: (h: Harness, tenant: string) => void, env: Record<string, string> = {}): void {
+export function useHarness(
+  onStart: (h: Harness, tenant: string) => void,
+  env: Record<string, string> = {},
+): void {
   let started: Harness | undefined;
   beforeAll(async () => {
     started = await startHarness(env);

@@ -23,40 +23,80 @@ export function internal(h: Harness) {
   const agent = request(h.internalUrl);
   return {
     raw: agent,
-    async createServiceAccount(tenant: string, name = `robot-${Math.random().toString(36).slice(2, 10)}`): Promise<CreatedAccount> {
-      const res = await agent.post(`/internal/v1/realms/${tenant}/service-accounts`).set('authorization', AUTH).send({ name, actor: 'admin@example.test' });
-      if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+    async createServiceAccount(
+      tenant: string,
+      name = `robot-${Math.random().toString(36).slice(2, 10)}`,
+    ): Promise<CreatedAccount> {
+      const res = await agent
+        .post(`/internal/v1/realms/${tenant}/service-accounts`)
+        .set('authorization', AUTH)
+        .send({ name, actor: 'admin@example.test' });
+      if (res.status !== 201)
+        throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body as CreatedAccount;
     },
     patch(tenant: string, clientId: string, body: unknown) {
-      return agent.patch(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`).set('authorization', AUTH).send(body as object);
+      return agent
+        .patch(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`)
+        .set('authorization', AUTH)
+        .send(body as object);
     },
     reset(tenant: string, clientId: string) {
-      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/reset-secret`).set('authorization', AUTH).send({ actor: 'admin@example.test' });
+      return agent
+        .post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/reset-secret`)
+        .set('authorization', AUTH)
+        .send({ actor: 'admin@example.test' });
     },
     remove(tenant: string, clientId: string) {
-      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`).set('authorization', AUTH);
+      return agent
+        .delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}`)
+        .set('authorization', AUTH);
     },
     credentials(tenant: string, clientId: string) {
-      return agent.get(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/credentials`).set('authorization', AUTH);
+      return agent
+        .get(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/credentials`)
+        .set('authorization', AUTH);
     },
     addKey(tenant: string, clientId: string, key: { jwk: object } | { pem: string }) {
-      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/keys`).set('authorization', AUTH).send({ ...key, actor: 'admin@example.test' });
+      return agent
+        .post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/keys`)
+        .set('authorization', AUTH)
+        .send({ ...key, actor: 'admin@example.test' });
     },
     removeKey(tenant: string, clientId: string, keyId: string) {
-      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/keys/${encodeURIComponent(keyId)}`).set('authorization', AUTH);
+      return agent
+        .delete(
+          `/internal/v1/realms/${tenant}/service-accounts/${clientId}/keys/${encodeURIComponent(keyId)}`,
+        )
+        .set('authorization', AUTH);
     },
-    addTrust(tenant: string, clientId: string, trust: { issuer: string; subject: string; audience: string }) {
-      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/trusts`).set('authorization', AUTH).send({ ...trust, actor: 'admin@example.test' });
+    addTrust(
+      tenant: string,
+      clientId: string,
+      trust: { issuer: string; subject: string; audience: string },
+    ) {
+      return agent
+        .post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/trusts`)
+        .set('authorization', AUTH)
+        .send({ ...trust, actor: 'admin@example.test' });
     },
     removeTrust(tenant: string, clientId: string, trustId: string) {
-      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/trusts/${trustId}`).set('authorization', AUTH);
+      return agent
+        .delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/trusts/${trustId}`)
+        .set('authorization', AUTH);
     },
     removeSecret(tenant: string, clientId: string) {
-      return agent.delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/secret`).set('authorization', AUTH);
+      return agent
+        .delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/secret`)
+        .set('authorization', AUTH);
     },
     setDisabled(tenant: string, clientId: string, disabled: boolean) {
-      return agent.post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/${disabled ? 'disable' : 'enable'}`).set('authorization', AUTH).send({ actor: 'admin@example.test' });
+      return agent
+        .post(
+          `/internal/v1/realms/${tenant}/service-accounts/${clientId}/${disabled ? 'disable' : 'enable'}`,
+        )
+        .set('authorization', AUTH)
+        .send({ actor: 'admin@example.test' });
     },
   };
 }

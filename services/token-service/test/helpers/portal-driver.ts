@@ -30,7 +30,12 @@ export interface PortalDriver {
   browser(): Browser;
   pathOf(location: string): string;
   startSignIn(b: Browser, extra?: Record<string, string>): Promise<StartedSignIn>;
-  completeSignIn(b: Browser, started: StartedSignIn, email: string, password: string): Promise<{ login: Response; resume: Response; callback: URL }>;
+  completeSignIn(
+    b: Browser,
+    started: StartedSignIn,
+    email: string,
+    password: string,
+  ): Promise<{ login: Response; resume: Response; callback: URL }>;
   exchange(code: string, verifier: string): Promise<Response>;
 }
 
@@ -51,7 +56,10 @@ export function portalDriver(h: Harness, tenant: string): PortalDriver {
     return `${url.pathname}${url.search}`;
   }
 
-  async function startSignIn(b: Browser, extra: Record<string, string> = {}): Promise<StartedSignIn> {
+  async function startSignIn(
+    b: Browser,
+    extra: Record<string, string> = {},
+  ): Promise<StartedSignIn> {
     const { verifier, challenge } = pkce();
     const state = randomBytes(8).toString('hex');
     const nonce = randomBytes(8).toString('hex');
@@ -75,21 +83,33 @@ export function portalDriver(h: Harness, tenant: string): PortalDriver {
     return { verifier, state, nonce, interactionPath, form, csrf: csrf! };
   }
 
-  async function completeSignIn(b: Browser, started: StartedSignIn, email: string, password: string) {
-    const login = await b.post(`${started.interactionPath}/login`).type('form').send({ csrf: started.csrf, email, password });
+  async function completeSignIn(
+    b: Browser,
+    started: StartedSignIn,
+    email: string,
+    password: string,
+  ) {
+    const login = await b
+      .post(`${started.interactionPath}/login`)
+      .type('form')
+      .send({ csrf: started.csrf, email, password });
     expect(login.status).toBe(303);
     const resume = await b.get(pathOf(login.headers.location!));
     expect(resume.status).toBe(303);
-    if (!/^https?:/.test(resume.headers.location ?? "")) throw new Error(`unexpected redirect ${resume.headers.location} ${resume.text}`);
+    if (!/^https?:/.test(resume.headers.location ?? ''))
+      throw new Error(`unexpected redirect ${resume.headers.location} ${resume.text}`);
     const callback = new URL(resume.headers.location!);
     return { login, resume, callback };
   }
 
   async function exchange(code: string, verifier: string): Promise<Response> {
-    return request(h.publicUrl)
-      .post(h.tokenUrl(tenant))
-      .type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'portal', code_verifier: verifier });
+    return request(h.publicUrl).post(h.tokenUrl(tenant)).type('form').send({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: 'portal',
+      code_verifier: verifier,
+    });
   }
 
   return { browser, pathOf, startSignIn, completeSignIn, exchange };

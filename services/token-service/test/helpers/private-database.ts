@@ -31,7 +31,11 @@ export async function createPrivateDatabase(): Promise<PrivateDatabase> {
       const admin = new URL(connectionString);
       const name = admin.pathname.slice(1);
       admin.pathname = '/postgres';
-      const server = createDatabase({ connectionString: admin.toString(), schema: 'public', poolMax: 1 });
+      const server = createDatabase({
+        connectionString: admin.toString(),
+        schema: 'public',
+        poolMax: 1,
+      });
       try {
         await server.raw(`drop database if exists "${name}" with (force)`);
       } finally {
@@ -45,7 +49,9 @@ export async function createPrivateDatabase(): Promise<PrivateDatabase> {
  * A test file's harness on a private database, started before its tests and dropped after:
  * `get()` hands it to the tests.
  */
-export function usePrivateHarness(start: (env: Record<string, string>) => Promise<Harness>): { get(): Harness } {
+export function usePrivateHarness(start: (env: Record<string, string>) => Promise<Harness>): {
+  get(): Harness;
+} {
   let database: PrivateDatabase | undefined;
   let harness: Harness | undefined;
   beforeAll(async () => {

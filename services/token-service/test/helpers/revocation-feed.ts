@@ -20,10 +20,16 @@ export function feed(h: Harness) {
   return {
     /** The raw answer of the changes route (hostile tests read the status and body). */
     changesRaw(query: string) {
-      return agent.get(`/internal/v1/revocations/changes${query}`).set('authorization', RESOURCE_SERVER);
+      return agent
+        .get(`/internal/v1/revocations/changes${query}`)
+        .set('authorization', RESOURCE_SERVER);
     },
     async changes(after: string, limit?: number): Promise<RevocationChanges> {
-      const res = await agent.get(`/internal/v1/revocations/changes?after=${after}${limit === undefined ? '' : `&limit=${limit}`}`).set('authorization', RESOURCE_SERVER);
+      const res = await agent
+        .get(
+          `/internal/v1/revocations/changes?after=${after}${limit === undefined ? '' : `&limit=${limit}`}`,
+        )
+        .set('authorization', RESOURCE_SERVER);
       expect(res.status).toBe(200);
       return res.body as RevocationChanges;
     },
@@ -33,7 +39,10 @@ export function feed(h: Harness) {
       return res.body as RevocationSnapshot;
     },
     /** Every page after `after` until `more` is false: the entries and the position reached. */
-    async readAll(after: string, limit?: number): Promise<{ entries: LiveRevocationEntry[]; position: string; pages: number }> {
+    async readAll(
+      after: string,
+      limit?: number,
+    ): Promise<{ entries: LiveRevocationEntry[]; position: string; pages: number }> {
       const entries: LiveRevocationEntry[] = [];
       let position = after;
       for (let pages = 1; ; pages++) {
@@ -53,12 +62,22 @@ export const horizonOf = (h: Harness) => h.config.ACCESS_TOKEN_TTL + 60;
 /** Moves a realm's recorded changes (and its deletions) `seconds` into the past, as if they had happened then. */
 export async function ageChanges(h: Harness, tenant: string, seconds: number): Promise<void> {
   const { db } = h.service;
-  await db('revocation_changes').where({ realm: tenant }).update({ changed_at: db.raw('changed_at - make_interval(secs => ?)', [seconds]) });
-  await db('principals').where({ realm: tenant }).whereNotNull('deleted_at').update({ deleted_at: db.raw('deleted_at - make_interval(secs => ?)', [seconds]) });
+  await db('revocation_changes')
+    .where({ realm: tenant })
+    .update({ changed_at: db.raw('changed_at - make_interval(secs => ?)', [seconds]) });
+  await db('principals')
+    .where({ realm: tenant })
+    .whereNotNull('deleted_at')
+    .update({ deleted_at: db.raw('deleted_at - make_interval(secs => ?)', [seconds]) });
 }
 
 /** What a change of a principal looks like in the feed, its ttl aside. */
-export const entryOf = (tenant: string, sub: string, version: number, deleted = false): Record<string, unknown> => ({ tenant, sub, version, deleted, ttl: expect.any(Number) });
+export const entryOf = (
+  tenant: string,
+  sub: string,
+  version: number,
+  deleted = false,
+): Record<string, unknown> => ({ tenant, sub, version, deleted, ttl: expect.any(Number) });
 
 export interface FeedContext {
   h: Harness;
@@ -83,7 +102,10 @@ export function useFeedHarness(): { get(): FeedContext } {
  * this channel on purpose (resource-auth's revocation-sync: "not json"): those are skipped here,
  * as a replica skips them, instead of throwing inside the subscriber.
  */
-export async function listenToRevocations(): Promise<{ events: Array<Record<string, unknown>>; close(): void }> {
+export async function listenToRevocations(): Promise<{
+  events: Array<Record<string, unknown>>;
+  close(): void;
+}> {
   const events: Array<Record<string, unknown>> = [];
   const subscriber = new Redis(TEST_REDIS_URL);
   subscriber.on('message', (_channel: string, message: string) => {
@@ -93,7 +115,8 @@ export async function listenToRevocations(): Promise<{ events: Array<Record<stri
     } catch {
       return;
     }
-    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) events.push(entry as Record<string, unknown>);
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry))
+      events.push(entry as Record<string, unknown>);
   });
   await subscriber.subscribe('plantstore:revocations');
   return { events, close: () => subscriber.disconnect() };

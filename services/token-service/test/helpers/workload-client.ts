@@ -22,17 +22,36 @@ export interface TrustedWorkload {
 }
 
 /** A new account that trusts `subject` of `issuer` for the realm's issuer as audience. */
-export async function trustedWorkload(h: Harness, tenant: string, issuer: WorkloadIssuer, subject = `system:serviceaccount:jobs:${Math.random().toString(36).slice(2, 8)}`): Promise<TrustedWorkload> {
+export async function trustedWorkload(
+  h: Harness,
+  tenant: string,
+  issuer: WorkloadIssuer,
+  subject = `system:serviceaccount:jobs:${Math.random().toString(36).slice(2, 8)}`,
+): Promise<TrustedWorkload> {
   const account = await internal(h).createServiceAccount(tenant);
   const audience = h.issuer(tenant);
-  const added = await internal(h).addTrust(tenant, account.client_id, { issuer: issuer.issuer, subject, audience });
-  if (added.status !== 201) throw new Error(`add trust failed: ${added.status} ${JSON.stringify(added.body)}`);
+  const added = await internal(h).addTrust(tenant, account.client_id, {
+    issuer: issuer.issuer,
+    subject,
+    audience,
+  });
+  if (added.status !== 201)
+    throw new Error(`add trust failed: ${added.status} ${JSON.stringify(added.body)}`);
   return { account, issuer, subject, audience, trustId: added.body.id };
 }
 
 /** The workload presents a token of its platform (default: about itself, for its audience) as the client assertion. */
-export function workloadGrant(h: Harness, tenant: string, workload: TrustedWorkload, claims: Record<string, unknown> = {}): Test {
-  const token = workload.issuer.mint({ subject: workload.subject, audience: workload.audience, claims });
+export function workloadGrant(
+  h: Harness,
+  tenant: string,
+  workload: TrustedWorkload,
+  claims: Record<string, unknown> = {},
+): Test {
+  const token = workload.issuer.mint({
+    subject: workload.subject,
+    audience: workload.audience,
+    claims,
+  });
   return sendAssertion(h, tenant, workload.account.client_id, token);
 }
 

@@ -31,7 +31,9 @@ export const createAuditEvents: Migration = {
       [SCHEMA],
     );
     // Newest first per tenant: the Activity page and GET /api/v1/audit-events page by id.
-    await knex.raw('create index audit_events_tenant_id on ??.audit_events (tenant, id desc)', [SCHEMA]);
+    await knex.raw('create index audit_events_tenant_id on ??.audit_events (tenant, id desc)', [
+      SCHEMA,
+    ]);
   },
   async down(knex) {
     await knex.schema.withSchema(SCHEMA).dropTableIfExists('audit_events');

@@ -2,7 +2,12 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { bearerChallenge, type BearerAuth } from '@plant/resource-auth';
 import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { Actor } from '../../domain/actor.js';
-import { CsrfRejected, NotAccountAdmin, NotSignedIn, TokenServiceUnavailable } from '../../domain/errors.js';
+import {
+  CsrfRejected,
+  NotAccountAdmin,
+  NotSignedIn,
+  TokenServiceUnavailable,
+} from '../../domain/errors.js';
 import { actorFromSession } from '../../domain/portal-sessions.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 
@@ -31,7 +36,11 @@ export function actorOf(req: Request): Actor {
  * the portal session, whose state-changing requests must carry the CSRF token. Bearer
  * requests need no CSRF token: a browser never attaches one on its own.
  */
-export function authenticateApi(auth: BearerAuth, sessions: PortalSessions, tokenService: TokenServiceClient): RequestHandler {
+export function authenticateApi(
+  auth: BearerAuth,
+  sessions: PortalSessions,
+  tokenService: TokenServiceClient,
+): RequestHandler {
   /** Tokens carry no email: a user's is looked up where it is shown or recorded (`created_by`, audit, /me). */
   async function withEmail(req: Request, actor: Actor): Promise<Actor> {
     if (actor.type !== 'user' || (SAFE_METHODS.has(req.method) && req.path !== '/me')) return actor;
@@ -48,7 +57,14 @@ export function authenticateApi(auth: BearerAuth, sessions: PortalSessions, toke
       auth.middleware(req, res, (err?: unknown) => {
         if (err !== undefined) return next(err);
         const p = req.auth!;
-        withEmail(req, { tenant: p.tenant, sub: p.sub, email: null, type: p.principalType, role: p.role, via: 'bearer' }).then((actor) => {
+        withEmail(req, {
+          tenant: p.tenant,
+          sub: p.sub,
+          email: null,
+          type: p.principalType,
+          role: p.role,
+          via: 'bearer',
+        }).then((actor) => {
           req.actor = actor;
           next();
         }, next);
@@ -57,7 +73,11 @@ export function authenticateApi(auth: BearerAuth, sessions: PortalSessions, toke
     }
     sessions.load(req).then((loaded) => {
       if (loaded === undefined) {
-        next(new NotSignedIn(undefined, { headers: { 'www-authenticate': bearerChallenge(API_REALM) } }));
+        next(
+          new NotSignedIn(undefined, {
+            headers: { 'www-authenticate': bearerChallenge(API_REALM) },
+          }),
+        );
         return;
       }
       if (!SAFE_METHODS.has(req.method) && !sessions.csrfValid(req, loaded.id)) {
@@ -72,9 +92,18 @@ export function authenticateApi(auth: BearerAuth, sessions: PortalSessions, toke
 
 /** RFC 6750 §3.1: a bearer caller refused for its role gets `insufficient_scope` in the challenge. */
 export function bearerForbiddenChallenge(): ErrorRequestHandler {
-  return function addChallenge(err: unknown, req: Request, _res: Response, next: NextFunction): void {
+  return function addChallenge(
+    err: unknown,
+    req: Request,
+    _res: Response,
+    next: NextFunction,
+  ): void {
     if (err instanceof NotAccountAdmin && req.actor?.via === 'bearer') {
-      err.headers['www-authenticate'] = bearerChallenge(API_REALM, 'insufficient_scope', err.message);
+      err.headers['www-authenticate'] = bearerChallenge(
+        API_REALM,
+        'insufficient_scope',
+        err.message,
+      );
     }
     next(err);
   };

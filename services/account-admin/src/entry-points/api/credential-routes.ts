@@ -24,7 +24,13 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
     path: `${accountPath}${path}`,
     handlers: [
       async (req, res) => {
-        await removeServiceAccountCredential(accounts, actorOf(req), requestMeta(req), clientIdOf(req), removed(req));
+        await removeServiceAccountCredential(
+          accounts,
+          actorOf(req),
+          requestMeta(req),
+          clientIdOf(req),
+          removed(req),
+        );
         noStore(res).status(204).end();
       },
     ],
@@ -34,7 +40,15 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
     path: `${accountPath}/${disabled ? 'disable' : 'enable'}`,
     handlers: [
       async (req, res) => {
-        noStore(res).json(await setServiceAccountDisabled(accounts, actorOf(req), requestMeta(req), clientIdOf(req), disabled));
+        noStore(res).json(
+          await setServiceAccountDisabled(
+            accounts,
+            actorOf(req),
+            requestMeta(req),
+            clientIdOf(req),
+            disabled,
+          ),
+        );
       },
     ],
   });
@@ -44,7 +58,9 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
       path: `${accountPath}/credentials`,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getServiceAccountCredentials(accounts, actorOf(req), clientIdOf(req)));
+          noStore(res).json(
+            await getServiceAccountCredentials(accounts, actorOf(req), clientIdOf(req)),
+          );
         },
       ],
     },
@@ -56,7 +72,17 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
         jsonBody(),
         async (req, res) => {
           const input = AddKeyBody.parse(req.body);
-          noStore(res).status(201).json(await addServiceAccountKey(accounts, actorOf(req), requestMeta(req), clientIdOf(req), input));
+          noStore(res)
+            .status(201)
+            .json(
+              await addServiceAccountKey(
+                accounts,
+                actorOf(req),
+                requestMeta(req),
+                clientIdOf(req),
+                input,
+              ),
+            );
         },
       ],
     },
@@ -69,7 +95,17 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
         jsonBody(),
         async (req, res) => {
           const input = AddTrustBody.parse(req.body);
-          noStore(res).status(201).json(await addServiceAccountTrust(accounts, actorOf(req), requestMeta(req), clientIdOf(req), input));
+          noStore(res)
+            .status(201)
+            .json(
+              await addServiceAccountTrust(
+                accounts,
+                actorOf(req),
+                requestMeta(req),
+                clientIdOf(req),
+                input,
+              ),
+            );
         },
       ],
     },

@@ -17,9 +17,18 @@ import {
 import { MAX_SERVICE_ACCOUNTS } from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { AuditEventsQuery } from '../../domain/audit-event-validators.js';
-import { CreateServiceAccountBody, ServiceAccountPath, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
+import {
+  CreateServiceAccountBody,
+  ServiceAccountPath,
+  UpdateServiceAccountBody,
+} from '../../domain/service-account-validators.js';
 import { registerCredentialOperations } from './credential-operations.js';
-import { AuditEventSchema, MeSchema, ServiceAccountSchema, ServiceAccountWithSecretSchema } from './response-schemas.js';
+import {
+  AuditEventSchema,
+  MeSchema,
+  ServiceAccountSchema,
+  ServiceAccountWithSecretSchema,
+} from './response-schemas.js';
 
 const common = {
   401: 'No credentials, or an invalid, expired or revoked token (WWW-Authenticate: Bearer)',
@@ -46,7 +55,10 @@ export function accountAdminOperations(): OpenAPIRegistry {
     path: '/service-accounts',
     summary: 'List service accounts (name order)',
     operationId: 'listServiceAccounts',
-    responses: { 200: jsonResponse("The tenant's service accounts", z.array(ServiceAccountSchema)), ...errorResponses(common) },
+    responses: {
+      200: jsonResponse("The tenant's service accounts", z.array(ServiceAccountSchema)),
+      ...errorResponses(common),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -70,7 +82,10 @@ export function accountAdminOperations(): OpenAPIRegistry {
     summary: 'Get a service account',
     operationId: 'getServiceAccount',
     request: { params: ServiceAccountPath },
-    responses: { 200: jsonResponse('The service account', ServiceAccountSchema), ...errorResponses({ 404: unknown, ...common }) },
+    responses: {
+      200: jsonResponse('The service account', ServiceAccountSchema),
+      ...errorResponses({ 404: unknown, ...common }),
+    },
   });
   registry.registerPath({
     method: 'patch',
@@ -78,7 +93,10 @@ export function accountAdminOperations(): OpenAPIRegistry {
     summary: 'Change role and/or grants; older tokens of the account are revoked',
     operationId: 'updateServiceAccount',
     request: { params: ServiceAccountPath, body: jsonRequestBody(UpdateServiceAccountBody) },
-    responses: { 200: jsonResponse('Updated', ServiceAccountSchema), ...errorResponses({ 400: 'Invalid body', 404: unknown, ...management }) },
+    responses: {
+      200: jsonResponse('Updated', ServiceAccountSchema),
+      ...errorResponses({ 400: 'Invalid body', 404: unknown, ...management }),
+    },
   });
   registry.registerPath({
     method: 'delete',
@@ -86,7 +104,10 @@ export function accountAdminOperations(): OpenAPIRegistry {
     summary: 'Delete a service account; its tokens stop working',
     operationId: 'deleteServiceAccount',
     request: { params: ServiceAccountPath },
-    responses: { 204: { description: 'Deleted' }, ...errorResponses({ 404: unknown, ...management }) },
+    responses: {
+      204: { description: 'Deleted' },
+      ...errorResponses({ 404: unknown, ...management }),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -94,7 +115,10 @@ export function accountAdminOperations(): OpenAPIRegistry {
     summary: 'Replace the secret; the old one and older tokens stop working at once',
     operationId: 'resetServiceAccountSecret',
     request: { params: ServiceAccountPath },
-    responses: { 200: jsonResponse('The new secret, shown once', ServiceAccountWithSecretSchema), ...errorResponses({ 404: unknown, ...management }) },
+    responses: {
+      200: jsonResponse('The new secret, shown once', ServiceAccountWithSecretSchema),
+      ...errorResponses({ 404: unknown, ...management }),
+    },
   });
   registerCredentialOperations(registry, { common, management });
   registry.registerPath({
@@ -105,7 +129,11 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { query: AuditEventsQuery },
     responses: {
       200: jsonResponse('A page of events', z.array(AuditEventSchema), {
-        Link: { description: '`<{portal_url}/api/v1/audit-events?limit=N&cursor=...>; rel="next"` when older events exist', schema: { type: 'string' } },
+        Link: {
+          description:
+            '`<{portal_url}/api/v1/audit-events?limit=N&cursor=...>; rel="next"` when older events exist',
+          schema: { type: 'string' },
+        },
       }),
       ...errorResponses({ 400: 'Invalid limit or cursor', ...common }),
     },
@@ -123,6 +151,9 @@ export function openApiDocument(portalUrl: string): OpenApiDocument {
       '(audience `ACCOUNT_ADMIN_AUDIENCE`) or with the portal session, whose state-changing requests must send the csrf_token cookie value in X-CSRF-Token. ' +
       `Creating, resetting, deleting and changing service accounts needs a human user with the Account Admin role. At most ${MAX_SERVICE_ACCOUNTS} service accounts per tenant.`,
     serverUrl: `${portalUrl.replace(/\/+$/, '')}/api/v1`,
-    securitySchemes: { bearer: BEARER_JWT, session: { type: 'apiKey', in: 'cookie', name: 'aa_session' } },
+    securitySchemes: {
+      bearer: BEARER_JWT,
+      session: { type: 'apiKey', in: 'cookie', name: 'aa_session' },
+    },
   });
 }

@@ -23,17 +23,26 @@ export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
       client_id: z.string(),
       role: ServiceAccountRoleSchema,
       grants: z.array(GrantBody),
-      dpop_bound_access_tokens: z.boolean().meta({ description: 'Tokens only with a DPoP proof (RFC 9449), bound to its key; off by default' }),
+      dpop_bound_access_tokens: z.boolean().meta({
+        description: 'Tokens only with a DPoP proof (RFC 9449), bound to its key; off by default',
+      }),
       created_at: z.iso.datetime(),
       created_by: z.string().nullable(),
       last_used_at: z.iso.datetime().nullable(),
-      disabled: z.boolean().meta({ description: 'A disabled account gets no token and its tokens are refused until it is enabled' }),
+      disabled: z.boolean().meta({
+        description:
+          'A disabled account gets no token and its tokens are refused until it is enabled',
+      }),
       disabled_at: z.iso.datetime().nullable(),
     })
     .meta({ id: 'ServiceAccount' }),
 );
 
-const credentialDates = { created_at: z.iso.datetime(), created_by: z.string().nullable(), last_used_at: z.iso.datetime().nullable() };
+const credentialDates = {
+  created_at: z.iso.datetime(),
+  created_by: z.string().nullable(),
+  last_used_at: z.iso.datetime().nullable(),
+};
 
 export const ServiceAccountKeySchema = responseSchema<ServiceAccountKey>()(
   z
@@ -47,7 +56,15 @@ export const ServiceAccountKeySchema = responseSchema<ServiceAccountKey>()(
 );
 
 export const ServiceAccountTrustSchema = responseSchema<ServiceAccountTrust>()(
-  z.object({ id: z.string(), issuer: z.string(), subject: z.string(), audience: z.string(), ...credentialDates }).meta({ id: 'ServiceAccountTrust' }),
+  z
+    .object({
+      id: z.string(),
+      issuer: z.string(),
+      subject: z.string(),
+      audience: z.string(),
+      ...credentialDates,
+    })
+    .meta({ id: 'ServiceAccountTrust' }),
 );
 
 export const ServiceAccountCredentialsSchema = responseSchema<ServiceAccountCredentials>()(
@@ -55,7 +72,10 @@ export const ServiceAccountCredentialsSchema = responseSchema<ServiceAccountCred
     .object({
       client_id: z.string(),
       disabled: z.boolean(),
-      secret: z.object({ created_at: z.iso.datetime(), last_used_at: z.iso.datetime().nullable() }).nullable().meta({ description: 'Only its dates: the secret itself is never stored' }),
+      secret: z
+        .object({ created_at: z.iso.datetime(), last_used_at: z.iso.datetime().nullable() })
+        .nullable()
+        .meta({ description: 'Only its dates: the secret itself is never stored' }),
       keys: z.array(ServiceAccountKeySchema),
       trusts: z.array(ServiceAccountTrustSchema),
     })
@@ -92,7 +112,9 @@ export const AuditEventSchema = z
     action: z.enum(AUDIT_ACTIONS),
     client_id: z.string(),
     name: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()).meta({ description: 'Non-secret facts of the change, e.g. {role: {from, to}}' }),
+    details: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'Non-secret facts of the change, e.g. {role: {from, to}}' }),
     request_id: z.string().nullable(),
     address: z.string().nullable(),
   })

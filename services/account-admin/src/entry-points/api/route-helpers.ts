@@ -14,4 +14,3 @@ export function clientIdOf(req: Request): string {
 export function noStore(res: Response): Response {
   return res.setHeader('cache-control', 'no-store');
 }
-

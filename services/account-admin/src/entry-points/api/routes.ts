@@ -2,7 +2,11 @@ import { fieldsOf, jsonBody, type RouteTable } from '@plant/shared/http';
 import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { BearerAuth } from '@plant/resource-auth';
 import { canManage } from '../../domain/actor.js';
-import { AuditEventsQuery, parseAuditCursor, parseAuditLimit } from '../../domain/audit-event-validators.js';
+import {
+  AuditEventsQuery,
+  parseAuditCursor,
+  parseAuditLimit,
+} from '../../domain/audit-event-validators.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
 import {
   createServiceAccount,
@@ -13,7 +17,10 @@ import {
   updateServiceAccount,
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
-import { CreateServiceAccountBody, UpdateServiceAccountBody } from '../../domain/service-account-validators.js';
+import {
+  CreateServiceAccountBody,
+  UpdateServiceAccountBody,
+} from '../../domain/service-account-validators.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { credentialRoutes } from './credential-routes.js';
@@ -35,7 +42,14 @@ export const API_BASE = '/api/v1';
  * The REST API: authenticate (every request under `/api/v1`, before any 404 or 405), then per
  * route parse, one use case, answer; a bearer caller refused for its role gets the challenge.
  */
-export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenService }: ApiRoutesDeps): RouteTable {
+export function apiRoutes({
+  accounts,
+  audit,
+  portalUrl,
+  auth,
+  sessions,
+  tokenService,
+}: ApiRoutesDeps): RouteTable {
   const accountPath = `${API_BASE}/service-accounts/:client_id`;
   return [
     { path: API_BASE, use: [authenticateApi(auth, sessions, tokenService)] },
@@ -73,8 +87,19 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
         jsonBody(),
         async (req, res) => {
           const input = CreateServiceAccountBody.parse(req.body);
-          const created = await createServiceAccount(accounts, actorOf(req), requestMeta(req), input);
-          noStore(res).status(201).setHeader('location', `${API_BASE}/service-accounts/${encodeURIComponent(created.client_id)}`).json(created);
+          const created = await createServiceAccount(
+            accounts,
+            actorOf(req),
+            requestMeta(req),
+            input,
+          );
+          noStore(res)
+            .status(201)
+            .setHeader(
+              'location',
+              `${API_BASE}/service-accounts/${encodeURIComponent(created.client_id)}`,
+            )
+            .json(created);
         },
       ],
     },
@@ -95,7 +120,15 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
         jsonBody(),
         async (req, res) => {
           const input = UpdateServiceAccountBody.parse(req.body);
-          noStore(res).json(await updateServiceAccount(accounts, actorOf(req), requestMeta(req), clientIdOf(req), input));
+          noStore(res).json(
+            await updateServiceAccount(
+              accounts,
+              actorOf(req),
+              requestMeta(req),
+              clientIdOf(req),
+              input,
+            ),
+          );
         },
       ],
     },
@@ -114,7 +147,14 @@ export function apiRoutes({ accounts, audit, portalUrl, auth, sessions, tokenSer
       path: `${accountPath}/reset-secret`,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await resetServiceAccountSecret(accounts, actorOf(req), requestMeta(req), clientIdOf(req)));
+          noStore(res).json(
+            await resetServiceAccountSecret(
+              accounts,
+              actorOf(req),
+              requestMeta(req),
+              clientIdOf(req),
+            ),
+          );
         },
       ],
     },

@@ -69,9 +69,27 @@ export function createApp(deps: AppDependencies): HttpApp {
       // The stylesheet every page shares (the token service's sign-in pages too), from @plant/shared.
       stylesheetRoute(ASSETS_PATH),
       // The portal's script. Files only: a directory is a 404, not a redirect whose Location echoes the request's path.
-      { path: ASSETS_PATH, use: [readOnly, express.static(ASSETS_DIR, { index: false, redirect: false, fallthrough: false, maxAge: '5m' })] },
+      {
+        path: ASSETS_PATH,
+        use: [
+          readOnly,
+          express.static(ASSETS_DIR, {
+            index: false,
+            redirect: false,
+            fallthrough: false,
+            maxAge: '5m',
+          }),
+        ],
+      },
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
-      ...apiRoutes({ accounts: deps.accounts, audit: deps.audit, portalUrl, auth: deps.auth, sessions: deps.sessions, tokenService: deps.tokenService }),
+      ...apiRoutes({
+        accounts: deps.accounts,
+        audit: deps.audit,
+        portalUrl,
+        auth: deps.auth,
+        sessions: deps.sessions,
+        tokenService: deps.tokenService,
+      }),
       ...signInRoutes({
         oidc: deps.oidc,
         store: deps.store,
@@ -82,7 +100,13 @@ export function createApp(deps: AppDependencies): HttpApp {
         portalUrl,
         logger,
       }),
-      ...portalRoutes({ accounts: deps.accounts, audit: deps.audit, sessions: deps.sessions, logger, authUrl: deps.authUrl }),
+      ...portalRoutes({
+        accounts: deps.accounts,
+        audit: deps.audit,
+        sessions: deps.sessions,
+        logger,
+        authUrl: deps.authUrl,
+      }),
     ],
   });
 }

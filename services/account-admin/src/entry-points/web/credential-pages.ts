@@ -31,13 +31,19 @@ function secretCard(credentials: ServiceAccountCredentials, canManage: boolean):
   const others = credentials.keys.length + credentials.trusts.length;
   return html`<section class="card credential" aria-labelledby="secret-heading" id="secret-card">
   <div class="card-head"><h2 id="secret-heading">Secret</h2>
-  ${canManage ? html`<div class="actions">
+  ${
+    canManage
+      ? html`<div class="actions">
     <button type="button" class="button button-small" data-action="reset" aria-label="Reset secret">Reset secret</button>
     ${secret !== null && others > 0 ? html`<button type="button" class="button button-small button-danger" data-action="remove-secret">Remove secret</button>` : ''}
-  </div>` : ''}</div>
-  ${secret === null
-    ? html`<p class="muted" id="no-secret">No secret: this account uses keys or trusted workloads only. Reset secret gives it one again.</p>`
-    : html`<dl class="facts"><dt>Created</dt><dd>${timeOf(secret.created_at)}</dd><dt>Last used</dt><dd>${timeOf(secret.last_used_at)}</dd></dl>`}
+  </div>`
+      : ''
+  }</div>
+  ${
+    secret === null
+      ? html`<p class="muted" id="no-secret">No secret: this account uses keys or trusted workloads only. Reset secret gives it one again.</p>`
+      : html`<dl class="facts"><dt>Created</dt><dd>${timeOf(secret.created_at)}</dd><dt>Last used</dt><dd>${timeOf(secret.last_used_at)}</dd></dl>`
+  }
 </section>`;
 }
 
@@ -46,15 +52,20 @@ function keysCard(credentials: ServiceAccountCredentials, canManage: boolean): H
   return html`<section class="card credential" aria-labelledby="keys-heading">
   <div class="card-head"><h2 id="keys-heading">Keys <span class="muted">(${credentials.keys.length} of ${MAX_KEYS_PER_SERVICE_ACCOUNT})</span></h2>
   ${canManage && !atCap ? html`<button type="button" class="button button-small" data-action="add-key">Add key</button>` : ''}</div>
-  ${credentials.keys.length === 0
-    ? html`<p class="muted">No keys.</p>`
-    : html`<table class="table" id="keys"><caption class="sr-only">Keys</caption>
+  ${
+    credentials.keys.length === 0
+      ? html`<p class="muted">No keys.</p>`
+      : html`<table class="table" id="keys"><caption class="sr-only">Keys</caption>
   <thead><tr><th scope="col">Key id (kid)</th><th scope="col">Algorithm</th><th scope="col">Added</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
   <tbody>${credentials.keys.map(
-    (k) => html`<tr data-key-id="${k.id}"><th scope="row" data-label="Key id"><code class="client-id">${k.id}</code></th><td data-label="Algorithm">${k.alg}</td><td data-label="Added">${timeOf(k.created_at)}${k.created_by ? html` <span class="muted">by ${k.created_by}</span>` : ''}</td><td data-label="Last used">${timeOf(k.last_used_at)}</td>${
-      canManage ? html`<td class="actions"><button type="button" class="button button-small button-danger" data-action="remove-key" aria-label="Remove key ${k.id}">Remove</button></td>` : ''
-    }</tr>`,
-  )}</tbody></table>`}
+    (k) =>
+      html`<tr data-key-id="${k.id}"><th scope="row" data-label="Key id"><code class="client-id">${k.id}</code></th><td data-label="Algorithm">${k.alg}</td><td data-label="Added">${timeOf(k.created_at)}${k.created_by ? html` <span class="muted">by ${k.created_by}</span>` : ''}</td><td data-label="Last used">${timeOf(k.last_used_at)}</td>${
+        canManage
+          ? html`<td class="actions"><button type="button" class="button button-small button-danger" data-action="remove-key" aria-label="Remove key ${k.id}">Remove</button></td>`
+          : ''
+      }</tr>`,
+  )}</tbody></table>`
+  }
 </section>`;
 }
 
@@ -63,15 +74,20 @@ function trustsCard(credentials: ServiceAccountCredentials, canManage: boolean):
   return html`<section class="card credential" aria-labelledby="trusts-heading">
   <div class="card-head"><h2 id="trusts-heading">Trusted workloads <span class="muted">(${credentials.trusts.length} of ${MAX_TRUSTS_PER_SERVICE_ACCOUNT})</span></h2>
   ${canManage && !atCap ? html`<button type="button" class="button button-small" data-action="add-trust">Add trust</button>` : ''}</div>
-  ${credentials.trusts.length === 0
-    ? html`<p class="muted">No trusted workloads.</p>`
-    : html`<table class="table" id="trusts"><caption class="sr-only">Trusted workloads</caption>
+  ${
+    credentials.trusts.length === 0
+      ? html`<p class="muted">No trusted workloads.</p>`
+      : html`<table class="table" id="trusts"><caption class="sr-only">Trusted workloads</caption>
   <thead><tr><th scope="col">Issuer</th><th scope="col">Subject</th><th scope="col">Audience</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
   <tbody>${credentials.trusts.map(
-    (t) => html`<tr data-trust-id="${t.id}"><th scope="row" data-label="Issuer"><code class="client-id">${t.issuer}</code></th><td data-label="Subject"><code class="client-id">${t.subject}</code></td><td data-label="Audience"><code class="client-id">${t.audience}</code></td><td data-label="Last used">${timeOf(t.last_used_at)}</td>${
-      canManage ? html`<td class="actions"><button type="button" class="button button-small button-danger" data-action="remove-trust" aria-label="Remove trust of ${t.subject}">Remove</button></td>` : ''
-    }</tr>`,
-  )}</tbody></table>`}
+    (t) =>
+      html`<tr data-trust-id="${t.id}"><th scope="row" data-label="Issuer"><code class="client-id">${t.issuer}</code></th><td data-label="Subject"><code class="client-id">${t.subject}</code></td><td data-label="Audience"><code class="client-id">${t.audience}</code></td><td data-label="Last used">${timeOf(t.last_used_at)}</td>${
+        canManage
+          ? html`<td class="actions"><button type="button" class="button button-small button-danger" data-action="remove-trust" aria-label="Remove trust of ${t.subject}">Remove</button></td>`
+          : ''
+      }</tr>`,
+  )}</tbody></table>`
+  }
 </section>`;
 }
 
@@ -113,8 +129,16 @@ export interface CredentialsPageOptions {
   issuer: string;
 }
 
-export function credentialsPage({ session, account, credentials, canManage, issuer }: CredentialsPageOptions): string {
-  const state = account.disabled ? html`<span class="badge badge-off" id="account-state">Disabled</span>` : html`<span class="badge" id="account-state">Active</span>`;
+export function credentialsPage({
+  session,
+  account,
+  credentials,
+  canManage,
+  issuer,
+}: CredentialsPageOptions): string {
+  const state = account.disabled
+    ? html`<span class="badge badge-off" id="account-state">Disabled</span>`
+    : html`<span class="badge" id="account-state">Active</span>`;
   return layout({
     title: `${account.name} · Service accounts`,
     session,
@@ -125,12 +149,14 @@ export function credentialsPage({ session, account, credentials, canManage, issu
     <h1>${account.name} ${state}</h1>
     <p class="muted">Client ID <code class="client-id">${account.client_id}</code> · role <span class="badge">${account.role}</span>${account.disabled ? html` · disabled ${timeOf(account.disabled_at)}` : ''}</p>
   </div>
-  ${canManage
-    ? html`<div class="actions">
+  ${
+    canManage
+      ? html`<div class="actions">
     <button type="button" class="button" data-action="edit" aria-label="Edit role and grants of ${account.name}">Edit role and grants</button>
     ${account.disabled ? html`<button type="button" class="button button-primary" data-action="enable">Enable</button>` : html`<button type="button" class="button button-danger" data-action="disable">Disable</button>`}
   </div>`
-    : ''}
+      : ''
+  }
 </div>
 ${account.disabled ? html`<p class="alert alert-warning" id="disabled-note">This service account is disabled: none of its credentials works and its tokens are refused until it is enabled.</p>` : ''}
 <div id="page-status" role="status" aria-live="polite" class="sr-only"></div>

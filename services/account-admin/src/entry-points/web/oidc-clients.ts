@@ -45,23 +45,38 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-export function createOidcClients({ authUrl, authInternalUrl, portalUrl, timeoutSec = 5 }: OidcClientsOptions): OidcClients {
+export function createOidcClients({
+  authUrl,
+  authInternalUrl,
+  portalUrl,
+  timeoutSec = 5,
+}: OidcClientsOptions): OidcClients {
   const publicBase = trimSlash(authUrl);
   const internalBase = trimSlash(authInternalUrl ?? authUrl);
   const redirectUri = `${trimSlash(portalUrl)}/auth/callback`;
   const cache = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
 
-  const rewrite = (url: string, from: string, to: string) => (from !== to && (url === from || url.startsWith(`${from}/`)) ? `${to}${url.slice(from.length)}` : url);
-  const customFetch: oidc.CustomFetch = (url, options) => fetch(rewrite(url, publicBase, internalBase), options as RequestInit);
+  const rewrite = (url: string, from: string, to: string) =>
+    from !== to && (url === from || url.startsWith(`${from}/`))
+      ? `${to}${url.slice(from.length)}`
+      : url;
+  const customFetch: oidc.CustomFetch = (url, options) =>
+    fetch(rewrite(url, publicBase, internalBase), options as RequestInit);
 
   async function discover(tenant: string): Promise<oidc.Configuration> {
     const issuer = new URL(`${publicBase}/realms/${encodeURIComponent(tenant)}`);
     const execute = issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [];
-    return oidc.discovery(issuer, PORTAL_CLIENT_ID, { token_endpoint_auth_method: 'none', id_token_signed_response_alg: ID_TOKEN_ALGORITHMS }, oidc.None(), {
-      [oidc.customFetch]: customFetch,
-      execute,
-      timeout: timeoutSec,
-    });
+    return oidc.discovery(
+      issuer,
+      PORTAL_CLIENT_ID,
+      { token_endpoint_auth_method: 'none', id_token_signed_response_alg: ID_TOKEN_ALGORITHMS },
+      oidc.None(),
+      {
+        [oidc.customFetch]: customFetch,
+        execute,
+        timeout: timeoutSec,
+      },
+    );
   }
 
   return {

@@ -31,10 +31,26 @@ export function layout({ title, session, active, body }: LayoutOptions): string 
         <button type="button" class="button button-quiet" data-action="sign-out">Sign out</button>
       </div>`
     : undefined;
-  return renderPage({ title, assetsDir: ASSETS_PATH, scripts: [`${ASSETS_PATH}/portal.js`], area: 'admin', tenant: session?.tenant, headerEnd: nav, body });
+  return renderPage({
+    title,
+    assetsDir: ASSETS_PATH,
+    scripts: [`${ASSETS_PATH}/portal.js`],
+    area: 'admin',
+    tenant: session?.tenant,
+    headerEnd: nav,
+    body,
+  });
 }
 
-export function tenantPickerPage({ error, tenant = '', returnTo }: { error?: string; tenant?: string; returnTo?: string }): string {
+export function tenantPickerPage({
+  error,
+  tenant = '',
+  returnTo,
+}: {
+  error?: string;
+  tenant?: string;
+  returnTo?: string;
+}): string {
   return layout({
     title: 'Sign in',
     body: html`<section class="card narrow">
@@ -53,7 +69,14 @@ export function tenantPickerPage({ error, tenant = '', returnTo }: { error?: str
   });
 }
 
-export function messagePage(title: string, message: string, { session, link = { href: '/', text: 'Back to sign-in' } }: { session?: Session; link?: { href: string; text: string } } = {}): string {
+export function messagePage(
+  title: string,
+  message: string,
+  {
+    session,
+    link = { href: '/', text: 'Back to sign-in' },
+  }: { session?: Session; link?: { href: string; text: string } } = {},
+): string {
   return layout({
     title,
     session,
@@ -80,13 +103,15 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
   <td data-label="Created">${timeOf(account.created_at)}</td>
   <td data-label="Created by">${account.created_by ?? html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Last used">${timeOf(account.last_used_at)}</td>
-  ${canManage
-    ? html`<td class="actions" data-label="Actions"><div class="action-buttons">
+  ${
+    canManage
+      ? html`<td class="actions" data-label="Actions"><div class="action-buttons">
     <button type="button" class="button button-small" data-action="edit" aria-label="Edit role and grants of ${account.name}">Edit</button>
     <button type="button" class="button button-small" data-action="reset" aria-label="Reset secret of ${account.name}">Reset secret</button>
     <button type="button" class="button button-small button-danger" data-action="delete" aria-label="Delete ${account.name}">Delete</button>
   </div></td>`
-    : ''}
+      : ''
+  }
 </tr>`;
 }
 
@@ -152,7 +177,15 @@ export const managementDialogs = html`
   </form>
 </dialog>`;
 
-export function serviceAccountsPage({ session, accounts, canManage }: { session: Session; accounts: ServiceAccount[]; canManage: boolean }): string {
+export function serviceAccountsPage({
+  session,
+  accounts,
+  canManage,
+}: {
+  session: Session;
+  accounts: ServiceAccount[];
+  canManage: boolean;
+}): string {
   const atCap = accounts.length >= MAX_SERVICE_ACCOUNTS;
   return layout({
     title: 'Service accounts',
@@ -169,13 +202,15 @@ export function serviceAccountsPage({ session, accounts, canManage }: { session:
 ${canManage && atCap ? html`<p id="cap-note" class="alert alert-info">This account has the maximum of ${MAX_SERVICE_ACCOUNTS} service accounts. Delete one before creating another.</p>` : ''}
 ${canManage ? '' : html`<p class="alert alert-info" id="read-only-note">You have read-only access. Ask an Account Admin to create, change or delete service accounts.</p>`}
 <div id="page-status" role="status" aria-live="polite" class="sr-only"></div>
-${accounts.length === 0
-  ? html`<div class="card empty"><h2>No service accounts yet</h2><p class="muted">${canManage ? 'Create one to let automation call the Plant Store API.' : 'An Account Admin can create one.'}</p></div>`
-  : html`<div class="table-wrap"><table class="table" id="service-accounts">
+${
+  accounts.length === 0
+    ? html`<div class="card empty"><h2>No service accounts yet</h2><p class="muted">${canManage ? 'Create one to let automation call the Plant Store API.' : 'An Account Admin can create one.'}</p></div>`
+    : html`<div class="table-wrap"><table class="table" id="service-accounts">
   <caption class="sr-only">Service accounts</caption>
   <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Role</th><th scope="col">Grants</th><th scope="col">Tokens</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
   <tbody>${accounts.map((a) => accountRow(a, canManage))}</tbody>
-</table></div>`}
+</table></div>`
+}
 ${canManage ? managementDialogs : ''}`,
   });
 }
@@ -193,22 +228,34 @@ function describeDetails(event: AuditEvent): string {
   const role = event.details.role as { from?: string; to?: string } | string | undefined;
   if (typeof role === 'object' && role !== null) parts.push(`role ${role.from} → ${role.to}`);
   const grants = event.details.grants as { from?: string[]; to?: string[] } | undefined;
-  if (grants && Array.isArray(grants.to)) parts.push(`grants: ${grants.to.length === 0 ? 'none' : grants.to.join(', ')}`);
+  if (grants && Array.isArray(grants.to))
+    parts.push(`grants: ${grants.to.length === 0 ? 'none' : grants.to.join(', ')}`);
   const binding = describeTokenBinding(event.details);
   if (binding !== undefined) parts.push(binding);
   return [...parts, ...describeCredentialDetails(event.details)].join('; ');
 }
 
-export function activityPage({ session, events, nextHref, firstHref }: { session: Session; events: AuditEvent[]; nextHref?: string | undefined; firstHref?: string | undefined }): string {
+export function activityPage({
+  session,
+  events,
+  nextHref,
+  firstHref,
+}: {
+  session: Session;
+  events: AuditEvent[];
+  nextHref?: string | undefined;
+  firstHref?: string | undefined;
+}): string {
   return layout({
     title: 'Activity',
     session,
     active: 'activity',
     body: html`<p class="breadcrumb">Settings</p>
 <div class="page-head"><div><h1>Activity</h1><p class="muted">Every change to service accounts, newest first.</p></div></div>
-${events.length === 0
-  ? html`<div class="card empty"><h2>No activity yet</h2><p class="muted">Changes to service accounts appear here.</p></div>`
-  : html`<div class="table-wrap"><table class="table" id="activity">
+${
+  events.length === 0
+    ? html`<div class="card empty"><h2>No activity yet</h2><p class="muted">Changes to service accounts appear here.</p></div>`
+    : html`<div class="table-wrap"><table class="table" id="activity">
   <caption class="sr-only">Audit trail</caption>
   <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Service account</th><th scope="col">From</th></tr></thead>
   <tbody>${events.map(
@@ -220,7 +267,8 @@ ${events.length === 0
     <td data-label="From"><span title="Request ${e.request_id ?? ''}">${e.address ?? 'Unknown'}</span></td>
   </tr>`,
   )}</tbody>
-</table></div>`}
+</table></div>`
+}
 <nav class="pager" aria-label="Pages">
   ${firstHref ? html`<a class="button" href="${firstHref}">Newest</a>` : ''}
   ${nextHref ? html`<a class="button" href="${nextHref}" rel="next">Older</a>` : ''}

@@ -5,7 +5,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
 import { listAuditEvents, type AuditTrail } from '../../domain/list-audit-events.js';
-import { getServiceAccount, getServiceAccountCredentials, listServiceAccounts, type ServiceAccountDeps } from '../../domain/managed-service-accounts.js';
+import {
+  getServiceAccount,
+  getServiceAccountCredentials,
+  listServiceAccounts,
+  type ServiceAccountDeps,
+} from '../../domain/managed-service-accounts.js';
 import { actorFromSession, type Session } from '../../domain/portal-sessions.js';
 import { pageRoutes } from './page-errors.js';
 import { credentialsPage } from './credential-pages.js';
@@ -54,7 +59,8 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
       res.redirect(303, '/settings/service-accounts');
       return;
     }
-    const returnTo = req.query.return_to === undefined ? undefined : safeReturnTo(req.query.return_to);
+    const returnTo =
+      req.query.return_to === undefined ? undefined : safeReturnTo(req.query.return_to);
     sendPage(res, 200, tenantPickerPage(returnTo === undefined ? {} : { returnTo }));
   }
 
@@ -62,22 +68,38 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     const session = req.portalSession!;
     const actor = actorFromSession(session);
     const list = await listServiceAccounts(accounts, actor);
-    sendPage(res, 200, serviceAccountsPage({ session, accounts: list, canManage: canManage(actor) }));
+    sendPage(
+      res,
+      200,
+      serviceAccountsPage({ session, accounts: list, canManage: canManage(actor) }),
+    );
   }
 
   async function accountCredentials(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const actor = actorFromSession(session);
     const clientId = String(req.params.client_id);
-    const [account, credentials] = await Promise.all([getServiceAccount(accounts, actor, clientId), getServiceAccountCredentials(accounts, actor, clientId)]);
+    const [account, credentials] = await Promise.all([
+      getServiceAccount(accounts, actor, clientId),
+      getServiceAccountCredentials(accounts, actor, clientId),
+    ]);
     const issuer = `${authUrl.replace(/\/+$/, '')}/realms/${session.tenant}`;
-    sendPage(res, 200, credentialsPage({ session, account, credentials, canManage: canManage(actor), issuer }));
+    sendPage(
+      res,
+      200,
+      credentialsPage({ session, account, credentials, canManage: canManage(actor), issuer }),
+    );
   }
 
   async function activity(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const before = parseAuditCursor(req.query.cursor);
-    const page = await listAuditEvents(audit, actorFromSession(session), ACTIVITY_PAGE_SIZE, before);
+    const page = await listAuditEvents(
+      audit,
+      actorFromSession(session),
+      ACTIVITY_PAGE_SIZE,
+      before,
+    );
     sendPage(
       res,
       200,

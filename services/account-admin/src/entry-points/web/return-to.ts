@@ -12,7 +12,8 @@ const BASE = 'http://portal.invalid';
  */
 export function safeReturnTo(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 512) return DEFAULT_LANDING;
-  if (!raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || /[\p{Cc}\s]/u.test(raw)) return DEFAULT_LANDING;
+  if (!raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || /[\p{Cc}\s]/u.test(raw))
+    return DEFAULT_LANDING;
   let url: URL;
   try {
     url = new URL(raw, BASE);
@@ -23,7 +24,8 @@ export function safeReturnTo(raw: unknown): string {
   const path = `${url.pathname}${url.search}`;
   if (!isSameOriginPath(path)) return DEFAULT_LANDING;
   // Sign-in and sign-out routes as a landing page would loop.
-  if (path.startsWith('/login') || path.startsWith('/auth/') || path.startsWith('/logout')) return DEFAULT_LANDING;
+  if (path.startsWith('/login') || path.startsWith('/auth/') || path.startsWith('/logout'))
+    return DEFAULT_LANDING;
   return path;
 }
 

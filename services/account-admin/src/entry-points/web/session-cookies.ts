@@ -6,7 +6,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { constantTimeEquals } from '@plant/shared/security';
-import { endSession, loadSession, openSession, type LoadSessionDeps, type Session } from '../../domain/portal-sessions.js';
+import {
+  endSession,
+  loadSession,
+  openSession,
+  type LoadSessionDeps,
+  type Session,
+} from '../../domain/portal-sessions.js';
 
 export const SESSION_COOKIE = 'aa_session';
 export const CSRF_COOKIE = 'csrf_token';
@@ -57,7 +63,10 @@ export interface PortalSessions {
   end(req: Request, res: Response): Promise<void>;
   /** Double submit: the header equals the cookie, and both are this session's token. */
   csrfValid(req: Request, sessionId: string): boolean;
-  cookieOptions(maxAgeMs?: number, httpOnly?: boolean): { httpOnly: boolean; secure: boolean; sameSite: 'lax'; path: string; maxAge?: number };
+  cookieOptions(
+    maxAgeMs?: number,
+    httpOnly?: boolean,
+  ): { httpOnly: boolean; secure: boolean; sameSite: 'lax'; path: string; maxAge?: number };
 }
 
 export interface PortalSessionOptions extends LoadSessionDeps {
@@ -66,7 +75,13 @@ export interface PortalSessionOptions extends LoadSessionDeps {
   ttlSeconds: number;
 }
 
-export function createPortalSessions({ store, tokenService, secret, secure, ttlSeconds }: PortalSessionOptions): PortalSessions {
+export function createPortalSessions({
+  store,
+  tokenService,
+  secret,
+  secure,
+  ttlSeconds,
+}: PortalSessionOptions): PortalSessions {
   const cookieOptions = (maxAgeMs?: number, httpOnly = true) => ({
     httpOnly,
     secure,
@@ -100,7 +115,10 @@ export function createPortalSessions({ store, tokenService, secret, secure, ttlS
       const header = req.headers[CSRF_HEADER];
       const cookie = readCookies(req)[CSRF_COOKIE];
       if (typeof header !== 'string' || cookie === undefined) return false;
-      return constantTimeEquals(header, cookie) && constantTimeEquals(cookie, csrfTokenFor(secret, sessionId));
+      return (
+        constantTimeEquals(header, cookie) &&
+        constantTimeEquals(cookie, csrfTokenFor(secret, sessionId))
+      );
     },
   };
 }

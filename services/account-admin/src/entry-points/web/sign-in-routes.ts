@@ -15,12 +15,23 @@ import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import type { Role } from '../../domain/actor.js';
 import { TokenServiceUnavailable } from '../../domain/errors.js';
-import { savePendingSignIn, SIGN_IN_TTL_SECONDS, type SessionStore, takePendingSignIn } from '../../domain/portal-sessions.js';
+import {
+  savePendingSignIn,
+  SIGN_IN_TTL_SECONDS,
+  type SessionStore,
+  takePendingSignIn,
+} from '../../domain/portal-sessions.js';
 import type { OidcClients } from './oidc-clients.js';
 import { pageRoutes } from './page-errors.js';
 import { messagePage, signOutPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
-import { bindingHash, randomBinding, readCookies, SIGNIN_COOKIE, type PortalSessions } from './session-cookies.js';
+import {
+  bindingHash,
+  randomBinding,
+  readCookies,
+  SIGNIN_COOKIE,
+  type PortalSessions,
+} from './session-cookies.js';
 
 export interface SignInDeps {
   oidc: OidcClients;
@@ -64,7 +75,15 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     }
     const tenant = typeof tenantParam === 'string' ? tenantParam.trim().toLowerCase() : '';
     if (!isTenantName(tenant)) {
-      sendPage(res, 400, tenantPickerPage({ error: 'Account names are 1 to 63 lower-case letters, digits and inner hyphens.', tenant: typeof tenantParam === 'string' ? tenantParam.slice(0, 63) : '', returnTo }));
+      sendPage(
+        res,
+        400,
+        tenantPickerPage({
+          error: 'Account names are 1 to 63 lower-case letters, digits and inner hyphens.',
+          tenant: typeof tenantParam === 'string' ? tenantParam.slice(0, 63) : '',
+          returnTo,
+        }),
+      );
       return;
     }
     // Before the realm lookup too: a flood of made-up names costs the token service nothing either.
@@ -72,7 +91,14 @@ export function signInRoutes(deps: SignInDeps): Route[] {
     if (over !== undefined) {
       delayed(res, () => {
         res.setHeader('retry-after', String(over.retryAfterSeconds));
-        sendPage(res, 429, messagePage('Too many sign-ins', `Too many sign-ins were started from this network. Try again in ${waitText(over.retryAfterSeconds)}.`));
+        sendPage(
+          res,
+          429,
+          messagePage(
+            'Too many sign-ins',
+            `Too many sign-ins were started from this network. Try again in ${waitText(over.retryAfterSeconds)}.`,
+          ),
+        );
       });
       return;
     }
@@ -80,25 +106,56 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       await deps.tokenService.getTenant(tenant);
     } catch (err) {
       if (err instanceof TokenServiceUnavailable) {
-        sendPage(res, 503, messagePage('Sign-in is unavailable', 'Sign-in is temporarily unavailable. Try again in a moment.'));
+        sendPage(
+          res,
+          503,
+          messagePage(
+            'Sign-in is unavailable',
+            'Sign-in is temporarily unavailable. Try again in a moment.',
+          ),
+        );
         return;
       }
-      sendPage(res, 404, tenantPickerPage({ error: `There is no Plant Store account named “${tenant}”. Check the name and try again.`, tenant, returnTo }));
+      sendPage(
+        res,
+        404,
+        tenantPickerPage({
+          error: `There is no Plant Store account named “${tenant}”. Check the name and try again.`,
+          tenant,
+          returnTo,
+        }),
+      );
       return;
     }
     let config: oidc.Configuration;
     try {
       config = await deps.oidc.configFor(tenant);
     } catch (err) {
-      deps.logger.warn({ err: { message: (err as Error).message }, tenant }, 'realm discovery failed');
-      sendPage(res, 503, messagePage('Sign-in is unavailable', 'Sign-in is temporarily unavailable. Try again in a moment.'));
+      deps.logger.warn(
+        { err: { message: (err as Error).message }, tenant },
+        'realm discovery failed',
+      );
+      sendPage(
+        res,
+        503,
+        messagePage(
+          'Sign-in is unavailable',
+          'Sign-in is temporarily unavailable. Try again in a moment.',
+        ),
+      );
       return;
     }
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const binding = randomBinding();
-    await savePendingSignIn(deps.store, state, { tenant, codeVerifier, nonce, returnTo, binding: bindingHash(deps.secret, binding) });
+    await savePendingSignIn(deps.store, state, {
+      tenant,
+      codeVerifier,
+      nonce,
+      returnTo,
+      binding: bindingHash(deps.secret, binding),
+    });
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: deps.oidc.redirectUri,
       scope: 'openid email profile',
@@ -113,37 +170,92 @@ export function signInRoutes(deps: SignInDeps): Route[] {
   }
 
   async function finishSignIn(req: Request, res: Response): Promise<void> {
-    const expired = () => sendPage(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was started in another browser. Start again.'));
+    const expired = () =>
+      sendPage(
+        res,
+        400,
+        messagePage(
+          'Sign-in expired',
+          'This sign-in has expired or was started in another browser. Start again.',
+        ),
+      );
     const state = req.query.state;
     if (typeof state !== 'string' || state.length === 0 || state.length > 256) return expired();
     const pending = await takePendingSignIn(deps.store, state);
     const binding = readCookies(req)[SIGNIN_COOKIE];
     res.clearCookie(SIGNIN_COOKIE, deps.sessions.cookieOptions());
-    if (!pending || binding === undefined || !constantTimeEquals(bindingHash(deps.secret, binding), pending.binding)) return expired();
+    if (
+      !pending ||
+      binding === undefined ||
+      !constantTimeEquals(bindingHash(deps.secret, binding), pending.binding)
+    )
+      return expired();
     if (typeof req.query.error === 'string') {
-      sendPage(res, 400, messagePage('Sign-in was not completed', 'The sign-in was cancelled or refused. Start again.', { link: { href: `/login?tenant=${encodeURIComponent(pending.tenant)}`, text: 'Sign in again' } }));
+      sendPage(
+        res,
+        400,
+        messagePage(
+          'Sign-in was not completed',
+          'The sign-in was cancelled or refused. Start again.',
+          {
+            link: {
+              href: `/login?tenant=${encodeURIComponent(pending.tenant)}`,
+              text: 'Sign in again',
+            },
+          },
+        ),
+      );
       return;
     }
     let claims: oidc.IDToken | undefined;
     let idToken: string | undefined;
     try {
       const config = await deps.oidc.configFor(pending.tenant);
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(req.originalUrl, portalBase), {
-        pkceCodeVerifier: pending.codeVerifier,
-        expectedState: state,
-        expectedNonce: pending.nonce,
-        idTokenExpected: true,
-      });
+      const tokens = await oidc.authorizationCodeGrant(
+        config,
+        new URL(req.originalUrl, portalBase),
+        {
+          pkceCodeVerifier: pending.codeVerifier,
+          expectedState: state,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        },
+      );
       claims = tokens.claims();
       idToken = tokens.id_token;
     } catch (err) {
-      deps.logger.warn({ err: { message: (err as Error).message, code: (err as { code?: unknown }).code }, tenant: pending.tenant }, 'sign-in code exchange failed');
-      sendPage(res, 400, messagePage('Sign-in failed', 'The sign-in could not be completed. Start again.', { link: { href: `/login?tenant=${encodeURIComponent(pending.tenant)}`, text: 'Sign in again' } }));
+      deps.logger.warn(
+        {
+          err: { message: (err as Error).message, code: (err as { code?: unknown }).code },
+          tenant: pending.tenant,
+        },
+        'sign-in code exchange failed',
+      );
+      sendPage(
+        res,
+        400,
+        messagePage('Sign-in failed', 'The sign-in could not be completed. Start again.', {
+          link: {
+            href: `/login?tenant=${encodeURIComponent(pending.tenant)}`,
+            text: 'Sign in again',
+          },
+        }),
+      );
       return;
     }
     const role = claims?.role;
-    if (!claims || claims.tenant !== pending.tenant || typeof claims.sub !== 'string' || typeof role !== 'string' || !ROLES.includes(role as Role)) {
-      sendPage(res, 403, messagePage('Sign-in refused', 'This sign-in cannot open an admin session.'));
+    if (
+      !claims ||
+      claims.tenant !== pending.tenant ||
+      typeof claims.sub !== 'string' ||
+      typeof role !== 'string' ||
+      !ROLES.includes(role as Role)
+    ) {
+      sendPage(
+        res,
+        403,
+        messagePage('Sign-in refused', 'This sign-in cannot open an admin session.'),
+      );
       return;
     }
     // A fresh session id on every sign-in: a planted cookie can never become a signed-in session.
@@ -172,7 +284,11 @@ export function signInRoutes(deps: SignInDeps): Route[] {
   async function signOut(req: Request, res: Response): Promise<void> {
     const loaded = await deps.sessions.load(req);
     if (loaded && !deps.sessions.csrfValid(req, loaded.id)) {
-      res.status(403).json({ error: 403, message: 'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header' });
+      res.status(403).json({
+        error: 403,
+        message:
+          'Missing or invalid CSRF token: send the csrf_token cookie value in the X-CSRF-Token header',
+      });
       return;
     }
     await deps.sessions.end(req, res);
@@ -182,8 +298,15 @@ export function signInRoutes(deps: SignInDeps): Route[] {
         const config = await deps.oidc.configFor(loaded.session.tenant);
         // With the sign-in's ID token the realm knows this browser's session is the portal's
         // own and ends it at once; without one (a session older than the hint) it asks first.
-        const hint: Record<string, string> = loaded.session.idToken === undefined ? {} : { id_token_hint: loaded.session.idToken };
-        redirect = deps.oidc.toPublic(oidc.buildEndSessionUrl(config, { client_id: PORTAL_CLIENT_ID, post_logout_redirect_uri: `${portalBase}/`, ...hint })).href;
+        const hint: Record<string, string> =
+          loaded.session.idToken === undefined ? {} : { id_token_hint: loaded.session.idToken };
+        redirect = deps.oidc.toPublic(
+          oidc.buildEndSessionUrl(config, {
+            client_id: PORTAL_CLIENT_ID,
+            post_logout_redirect_uri: `${portalBase}/`,
+            ...hint,
+          }),
+        ).href;
       } catch {
         // The realm session outlives ours; the portal session is gone either way.
       }

@@ -34,7 +34,10 @@ const authErrors = {
     'No bearer token, or an invalid, expired or revoked one; a DPoP-bound token sent as Bearer; a missing, stale, replayed or mismatched DPoP proof (a nonce to use comes in `DPoP-Nonce`)',
     challenge,
   ),
-  403: errorResponse('The token is valid but lacks the role or grant (`error="insufficient_scope"`)', challenge),
+  403: errorResponse(
+    'The token is valid but lacks the role or grant (`error="insufficient_scope"`)',
+    challenge,
+  ),
   503: 'Token verification or the database is temporarily unavailable',
 };
 
@@ -69,7 +72,11 @@ export function plantStoreOperations(): OpenAPIRegistry {
     request: { query: ListPlantsQuery },
     responses: {
       200: jsonResponse('A page of plants', z.array(PlantSchema), {
-        Link: { description: '`<{base_url}/plants?limit=N&cursor=...>; rel="next"` when more results exist', schema: { type: 'string' } },
+        Link: {
+          description:
+            '`<{base_url}/plants?limit=N&cursor=...>; rel="next"` when more results exist',
+          schema: { type: 'string' },
+        },
       }),
       ...errorResponses({ 400: 'Invalid limit or cursor', ...authErrors }),
     },
@@ -86,6 +93,14 @@ export function openApiDocument(publicUrl: string): OpenApiDocument {
       'obtained with the client credentials grant of a service account; a DPoP-bound token (RFC 9449, `token_type: DPoP`) goes as ' +
       '`Authorization: DPoP <access token>` with a `DPoP` proof for the call (`htu` = this server URL plus the path).',
     serverUrl: publicUrl,
-    securitySchemes: { bearerAuth: BEARER_JWT, dpopAuth: { type: 'http', scheme: 'DPoP', bearerFormat: 'JWT', description: 'RFC 9449: the DPoP scheme, with a DPoP proof header on every call' } },
+    securitySchemes: {
+      bearerAuth: BEARER_JWT,
+      dpopAuth: {
+        type: 'http',
+        scheme: 'DPoP',
+        bearerFormat: 'JWT',
+        description: 'RFC 9449: the DPoP scheme, with a DPoP proof header on every call',
+      },
+    },
   });
 }

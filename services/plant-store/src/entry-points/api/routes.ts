@@ -11,7 +11,12 @@ import {
 import { principalOf, type AuthenticatedRequest, type BearerAuth } from '@plant/resource-auth';
 import { createPlant, type PlantWriter } from '../../domain/create-plant.js';
 import { listPlants, type PlantReader } from '../../domain/list-plants.js';
-import { ListPlantsQuery, parseCursor, parseLimit, parseNewPlant } from '../../domain/plant-validators.js';
+import {
+  ListPlantsQuery,
+  parseCursor,
+  parseLimit,
+  parseNewPlant,
+} from '../../domain/plant-validators.js';
 import { openApiDocument } from './openapi.js';
 
 export interface PlantRoutesDependencies {
@@ -39,7 +44,10 @@ export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies
     },
     (res, { limit, page }) => {
       if (page.nextCursor !== undefined) {
-        res.setHeader('link', `<${base}/plants?limit=${limit}&cursor=${page.nextCursor}>; rel="next"`);
+        res.setHeader(
+          'link',
+          `<${base}/plants?limit=${limit}&cursor=${page.nextCursor}>; rel="next"`,
+        );
       }
       res.setHeader('cache-control', 'no-store');
       sendJson(res, 200, page.plants);
@@ -53,8 +61,20 @@ export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies
   };
   const describeApi = apiDocumentHandler(() => openApiDocument(publicUrl));
   return [
-    { method: 'GET', path: '/plants', hot: true, input: { query: fieldsOf(ListPlantsQuery) }, handlers: [list] },
-    { method: 'POST', path: '/plants', hot: true, input: { body: { type: 'json', fields: fieldsOf(NewPlantSchema) } }, handlers: [auth.middleware, jsonBody(), create] },
+    {
+      method: 'GET',
+      path: '/plants',
+      hot: true,
+      input: { query: fieldsOf(ListPlantsQuery) },
+      handlers: [list],
+    },
+    {
+      method: 'POST',
+      path: '/plants',
+      hot: true,
+      input: { body: { type: 'json', fields: fieldsOf(NewPlantSchema) } },
+      handlers: [auth.middleware, jsonBody(), create],
+    },
     { method: 'GET', path: '/openapi.json', handlers: [describeApi] },
   ];
 }

@@ -23,7 +23,9 @@ export const authSchema: Migration = {
       t.timestamp('retired_at', { useTz: true });
       t.index(['realm']);
     });
-    await knex.raw('create unique index signing_keys_one_active on signing_keys (realm) where retired_at is null');
+    await knex.raw(
+      'create unique index signing_keys_one_active on signing_keys (realm) where retired_at is null',
+    );
 
     await knex.schema.createTable('principals', (t) => {
       t.text('sub').primary();
@@ -35,8 +37,12 @@ export const authSchema: Migration = {
       t.timestamp('deleted_at', { useTz: true });
       t.index(['realm']);
     });
-    await knex.raw("alter table principals add constraint principals_kind check (kind in ('user', 'service_account'))");
-    await knex.raw('create index principals_revoked on principals (token_version, deleted_at) where token_version > 1 or deleted_at is not null');
+    await knex.raw(
+      "alter table principals add constraint principals_kind check (kind in ('user', 'service_account'))",
+    );
+    await knex.raw(
+      'create index principals_revoked on principals (token_version, deleted_at) where token_version > 1 or deleted_at is not null',
+    );
 
     await knex.schema.createTable('service_accounts', (t) => {
       t.text('sub').primary().references('sub').inTable('principals');
@@ -47,9 +53,13 @@ export const authSchema: Migration = {
       t.text('secret_digest').notNullable();
       t.timestamp('last_used_at', { useTz: true });
     });
-    await knex.raw("alter table service_accounts add constraint service_accounts_role check (role in ('View', 'Edit'))");
+    await knex.raw(
+      "alter table service_accounts add constraint service_accounts_role check (role in ('View', 'Edit'))",
+    );
     // Deleted accounts lose this row, so the name becomes free again.
-    await knex.raw('create unique index service_accounts_name_unique on service_accounts (realm, lower(name))');
+    await knex.raw(
+      'create unique index service_accounts_name_unique on service_accounts (realm, lower(name))',
+    );
 
     await knex.schema.createTable('grants', (t) => {
       t.text('sub').notNullable().references('sub').inTable('principals');
@@ -57,7 +67,9 @@ export const authSchema: Migration = {
       t.text('permission').notNullable();
       t.primary(['sub', 'tag', 'permission']);
     });
-    await knex.raw("alter table grants add constraint grants_permission check (permission in ('edit'))");
+    await knex.raw(
+      "alter table grants add constraint grants_permission check (permission in ('edit'))",
+    );
 
     await knex.schema.createTable('users', (t) => {
       t.text('sub').primary().references('sub').inTable('principals');
@@ -66,7 +78,9 @@ export const authSchema: Migration = {
       t.text('password_hash').notNullable();
       t.text('role').notNullable();
     });
-    await knex.raw("alter table users add constraint users_role check (role in ('View', 'Edit', 'Account Admin'))");
+    await knex.raw(
+      "alter table users add constraint users_role check (role in ('View', 'Edit', 'Account Admin'))",
+    );
     await knex.raw('create unique index users_email_unique on users (realm, lower(email))');
 
     // oidc-provider's own artifacts (sessions, interactions, codes, grants), per realm.
@@ -82,13 +96,27 @@ export const authSchema: Migration = {
       t.timestamp('consumed_at', { useTz: true });
       t.primary(['realm', 'model', 'id']);
     });
-    await knex.raw('create index oidc_payloads_grant on oidc_payloads (realm, grant_id) where grant_id is not null');
-    await knex.raw('create index oidc_payloads_uid on oidc_payloads (realm, model, uid) where uid is not null');
-    await knex.raw('create index oidc_payloads_user_code on oidc_payloads (realm, model, user_code) where user_code is not null');
+    await knex.raw(
+      'create index oidc_payloads_grant on oidc_payloads (realm, grant_id) where grant_id is not null',
+    );
+    await knex.raw(
+      'create index oidc_payloads_uid on oidc_payloads (realm, model, uid) where uid is not null',
+    );
+    await knex.raw(
+      'create index oidc_payloads_user_code on oidc_payloads (realm, model, user_code) where user_code is not null',
+    );
     await knex.raw('create index oidc_payloads_expires on oidc_payloads (expires_at)');
   },
   async down(knex: Knex) {
-    for (const table of ['oidc_payloads', 'users', 'grants', 'service_accounts', 'principals', 'signing_keys', 'realms']) {
+    for (const table of [
+      'oidc_payloads',
+      'users',
+      'grants',
+      'service_accounts',
+      'principals',
+      'signing_keys',
+      'realms',
+    ]) {
       await knex.schema.dropTableIfExists(table);
     }
   },

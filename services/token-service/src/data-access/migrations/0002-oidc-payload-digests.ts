@@ -28,9 +28,15 @@ export const oidcPayloadDigests: Migration = {
       t.binary('uid_digest');
       t.primary(['realm', 'model', 'id_digest']);
     });
-    await knex.raw('create index oidc_payloads_grant on oidc_payloads (realm, grant_id_digest) where grant_id_digest is not null');
-    await knex.raw('create index oidc_payloads_uid on oidc_payloads (realm, model, uid_digest) where uid_digest is not null');
-    await knex.raw('create index oidc_payloads_user_code on oidc_payloads (realm, model, user_code_digest) where user_code_digest is not null');
+    await knex.raw(
+      'create index oidc_payloads_grant on oidc_payloads (realm, grant_id_digest) where grant_id_digest is not null',
+    );
+    await knex.raw(
+      'create index oidc_payloads_uid on oidc_payloads (realm, model, uid_digest) where uid_digest is not null',
+    );
+    await knex.raw(
+      'create index oidc_payloads_user_code on oidc_payloads (realm, model, user_code_digest) where user_code_digest is not null',
+    );
   },
   async down(knex: Knex) {
     await knex.raw('lock table oidc_payloads in access exclusive mode');
@@ -46,8 +52,14 @@ export const oidcPayloadDigests: Migration = {
       t.text('uid');
       t.primary(['realm', 'model', 'id']);
     });
-    await knex.raw('create index oidc_payloads_grant on oidc_payloads (realm, grant_id) where grant_id is not null');
-    await knex.raw('create index oidc_payloads_uid on oidc_payloads (realm, model, uid) where uid is not null');
-    await knex.raw('create index oidc_payloads_user_code on oidc_payloads (realm, model, user_code) where user_code is not null');
+    await knex.raw(
+      'create index oidc_payloads_grant on oidc_payloads (realm, grant_id) where grant_id is not null',
+    );
+    await knex.raw(
+      'create index oidc_payloads_uid on oidc_payloads (realm, model, uid) where uid is not null',
+    );
+    await knex.raw(
+      'create index oidc_payloads_user_code on oidc_payloads (realm, model, user_code) where user_code is not null',
+    );
   },
 };

@@ -41,14 +41,16 @@ export const revocationChanges: Migration = {
       )`);
     await knex.raw('insert into revocation_feed default values');
     // Names are schema-qualified: the trigger also runs for sessions whose search_path is elsewhere.
-    await knex.raw(`
+    await knex.raw(
+      `
       create function ??.record_revocation_change() returns trigger language plpgsql as $$
       begin
         perform 1 from ??.revocation_feed for no key update;
         insert into ??.revocation_changes (position, realm, sub, version, deleted)
           values (nextval('??.revocation_change_position'), new.realm, new.sub, new.token_version, new.deleted_at is not null);
         return null;
-      end $$`.replace(/\?\?/g, `"${schema}"`));
+      end $$`.replace(/\?\?/g, `"${schema}"`),
+    );
     await knex.raw(`
       create trigger principals_revocation_change
         after update of token_version, deleted_at on principals
@@ -68,7 +70,9 @@ export const revocationChanges: Migration = {
     await knex.raw('drop index if exists principals_changed');
   },
   async down(knex: Knex) {
-    await knex.raw('create index principals_changed on principals (token_version) where token_version > 1 and deleted_at is null');
+    await knex.raw(
+      'create index principals_changed on principals (token_version) where token_version > 1 and deleted_at is null',
+    );
     await knex.raw('drop trigger principals_revocation_change on principals');
     await knex.raw('drop function record_revocation_change()');
     await knex.raw('drop table revocation_feed');
@@ -78,7 +82,9 @@ export const revocationChanges: Migration = {
 };
 
 async function currentSchema(knex: Knex): Promise<string> {
-  const { rows } = (await knex.raw('select current_schema() as schema')) as { rows: Array<{ schema: string }> };
+  const { rows } = (await knex.raw('select current_schema() as schema')) as {
+    rows: Array<{ schema: string }>;
+  };
   const schema = rows[0]?.schema;
   if (!schema || !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`unexpected schema ${schema}`);
   return schema;

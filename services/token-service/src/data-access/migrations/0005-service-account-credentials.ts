@@ -24,8 +24,12 @@ export const serviceAccountCredentials: Migration = {
       t.timestamp('disabled_at', { useTz: true });
       t.integer('credentials_revision').notNullable().defaultTo(1);
     });
-    await knex.raw('update service_accounts sa set secret_created_at = p.created_at from principals p where p.sub = sa.sub');
-    await knex.raw('alter table service_accounts add constraint service_accounts_secret_created check ((secret_digest is null) = (secret_created_at is null))');
+    await knex.raw(
+      'update service_accounts sa set secret_created_at = p.created_at from principals p where p.sub = sa.sub',
+    );
+    await knex.raw(
+      'alter table service_accounts add constraint service_accounts_secret_created check ((secret_digest is null) = (secret_created_at is null))',
+    );
 
     await knex.schema.createTable('service_account_keys', (t) => {
       t.text('sub').notNullable().references('sub').inTable('principals');
@@ -40,7 +44,9 @@ export const serviceAccountCredentials: Migration = {
       t.timestamp('last_used_at', { useTz: true });
       t.primary(['sub', 'id']);
     });
-    await knex.raw('create unique index service_account_keys_thumbprint on service_account_keys (sub, thumbprint)');
+    await knex.raw(
+      'create unique index service_account_keys_thumbprint on service_account_keys (sub, thumbprint)',
+    );
 
     await knex.schema.createTable('service_account_trusts', (t) => {
       t.text('sub').notNullable().references('sub').inTable('principals');
@@ -54,16 +60,25 @@ export const serviceAccountCredentials: Migration = {
       t.timestamp('last_used_at', { useTz: true });
       t.primary(['sub', 'id']);
     });
-    await knex.raw('create unique index service_account_trusts_unique on service_account_trusts (sub, issuer, subject, audience)');
+    await knex.raw(
+      'create unique index service_account_trusts_unique on service_account_trusts (sub, issuer, subject, audience)',
+    );
     // The per-tenant cap counts a realm's distinct issuers.
-    await knex.raw('create index service_account_trusts_realm_issuer on service_account_trusts (realm, issuer)');
+    await knex.raw(
+      'create index service_account_trusts_realm_issuer on service_account_trusts (realm, issuer)',
+    );
   },
   async down(knex: Knex) {
     await knex.schema.dropTableIfExists('service_account_trusts');
     await knex.schema.dropTableIfExists('service_account_keys');
     await knex.raw('alter table service_accounts drop constraint service_accounts_secret_created');
     await knex.schema.alterTable('service_accounts', (t) => {
-      t.dropColumns('secret_created_at', 'secret_last_used_at', 'disabled_at', 'credentials_revision');
+      t.dropColumns(
+        'secret_created_at',
+        'secret_last_used_at',
+        'disabled_at',
+        'credentials_revision',
+      );
     });
     // Accounts left without a secret cannot go back to a schema that requires one.
     await knex('service_accounts').whereNull('secret_digest').delete();

@@ -26,7 +26,9 @@ export const serviceAccountNameKeys: Migration = {
     await knex.schema.alterTable('service_accounts', (t) => {
       t.text('name_key');
     });
-    const rows: Array<{ sub: string; realm: string; name: string }> = await knex('service_accounts as sa')
+    const rows: Array<{ sub: string; realm: string; name: string }> = await knex(
+      'service_accounts as sa',
+    )
       .join('principals as p', 'p.sub', 'sa.sub')
       .orderBy([{ column: 'sa.realm' }, { column: 'p.created_at' }, { column: 'sa.sub' }])
       .select('sa.sub', 'sa.realm', 'sa.name');
@@ -46,7 +48,9 @@ export const serviceAccountNameKeys: Migration = {
         batch.flatMap((row) => [row.sub, row.key]),
       );
     }
-    await knex.raw('create unique index service_accounts_name_key_unique on service_accounts (realm, name_key)');
+    await knex.raw(
+      'create unique index service_accounts_name_key_unique on service_accounts (realm, name_key)',
+    );
   },
   async down(knex: Knex) {
     await knex.raw('drop index if exists service_accounts_name_key_unique');

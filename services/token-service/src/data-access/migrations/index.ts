@@ -10,4 +10,12 @@ import { serviceAccountNameKeys } from './0007-service-account-name-keys.js';
 export { SCHEMA } from './schema.js';
 
 /** Applied in order by `migrate.ts` and by the jest global setup. Files are numbered with four digits; the recorded names keep three, as '001-auth-schema' was first recorded. */
-export const migrations: Migration[] = [authSchema, oidcPayloadDigests, revocationSnapshotIndexes, revocationChanges, serviceAccountCredentials, dpopBoundAccessTokens, serviceAccountNameKeys];
+export const migrations: Migration[] = [
+  authSchema,
+  oidcPayloadDigests,
+  revocationSnapshotIndexes,
+  revocationChanges,
+  serviceAccountCredentials,
+  dpopBoundAccessTokens,
+  serviceAccountNameKeys,
+];

@@ -1,8 +1,17 @@
 import { createHttpApp, type HttpApp } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { authenticateInternalCaller, requireInternalScope, type InternalCredentials } from './internal-auth.js';
-import { internalRoutes, publishedKeysRoute, REVOCATION_CHANGES_PATH, type InternalRoute } from './internal-routes.js';
+import {
+  authenticateInternalCaller,
+  requireInternalScope,
+  type InternalCredentials,
+} from './internal-auth.js';
+import {
+  internalRoutes,
+  publishedKeysRoute,
+  REVOCATION_CHANGES_PATH,
+  type InternalRoute,
+} from './internal-routes.js';
 import { signingRoutes } from './signing-routes.js';
 
 export interface InternalAppDeps {
@@ -34,8 +43,12 @@ export function createInternalApp(deps: InternalAppDeps): HttpApp {
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'),
       // Unknown callers get 401 on any path (no 404 or 405 tells them what is here); known ones, 403 outside their scope.
       { use: [authenticateInternalCaller(deps.credentials)] },
-      ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }).map(scoped),
-      ...signingRoutes({ identity: deps.identity, announceKeyChange: deps.announceKeyChange }).map(scoped),
+      ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }).map(
+        scoped,
+      ),
+      ...signingRoutes({ identity: deps.identity, announceKeyChange: deps.announceKeyChange }).map(
+        scoped,
+      ),
     ],
   });
 }

@@ -27,8 +27,14 @@ const ACCOUNT_ADMIN: ReadonlySet<InternalScope> = new Set(['verify', 'admin']);
 const CALLER_SCOPES = Symbol('internal caller scopes');
 type ScopedRequest = Request & { [CALLER_SCOPES]?: ReadonlySet<InternalScope> };
 
-function credentialsOf({ resourceServerTokens, accountAdminToken }: InternalCredentials): Credential[] {
-  return [...resourceServerTokens.map((token) => ({ token, scopes: RESOURCE_SERVER })), { token: accountAdminToken, scopes: ACCOUNT_ADMIN }];
+function credentialsOf({
+  resourceServerTokens,
+  accountAdminToken,
+}: InternalCredentials): Credential[] {
+  return [
+    ...resourceServerTokens.map((token) => ({ token, scopes: RESOURCE_SERVER })),
+    { token: accountAdminToken, scopes: ACCOUNT_ADMIN },
+  ];
 }
 
 /**
@@ -36,7 +42,10 @@ function credentialsOf({ resourceServerTokens, accountAdminToken }: InternalCred
  * with every credential in constant time, none skipped after a match, so the time taken does not
  * tell which one matched, or how far a guess got.
  */
-export function authenticateInternalCaller(credentials: InternalCredentials, equals: (a: string, b: string) => boolean = constantTimeEquals) {
+export function authenticateInternalCaller(
+  credentials: InternalCredentials,
+  equals: (a: string, b: string) => boolean = constantTimeEquals,
+) {
   const known = credentialsOf(credentials);
   return function assertInternalCaller(req: Request, _res: Response, next: NextFunction): void {
     const header = req.headers.authorization ?? '';
@@ -48,7 +57,11 @@ export function authenticateInternalCaller(credentials: InternalCredentials, equ
       }
     }
     if (scopes === undefined) {
-      next(new Unauthorized('A valid internal API token is required', { headers: { 'www-authenticate': 'Bearer realm="token-service-internal"' } }));
+      next(
+        new Unauthorized('A valid internal API token is required', {
+          headers: { 'www-authenticate': 'Bearer realm="token-service-internal"' },
+        }),
+      );
       return;
     }
     (req as ScopedRequest)[CALLER_SCOPES] = scopes;

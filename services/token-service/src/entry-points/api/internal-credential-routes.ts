@@ -1,9 +1,23 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
 import { AddKeySchema, AddTrustSchema } from '../../domain/principal-validators.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { addServiceAccountKey, addServiceAccountTrust, getServiceAccountCredentials, removeServiceAccountKey, removeServiceAccountSecret, removeServiceAccountTrust } from '../../domain/service-account-credentials.js';
+import {
+  addServiceAccountKey,
+  addServiceAccountTrust,
+  getServiceAccountCredentials,
+  removeServiceAccountKey,
+  removeServiceAccountSecret,
+  removeServiceAccountTrust,
+} from '../../domain/service-account-credentials.js';
 import { setServiceAccountDisabled } from '../../domain/service-accounts.js';
-import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
+import {
+  accountActionRoute,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from './internal-route-helpers.js';
 
 /**
  * A service account's credentials beyond the secret (keys, trusted workloads), the secret's
@@ -11,7 +25,10 @@ import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type Interna
  * is the account's path.
  */
 export function credentialRoutes(identity: IdentityContext, account: string): InternalRoute[] {
-  const toggle = (disabled: boolean) => accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) => setServiceAccountDisabled(identity, tenant, clientId, disabled));
+  const toggle = (disabled: boolean) =>
+    accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) =>
+      setServiceAccountDisabled(identity, tenant, clientId, disabled),
+    );
   return [
     {
       method: 'GET',
@@ -19,7 +36,9 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
       scope: 'admin',
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getServiceAccountCredentials(identity, tenantOf(req), idOf(req, 'client_id')));
+          noStore(res).json(
+            await getServiceAccountCredentials(identity, tenantOf(req), idOf(req, 'client_id')),
+          );
         },
       ],
     },
@@ -34,7 +53,9 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
           const tenant = tenantOf(req);
           const clientId = idOf(req, 'client_id');
           const input = AddKeySchema.parse(req.body, REPORT_INPUT);
-          noStore(res).status(201).json(await addServiceAccountKey(identity, tenant, clientId, input));
+          noStore(res)
+            .status(201)
+            .json(await addServiceAccountKey(identity, tenant, clientId, input));
         },
       ],
     },
@@ -44,7 +65,12 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
       scope: 'admin',
       handlers: [
         async (req, res) => {
-          await removeServiceAccountKey(identity, tenantOf(req), idOf(req, 'client_id'), idOf(req, 'key_id'));
+          await removeServiceAccountKey(
+            identity,
+            tenantOf(req),
+            idOf(req, 'client_id'),
+            idOf(req, 'key_id'),
+          );
           res.status(204).end();
         },
       ],
@@ -60,7 +86,9 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
           const tenant = tenantOf(req);
           const clientId = idOf(req, 'client_id');
           const input = AddTrustSchema.parse(req.body, REPORT_INPUT);
-          noStore(res).status(201).json(await addServiceAccountTrust(identity, tenant, clientId, input));
+          noStore(res)
+            .status(201)
+            .json(await addServiceAccountTrust(identity, tenant, clientId, input));
         },
       ],
     },
@@ -70,7 +98,12 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
       scope: 'admin',
       handlers: [
         async (req, res) => {
-          await removeServiceAccountTrust(identity, tenantOf(req), idOf(req, 'client_id'), idOf(req, 'trust_id'));
+          await removeServiceAccountTrust(
+            identity,
+            tenantOf(req),
+            idOf(req, 'client_id'),
+            idOf(req, 'trust_id'),
+          );
           res.status(204).end();
         },
       ],

@@ -1,7 +1,11 @@
 import { NotFound } from '@plant/shared/api';
 import { fieldsOf, type ExpressRoute } from '@plant/shared/http';
 import type { Request, Response } from 'express';
-import { ActorBodySchema, isStorableText, isTenantName } from '../../domain/principal-validators.js';
+import {
+  ActorBodySchema,
+  isStorableText,
+  isTenantName,
+} from '../../domain/principal-validators.js';
 import type { InternalScope } from './internal-auth.js';
 import { optionalJsonBody } from './optional-json-body.js';
 
@@ -29,7 +33,10 @@ export function noStore(res: Response): Response {
 export type InternalRoute = ExpressRoute & { scope: InternalScope };
 
 /** `POST <path>` on one account (`:tenant`, `:client_id`) whose body is empty or `{actor}`: answers what `run` resolves to, never cached. */
-export function accountActionRoute(path: string, run: (tenant: string, clientId: string) => Promise<unknown>): InternalRoute {
+export function accountActionRoute(
+  path: string,
+  run: (tenant: string, clientId: string) => Promise<unknown>,
+): InternalRoute {
   return {
     method: 'POST',
     path,

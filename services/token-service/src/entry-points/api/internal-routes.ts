@@ -1,13 +1,36 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from '../../domain/principal-validators.js';
-import { CHANGES_QUERY, getRevocationChanges, getRevocationEntry, getRevocationSnapshot, parseChangesQuery } from '../../domain/revocation-feed.js';
-import { createServiceAccount, deleteServiceAccount, getServiceAccount, listServiceAccounts, resetServiceAccountSecret, updateServiceAccount } from '../../domain/service-accounts.js';
+import {
+  CreateServiceAccountSchema,
+  UpdateServiceAccountSchema,
+} from '../../domain/principal-validators.js';
+import {
+  CHANGES_QUERY,
+  getRevocationChanges,
+  getRevocationEntry,
+  getRevocationSnapshot,
+  parseChangesQuery,
+} from '../../domain/revocation-feed.js';
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  getServiceAccount,
+  listServiceAccounts,
+  resetServiceAccountSecret,
+  updateServiceAccount,
+} from '../../domain/service-accounts.js';
 import { getPublishedKeys } from '../../domain/signing-keys.js';
 import { getTenant, listRealms } from '../../domain/tenants.js';
 import { getUser, listUsers } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
-import { accountActionRoute, idOf, noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
+import {
+  accountActionRoute,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from './internal-route-helpers.js';
 
 /** The revocation change feed every resource-server replica polls (internal-app.ts keeps its answers out of the access log). */
 export const REVOCATION_CHANGES_PATH = '/internal/v1/revocations/changes';
@@ -67,7 +90,9 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
         async (req, res) => {
           const tenant = tenantOf(req);
           const input = CreateServiceAccountSchema.parse(req.body, REPORT_INPUT);
-          noStore(res).status(201).json(await createServiceAccount(identity, tenant, input));
+          noStore(res)
+            .status(201)
+            .json(await createServiceAccount(identity, tenant, input));
         },
       ],
     },
@@ -107,7 +132,9 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
         },
       ],
     },
-    accountActionRoute(`${account}/reset-secret`, (tenant, clientId) => resetServiceAccountSecret(identity, tenant, clientId)),
+    accountActionRoute(`${account}/reset-secret`, (tenant, clientId) =>
+      resetServiceAccountSecret(identity, tenant, clientId),
+    ),
     ...credentialRoutes(identity, account),
     {
       method: 'GET',
@@ -165,7 +192,11 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
 }
 
 /** Open: public keys only. */
-export function publishedKeysRoute(identity: Pick<IdentityContext, 'signingKeys' | 'realms'>, accessTokenTtl: number, path: string): Route {
+export function publishedKeysRoute(
+  identity: Pick<IdentityContext, 'signingKeys' | 'realms'>,
+  accessTokenTtl: number,
+  path: string,
+): Route {
   return {
     method: 'GET',
     path,

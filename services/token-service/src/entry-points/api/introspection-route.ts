@@ -19,7 +19,10 @@ export interface IntrospectionDeps {
   trustProxy: TrustProxy;
 }
 
-type IntrospectionRequest = IncomingMessage & { params: { tenant: string }; body?: Record<string, string> };
+type IntrospectionRequest = IncomingMessage & {
+  params: { tenant: string };
+  body?: Record<string, string>;
+};
 
 /**
  * `POST /realms/:tenant/protocol/openid-connect/token/introspect` (RFC 7662, Keycloak's path):
@@ -28,10 +31,16 @@ type IntrospectionRequest = IncomingMessage & { params: { tenant: string }; body
  * request make it as frequent as the API calls they guard. Errors are in the `Error` shape
  * (the caller authenticates as a bearer, RFC 6750, not as an OAuth client).
  */
-export function introspectionRoute({ authenticator, inspector, trustProxy }: IntrospectionDeps): HotRoute {
+export function introspectionRoute({
+  authenticator,
+  inspector,
+  trustProxy,
+}: IntrospectionDeps): HotRoute {
   const addressOf = clientAddress(trustProxy);
   const authenticate: NodeHandler<IntrospectionRequest> = (req, _res, next) => {
-    authenticator.authenticate(req.headers.authorization, { ip: addressOf(req), req }).then(() => next(), next);
+    authenticator
+      .authenticate(req.headers.authorization, { ip: addressOf(req), req })
+      .then(() => next(), next);
   };
   const introspect: NodeHandler<IntrospectionRequest> = async (req, res) => {
     const { tenant } = req.params;

@@ -7,7 +7,11 @@ const readJson = jsonBody();
 export function optionalJsonBody(req: Request, res: Response, next: NextFunction): void {
   const length = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
-  if (!chunked && (length === undefined || length === '0') && req.headers['content-type'] === undefined) {
+  if (
+    !chunked &&
+    (length === undefined || length === '0') &&
+    req.headers['content-type'] === undefined
+  ) {
     req.body = {};
     next();
     return;

@@ -41,7 +41,11 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
       tokenRoute(deps.providers),
       // Before the realm mount, which would hand the path to oidc-provider (its introspection is off).
       introspectionRoute({ ...deps.introspection, trustProxy: deps.trustProxy }),
-      publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/realms/:tenant/protocol/openid-connect/certs'),
+      publishedKeysRoute(
+        deps.identity,
+        deps.accessTokenTtl,
+        '/realms/:tenant/protocol/openid-connect/certs',
+      ),
       ...interactionRoutes(deps.interactions),
       // The portal's stylesheet (@plant/shared), for the sign-in pages.
       stylesheetRoute(SIGN_IN_ASSETS),

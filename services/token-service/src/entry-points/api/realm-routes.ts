@@ -4,11 +4,18 @@ import { NotFound } from '@plant/shared/api';
 import type { ExpressLayer, NodeHandler, Route } from '@plant/shared/http';
 import { refusalDelay, type SourceBudget } from '@plant/shared/security';
 import { isTenantName } from '../../domain/principal-validators.js';
-import { isAuthorizationPath, TOO_MANY_STARTS } from '../../provider/authorization-request-guard.js';
+import {
+  isAuthorizationPath,
+  TOO_MANY_STARTS,
+} from '../../provider/authorization-request-guard.js';
 import { errorPage, pageHeaders, unknownRealmPage } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 
-type RealmRequest = IncomingMessage & { params: { tenant: string }; originalUrl: string; baseUrl: string };
+type RealmRequest = IncomingMessage & {
+  params: { tenant: string };
+  originalUrl: string;
+  baseUrl: string;
+};
 type RealmHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const REALMS = '/realms/';
@@ -54,7 +61,21 @@ export function tokenRoute(providers: RealmProviders): Route {
     errors: ['oauth'],
     // What the grants a realm offers read (client credentials, by secret or assertion; the portal's authorization code).
     input: {
-      body: { type: 'form', fields: ['grant_type', 'client_id', 'client_secret', 'client_assertion_type', 'client_assertion', 'scope', 'resource', 'code', 'redirect_uri', 'code_verifier'] },
+      body: {
+        type: 'form',
+        fields: [
+          'grant_type',
+          'client_id',
+          'client_secret',
+          'client_assertion_type',
+          'client_assertion',
+          'scope',
+          'resource',
+          'code',
+          'redirect_uri',
+          'code_verifier',
+        ],
+      },
     },
     handlers: [grant],
   };
@@ -71,17 +92,28 @@ const BROWSER_ENDPOINTS = /^\/protocol\/openid-connect\/(?:auth|logout)(?:\/|$)/
  * whatever Accept says. The sign-in form's own paths have their page in interaction-routes.ts.
  */
 function isBrowserNavigation(req: Request): boolean {
-  return req.method === 'GET' && BROWSER_ENDPOINTS.test(req.path) && req.accepts(['json', 'html']) === 'html';
+  return (
+    req.method === 'GET' &&
+    BROWSER_ENDPOINTS.test(req.path) &&
+    req.accepts(['json', 'html']) === 'html'
+  );
 }
 
 /**
  * Everything else under `/realms/:tenant` (discovery, authorization, userinfo, logout) goes to
  * the realm's provider; an unknown realm is a 404 (`portalUrl`: the way back on its page).
  */
-export function realmMount(providers: RealmProviders, portalUrl: string, signInStarts: SourceBudget): ExpressLayer {
+export function realmMount(
+  providers: RealmProviders,
+  portalUrl: string,
+  signInStarts: SourceBudget,
+): ExpressLayer {
   const headers = pageHeaders(new URL(portalUrl).origin);
   // One page for every early refusal: it names no realm, so no realm is looked up for it.
-  const tooManyStarts = errorPage({ portalUrl }, { error: 'temporarily_unavailable', error_description: TOO_MANY_STARTS });
+  const tooManyStarts = errorPage(
+    { portalUrl },
+    { error: 'temporarily_unavailable', error_description: TOO_MANY_STARTS },
+  );
   // A second a refusal: a flood that ignores Retry-After gets one answer per connection a second.
   const delayed = refusalDelay({ delayMs: 1000, maxHeld: 1000 });
   return {
@@ -93,9 +125,18 @@ export function realmMount(providers: RealmProviders, portalUrl: string, signInS
         // A source this process already refused sign-in starts to (authorization-request-guard.ts)
         // is answered here, before the realm's provider, and a second later: a flood from it
         // costs next to nothing.
-        const refused = isAuthorizationPath(req.path) ? signInStarts.refused(req.ip ?? '') : undefined;
+        const refused = isAuthorizationPath(req.path)
+          ? signInStarts.refused(req.ip ?? '')
+          : undefined;
         if (refused !== undefined) {
-          delayed(res, () => res.set(headers).set('retry-after', String(refused.retryAfterSeconds)).status(429).type('html').send(tooManyStarts));
+          delayed(res, () =>
+            res
+              .set(headers)
+              .set('retry-after', String(refused.retryAfterSeconds))
+              .status(429)
+              .type('html')
+              .send(tooManyStarts),
+          );
           return;
         }
         const tenant = String(req.params.tenant);

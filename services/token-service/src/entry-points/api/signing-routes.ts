@@ -1,6 +1,10 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
 import type { IdentityContext } from '../../domain/identity-context.js';
-import { getSigningAlgorithm, SetSigningAlgorithmSchema, setSigningAlgorithm } from '../../domain/signing-keys.js';
+import {
+  getSigningAlgorithm,
+  SetSigningAlgorithmSchema,
+  setSigningAlgorithm,
+} from '../../domain/signing-keys.js';
 import { noStore, REPORT_INPUT, tenantOf, type InternalRoute } from './internal-route-helpers.js';
 
 export interface SigningRoutesDeps {

@@ -4,11 +4,28 @@ import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import { constantTimeEquals } from '@plant/shared/security';
 import express, { type Request, type Response } from 'express';
-import { authenticateUser, refuseWhileBusy, type SignInDeps } from '../../domain/authenticate-user.js';
+import {
+  authenticateUser,
+  refuseWhileBusy,
+  type SignInDeps,
+} from '../../domain/authenticate-user.js';
 import { isTenantName } from '../../domain/principal-validators.js';
-import { messageCard, page, pageHeaders, signInAgainLink, unknownRealmPage } from '../../provider/provider-pages.js';
+import {
+  messageCard,
+  page,
+  pageHeaders,
+  signInAgainLink,
+  unknownRealmPage,
+} from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
-import { BUSY, EMAIL_MAX, PASSWORD_MAX, pausedMessage, signInFormPage, WRONG_CREDENTIALS } from './sign-in-form.js';
+import {
+  BUSY,
+  EMAIL_MAX,
+  PASSWORD_MAX,
+  pausedMessage,
+  signInFormPage,
+  WRONG_CREDENTIALS,
+} from './sign-in-form.js';
 
 export interface InteractionDeps {
   providers: RealmProviders;
@@ -39,8 +56,18 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
   }
 
   /** A page that ends this sign-in, with the way to start a new one. */
-  function sendEnd(res: Response, status: number, tenant: string, heading: string, message: string): void {
-    sendPage(res, status, page(heading, messageCard(heading, message, signInAgainLink(deps.portalUrl, tenant)), tenant));
+  function sendEnd(
+    res: Response,
+    status: number,
+    tenant: string,
+    heading: string,
+    message: string,
+  ): void {
+    sendPage(
+      res,
+      status,
+      page(heading, messageCard(heading, message, signInAgainLink(deps.portalUrl, tenant)), tenant),
+    );
   }
 
   const base = '/realms/:tenant/interaction/:uid';
@@ -59,7 +86,13 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
       return { tenant, uid, provider, details };
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw err;
-      sendEnd(res, 400, tenant, 'This sign-in has expired', 'A sign-in page works for a few minutes, and only in the browser that opened it. Start a new sign-in.');
+      sendEnd(
+        res,
+        400,
+        tenant,
+        'This sign-in has expired',
+        'A sign-in page works for a few minutes, and only in the browser that opened it. Start a new sign-in.',
+      );
       return undefined;
     }
   }
@@ -76,7 +109,10 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     await provider.interactionFinished(
       req,
       res,
-      { error: 'access_denied', error_description: 'the requested scope exceeds what this account may be granted' },
+      {
+        error: 'access_denied',
+        error_description: 'the requested scope exceeds what this account may be granted',
+      },
       { mergeWithLastSubmission: false },
     );
   }
@@ -98,26 +134,54 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
     const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
     if (busy) {
-      sendRefusal(res, signInFormPage(tenant, uid, expected, { email, error: BUSY }), busy.retryAfterSeconds);
+      sendRefusal(
+        res,
+        signInFormPage(tenant, uid, expected, { email, error: BUSY }),
+        busy.retryAfterSeconds,
+      );
       return;
     }
     const loaded = await loadInteraction(req, res);
     if (!loaded) return;
     if (!csrfValid || loaded.details.prompt.name !== 'login') {
-      sendEnd(res, 403, tenant, 'This sign-in form is not valid', 'It was not sent from the sign-in page this browser opened. Start a new sign-in.');
+      sendEnd(
+        res,
+        403,
+        tenant,
+        'This sign-in form is not valid',
+        'It was not sent from the sign-in page this browser opened. Start a new sign-in.',
+      );
       return;
     }
-    const outcome = await authenticateUser(deps.signIn, { tenant, email, password, ip: req.ip ?? '' });
+    const outcome = await authenticateUser(deps.signIn, {
+      tenant,
+      email,
+      password,
+      ip: req.ip ?? '',
+    });
     if (outcome.kind === 'throttled' || outcome.kind === 'busy') {
       const error = outcome.kind === 'busy' ? BUSY : pausedMessage(outcome.retryAfterSeconds);
-      sendRefusal(res, signInFormPage(tenant, uid, expected, { email, error }), outcome.retryAfterSeconds);
+      sendRefusal(
+        res,
+        signInFormPage(tenant, uid, expected, { email, error }),
+        outcome.retryAfterSeconds,
+      );
       return;
     }
     if (outcome.kind === 'wrong-credentials') {
-      sendPage(res, 401, signInFormPage(tenant, uid, expected, { email, error: WRONG_CREDENTIALS, invalid: true }));
+      sendPage(
+        res,
+        401,
+        signInFormPage(tenant, uid, expected, { email, error: WRONG_CREDENTIALS, invalid: true }),
+      );
       return;
     }
-    await loaded.provider.interactionFinished(req, res, { login: { accountId: outcome.accountId } }, { mergeWithLastSubmission: false });
+    await loaded.provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: outcome.accountId } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   return [
@@ -128,7 +192,10 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
       otherMethods: 'pass',
       errors: ['page'],
       input: { body: { type: 'form', fields: ['csrf', 'email', 'password'] } },
-      handlers: [express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }), signIn],
+      handlers: [
+        express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }),
+        signIn,
+      ],
     },
   ];
 }

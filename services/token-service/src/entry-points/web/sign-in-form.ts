@@ -43,7 +43,12 @@ export interface FormState {
 }
 
 /** The whole sign-in page of an interaction, posting to its `/login` with the form's CSRF field. */
-export function signInFormPage(tenant: string, uid: string, csrf: string, { email = '', error, invalid = false }: FormState = {}): string {
+export function signInFormPage(
+  tenant: string,
+  uid: string,
+  csrf: string,
+  { email = '', error, invalid = false }: FormState = {},
+): string {
   // With the email shown again, the password is what is left to type.
   const focused = email === '' ? 'email' : 'password';
   const state = (field: 'email' | 'password') =>
