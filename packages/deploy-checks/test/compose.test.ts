@@ -26,8 +26,8 @@ describe('docker-compose.yml against the compose-spec schema', () => {
 
   test('When a service has a key the spec does not know or a wrong type, then the schema check reports both', () => {
     const broken = clone();
-    broken.services['redis']!['healtcheck'] = { test: ['CMD', 'true'] };
-    broken.services['postgres']!.restart = 5 as never;
+    broken.services.redis!.healtcheck = { test: ['CMD', 'true'] };
+    broken.services.postgres!.restart = 5 as never;
     expect(validateComposeSchema(broken)).toEqual([
       '/services/postgres/restart: must be string {"type":"string"}',
       '/services/redis: must NOT have additional properties {"additionalProperty":"healtcheck"}',
@@ -46,9 +46,9 @@ describe('docker-compose.yml cross-checks', () => {
       'plant-stor-migrate': { condition: 'service_completed_successfully' },
       redis: { condition: 'service_healthy' },
     };
-    delete broken.services['redis']!.healthcheck;
+    delete broken.services.redis!.healthcheck;
     broken.volumes = {};
-    broken.services['seed']!.volumes = ['./deploy/compose/missing.sh:/seed/seed-demo.sh:ro'];
+    broken.services.seed!.volumes = ['./deploy/compose/missing.sh:/seed/seed-demo.sh:ro'];
     broken.services['account-admin-migrate']!.build = {
       context: '.',
       target: 'account-admin-migrate',
@@ -85,14 +85,14 @@ describe('docker-compose.yml cross-checks', () => {
     (service) => {
       const spec = compose.services[service]!;
       const { defaults } = requirementsOf(service);
-      const contractPort = defaults['PORT'];
+      const contractPort = defaults.PORT;
       expect(environmentOf(spec).get('PORT')).toBe(String(contractPort));
       expect(spec.ports).toEqual([`127.0.0.1:${contractPort}:${contractPort}`]);
       // Its secrets are public development values: only a development run accepts them.
       expect(environmentOf(spec).get('NODE_ENV')).toBe('development');
       // The public port 404s the probes: the check asks the management port, inside the container
       // (loopback, MANAGEMENT_HOST's default, so nothing outside the container reaches it).
-      expect(environmentOf(spec).get('MANAGEMENT_PORT')).toBe(String(defaults['MANAGEMENT_PORT']));
+      expect(environmentOf(spec).get('MANAGEMENT_PORT')).toBe(String(defaults.MANAGEMENT_PORT));
       expect(environmentOf(spec).has('MANAGEMENT_HOST')).toBe(false);
       expect(spec.healthcheck?.test).toEqual([
         'CMD',
@@ -103,13 +103,13 @@ describe('docker-compose.yml cross-checks', () => {
         ),
       ]);
       expect(JSON.stringify([spec.ports, spec.expose ?? []])).not.toContain(
-        String(defaults['MANAGEMENT_PORT']),
+        String(defaults.MANAGEMENT_PORT),
       );
       expect(dependsOnOf(spec).get('postgres')).toBe('service_healthy');
       expect(dependsOnOf(spec).get('redis')).toBe('service_healthy');
       // Redis asks for a password, and the service's URL carries it.
       const password = /--requirepass\s+(\S+)/.exec(
-        (compose.services['redis']!.command as string[]).join(' '),
+        (compose.services.redis!.command as string[]).join(' '),
       )?.[1];
       expect(password).toBeDefined();
       expect(new URL(environmentOf(spec).get('REDIS_URL')!).password).toBe(password);
@@ -118,7 +118,7 @@ describe('docker-compose.yml cross-checks', () => {
 
   test('When the token service runs, then its internal API port is reachable by the other containers but never published', () => {
     const spec = compose.services['token-service']!;
-    const internalPort = String(requirementsOf('token-service').defaults['INTERNAL_PORT']);
+    const internalPort = String(requirementsOf('token-service').defaults.INTERNAL_PORT);
     expect(environmentOf(spec).get('INTERNAL_PORT')).toBe(internalPort);
     expect(JSON.stringify(spec.ports)).not.toContain(internalPort);
     for (const service of ['plant-store', 'account-admin']) {
@@ -129,7 +129,7 @@ describe('docker-compose.yml cross-checks', () => {
   });
 
   test('When account-admin talks to the token service server-side, then it uses the container address, not the browser one', () => {
-    const tokenPort = requirementsOf('token-service').defaults['PORT'];
+    const tokenPort = requirementsOf('token-service').defaults.PORT;
     const env = environmentOf(compose.services['account-admin']!);
     expect(requirementsOf('account-admin').keys).toContain('AUTH_INTERNAL_URL');
     expect(env.get('AUTH_INTERNAL_URL')).toBe(`http://token-service:${tokenPort}`);
@@ -158,7 +158,7 @@ describe('docker-compose.yml cross-checks', () => {
   );
 
   test('When the services connect to Postgres, then each uses its own role, created by the init script with the password compose gives it', () => {
-    const postgres = compose.services['postgres']!;
+    const postgres = compose.services.postgres!;
     const pgEnv = environmentOf(postgres);
     const init = readFileSync(join(repoRoot, 'deploy/postgres/init-roles.sh'), 'utf8');
     expect(postgres.volumes).toContain(
@@ -216,7 +216,7 @@ describe('docker-compose.yml cross-checks', () => {
   });
 
   test('When everything is healthy, then the seed creates tenant demo with an Account Admin and prints the sign-in URL, email and password', () => {
-    const seed = compose.services['seed']!;
+    const seed = compose.services.seed!;
     const env = environmentOf(seed);
     expect(env.get('DEMO_TENANT')).toBe('demo');
     expect(env.get('PORTAL_URL')).toBe('http://localhost:8083');

@@ -67,12 +67,12 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
     expect(imageEnv(dockerfile, service)).toEqual(
       new Map([
         ['NODE_ENV', 'production'],
-        ['PORT', String(defaults['PORT'])],
-        ['MANAGEMENT_PORT', String(defaults['MANAGEMENT_PORT'])],
+        ['PORT', String(defaults.PORT)],
+        ['MANAGEMENT_PORT', String(defaults.MANAGEMENT_PORT)],
       ]),
     );
     // The public port answers /healthz 404: the probe asks the management port, on loopback (its default address).
-    expect(defaults['MANAGEMENT_HOST']).toBe('127.0.0.1');
+    expect(defaults.MANAGEMENT_HOST).toBe('127.0.0.1');
     expect(dockerfile).toMatch(
       /HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:' \+ process\.env\.MANAGEMENT_PORT \+ '\/healthz'\)/,
     );

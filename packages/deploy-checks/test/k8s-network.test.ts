@@ -43,7 +43,7 @@ describe.each(Object.keys(OVERLAYS) as OverlayName[])('k8s/overlays/%s', (overla
       const annotations = find(objects, 'Deployment', service)!.spec.template.metadata
         .annotations as Record<string, string>;
 
-      expect(management.containerPort).toBe(requirementsOf(service).defaults['MANAGEMENT_PORT']);
+      expect(management.containerPort).toBe(requirementsOf(service).defaults.MANAGEMENT_PORT);
       expect(container.env.find((e: { name: string }) => e.name === 'MANAGEMENT_PORT')).toEqual({
         name: 'MANAGEMENT_PORT',
         value: String(management.containerPort),
@@ -94,12 +94,12 @@ describe.each(Object.keys(OVERLAYS) as OverlayName[])('k8s/overlays/%s', (overla
     const [policy] = policiesOf(objects, 'token-service');
     const internal = portOf(objects, 'token-service', 'internal');
 
-    expect(internal.containerPort).toBe(requirementsOf('token-service').defaults['INTERNAL_PORT']);
+    expect(internal.containerPort).toBe(requirementsOf('token-service').defaults.INTERNAL_PORT);
     expect(admittedTo(policy!, internal)).toEqual([podsOf('account-admin'), podsOf('plant-store')]);
     const service = find(objects, 'Service', 'token-service')!;
     expect(service.spec.ports.map((p: { name: string; port: number }) => [p.name, p.port])).toEqual(
       [
-        ['http', requirementsOf('token-service').defaults['PORT']],
+        ['http', requirementsOf('token-service').defaults.PORT],
         ['internal', internal.containerPort],
       ],
     );

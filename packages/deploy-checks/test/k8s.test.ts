@@ -8,10 +8,8 @@ import {
   disruptionsAllowed,
   find,
   objectsOf,
-  renderKustomization,
   unknownFields,
   validateWithModels,
-  type K8sObject,
 } from '../src/k8s-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { base, containerOf, OVERLAYS, SECRET } from './helpers/rendered.js';
@@ -162,7 +160,7 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)(
         const container = containerOf(objects, service);
         expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
         expect(container.ports.find((p: { name: string }) => p.name === 'http').containerPort).toBe(
-          requirementsOf(service).defaults['PORT'],
+          requirementsOf(service).defaults.PORT,
         );
         expect(Object.keys(container.resources).sort()).toEqual(['limits', 'requests']);
         expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
@@ -222,7 +220,7 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)(
         },
       ]);
       expect(config.AUTH_INTERNAL_URL).toBe(
-        `http://token-service:${requirementsOf('token-service').defaults['PORT']}`,
+        `http://token-service:${requirementsOf('token-service').defaults.PORT}`,
       );
       expect(config.PLANT_STORE_AUDIENCE).toBe(config.PUBLIC_URL);
       expect(config.ACCOUNT_ADMIN_AUDIENCE).toBe(config.PORTAL_URL);

@@ -3,7 +3,7 @@
  * development values this repository ships (they are public), and hard to guess. Services
  * refuse to start otherwise, with one line naming the variable (`loadConfig`).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 
 /** Strength of a production secret: what 32 random bytes give (`openssl rand -base64 32`, `-hex 32`). */
 export const PRODUCTION_SECRET_BITS = 256;

@@ -6,7 +6,6 @@
  * error with `mapError`.
  */
 import type {
-  Grant,
   NewServiceAccountKey,
   NewServiceAccountTrust,
   RevocationChanges,
@@ -16,7 +15,6 @@ import type {
   ServiceAccountChange,
   ServiceAccountCredentials,
   ServiceAccountKey,
-  ServiceAccountRole,
   ServiceAccountTrust,
   ServiceAccountWithSecret,
   User,

@@ -36,7 +36,7 @@ export interface DpopKey {
   proof(options: ProofOptions): string;
 }
 
-const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const _segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** RFC 7638: the required members, in lexicographic order, no whitespace. */
 export function jwkThumbprint(jwk: Record<string, string>): string {

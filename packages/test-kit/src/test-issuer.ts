@@ -26,7 +26,7 @@ import {
 } from './test-issuer-keys.js';
 import { IssuerRevocations } from './test-issuer-revocations.js';
 
-export { type IssuerAlgorithm } from './test-issuer-keys.js';
+export type { IssuerAlgorithm } from './test-issuer-keys.js';
 
 export interface TestIssuerOptions {
   /** Issuers are `{authUrl}/realms/<tenant>`; give the resource server the same value. */

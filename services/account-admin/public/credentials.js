@@ -1,13 +1,12 @@
 // A service account's page: its keys, trusted workloads, secret and state (CSP: script-src 'self').
 // Builds on portal.js (loaded first): its API call with the CSRF header, dialogs and confirmations.
-'use strict';
 
 (function credentials() {
   const portal = window.plantPortal;
   const $ = (selector, root = document) => root.querySelector(selector);
   const head = $('[data-client-id]');
   if (!portal || !head) return;
-  const base = '/api/v1/service-accounts/' + encodeURIComponent(head.dataset.clientId);
+  const base = `/api/v1/service-accounts/${encodeURIComponent(head.dataset.clientId)}`;
   const name = head.dataset.name;
 
   // A JWK (a JSON object) or a PEM, as pasted.
@@ -55,12 +54,12 @@
   const addKey = formDialog('key-dialog', async (form) => {
     const body = keyBody($('#key-value', form).value);
     if (!body) return 'That is not valid JSON. Paste a JWK object or a PEM block.';
-    return reloadOr(await portal.api('POST', base + '/keys', body), 201);
+    return reloadOr(await portal.api('POST', `${base}/keys`, body), 201);
   });
   const addTrust = formDialog('trust-dialog', async (form) => {
-    const value = (field) => $('#trust-' + field, form).value.trim();
+    const value = (field) => $(`#trust-${field}`, form).value.trim();
     return reloadOr(
-      await portal.api('POST', base + '/trusts', {
+      await portal.api('POST', `${base}/trusts`, {
         issuer: value('issuer'),
         subject: value('subject'),
         audience: value('audience'),
@@ -71,13 +70,13 @@
 
   const confirmations = {
     'remove-key': (id) => ({
-      title: 'Remove key “' + id + '”?',
+      title: `Remove key “${id}”?`,
       message:
         'Assertions signed with this key stop working, and every token “' +
         name +
         '” holds now is revoked.',
       button: 'Remove key',
-      path: base + '/keys/' + encodeURIComponent(id),
+      path: `${base}/keys/${encodeURIComponent(id)}`,
     }),
     'remove-trust': (id, row) => ({
       title: 'Remove this trusted workload?',
@@ -88,29 +87,29 @@
         name +
         '”, and every token it holds now is revoked.',
       button: 'Remove trust',
-      path: base + '/trusts/' + encodeURIComponent(id),
+      path: `${base}/trusts/${encodeURIComponent(id)}`,
     }),
     'remove-secret': () => ({
-      title: 'Remove the secret of “' + name + '”?',
+      title: `Remove the secret of “${name}”?`,
       message:
         'The secret stops working and the tokens obtained with it are revoked. Keys and trusted workloads keep working. Reset secret gives it one again.',
       button: 'Remove secret',
-      path: base + '/secret',
+      path: `${base}/secret`,
     }),
     disable: () => ({
-      title: 'Disable “' + name + '”?',
+      title: `Disable “${name}”?`,
       message:
         'Every token it holds is refused at once, and none of its credentials works until it is enabled again.',
       button: 'Disable',
-      path: base + '/disable',
+      path: `${base}/disable`,
       method: 'POST',
       status: 200,
     }),
     enable: () => ({
-      title: 'Enable “' + name + '”?',
+      title: `Enable “${name}”?`,
       message: 'Its credentials work again.',
       button: 'Enable',
-      path: base + '/enable',
+      path: `${base}/enable`,
       method: 'POST',
       status: 200,
       safe: true,

@@ -35,12 +35,12 @@ export async function api(method, path, body) {
     }
   }
   if (res.status === 401) {
-    window.location.assign('/?return_to=' + encodeURIComponent(window.location.pathname));
+    window.location.assign(`/?return_to=${encodeURIComponent(window.location.pathname)}`);
   }
   return { status: res.status, body: parsed };
 }
 
 export function messageOf(result) {
   if (result.body && typeof result.body.message === 'string') return result.body.message;
-  return 'Something went wrong (' + result.status + '). Try again.';
+  return `Something went wrong (${result.status}). Try again.`;
 }

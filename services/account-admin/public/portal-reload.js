@@ -38,7 +38,7 @@ export function restoreAfterReload() {
   );
   // A deleted row is gone: focus goes to the page's next thing to do.
   const target =
-    (row && $('[data-action="' + action + '"]', row)) || $('[data-action="create"]') || $('#main');
+    (row && $(`[data-action="${action}"]`, row)) || $('[data-action="create"]') || $('#main');
   if (target) target.focus();
   const status = $('#page-status');
   if (status && typeof saved.message === 'string') status.textContent = saved.message;

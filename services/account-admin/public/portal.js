@@ -60,8 +60,8 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
         createDialog.close();
         showSecret(
           result.body,
-          'Service account “' + result.body.name + '” created',
-          'Service account “' + result.body.name + '” created.',
+          `Service account “${result.body.name}” created`,
+          `Service account “${result.body.name}” created.`,
         );
       } else {
         showError($('#create-error'), messageOf(result));
@@ -99,11 +99,11 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
           copied = true;
         } catch {
           input.select();
-          copied = document.execCommand && document.execCommand('copy');
+          copied = document.execCommand?.('copy');
         }
         const what = button.dataset.copy === 'secret-value' ? 'Secret' : 'Client ID';
         $('#copy-status').textContent = copied
-          ? what + ' copied to the clipboard.'
+          ? `${what} copied to the clipboard.`
           : 'Select the text and copy it.';
         button.textContent = copied ? 'Copied' : 'Copy';
         setTimeout(() => {
@@ -151,29 +151,29 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     lastTrigger = button;
     const clientId = row.dataset.clientId;
     const name = row.dataset.name;
-    const path = '/api/v1/service-accounts/' + encodeURIComponent(clientId);
+    const path = `/api/v1/service-accounts/${encodeURIComponent(clientId)}`;
     if (action === 'reset') {
       confirm({
-        title: 'Reset secret of “' + name + '”?',
+        title: `Reset secret of “${name}”?`,
         message:
           'A new secret is generated. The current secret and every token obtained with it stop working immediately.',
         button: 'Reset secret',
         danger: true,
         action: async () => {
-          const result = await api('POST', path + '/reset-secret');
+          const result = await api('POST', `${path}/reset-secret`);
           if (result.status !== 200) return messageOf(result);
           confirmDialog.close();
           showSecret(
             result.body,
-            'New secret for “' + result.body.name + '”',
-            'The secret of “' + result.body.name + '” was reset.',
+            `New secret for “${result.body.name}”`,
+            `The secret of “${result.body.name}” was reset.`,
           );
           return null;
         },
       });
     } else if (action === 'delete') {
       confirm({
-        title: 'Delete “' + name + '”?',
+        title: `Delete “${name}”?`,
         message:
           'Automation using this service account stops working immediately. This cannot be undone.',
         button: 'Delete',
@@ -181,7 +181,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
         action: async () => {
           const result = await api('DELETE', path);
           if (result.status !== 204) return messageOf(result);
-          reloadAfter(lastTrigger, 'Service account “' + name + '” deleted.');
+          reloadAfter(lastTrigger, `Service account “${name}” deleted.`);
           return null;
         },
       });
@@ -197,7 +197,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
   function openEdit(row, path) {
     editPath = path;
     editName = row.dataset.name;
-    $('#edit-title').textContent = 'Edit “' + row.dataset.name + '”';
+    $('#edit-title').textContent = `Edit “${row.dataset.name}”`;
     for (const radio of editDialog.querySelectorAll('input[name="role"]'))
       radio.checked = radio.value === row.dataset.role;
     $('#edit-grants').value = row.dataset.grants || '';
@@ -209,7 +209,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
     const form = $('form', editDialog);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
-      const role = (editDialog.querySelector('input[name="role"]:checked') || {}).value;
+      const role = editDialog.querySelector('input[name="role"]:checked')?.value;
       const tags = $('#edit-grants')
         .value.split(',')
         .map((t) => t.trim())
@@ -223,7 +223,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
       });
       busy(form, false);
       if (result.status === 200)
-        reloadAfter(lastTrigger, 'Role and grants of “' + editName + '” saved.');
+        reloadAfter(lastTrigger, `Role and grants of “${editName}” saved.`);
       else showError($('#edit-error'), messageOf(result));
     });
   }

@@ -5,7 +5,7 @@ import { ConfigError, env, loadConfig } from '@plant/shared/config';
 import { createDatabase } from '@plant/shared/db';
 import { createLogger } from '@plant/shared/logging';
 import { createRedisClient, redisTargetOf, type RedisTarget } from '@plant/shared/redis';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';

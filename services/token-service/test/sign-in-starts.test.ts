@@ -7,12 +7,12 @@ import { pkce, REDIRECT_URI } from './helpers/portal-driver.js';
 
 const PER_IP = 5;
 let h: Harness;
-let tenant: string;
+let _tenant: string;
 
 useHarness(
   (started, first) => {
     h = started;
-    tenant = first;
+    _tenant = first;
   },
   { SIGN_IN_STARTS_PER_IP: String(PER_IP) },
 );

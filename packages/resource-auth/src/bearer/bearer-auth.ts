@@ -24,12 +24,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CacheStats, NodeHandler } from '@plant/shared/http';
-import type { Logger } from '@plant/shared/logging';
 import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { DpopCheck } from '../dpop/dpop-check.js';
 import type { BearerAuthOptions } from './bearer-auth-options.js';
 import { DpopInvalidToken } from '../dpop/dpop-errors.js';
-import type { RevocationChecker, RevocationVerdict } from '../revocation/types.js';
+import type { RevocationVerdict } from '../revocation/types.js';
 import { credentialsOf } from './authorization-header.js';
 import { AuthUnavailable, InsufficientScope, InvalidToken, MissingToken } from './bearer-errors.js';
 import { BearerTokenChecks } from './bearer-token-checks.js';

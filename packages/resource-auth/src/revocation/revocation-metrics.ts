@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** What the revocation map reports on `/metrics`. */
 export interface RevocationMetrics {

@@ -9,7 +9,6 @@ import {
   captureLogs,
   startPlatform,
   TEST_REDIS_URL,
-  uniqueName,
   USER_PASSWORD,
   type Platform,
   type PlatformOptions,
