@@ -76,15 +76,28 @@ const CLIENT_ERROR_MESSAGES: Record<number, string> = {
   431: 'Request headers too large',
 };
 
+/** How long a socket answered with a parser error keeps reading what its client still sends. */
+const LINGER_MS = 2_000;
+/** Sockets answered with a parser error, lingering until their client closes or LINGER_MS ends. */
+const answered = new WeakSet<Socket>();
+
 /**
  * Requests Node's HTTP parser refuses (bad framing, CR/LF in a header, headers over 16 KiB)
  * never reach express; Node would answer them with an empty body. Answer with the `Error`
  * shape instead, as Node does otherwise: only when no response has started on the socket.
+ *
+ * Then linger, as nginx's `lingering_close` does: the client is often still sending the rest
+ * of the refused request (a long URL, its body), and each further chunk makes the parser fail
+ * again. Destroying the socket then would answer those bytes with a reset, which can discard
+ * the error answer before the client has read it (the client sees EPIPE or ECONNRESET instead
+ * of the 431). So the socket stays half-open, reading and dropping what arrives, until the
+ * client closes its side or LINGER_MS passes.
  */
 function answerClientError(
   err: NodeJS.ErrnoException & { rawPacket?: Buffer },
   socket: Socket,
 ): void {
+  if (answered.has(socket)) return;
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
@@ -108,6 +121,10 @@ function answerClientError(
   const methodReadable = /^[A-Za-z]{1,16} /.test(start);
   const withBody = !isHead && (status !== 431 || methodReadable);
   const length = withBody ? Buffer.byteLength(body) : 0;
+  answered.add(socket);
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${withBody ? body : ''}`,
   );
