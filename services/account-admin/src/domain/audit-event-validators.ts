@@ -1,13 +1,16 @@
 /** Edge validation of `GET /api/v1/audit-events` and the Activity page: `limit`, and the `cursor` of the next page. */
-import { BadRequest, positionCursor } from '@plant/shared/api';
+import { pageLimit, positionCursor } from '@plant/shared/api';
 import { z } from 'zod';
 
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 100;
 
+/** `limit` of `GET /audit-events`: the route parses with it and the OpenAPI document states it. */
+const AUDIT_LIMIT = pageLimit(AUDIT_PAGE_MAX, AUDIT_PAGE_DEFAULT, 'Maximum number of events to return');
+
 /** The query of `GET /audit-events` as documented; `parseAuditLimit` and `parseAuditCursor` parse it. */
 export const AuditEventsQuery = z.object({
-  limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(AUDIT_PAGE_DEFAULT),
+  limit: AUDIT_LIMIT.schema,
   cursor: z
     .string()
     .optional()
@@ -21,15 +24,9 @@ const AUDIT_CURSOR = positionCursor(
   { min: 1n },
 );
 
-/** Parses `limit` (1..100, default 50) as given in a query string. */
-export function parseAuditLimit(raw: unknown): number {
-  if (raw === undefined) return AUDIT_PAGE_DEFAULT;
-  if (typeof raw !== 'string' || !/^[0-9]{1,4}$/.test(raw))
-    throw new BadRequest(`limit must be an integer between 1 and ${AUDIT_PAGE_MAX}`);
-  const limit = Number(raw);
-  if (limit < 1 || limit > AUDIT_PAGE_MAX)
-    throw new BadRequest(`limit must be an integer between 1 and ${AUDIT_PAGE_MAX}`);
-  return limit;
+/** `limit` (1..100, default 50) as given in the query string; otherwise 400. */
+export function parseAuditLimit(query: Record<string, unknown>): number {
+  return AUDIT_LIMIT.parse(query);
 }
 
 /** The cursor of the page after the event with this id: opaque to clients. */

@@ -6,6 +6,7 @@ import {
   BadRequest,
   describeZodError,
   NewPlantSchema,
+  pageLimit,
   positionCursor,
   type NewPlant,
 } from '@plant/shared/api';
@@ -14,32 +15,18 @@ import { z } from 'zod';
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
 
-/**
- * `limit` of `GET /plants`: the one rule for it, which the route parses with (`parseLimit`) and
- * the OpenAPI document is generated from.
- */
-const ListLimit = z
-  .int()
-  .min(1)
-  .max(LIST_LIMIT_MAX)
-  .default(LIST_LIMIT_DEFAULT)
-  .meta({ format: 'int32', param: { description: 'Maximum number of results to return' } });
+/** `limit` of `GET /plants`: the route parses with it and the OpenAPI document states it. */
+const LIST_LIMIT = pageLimit(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT, 'Maximum number of results to return');
 
 /** The query of `GET /plants` as the route takes it and the OpenAPI document states it. */
 export const ListPlantsQuery = z.object({
-  limit: ListLimit,
+  limit: LIST_LIMIT.schema,
   cursor: z
     .string()
     .optional()
     .meta({ param: { description: "Opaque position from a previous page's `Link` header" } }),
 });
 
-/**
- * How a query string writes an integer: the plain decimal literal only. `Number()` alone would
- * also take a sign, leading zeros, an exponent or blanks ('+5', '05', '1e2', ' 5'), and
- * `z.coerce` is `Number()`; what the value may be is `ListLimit`'s to say.
- */
-const DECIMAL_LITERAL = /^(?:0|[1-9][0-9]*)$/;
 const PLANT_CURSOR = positionCursor(
   'v1:',
   'cursor is invalid: use the Link header of the previous page',
@@ -62,15 +49,9 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return value;
 }
 
-/** `limit` as `ListLimit` says, written as a plain decimal literal; otherwise 400. */
+/** `limit` (1..1000, default 100) as given in the query string; otherwise 400. */
 export function parseLimit(query: Record<string, unknown>): number {
-  const raw = single(query, 'limit');
-  const result = ListLimit.safeParse(
-    raw === undefined ? undefined : DECIMAL_LITERAL.test(raw) ? Number(raw) : Number.NaN,
-  );
-  if (!result.success)
-    throw new BadRequest(`limit must be an integer between 1 and ${LIST_LIMIT_MAX}`);
-  return result.data;
+  return LIST_LIMIT.parse(query);
 }
 
 /** The cursor of a `Link: rel="next"`: opaque to clients, the last id returned so far. */

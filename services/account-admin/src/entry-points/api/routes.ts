@@ -165,7 +165,7 @@ export function apiRoutes({
       input: { query: fieldsOf(AuditEventsQuery) },
       handlers: [
         async (req, res) => {
-          const limit = parseAuditLimit(req.query.limit);
+          const limit = parseAuditLimit(req.query);
           const before = parseAuditCursor(req.query.cursor);
           const page = await listAuditEvents(audit, actorOf(req), limit, before);
           if (page.nextCursor !== undefined) {
