@@ -156,7 +156,7 @@ describe('closing a client', () => {
     // inside a timer callback (which counts itself): the second one runs 1 s after the close,
     // after the client's disconnect timer (250 ms) and before ioredis' default one (2 s).
     const script = `
-      import { createRedisClient } from '${new URL('../dist/index.js', import.meta.url).href}';
+      import { createRedisClient } from '${new URL('../dist/redis/index.js', import.meta.url).href}';
       const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
       const before = await new Promise((resolve) => setTimeout(() => resolve(timers()), 0));
       const redis = createRedisClient('redis://127.0.0.1:1', { maxRetriesPerRequest: 1 });

@@ -294,7 +294,7 @@ describe('GET /audit-events', () => {
       ['limit', false],
       ['cursor', false],
     ]);
-    expect(parseAuditLimit(undefined)).toBe(parameters[0]?.schema.default);
+    expect(parseAuditLimit({})).toBe(parameters[0]?.schema.default);
   });
 
   test.each([
@@ -308,7 +308,7 @@ describe('GET /audit-events', () => {
   ])('When limit is %s, then the route and the document agree', (value, accepted) => {
     let route = true;
     try {
-      parseAuditLimit(String(value));
+      parseAuditLimit({ limit: String(value) });
     } catch (err) {
       if (!(err instanceof BadRequest)) throw err;
       route = false;
