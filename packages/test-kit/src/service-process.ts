@@ -89,8 +89,7 @@ function captureOutput(
   let buffered = '';
   const reader = (chunk: Buffer) => {
     buffered += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       logs.push(buffered.slice(0, nl));
       buffered = buffered.slice(nl + 1);
     }
