@@ -107,6 +107,7 @@ export function unknownFields(obj: K8sObject): string[] {
 export const objectsOf = <K extends keyof K8sKinds>(objects: K8sObject[], kind: K) =>
   objects.filter((o): o is K8sKind<K> => o.kind === kind);
 
+/** The object of `kind` named `name`, typed when the kind is one the checks know. */
 export function find<K extends keyof K8sKinds>(
   objects: K8sObject[],
   kind: K,
