@@ -122,9 +122,9 @@ for (const file of positionals) {
       .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(root)'))
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .forEach(([k, us]) =>
-        process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}\n`),
-      );
+      .forEach(([k, us]) => {
+        process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}\n`);
+      });
   };
   process.stdout.write(
     `\n== ${file}: ${(busy / 1e6).toFixed(2)} s busy of ${(totalUs / 1e6).toFixed(2)} s (percentages of busy time)\n`,

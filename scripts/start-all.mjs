@@ -110,8 +110,7 @@ const children = SERVICES.map((service) => {
     process.stdout.write(chunk);
     if (listening === SERVICES.length) return;
     pending += chunk.toString();
-    let newline;
-    while ((newline = pending.indexOf('\n')) !== -1) {
+    for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
       const line = pending.slice(0, newline);
       pending = pending.slice(newline + 1);
       if (line.includes('"msg":"listening"') && ++listening === SERVICES.length) announce();

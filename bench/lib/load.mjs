@@ -236,6 +236,62 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db,
 }
 
 /**
+ * The same target quiet and under a background load (a flood, sign-in clients), in `rounds`
+ * rounds alternating quiet loaded, loaded quiet, ...; the background runs during each loaded
+ * window alone. What the background was answered is summed over its runs.
+ * @param {Target} target
+ * @param {{connections: number, warmupSec: number, firstWarmupSec: number, durationSec: number, rounds: number}} load
+ * @param {import('pg').Client} db
+ * @param {() => Promise<{stop(): Promise<{statuses: Record<string, number>, elapsedSec: number}>}>} startBackground
+ */
+export async function measureUnderBackground(target, load, db, startBackground) {
+  /** @type {Window[]} */
+  const quiet = [];
+  /** @type {Window[]} */
+  const loaded = [];
+  /** @type {Record<string, number>} */
+  const statuses = {};
+  let seconds = 0;
+  for (let round = 0; round < load.rounds; round += 1) {
+    const warmupSec = round === 0 ? load.firstWarmupSec : load.warmupSec;
+    const window = { connections: load.connections, durationSec: load.durationSec, warmupSec };
+    for (const side of round % 2 === 0 ? ['quiet', 'loaded'] : ['loaded', 'quiet']) {
+      if (side === 'quiet') {
+        quiet.push(await measureWindow(target, window, db));
+        continue;
+      }
+      const background = await startBackground();
+      try {
+        loaded.push(await measureWindow(target, window, db));
+      } finally {
+        const result = await background.stop();
+        for (const [status, count] of Object.entries(result.statuses))
+          statuses[status] = (statuses[status] ?? 0) + count;
+        seconds += result.elapsedSec;
+      }
+    }
+  }
+  const ours = summarize(loaded);
+  const baseline = summarize(quiet);
+  // Each round's pair of adjacent windows, for a look at the spread (the ratio is of the pooled p99s).
+  const rounds = loaded.map((w, i) => {
+    const q = /** @type {Window} */ (quiet[i]);
+    return {
+      oursRps: w.requests / w.durationSec,
+      baselineRps: q.requests / q.durationSec,
+      oursP99Ms: summarize([w]).p99Ms,
+      baselineP99Ms: summarize([q]).p99Ms,
+    };
+  });
+  const ratio = {
+    rps: baseline.rps > 0 ? ours.rps / baseline.rps : null,
+    cpuPerRequest: null,
+    p99: ours.p99Ms !== null && baseline.p99Ms ? ours.p99Ms / baseline.p99Ms : null,
+  };
+  return { ours, baseline, rounds, ratio, statuses, seconds };
+}
+
+/**
  * One round's two adjacent windows, side by side: what the machine did to one it likely did
  * to the other, so the ratio of the pair is steadier than either figure.
  * @param {Window} ours

@@ -77,36 +77,14 @@ export async function runPooledBench({ stamp, logDir, load, log }) {
         /** @type {any} */ ({ platform, tenant, accounts, tokens, baselines: noBaselines }),
       );
       /** @param {{url: string, pid: number}} store @param {number[]} pids @param {number} offset */
-      const through = (store, pids, offset) => {
-        const plant = /** @type {{idStart: number} | undefined} */ (base.spec.plant);
-        return {
-          ...base,
-          spec: {
-            ...base.spec,
-            url: store.url,
-            ...(plant ? { plant: { ...plant, idStart: plant.idStart + offset } } : {}),
-          },
-          pids,
-        };
-      };
+      const through = (store, pids, offset) => retargeted(base, store, pids, offset);
       for (const [pairIndex, [label, store, pids]] of /** @type {const} */ ([
         ['via PgBouncer', pooled, [pooled.pid, pgbouncer.pid]],
         ['direct, unnamed', unnamed, [unnamed.pid]],
       ]).entries()) {
         const offset = pairIndex * PAIR_IDS + ID_OFFSET;
         const target = through(store, [...pids], offset);
-        const check = await fetch(
-          `${target.spec.url}${scenario.name === 'list' ? '/plants?limit=20' : '/plants'}`,
-          {
-            method: scenario.name === 'list' ? 'GET' : 'POST',
-            headers: /** @type {Record<string, string>} */ (base.spec.headers),
-            ...(scenario.name === 'create'
-              ? { body: JSON.stringify({ id: 999_000 + offset, name: 'check', tag: 'bench' }) }
-              : {}),
-          },
-        );
-        if (check.status !== 200)
-          throw new Error(`${scenario.name} ${label}: ${check.status} ${await check.text()}`);
+        await checkOnce(scenario.name, label, target, offset);
         log(`${scenario.name} ${label}: ${load.rounds} round(s) of ${load.durationSec}s per side`);
         const pair = await measurePair(
           { ours: target, baseline: through(direct, [direct.pid], pairIndex * PAIR_IDS) },
@@ -122,34 +100,79 @@ export async function runPooledBench({ stamp, logDir, load, log }) {
         });
       }
     }
-    const output = {
-      date: new Date(started).toISOString(),
-      variant: 'pgbouncer',
-      machine: machine(),
-      load,
-      poolSize: POOL_SIZE,
-      scenarios,
-      elapsedSec: Math.round((Date.now() - started) / 1000),
-    };
-    const dir = join(ROOT, 'bench/results');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${stamp}-pgbouncer.json`);
-    writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
-    process.stdout.write(
-      `\nPlant Store through PgBouncer (transaction pooling, ${POOL_SIZE} server connections) against direct, ${output.date}, ${output.machine.cores} cores, load average ${output.machine.loadAverage1m}\n`,
-    );
-    process.stdout.write(
-      `${load.connections} connections; ${load.rounds} round(s) × ${load.durationSec}s per side; ratios > 1 are better than direct\n\n${summaryTable({ scenarios, revocation: undefined, memory: [] })}\n\n`,
-    );
-    for (const s of scenarios.filter((x) => x.labels[0] === 'via PgBouncer')) {
-      process.stdout.write(
-        `${s.scenario} via PgBouncer: ${s.ratio.rps.toFixed(2)}× direct req/s, target ≥ ${POOLED_TARGET}× -> ${s.ratio.rps >= POOLED_TARGET ? 'met' : 'missed'}\n`,
-      );
-    }
-    process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s\n`);
+    writeReport({ stamp, started, load, scenarios });
     return 0;
   } finally {
     await session.close();
     await pgbouncer.stop();
   }
+}
+
+/**
+ * A scenario's target moved to another Plant Store: its URL, the pids to sample, and plant ids
+ * `offset` above the original's so the two sides never create the same plant.
+ * @param {any} base @param {{url: string}} store @param {number[]} pids @param {number} offset
+ */
+function retargeted(base, store, pids, offset) {
+  const plant = /** @type {{idStart: number} | undefined} */ (base.spec.plant);
+  return {
+    ...base,
+    spec: {
+      ...base.spec,
+      url: store.url,
+      ...(plant ? { plant: { ...plant, idStart: plant.idStart + offset } } : {}),
+    },
+    pids,
+  };
+}
+
+/**
+ * One request of the scenario before measuring: a side that cannot answer 200 stops the bench.
+ * @param {string} name @param {string} label @param {any} target @param {number} offset
+ */
+async function checkOnce(name, label, target, offset) {
+  const check = await fetch(
+    `${target.spec.url}${name === 'list' ? '/plants?limit=20' : '/plants'}`,
+    {
+      method: name === 'list' ? 'GET' : 'POST',
+      headers: /** @type {Record<string, string>} */ (target.spec.headers),
+      ...(name === 'create'
+        ? { body: JSON.stringify({ id: 999_000 + offset, name: 'check', tag: 'bench' }) }
+        : {}),
+    },
+  );
+  if (check.status !== 200)
+    throw new Error(`${name} ${label}: ${check.status} ${await check.text()}`);
+}
+
+/**
+ * Writes bench/results/<stamp>-pgbouncer.json and prints the table and the target's verdict.
+ * @param {{stamp: string, started: number, load: {connections: number, durationSec: number, rounds: number}, scenarios: any[]}} run
+ */
+function writeReport({ stamp, started, load, scenarios }) {
+  const output = {
+    date: new Date(started).toISOString(),
+    variant: 'pgbouncer',
+    machine: machine(),
+    load,
+    poolSize: POOL_SIZE,
+    scenarios,
+    elapsedSec: Math.round((Date.now() - started) / 1000),
+  };
+  const dir = join(ROOT, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${stamp}-pgbouncer.json`);
+  writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+  process.stdout.write(
+    `\nPlant Store through PgBouncer (transaction pooling, ${POOL_SIZE} server connections) against direct, ${output.date}, ${output.machine.cores} cores, load average ${output.machine.loadAverage1m}\n`,
+  );
+  process.stdout.write(
+    `${load.connections} connections; ${load.rounds} round(s) × ${load.durationSec}s per side; ratios > 1 are better than direct\n\n${summaryTable({ scenarios, revocation: undefined, memory: [] })}\n\n`,
+  );
+  for (const s of scenarios.filter((x) => x.labels[0] === 'via PgBouncer')) {
+    process.stdout.write(
+      `${s.scenario} via PgBouncer: ${s.ratio.rps.toFixed(2)}× direct req/s, target ≥ ${POOLED_TARGET}× -> ${s.ratio.rps >= POOLED_TARGET ? 'met' : 'missed'}\n`,
+    );
+  }
+  process.stdout.write(`written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s\n`);
 }

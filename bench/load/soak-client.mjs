@@ -76,7 +76,10 @@ let measuring = false;
 function record(op, ms, ok, detail) {
   if (!measuring) return;
   let s = stats.get(op);
-  if (!s) stats.set(op, (s = { latencies: [], errors: 0, errorSamples: [] }));
+  if (!s) {
+    s = { latencies: [], errors: 0, errorSamples: [] };
+    stats.set(op, s);
+  }
   s.latencies.push(ms);
   if (!ok) {
     s.errors += 1;

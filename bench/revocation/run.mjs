@@ -61,154 +61,190 @@ async function main() {
     resyncMs: Number(args['resync-ms']),
   });
   try {
-    const { tokenService, plantStores: stores } = platform;
+    const { plantStores: stores } = platform;
     const tenant = await platform.createTenant('bench-rev');
-
-    const internal = `${tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts`;
-    const internalHeaders = {
-      authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`,
-      'content-type': 'application/json',
-    };
     const resettable = [];
     for (let i = 0; i < 5; i += 1)
       resettable.push(await lib.createServiceAccount(platform, tenant, `reset-${i}`, 'View'));
-
-    const samples = [];
     const started = performance.now();
-    for (let i = 0; i < ITERATIONS; i += 1) {
-      const op = DELETE_EVERY > 0 && i % DELETE_EVERY === DELETE_EVERY - 1 ? 'delete' : 'reset';
-      const account =
-        op === 'delete'
-          ? await lib.createServiceAccount(platform, tenant, `del-${i}`, 'View')
-          : resettable[i % resettable.length];
-      const token = await lib.grantToken(platform, tenant, account);
-      for (const store of stores) {
-        const warm = await call(`${store.url}/plants?limit=1`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        if (warm.status !== 200)
-          throw new Error(`${store.name} refused a fresh token: ${warm.status} ${warm.body}`);
-      }
-      const sent = performance.now();
-      let answer;
-      if (op === 'reset') {
-        answer = await call(`${internal}/${account.client_id}/reset-secret`, {
-          method: 'POST',
-          headers: internalHeaders,
-          body: JSON.stringify({ actor: 'bench' }),
-        });
-        if (answer.status !== 200) throw new Error(`reset answered ${answer.status}`);
-        account.secret = JSON.parse(answer.body).secret;
-      } else {
-        answer = await call(`${internal}/${account.client_id}`, {
-          method: 'DELETE',
-          headers: internalHeaders,
-        });
-        if (answer.status !== 204) throw new Error(`delete answered ${answer.status}`);
-      }
-      const refusals = await Promise.all(
-        stores.map((store) => firstRefusal(store, token, answer.at)),
-      );
-      samples.push({ op, apiMs: answer.at - sent, stores: refusals });
-    }
+    const samples = await measureRevocations(platform, tenant, resettable);
     const elapsedS = (performance.now() - started) / 1000;
-
-    const rows = [];
-    /** @type {Record<string, ReturnType<typeof summary> & { stale: number }>} */
-    const byStore = {};
-    for (const [s, store] of stores.entries()) {
-      for (const op of ['reset', 'delete', 'all']) {
-        const chosen = samples.filter((x) => op === 'all' || x.op === op);
-        if (chosen.length === 0) continue;
-        const stats = {
-          ...summary(chosen.map((x) => x.stores[s].latencyMs)),
-          stale: chosen.reduce((n, x) => n + x.stores[s].stale, 0),
-        };
-        byStore[`${store.name}/${op}`] = stats;
-        rows.push([
-          store.name,
-          op,
-          String(stats.n),
-          fmt(stats.p50Ms, 2),
-          fmt(stats.p95Ms, 2),
-          fmt(stats.p99Ms, 2),
-          fmt(stats.maxMs, 2),
-          String(stats.stale),
-        ]);
-      }
-    }
-    const everyReplica = summary(samples.map((x) => Math.max(...x.stores.map((r) => r.latencyMs))));
-    rows.push([
-      'every replica',
-      'all',
-      String(everyReplica.n),
-      fmt(everyReplica.p50Ms, 2),
-      fmt(everyReplica.p95Ms, 2),
-      fmt(everyReplica.p99Ms, 2),
-      fmt(everyReplica.maxMs, 2),
-      '',
-    ]);
-    const api = summary(samples.map((x) => x.apiMs));
-
-    console.log(
-      `\nRevocation propagation: ${samples.length} changes (${samples.filter((x) => x.op === 'reset').length} resets, ${samples.filter((x) => x.op === 'delete').length} deletes) in ${elapsedS.toFixed(1)} s`,
-    );
-    console.log(
-      'ms from the internal API response to the first 401 (upper bound: includes one poll round trip)\n',
-    );
-    console.log(
-      table(['replica', 'change', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'stale 200s'], rows),
-    );
-    console.log(
-      `\ninternal API (reset/delete) latency: p50 ${fmt(api.p50Ms, 2)} ms, p99 ${fmt(api.p99Ms, 2)} ms`,
-    );
-    console.log(
-      `target: p99 <= 50 ms at every replica -> ${everyReplica.p99Ms <= 50 ? 'met' : 'NOT met'} (${fmt(everyReplica.p99Ms, 2)} ms)`,
-    );
-    console.log(
-      `reference: peers with JWT access tokens (Keycloak, Auth0, Hydra) keep a revoked token valid until expiry: ${TOKEN_LIFETIME_MS} ms`,
-    );
-
-    const resultsDir = join(lib.ROOT, 'bench/results');
-    mkdirSync(resultsDir, { recursive: true });
-    const file = join(
-      resultsDir,
-      `revocation-${new Date()
-        .toISOString()
-        .replace(/[:.]/g, '-')
-        .replace(/-\d{3}Z$/, 'Z')}.json`,
-    );
-    writeFileSync(
-      file,
-      `${JSON.stringify(
-        {
-          benchmark: 'revocation',
-          date: new Date().toISOString(),
-          machine: machine(),
-          settings: {
-            iterations: ITERATIONS,
-            deleteEvery: DELETE_EVERY,
-            resyncMs: Number(args['resync-ms']),
-            plantStores: stores.length,
-            redis: 'dedicated redis-server',
-          },
-          targetP99Ms: 50,
-          targetMet: everyReplica.p99Ms <= 50,
-          referenceMs: { peersTokenLifetime: TOKEN_LIFETIME_MS },
-          everyReplica,
-          byStore,
-          internalApi: api,
-          samples,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    console.log(`\nwritten ${file.slice(lib.ROOT.length + 1)}`);
+    const figures = summarise(samples, stores);
+    printReport(samples, figures, elapsedS);
+    writeResults(samples, figures, stores.length);
   } finally {
     await lib.stopPlatform(platform);
     closeProbe();
   }
+}
+
+/**
+ * Many times: mint a token, use it once at every store, reset or delete its account through
+ * the internal API, then time each store's first refusal of the old token.
+ * @param {any} platform @param {string} tenant @param {any[]} resettable
+ */
+async function measureRevocations(platform, tenant, resettable) {
+  const stores = platform.plantStores;
+  const samples = [];
+  for (let i = 0; i < ITERATIONS; i += 1) {
+    const op = DELETE_EVERY > 0 && i % DELETE_EVERY === DELETE_EVERY - 1 ? 'delete' : 'reset';
+    const account =
+      op === 'delete'
+        ? await lib.createServiceAccount(platform, tenant, `del-${i}`, 'View')
+        : resettable[i % resettable.length];
+    const token = await lib.grantToken(platform, tenant, account);
+    await warmStores(stores, token);
+    const sent = performance.now();
+    const answer = await revoke(platform, tenant, op, account);
+    const refusals = await Promise.all(
+      stores.map((/** @type {any} */ store) => firstRefusal(store, token, answer.at)),
+    );
+    samples.push({ op, apiMs: answer.at - sent, stores: refusals });
+  }
+  return samples;
+}
+
+/**
+ * The token used once at every store: it is now in their verified-token caches, so only the
+ * revocation check can refuse it.
+ * @param {any[]} stores @param {string} token
+ */
+async function warmStores(stores, token) {
+  for (const store of stores) {
+    const warm = await call(`${store.url}/plants?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (warm.status !== 200)
+      throw new Error(`${store.name} refused a fresh token: ${warm.status} ${warm.body}`);
+  }
+}
+
+/**
+ * Resets the account's secret or deletes it through the internal API, as the portal does.
+ * @param {any} platform @param {string} tenant @param {'reset' | 'delete'} op @param {any} account
+ */
+async function revoke(platform, tenant, op, account) {
+  const internal = `${platform.tokenService.internalUrl}/internal/v1/realms/${tenant}/service-accounts`;
+  const headers = {
+    authorization: `Bearer ${lib.INTERNAL_API_TOKEN}`,
+    'content-type': 'application/json',
+  };
+  if (op === 'delete') {
+    const answer = await call(`${internal}/${account.client_id}`, { method: 'DELETE', headers });
+    if (answer.status !== 204) throw new Error(`delete answered ${answer.status}`);
+    return answer;
+  }
+  const answer = await call(`${internal}/${account.client_id}/reset-secret`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ actor: 'bench' }),
+  });
+  if (answer.status !== 200) throw new Error(`reset answered ${answer.status}`);
+  account.secret = JSON.parse(answer.body).secret;
+  return answer;
+}
+
+/** @param {string} name @param {string} op @param {ReturnType<typeof summary>} stats @param {string} stale */
+const tableRow = (name, op, stats, stale) => [
+  name,
+  op,
+  String(stats.n),
+  fmt(stats.p50Ms, 2),
+  fmt(stats.p95Ms, 2),
+  fmt(stats.p99Ms, 2),
+  fmt(stats.maxMs, 2),
+  stale,
+];
+
+/**
+ * Latencies per store and change, at every replica (the slowest store of each change), and
+ * of the internal API itself.
+ * @param {any[]} samples @param {any[]} stores
+ */
+function summarise(samples, stores) {
+  const rows = [];
+  /** @type {Record<string, ReturnType<typeof summary> & { stale: number }>} */
+  const byStore = {};
+  for (const [s, store] of stores.entries()) {
+    for (const op of ['reset', 'delete', 'all']) {
+      const chosen = samples.filter((x) => op === 'all' || x.op === op);
+      if (chosen.length === 0) continue;
+      const stats = {
+        ...summary(chosen.map((x) => x.stores[s].latencyMs)),
+        stale: chosen.reduce((n, x) => n + x.stores[s].stale, 0),
+      };
+      byStore[`${store.name}/${op}`] = stats;
+      rows.push(tableRow(store.name, op, stats, String(stats.stale)));
+    }
+  }
+  const everyReplica = summary(
+    samples.map((x) => Math.max(...x.stores.map((/** @type {any} */ r) => r.latencyMs))),
+  );
+  rows.push(tableRow('every replica', 'all', everyReplica, ''));
+  const api = summary(samples.map((x) => x.apiMs));
+  return { rows, byStore, everyReplica, api };
+}
+
+/** @param {any[]} samples @param {ReturnType<typeof summarise>} figures @param {number} elapsedS */
+function printReport(samples, { rows, everyReplica, api }, elapsedS) {
+  console.log(
+    `\nRevocation propagation: ${samples.length} changes (${samples.filter((x) => x.op === 'reset').length} resets, ${samples.filter((x) => x.op === 'delete').length} deletes) in ${elapsedS.toFixed(1)} s`,
+  );
+  console.log(
+    'ms from the internal API response to the first 401 (upper bound: includes one poll round trip)\n',
+  );
+  console.log(
+    table(['replica', 'change', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'stale 200s'], rows),
+  );
+  console.log(
+    `\ninternal API (reset/delete) latency: p50 ${fmt(api.p50Ms, 2)} ms, p99 ${fmt(api.p99Ms, 2)} ms`,
+  );
+  console.log(
+    `target: p99 <= 50 ms at every replica -> ${everyReplica.p99Ms <= 50 ? 'met' : 'NOT met'} (${fmt(everyReplica.p99Ms, 2)} ms)`,
+  );
+  console.log(
+    `reference: peers with JWT access tokens (Keycloak, Auth0, Hydra) keep a revoked token valid until expiry: ${TOKEN_LIFETIME_MS} ms`,
+  );
+}
+
+/** @param {any[]} samples @param {ReturnType<typeof summarise>} figures @param {number} plantStores */
+function writeResults(samples, { byStore, everyReplica, api }, plantStores) {
+  const resultsDir = join(lib.ROOT, 'bench/results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(
+    resultsDir,
+    `revocation-${new Date()
+      .toISOString()
+      .replace(/[:.]/g, '-')
+      .replace(/-\d{3}Z$/, 'Z')}.json`,
+  );
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        benchmark: 'revocation',
+        date: new Date().toISOString(),
+        machine: machine(),
+        settings: {
+          iterations: ITERATIONS,
+          deleteEvery: DELETE_EVERY,
+          resyncMs: Number(args['resync-ms']),
+          plantStores,
+          redis: 'dedicated redis-server',
+        },
+        targetP99Ms: 50,
+        targetMet: everyReplica.p99Ms <= 50,
+        referenceMs: { peersTokenLifetime: TOKEN_LIFETIME_MS },
+        everyReplica,
+        byStore,
+        internalApi: api,
+        samples,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nwritten ${file.slice(lib.ROOT.length + 1)}`);
 }
 
 main().catch((err) => {

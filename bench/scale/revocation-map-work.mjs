@@ -56,10 +56,16 @@ function steadyState(live, rounds) {
   };
   let now = 0;
   // One horizon to fill the map (entries spread over their ages as in a running system), one more to reach the steady state.
-  for (let i = 0; i < (2 * HORIZON_S * 1000) / RESYNC_MS; i++) resync((now += RESYNC_MS));
+  for (let i = 0; i < (2 * HORIZON_S * 1000) / RESYNC_MS; i++) {
+    now += RESYNC_MS;
+    resync(now);
+  }
   let changes = 0;
   const before = process.cpuUsage();
-  for (let i = 0; i < rounds; i++) changes += resync((now += RESYNC_MS));
+  for (let i = 0; i < rounds; i++) {
+    now += RESYNC_MS;
+    changes += resync(now);
+  }
   const used = process.cpuUsage(before);
   const us = used.user + used.system;
   return {

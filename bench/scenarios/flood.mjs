@@ -6,7 +6,7 @@
 // from memory, before oidc-provider or Redis, so the grant p99 under it is held to a multiple
 // of the quiet p99 (TARGETS.floodP99 in lib/report.mjs).
 import { fileURLToPath } from 'node:url';
-import { measureWindow, summarize } from '../lib/load.mjs';
+import { measureUnderBackground } from '../lib/load.mjs';
 import { grantBody, tokenPath } from '../lib/platform.mjs';
 import { startLoadGenerator } from '../lib/processes.mjs';
 
@@ -87,32 +87,11 @@ export async function measure({ platform, tenant, accounts, db, load }) {
     pids: [tokenService.pid, ...(platform.accountAdmin ? [platform.accountAdmin.pid] : [])],
     dbApp: 'token-service',
   };
-  /** @type {import('../lib/load.mjs').Window[]} */
-  const quiet = [];
-  /** @type {import('../lib/load.mjs').Window[]} */
-  const loaded = [];
-  /** @type {Record<string, number>} */
-  const answers = {};
-  let floodSec = 0;
-  for (let round = 0; round < load.rounds; round += 1) {
-    const warmupSec = round === 0 ? load.firstWarmupSec : load.warmupSec;
-    const window = { connections: load.connections, durationSec: load.durationSec, warmupSec };
-    for (const side of round % 2 === 0 ? ['quiet', 'loaded'] : ['loaded', 'quiet']) {
-      if (side === 'quiet') {
-        quiet.push(await measureWindow(grants, window, db));
-        continue;
-      }
-      const flood = await startFlood(platform, flooded);
-      try {
-        loaded.push(await measureWindow(grants, window, db));
-      } finally {
-        const result = await flood.stop();
-        for (const [status, count] of Object.entries(result.statuses))
-          answers[status] = (answers[status] ?? 0) + count;
-        floodSec += result.elapsedSec;
-      }
-    }
-  }
+  const measured = await measureUnderBackground(grants, load, db, () =>
+    startFlood(platform, flooded),
+  );
+  const answers = measured.statuses;
+  const floodSec = measured.seconds;
   const unexpected = Object.keys(answers).filter((status) => !EXPECTED.has(status));
   if (
     !answers['auth 429'] ||
@@ -122,19 +101,9 @@ export async function measure({ platform, tenant, accounts, db, load }) {
     throw new Error(
       `flood: the flooded endpoints answered ${JSON.stringify(answers)} (expected 303s, then 429s)`,
     );
-  const ours = summarize(loaded);
-  const baseline = summarize(quiet);
-  const rounds = loaded.map((w, i) => {
-    const q = /** @type {import('../lib/load.mjs').Window} */ (quiet[i]);
-    return {
-      oursRps: w.requests / w.durationSec,
-      baselineRps: q.requests / q.durationSec,
-      oursP99Ms: summarize([w]).p99Ms,
-      baselineP99Ms: summarize([q]).p99Ms,
-    };
-  });
   const count = (/** @type {string} */ prefix, /** @type {string} */ status) =>
     answers[`${prefix} ${status}`] ?? 0;
+  const { ours, baseline, rounds, ratio } = measured;
   return {
     scenario: name,
     what,
@@ -143,11 +112,7 @@ export async function measure({ platform, tenant, accounts, db, load }) {
     ours,
     baseline,
     rounds,
-    ratio: {
-      rps: baseline.rps > 0 ? ours.rps / baseline.rps : null,
-      cpuPerRequest: null,
-      p99: ours.p99Ms !== null && baseline.p99Ms ? ours.p99Ms / baseline.p99Ms : null,
-    },
+    ratio,
     flood: {
       clients: CLIENTS,
       statuses: answers,

@@ -5,7 +5,7 @@
 // their own, never on the thread pool that signs tokens, so the grant p99 under the burst is
 // held to a multiple of the quiet p99 (TARGETS.signinP99 in lib/report.mjs).
 import { fileURLToPath } from 'node:url';
-import { measureWindow, summarize } from '../lib/load.mjs';
+import { measureUnderBackground } from '../lib/load.mjs';
 import { grantBody, tokenPath } from '../lib/platform.mjs';
 import { startLoadGenerator } from '../lib/processes.mjs';
 
@@ -80,49 +80,17 @@ export async function measure({ platform, tenant, accounts, db, load }) {
     pids: [tokenService.pid],
     dbApp: 'token-service',
   };
-  /** @type {import('../lib/load.mjs').Window[]} */
-  const quiet = [];
-  /** @type {import('../lib/load.mjs').Window[]} */
-  const loaded = [];
-  /** @type {Record<string, number>} */
-  const signIns = {};
-  let signInSec = 0;
-  for (let round = 0; round < load.rounds; round += 1) {
-    const warmupSec = round === 0 ? load.firstWarmupSec : load.warmupSec;
-    const window = { connections: load.connections, durationSec: load.durationSec, warmupSec };
-    for (const side of round % 2 === 0 ? ['quiet', 'loaded'] : ['loaded', 'quiet']) {
-      if (side === 'quiet') {
-        quiet.push(await measureWindow(grants, window, db));
-        continue;
-      }
-      const hammer = await startHammer(platform, tenant);
-      try {
-        loaded.push(await measureWindow(grants, window, db));
-      } finally {
-        const result = await hammer.stop();
-        for (const [status, count] of Object.entries(result.statuses))
-          signIns[status] = (signIns[status] ?? 0) + count;
-        signInSec += result.elapsedSec;
-      }
-    }
-  }
+  const measured = await measureUnderBackground(grants, load, db, () =>
+    startHammer(platform, tenant),
+  );
+  const signIns = measured.statuses;
+  const signInSec = measured.seconds;
   const unexpected = Object.keys(signIns).filter((status) => status !== '401' && status !== '429');
   if (!signIns['401'] || unexpected.length > 0)
     throw new Error(
       `signin: the form answered ${JSON.stringify(signIns)} (expected 401s and 429s)`,
     );
-  const ours = summarize(loaded);
-  const baseline = summarize(quiet);
-  // Each round's pair of adjacent windows, for a look at the spread (the ratio is of the pooled p99s).
-  const rounds = loaded.map((w, i) => {
-    const q = /** @type {import('../lib/load.mjs').Window} */ (quiet[i]);
-    return {
-      oursRps: w.requests / w.durationSec,
-      baselineRps: q.requests / q.durationSec,
-      oursP99Ms: summarize([w]).p99Ms,
-      baselineP99Ms: summarize([q]).p99Ms,
-    };
-  });
+  const { ours, baseline, rounds, ratio } = measured;
   return {
     scenario: name,
     what,
@@ -131,11 +99,7 @@ export async function measure({ platform, tenant, accounts, db, load }) {
     ours,
     baseline,
     rounds,
-    ratio: {
-      rps: baseline.rps > 0 ? ours.rps / baseline.rps : null,
-      cpuPerRequest: null,
-      p99: ours.p99Ms !== null && baseline.p99Ms ? ours.p99Ms / baseline.p99Ms : null,
-    },
+    ratio,
     signIns: {
       clients: CLIENTS,
       statuses: signIns,

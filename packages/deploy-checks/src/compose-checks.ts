@@ -102,54 +102,75 @@ export function buildOf(
  * `service_completed_successfully`.
  */
 export function crossCheckCompose(doc: ComposeFile, composeDir: string): string[] {
-  const problems: string[] = [];
-  const names = new Set(Object.keys(doc.services ?? {}));
+  const services = Object.entries(doc.services ?? {});
   const declaredVolumes = new Set(Object.keys(doc.volumes ?? {}));
-  for (const [name, service] of Object.entries(doc.services ?? {})) {
-    for (const [target, condition] of dependsOnOf(service)) {
-      const dep = doc.services[target];
-      if (!dep) {
-        problems.push(`${name}: depends_on names "${target}", which is not a service`);
-        continue;
-      }
-      if (condition === 'service_healthy' && (!dep.healthcheck || dep.healthcheck.disable)) {
-        problems.push(
-          `${name}: waits for ${target} to be healthy, but ${target} has no healthcheck`,
-        );
-      }
-      if (condition === 'service_completed_successfully' && (dep.restart ?? 'no') !== 'no') {
-        problems.push(
-          `${name}: waits for ${target} to complete, but ${target} restarts (${dep.restart})`,
-        );
-      }
+  return [
+    ...services.flatMap(([name, service]) => [
+      ...dependencyProblems(doc, name, service),
+      ...volumeProblems(name, service, declaredVolumes, composeDir),
+      ...buildProblems(name, service, composeDir),
+    ]),
+    ...services
+      .filter(([name]) => name !== name.toLowerCase())
+      .map(([name]) => `${name}: service names must be lower case`),
+  ];
+}
+
+/** Each `depends_on` names a service, and its condition is one that service can meet. */
+function dependencyProblems(doc: ComposeFile, name: string, service: ComposeService): string[] {
+  const problems: string[] = [];
+  for (const [target, condition] of dependsOnOf(service)) {
+    const dep = doc.services[target];
+    if (!dep) {
+      problems.push(`${name}: depends_on names "${target}", which is not a service`);
+      continue;
     }
-    for (const volume of service.volumes ?? []) {
-      const source = typeof volume === 'string' ? volume.split(':')[0]! : volume.source;
-      if (source === undefined || (typeof volume === 'object' && volume.type === 'tmpfs')) continue;
-      const isPath = source.startsWith('.') || source.startsWith('/') || source.startsWith('~');
-      if (isPath) {
-        const onDisk = isAbsolute(source) ? source : join(composeDir, source);
-        if (!existsSync(onDisk))
-          problems.push(`${name}: bind mount source ${source} does not exist`);
-      } else if (!declaredVolumes.has(source)) {
-        problems.push(`${name}: volume "${source}" is not declared under top-level volumes`);
-      }
+    if (condition === 'service_healthy' && (!dep.healthcheck || dep.healthcheck.disable)) {
+      problems.push(`${name}: waits for ${target} to be healthy, but ${target} has no healthcheck`);
     }
-    const build = buildOf(service);
-    if (build !== undefined && !existsSync(join(composeDir, build.dockerfile))) {
-      problems.push(`${name}: builds ${build.dockerfile}, which does not exist`);
-    } else if (
-      build?.target !== undefined &&
-      !parseDockerfile(readFileSync(join(composeDir, build.dockerfile), 'utf8')).stages.some(
-        (s) => s.name === build.target,
-      )
-    ) {
+    if (condition === 'service_completed_successfully' && (dep.restart ?? 'no') !== 'no') {
       problems.push(
-        `${name}: builds target ${build.target}, which ${build.dockerfile} does not define`,
+        `${name}: waits for ${target} to complete, but ${target} restarts (${dep.restart})`,
       );
     }
   }
-  for (const name of names)
-    if (name !== name.toLowerCase()) problems.push(`${name}: service names must be lower case`);
   return problems;
+}
+
+/** A bind mount's source exists on disk; a named volume is declared at the top level. */
+function volumeProblems(
+  name: string,
+  service: ComposeService,
+  declaredVolumes: ReadonlySet<string>,
+  composeDir: string,
+): string[] {
+  const problems: string[] = [];
+  for (const volume of service.volumes ?? []) {
+    const source = typeof volume === 'string' ? volume.split(':')[0]! : volume.source;
+    if (source === undefined || (typeof volume === 'object' && volume.type === 'tmpfs')) continue;
+    const isPath = source.startsWith('.') || source.startsWith('/') || source.startsWith('~');
+    if (isPath) {
+      const onDisk = isAbsolute(source) ? source : join(composeDir, source);
+      if (!existsSync(onDisk)) problems.push(`${name}: bind mount source ${source} does not exist`);
+    } else if (!declaredVolumes.has(source)) {
+      problems.push(`${name}: volume "${source}" is not declared under top-level volumes`);
+    }
+  }
+  return problems;
+}
+
+/** A build's Dockerfile exists and defines the target it names. */
+function buildProblems(name: string, service: ComposeService, composeDir: string): string[] {
+  const build = buildOf(service);
+  if (build === undefined) return [];
+  if (!existsSync(join(composeDir, build.dockerfile)))
+    return [`${name}: builds ${build.dockerfile}, which does not exist`];
+  if (
+    build.target !== undefined &&
+    !parseDockerfile(readFileSync(join(composeDir, build.dockerfile), 'utf8')).stages.some(
+      (s) => s.name === build.target,
+    )
+  )
+    return [`${name}: builds target ${build.target}, which ${build.dockerfile} does not define`];
+  return [];
 }

@@ -18,8 +18,28 @@ export type K8sObject = {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
-  [key: string]: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  [key: string]: unknown;
 };
+
+/** The kinds the checks read, as kubernetes-models types them. */
+export interface K8sKinds {
+  Namespace: coreV1.INamespace;
+  ConfigMap: coreV1.IConfigMap;
+  Secret: coreV1.ISecret;
+  Service: coreV1.IService;
+  Deployment: appsV1.IDeployment;
+  Job: batchV1.IJob;
+  HorizontalPodAutoscaler: autoscalingV2.IHorizontalPodAutoscaler;
+  PodDisruptionBudget: policyV1.IPodDisruptionBudget;
+  Ingress: networkingV1.IIngress;
+  NetworkPolicy: networkingV1.INetworkPolicy;
+}
+
+/** A rendered object of a known kind: its fields typed, its name and kind known to be there. */
+export type K8sKind<K extends keyof K8sKinds> = K8sObject & K8sKinds[K];
+
+/** A container of a pod template. */
+export type K8sContainer = coreV1.IContainer;
 
 /** `kubectl kustomize <dir>` (offline: no cluster needed) as objects. */
 export function renderKustomization(dir: string): K8sObject[] {
@@ -83,10 +103,20 @@ export function unknownFields(obj: K8sObject): string[] {
   );
 }
 
-export const objectsOf = (objects: K8sObject[], kind: string) =>
-  objects.filter((o) => o.kind === kind);
-export const find = (objects: K8sObject[], kind: string, name: string) =>
-  objects.find((o) => o.kind === kind && o.metadata.name === name);
+// The rendered output is what `kubectl kustomize` wrote: its kind field says what an object is.
+export const objectsOf = <K extends keyof K8sKinds>(objects: K8sObject[], kind: K) =>
+  objects.filter((o): o is K8sKind<K> => o.kind === kind);
+
+/** The object of `kind` named `name`, typed when the kind is one the checks know. */
+export function find<K extends keyof K8sKinds>(
+  objects: K8sObject[],
+  kind: K,
+  name: string,
+): K8sKind<K> | undefined;
+export function find(objects: K8sObject[], kind: string, name: string): K8sObject | undefined;
+export function find(objects: K8sObject[], kind: string, name: string): K8sObject | undefined {
+  return objects.find((o) => o.kind === kind && o.metadata.name === name);
+}
 
 const selects = (
   selector: Record<string, string> | undefined,
@@ -96,12 +126,17 @@ const selects = (
   Object.keys(selector).length > 0 &&
   Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
+/** A workload's pod template: its owner, its labels and its containers. */
+interface PodTemplate {
+  owner: K8sObject;
+  labels: Record<string, string>;
+  containers: K8sContainer[];
+}
+
 /** Workloads whose pod template carries labels: Deployments and Jobs. */
-function podTemplates(
-  objects: K8sObject[],
-): Array<{ owner: K8sObject; labels: Record<string, string>; containers: any[] }> {
+function podTemplates(objects: K8sObject[]): PodTemplate[] {
   return objects
-    .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+    .filter((o): o is K8sKind<'Deployment' | 'Job'> => o.kind === 'Deployment' || o.kind === 'Job')
     .map((o) => ({
       owner: o,
       labels: o.spec?.template?.metadata?.labels ?? {},
@@ -114,17 +149,26 @@ function podTemplates(
  * HPA targets, PDB and NetworkPolicy selectors, Deployment selectors versus their templates.
  */
 export function crossReferences(objects: K8sObject[]): string[] {
-  const problems: string[] = [];
   const pods = podTemplates(objects);
-  for (const deployment of objectsOf(objects, 'Deployment')) {
-    if (
-      !selects(deployment.spec?.selector?.matchLabels, deployment.spec?.template?.metadata?.labels)
-    ) {
-      problems.push(
-        `Deployment/${deployment.metadata.name}: selector does not match its pod template`,
-      );
-    }
-  }
+  return [
+    ...deploymentSelectorProblems(objects),
+    ...serviceProblems(objects, pods),
+    ...ingressProblems(objects),
+    ...autoscalerProblems(objects),
+    ...disruptionBudgetProblems(objects, pods),
+    ...networkPolicyProblems(objects, pods),
+  ];
+}
+
+function deploymentSelectorProblems(objects: K8sObject[]): string[] {
+  return objectsOf(objects, 'Deployment')
+    .filter((d) => !selects(d.spec?.selector?.matchLabels, d.spec?.template?.metadata?.labels))
+    .map((d) => `Deployment/${d.metadata.name}: selector does not match its pod template`);
+}
+
+/** Each Service selects pods, and each of its ports targets a port those pods declare. */
+function serviceProblems(objects: K8sObject[], pods: PodTemplate[]): string[] {
+  const problems: string[] = [];
   for (const service of objectsOf(objects, 'Service')) {
     const selected = pods.filter((p) => selects(service.spec?.selector, p.labels));
     if (selected.length === 0) {
@@ -134,8 +178,8 @@ export function crossReferences(objects: K8sObject[]): string[] {
     for (const port of service.spec?.ports ?? []) {
       const target = port.targetPort ?? port.port;
       const served = selected.every((p) =>
-        p.containers.some((c: any) =>
-          (c.ports ?? []).some((cp: any) =>
+        p.containers.some((c) =>
+          (c.ports ?? []).some((cp) =>
             typeof target === 'string' ? cp.name === target : cp.containerPort === target,
           ),
         ),
@@ -146,53 +190,67 @@ export function crossReferences(objects: K8sObject[]): string[] {
         );
     }
   }
+  return problems;
+}
+
+/** Each Ingress path routes to a Service that exists, on a port it has. */
+function ingressProblems(objects: K8sObject[]): string[] {
+  const problems: string[] = [];
   for (const ingress of objectsOf(objects, 'Ingress')) {
     for (const rule of ingress.spec?.rules ?? []) {
       for (const path of rule.http?.paths ?? []) {
-        const backend = path.backend?.service;
-        const service = backend && find(objects, 'Service', backend.name);
-        if (!service) {
-          problems.push(
-            `Ingress/${ingress.metadata.name}: ${rule.host}${path.path} routes to missing Service ${backend?.name}`,
-          );
-          continue;
-        }
-        const port = (service.spec?.ports ?? []).find((p: any) =>
-          backend.port?.name !== undefined
-            ? p.name === backend.port.name
-            : p.port === backend.port?.number,
-        );
-        if (!port)
-          problems.push(
-            `Ingress/${ingress.metadata.name}: ${rule.host}${path.path} names port ${JSON.stringify(backend.port)} that Service/${service.metadata.name} lacks`,
-          );
+        const problem = backendProblem(objects, path.backend.service);
+        if (problem !== undefined)
+          problems.push(`Ingress/${ingress.metadata.name}: ${rule.host}${path.path} ${problem}`);
       }
     }
   }
-  for (const hpa of objectsOf(objects, 'HorizontalPodAutoscaler')) {
+  return problems;
+}
+
+function backendProblem(
+  objects: K8sObject[],
+  backend: networkingV1.IIngressServiceBackend | undefined,
+): string | undefined {
+  const service = backend && find(objects, 'Service', backend.name);
+  if (!service) return `routes to missing Service ${backend?.name}`;
+  const port = (service.spec?.ports ?? []).find((p) =>
+    backend.port?.name !== undefined
+      ? p.name === backend.port.name
+      : p.port === backend.port?.number,
+  );
+  return port
+    ? undefined
+    : `names port ${JSON.stringify(backend.port)} that Service/${service.metadata.name} lacks`;
+}
+
+function autoscalerProblems(objects: K8sObject[]): string[] {
+  return objectsOf(objects, 'HorizontalPodAutoscaler').flatMap((hpa) => {
     const ref = hpa.spec?.scaleTargetRef;
-    if (!ref || !find(objects, ref.kind, ref.name))
-      problems.push(
-        `HorizontalPodAutoscaler/${hpa.metadata.name}: targets missing ${ref?.kind}/${ref?.name}`,
-      );
-  }
-  for (const pdb of objectsOf(objects, 'PodDisruptionBudget')) {
-    if (!pods.some((p) => selects(pdb.spec?.selector?.matchLabels, p.labels)))
-      problems.push(`PodDisruptionBudget/${pdb.metadata.name}: selects no pods`);
-  }
+    return !ref || !find(objects, ref.kind, ref.name)
+      ? [`HorizontalPodAutoscaler/${hpa.metadata.name}: targets missing ${ref?.kind}/${ref?.name}`]
+      : [];
+  });
+}
+
+function disruptionBudgetProblems(objects: K8sObject[], pods: PodTemplate[]): string[] {
+  return objectsOf(objects, 'PodDisruptionBudget')
+    .filter((pdb) => !pods.some((p) => selects(pdb.spec?.selector?.matchLabels, p.labels)))
+    .map((pdb) => `PodDisruptionBudget/${pdb.metadata.name}: selects no pods`);
+}
+
+/** Each NetworkPolicy applies to pods, and each pod peer it admits selects some. */
+function networkPolicyProblems(objects: K8sObject[], pods: PodTemplate[]): string[] {
+  const problems: string[] = [];
   for (const policy of objectsOf(objects, 'NetworkPolicy')) {
     if (!pods.some((p) => selects(policy.spec?.podSelector?.matchLabels, p.labels)))
       problems.push(`NetworkPolicy/${policy.metadata.name}: applies to no pods`);
-    for (const rule of policy.spec?.ingress ?? []) {
-      for (const peer of rule.from ?? []) {
-        if (
-          peer.podSelector &&
-          !pods.some((p) => selects(peer.podSelector.matchLabels, p.labels))
-        ) {
-          problems.push(
-            `NetworkPolicy/${policy.metadata.name}: a peer selects no pods (${JSON.stringify(peer.podSelector)})`,
-          );
-        }
+    for (const peer of (policy.spec?.ingress ?? []).flatMap((rule) => rule.from ?? [])) {
+      const selector = peer.podSelector;
+      if (selector && !pods.some((p) => selects(selector.matchLabels, p.labels))) {
+        problems.push(
+          `NetworkPolicy/${policy.metadata.name}: a peer selects no pods (${JSON.stringify(selector)})`,
+        );
       }
     }
   }
@@ -210,58 +268,79 @@ export type EnvSource =
  * Returns the sources and the references that do not resolve.
  */
 export function containerEnv(
-  container: any,
+  container: K8sContainer,
   objects: K8sObject[],
   secrets: K8sObject[] = [],
 ): { env: Map<string, EnvSource>; problems: string[] } {
   const env = new Map<string, EnvSource>();
   const problems: string[] = [];
-  const lookup = (kind: 'ConfigMap' | 'Secret', name: string) =>
+  const lookup: EnvLookup = (kind, name) =>
     find(objects, kind, name) ??
     (kind === 'Secret' ? secrets.find((s) => s.metadata.name === name) : undefined);
-  const keysOf = (o: K8sObject) =>
-    new Set([...Object.keys(o.data ?? {}), ...Object.keys(o.stringData ?? {})]);
   for (const from of container.envFrom ?? []) {
-    const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
-    const name = (from.configMapRef ?? from.secretRef)?.name;
-    const source = lookup(kind, name);
-    if (!source) {
-      problems.push(`${container.name}: envFrom names missing ${kind}/${name}`);
-      continue;
-    }
-    for (const key of keysOf(source))
-      env.set(`${from.prefix ?? ''}${key}`, {
-        from: kind === 'ConfigMap' ? 'configMap' : 'secret',
-        name,
-        key,
-      });
+    const pulled = envFromSource(from, lookup);
+    if (typeof pulled === 'string') problems.push(`${container.name}: ${pulled}`);
+    else for (const [name, source] of pulled) env.set(name, source);
   }
   for (const entry of container.env ?? []) {
-    if (entry.valueFrom === undefined) {
-      env.set(entry.name, { from: 'value' });
-      continue;
-    }
-    const ref = entry.valueFrom.configMapKeyRef ?? entry.valueFrom.secretKeyRef;
-    if (!ref) continue; // fieldRef / resourceFieldRef
-    const kind = entry.valueFrom.configMapKeyRef ? 'ConfigMap' : 'Secret';
-    const source = lookup(kind, ref.name);
-    if (!source)
-      problems.push(`${container.name}: ${entry.name} comes from missing ${kind}/${ref.name}`);
-    else if (!keysOf(source).has(ref.key))
-      problems.push(
-        `${container.name}: ${entry.name} comes from ${kind}/${ref.name} key ${ref.key}, which it lacks`,
-      );
-    env.set(entry.name, {
-      from: kind === 'ConfigMap' ? 'configMap' : 'secret',
-      name: ref.name,
-      key: ref.key,
-    });
+    const { source, problem } = envVarSource(entry, lookup);
+    if (problem !== undefined) problems.push(`${container.name}: ${problem}`);
+    if (source !== undefined) env.set(entry.name, source);
   }
   return { env, problems };
 }
 
+/** A ConfigMap or a Secret by name, from the rendered output or those supplied out of band. */
+type EnvLookup = (kind: 'ConfigMap' | 'Secret', name: string) => K8sObject | undefined;
+
+const keysOf = (o: K8sObject) =>
+  new Set([
+    ...Object.keys((o.data as Record<string, string> | undefined) ?? {}),
+    ...Object.keys((o.stringData as Record<string, string> | undefined) ?? {}),
+  ]);
+
+const sourceKind = (kind: 'ConfigMap' | 'Secret') =>
+  kind === 'ConfigMap' ? 'configMap' : 'secret';
+
+/** Every key of the ConfigMap or Secret an `envFrom` pulls in, or why it resolves to nothing. */
+function envFromSource(
+  from: coreV1.IEnvFromSource,
+  lookup: EnvLookup,
+): Array<[string, EnvSource]> | string {
+  const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
+  // The API server reads an unset name as "".
+  const name = (from.configMapRef ?? from.secretRef)?.name ?? '';
+  const source = lookup(kind, name);
+  if (!source) return `envFrom names missing ${kind}/${name}`;
+  return [...keysOf(source)].map((key) => [
+    `${from.prefix ?? ''}${key}`,
+    { from: sourceKind(kind), name, key },
+  ]);
+}
+
+/** Where one `env` entry comes from (nothing for a fieldRef or resourceFieldRef), and whether its reference resolves. */
+function envVarSource(
+  entry: coreV1.IEnvVar,
+  lookup: EnvLookup,
+): { source?: EnvSource; problem?: string } {
+  if (entry.valueFrom === undefined) return { source: { from: 'value' } };
+  const ref = entry.valueFrom.configMapKeyRef ?? entry.valueFrom.secretKeyRef;
+  if (!ref) return {};
+  const kind = entry.valueFrom.configMapKeyRef ? 'ConfigMap' : 'Secret';
+  const name = ref.name ?? '';
+  const source: EnvSource = { from: sourceKind(kind), name, key: ref.key };
+  const found = lookup(kind, name);
+  if (!found) return { source, problem: `${entry.name} comes from missing ${kind}/${name}` };
+  if (!keysOf(found).has(ref.key))
+    return {
+      source,
+      problem: `${entry.name} comes from ${kind}/${name} key ${ref.key}, which it lacks`,
+    };
+  return { source };
+}
+
 /** Who a NetworkPolicy peer is: a namespace, pods, an address block, or (no `from` at all) anyone. */
-export type Admitted = Record<string, unknown> | 'anyone';
+export type Admitted = networkingV1.INetworkPolicyPeer | 'anyone';
 
 /**
  * Every peer a NetworkPolicy admits to a container port (known by its name and number): the
@@ -269,28 +348,23 @@ export type Admitted = Record<string, unknown> | 'anyone';
  * admits every port), and `'anyone'` for a rule without `from`.
  */
 export function admittedTo(
-  policy: K8sObject,
+  policy: K8sKind<'NetworkPolicy'>,
   port: { name: string; containerPort: number },
 ): Admitted[] {
-  const rules: any[] = policy.spec?.ingress ?? [];
-  const covers = (rule: any) =>
+  const rules = policy.spec?.ingress ?? [];
+  const covers = (rule: networkingV1.INetworkPolicyIngressRule) =>
     rule.ports === undefined ||
-    rule.ports.some((p: any) => p.port === port.name || p.port === port.containerPort);
+    rule.ports.some((p) => p.port === port.name || p.port === port.containerPort);
   return rules
     .filter(covers)
-    .flatMap((rule) =>
-      rule.from === undefined || rule.from.length === 0
-        ? ['anyone' as const]
-        : (rule.from as Admitted[]),
+    .flatMap((rule): Admitted[] =>
+      rule.from === undefined || rule.from.length === 0 ? ['anyone'] : rule.from,
     );
 }
 
 /** How many pods of `replicas` a PodDisruptionBudget lets a drain take at once (integers only; a percentage is reported as NaN). */
-export function disruptionsAllowed(pdb: K8sObject, replicas: number): number {
-  const { minAvailable, maxUnavailable } = pdb.spec as {
-    minAvailable?: number | string;
-    maxUnavailable?: number | string;
-  };
+export function disruptionsAllowed(pdb: K8sKind<'PodDisruptionBudget'>, replicas: number): number {
+  const { minAvailable, maxUnavailable } = pdb.spec ?? {};
   if (typeof maxUnavailable === 'number') return Math.min(maxUnavailable, replicas);
   if (typeof minAvailable === 'number') return Math.max(replicas - minAvailable, 0);
   return Number.NaN;

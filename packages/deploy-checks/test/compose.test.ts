@@ -229,6 +229,7 @@ describe('docker-compose.yml cross-checks', () => {
       `printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file -`,
     );
     expect(script).not.toMatch(/--admin-password "/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose variable syntax, literal on purpose
     expect(script).toContain('${PORTAL_URL}/login?tenant=${DEMO_TENANT}');
     expect(script).toMatch(/email: +\$\{DEMO_ADMIN_EMAIL\}/);
     expect(script).toMatch(/password: +\$\{DEMO_ADMIN_PASSWORD\}/);

@@ -100,8 +100,10 @@ describe('Dockerfile rules', () => {
       'CMD is not in exec form (JSON array): signals would go to a shell, not node',
       'final stage does not set NODE_ENV=production',
     ]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile ARG syntax, literal on purpose
     expect(checkServiceDockerfile('ARG NODE_IMAGE\nFROM ${NODE_IMAGE}\nCMD ["node"]\n')).toEqual([
       'not multi-stage (expected a build stage and a runtime stage)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile ARG syntax, literal on purpose
       'FROM ${NODE_IMAGE}: the ARG has no default',
       'final stage has no USER (would run as root)',
       'final stage has no HEALTHCHECK',
@@ -112,8 +114,10 @@ describe('Dockerfile rules', () => {
   test('When a target inherits from a runtime stage, then the image is judged with what it inherits, and a missing target is named', () => {
     const base = [
       'ARG NODE_IMAGE=node:20.20.2-bookworm-slim',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile ARG syntax, literal on purpose
       'FROM ${NODE_IMAGE} AS build',
       'RUN true',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile ARG syntax, literal on purpose
       'FROM ${NODE_IMAGE} AS runtime',
     ];
     const good = [

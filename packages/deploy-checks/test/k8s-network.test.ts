@@ -21,7 +21,7 @@ const podsOf = (name: string) => ({
 });
 const policiesOf = (objects: K8sObject[], service: string) =>
   objectsOf(objects, 'NetworkPolicy').filter(
-    (p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === service,
+    (p) => p.spec!.podSelector!.matchLabels?.['app.kubernetes.io/name'] === service,
   );
 
 /** Who may reach each service's public port: the ingress controller; the token service's also account-admin's back channel. */
@@ -40,26 +40,26 @@ describe.each(Object.keys(OVERLAYS) as OverlayName[])('k8s/overlays/%s', (overla
     (service) => {
       const container = containerOf(objects, service);
       const management = portOf(objects, service, 'management');
-      const annotations = find(objects, 'Deployment', service)!.spec.template.metadata
+      const annotations = find(objects, 'Deployment', service)!.spec!.template.metadata!
         .annotations as Record<string, string>;
 
       expect(management.containerPort).toBe(requirementsOf(service).defaults.MANAGEMENT_PORT);
-      expect(container.env.find((e: { name: string }) => e.name === 'MANAGEMENT_PORT')).toEqual({
+      expect(container.env!.find((e) => e.name === 'MANAGEMENT_PORT')).toEqual({
         name: 'MANAGEMENT_PORT',
         value: String(management.containerPort),
       });
       // Loopback by default: the kubelet and Prometheus come from outside the pod.
       expect(container.envFrom).toEqual([{ configMapRef: { name: 'plant-store-config' } }]);
       expect(config.MANAGEMENT_HOST).toBe('0.0.0.0');
-      expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'management' });
-      expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'management' });
+      expect(container.livenessProbe!.httpGet).toEqual({ path: '/healthz', port: 'management' });
+      expect(container.readinessProbe!.httpGet).toEqual({ path: '/readyz', port: 'management' });
       expect(annotations).toMatchObject({
         'prometheus.io/scrape': 'true',
         'prometheus.io/port': String(management.containerPort),
         'prometheus.io/path': '/metrics',
       });
       // An Ingress routes to Service ports only: without one, no host of it can reach the management port.
-      const servicePorts = find(objects, 'Service', service)!.spec.ports as Array<{
+      const servicePorts = find(objects, 'Service', service)!.spec!.ports as Array<{
         port: number;
         targetPort?: string | number;
       }>;
@@ -80,7 +80,7 @@ describe.each(Object.keys(OVERLAYS) as OverlayName[])('k8s/overlays/%s', (overla
       expect(policies).toHaveLength(1);
       const policy = policies[0]!;
 
-      expect(policy.spec.policyTypes).toEqual(['Ingress']);
+      expect(policy.spec!.policyTypes).toEqual(['Ingress']);
       expect(admittedTo(policy, portOf(objects, service, 'management'))).toEqual([
         MONITORING_NAMESPACE,
       ]);
@@ -97,12 +97,10 @@ describe.each(Object.keys(OVERLAYS) as OverlayName[])('k8s/overlays/%s', (overla
     expect(internal.containerPort).toBe(requirementsOf('token-service').defaults.INTERNAL_PORT);
     expect(admittedTo(policy!, internal)).toEqual([podsOf('account-admin'), podsOf('plant-store')]);
     const service = find(objects, 'Service', 'token-service')!;
-    expect(service.spec.ports.map((p: { name: string; port: number }) => [p.name, p.port])).toEqual(
-      [
-        ['http', requirementsOf('token-service').defaults.PORT],
-        ['internal', internal.containerPort],
-      ],
-    );
+    expect(service.spec!.ports!.map((p) => [p.name, p.port])).toEqual([
+      ['http', requirementsOf('token-service').defaults.PORT],
+      ['internal', internal.containerPort],
+    ]);
   });
 });
 
@@ -110,7 +108,7 @@ describe('admittedTo catches a policy that opens a port by accident', () => {
   test('When a rule names no port or no peer, then it admits its peers to every port, or anyone to its ports', () => {
     const [policy] = policiesOf(structuredClone(OVERLAYS.dev), 'plant-store');
     const management = portOf(OVERLAYS.dev, 'plant-store', 'management');
-    policy!.spec.ingress.push(
+    policy!.spec!.ingress!.push(
       { from: [INGRESS_NAMESPACE] },
       { ports: [{ port: management.containerPort, protocol: 'TCP' }] },
     );

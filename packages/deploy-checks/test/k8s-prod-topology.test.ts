@@ -13,7 +13,7 @@ import {
   find,
   objectsOf,
   renderKustomization,
-  type K8sObject,
+  type K8sContainer,
 } from '../src/k8s-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 
@@ -22,7 +22,7 @@ const base = renderKustomization(join(repoRoot, 'k8s/base'));
 const secretTemplate = find(base, 'Secret', 'plant-store-secrets')!;
 const config = find(prod, 'ConfigMap', 'plant-store-config')!.data as Record<string, string>;
 const keyPrefix = (service: string) => service.toUpperCase().replace(/-/g, '_');
-const envOf = (container: unknown) => containerEnv(container, prod, [secretTemplate]);
+const envOf = (container: K8sContainer) => containerEnv(container, prod, [secretTemplate]);
 
 describe('k8s/overlays/prod: replicas that survive a node', () => {
   test.each(SERVICES)(
@@ -32,12 +32,14 @@ describe('k8s/overlays/prod: replicas that survive a node', () => {
       const hpa = objectsOf(prod, 'HorizontalPodAutoscaler').find(
         (h) => h.spec.scaleTargetRef.name === service,
       )!;
-      const pod = deployment.spec.template.spec;
+      const pod = deployment.spec!.template.spec;
       const own = { matchLabels: { 'app.kubernetes.io/name': service } };
 
-      expect(Math.min(deployment.spec.replicas, hpa.spec.minReplicas)).toBeGreaterThanOrEqual(2);
+      expect(Math.min(deployment.spec!.replicas!, hpa.spec!.minReplicas!)).toBeGreaterThanOrEqual(
+        2,
+      );
       // Preferred, not required: the HPA may run more replicas than there are nodes.
-      expect(pod.affinity.podAntiAffinity).toEqual({
+      expect(pod!.affinity!.podAntiAffinity).toEqual({
         preferredDuringSchedulingIgnoredDuringExecution: [
           {
             weight: 100,
@@ -45,7 +47,7 @@ describe('k8s/overlays/prod: replicas that survive a node', () => {
           },
         ],
       });
-      expect(pod.topologySpreadConstraints).toEqual([
+      expect(pod!.topologySpreadConstraints).toEqual([
         {
           maxSkew: 1,
           topologyKey: 'topology.kubernetes.io/zone',
@@ -55,7 +57,8 @@ describe('k8s/overlays/prod: replicas that survive a node', () => {
       ]);
       expect(own.matchLabels).toEqual(
         expect.objectContaining({
-          'app.kubernetes.io/name': deployment.spec.selector.matchLabels['app.kubernetes.io/name'],
+          'app.kubernetes.io/name':
+            deployment.spec!.selector.matchLabels!['app.kubernetes.io/name'],
         }),
       );
     },
@@ -70,7 +73,7 @@ describe('k8s/overlays/prod: replicas that survive a node', () => {
       )!;
 
       expect([
-        disruptionsAllowed(pdb, hpa.spec.minReplicas),
+        disruptionsAllowed(pdb, hpa.spec!.minReplicas!),
         disruptionsAllowed(pdb, hpa.spec.maxReplicas),
       ]).toEqual([1, 1]);
     },
@@ -101,9 +104,9 @@ describe('k8s/overlays/prod: Redis through Sentinel, Postgres through PgBouncer'
   test.each(SERVICES)(
     "When %s starts, then it reads the sentinels from the ConfigMap and the sentinels' password from the Secret, beside its own Redis credentials",
     (service) => {
-      const container = find(prod, 'Deployment', service)!.spec.template.spec.containers.find(
-        (c: { name: string }) => c.name === service,
-      );
+      const container = find(prod, 'Deployment', service)!.spec!.template.spec!.containers.find(
+        (c) => c.name === service,
+      )!;
       const { env, problems } = envOf(container);
 
       expect(problems).toEqual([]);
@@ -126,7 +129,7 @@ describe('k8s/overlays/prod: Redis through Sentinel, Postgres through PgBouncer'
 
   test('When the migration Job runs, then each container migrates straight to Postgres with its own MIGRATION_DATABASE_URL from the Secret, beside the DATABASE_URL its service reaches the pooler with', () => {
     const job = find(prod, 'Job', 'migrate')!;
-    for (const container of job.spec.template.spec.containers as Array<{ name: string }>) {
+    for (const container of job.spec!.template.spec!.containers) {
       const { env, problems } = envOf(container);
       expect(problems).toEqual([]);
       expect({ container: container.name, direct: env.get('MIGRATION_DATABASE_URL') }).toEqual({
@@ -145,8 +148,7 @@ describe('k8s/overlays/prod: Redis through Sentinel, Postgres through PgBouncer'
     }
     // The services themselves never get the direct URL.
     for (const service of SERVICES) {
-      const container = find(prod, 'Deployment', service)!.spec.template.spec
-        .containers[0] as K8sObject;
+      const container = find(prod, 'Deployment', service)!.spec!.template.spec!.containers[0]!;
       expect(envOf(container).env.has('MIGRATION_DATABASE_URL')).toBe(false);
     }
   });

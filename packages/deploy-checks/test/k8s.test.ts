@@ -10,6 +10,7 @@ import {
   objectsOf,
   unknownFields,
   validateWithModels,
+  type K8sContainer,
 } from '../src/k8s-checks.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { base, containerOf, OVERLAYS, SECRET } from './helpers/rendered.js';
@@ -17,23 +18,23 @@ import { requirementsOf } from './helpers/service-configs.js';
 
 const baseSecretTemplate = find(base, 'Secret', SECRET)!;
 /** The keys of the Secret a container's environment reads. */
-const secretKeysReadBy = (container: {
-  env: Array<{ valueFrom?: { secretKeyRef?: { key: string } } }>;
-}): string[] =>
-  container.env.flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : []));
+const secretKeysReadBy = (container: K8sContainer): string[] =>
+  (container.env ?? []).flatMap((e) =>
+    e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.key] : [],
+  );
 
 /** Variables whose URL carries credentials. */
 const CREDENTIAL_URLS = ['DATABASE_URL', 'REDIS_URL'];
 describe('k8s/base', () => {
   test('When the base is rendered, then the Secret is a template: every key the services read, no value', () => {
     expect(baseSecretTemplate.data).toBeUndefined();
-    expect(Object.values(baseSecretTemplate.stringData)).toEqual(
-      Object.keys(baseSecretTemplate.stringData).map(() => ''),
+    expect(Object.values(baseSecretTemplate.stringData!)).toEqual(
+      Object.keys(baseSecretTemplate.stringData!).map(() => ''),
     );
     // A variable may come from a key named otherwise (each internal token is one key, read by its caller and the token service).
     const secretKeys = new Set(SERVICES.flatMap((s) => secretKeysReadBy(containerOf(base, s))));
     expect(secretKeys.size).toBeGreaterThanOrEqual(SERVICES.length * 3);
-    expect(Object.keys(baseSecretTemplate.stringData)).toEqual(
+    expect(Object.keys(baseSecretTemplate.stringData!)).toEqual(
       expect.arrayContaining([...secretKeys]),
     );
   });
@@ -42,8 +43,7 @@ describe('k8s/base', () => {
     const internalTokens = (service: string) =>
       secretKeysReadBy(containerOf(base, service)).filter((key) => key.endsWith('_INTERNAL_TOKEN'));
     const envFrom = (service: string, name: string) =>
-      containerOf(base, service).env.find((e: { name: string }) => e.name === name)?.valueFrom
-        ?.secretKeyRef?.key;
+      containerOf(base, service).env!.find((e) => e.name === name)?.valueFrom?.secretKeyRef?.key;
 
     expect(internalTokens('plant-store')).toEqual(['PLANT_STORE_INTERNAL_TOKEN']);
     expect(internalTokens('account-admin')).toEqual(['ACCOUNT_ADMIN_INTERNAL_TOKEN']);
@@ -59,7 +59,7 @@ describe('k8s/base', () => {
       // A pod that could call the API server could read the whole Secret, not only its keys.
       expect({
         service,
-        automount: find(base, 'Deployment', service)!.spec.template.spec
+        automount: find(base, 'Deployment', service)!.spec!.template.spec!
           .automountServiceAccountToken,
       }).toEqual({ service, automount: false });
       // envFrom the Secret would hand a pod every key of it.
@@ -158,36 +158,36 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)(
       (service) => {
         const deployment = find(objects, 'Deployment', service)!;
         const container = containerOf(objects, service);
-        expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
-        expect(container.ports.find((p: { name: string }) => p.name === 'http').containerPort).toBe(
+        expect(deployment.spec!.replicas).toBeGreaterThanOrEqual(2);
+        expect(container.ports!.find((p) => p.name === 'http')!.containerPort).toBe(
           requirementsOf(service).defaults.PORT,
         );
-        expect(Object.keys(container.resources).sort()).toEqual(['limits', 'requests']);
-        expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
-        expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
+        expect(Object.keys(container.resources!).sort()).toEqual(['limits', 'requests']);
+        expect(Object.keys(container.resources!.requests!).sort()).toEqual(['cpu', 'memory']);
+        expect(Object.keys(container.resources!.limits!).sort()).toEqual(['cpu', 'memory']);
         expect(container.securityContext).toEqual({
           allowPrivilegeEscalation: false,
           readOnlyRootFilesystem: true,
           runAsNonRoot: true,
           capabilities: { drop: ['ALL'] },
         });
-        expect(deployment.spec.template.spec.securityContext).toMatchObject({
+        expect(deployment.spec!.template.spec!.securityContext).toMatchObject({
           runAsNonRoot: true,
           runAsUser: 1000,
           seccompProfile: { type: 'RuntimeDefault' },
         });
-        expect(container.lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
-        expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(5);
+        expect(container.lifecycle!.preStop!.exec!.command).toEqual(['sleep', '5']);
+        expect(deployment.spec!.template.spec!.terminationGracePeriodSeconds).toBeGreaterThan(5);
         const hpa = objectsOf(objects, 'HorizontalPodAutoscaler').find(
           (h) => h.spec.scaleTargetRef.name === service,
         )!;
         expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
-        expect(hpa.spec.minReplicas).toBeLessThanOrEqual(deployment.spec.replicas);
+        expect(hpa.spec.minReplicas).toBeLessThanOrEqual(deployment.spec!.replicas!);
         // A drain takes one replica at a time, and never the last (prod: maxUnavailable 1, whatever the HPA scaled it to).
         expect(
           disruptionsAllowed(
             find(objects, 'PodDisruptionBudget', service)!,
-            deployment.spec.replicas,
+            deployment.spec!.replicas!,
           ),
         ).toBe(1);
       },
@@ -196,24 +196,24 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)(
     test('When the Ingress routes, then each service has its own host, the token service exposes only /realms/ on its public port, and the public URLs in the ConfigMap are those hosts', () => {
       const [ingress, ...others] = objectsOf(objects, 'Ingress');
       expect(others).toEqual([]);
-      const routes = ingress!.spec.rules.flatMap((r: any) =>
-        r.http.paths.map((p: any) => ({
+      const routes = ingress!.spec!.rules!.flatMap((r) =>
+        r.http!.paths.map((p) => ({
           host: r.host,
           path: p.path,
-          service: p.backend.service.name,
-          port: p.backend.service.port,
+          service: p.backend.service!.name,
+          port: p.backend.service!.port,
         })),
       );
-      const config = find(objects, 'ConfigMap', 'plant-store-config')!.data;
+      const config = find(objects, 'ConfigMap', 'plant-store-config')!.data!;
       const hostOf = (service: string) =>
-        routes.filter((r: any) => r.service === service).map((r: any) => r.host);
-      expect(hostOf('plant-store')).toEqual([new URL(config.PUBLIC_URL).host]);
-      expect(hostOf('token-service')).toEqual([new URL(config.AUTH_URL).host]);
-      expect(hostOf('account-admin')).toEqual([new URL(config.PORTAL_URL).host]);
-      expect(new Set(routes.map((r: any) => r.host)).size).toBe(3);
-      expect(routes.filter((r: any) => r.service === 'token-service')).toEqual([
+        routes.filter((r) => r.service === service).map((r) => r.host);
+      expect(hostOf('plant-store')).toEqual([new URL(config.PUBLIC_URL!).host]);
+      expect(hostOf('token-service')).toEqual([new URL(config.AUTH_URL!).host]);
+      expect(hostOf('account-admin')).toEqual([new URL(config.PORTAL_URL!).host]);
+      expect(new Set(routes.map((r) => r.host)).size).toBe(3);
+      expect(routes.filter((r) => r.service === 'token-service')).toEqual([
         {
-          host: new URL(config.AUTH_URL).host,
+          host: new URL(config.AUTH_URL!).host,
           path: '/realms/',
           service: 'token-service',
           port: { name: 'http' },
@@ -228,7 +228,7 @@ describe.each(Object.keys(OVERLAYS) as Array<keyof typeof OVERLAYS>)(
 
     test('When the migration Job runs, then each service image runs its own migrate command with its own database URL from the Secret', () => {
       const job = find(objects, 'Job', 'migrate')!;
-      const containers = job.spec.template.spec.containers as Array<{
+      const containers = job.spec!.template.spec!.containers as Array<{
         name: string;
         image: string;
         command: string[];
@@ -291,9 +291,10 @@ describe('k8s checks catch mistakes', () => {
 
   test('When a field is misspelled, then the client-node round trip reports it', () => {
     const broken = structuredClone(deployment);
-    broken.spec.template.spec.containers[0].readinesProbe =
-      broken.spec.template.spec.containers[0].readinessProbe;
-    broken.spec.strategy.rollingUpdate.maxSurged = 1;
+    const container = broken.spec!.template.spec!.containers[0]!;
+    // Fields the API does not have, so the types do not have them either.
+    Object.assign(container, { readinesProbe: container.readinessProbe });
+    Object.assign(broken.spec!.strategy!.rollingUpdate!, { maxSurged: 1 });
     expect(unknownFields(broken)).toEqual([
       'Deployment/plant-store: unknown field spec.strategy.rollingUpdate.maxSurged',
       'Deployment/plant-store: unknown field spec.template.spec.containers[0].readinesProbe',
@@ -302,7 +303,8 @@ describe('k8s checks catch mistakes', () => {
 
   test('When an enum value or a type is wrong, then kubernetes-models reports it', () => {
     const broken = structuredClone(deployment);
-    broken.spec.template.spec.containers[0].imagePullPolicy = 'Sometimes';
+    // A value outside the enum, which the types would refuse.
+    Object.assign(broken.spec!.template.spec!.containers[0]!, { imagePullPolicy: 'Sometimes' });
     expect(validateWithModels(broken)).toEqual([
       'Deployment/plant-store: data/spec/template/spec/containers/0/imagePullPolicy must be equal to one of the allowed values',
     ]);
@@ -310,10 +312,10 @@ describe('k8s checks catch mistakes', () => {
 
   test('When a Service selects no pods and an Ingress names a missing port, then the cross-references report both', () => {
     const objects = structuredClone(OVERLAYS.dev);
-    find(objects, 'Service', 'plant-store')!.spec.selector['app.kubernetes.io/name'] = 'plant-stor';
-    find(objects, 'Ingress', 'plant-store')!.spec.rules[2].http.paths[0].backend.service.port = {
-      name: 'internal',
-    };
+    find(objects, 'Service', 'plant-store')!.spec!.selector!['app.kubernetes.io/name'] =
+      'plant-stor';
+    find(objects, 'Ingress', 'plant-store')!.spec!.rules![2]!.http!.paths[0]!.backend
+      .service!.port = { name: 'internal' };
     expect(crossReferences(objects)).toEqual([
       'Service/plant-store: selects no pods',
       'Ingress/plant-store: portal.localhost/ names port {"name":"internal"} that Service/account-admin lacks',
@@ -322,9 +324,7 @@ describe('k8s checks catch mistakes', () => {
 
   test('When a secret reference names a missing key, then the env check reports it', () => {
     const container = structuredClone(containerOf(OVERLAYS.dev, 'token-service'));
-    container.env.find(
-      (e: { name: string }) => e.name === 'SECRET_PEPPER',
-    ).valueFrom.secretKeyRef.key = 'PEPPER';
+    container.env!.find((e) => e.name === 'SECRET_PEPPER')!.valueFrom!.secretKeyRef!.key = 'PEPPER';
     expect(containerEnv(container, OVERLAYS.dev).problems).toEqual([
       `token-service: SECRET_PEPPER comes from Secret/${SECRET} key PEPPER, which it lacks`,
     ]);

@@ -128,24 +128,38 @@ export function routeAnswerProblem(
     return answer.text === ''
       ? undefined
       : `a HEAD answer with a body: ${answer.text.slice(0, 100)}`;
-  if (answer.status >= 300 && answer.status < 400 && answer.headers.location !== undefined) {
-    let target: URL;
-    try {
-      target = new URL(answer.headers.location, url);
-    } catch {
-      return `an unreadable Location: ${answer.headers.location}`;
-    }
-    return rules.origins.includes(target.origin)
-      ? undefined
-      : `a redirect off the platform: ${answer.headers.location}`;
-  }
+  const location = answer.headers.location;
+  if (answer.status >= 300 && answer.status < 400 && location !== undefined)
+    return redirectProblem(url, location, rules.origins);
   if (answer.status < 400) return undefined;
+  return errorAnswerProblem(answer, rules.errors ?? []);
+}
+
+/** A redirect must stay on the platform's own origins. */
+function redirectProblem(
+  url: string,
+  location: string,
+  origins: readonly string[],
+): string | undefined {
+  let target: URL;
+  try {
+    target = new URL(location, url);
+  } catch {
+    return `an unreadable Location: ${location}`;
+  }
+  return origins.includes(target.origin) ? undefined : `a redirect off the platform: ${location}`;
+}
+
+/** An error answer: no internal detail, in the `Error` shape or one of the route's `forms`. */
+function errorAnswerProblem(
+  answer: Answer,
+  forms: NonNullable<AnswerRules['errors']>,
+): string | undefined {
   const leak = internalDetail(answer.text);
   if (leak !== undefined) return leak;
   if (isBareHeaderOverflow(answer)) return undefined;
   const asError = errorShapeProblem(answer);
   if (asError === undefined) return undefined;
-  const forms = rules.errors ?? [];
   if (forms.includes('oauth') && oauthErrorProblem(answer) === undefined) return undefined;
   if (forms.includes('page') && pageProblem(answer) === undefined) return undefined;
   return `an error neither in the Error shape${forms.map((f) => ` nor ${f === 'page' ? 'an HTML page' : 'RFC 6749'}`).join('')}: ${asError}`;

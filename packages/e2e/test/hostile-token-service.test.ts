@@ -49,6 +49,35 @@ type Field = readonly [string, string, 'encoded' | 'raw'];
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
+/** The form as a hostile case asks: raw or percent-encoded pairs, in its charset, or cut short. */
+function formBody(c: { fields: readonly Field[]; encoding: string; cut: number }): Buffer {
+  const text = c.fields
+    .map(([k, v, mode]) =>
+      mode === 'raw'
+        ? `${k}=${v}`
+        : `${encodeURIComponent(k.replace(/[\ud800-\udfff]/g, '\ufffd'))}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '\ufffd'))}`,
+    )
+    .join('&');
+  return c.encoding === 'truncated'
+    ? Buffer.from(text.slice(0, text.length === 0 ? 0 : c.cut % text.length), 'utf8')
+    : Buffer.from(text, c.encoding as BufferEncoding);
+}
+
+/** A granted token: Bearer, only the scopes a service account may hold, never cached. */
+function grantProblem(answer: Awaited<ReturnType<typeof httpRequest>>): string | undefined {
+  const grant = answer.body as { access_token?: unknown; token_type?: unknown; scope?: unknown };
+  if (typeof grant.access_token !== 'string' || grant.token_type !== 'Bearer')
+    return `a 200 without a Bearer token: ${answer.text.slice(0, 200)}`;
+  const scopes = String(grant.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
+  if (scopes.some((s) => !['plants:read', 'plants:write'].includes(s)))
+    return `a token with scope ${String(grant.scope)}`;
+  if (answer.headers['cache-control'] !== 'no-store')
+    return 'a token answer without Cache-Control: no-store';
+  return undefined;
+}
+
 async function accountsWithoutUsage(): Promise<unknown[]> {
   const res = await p.internal('GET', `/internal/v1/realms/${tenant}/service-accounts`);
   expect(res.status).toBe(200);
@@ -223,17 +252,7 @@ describe('Token endpoint under hostile input', () => {
 
       const statuses = new Set<number>();
       const sent = await assertHostile(hostileCase, async (c) => {
-        const text = c.fields
-          .map(([k, v, mode]) =>
-            mode === 'raw'
-              ? `${k}=${v}`
-              : `${encodeURIComponent(k.replace(/[\ud800-\udfff]/g, '\ufffd'))}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '\ufffd'))}`,
-          )
-          .join('&');
-        const body =
-          c.encoding === 'truncated'
-            ? Buffer.from(text.slice(0, text.length === 0 ? 0 : c.cut % text.length), 'utf8')
-            : Buffer.from(text, c.encoding as BufferEncoding);
+        const body = formBody(c);
         const answer = await httpRequest(
           `${p.authUrl}/realms/${pathSafe(c.realm)}/protocol/openid-connect/token`,
           {
@@ -251,23 +270,7 @@ describe('Token endpoint under hostile input', () => {
         if (problem !== undefined) return problem;
         if (![200, 204, 400, 401, 404, 405, 413, 415, 429, 431].includes(answer.status))
           return `unexpected status ${answer.status}`;
-        if (answer.status === 200) {
-          const grant = answer.body as {
-            access_token?: unknown;
-            token_type?: unknown;
-            scope?: unknown;
-          };
-          if (typeof grant.access_token !== 'string' || grant.token_type !== 'Bearer')
-            return `a 200 without a Bearer token: ${answer.text.slice(0, 200)}`;
-          const scopes = String(grant.scope ?? '')
-            .split(' ')
-            .filter(Boolean);
-          if (scopes.some((s) => !['plants:read', 'plants:write'].includes(s)))
-            return `a token with scope ${String(grant.scope)}`;
-          if (answer.headers['cache-control'] !== 'no-store')
-            return 'a token answer without Cache-Control: no-store';
-        }
-        return undefined;
+        return answer.status === 200 ? grantProblem(answer) : undefined;
       });
 
       expect(sent).toBeGreaterThanOrEqual(HOSTILE_RUNS);

@@ -28,9 +28,9 @@ let tenant: string;
 let token: string;
 
 beforeAll(async () => {
-  let account;
-  ({ p, tenant, account } = await startPlatformWithEditor('ur'));
-  token = await p.grantToken(tenant, account);
+  const started = await startPlatformWithEditor('ur');
+  ({ p, tenant } = started);
+  token = await p.grantToken(tenant, started.account);
   expect((await p.listPlants(token)).status).toBe(200);
 }, 90_000);
 

@@ -187,7 +187,9 @@ function hotLane(
       label,
       serve: chainHandlers(route.handlers as readonly NodeHandler<RoutedRequest>[], onError),
     };
-    (byMethod[route.method] ??= []).push(entry);
+    const entries = byMethod[route.method] ?? [];
+    entries.push(entry);
+    byMethod[route.method] = entries;
   }
   return function serveHot(req: RoutedRequest, res: ServerResponse): boolean {
     const entries = byMethod[req.method ?? ''];

@@ -143,18 +143,26 @@ export function pathMatcher(path: string): PathMatcher {
     let at = first.length;
     const params: Record<string, string> = {};
     for (let i = 0; i < names.length; i++) {
-      const start = at;
-      for (; at < url.length; at++) {
-        const c = url.charCodeAt(at);
-        if (c === SLASH || c === QUERY) break;
-        if (c === PERCENT || c === HASH) return undefined;
-      }
-      if (at === start) return undefined;
-      params[names[i]!] = url.slice(start, at);
+      const end = parameterEnd(url, at);
+      if (end <= at) return undefined;
+      params[names[i]!] = url.slice(at, end);
       const literal = literals[i + 1]!;
-      if (!url.startsWith(literal, at)) return undefined;
-      at += literal.length;
+      if (!url.startsWith(literal, end)) return undefined;
+      at = end + literal.length;
     }
     return at === url.length || url.charCodeAt(at) === QUERY ? params : undefined;
   };
+}
+
+/**
+ * Where the parameter that starts at `at` ends (the next `/` or `?`, or the end of the URL), or
+ * -1 when it holds a character express would read differently (`%`, `#`).
+ */
+function parameterEnd(url: string, at: number): number {
+  for (let i = at; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === SLASH || c === QUERY) return i;
+    if (c === PERCENT || c === HASH) return -1;
+  }
+  return url.length;
 }

@@ -196,7 +196,10 @@ export async function startSentinelGroup({
         await node.daemon.stop('SIGKILL');
         let promoted = killed;
         await eventually(
-          async () => (promoted = await masterPortNow().catch(() => killed)) !== killed,
+          async () => {
+            promoted = await masterPortNow().catch(() => killed);
+            return promoted !== killed;
+          },
           'the sentinels promote a replica',
           30_000,
         );

@@ -89,8 +89,7 @@ function captureOutput(
   let buffered = '';
   const reader = (chunk: Buffer) => {
     buffered += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       logs.push(buffered.slice(0, nl));
       buffered = buffered.slice(nl + 1);
     }
@@ -137,6 +136,49 @@ async function healthyAt(env: Record<string, string>): Promise<Address | undefin
 
 const probePort = (env: Record<string, string>): number => Number(env.MANAGEMENT_PORT ?? env.PORT);
 
+/** Where the child's output goes: a file under `logDir` (for a test to read after), or pipes. */
+function openOutput(
+  name: string,
+  logDir: string | undefined,
+): { logFile: string | undefined; output: 'pipe' | number } {
+  if (logDir === undefined) return { logFile: undefined, output: 'pipe' };
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  return { logFile, output: openSync(logFile, 'w') };
+}
+
+/**
+ * Reads the child's output (and, when it is quiet, its `/healthz`) until it says where it
+ * listens; undefined once it has exited or `timeoutMs` has passed.
+ */
+async function awaitAddress({
+  env,
+  quiet,
+  pull,
+  logs,
+  running,
+  timeoutMs,
+}: {
+  env: Record<string, string>;
+  quiet: boolean;
+  pull: () => void;
+  logs: readonly string[];
+  running: () => boolean;
+  timeoutMs: number;
+}): Promise<Address | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let scanned = 0;
+  let address: Address | undefined;
+  while (address === undefined && running() && Date.now() < deadline) {
+    pull();
+    if (quiet) address = await healthyAt(env);
+    for (; address === undefined && scanned < logs.length; scanned += 1)
+      address = listeningLine(logs[scanned]!);
+    if (address === undefined) await sleep(quiet ? 100 : 20);
+  }
+  return address;
+}
+
 /**
  * Starts `node <script>` as its own process and resolves once it logs
  * `{"msg":"listening","port":N}` or, when its LOG_LEVEL hides that line (it must then be given
@@ -163,13 +205,7 @@ export async function spawnServer({
       `${name}: at LOG_LEVEL=${env.LOG_LEVEL} it never says where it listens; give it a PORT${env.MANAGEMENT_PORT === undefined ? '' : ' and a MANAGEMENT_PORT'}`,
     );
   }
-  let logFile: string | undefined;
-  let output: 'pipe' | number = 'pipe';
-  if (logDir !== undefined) {
-    mkdirSync(logDir, { recursive: true });
-    logFile = join(logDir, `${name}.log`);
-    output = openSync(logFile, 'w');
-  }
+  const { logFile, output } = openOutput(name, logDir);
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env,
@@ -185,16 +221,7 @@ export async function spawnServer({
   const pull = captureOutput(child, logs, logFile);
   const running = () => child.exitCode === null && child.signalCode === null;
 
-  const deadline = Date.now() + timeoutMs;
-  let scanned = 0;
-  let address: Address | undefined;
-  while (address === undefined && running() && Date.now() < deadline) {
-    pull();
-    if (quiet) address = await healthyAt(env);
-    for (; address === undefined && scanned < logs.length; scanned += 1)
-      address = listeningLine(logs[scanned]!);
-    if (address === undefined) await sleep(quiet ? 100 : 20);
-  }
+  const address = await awaitAddress({ env, quiet, pull, logs, running, timeoutMs });
   if (address === undefined) {
     const outcome = running()
       ? `did not report listening within ${timeoutMs} ms`

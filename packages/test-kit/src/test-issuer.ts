@@ -14,7 +14,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { b64url, withOverrides } from './jwt-signing.js';
 import {
@@ -83,43 +83,69 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-/** Starts the issuer's JWKS server on 127.0.0.1 and an ephemeral port. */
-export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<TestIssuer> {
-  const authUrl = (options.authUrl ?? 'http://auth.test').replace(/\/+$/, '');
-  const audience = options.audience ?? 'http://plant-store.test';
-  const realms = new Map<string, IssuerKey[]>();
-  const published = new Map<string, Array<Record<string, unknown>>>();
-  const requests = new Map<string, number>();
-  const revocations = new IssuerRevocations();
-  const otherKeys = { RS256: newIssuerKey('RS256'), ES256: newIssuerKey('ES256') };
-  let unavailable = false;
-  let realmLists = 0;
+/** What the issuer's server answers from, shared with the `TestIssuer` that changes it. */
+interface IssuerState {
+  realms: Map<string, IssuerKey[]>;
+  published: Map<string, Array<Record<string, unknown>>>;
+  requests: Map<string, number>;
+  revocations: IssuerRevocations;
+  unavailable: boolean;
+  realmLists: number;
+}
 
-  const server: Server = createServer((req, res) => {
-    const match = /^\/internal\/v1\/realms\/([^/?]+)\/jwks(?:\?.*)?$/.exec(req.url ?? '');
+/** The issuer's routes: revocations, the realm list and each realm's JWKS, as the token service serves them. */
+function issuerRoutes(state: IssuerState): RequestListener {
+  return (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const revocationAnswer =
-      req.method === 'GET'
-        ? revocations.answer(req.url ?? '', (tenant) => realms.has(tenant))
-        : undefined;
+    if (req.method !== 'GET') return reply(404, { error: 404, message: 'Not found' });
+    const url = req.url ?? '';
+    const revocationAnswer = state.revocations.answer(url, (tenant) => state.realms.has(tenant));
     if (revocationAnswer) return reply(revocationAnswer.status, revocationAnswer.body);
-    if (req.method === 'GET' && req.url === '/internal/v1/realms') {
-      realmLists += 1;
-      if (unavailable)
+    if (url === '/internal/v1/realms') {
+      state.realmLists += 1;
+      if (state.unavailable)
         return reply(503, { error: 503, message: 'Service temporarily unavailable' });
-      return reply(200, { realms: [...realms.keys()].sort() });
+      return reply(200, { realms: [...state.realms.keys()].sort() });
     }
-    if (req.method !== 'GET' || !match) return reply(404, { error: 404, message: 'Not found' });
-    const tenant = decodeURIComponent(match[1]!);
-    requests.set(tenant, (requests.get(tenant) ?? 0) + 1);
-    if (unavailable) return reply(503, { error: 503, message: 'Service temporarily unavailable' });
-    const keys = realms.get(tenant);
-    if (!keys) return reply(404, { error: 404, message: `Unknown realm ${tenant}` });
-    reply(200, { keys: [...keys.map(publicJwkOf), ...(published.get(tenant) ?? [])] });
-  });
+    const match = /^\/internal\/v1\/realms\/([^/?]+)\/jwks(?:\?.*)?$/.exec(url);
+    if (!match) return reply(404, { error: 404, message: 'Not found' });
+    const { status, body } = jwksAnswer(state, decodeURIComponent(match[1]!));
+    reply(status, body);
+  };
+}
+
+/** A realm's JWKS: its keys and whatever was published beside them; every request is counted. */
+function jwksAnswer(state: IssuerState, tenant: string): { status: number; body: unknown } {
+  state.requests.set(tenant, (state.requests.get(tenant) ?? 0) + 1);
+  if (state.unavailable)
+    return { status: 503, body: { error: 503, message: 'Service temporarily unavailable' } };
+  const keys = state.realms.get(tenant);
+  if (!keys) return { status: 404, body: { error: 404, message: `Unknown realm ${tenant}` } };
+  return {
+    status: 200,
+    body: { keys: [...keys.map(publicJwkOf), ...(state.published.get(tenant) ?? [])] },
+  };
+}
+
+/** Starts the issuer's JWKS server on 127.0.0.1 and an ephemeral port. */
+export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<TestIssuer> {
+  const authUrl = (options.authUrl ?? 'http://auth.test').replace(/\/+$/, '');
+  const audience = options.audience ?? 'http://plant-store.test';
+  const state: IssuerState = {
+    realms: new Map(),
+    published: new Map(),
+    requests: new Map(),
+    revocations: new IssuerRevocations(),
+    unavailable: false,
+    realmLists: 0,
+  };
+  const { realms, published, requests, revocations } = state;
+  const otherKeys = { RS256: newIssuerKey('RS256'), ES256: newIssuerKey('ES256') };
+
+  const server: Server = createServer(issuerRoutes(state));
   // As the real token service's listener (startWebServer): keep-alive outlives the client's idle
   // timeout, so the client closes idle sockets first. At Node's 5 s a busy client could send on
   // a socket the server was closing, and that fetch failed ("other side closed").
@@ -228,13 +254,13 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
       return requests.get(tenant) ?? 0;
     },
     realmListRequests() {
-      return realmLists;
+      return state.realmLists;
     },
     revoke(tenant, sub, change) {
       revocations.revoke(tenant, sub, change);
     },
     setUnavailable(down) {
-      unavailable = down;
+      state.unavailable = down;
     },
     async close() {
       server.closeAllConnections();

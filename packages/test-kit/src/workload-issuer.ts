@@ -106,24 +106,17 @@ export async function startWorkloadIssuer({
       ...published,
     ],
   });
-  const server = createServer((req, res) => {
-    const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(body));
-    };
-    const url = req.url ?? '';
-    if (url === `${path}/.well-known/openid-configuration`) counts.discovery += 1;
-    if (url === `${path}/jwks`) counts.jwks += 1;
-    if (mode === 'down') return json(503, { error: 'unavailable' });
-    if (url === `${path}/.well-known/openid-configuration`) {
-      if (mode === 'redirect') return json(302, {}, { location: `${issuer}/jwks` });
-      return json(200, {
-        issuer: mode === 'wrong-issuer' ? `${issuer}/other` : issuer,
-        jwks_uri: `${issuer}/jwks`,
-        id_token_signing_alg_values_supported: ['ES256'],
-      });
-    }
-    if (url !== `${path}/jwks`) return json(404, { error: 'not found' });
+  type Json = (status: number, body: unknown, headers?: Record<string, string>) => void;
+  const serveDiscovery = (json: Json) => {
+    if (mode === 'redirect') return json(302, {}, { location: `${issuer}/jwks` });
+    json(200, {
+      issuer: mode === 'wrong-issuer' ? `${issuer}/other` : issuer,
+      jwks_uri: `${issuer}/jwks`,
+      id_token_signing_alg_values_supported: ['ES256'],
+    });
+  };
+  /** The JWKS as the mode has it: whole, huge, late, trickling or with many keys. */
+  const serveJwks = (res: ServerResponse, json: Json) => {
     if (mode === 'huge-jwks') return streamHuge(res);
     if (mode === 'slow-jwks') {
       const timer = setTimeout(() => json(200, jwks()), 20_000);
@@ -138,6 +131,19 @@ export async function startWorkloadIssuer({
       return;
     }
     json(200, jwks(mode === 'many-keys' ? 500 : keys.length));
+  };
+  const server = createServer((req, res) => {
+    const json: Json = (status, body, headers = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    const url = req.url ?? '';
+    if (url === `${path}/.well-known/openid-configuration`) counts.discovery += 1;
+    if (url === `${path}/jwks`) counts.jwks += 1;
+    if (mode === 'down') return json(503, { error: 'unavailable' });
+    if (url === `${path}/.well-known/openid-configuration`) return serveDiscovery(json);
+    if (url === `${path}/jwks`) return serveJwks(res, json);
+    json(404, { error: 'not found' });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

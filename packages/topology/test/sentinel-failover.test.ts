@@ -129,7 +129,9 @@ describe('Redis with Sentinel: the master dies under load', () => {
     expect(pages.filter((status) => status !== 200 && status !== 0)).toEqual([]);
     expect(pages.length).toBeGreaterThan(5);
     // Checks fell back to the token service while the subscription was down, on every replica.
-    fallbacksAfter.forEach((n, i) => expect(n!).toBeGreaterThan(fallbacksBefore[i] ?? 0));
+    fallbacksAfter.forEach((n, i) => {
+      expect(n!).toBeGreaterThan(fallbacksBefore[i] ?? 0);
+    });
     // The counter went on from where it was before the failover: at most 3 more failures.
     expect(before).toEqual(Array(FAILURES_PER_CLIENT_IP - 3).fill(401));
     expect(after.at(-1)).toBe(429);

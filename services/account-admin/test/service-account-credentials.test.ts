@@ -79,7 +79,7 @@ async function call(
   });
   return {
     status: res.status,
-    body: res.status === 204 ? undefined : ((await res.json()) as Record<string, any>),
+    body: res.status === 204 ? undefined : ((await res.json()) as Record<string, unknown>),
   };
 }
 
@@ -89,10 +89,10 @@ async function newAccount(): Promise<{ client_id: string; secret: string }> {
   return created.body as { client_id: string; secret: string };
 }
 
-async function auditOf(clientId: string): Promise<Array<Record<string, any>>> {
+async function auditOf(clientId: string): Promise<Array<Record<string, unknown>>> {
   return (
     (await call(admin, 'GET', '/audit-events?limit=100')).body as unknown as Array<
-      Record<string, any>
+      Record<string, unknown>
     >
   ).filter((e) => e.client_id === clientId);
 }
@@ -151,9 +151,10 @@ describe('keys through the account admin API', () => {
   test('When the key is removed, then 204, the event names it, and its assertions are refused', async () => {
     const account = await newAccount();
     const key = clientKeyPair('ed25519');
-    const { body } = await call(admin, 'POST', `/service-accounts/${account.client_id}/keys`, {
+    const added = await call(admin, 'POST', `/service-accounts/${account.client_id}/keys`, {
       pem: key.publicPem,
     });
+    const body = added.body as { id: string } | undefined;
 
     const removed = await call(
       admin,
@@ -364,7 +365,9 @@ describe('trusts, the secret and the state through the account admin API', () =>
 
     const disabled = await call(admin, 'POST', `/service-accounts/${account.client_id}/disable`);
     const listed = (
-      (await call(admin, 'GET', '/service-accounts')).body as unknown as Array<Record<string, any>>
+      (await call(admin, 'GET', '/service-accounts')).body as unknown as Array<
+        Record<string, unknown>
+      >
     ).find((a) => a.client_id === account.client_id);
     const whileDisabled = await clientCredentialsToken(
       ts.authUrl,

@@ -29,7 +29,7 @@ class StandInRedis extends EventEmitter {
 
 const publishers: RevocationPublisher[] = [];
 afterEach(() => {
-  publishers.splice(0).forEach((p) => p.stop());
+  for (const p of publishers.splice(0)) p.stop();
   jest.useRealTimers();
 });
 

@@ -1,6 +1,11 @@
 // The kustomizations as `kubectl kustomize` renders them, once per test file that reads them.
 import { join } from 'node:path';
-import { find, renderKustomization, type K8sObject } from '../../src/k8s-checks.js';
+import {
+  find,
+  renderKustomization,
+  type K8sContainer,
+  type K8sObject,
+} from '../../src/k8s-checks.js';
 import { repoRoot } from '../../src/repo-paths.js';
 
 const render = (dir: string) => renderKustomization(join(repoRoot, 'k8s', dir));
@@ -11,10 +16,10 @@ export type OverlayName = keyof typeof OVERLAYS;
 export const SECRET = 'plant-store-secrets';
 
 /** The service's own container in its Deployment. */
-export const containerOf = (objects: K8sObject[], service: string) =>
-  find(objects, 'Deployment', service)!.spec.template.spec.containers.find(
-    (c: { name: string }) => c.name === service,
-  );
+export const containerOf = (objects: K8sObject[], service: string): K8sContainer =>
+  find(objects, 'Deployment', service)!.spec!.template.spec!.containers.find(
+    (c) => c.name === service,
+  )!;
 
 /** The ingress controller's namespace, as every NetworkPolicy that admits it names it. */
 export const INGRESS_NAMESPACE = {

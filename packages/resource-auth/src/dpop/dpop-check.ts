@@ -109,7 +109,10 @@ export class DpopCheck {
       );
     const url = this.#base + requestPath(req);
     let ath = this.#athOf.get(principal);
-    if (ath === undefined) this.#athOf.set(principal, (ath = accessTokenHash(token)));
+    if (ath === undefined) {
+      ath = accessTokenHash(token);
+      this.#athOf.set(principal, ath);
+    }
     const mismatch = checkProofClaims(proof, {
       method: req.method ?? '',
       url,

@@ -24,7 +24,7 @@ export async function changeAccount<R extends string = never>(
   realm: string,
   sub: string,
   effect: AccountChangeEffect,
-  apply: (trx: Knex.Transaction) => Promise<R | void>,
+  apply: (trx: Knex.Transaction) => Promise<R | undefined>,
 ): Promise<RevocationEntry | R | undefined> {
   try {
     return await db.transaction(async (trx) => {

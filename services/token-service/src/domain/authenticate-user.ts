@@ -1,3 +1,4 @@
+import type { SignInCredentialRow } from '../data-access/user-repository.js';
 import type { IdentityContext } from './identity-context.js';
 import type { PasswordCheckers } from './password-checkers.js';
 import { DUMMY_PASSWORD_HASH } from './passwords.js';
@@ -54,7 +55,7 @@ export async function authenticateUser(
   const source = await deps.throttle.reserveSource(attempt.ip);
   if (isRefusal(source)) return { kind: 'throttled', retryAfterSeconds: source.retryAfterSeconds };
   const checkable = attempt.email !== '' && attempt.password !== '';
-  let credential;
+  let credential: SignInCredentialRow | undefined;
   try {
     credential =
       checkable && isStorableText(attempt.email)

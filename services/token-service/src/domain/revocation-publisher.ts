@@ -122,7 +122,9 @@ export class RevocationPublisher {
     const batch = [...this.#pending.values()];
     const failures = await Promise.all(batch.map((entry) => this.#send(entry)));
     this.#republishing = false;
-    batch.forEach((entry, i) => failures[i] === undefined && this.#taken(entry));
+    batch.forEach((entry, i) => {
+      if (failures[i] === undefined) this.#taken(entry);
+    });
     const failure = failures.find((err) => err !== undefined);
     if (failure === undefined && this.#pending.size === 0) {
       this.logger.info({ republished: batch.length }, 'revocation events republished');

@@ -263,7 +263,7 @@ export function realmConfiguration(
         },
       },
     },
-    extraTokenClaims: async (ctx, token) => {
+    extraTokenClaims: async (_ctx, token) => {
       if (token.kind === 'ClientCredentials') return undefined;
       const accountId = (token as { accountId?: string }).accountId;
       const tenant = realmOf();

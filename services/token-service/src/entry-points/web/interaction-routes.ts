@@ -8,6 +8,7 @@ import {
   authenticateUser,
   refuseWhileBusy,
   type SignInDeps,
+  type SignInOutcome,
 } from '../../domain/authenticate-user.js';
 import { isTenantName } from '../../domain/principal-validators.js';
 import {
@@ -123,13 +124,43 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     sendPage(res, 429, form);
   }
 
-  async function signIn(req: Request, res: Response): Promise<void> {
+  /** The form's fields cut to their limits, and whether its CSRF field is the one this service issued. */
+  function readSignInForm(req: Request) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, EMAIL_MAX) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, PASSWORD_MAX) : '';
     const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
     const expected = csrfToken(deps.csrfKey, tenant, uid);
     const csrfValid = typeof body.csrf === 'string' && constantTimeEquals(body.csrf, expected);
+    return { tenant, uid, email, password, expected, csrfValid };
+  }
+
+  /** A sign-in that did not succeed: the form again, with why (429 to come back later, 401 wrong credentials). */
+  function sendFailedSignIn(
+    res: Response,
+    form: { tenant: string; uid: string; expected: string; email: string },
+    outcome: Exclude<SignInOutcome, { kind: 'signed-in' }>,
+  ): void {
+    const { tenant, uid, expected, email } = form;
+    if (outcome.kind === 'wrong-credentials') {
+      sendPage(
+        res,
+        401,
+        signInFormPage(tenant, uid, expected, { email, error: WRONG_CREDENTIALS, invalid: true }),
+      );
+      return;
+    }
+    const error = outcome.kind === 'busy' ? BUSY : pausedMessage(outcome.retryAfterSeconds);
+    sendRefusal(
+      res,
+      signInFormPage(tenant, uid, expected, { email, error }),
+      outcome.retryAfterSeconds,
+    );
+  }
+
+  async function signIn(req: Request, res: Response): Promise<void> {
+    const form = readSignInForm(req);
+    const { tenant, uid, email, password, expected, csrfValid } = form;
     // With every password checker busy, a form this service issued (its CSRF field, which
     // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
     const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
@@ -159,21 +190,8 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
       password,
       ip: req.ip ?? '',
     });
-    if (outcome.kind === 'throttled' || outcome.kind === 'busy') {
-      const error = outcome.kind === 'busy' ? BUSY : pausedMessage(outcome.retryAfterSeconds);
-      sendRefusal(
-        res,
-        signInFormPage(tenant, uid, expected, { email, error }),
-        outcome.retryAfterSeconds,
-      );
-      return;
-    }
-    if (outcome.kind === 'wrong-credentials') {
-      sendPage(
-        res,
-        401,
-        signInFormPage(tenant, uid, expected, { email, error: WRONG_CREDENTIALS, invalid: true }),
-      );
+    if (outcome.kind !== 'signed-in') {
+      sendFailedSignIn(res, form, outcome);
       return;
     }
     await loaded.provider.interactionFinished(
