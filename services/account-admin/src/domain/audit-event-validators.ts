@@ -6,7 +6,11 @@ export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 100;
 
 /** `limit` of `GET /audit-events`: the route parses with it and the OpenAPI document states it. */
-const AUDIT_LIMIT = pageLimit(AUDIT_PAGE_MAX, AUDIT_PAGE_DEFAULT, 'Maximum number of events to return');
+const AUDIT_LIMIT = pageLimit(
+  AUDIT_PAGE_MAX,
+  AUDIT_PAGE_DEFAULT,
+  'Maximum number of events to return',
+);
 
 /** The query of `GET /audit-events` as documented; `parseAuditLimit` and `parseAuditCursor` parse it. */
 export const AuditEventsQuery = z.object({

@@ -16,7 +16,11 @@ export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
 
 /** `limit` of `GET /plants`: the route parses with it and the OpenAPI document states it. */
-const LIST_LIMIT = pageLimit(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT, 'Maximum number of results to return');
+const LIST_LIMIT = pageLimit(
+  LIST_LIMIT_MAX,
+  LIST_LIMIT_DEFAULT,
+  'Maximum number of results to return',
+);
 
 /** The query of `GET /plants` as the route takes it and the OpenAPI document states it. */
 export const ListPlantsQuery = z.object({
