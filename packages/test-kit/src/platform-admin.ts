@@ -59,7 +59,10 @@ export interface PlatformAdmin {
 }
 
 export interface PlatformAdminTarget {
+  /** Where the token service listens. */
   authUrl: string;
+  /** Its configured public base URL (AUTH_URL), which a DPoP proof's `htu` must name; `authUrl` when they are the same. */
+  publicAuthUrl?: string;
   internalUrl: string;
   /** account-admin's credential: service-account management is its alone. */
   internalApiToken: string;
@@ -74,6 +77,7 @@ async function expectStatus(res: Response, status: number, what: string): Promis
 
 export function platformAdmin({
   authUrl,
+  publicAuthUrl = authUrl,
   internalUrl,
   internalApiToken,
   cliEnv,
@@ -154,12 +158,14 @@ export function platformAdmin({
       );
     },
     async grantToken(tenant, { clientId, secret }, extra = {}, { dpop } = {}) {
-      const url = `${authUrl}/realms/${tenant}/protocol/openid-connect/token`;
-      const res = await fetch(url, {
+      const path = `/realms/${tenant}/protocol/openid-connect/token`;
+      const res = await fetch(`${authUrl}${path}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          ...(dpop === undefined ? {} : { dpop: dpop.proof({ htm: 'POST', htu: url }) }),
+          ...(dpop === undefined
+            ? {}
+            : { dpop: dpop.proof({ htm: 'POST', htu: `${publicAuthUrl}${path}` }) }),
         },
         body: new URLSearchParams({
           grant_type: 'client_credentials',

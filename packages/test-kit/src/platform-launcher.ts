@@ -221,6 +221,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const platform: Platform = {
     ...platformAdmin({
       authUrl: `http://127.0.0.1:${tokenServicePort}`,
+      publicAuthUrl: settings.authUrl,
       internalUrl: `http://127.0.0.1:${internalPort}`,
       internalApiToken: settings.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN,
       cliEnv: cliEnv(settings),
