@@ -21,6 +21,9 @@ import {
 } from '../src/index.js';
 
 const FLOOD = 1000;
+/** The Plant Store's defaults: realm-list loads at once (then 1 a second), and a realm's JWKS refetch interval. */
+const REALM_LIST_BURST = 5;
+const JWKS_REFETCH_SECONDS = 5;
 const CONCURRENCY = 100;
 
 let p: Platform;
@@ -112,11 +115,12 @@ async function tokenServicePaths(from: number): Promise<string[]> {
 }
 
 describe('Tokens naming unknown realms at the Plant Store process', () => {
-  test('When 1,000 GET /plants carry unsigned tokens naming distinct unknown tenants, then each is 401 invalid_token in the Error shape, they cost the token service at most 50 key or realm requests, and valid tokens (cached, fresh, and of a tenant created meanwhile) keep working', async () => {
+  test('When 1,000 GET /plants carry unsigned tokens naming distinct unknown tenants, then each is 401 invalid_token in the Error shape, they cost the token service no key request and only the realm-list loads its budget admits meanwhile, and valid tokens (cached, fresh, and of a tenant created meanwhile) keep working', async () => {
     const store = p.plantStores[0]!;
     const realms = Array.from({ length: FLOOD }, () => uniqueName('zz'));
     const tokens = realms.map((realm, i) => forgedToken(realm, i));
     const from = (await p.tokenService.flushedLogs()).length;
+    const startedAt = performance.now();
 
     // Valid callers meanwhile: the same token again and again, and a new token per request.
     const account = await p.createServiceAccount(tenant, { role: 'View' });
@@ -152,11 +156,17 @@ describe('Tokens naming unknown realms at the Plant Store process', () => {
       jwksOfUnknownRealms: paths.filter((path) => attacked.has(path)).length,
       realmLists: paths.filter((path) => path === '/internal/v1/realms').length,
     };
-    expect(costs.jwksOfUnknownRealms + costs.realmLists).toBeLessThanOrEqual(50);
+    // What the realm list's budget admits in the time this took, however long a loaded machine
+    // made it (realm-directory.ts: 5 loads at once, then 1 a second); unknown realms' keys are
+    // never asked for.
+    const seconds = Math.ceil((performance.now() - startedAt) / 1000);
+    expect(costs).toEqual({ jwksOfUnknownRealms: 0, realmLists: costs.realmLists });
+    expect(costs.realmLists).toBeLessThanOrEqual(REALM_LIST_BURST + seconds);
   }, 180_000);
 
-  test('When 1,000 GET /plants carry unsigned tokens naming a real tenant with made-up kids, then each is 401 invalid_token, the realm costs the token service at most 50 JWKS requests, and its valid token keeps working', async () => {
+  test('When 1,000 GET /plants carry unsigned tokens naming a real tenant with made-up kids, then each is 401 invalid_token, the realm costs the token service at most one JWKS request per refetch interval, and its valid token keeps working', async () => {
     const from = (await p.tokenService.flushedLogs()).length;
+    const startedAt = performance.now();
 
     const refused = notInvalidToken(
       await flood(Array.from({ length: FLOOD }, (_, i) => forgedToken(tenant, i))),
@@ -167,6 +177,9 @@ describe('Tokens naming unknown realms at the Plant Store process', () => {
     const jwks = (await tokenServicePaths(from)).filter(
       (path) => path === `/internal/v1/realms/${tenant}/jwks`,
     );
-    expect(jwks.length).toBeLessThanOrEqual(50);
+    // One refetch per realm per interval (jwks-cache.ts: 5 s) in the time this took, however
+    // long a loaded machine made it.
+    const seconds = (performance.now() - startedAt) / 1000;
+    expect(jwks.length).toBeLessThanOrEqual(1 + Math.ceil(seconds / JWKS_REFETCH_SECONDS));
   }, 180_000);
 });
