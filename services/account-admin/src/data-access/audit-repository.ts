@@ -1,6 +1,6 @@
 import type { Knex } from '@plant/shared/db';
 
-/** Every action the trail records (the migrations' check constraint lists the same). */
+/** Every action the trail records: every insert goes through this list (the table checks only the `<noun>.<verb>` shape). */
 export const AUDIT_ACTIONS = [
   'service_account.create',
   'service_account.update',
@@ -16,12 +16,17 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** What `targetClientId` names: a service account's client id, a person's id, an invitation's id or a session. */
+export type AuditTargetType = 'service_account' | 'user' | 'invitation' | 'session';
+
 export interface NewAuditEvent {
   tenant: string;
   actorSub: string;
   actorEmail: string | null;
   actorType: 'user' | 'service_account';
   action: AuditAction;
+  /** Defaults to `service_account`. */
+  targetType?: AuditTargetType;
   targetClientId: string;
   targetName: string | null;
   details: Record<string, unknown>;
@@ -37,6 +42,7 @@ export interface AuditEventRow {
   actor_email: string | null;
   actor_type: 'user' | 'service_account';
   action: AuditAction;
+  target_type: AuditTargetType;
   target_client_id: string;
   target_name: string | null;
   details: Record<string, unknown>;
@@ -60,6 +66,7 @@ export function createAuditRepository(db: Knex): AuditRepository {
         actor_email: event.actorEmail,
         actor_type: event.actorType,
         action: event.action,
+        target_type: event.targetType ?? 'service_account',
         target_client_id: event.targetClientId,
         target_name: event.targetName,
         details: JSON.stringify(event.details),

@@ -6,6 +6,7 @@ import { revocationChanges } from './0004-revocation-changes.js';
 import { serviceAccountCredentials } from './0005-service-account-credentials.js';
 import { dpopBoundAccessTokens } from './0006-dpop-bound-access-tokens.js';
 import { serviceAccountNameKeys } from './0007-service-account-name-keys.js';
+import { peopleAndSecondFactors } from './0008-people-and-second-factors.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   serviceAccountCredentials,
   dpopBoundAccessTokens,
   serviceAccountNameKeys,
+  peopleAndSecondFactors,
 ];
