@@ -14,6 +14,13 @@ export interface Actor {
   type: 'user' | 'service_account';
   role: Role;
   via: 'session' | 'bearer';
+  /**
+   * Whether sensitive actions need a recent second factor (the person has one, or their tenant's
+   * policy requires one for their role); unset means no.
+   */
+  stepUpRequired?: boolean;
+  /** When this person last verified a second factor (ms since epoch), as the realm reported it. */
+  factorAt?: number;
 }
 
 /** Where a request came from, for the audit trail. */

@@ -27,6 +27,27 @@ export const NotSignedIn = createError(
   'Authentication required: sign in to the portal or send Authorization: Bearer <access token>',
 );
 
+/** RFC 9470: the acr the realm names for a sign-in in which a second factor was verified. */
+export const FACTOR_ACR = 'urn:plantstore:acr:factor';
+/** How long a verified second factor counts for sensitive actions (seconds). */
+export const STEP_UP_MAX_AGE_SECONDS = 600;
+
+/**
+ * A sensitive action by a person whose second factor was last verified too long ago: 401 with
+ * RFC 9470's challenge, so the portal (or any client) knows to run the realm's step-up and retry.
+ */
+export class StepUpRequired extends AppError {
+  constructor(message = 'This action needs your second factor again') {
+    super(401, message, {
+      expose: true,
+      headers: {
+        'www-authenticate': `Bearer error="insufficient_user_authentication", error_description="${message}", acr_values="${FACTOR_ACR}", max_age=${STEP_UP_MAX_AGE_SECONDS}`,
+      },
+    });
+    this.name = 'StepUpRequired';
+  }
+}
+
 /** The token service could not be reached, timed out or failed: nothing was done (503, retry later). */
 export class TokenServiceUnavailable extends AppError {
   constructor(
