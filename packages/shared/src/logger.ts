@@ -1,5 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { currentRequestId } from './request-context.js';
+import { traceLogFields, tracingStarted } from './trace-context.js';
 
 export type { Logger } from 'pino';
 
@@ -59,6 +60,16 @@ function isoTimeCachedPerMs(): string {
   return lastTime;
 }
 
+function requestFields(): object {
+  const reqId = currentRequestId();
+  return reqId === undefined ? {} : { reqId };
+}
+
+function requestAndTraceFields(): object {
+  const fields = traceLogFields();
+  return fields === undefined ? requestFields() : { ...requestFields(), ...fields };
+}
+
 export function createLogger({ name, level = 'info', destination }: CreateLoggerOptions): Logger {
   const options: LoggerOptions = {
     name,
@@ -67,10 +78,8 @@ export function createLogger({ name, level = 'info', destination }: CreateLogger
     base: { service: name },
     timestamp: isoTimeCachedPerMs,
     formatters: { level: (label) => ({ level: label }) },
-    mixin() {
-      const reqId = currentRequestId();
-      return reqId === undefined ? {} : { reqId };
-    },
+    // With tracing on (started before any logger is made), a line written inside a trace names it.
+    mixin: tracingStarted() ? requestAndTraceFields : requestFields,
   };
   return pino(options, destination ?? bufferedStdout());
 }

@@ -11,11 +11,11 @@ import type { Registry } from 'prom-client';
 import { aliveHandler, readinessHandler, type ReadinessCheck } from './health.js';
 import { createHttpApp, type HttpApp } from './http-app.js';
 import type { Logger } from './logger.js';
+import { MANAGEMENT_PATHS } from './management-paths.js';
 import { metricsHandler } from './metrics.js';
 import type { Route } from './route-table.js';
 
-/** The paths only the management port serves. */
-export const MANAGEMENT_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+export { MANAGEMENT_PATHS };
 
 export interface ManagementAppOptions {
   logger: Logger;

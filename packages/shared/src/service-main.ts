@@ -9,6 +9,7 @@ import { env, exitOnConfigError, loadConfig } from './config.js';
 import { createDatabase, ensureDatabaseExists, migrateLatest, type Migration } from './db.js';
 import { createLogger, type Logger } from './logger.js';
 import { credentialUrlKey } from './production-secrets.js';
+import { stopTracing } from './tracing.js';
 import { onShutdownSignal } from './web-server.js';
 
 export interface RunningService {
@@ -51,6 +52,8 @@ export function runServiceMain<C extends { LOG_LEVEL: string }>(
       onShutdownSignal(
         async () => {
           await running.stop();
+          // The spans of the drained requests go out before the process does.
+          await stopTracing();
           logger.info('stopped');
         },
         (msg) => logger.info(msg),

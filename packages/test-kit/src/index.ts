@@ -5,6 +5,7 @@ export * from './jwt-signing.js';
 export * from './listener-probes.js';
 export * from './local-daemon.js';
 export * from './nginx-server.js';
+export * from './otlp-receiver.js';
 export * from './pgbouncer-server.js';
 export * from './platform-admin.js';
 export * from './platform-env.js';

@@ -1,9 +1,9 @@
 /**
- * The account-admin process: load config, connect, listen, log `listening` once;
- * SIGTERM/SIGINT drain in-flight requests, then close the pool, Redis and the revocation map.
+ * Entry point of the account-admin process (`node dist/start.js`). Tracing starts first, when the
+ * `OTEL_*` variables ask for it, so that express, pg and ioredis load after the instrumentation
+ * hook is registered; the service itself (main.ts) is imported only then.
  */
-import { runServiceMain } from '@plant/shared/service-main';
-import { runAccountAdmin } from './account-admin.js';
-import { loadAccountAdminConfig } from './config.js';
+import { startTracing } from '@plant/shared/tracing';
 
-runServiceMain('account-admin', () => loadAccountAdminConfig(), runAccountAdmin);
+await startTracing('account-admin');
+await import('./main.js');

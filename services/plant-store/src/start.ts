@@ -1,19 +1,9 @@
 /**
- * The Plant Store process: load config, connect, listen, log `listening` once;
- * SIGTERM/SIGINT drain in-flight requests, then close the revocation map and the pool.
+ * Entry point of the plant-store process (`node dist/start.js`). Tracing starts first, when the
+ * `OTEL_*` variables ask for it, so that express, pg and ioredis load after the instrumentation
+ * hook is registered; the service itself (main.ts) is imported only then.
  */
-import { revocationSyncFromConfig } from '@plant/resource-auth';
-import { createMetricsRegistry } from '@plant/shared/http';
-import { runServiceMain } from '@plant/shared/service-main';
-import { loadPlantStoreConfig } from './config.js';
-import { runPlantStore } from './plant-store.js';
+import { startTracing } from '@plant/shared/tracing';
 
-runServiceMain(
-  'plant-store',
-  () => loadPlantStoreConfig(),
-  async (config, logger) => {
-    const metrics = createMetricsRegistry('plant-store');
-    const revocation = revocationSyncFromConfig(config, { logger, metrics });
-    return runPlantStore(config, logger, { revocation, metrics });
-  },
-);
+await startTracing('plant-store');
+await import('./main.js');

@@ -1,48 +1,9 @@
 /**
- * The token service process: load config, connect, listen on the public, the internal and the
- * management port, log `listening` once; SIGTERM/SIGINT drain the listeners, then close pools and Redis.
+ * Entry point of the token-service process (`node dist/start.js`). Tracing starts first, when the
+ * `OTEL_*` variables ask for it, so that express, pg and ioredis load after the instrumentation
+ * hook is registered; the service itself (main.ts) is imported only then.
  */
-import { startWebServer } from '@plant/shared/http';
-import { runServiceMain } from '@plant/shared/service-main';
-import { loadTokenServiceConfig } from './config.js';
-import { createTokenService } from './token-service.js';
+import { startTracing } from '@plant/shared/tracing';
 
-/** Where this process reaches its own listener bound to `host`: loopback when bound to every address. */
-function loopbackOf(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
-}
-
-runServiceMain(
-  'token-service',
-  () => loadTokenServiceConfig(),
-  async (config, logger) => {
-    const service = await createTokenService(config, logger);
-    const publicServer = await startWebServer(service.publicApp, {
-      port: config.PORT,
-      host: config.HOST,
-    });
-    const internalServer = await startWebServer(service.internalApp, {
-      port: config.INTERNAL_PORT,
-      host: config.HOST,
-    });
-    const managementServer = await startWebServer(service.managementApp, {
-      port: config.MANAGEMENT_PORT,
-      host: config.MANAGEMENT_HOST,
-    });
-    // Introspection verifies through the internal API, as a resource server does: it needs it listening.
-    await service.startIntrospection(`http://${loopbackOf(config.HOST)}:${internalServer.port}`);
-    return {
-      port: publicServer.port,
-      internalPort: internalServer.port,
-      managementPort: managementServer.port,
-      async stop() {
-        await Promise.all([publicServer.close(), internalServer.close()]);
-        // Probes and the last scrape answer while the others drain.
-        await managementServer.close();
-        await service.close();
-      },
-    };
-  },
-);
+await startTracing('token-service');
+await import('./main.js');

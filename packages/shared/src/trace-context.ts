@@ -1,0 +1,119 @@
+/**
+ * What the rest of the code asks of the current trace: the ids for log lines, and W3C trace
+ * context carried in a message (the revocation channel), in and out. Only `@opentelemetry/api`
+ * is loaded here (no SDK): every call is a constant-time no-op until `startTracing` has run.
+ */
+import {
+  context,
+  type Context,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+
+let started = false;
+
+/** Called once by `startTracing`: from now on spans exist and these functions do work. */
+export function markTracingStarted(): void {
+  started = true;
+}
+
+export function tracingStarted(): boolean {
+  return started;
+}
+
+/** `{trace_id, span_id}` of the active span for a log line, or undefined (no trace, or tracing off). */
+export function traceLogFields(): { trace_id: string; span_id: string } | undefined {
+  if (!started) return undefined;
+  const span = trace.getSpan(context.active());
+  if (span === undefined) return undefined;
+  const spanContext = span.spanContext();
+  // An unsampled span's ids are still worth logging (they are the caller's trace); an invalid one's are not.
+  if (!isSpanContextValid(spanContext)) return undefined;
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
+
+/** W3C trace context as a message carries it: the two headers' values, as fields. */
+export interface MessageTraceContext {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** Messages carry W3C trace context whatever `OTEL_PROPAGATORS` says for HTTP: one format on the channel. */
+const w3c = new W3CTraceContextPropagator();
+const setter: TextMapSetter<MessageTraceContext> = {
+  set(carrier, key, value) {
+    if (key === 'traceparent' || key === 'tracestate') carrier[key] = value;
+  },
+};
+const getter: TextMapGetter<MessageTraceContext> = {
+  keys: () => ['traceparent', 'tracestate'],
+  get: (carrier, key) => (key === 'traceparent' || key === 'tracestate' ? carrier[key] : undefined),
+};
+
+const tracer = () => trace.getTracer('@plant/shared');
+
+function ended<T>(span: Span, work: Promise<T>): Promise<T> {
+  return work.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.name ?? 'Error' });
+      span.end();
+      throw err;
+    },
+  );
+}
+
+/**
+ * Runs `send` inside a PRODUCER span `name` (a child of the current span) and hands it the
+ * trace context to put in the message; with tracing off, `send({})` and nothing else.
+ */
+export function inProducerSpan<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  send: (carried: MessageTraceContext) => Promise<T>,
+): Promise<T> {
+  if (!started) return send({});
+  const span = tracer().startSpan(name, { kind: SpanKind.PRODUCER, attributes });
+  const spanContext = trace.setSpan(context.active(), span);
+  const carried: MessageTraceContext = {};
+  w3c.inject(spanContext, carried, setter);
+  return ended(
+    span,
+    context.with(spanContext, () => send(carried)),
+  );
+}
+
+/**
+ * Runs `apply` inside a CONSUMER span `name` whose parent is the trace context a message
+ * carried (its producer in another process), so the producer's trace shows the arrival here.
+ * With tracing off, or a message without context, `apply()` and nothing else.
+ */
+export function inConsumerSpan<T>(
+  name: string,
+  carried: MessageTraceContext,
+  attributes: Record<string, string | number | boolean>,
+  apply: (span: Span | undefined) => T,
+): T {
+  if (!started || carried.traceparent === undefined) return apply(undefined);
+  const parent: Context = w3c.extract(ROOT_CONTEXT, carried, getter);
+  if (trace.getSpanContext(parent) === undefined) return apply(undefined);
+  const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
+  try {
+    return context.with(trace.setSpan(parent, span), () => apply(span));
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.name ?? 'Error' });
+    throw err;
+  } finally {
+    span.end();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The OpenTelemetry Node SDK as our services run it, loaded only when tracing is on
+ * (`startTracing`). Everything an operator may tune is the SDK's own `OTEL_*` variables
+ * (sampler, endpoint, headers, batch sizes, resource attributes); what is fixed here is what
+ * keeps secrets out of spans and what keeps the cost down:
+ *
+ * - http: no header is recorded (the SDK's default; never widened here); query values are
+ *   replaced by `REDACTED` on server and client spans alike (an authorization code, a state, an
+ *   invitation would otherwise be in `url.query` / `url.full`); probes and scrapes make no trace.
+ * - express: route handlers only, not every middleware layer (a span per layer per request).
+ * - pg: the SQL text only (parameterised by knex; values are never recorded), no span outside a trace.
+ * - ioredis: the command name only, never its arguments (keys, `AUTH`'s password, messages).
+ * - traces only: the services' metrics are Prometheus' (`/metrics`), logs are stdout.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import { MANAGEMENT_PATHS } from './management-paths.js';
+
+/** `a=REDACTED&b=REDACTED`: which parameters came, never their values. */
+export function redactedQuery(search: string): string {
+  const names: string[] = [];
+  for (const part of search.replace(/^\?/, '').split('&')) {
+    if (part === '') continue;
+    const name = part.split('=', 1)[0]!;
+    names.push(`${name}=REDACTED`);
+  }
+  return names.join('&');
+}
+
+/** The URL with every query value redacted (and no user info). */
+export function redactedUrl(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : `${url.slice(0, query)}?${redactedQuery(url.slice(query + 1))}`;
+}
+
+function incomingAttributes(request: IncomingMessage): Attributes {
+  const url = request.url ?? '';
+  const query = url.indexOf('?');
+  return query < 0 ? {} : { 'url.query': redactedQuery(url.slice(query + 1)) };
+}
+
+function outgoingAttributes(request: RequestOptions): Attributes {
+  const protocol = request.protocol ?? 'http:';
+  const host = request.hostname ?? request.host ?? 'localhost';
+  const port = request.port === undefined || request.port === null ? '' : `:${request.port}`;
+  return { 'url.full': redactedUrl(`${protocol}//${host}${port}${request.path ?? '/'}`) };
+}
+
+const quietPaths = new Set<string>(MANAGEMENT_PATHS);
+function isProbeOrScrape(request: IncomingMessage): boolean {
+  const url = request.url ?? '';
+  const query = url.indexOf('?');
+  return quietPaths.has(query < 0 ? url : url.slice(0, query));
+}
+
+export function startTracingSdk(serviceName: string): { shutdown(): Promise<void> } {
+  // OTLP/HTTP with JSON bodies unless the operator names a protocol (the SDK's default is protobuf).
+  if (
+    process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL === undefined &&
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL === undefined
+  )
+    process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL = 'http/json';
+  const sdk = new NodeSDK({
+    ...(process.env.OTEL_SERVICE_NAME ? {} : { serviceName }),
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: isProbeOrScrape,
+        startIncomingSpanHook: incomingAttributes,
+        startOutgoingSpanHook: outgoingAttributes,
+        redactedQueryParams: [],
+        redactedQueryParamsServer: [],
+      }),
+      new ExpressInstrumentation({
+        ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER],
+      }),
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      new IORedisInstrumentation({
+        requireParentSpan: true,
+        dbStatementSerializer: (command) => command,
+      }),
+    ],
+  });
+  sdk.start();
+  return sdk;
+}
