@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { revocationMessage } from '@plant/shared/token-service-client';
 import {
   captureLogs,
   eventually,
@@ -253,6 +254,35 @@ describe('revocation sync: events', () => {
     expect(received.applied).toBeGreaterThanOrEqual(1);
     expect(sync.check(tenant, sub, 2)).toBe('valid');
     expect(captured.text()).toContain('malformed revocation event ignored');
+  });
+
+  test('When an event says when it was published, then revocation_event_delay_seconds measures its way here', async () => {
+    const { tenant, sub } = newPrincipal();
+    const { sync, registry } = newSync();
+    await sync.start();
+
+    const entry = api.revoke(tenant, sub);
+    await publisher.publish(
+      REVOCATION_CHANNEL,
+      revocationMessage(entry, { publishedMs: Date.now() - 3000 }),
+    );
+
+    await eventually(() => sync.check(tenant, sub, 1) === 'revoked', 'the event is applied');
+    const { values } = (await registry
+      .getSingleMetric('revocation_event_delay_seconds')!
+      .get()) as {
+      values: Array<{ metricName?: string; labels: Record<string, unknown>; value: number }>;
+    };
+    const sum = values.find((v) => v.metricName === 'revocation_event_delay_seconds_sum')!.value;
+    const underOne = values.find(
+      (v) => v.metricName === 'revocation_event_delay_seconds_bucket' && v.labels.le === 1,
+    )!.value;
+    const count = values.find(
+      (v) => v.metricName === 'revocation_event_delay_seconds_count',
+    )!.value;
+    // Other files publish on the shared channel too (timely ones): ours is the one above a second.
+    expect(sum).toBeGreaterThanOrEqual(3);
+    expect(count - underOne).toBeGreaterThanOrEqual(1);
   });
 
   test('When an event arrives while a resync read before it is still loading, then the event survives the resync', async () => {

@@ -12,6 +12,8 @@ export type AccessLogWriter = (
   status: number,
   ms: number,
   outcome: RequestOutcome,
+  /** The request's span when tracing is on (`traceLogFields` as the request began). */
+  trace?: { trace_id: string; span_id: string },
 ) => void;
 
 /** The path of a request URL without its query string (it may carry cursors or, from a careless client, credentials). */
@@ -28,7 +30,8 @@ type PinoInternals = Record<symbol, unknown>;
  * per request and without the redaction pass: every field of this line is fixed (id, method,
  * path, status, duration) and none can hold a secret. Every other line keeps going through
  * the redacting logger. The shape is the one pino-http wrote:
- * `{level, time, service, name, reqId, req: {method, path}, res: {status}, responseTime, msg}`.
+ * `{level, time, service, name, reqId, req: {method, path}, res: {status}, responseTime, msg}`,
+ * with `trace_id` and `span_id` (hex ids) after `reqId` when the request is traced.
  */
 export function createAccessLog(logger: Logger): AccessLogWriter {
   const internals = logger as unknown as PinoInternals;
@@ -50,11 +53,13 @@ export function createAccessLog(logger: Logger): AccessLogWriter {
     failed: '"msg":"request failed"}\n',
     aborted: '"msg":"request aborted"}\n',
   };
-  return function writeAccessLine(reqId, method, path, status, ms, outcome) {
+  return function writeAccessLine(reqId, method, path, status, ms, outcome, trace) {
     const label = outcome === 'failed' ? 'error' : 'info';
     if (!logger.isLevelEnabled(label)) return;
+    const traced =
+      trace === undefined ? '' : `,"trace_id":"${trace.trace_id}","span_id":"${trace.span_id}"`;
     stream.write(
-      `${label === 'error' ? error : info}${time()}${chindings},"reqId":${JSON.stringify(reqId)},"req":{"method":${JSON.stringify(method)},"path":${JSON.stringify(path)}},"res":{"status":${status}},"responseTime":${ms},${messages[outcome]}`,
+      `${label === 'error' ? error : info}${time()}${chindings},"reqId":${JSON.stringify(reqId)}${traced},"req":{"method":${JSON.stringify(method)},"path":${JSON.stringify(path)}},"res":{"status":${status}},"responseTime":${ms},${messages[outcome]}`,
     );
   };
 }

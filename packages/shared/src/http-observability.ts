@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { createAccessLog, outcomeOf, pathOf } from './http-logger.js';
 import type { Logger } from './logger.js';
+import { traceLogFields } from './trace-context.js';
 import { httpRequestRecorder } from './metrics.js';
 import { assignRequestId, requestContext } from './request-context.js';
 
@@ -52,6 +53,8 @@ export function createRequestObserver({
     const id = assignRequestId(req, res);
     const path = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
     const start = process.hrtime.bigint();
+    // Read now, inside the request's span: the `close` listener runs outside it. Off: undefined, at once.
+    const trace = traceLogFields();
     // `on`, not `once`: a response closes once, and `once` wraps the listener per request.
     res.on('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
@@ -65,6 +68,7 @@ export function createRequestObserver({
           res.statusCode,
           Math.round(ns / 1e6),
           outcomeOf(res),
+          trace,
         );
     });
     if (withContext) requestContext.run({ requestId: id }, serve, req, res);

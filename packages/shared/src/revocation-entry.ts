@@ -61,12 +61,62 @@ export function parseFeedPosition(value: unknown): string | undefined {
 
 /** Parses a channel message; undefined for anything malformed (the reader counts and ignores it). */
 export function parseRevocationMessage(message: string): RevocationEntry | undefined {
+  return parseRevocationEnvelope(message)?.entry;
+}
+
+/**
+ * A channel message as the token service writes it: the entry, and beside it (optional: older
+ * publishers and republished entries have neither) the W3C trace context of the change that
+ * published it and when it was published (`published_ms`, Unix milliseconds), for the
+ * propagation delay a resource server measures.
+ */
+export interface RevocationEnvelope {
+  entry: RevocationEntry;
+  traceparent?: string;
+  tracestate?: string;
+  publishedMs?: number;
+}
+
+/** `version-traceid-parentid-flags`, lower-case hex (W3C Trace Context, level 1). */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** The W3C limit on `tracestate`. */
+const MAX_TRACESTATE_LENGTH = 512;
+
+/** The message's entry and what came with it; undefined when the entry is malformed. A malformed extra is dropped, not fatal. */
+export function parseRevocationEnvelope(message: string): RevocationEnvelope | undefined {
   if (message.length > MAX_MESSAGE_LENGTH) return undefined;
+  let value: unknown;
   try {
-    return toRevocationEntry(JSON.parse(message));
+    value = JSON.parse(message);
   } catch {
     return undefined;
   }
+  const entry = toRevocationEntry(value);
+  if (entry === undefined) return undefined;
+  const { traceparent, tracestate, published_ms } = value as Record<string, unknown>;
+  const envelope: RevocationEnvelope = { entry };
+  if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) {
+    envelope.traceparent = traceparent;
+    if (typeof tracestate === 'string' && tracestate.length <= MAX_TRACESTATE_LENGTH)
+      envelope.tracestate = tracestate;
+  }
+  if (typeof published_ms === 'number' && Number.isSafeInteger(published_ms) && published_ms > 0)
+    envelope.publishedMs = published_ms;
+  return envelope;
+}
+
+/** The channel message of `entry`, with the trace context and publication time `parseRevocationEnvelope` reads. */
+export function revocationMessage(
+  entry: RevocationEntry,
+  extras: { traceparent?: string; tracestate?: string; publishedMs?: number } = {},
+): string {
+  const { traceparent, tracestate, publishedMs } = extras;
+  return JSON.stringify({
+    ...entry,
+    ...(traceparent === undefined ? {} : { traceparent }),
+    ...(tracestate === undefined ? {} : { tracestate }),
+    ...(publishedMs === undefined ? {} : { published_ms: publishedMs }),
+  });
 }
 
 /** Every item of `items` as a live entry, or undefined when one is not (the whole answer is then refused). */

@@ -2,7 +2,9 @@ import { describe, expect, test } from '@jest/globals';
 import {
   parseFeedPosition,
   parseRevocationChanges,
+  parseRevocationEnvelope,
   parseRevocationMessage,
+  revocationMessage,
   parseRevocationSnapshot,
   type LiveRevocationEntry,
   type RevocationEntry,
@@ -37,6 +39,37 @@ describe('revocation wire format', () => {
   ])('When an event has %s, then it is rejected', (_what, message) => {
     expect(parseRevocationMessage(message)).toBeUndefined();
   });
+
+  test('When an event carries trace context and its publication time, then they come back beside the entry', () => {
+    const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    const message = revocationMessage(entry(3), {
+      traceparent,
+      tracestate: 'vendor=1',
+      publishedMs: 1_700_000_000_000,
+    });
+    expect(parseRevocationEnvelope(message)).toEqual({
+      entry: entry(3),
+      traceparent,
+      tracestate: 'vendor=1',
+      publishedMs: 1_700_000_000_000,
+    });
+    expect(parseRevocationMessage(message)).toEqual(entry(3));
+  });
+
+  test.each([
+    ['an upper-case traceparent', { traceparent: `00-${'A'.repeat(32)}-${'b'.repeat(16)}-01` }],
+    ['a traceparent with a suffix', { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01-x` }],
+    ['a tracestate without a traceparent', { tracestate: 'vendor=1' }],
+    ['a string publication time', { published_ms: '1700000000000' }],
+    ['a negative publication time', { published_ms: -5 }],
+  ])(
+    'When an event carries %s, then the extra is dropped and the entry still applies',
+    (_what, extra) => {
+      expect(parseRevocationEnvelope(JSON.stringify({ ...entry(4), ...extra }))).toEqual({
+        entry: entry(4),
+      });
+    },
+  );
 
   test('When one snapshot entry is malformed, then the whole snapshot is rejected (never half-applied)', () => {
     expect(

@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 /** A span as the receiver keeps it: OTLP's fields, attributes as plain values, the process's `service.name`. */
 export interface ReceivedSpan {
   service: string;
+  /** `service.instance.id`: which process of the service (the SDK makes one per process). */
+  instance: string;
   traceId: string;
   spanId: string;
   /** Absent for a root span. */
@@ -88,11 +90,14 @@ function attributesOf(list: OtlpKeyValue[] | undefined): Record<string, unknown>
 export function flattenOtlpExport(body: OtlpExport): ReceivedSpan[] {
   const spans: ReceivedSpan[] = [];
   for (const resourceSpans of body.resourceSpans ?? []) {
-    const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+    const resource = attributesOf(resourceSpans.resource?.attributes);
+    const service = String(resource['service.name'] ?? '');
+    const instance = String(resource['service.instance.id'] ?? '');
     for (const scope of resourceSpans.scopeSpans ?? [])
       for (const span of scope.spans ?? [])
         spans.push({
           service,
+          instance,
           traceId: span.traceId,
           spanId: span.spanId,
           ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),

@@ -7,13 +7,19 @@ import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { captureLogs, eventually } from '@plant/test-kit';
-import { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared/token-service-client';
+import {
+  parseRevocationEnvelope,
+  REVOCATION_CHANNEL,
+  type RevocationEntry,
+} from '@plant/shared/token-service-client';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from '../src/domain/revocation-publisher.js';
 
 /** PUBLISH that fails while `refusing`, recording what it took. */
 class StandInRedis extends EventEmitter {
   refusing = true;
   readonly taken: RevocationEntry[] = [];
+  /** When each taken message says it was published. */
+  readonly publishedAt: Array<number | undefined> = [];
   attempts = 0;
 
   publish(channel: string, message: string): Promise<number> {
@@ -22,7 +28,11 @@ class StandInRedis extends EventEmitter {
       return Promise.reject(
         new Error("NOPERM User default has no permissions to run the 'publish' command"),
       );
-    if (channel === REVOCATION_CHANNEL) this.taken.push(JSON.parse(message) as RevocationEntry);
+    const envelope = parseRevocationEnvelope(message);
+    if (channel === REVOCATION_CHANNEL && envelope !== undefined) {
+      this.taken.push(envelope.entry);
+      this.publishedAt.push(envelope.publishedMs);
+    }
     return Promise.resolve(1);
   }
 }
@@ -51,6 +61,7 @@ describe('a revocation publish that fails', () => {
   test('When Redis refuses a publish, then the entry is kept and published again, within the retry bound, once Redis takes it', async () => {
     // The publisher's clock is jest's: the bound is checked exactly, however loaded the machine.
     jest.useFakeTimers();
+    const startedAt = Date.now();
     const redis = new StandInRedis();
     const { publisher, logs } = publisherOn(redis);
     const heard: RevocationEntry[] = [];
@@ -66,6 +77,10 @@ describe('a revocation publish that fails', () => {
     expect(refused).toBeGreaterThanOrEqual(5);
     expect(heard).toEqual([entry('sa-1', 2)]);
     expect(redis.taken).toEqual([entry('sa-1', 2)]);
+    // The republished message says when it went out (jest's clock), for the subscribers' delay metric.
+    const [publishedAt] = redis.publishedAt;
+    expect(publishedAt).toBeGreaterThan(startedAt);
+    expect(publishedAt).toBeLessThanOrEqual(Date.now());
     expect(publisher.pending).toBe(0);
     expect(logs.text()).toContain('revocation publish failed; kept to publish again');
     expect(logs.text()).toContain('revocation events republished');

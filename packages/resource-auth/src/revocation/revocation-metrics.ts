@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** What the revocation map reports on `/metrics`. */
 export interface RevocationMetrics {
@@ -12,7 +12,17 @@ export interface RevocationMetrics {
   expired: Counter;
   fallbacks: Counter<'result'>;
   fallbackLookups: Counter<'result'>;
+  /** From the token service publishing an event to this process applying it. */
+  eventDelay: Histogram;
 }
+
+/**
+ * Buckets of `revocation_event_delay_seconds`: fine below the 10 ms objective (docs/deploy.md,
+ * "Objectives"), coarse above it, where only "how late" matters.
+ */
+export const EVENT_DELAY_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5,
+] as const;
 
 export interface RevocationGauges {
   resyncAgeSeconds(): number;
@@ -101,6 +111,12 @@ export function createRevocationMetrics(
       'Checks answered without the live map (subscription down or not yet re-synced), by verdict',
       ['result'],
     ),
+    eventDelay: new Histogram({
+      name: 'revocation_event_delay_seconds',
+      help: 'Seconds from the token service publishing a revocation event to this process applying it (two hosts: includes their clock skew)',
+      buckets: [...EVENT_DELAY_BUCKETS],
+      registers,
+    }),
     fallbackLookups: counter(
       'revocation_fallback_lookups_total',
       'Principal lookups sent to the token service while the subscription was down, by result (found, not_found, failed)',

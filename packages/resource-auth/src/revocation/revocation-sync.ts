@@ -23,7 +23,13 @@
 import { Registry } from 'prom-client';
 import type { Logger } from '@plant/shared/logging';
 import { redisTargetOf } from '@plant/shared/redis';
-import { parseRevocationMessage, TokenServiceClient } from '@plant/shared/token-service-client';
+import {
+  parseRevocationEnvelope,
+  REVOCATION_CHANNEL,
+  TokenServiceClient,
+  type RevocationEnvelope,
+} from '@plant/shared/token-service-client';
+import { inConsumerSpan } from '@plant/shared/tracing';
 import { FallbackCheck } from './fallback-check.js';
 import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';
@@ -196,22 +202,44 @@ class ResourceServerRevocation implements RevocationSync {
     if (this.#mode === 'live') this.#mode = 'fallback';
   }
 
+  /**
+   * One event from the channel, inside a `revocation apply` span of the publishing change's
+   * trace when the message carries one (tracing on at both ends): the reset's trace shows its
+   * arrival and application at every replica.
+   */
   #applyEvent(message: string): void {
-    const entry = parseRevocationMessage(message);
-    if (entry === undefined) {
+    const envelope = parseRevocationEnvelope(message);
+    if (envelope === undefined) {
       this.#metrics.eventsReceived.inc({ result: 'malformed' });
       this.#logger.warn({ length: message.length }, 'malformed revocation event ignored');
       return;
     }
+    inConsumerSpan('revocation apply', envelope, CONSUMER_ATTRIBUTES, (span) => {
+      const changed = this.#applyEntry(envelope);
+      span?.setAttribute('plantstore.revocation.changed', changed);
+    });
+  }
+
+  #applyEntry({ entry, publishedMs }: RevocationEnvelope): boolean {
     const changed = this.#map.apply(entry);
     this.#metrics.eventsReceived.inc({ result: changed ? 'applied' : 'unchanged' });
+    // Two hosts' clocks: a delay below zero is their skew, counted as none.
+    if (publishedMs !== undefined)
+      this.#metrics.eventDelay.observe(Math.max(0, Date.now() - publishedMs) / 1000);
     if (changed)
       this.#logger.debug(
         { tenant: entry.tenant, sub: entry.sub, version: entry.version, deleted: entry.deleted },
         'revocation event applied',
       );
+    return changed;
   }
 }
+
+const CONSUMER_ATTRIBUTES = {
+  'messaging.system': 'redis',
+  'messaging.destination.name': REVOCATION_CHANNEL,
+  'messaging.operation.type': 'process',
+};
 
 /**
  * Builds the revocation map of a resource server: `check` for bearer verification,

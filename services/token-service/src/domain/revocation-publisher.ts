@@ -1,5 +1,10 @@
 import type { Logger } from '@plant/shared/logging';
-import { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared/token-service-client';
+import {
+  REVOCATION_CHANNEL,
+  revocationMessage,
+  type RevocationEntry,
+} from '@plant/shared/token-service-client';
+import { inProducerSpan } from '@plant/shared/tracing';
 import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
 
@@ -28,7 +33,12 @@ const covers = (published: RevocationEntry, held: RevocationEntry) =>
  * nothing and accept the revoked token until their next re-sync. The entry is kept, joined with
  * any later change of the same principal, and published again (after 100 ms, doubling up to
  * `REPUBLISH_MAX_MS`, and at once when Redis is ready again or another publish goes through)
- * until Redis takes it. A republished entry is what a re-sync would have told the resource
+ * until Redis takes it.
+ *
+ * A message carries its publication time and, with tracing on, the W3C trace context of a
+ * `revocation publish` span in the change's trace: each resource server's `revocation apply`
+ * span joins that trace, and its `revocation_event_delay_seconds` measures the way there. A
+ * republished entry (joined from several changes) carries the time only. A republished entry is what a re-sync would have told the resource
  * servers about that principal. The resource servers' periodic re-sync (Postgres, through the
  * internal API) still bounds the case this cannot: the process dying with entries kept.
  */
@@ -62,7 +72,15 @@ export class RevocationPublisher {
   async publish(entry: RevocationEntry): Promise<void> {
     for (const listener of this.#listeners) listener(entry);
     if (!this.redis) return;
-    const failure = await this.#send(entry);
+    const failure = await inProducerSpan(
+      'revocation publish',
+      {
+        'messaging.system': 'redis',
+        'messaging.destination.name': REVOCATION_CHANNEL,
+        'messaging.operation.type': 'send',
+      },
+      (carried) => this.#send(entry, carried),
+    );
     if (failure === undefined) {
       this.#taken(entry);
       if (this.#pending.size > 0) this.#republishSoon(0);
@@ -86,10 +104,16 @@ export class RevocationPublisher {
   }
 
   /** The error, or undefined when Redis took the entry. */
-  async #send(entry: RevocationEntry): Promise<Error | undefined> {
+  async #send(
+    entry: RevocationEntry,
+    trace: { traceparent?: string; tracestate?: string } = {},
+  ): Promise<Error | undefined> {
     try {
       await withTimeout(
-        this.redis!.publish(REVOCATION_CHANNEL, JSON.stringify(entry)),
+        this.redis!.publish(
+          REVOCATION_CHANNEL,
+          revocationMessage(entry, { ...trace, publishedMs: Date.now() }),
+        ),
         PUBLISH_TIMEOUT_MS,
         'publish',
       );
