@@ -8,7 +8,12 @@
  * boundaries").
  */
 import type { Registry } from 'prom-client';
-import { aliveHandler, readinessHandler, type ReadinessCheck } from './health.js';
+import {
+  aliveHandler,
+  readinessHandler,
+  registerReadinessMetric,
+  type ReadinessCheck,
+} from './health.js';
 import { createHttpApp, type HttpApp } from './http-app.js';
 import type { Logger } from './logger.js';
 import { MANAGEMENT_PATHS } from './management-paths.js';
@@ -43,6 +48,7 @@ export function managementRoutes({
  * forwarded-header trust (no proxy stands in front of it; nothing here reads the client's address).
  */
 export function createManagementApp({ logger, metrics, readiness }: ManagementAppOptions): HttpApp {
+  registerReadinessMetric(metrics, readiness);
   return createHttpApp({
     logger,
     requestContext: false,

@@ -73,6 +73,18 @@ describe('createManagementApp', () => {
     });
   });
 
+  it('When a readiness check fails, then /metrics says which one (readiness_check_up 0), and 1 once it passes', async () => {
+    snapshotLoaded = false;
+    const failing = (await ask(management, '/metrics')).text;
+    expect(failing).toMatch(/^readiness_check_up\{check="database"\} 1$/m);
+    expect(failing).toMatch(/^readiness_check_up\{check="revocation"\} 0$/m);
+    snapshotLoaded = true;
+    expect((await ask(management, '/metrics')).text).toMatch(
+      /^readiness_check_up\{check="revocation"\} 1$/m,
+    );
+    snapshotLoaded = false;
+  });
+
   it('When a readiness check fails, then /readyz answers 503 naming it, and 200 ready once it passes', async () => {
     snapshotLoaded = false;
     expect(await ask(management, '/readyz')).toMatchObject({

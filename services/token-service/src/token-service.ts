@@ -214,7 +214,7 @@ export async function createTokenService(
       keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024,
     },
   );
-  registerServiceGauges(metrics, publisher, providers);
+  registerServiceGauges(metrics, publisher, providers, repositories.signingKeys);
   const inspector = new LiveTokenInspector({ config, logger, metrics });
 
   // This replica's cache drops a changed account before the API answers; others hear it on Redis.

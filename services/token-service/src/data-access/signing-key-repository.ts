@@ -38,6 +38,8 @@ export interface SigningKeyRepository {
     realm: string,
     graceSeconds: number,
   ): Promise<Array<Omit<SigningKeyRow, 'private_key_encrypted'>>>;
+  /** Seconds since the oldest active key of any realm was created (none: undefined), for `/metrics`. */
+  oldestActiveAgeSeconds(): Promise<number | undefined>;
   /**
    * Retires the active key and stores `key` as active, in one transaction under the realm's
    * lock, unless `guard` says otherwise; undefined when the realm does not exist.
@@ -73,6 +75,14 @@ export function createSigningKeyRepository(db: Knex): SigningKeyRepository {
         .whereNull('retired_at')
         .andWhereRaw('created_at > now() - make_interval(secs => ?)', [seconds])
         .select('realm', 'kid');
+    },
+    async oldestActiveAgeSeconds() {
+      const row = (await db('signing_keys')
+        .whereNull('retired_at')
+        .first(db.raw('extract(epoch from now() - min(created_at))::float8 as age'))) as
+        | { age: number | null }
+        | undefined;
+      return row?.age ?? undefined;
     },
     async findPublished(realm, graceSeconds) {
       return db('signing_keys')

@@ -1,14 +1,34 @@
 import { registerCacheMetrics } from '@plant/shared/http';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { withTimeout } from '@plant/shared/util';
+import type { SigningKeyRepository } from '../data-access/signing-key-repository.js';
 import type { RevocationPublisher } from '../domain/revocation-publisher.js';
 import type { RealmProviders } from './realm-providers.js';
 
-/** The token service's own state on /metrics: unpublished revocations and the realm caches. */
+/** A scrape waits this long for the signing-key age before it reports none (the database is slow or down). */
+const KEY_AGE_TIMEOUT_MS = 1000;
+
+/** The token service's own state on /metrics: unpublished revocations, the realm caches, the oldest signing key. */
 export function registerServiceGauges(
   metrics: Registry,
   publisher: Pick<RevocationPublisher, 'pending'>,
   providers: Pick<RealmProviders, 'stats'>,
+  signingKeys: Pick<SigningKeyRepository, 'oldestActiveAgeSeconds'>,
 ): void {
+  new Gauge({
+    name: 'signing_key_oldest_age_seconds',
+    help: 'Seconds since the oldest active signing key of any realm was created (rotate with the CLI before the age the alert names); NaN while the database does not answer',
+    registers: [metrics],
+    // One aggregate over the active keys (one per realm) per scrape, not per request.
+    async collect() {
+      const age = await withTimeout(
+        signingKeys.oldestActiveAgeSeconds(),
+        KEY_AGE_TIMEOUT_MS,
+        'signing key age',
+      ).catch(() => undefined);
+      this.set(age ?? Number.NaN);
+    },
+  });
   new Gauge({
     name: 'revocation_publish_pending',
     help: 'Principals whose latest revocation event Redis has not taken yet; republished until it does (alert when above 0 for long)',
