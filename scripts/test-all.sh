@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run test:all` (or `bash scripts/test-all.sh`): everything CI runs, on a fresh machine.
-# Installs what the suite needs (Postgres, Redis, nginx, Redis Sentinel, PgBouncer and Chromium
+# Installs what the suite needs (Postgres, Redis, nginx, Redis Sentinel, PgBouncer, promtool and Chromium
 # from Debian when missing, the npm dependencies), starts Postgres and Redis when they do not
 # answer, builds, type-checks, runs the whole suite (`pnpm test`), the topologies (`pnpm
 # test:topology`: replicas behind nginx, Sentinel, PgBouncer, each test starting its own
@@ -26,6 +26,8 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 command -v redis-sentinel >/dev/null 2>&1 || need_apt+=(redis-sentinel)
 [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
+# promtool checks and unit-tests the alert rules (packages/deploy-checks/test/observability.test.ts).
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 if [ "${PLANT_BROWSER_TESTS:-1}" = "1" ] && [ ! -x /usr/bin/chromium ]; then need_apt+=(chromium); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== installing from Debian: ${need_apt[*]}"

@@ -90,10 +90,10 @@ describe('docker-compose.yml cross-checks', () => {
       expect(spec.ports).toEqual([`127.0.0.1:${contractPort}:${contractPort}`]);
       // Its secrets are public development values: only a development run accepts them.
       expect(environmentOf(spec).get('NODE_ENV')).toBe('development');
-      // The public port 404s the probes: the check asks the management port, inside the container
-      // (loopback, MANAGEMENT_HOST's default, so nothing outside the container reaches it).
+      // The public port 404s the probes: the check asks the management port, inside the container.
+      // It listens on the compose network for Prometheus (observability profile), never published.
       expect(environmentOf(spec).get('MANAGEMENT_PORT')).toBe(String(defaults.MANAGEMENT_PORT));
-      expect(environmentOf(spec).has('MANAGEMENT_HOST')).toBe(false);
+      expect(environmentOf(spec).get('MANAGEMENT_HOST')).toBe('0.0.0.0');
       expect(spec.healthcheck?.test).toEqual([
         'CMD',
         'node',

@@ -12,6 +12,7 @@ export * from './platform-env.js';
 export * from './platform-launcher.js';
 export * from './platform-ports.js';
 export * from './postgres-server.js';
+export * from './promql-names.js';
 export * from './readiness.js';
 export * from './redis-sentinel.js';
 export * from './redis-server.js';
