@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list] [--pgbouncer]`: starts the three services as
+// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list] [--pgbouncer] [--tracing]`: starts the three services as
 // production runs them, seeds a tenant, runs each scenario and its baseline back to back
 // from a separate load-generator process, prints one table and writes
 // bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
@@ -22,6 +22,7 @@ import { openSession } from './lib/session.mjs';
 import { assertScenarioWorks, assertTargetsAnswer, runRevocation } from './lib/scenario-runs.mjs';
 import { measurePair } from './lib/load.mjs';
 import { runPooledBench } from './lib/pooled-bench.mjs';
+import { runTracingBench } from './lib/tracing-bench.mjs';
 import {
   breakdown,
   PERF_NODE_ARGS,
@@ -50,6 +51,10 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     // List and create through PgBouncer against direct (bench/lib/pooled-bench.mjs), nothing else.
     pgbouncer: { type: 'boolean', default: false },
+    // List and grant with tracing off and on at 10 % (bench/lib/tracing-bench.mjs), nothing else;
+    // with --baseline-root, against that checkout's build (the code before tracing).
+    tracing: { type: 'boolean', default: false },
+    'baseline-root': { type: 'string' },
   },
 });
 
@@ -91,6 +96,34 @@ if (missing.length > 0) {
 
 if (args.pgbouncer) {
   const code = await runPooledBench({ stamp, logDir, load, log }).catch(
+    (/** @type {Error} */ err) => {
+      log(`failed: ${err.stack ?? err}`);
+      return 1;
+    },
+  );
+  process.exit(code);
+}
+
+if (args.tracing) {
+  const code = await runTracingBench({
+    stamp,
+    logDir,
+    load,
+    log,
+    ...(args['baseline-root'] === undefined ? {} : { baselineRoot: args['baseline-root'] }),
+  }).then(
+    (result) => {
+      mkdirSync(resultsDir, { recursive: true });
+      const file = join(resultsDir, `tracing-${stamp}.json`);
+      writeFileSync(
+        file,
+        `${JSON.stringify({ stamp, machine: machine(), load, ...result }, null, 2)}\n`,
+      );
+      process.stdout.write(
+        `${result.pairs.map((p) => `${p.name}: ratio ${p.ratio.rps?.toFixed(3)} (target ${p.target}), cpu/req ratio ${p.ratio.cpuPerRequest?.toFixed(3)}`).join('\n')}\nspan exports received: ${result.sink.exports}\nwritten to ${file}\n`,
+      );
+      return 0;
+    },
     (/** @type {Error} */ err) => {
       log(`failed: ${err.stack ?? err}`);
       return 1;

@@ -36,6 +36,8 @@ export interface OtlpReceiver {
   bodies(): string[];
   /** Export requests refused (wrong path, media type, malformed or too large). */
   refused(): number;
+  /** Export requests taken (kept or, with `keep: false`, only counted). */
+  exports(): number;
   close(): Promise<void>;
 }
 
@@ -122,12 +124,23 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+export interface OtlpReceiverOptions {
+  /**
+   * Keep what arrives (default true). A benchmark's sink passes false: each export is answered
+   * and counted (`exports()`), nothing is parsed or kept, so a long run holds no memory.
+   */
+  keep?: boolean;
+}
+
 /** Starts the receiver on 127.0.0.1 and an ephemeral port. */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver({
+  keep = true,
+}: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
   let kept = 0;
   let refused = 0;
+  let exports = 0;
   const answer = (res: ServerResponse, status: number, body: object) => {
     if (status !== 200) refused += 1;
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -141,7 +154,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     }
     readBody(req).then(
       (text) => {
-        if (text === undefined || kept + text.length > MAX_KEPT_BYTES)
+        if (text === undefined) return answer(res, 413, { code: 8, message: 'too large' });
+        exports += 1;
+        if (!keep) return answer(res, 200, {});
+        if (kept + text.length > MAX_KEPT_BYTES)
           return answer(res, 507, { code: 8, message: 'too much' });
         let parsed: OtlpExport;
         try {
@@ -165,6 +181,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans: () => [...spans],
     bodies: () => [...bodies],
     refused: () => refused,
+    exports: () => exports,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
