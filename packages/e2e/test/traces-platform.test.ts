@@ -294,13 +294,28 @@ describe("Traces of a service account's life across the processes", () => {
     // Exported after the scrape: once its spans are in, a scrape's span would be too.
     const after = await send(`${store.url}/plants`, { headers: {} });
     await eventually(() => spansOf(after.traceId).length > 0, 'the later request was exported');
+    const management = /\/(metrics|readyz|healthz)$/;
     expect(
       receiver
         .spans()
-        .filter((s) =>
-          ['/metrics', '/readyz', '/healthz'].includes(String(s.attributes['url.path'])),
+        .filter(
+          (s) => management.test(s.name) || management.test(String(s.attributes['http.route'])),
         ),
     ).toEqual([]);
+  });
+});
+
+describe('Sampling', () => {
+  test('When a caller says its trace is not sampled, then nothing of that request is exported', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const unsampled = await fetch(`${p.plantStores[0]!.url}/plants`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-00` },
+    });
+    await unsampled.text();
+    // A sampled request after it, through the same process: once its spans are in, the other's would be.
+    const sampled = await send(`${p.plantStores[0]!.url}/plants`, { headers: {} });
+    await eventually(() => spansOf(sampled.traceId).length > 0, 'the sampled request was exported');
+    expect(spansOf(traceId)).toEqual([]);
   });
 });
 

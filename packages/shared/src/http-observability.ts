@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { createAccessLog, outcomeOf, pathOf } from './http-logger.js';
 import type { Logger } from './logger.js';
-import { traceLogFields } from './trace-context.js';
+import { endServerSpan, serveInSpan, startServerSpan, traceLogFields } from './trace-context.js';
 import { httpRequestRecorder } from './metrics.js';
 import { assignRequestId, requestContext } from './request-context.js';
 
@@ -53,13 +53,16 @@ export function createRequestObserver({
     const id = assignRequestId(req, res);
     const path = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
     const start = process.hrtime.bigint();
-    // Read now, inside the request's span: the `close` listener runs outside it. Off: undefined, at once.
-    const trace = traceLogFields();
+    // With tracing on, the request's SERVER span (none for probes and polls); off: undefined, at once.
+    const server = quiet.has(path) ? undefined : startServerSpan(req.method ?? '', req.headers);
+    // Its ids for the access line, read now: the `close` listener runs outside the span.
+    const trace = server === undefined ? undefined : traceLogFields(server.context);
     // `on`, not `once`: a response closes once, and `once` wraps the listener per request.
     res.on('close', () => {
       const ns = Number(process.hrtime.bigint() - start);
       if (record !== undefined && res.writableFinished)
         record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
+      if (server !== undefined) endServerSpan(server, route(req), res.statusCode);
       if (res.statusCode >= 400 || !quiet.has(path))
         writeAccessLine(
           id,
@@ -71,7 +74,11 @@ export function createRequestObserver({
           trace,
         );
     });
-    if (withContext) requestContext.run({ requestId: id }, serve, req, res);
-    else serve(req, res);
+    const run = () => {
+      if (withContext) requestContext.run({ requestId: id }, serve, req, res);
+      else serve(req, res);
+    };
+    if (server === undefined) run();
+    else serveInSpan(server, req, res, run);
   };
 }

@@ -16,11 +16,11 @@ import {
 } from './health.js';
 import { createHttpApp, type HttpApp } from './http-app.js';
 import type { Logger } from './logger.js';
-import { MANAGEMENT_PATHS } from './management-paths.js';
 import { metricsHandler } from './metrics.js';
 import type { Route } from './route-table.js';
 
-export { MANAGEMENT_PATHS };
+/** The paths only the management port serves. */
+export const MANAGEMENT_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
 
 export interface ManagementAppOptions {
   logger: Logger;

@@ -4,9 +4,12 @@
  * (sampler, endpoint, headers, batch sizes, resource attributes); what is fixed here is what
  * keeps secrets out of spans and what keeps the cost down:
  *
- * - http: no header is recorded (the SDK's default; never widened here); query values are
- *   replaced by `REDACTED` on server and client spans alike (an authorization code, a state, an
- *   invitation would otherwise be in `url.query` / `url.full`); probes and scrapes make no trace.
+ * - http: client spans only (the calls between our services): no header is recorded (the SDK's
+ *   default; never widened here) and query values are replaced by `REDACTED` in `url.full`. The
+ *   SERVER span of each request is our request observer's (`startServerSpan`): the
+ *   instrumentation's cost about 150 µs of CPU per request even unsampled (docs/performance.md,
+ *   "Tracing"); ours records the route template, never the raw path or query, and none for
+ *   probes and scrapes.
  * - express: route handlers only, not every middleware layer (a span per layer per request).
  * - pg: the SQL text only (parameterised by knex; values are never recorded), no span outside a trace.
  * - ioredis: the command name only, never its arguments (keys, `AUTH`'s password, messages).
@@ -18,8 +21,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { IncomingMessage, RequestOptions } from 'node:http';
-import { MANAGEMENT_PATHS } from './management-paths.js';
+import type { RequestOptions } from 'node:http';
 
 /** `a=REDACTED&b=REDACTED`: which parameters came, never their values. */
 export function redactedQuery(search: string): string {
@@ -38,24 +40,11 @@ export function redactedUrl(url: string): string {
   return query < 0 ? url : `${url.slice(0, query)}?${redactedQuery(url.slice(query + 1))}`;
 }
 
-function incomingAttributes(request: IncomingMessage): Attributes {
-  const url = request.url ?? '';
-  const query = url.indexOf('?');
-  return query < 0 ? {} : { 'url.query': redactedQuery(url.slice(query + 1)) };
-}
-
 function outgoingAttributes(request: RequestOptions): Attributes {
   const protocol = request.protocol ?? 'http:';
   const host = request.hostname ?? request.host ?? 'localhost';
   const port = request.port === undefined || request.port === null ? '' : `:${request.port}`;
   return { 'url.full': redactedUrl(`${protocol}//${host}${port}${request.path ?? '/'}`) };
-}
-
-const quietPaths = new Set<string>(MANAGEMENT_PATHS);
-function isProbeOrScrape(request: IncomingMessage): boolean {
-  const url = request.url ?? '';
-  const query = url.indexOf('?');
-  return quietPaths.has(query < 0 ? url : url.slice(0, query));
 }
 
 export function startTracingSdk(serviceName: string): { shutdown(): Promise<void> } {
@@ -71,11 +60,11 @@ export function startTracingSdk(serviceName: string): { shutdown(): Promise<void
     logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: isProbeOrScrape,
-        startIncomingSpanHook: incomingAttributes,
+        disableIncomingRequestInstrumentation: true,
+        // A call made outside a sampled request (a resync, a key fetch) makes no span of its own.
+        requireParentforOutgoingSpans: true,
         startOutgoingSpanHook: outgoingAttributes,
         redactedQueryParams: [],
-        redactedQueryParamsServer: [],
       }),
       new ExpressInstrumentation({
         ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER],
