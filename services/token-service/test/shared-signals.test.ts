@@ -123,6 +123,14 @@ async function pushStream(r: Receiver, events = ALL_EVENTS) {
 
 const types = (sets: VerifiedSet[]) => sets.map((s) => s.type);
 
+async function pollStream(r: Receiver) {
+  const stream = await createStream(r, {
+    delivery: { method: POLL },
+    events_requested: ALL_EVENTS,
+  });
+  return { id: stream.stream_id, url: stream.delivery.endpoint_url };
+}
+
 describe('Shared Signals: discovery', () => {
   test('When a receiver reads the configuration at both well-known paths, then the same SSF 1.0 metadata, the interoperability profile members included', async () => {
     const issuer = h.issuer(tenant);
@@ -296,5 +304,431 @@ describe('Shared Signals: push, every event type', () => {
     expect(sets[0]!.event).toMatchObject({ initiating_entity: 'admin' });
     expect(sets[12]!.event).toMatchObject({ initiating_entity: 'system' });
     expect(new Set(sets.map((s) => s.jti)).size).toBe(sets.length);
+  });
+});
+
+describe('Shared Signals: poll', () => {
+  test('When a receiver polls, then the SETs come oldest first, maxEvents at a time with moreAvailable, and stay until acknowledged', async () => {
+    const r = await newReceiver();
+    const { id, url } = await pollStream(r);
+    expect(url).toBe(`${h.issuer(tenant)}/ssf/streams/poll/${id}`);
+    const target = await api.createServiceAccount(tenant);
+    await api.reset(tenant, target.client_id).expect(200);
+    await api.setDisabled(tenant, target.client_id, true).expect(200);
+    const first = await pollSignals(url, r.token, r.expect, {
+      maxEvents: 2,
+      returnImmediately: true,
+    });
+    expect({ types: types(first.sets), more: first.moreAvailable }).toEqual({
+      types: [T.credentialChange, T.credentialChange],
+      more: true,
+    });
+    // Not acknowledged: the same two again.
+    const again = await pollSignals(url, r.token, r.expect, {
+      maxEvents: 2,
+      returnImmediately: true,
+    });
+    expect(again.sets.map((s) => s.jti)).toEqual(first.sets.map((s) => s.jti));
+    const rest = await pollSignals(url, r.token, r.expect, {
+      ack: first.sets.map((s) => s.jti),
+      maxEvents: 10,
+      returnImmediately: true,
+    });
+    expect({ types: types(rest.sets), more: rest.moreAvailable }).toEqual({
+      types: [T.disabled, T.sessionRevoked],
+      more: false,
+    });
+    const drained = await pollSignals(url, r.token, r.expect, {
+      ack: rest.sets.map((s) => s.jti),
+      returnImmediately: true,
+    });
+    expect(drained.sets).toEqual([]);
+  });
+
+  test('When a long poll waits and a change commits, then the poll answers with its SET', async () => {
+    const r = await newReceiver();
+    const { url } = await pollStream(r);
+    const target = await api.createServiceAccount(tenant);
+    const first = await pollSignals(url, r.token, r.expect, { returnImmediately: true });
+    const waiting = pollSignals(url, r.token, r.expect, { ack: first.sets.map((s) => s.jti) });
+    await eventually(() => h.service.signals.delivery.waiting > 0, 'the long poll waits');
+    await api.reset(tenant, target.client_id).expect(200);
+    const answer = await waiting;
+    expect(answer.sets.map((s) => [s.type, s.sub_id.sub])).toEqual([
+      [T.credentialChange, target.client_id],
+    ]);
+  });
+
+  test('When a poll acknowledges jtis of another stream or made up, then nothing of that stream or this one goes', async () => {
+    const a = await newReceiver();
+    const b = await newReceiver();
+    const streamA = await pollStream(a);
+    const streamB = await pollStream(b);
+    await api.createServiceAccount(tenant);
+    const ofA = await pollSignals(streamA.url, a.token, a.expect, { returnImmediately: true });
+    const ofB = await pollSignals(streamB.url, b.token, b.expect, { returnImmediately: true });
+    expect(ofA.sets).toHaveLength(1);
+    await pollSignals(streamB.url, b.token, b.expect, {
+      ack: [...ofA.sets.map((s) => s.jti), 'forged-jti', '00000000-0000-0000-0000-000000000000'],
+      returnImmediately: true,
+    });
+    const stillA = await pollSignals(streamA.url, a.token, a.expect, { returnImmediately: true });
+    const stillB = await pollSignals(streamB.url, b.token, b.expect, { returnImmediately: true });
+    expect(stillA.sets.map((s) => s.jti)).toEqual(ofA.sets.map((s) => s.jti));
+    expect(stillB.sets.map((s) => s.jti)).toEqual(ofB.sets.map((s) => s.jti));
+  });
+
+  test('When maxEvents is huge, negative or not a number, then at most 100 SETs, or 400', async () => {
+    const r = await newReceiver();
+    const { url } = await pollStream(r);
+    const path = new URL(url).pathname;
+    const huge = await request(h.publicUrl)
+      .post(path)
+      .set('authorization', `Bearer ${r.token}`)
+      .send({ maxEvents: 1e12, returnImmediately: true });
+    expect(huge.status).toBe(200);
+    expect(Object.keys(huge.body.sets).length).toBeLessThanOrEqual(100);
+    for (const maxEvents of [-1, 1.5, '10', null]) {
+      const res = await request(h.publicUrl)
+        .post(path)
+        .set('authorization', `Bearer ${r.token}`)
+        .send({ maxEvents, returnImmediately: true });
+      expect({ maxEvents, status: res.status, error: res.body.error }).toEqual({
+        maxEvents,
+        status: 400,
+        error: 400,
+      });
+    }
+  });
+});
+
+describe('Shared Signals: order across a receiver outage, status and subjects', () => {
+  test('When the push receiver is down for a while and comes back, then every event arrives, in order, each once', async () => {
+    const r = await newReceiver();
+    const { receiver, stream } = await pushStream(r);
+    try {
+      const target = await api.createServiceAccount(tenant);
+      await receiver.waitFor(1);
+      await receiver.down();
+      const sub = target.client_id;
+      await api.reset(tenant, sub).expect(200);
+      await api.setDisabled(tenant, sub, true).expect(200);
+      await api.setDisabled(tenant, sub, false).expect(200);
+      await api.patch(tenant, sub, { role: 'Edit' }).expect(200);
+      await api.reset(tenant, sub).expect(200);
+      await eventually(async () => {
+        const status = await call(r, 'get', `/status?stream_id=${stream.stream_id}`);
+        return status.body.last_delivery_error !== undefined && status.body.queued_events === 6;
+      }, 'the stream records the failed push and holds the events');
+      await receiver.up();
+      const sets = await receiver.waitFor(7);
+      expect(types(sets)).toEqual([
+        T.credentialChange,
+        T.credentialChange,
+        T.disabled,
+        T.sessionRevoked,
+        T.enabled,
+        T.sessionRevoked,
+        T.credentialChange,
+      ]);
+      await eventually(async () => {
+        const status = await call(r, 'get', `/status?stream_id=${stream.stream_id}`);
+        return status.body.queued_events === 0;
+      }, 'the queue drains');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('When a stream is paused, then events are held; enabled again, then they arrive; disabled, then nothing is held', async () => {
+    const r = await newReceiver();
+    const { receiver, stream } = await pushStream(r);
+    try {
+      const id = stream.stream_id;
+      const paused = await call(r, 'post', '/status').send({
+        stream_id: id,
+        status: 'paused',
+        reason: 'maintenance',
+      });
+      expect(paused.body).toMatchObject({ stream_id: id, status: 'paused', reason: 'maintenance' });
+      const target = await api.createServiceAccount(tenant);
+      await eventually(
+        async () => (await call(r, 'get', `/status?stream_id=${id}`)).body.queued_events === 1,
+        'held',
+      );
+      expect(receiver.deliveries).toBe(0);
+      await call(r, 'post', '/status').send({ stream_id: id, status: 'enabled' }).expect(200);
+      const [set] = await receiver.waitFor(1);
+      expect(set!.sub_id.sub).toBe(target.client_id);
+      await call(r, 'post', '/status').send({ stream_id: id, status: 'disabled' }).expect(200);
+      await api.reset(tenant, target.client_id).expect(200);
+      expect((await call(r, 'get', `/status?stream_id=${id}`)).body).toMatchObject({
+        status: 'disabled',
+        queued_events: 0,
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('When subjects are added, then the stream carries only them; a removed subject is left out; another issuer or format is refused', async () => {
+    const r = await newReceiver();
+    const { url, id } = await pollStream(r);
+    const chosen = await api.createServiceAccount(tenant);
+    const other = await api.createServiceAccount(tenant);
+    const issuer = h.issuer(tenant);
+    const subject = (sub: string) => ({ format: 'iss_sub', iss: issuer, sub });
+    await pollSignals(url, r.token, r.expect, {
+      ack: (await pollSignals(url, r.token, r.expect, { returnImmediately: true })).sets.map(
+        (s) => s.jti,
+      ),
+      returnImmediately: true,
+    });
+    await call(r, 'post', '/subjects/add')
+      .send({ stream_id: id, subject: subject(chosen.client_id) })
+      .expect(200);
+    await api.reset(tenant, other.client_id).expect(200);
+    await api.reset(tenant, chosen.client_id).expect(200);
+    const only = await pollSignals(url, r.token, r.expect, { returnImmediately: true });
+    expect(only.sets.map((s) => s.sub_id.sub)).toEqual([chosen.client_id]);
+    await call(r, 'post', '/subjects/remove')
+      .send({ stream_id: id, subject: subject(chosen.client_id) })
+      .expect(204);
+    await api.reset(tenant, chosen.client_id).expect(200);
+    const none = await pollSignals(url, r.token, r.expect, {
+      ack: only.sets.map((s) => s.jti),
+      returnImmediately: true,
+    });
+    expect(none.sets).toEqual([]);
+    for (const bad of [
+      { format: 'iss_sub', iss: h.issuer('another-realm'), sub: chosen.client_id },
+      { format: 'email', email: 'a@example.com' },
+      { format: 'opaque', id: chosen.client_id },
+    ]) {
+      const res = await call(r, 'post', '/subjects/add').send({ stream_id: id, subject: bad });
+      expect({ bad, status: res.status }).toEqual({ bad, status: 400 });
+    }
+  });
+});
+
+describe('Shared Signals: streams are their owner’s', () => {
+  test('When another receiver of the realm or of another tenant names a stream, then 404 everywhere, and the stream is unchanged', async () => {
+    const owner = await newReceiver();
+    const { id, url } = await pollStream(owner);
+    const neighbour = await newReceiver();
+    const { tenant: otherTenant } = await h.createTenant();
+    const stranger = await newReceiver(otherTenant);
+    for (const intruder of [neighbour, { ...stranger, tenant }]) {
+      const attempts = [
+        call(intruder, 'get', `?stream_id=${id}`),
+        call(intruder, 'patch', '').send({ stream_id: id, description: 'mine now' }),
+        call(intruder, 'put', '').send({ stream_id: id, delivery: { method: POLL } }),
+        call(intruder, 'delete', `?stream_id=${id}`),
+        call(intruder, 'get', `/status?stream_id=${id}`),
+        call(intruder, 'post', '/status').send({ stream_id: id, status: 'disabled' }),
+        call(intruder, 'post', '/verify').send({ stream_id: id }),
+        call(intruder, 'post', '/subjects/add').send({
+          stream_id: id,
+          subject: { format: 'iss_sub', iss: h.issuer(tenant), sub: intruder.account.client_id },
+        }),
+        request(h.publicUrl)
+          .post(new URL(url).pathname)
+          .set('authorization', `Bearer ${intruder.token}`)
+          .send({ returnImmediately: true }),
+      ];
+      const statuses = (await Promise.all(attempts)).map((res) => res.status);
+      // The neighbour: no such stream (404). The stranger's token on this realm: not of this realm (401).
+      expect(new Set(statuses)).toEqual(new Set([intruder === neighbour ? 404 : 401]));
+    }
+    const own = await call(owner, 'get', `?stream_id=${id}`);
+    expect(own.status).toBe(200);
+    expect(own.body.description).toBeUndefined();
+    expect((await call(owner, 'get', `/status?stream_id=${id}`)).body.status).toBe('enabled');
+    // And the list shows each receiver its own streams only.
+    expect((await call(neighbour, 'get', '')).body).toEqual([]);
+  });
+
+  test('When another tenant’s account changes, then no event of it reaches this tenant’s stream', async () => {
+    const r = await newReceiver();
+    const { url } = await pollStream(r);
+    const { tenant: otherTenant } = await h.createTenant();
+    const foreign = await api.createServiceAccount(otherTenant);
+    await api.reset(otherTenant, foreign.client_id).expect(200);
+    const mine = await api.createServiceAccount(tenant);
+    const sets = await pollSignals(url, r.token, r.expect, { returnImmediately: true });
+    expect(sets.sets.map((s) => s.sub_id.sub)).toEqual([mine.client_id]);
+  });
+});
+
+describe('Shared Signals: stream configuration', () => {
+  test('When a stream is created, read, patched, replaced and deleted, then each answer is the SSF configuration; the push Authorization header is never shown and is sealed at rest', async () => {
+    const r = await newReceiver();
+    const authorization = `Bearer receiver-secret-${Math.random().toString(36).slice(2)}`;
+    const receiver = await startSignalReceiver(r.expect, { authorization });
+    try {
+      const created = await createStream(r, {
+        delivery: { method: PUSH, endpoint_url: receiver.url, authorization_header: authorization },
+        events_requested: [T.credentialChange, 'https://example.com/unknown-event'],
+        description: 'SIEM',
+      });
+      expect(created).toEqual({
+        stream_id: expect.stringMatching(/^ssf-[0-9a-f]{32}$/),
+        iss: h.issuer(tenant),
+        aud: r.account.client_id,
+        events_supported: ALL_EVENTS,
+        events_requested: [T.credentialChange, 'https://example.com/unknown-event'],
+        events_delivered: [T.credentialChange],
+        delivery: { method: PUSH, endpoint_url: receiver.url },
+        min_verification_interval: 0,
+        description: 'SIEM',
+      });
+      const id = created.stream_id;
+      const stored = await h.service.db('ssf_streams').where({ id }).first();
+      expect(JSON.stringify(stored)).not.toContain(authorization.slice(7));
+      expect(h.logs.join('\n')).not.toContain(authorization.slice(7));
+      await call(r, 'post', '/verify').send({ stream_id: id }).expect(204);
+      await api.createServiceAccount(tenant);
+      // The receiver demands the header, so these arrived with it; verification is always delivered.
+      expect(types(await receiver.waitFor(2))).toEqual([T.verification, T.credentialChange]);
+      const patched = await call(r, 'patch', '').send({ stream_id: id, description: 'SIEM 2' });
+      expect(patched.body).toMatchObject({
+        description: 'SIEM 2',
+        events_delivered: [T.credentialChange],
+      });
+      const replaced = await call(r, 'put', '').send({ stream_id: id, delivery: { method: POLL } });
+      expect(replaced.body).toMatchObject({
+        delivery: { method: POLL, endpoint_url: `${h.issuer(tenant)}/ssf/streams/poll/${id}` },
+        events_requested: [],
+        events_delivered: [],
+      });
+      expect(replaced.body.description).toBeUndefined();
+      await call(r, 'delete', `?stream_id=${id}`).expect(204);
+      expect((await call(r, 'get', `?stream_id=${id}`)).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('Shared Signals: hostile configurations and bursts', () => {
+  let strict: Harness;
+  let saved: Harness;
+  beforeAll(async () => {
+    // Production's address rules; a small backlog and the verification interval on.
+    strict = await startHarness({
+      SSF_STREAM_BACKLOG: '10',
+      SSF_STREAMS_PER_TENANT: '3',
+      SSF_MIN_VERIFICATION_INTERVAL_SECONDS: '60',
+    });
+    saved = h;
+    h = strict;
+    api = internal(h);
+    ({ tenant } = await h.createTenant());
+  });
+  afterAll(async () => {
+    h = saved;
+    api = internal(h);
+    await strict?.close();
+  });
+
+  test('When a push URL is private, loopback, link-local, http:, carries credentials or is not a URL, then 400 and no stream', async () => {
+    const r = await newReceiver();
+    for (const endpoint_url of [
+      'https://127.0.0.1/events',
+      'https://10.1.2.3/events',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/events',
+      'https://[::ffff:192.168.0.1]/events',
+      'http://203.0.113.10/events',
+      'https://user:pw@receiver.example.com/events',
+      'ftp://receiver.example.com/',
+      'not a url',
+    ]) {
+      const res = await call(r, 'post', '').send({ delivery: { method: PUSH, endpoint_url } });
+      expect({ endpoint_url, status: res.status, error: res.body.error }).toEqual({
+        endpoint_url,
+        status: 400,
+        error: 400,
+      });
+    }
+    expect((await call(r, 'get', '')).body).toEqual([]);
+  });
+
+  test('When a configuration is oversized, malformed or smuggles a header, then 400 and nothing stored', async () => {
+    const r = await newReceiver();
+    for (const body of [
+      {
+        delivery: { method: POLL },
+        events_requested: Array.from({ length: 33 }, (_, i) => `urn:x:${i}`),
+      },
+      { delivery: { method: POLL }, events_requested: ['x'.repeat(257)] },
+      { delivery: { method: POLL }, description: 'd'.repeat(256) },
+      { delivery: { method: 'urn:example:carrier-pigeon' } },
+      { delivery: { method: PUSH } },
+      {
+        delivery: {
+          method: PUSH,
+          endpoint_url: 'https://receiver.example.com/',
+          authorization_header: 'Bearer x\r\nX-Evil: 1',
+        },
+      },
+      { events_requested: [T.credentialChange] },
+      [],
+    ]) {
+      const res = await call(r, 'post', '').send(body);
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+    }
+    expect((await call(r, 'get', '')).body).toEqual([]);
+  });
+
+  test('When a tenant has its stream limit, then the next stream is 409', async () => {
+    const r = await newReceiver();
+    for (let i = 0; i < 3; i += 1) await createStream(r, { delivery: { method: POLL } });
+    const res = await call(r, 'post', '').send({ delivery: { method: POLL } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 409,
+      body: { error: 409, message: "The tenant's stream limit is reached" },
+    });
+    for (const stream of (await call(r, 'get', '')).body as { stream_id: string }[])
+      await call(r, 'delete', `?stream_id=${stream.stream_id}`).expect(204);
+  });
+
+  test('When verification is requested in a burst, then one is queued and the rest are 429 with Retry-After', async () => {
+    const r = await newReceiver();
+    const { id } = await pollStream(r);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call(r, 'post', '/verify').send({ stream_id: id })),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([204, ...Array(9).fill(429)]);
+    expect(answers.find((a) => a.status === 429)!.headers['retry-after']).toBe('60');
+    await call(r, 'delete', `?stream_id=${id}`).expect(204);
+  });
+
+  test('When a stream’s backlog is full, then further events are dropped and counted in its status and the metric, and the changes themselves succeed', async () => {
+    const r = await newReceiver();
+    const { id, url } = await pollStream(r);
+    const target = await api.createServiceAccount(tenant);
+    for (let i = 0; i < 11; i += 1) await api.reset(tenant, target.client_id).expect(200);
+    const status = await call(r, 'get', `/status?stream_id=${id}`);
+    expect(status.body).toEqual({
+      stream_id: id,
+      status: 'enabled',
+      reason: "2 events were dropped: the stream's backlog of 10 was full",
+      queued_events: 10,
+      backlog_limit: 10,
+      dropped_events: 2,
+    });
+    const metrics = await request(h.managementUrl).get('/metrics');
+    const dropped = /^ssf_stream_events_dropped\{[^}]*\} (\d+)$/m.exec(metrics.text);
+    expect(Number(dropped?.[1])).toBeGreaterThanOrEqual(2);
+    // The ten kept are the oldest: the account's creation first.
+    const sets = await pollSignals(url, r.token, r.expect, {
+      maxEvents: 100,
+      returnImmediately: true,
+    });
+    expect(sets.sets).toHaveLength(10);
+    expect(sets.sets[0]!.event.change_type).toBe('create');
+    await call(r, 'delete', `?stream_id=${id}`).expect(204);
   });
 });
