@@ -26,8 +26,14 @@ import type { SecurityEventSigner } from './security-event-tokens.js';
 
 /** Sweep period: the latest a back-off's end or a missed notification is noticed. */
 const SWEEP_MS = 1000;
-/** A lease outlives a delivery round by far; a replica that died holding one frees it this late. */
-const LEASE_SECONDS = 30;
+/**
+ * A lease outlives a delivery round by far: a round stops sending once another push could end
+ * past half the lease, so no two replicas ever hold one stream. A replica that died holding a
+ * lease frees it this late (the stream waits that long, nothing is lost).
+ */
+export function leaseSeconds(pushTimeoutMs: number): number {
+  return Math.ceil((4 * pushTimeoutMs) / 1000) + 10;
+}
 /** Streams one replica delivers at once (bound of its in-flight set). */
 const MAX_CONCURRENT_STREAMS = 8;
 /** Events sent per lease before the stream is put back (others' turn; the lease renewed). */
@@ -146,12 +152,16 @@ export class SignalDelivery {
     return this.#waiting;
   }
 
+  get #lease(): number {
+    return leaseSeconds(this.deps.policy.timeoutMs);
+  }
+
   #claim(only?: string): void {
     if (this.#stopped) return;
     if (only !== undefined && this.#inFlight.has(only)) return;
     const room = MAX_CONCURRENT_STREAMS - this.#inFlight.size;
     if (room <= 0) return;
-    this.deps.streams.claimPush(LEASE_SECONDS, only === undefined ? room : 1, only).then(
+    this.deps.streams.claimPush(this.#lease, only === undefined ? room : 1, only).then(
       (claimed) => {
         for (const stream of claimed) {
           this.#inFlight.add(stream.id);
@@ -198,10 +208,12 @@ export class SignalDelivery {
         : encryption.decrypt(stream.authorization_header_sealed, stream.id);
     let error: string | null = null;
     let sent = 0;
-    while (sent < EVENTS_PER_ROUND && !this.#stopped) {
+    const roundEnds = Date.now() + (this.#lease * 1000) / 2 - policy.timeoutMs;
+    while (sent < EVENTS_PER_ROUND && !this.#stopped && Date.now() < roundEnds) {
       const { events } = await streams.oldest(stream.id, 10);
       if (events.length === 0) break;
       for (const event of events) {
+        if (Date.now() >= roundEnds) break;
         const set = await signer.sign(stream.realm, stream.id, stream.owner_sub, event);
         const result = await pushSecurityEvent(stream.endpoint_url, set, authorization, policy);
         this.#pushed.inc({ outcome: result.kind });
