@@ -59,6 +59,8 @@ export interface SignalDeliveryDeps {
 
 export class SignalDelivery {
   readonly #inFlight = new Set<string>();
+  /** In-flight streams that got events meanwhile: claimed again when their round ends (a subset of #inFlight). */
+  readonly #again = new Set<string>();
   /** Long polls waiting per stream; at most `maxWaiters` in total. */
   readonly #waiters = new Map<string, Set<() => void>>();
   #waiting = 0;
@@ -158,15 +160,20 @@ export class SignalDelivery {
 
   #claim(only?: string): void {
     if (this.#stopped) return;
-    if (only !== undefined && this.#inFlight.has(only)) return;
+    if (only !== undefined && this.#inFlight.has(only)) {
+      this.#again.add(only);
+      return;
+    }
     const room = MAX_CONCURRENT_STREAMS - this.#inFlight.size;
     if (room <= 0) return;
     this.deps.streams.claimPush(this.#lease, only === undefined ? room : 1, only).then(
       (claimed) => {
         for (const stream of claimed) {
           this.#inFlight.add(stream.id);
-          void this.#deliver(stream).finally(() => {
+          void this.#deliver(stream).then((delivered) => {
             this.#inFlight.delete(stream.id);
+            // Events that came during the round (their wake-up found it in flight), or a round cut short.
+            if (this.#again.delete(stream.id) || delivered) this.#claim(stream.id);
           });
         }
       },
@@ -175,7 +182,8 @@ export class SignalDelivery {
     );
   }
 
-  async #deliver(stream: ClaimedStream): Promise<void> {
+  /** One delivery round and the lease's release; true when it ended without a failure. */
+  async #deliver(stream: ClaimedStream): Promise<boolean> {
     const { streams } = this.deps;
     let outcome: { retryInMs?: number; error?: string | null } = { error: null };
     try {
@@ -195,8 +203,7 @@ export class SignalDelivery {
           'could not release a signal stream',
         ),
       );
-    // More may have come meanwhile (their notification found the stream in flight).
-    if (outcome.retryInMs === undefined) this.#claim(stream.id);
+    return outcome.retryInMs === undefined;
   }
 
   /** Sends the stream's events in order until none is left, one fails, or the round is over. */
