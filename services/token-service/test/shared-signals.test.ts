@@ -511,6 +511,40 @@ describe('Shared Signals: order across a receiver outage, status and subjects', 
   });
 });
 
+describe('Shared Signals: an owner no longer allowed', () => {
+  test('When an Account Admin turns receive_signals off, then the account’s push stream gets nothing of that time; turned on again, it carries what happens next', async () => {
+    const r = await newReceiver();
+    const { receiver } = await pushStream(r, [T.credentialChange]);
+    try {
+      const target = await api.createServiceAccount(tenant);
+      await receiver.waitFor(1);
+      await api.patch(tenant, r.account.client_id, { receive_signals: false }).expect(200);
+      await api.reset(tenant, target.client_id).expect(200);
+      await api.patch(tenant, r.account.client_id, { receive_signals: true }).expect(200);
+      await api.setDisabled(tenant, target.client_id, true).expect(200);
+      await api.removeSecret(tenant, target.client_id).expect(409);
+      await api.reset(tenant, target.client_id).expect(200);
+      const sets = await receiver.waitFor(2);
+      expect(sets.map((s) => [s.type, s.event.change_type])).toEqual([
+        [T.credentialChange, 'create'],
+        [T.credentialChange, 'update'],
+      ]);
+      // The reset while it was off never queued: once these two are removed, nothing is left.
+      const held = () =>
+        h.service
+          .db('ssf_stream_events')
+          .whereIn(
+            'stream_id',
+            h.service.db('ssf_streams').where({ owner_sub: r.account.client_id }).select('id'),
+          );
+      await eventually(async () => (await held()).length === 0, 'the queue is empty');
+      expect(receiver.received).toHaveLength(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe('Shared Signals: streams are their owner’s', () => {
   test('When another receiver of the realm or of another tenant names a stream, then 404 everywhere, and the stream is unchanged', async () => {
     const owner = await newReceiver();
@@ -562,7 +596,10 @@ describe('Shared Signals: streams are their owner’s', () => {
 
 describe('Shared Signals: stream configuration', () => {
   test('When a stream is created, read, patched, replaced and deleted, then each answer is the SSF configuration; the push Authorization header is never shown and is sealed at rest', async () => {
-    const r = await newReceiver();
+    // A tenant of its own: the file's first tenant is near its 25 accounts.
+    const { tenant: own } = await h.createTenant();
+    const r = await newReceiver(own);
+    const tenant = own;
     const authorization = `Bearer receiver-secret-${Math.random().toString(36).slice(2)}`;
     const receiver = await startSignalReceiver(r.expect, { authorization });
     try {

@@ -112,6 +112,19 @@ export function eventOf(
   }
 }
 
+/**
+ * The stream's owner may receive signals now: allowed, not disabled (a deleted owner's streams
+ * are gone). An Account Admin who turns `receive_signals` off stops the account's streams at once;
+ * turned on again, they carry what happens from then on.
+ */
+export function ownerMayReceive(q: Knex | Knex.Transaction) {
+  return q('service_accounts as owner')
+    .whereRaw('owner.sub = s.owner_sub')
+    .where('owner.receive_signals', true)
+    .whereNull('owner.disabled_at')
+    .select(q.raw('1'));
+}
+
 /** The streams of `realm` that take an event of `type` about `sub`, locked in id order. */
 function streamsFor(
   trx: Knex.Transaction,
@@ -122,6 +135,7 @@ function streamsFor(
   return trx('ssf_streams as s')
     .where('s.realm', realm)
     .whereNot('s.status', 'disabled')
+    .whereExists(ownerMayReceive(trx))
     .whereRaw('jsonb_exists(s.events_requested, ?)', [type])
     .whereRaw(
       `coalesce(

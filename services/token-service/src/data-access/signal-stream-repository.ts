@@ -1,6 +1,6 @@
 import type { Knex } from '@plant/shared/db';
 import { lockRealm } from './realm-lock.js';
-import { recordVerification } from './signal-outbox.js';
+import { ownerMayReceive, recordVerification } from './signal-outbox.js';
 
 export type DeliveryMethod = 'push' | 'poll';
 export type StreamStatus = 'enabled' | 'paused' | 'disabled';
@@ -291,8 +291,10 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
       });
     },
     async claimPush(leaseSeconds, limit, only) {
-      const due = db('ssf_streams')
+      const due = db('ssf_streams as s')
         .where({ delivery_method: 'push', status: 'enabled' })
+        // What an owner no longer allowed to receive still holds waits (delivered if allowed again).
+        .whereExists(ownerMayReceive(db))
         .where('queued', '>', 0)
         .where('next_attempt_at', '<=', db.fn.now())
         .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<', db.fn.now()))
