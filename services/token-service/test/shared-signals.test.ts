@@ -656,6 +656,7 @@ describe('Shared Signals: hostile configurations and bursts', () => {
       SSF_STREAM_BACKLOG: '10',
       SSF_STREAMS_PER_TENANT: '3',
       SSF_MIN_VERIFICATION_INTERVAL_SECONDS: '60',
+      SSF_POLL_MAX_WAITERS: '2',
     });
     saved = h;
     h = strict;
@@ -739,6 +740,23 @@ describe('Shared Signals: hostile configurations and bursts', () => {
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([204, ...Array(9).fill(429)]);
     expect(answers.find((a) => a.status === 429)!.headers['retry-after']).toBe('60');
+    await call(r, 'delete', `?stream_id=${id}`).expect(204);
+  });
+
+  test('When more long polls come than a replica holds, then the extra one answers at once with nothing, and the waiting ones get the next event', async () => {
+    const r = await newReceiver();
+    const { id, url } = await pollStream(r);
+    const waiting = [pollSignals(url, r.token, r.expect), pollSignals(url, r.token, r.expect)];
+    await eventually(() => h.service.signals.delivery.waiting === 2, 'two polls wait');
+    const extra = await pollSignals(url, r.token, r.expect);
+    expect({ sets: extra.sets, waiting: h.service.signals.delivery.waiting }).toEqual({
+      sets: [],
+      waiting: 2,
+    });
+    const created = await api.createServiceAccount(tenant);
+    for (const answer of await Promise.all(waiting))
+      expect(answer.sets.map((set) => set.sub_id.sub)).toEqual([created.client_id]);
+    expect(h.service.signals.delivery.waiting).toBe(0);
     await call(r, 'delete', `?stream_id=${id}`).expect(204);
   });
 
