@@ -280,15 +280,14 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
     },
     async delivered(streamId, seqs) {
       if (seqs.length === 0) return;
-      await db.transaction(async (trx) => {
-        await trx('ssf_streams').where({ id: streamId }).forUpdate().first('id');
-        const removed = await trx('ssf_stream_events')
-          .where({ stream_id: streamId })
-          .whereIn('seq', seqs)
-          .delete();
-        if (removed > 0)
-          await trx('ssf_streams').where({ id: streamId }).decrement('queued', removed);
-      });
+      // One statement (one round trip on the delivery path): the rows go and the count follows.
+      await db.raw(
+        `with removed as (
+           delete from ssf_stream_events where stream_id = ? and seq = any(?::bigint[]) returning 1
+         )
+         update ssf_streams set queued = queued - (select count(*) from removed) where id = ?`,
+        [streamId, [...seqs], streamId],
+      );
     },
     async claimPush(leaseSeconds, limit, only) {
       const due = db('ssf_streams as s')

@@ -42,6 +42,13 @@ const EVENTS_PER_ROUND = 100;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 60_000;
 
+/** How a round ended: a back-off to wait (a failure), the error to show, whether events may be left. */
+interface RoundOutcome {
+  retryInMs?: number;
+  error: string | null;
+  more: boolean;
+}
+
 export function backoffMs(attempts: number): number {
   return Math.min(BACKOFF_BASE_MS * 2 ** Math.min(attempts, 20), BACKOFF_MAX_MS);
 }
@@ -170,10 +177,10 @@ export class SignalDelivery {
       (claimed) => {
         for (const stream of claimed) {
           this.#inFlight.add(stream.id);
-          void this.#deliver(stream).then((delivered) => {
+          void this.#deliver(stream).then((more) => {
             this.#inFlight.delete(stream.id);
             // Events that came during the round (their wake-up found it in flight), or a round cut short.
-            if (this.#again.delete(stream.id) || delivered) this.#claim(stream.id);
+            if (this.#again.delete(stream.id) || more) this.#claim(stream.id);
           });
         }
       },
@@ -182,14 +189,18 @@ export class SignalDelivery {
     );
   }
 
-  /** One delivery round and the lease's release; true when it ended without a failure. */
+  /** One delivery round and the lease's release; true when events may be left (a round cut short). */
   async #deliver(stream: ClaimedStream): Promise<boolean> {
     const { streams } = this.deps;
-    let outcome: { retryInMs?: number; error?: string | null } = { error: null };
+    let outcome: RoundOutcome = { error: null, more: false };
     try {
       outcome = await this.#round(stream);
     } catch (err) {
-      outcome = { retryInMs: backoffMs(stream.attempts), error: (err as Error).message };
+      outcome = {
+        retryInMs: backoffMs(stream.attempts),
+        error: (err as Error).message,
+        more: false,
+      };
       this.deps.logger.warn(
         { stream: stream.id, err: { message: (err as Error).message } },
         'signal delivery failed',
@@ -203,11 +214,11 @@ export class SignalDelivery {
           'could not release a signal stream',
         ),
       );
-    return outcome.retryInMs === undefined;
+    return outcome.more;
   }
 
   /** Sends the stream's events in order until none is left, one fails, or the round is over. */
-  async #round(stream: ClaimedStream): Promise<{ retryInMs?: number; error?: string | null }> {
+  async #round(stream: ClaimedStream): Promise<RoundOutcome> {
     const { streams, signer, encryption, policy } = this.deps;
     const authorization =
       stream.authorization_header_sealed === null
@@ -217,15 +228,19 @@ export class SignalDelivery {
     let sent = 0;
     const roundEnds = Date.now() + (this.#lease * 1000) / 2 - policy.timeoutMs;
     while (sent < EVENTS_PER_ROUND && !this.#stopped && Date.now() < roundEnds) {
-      const { events } = await streams.oldest(stream.id, 10);
-      if (events.length === 0) break;
+      const { events, more } = await streams.oldest(stream.id, 10);
+      if (events.length === 0) return { error, more: false };
+      let cut = false;
       for (const event of events) {
-        if (Date.now() >= roundEnds) break;
+        if (Date.now() >= roundEnds) {
+          cut = true;
+          break;
+        }
         const set = await signer.sign(stream.realm, stream.id, stream.owner_sub, event);
         const result = await pushSecurityEvent(stream.endpoint_url, set, authorization, policy);
         this.#pushed.inc({ outcome: result.kind });
         if (result.kind === 'failed')
-          return { retryInMs: backoffMs(stream.attempts), error: result.error };
+          return { retryInMs: backoffMs(stream.attempts), error: result.error, more: false };
         if (result.kind === 'rejected') {
           error = `SET ${event.jti} rejected: ${result.error}`;
           this.deps.logger.warn(
@@ -236,8 +251,10 @@ export class SignalDelivery {
         await streams.delivered(stream.id, [event.seq]);
         sent += 1;
       }
+      // Everything there was is sent: later events announced themselves (`#again`), no query to ask.
+      if (!more && !cut) return { error, more: false };
     }
-    return { error };
+    return { error, more: true };
   }
 
   stop(): void {
