@@ -760,6 +760,28 @@ describe('Shared Signals: hostile configurations and bursts', () => {
     await call(r, 'delete', `?stream_id=${id}`).expect(204);
   });
 
+  test('When a receiver adds more subjects than a stream holds, then the one past 100 is 409 and changing a known one still works', async () => {
+    const r = await newReceiver();
+    const { id } = await pollStream(r);
+    const subject = (i: number) => ({ format: 'iss_sub', iss: h.issuer(tenant), sub: `sa-${i}` });
+    for (let i = 0; i < 100; i += 1)
+      await call(r, 'post', '/subjects/add')
+        .send({ stream_id: id, subject: subject(i) })
+        .expect(200);
+    const over = await call(r, 'post', '/subjects/add').send({
+      stream_id: id,
+      subject: subject(100),
+    });
+    expect({ status: over.status, body: over.body }).toEqual({
+      status: 409,
+      body: { error: 409, message: 'The stream holds the most subjects it may' },
+    });
+    await call(r, 'post', '/subjects/remove')
+      .send({ stream_id: id, subject: subject(7) })
+      .expect(204);
+    await call(r, 'delete', `?stream_id=${id}`).expect(204);
+  });
+
   test('When a stream’s backlog is full, then further events are dropped and counted in its status and the metric, and the changes themselves succeed', async () => {
     const r = await newReceiver();
     const { id, url } = await pollStream(r);
