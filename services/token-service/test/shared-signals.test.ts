@@ -17,6 +17,7 @@ import {
   type VerifiedSet,
 } from '@plant/test-kit';
 import { recordCredentialCompromise } from '../src/data-access/signal-outbox.js';
+import { SecurityEventSigner } from '../src/domain/security-event-tokens.js';
 import { basic, type Harness, startHarness } from './helpers/harness.js';
 import { type CreatedAccount, internal } from './helpers/internal-client.js';
 import { tokenRequest } from './helpers/token-client.js';
@@ -508,6 +509,29 @@ describe('Shared Signals: order across a receiver outage, status and subjects', 
       const res = await call(r, 'post', '/subjects/add').send({ stream_id: id, subject: bad });
       expect({ bad, status: res.status }).toEqual({ bad, status: 400 });
     }
+  });
+});
+
+describe('Shared Signals: the signer’s keys', () => {
+  test('When SETs are signed for more realms than the signer holds keys of, then it holds at most its bound and every SET verifies with its realm’s published key', async () => {
+    const signer = new SecurityEventSigner(h.service.identity, h.config.AUTH_URL, 2);
+    const event = {
+      seq: '1',
+      jti: 'jti-1',
+      event_type: T.verification,
+      sub: null,
+      event: {},
+      created_at: new Date(),
+    };
+    for (let i = 0; i < 3; i += 1) {
+      const { tenant: realm } = await h.createTenant();
+      const set = await signer.sign(realm, 'ssf-x', 'aud-x', event);
+      expect(signer.size).toBeLessThanOrEqual(2);
+      const { kid } = JSON.parse(Buffer.from(set.split('.')[0]!, 'base64url').toString());
+      const jwks = await request(h.publicUrl).get(`/realms/${realm}/protocol/openid-connect/certs`);
+      expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
+    }
+    expect(signer.size).toBe(2);
   });
 });
 

@@ -32,7 +32,14 @@ export class SecurityEventSigner {
   constructor(
     private readonly identity: Pick<IdentityContext, 'signingKeys' | 'encryption'>,
     private readonly authUrl: string,
+    /** Tests make it small. */
+    private readonly maxKeys = MAX_KEYS,
   ) {}
+
+  /** Realm keys held now (at most `maxKeys`). */
+  get size(): number {
+    return this.#keys.size;
+  }
 
   async #keyOf(realm: string): Promise<HeldKey> {
     const held = this.#keys.get(realm);
@@ -47,7 +54,7 @@ export class SecurityEventSigner {
       readAt: Date.now(),
     };
     this.#keys.delete(realm);
-    if (this.#keys.size >= MAX_KEYS) this.#keys.delete(this.#keys.keys().next().value!);
+    if (this.#keys.size >= this.maxKeys) this.#keys.delete(this.#keys.keys().next().value!);
     this.#keys.set(realm, key);
     return key;
   }
