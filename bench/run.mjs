@@ -33,6 +33,7 @@ import {
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
 import { ES256_SCENARIOS, SCENARIOS } from './scenarios/index.mjs';
+import { serviceEnv as signalsServiceEnv } from './scenarios/signals.mjs';
 
 /** @typedef {import('./scenarios/index.mjs').ScenarioContext} ScenarioContext */
 
@@ -162,6 +163,8 @@ const session = await openSession({
   logLevel: args['log-level'],
   log,
   es256: !only || ES256_SCENARIOS.some((name) => only.has(name)),
+  // The signals scenario pushes to an https receiver on loopback (its certificate trusted).
+  ...(!only || only.has('signals') ? { serviceEnv: signalsServiceEnv() } : {}),
 });
 const { platform, tenant } = session;
 const accounts = /** @type {ScenarioContext['accounts']} */ (session.accounts);

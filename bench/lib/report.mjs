@@ -79,7 +79,9 @@ export { fmt };
  * against a bearer list; `introspect`: introspection against a list. `token-es256`: an ES256 realm's grant
  * against stock oidc-provider signing ES256 and against our RS256 grant, a list with an ES256
  * token against one with an RS256 token. `floodP99`: the grant p99 under a one-address flood of
- * another tenant's sign-in starts over the quiet p99, at most.
+ * another tenant's sign-in starts over the quiet p99, at most. `signals`: a grant in a realm with
+ * a Shared Signals stream against one without; `signalsDeliveryP99Ms`: a reset's answer to its
+ * SET's arrival at a push receiver.
  */
 export const TARGETS = {
   token: 0.9,
@@ -97,6 +99,8 @@ export const TARGETS = {
   growthPct: 10,
   signinP99: 1.5,
   floodP99: 1.5,
+  signals: 0.95,
+  signalsDeliveryP99Ms: 50,
 };
 
 /**
@@ -108,6 +112,12 @@ export function targetLines({ scenarios, revocation, memory }) {
     ...scenarios.flatMap(throughputLine),
     ...scenarios.filter((s) => s.scenario === 'signin').flatMap(latencyLine),
     ...scenarios.filter((s) => s.scenario === 'flood').flatMap(latencyLine),
+    ...scenarios
+      .filter((s) => s.scenario === 'signals')
+      .map(
+        (s) =>
+          `signals: reset answer -> SET at a push receiver p50 ${fmt(s.delivery.p50Ms, 2)} ms, p99 ${fmt(s.delivery.p99Ms, 2)} ms over ${s.delivery.resets} resets, target p99 ≤ ${TARGETS.signalsDeliveryP99Ms} ms -> ${s.delivery.p99Ms <= TARGETS.signalsDeliveryP99Ms ? 'met' : 'missed'}`,
+      ),
     ...revocationLine(revocation),
     ...memory.map(
       (m) =>

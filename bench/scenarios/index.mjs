@@ -10,6 +10,7 @@ import * as introspectScenario from './introspect.mjs';
 import * as tokenEs256Scenario from './token-es256.mjs';
 import * as tokenAlgScenario from './token-alg.mjs';
 import * as listEs256Scenario from './list-es256.mjs';
+import * as signalsScenario from './signals.mjs';
 
 /**
  * What a scenario's `targets`, `check` and `prepare` get.
@@ -36,6 +37,7 @@ export const SCENARIOS = [
   tokenEs256Scenario,
   tokenAlgScenario,
   listEs256Scenario,
+  signalsScenario,
 ];
 /** The scenarios that need the ES256 tenant (seeded only when one of them runs). */
 export const ES256_SCENARIOS = [tokenEs256Scenario, tokenAlgScenario, listEs256Scenario].map(

@@ -34,6 +34,8 @@ export interface ServiceAccount {
   grants: Grant[];
   /** Tokens only with a DPoP proof, bound to its key (RFC 9449 client metadata of the same name). */
   dpop_bound_access_tokens: boolean;
+  /** May receive Shared Signals: its grants may ask for `ssf.manage` and `ssf.read`. */
+  receive_signals: boolean;
   created_at: string;
   created_by: string | null;
   last_used_at: string | null;
@@ -87,6 +89,7 @@ export interface ServiceAccountChange {
   role?: ServiceAccountRole;
   grants?: Grant[];
   dpop_bound_access_tokens?: boolean;
+  receive_signals?: boolean;
 }
 
 /** Answered only by create and reset-secret: the one time the secret is ever shown. */

@@ -62,6 +62,7 @@ function serviceAccountOf(body: ServiceAccount): ServiceAccount {
     role: body.role,
     grants: (body.grants ?? []).map((g) => ({ tag: g.tag, permission: g.permission })),
     dpop_bound_access_tokens: body.dpop_bound_access_tokens === true,
+    receive_signals: body.receive_signals === true,
     created_at: body.created_at,
     created_by: body.created_by ?? null,
     last_used_at: body.last_used_at ?? null,

@@ -17,6 +17,7 @@ export * from './readiness.js';
 export * from './redis-sentinel.js';
 export * from './redis-server.js';
 export * from './service-process.js';
+export * from './signal-receiver.js';
 export * from './test-issuer-keys.js';
 export * from './test-issuer.js';
 export * from './waiting.js';

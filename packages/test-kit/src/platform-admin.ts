@@ -23,6 +23,7 @@ export interface ServiceAccountChange {
   role?: 'View' | 'Edit';
   grants?: Array<{ tag: string; permission: 'edit' }>;
   dpop_bound_access_tokens?: boolean;
+  receive_signals?: boolean;
 }
 
 export interface PlatformAdmin {

@@ -202,6 +202,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
       radio.checked = radio.value === row.dataset.role;
     $('#edit-grants').value = row.dataset.grants || '';
     $('#edit-dpop').checked = row.dataset.dpop === 'true';
+    $('#edit-signals').checked = row.dataset.signals === 'true';
     clearError($('#edit-error'));
     openDialog(editDialog, 'input[name="role"]:checked');
   }
@@ -220,6 +221,7 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
         role,
         grants,
         dpop_bound_access_tokens: $('#edit-dpop').checked,
+        receive_signals: $('#edit-signals').checked,
       });
       busy(form, false);
       if (result.status === 200)

@@ -79,6 +79,7 @@ describe('changing, resetting and deleting', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      receive_signals: false,
     });
     const [latest] = await p.auditEvents();
     expect(latest).toEqual({

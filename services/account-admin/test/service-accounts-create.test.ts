@@ -31,6 +31,7 @@ describe('creating service accounts', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      receive_signals: false,
       secret: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(

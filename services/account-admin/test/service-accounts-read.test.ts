@@ -29,6 +29,7 @@ describe('reading service accounts', () => {
         'grants',
         'last_used_at',
         'name',
+        'receive_signals',
         'role',
       ]);
     expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);

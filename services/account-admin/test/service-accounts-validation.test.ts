@@ -68,7 +68,7 @@ describe('change bodies', () => {
   test('When PATCH bodies are invalid, then they answer 400 and change nothing', async () => {
     const created = await p.createAccount('badpatch');
     const cases: Array<[unknown, string]> = [
-      [{}, 'role, grants or dpop_bound_access_tokens is required'],
+      [{}, 'role, grants, dpop_bound_access_tokens or receive_signals is required'],
       [{ role: 'Account Admin' }, 'role must be "View" or "Edit"'],
       [{ grants: [{ permission: 'edit' }] }, 'grants.0.tag: tag is required'],
       [
@@ -92,7 +92,7 @@ describe('change bodies', () => {
       [{ dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens must be true or false'],
       [
         { role: 'Edit', actor: 'someone-else' },
-        'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?}',
+        'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?, receive_signals?}',
       ],
     ];
     for (const [body, message] of cases) {

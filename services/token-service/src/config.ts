@@ -117,6 +117,34 @@ export const configShape = {
   FEDERATION_MAX_ISSUERS_PER_TENANT: env
     .int(10, 1, 1000)
     .describe('Distinct trusted workload issuers a tenant may name over all its service accounts'),
+  SSF_STREAM_BACKLOG: env
+    .int(10_000, 10, 1_000_000)
+    .describe(
+      "Shared Signals: events a stream holds undelivered (or unacknowledged) before new ones are dropped and counted in its status (fixed at the stream's creation)",
+    ),
+  SSF_STREAMS_PER_TENANT: env
+    .int(25, 1, 1000)
+    .describe('Shared Signals: streams a tenant may have over all its receivers'),
+  SSF_PUSH_TIMEOUT_MS: env
+    .int(5000, 100, 60_000)
+    .describe(
+      'Shared Signals: deadline of each push (RFC 8935) to a receiver, connection to answer',
+    ),
+  SSF_POLL_WAIT_SECONDS: env
+    .int(25, 1, 120)
+    .describe(
+      'Shared Signals: how long a long poll (RFC 8936, returnImmediately false) waits for an event before answering none',
+    ),
+  SSF_POLL_MAX_WAITERS: env
+    .int(200, 1, 100_000)
+    .describe(
+      'Shared Signals: long polls one replica holds open at once; beyond it a poll answers at once',
+    ),
+  SSF_MIN_VERIFICATION_INTERVAL_SECONDS: env
+    .int(5, 0, 3600)
+    .describe(
+      "Shared Signals: a stream's verification requests at most this often (min_verification_interval; 429 sooner)",
+    ),
   PLANT_STORE_AUDIENCE: env
     .string('http://localhost:8081')
     .describe('aud of Plant Store tokens (the default resource)'),

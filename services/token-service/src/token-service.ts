@@ -35,6 +35,10 @@ import { RevocationPruner } from './domain/revocation-feed.js';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
 import { UsageRecorder } from './domain/usage-recorder.js';
+import { SignalNotifications } from './data-access/signal-notifications.js';
+import { SecurityEventSigner } from './domain/security-event-tokens.js';
+import type { SharedSignalsContext } from './domain/shared-signals.js';
+import { SignalDelivery } from './domain/signal-delivery.js';
 import { createInternalApp } from './entry-points/api/internal-app.js';
 import { createPublicApp } from './entry-points/api/public-app.js';
 import { INTERACTION_TTL_SECONDS } from './provider/realm-configuration.js';
@@ -72,6 +76,8 @@ export interface TokenService {
   usage: UsageRecorder;
   /** What the use cases work with (tests arrange tenants and keys through it). */
   identity: IdentityContext;
+  /** The Shared Signals transmitters: delivery (push, long polls) and what the endpoints use. */
+  signals: SharedSignalsContext;
   /** Starts token introspection's verification against the internal API once it listens at `internalUrl`. */
   startIntrospection(internalUrl: string): Promise<void>;
   /** Close pools and connections (after the listeners have drained). */
@@ -289,7 +295,42 @@ export async function createTokenService(
   const follower = new CredentialChangeFollower(identity, config.ACCESS_TOKEN_TTL, logger);
   follower.start();
 
+  const signer = new SecurityEventSigner(identity, config.AUTH_URL);
+  const delivery = new SignalDelivery({
+    streams: repositories.signalStreams,
+    signer,
+    encryption: identity.encryption,
+    policy: { ...trustPolicy, timeoutMs: config.SSF_PUSH_TIMEOUT_MS },
+    maxWaiters: config.SSF_POLL_MAX_WAITERS,
+    logger,
+    metrics,
+  });
+  const signals: SharedSignalsContext = {
+    streams: repositories.signalStreams,
+    inspector,
+    encryption: identity.encryption,
+    signer,
+    delivery,
+    realmExists: async (tenant) => (await repositories.realms.find(tenant)) !== undefined,
+    authUrl: config.AUTH_URL,
+    pushPolicy: trustPolicy,
+    limits: {
+      backlog: config.SSF_STREAM_BACKLOG,
+      streamsPerTenant: config.SSF_STREAMS_PER_TENANT,
+      pollWaitSeconds: config.SSF_POLL_WAIT_SECONDS,
+      minVerificationIntervalSeconds: config.SSF_MIN_VERIFICATION_INTERVAL_SECONDS,
+    },
+  };
+  const notifications = new SignalNotifications(
+    db,
+    { onStream: (id) => delivery.onStream(id), onResume: () => delivery.onResume() },
+    logger,
+  );
+  await notifications.start();
+  delivery.start();
+
   const publicApp = createPublicApp({
+    signals,
     logger,
     metrics,
     providers,
@@ -362,8 +403,11 @@ export async function createTokenService(
     follower,
     usage,
     identity,
+    signals,
     startIntrospection: (internalUrl) => inspector.start(internalUrl),
     async close() {
+      delivery.stop();
+      await notifications.stop();
       await inspector.stop();
       clearInterval(cleanup);
       publisher.stop();

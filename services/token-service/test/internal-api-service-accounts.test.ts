@@ -65,6 +65,7 @@ describe('service accounts', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      receive_signals: false,
     };
     expect(created.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
     expect(list.status).toBe(200);
@@ -289,6 +290,7 @@ describe('service accounts', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      receive_signals: false,
     });
     expect(principal.body).toEqual({ tenant, sub: account.client_id, version: 2, deleted: false });
     expect(await waitForEvents(account.client_id, 1)).toEqual([
@@ -301,7 +303,7 @@ describe('service accounts', () => {
     [
       'neither role nor grants',
       { actor: 'a' },
-      'role, grants or dpop_bound_access_tokens is required',
+      'role, grants, dpop_bound_access_tokens or receive_signals is required',
     ],
     [
       'a grant with another permission',

@@ -146,6 +146,31 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
     { jwk: { ...fuzzKey.publicJwk, kid: FUZZ_KID } },
   );
 
+  // A Shared Signals receiver and its poll stream (a DELETE case may have removed the stream).
+  const receiver = await p.createServiceAccount(tenant);
+  await p.updateServiceAccount(tenant, receiver.clientId, { receive_signals: true });
+  const receiverToken = renewing(() =>
+    p.grantToken(tenant, receiver, { scope: 'ssf.manage ssf.read' }),
+  );
+  let streamId = '';
+  async function liveSignalStream(): Promise<{ token: string; streamId: string }> {
+    const token = await receiverToken();
+    const streams = `${p.authUrl}/realms/${tenant}/ssf/streams`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    if (
+      streamId === '' ||
+      (await httpRequest(`${streams}?stream_id=${streamId}`, { headers })).status !== 200
+    ) {
+      const created = await httpRequest(streams, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ delivery: { method: 'urn:ietf:rfc:8936' } }),
+      });
+      streamId = (created.body as { stream_id?: string }).stream_id ?? 'no-stream';
+    }
+    return { token, streamId };
+  }
+
   /** A signed-in portal session (a POST /logout case may have ended it). */
   async function liveSession() {
     if (
@@ -187,6 +212,7 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
       }
       if (app === 'token-service public') {
         const form = await p.openSignInForm(tenant);
+        const signals = await liveSignalStream();
         const portal = {
           client_id: [editor.clientId, 'portal'],
           redirect_uri: [`${p.portalUrl}/auth/callback`],
@@ -232,11 +258,14 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
             id_token_hint: [await adminToken()],
             token: [await plantToken()],
             token_type_hint: ['access_token', 'refresh_token'],
+            stream_id: [signals.streamId],
           },
           // The Plant Store's internal credential opens token introspection; Basic last, so the dictionary's merged headers carry it to the token endpoint.
           credentials: [
             { cookie: form.cookie },
             { authorization: `Bearer ${p.secrets.PLANT_STORE_INTERNAL_TOKEN}` },
+            // A Shared Signals receiver's token, so the SSF routes are reached past authentication.
+            { authorization: `Bearer ${signals.token}` },
             {
               authorization: `Basic ${Buffer.from(`${editor.clientId}:${editor.secret}`).toString('base64')}`,
             },

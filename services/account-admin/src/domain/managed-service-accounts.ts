@@ -219,7 +219,7 @@ export async function getServiceAccountCredentials(
   return deps.tokenService.getCredentials(actor.tenant, clientId);
 }
 
-/** Changes the role, grants and/or the DPoP requirement; the audit event records each change as from/to. */
+/** Changes the role, grants, the DPoP requirement and/or whether it may receive signals; the audit event records each change as from/to. */
 export async function updateServiceAccount(
   deps: ServiceAccountDeps,
   actor: Actor,
@@ -235,6 +235,7 @@ export async function updateServiceAccount(
     change.grants = input.grants.map((g) => ({ tag: g.tag, permission: g.permission }));
   if (input.dpop_bound_access_tokens !== undefined)
     change.dpop_bound_access_tokens = input.dpop_bound_access_tokens;
+  if (input.receive_signals !== undefined) change.receive_signals = input.receive_signals;
   const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const updated = await deps.tokenService.updateServiceAccount(
     actor.tenant,
@@ -254,6 +255,8 @@ export async function updateServiceAccount(
       from: before.dpop_bound_access_tokens,
       to: updated.dpop_bound_access_tokens,
     };
+  if (change.receive_signals !== undefined)
+    details.receive_signals = { from: before.receive_signals, to: updated.receive_signals };
   await recordIrreversible(
     deps,
     auditEvent(actor, meta, 'service_account.update', updated, details),

@@ -90,16 +90,26 @@ export const UpdateServiceAccountBody = z
             'Require sender-constrained tokens (DPoP, RFC 9449): the account then gets tokens only with a DPoP proof, bound to its key',
         })
         .optional(),
+      receive_signals: z
+        .boolean({ error: 'receive_signals must be true or false' })
+        .meta({
+          description:
+            'Allow the account to receive Shared Signals (SSF/CAEP/RISC): its grants may ask for ssf.manage and ssf.read',
+        })
+        .optional(),
     },
-    { error: unknownFieldMessage('{role?, grants?, dpop_bound_access_tokens?}') },
+    {
+      error: unknownFieldMessage('{role?, grants?, dpop_bound_access_tokens?, receive_signals?}'),
+    },
   )
   .refine(
     (body) =>
       body.role !== undefined ||
       body.grants !== undefined ||
-      body.dpop_bound_access_tokens !== undefined,
+      body.dpop_bound_access_tokens !== undefined ||
+      body.receive_signals !== undefined,
     {
-      error: 'role, grants or dpop_bound_access_tokens is required',
+      error: 'role, grants, dpop_bound_access_tokens or receive_signals is required',
     },
   )
   // The refinement in JSON Schema terms: with only these fields allowed, one of them.

@@ -1,6 +1,7 @@
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
+import { type AccountSignal, recordSignals } from './signal-outbox.js';
 
 /** How a change of a service account reaches its tokens. */
 export interface AccountChangeEffect {
@@ -8,6 +9,8 @@ export interface AccountChangeEffect {
   revoke: boolean;
   /** Also mark the principal deleted. */
   deleted?: boolean;
+  /** The Shared Signals events the change causes, queued in its transaction (signal-outbox.ts). */
+  signals?: readonly AccountSignal[];
 }
 
 /** Thrown inside a transaction to roll it back when the account vanished under the lock (it cannot: kept as a guard). */
@@ -16,7 +19,7 @@ class NoLiveAccount extends Error {}
 /**
  * Runs `apply` on the locked account row in one transaction, counts a credential change
  * (`credentials_revision`, which the credential cache compares) and, for a revoking change,
- * bumps the token version with it. `apply` may answer a refusal (a string), which rolls
+ * bumps the token version with it, and queues the change's security events (the outbox). `apply` may answer a refusal (a string), which rolls
  * nothing back because it wrote nothing. Undefined when there is no such account.
  */
 export async function changeAccount<R extends string = never>(
@@ -32,6 +35,7 @@ export async function changeAccount<R extends string = never>(
       if (locked === undefined) return undefined;
       const refusal = await apply(trx);
       if (typeof refusal === 'string') return refusal;
+      if (effect.signals !== undefined) await recordSignals(trx, realm, sub, effect.signals);
       if (!effect.deleted)
         await trx('service_accounts').where({ sub }).increment('credentials_revision', 1);
       const entry = effect.revoke

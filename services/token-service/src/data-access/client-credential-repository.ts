@@ -191,6 +191,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         'sa.secret_digest',
         'sa.credentials_revision',
         'sa.dpop_bound_access_tokens',
+        'sa.receive_signals',
         'p.token_version',
         this.db.raw(GRANTS_JSON),
         this.db.raw(KEYS_JSON),

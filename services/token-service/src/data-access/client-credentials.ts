@@ -29,6 +29,8 @@ export interface ClientCredentialRow {
   credentials_revision: number;
   /** Tokens only with a DPoP proof, bound to its key (RFC 9449). */
   dpop_bound_access_tokens: boolean;
+  /** May ask for the Shared Signals scopes (`ssf.manage`, `ssf.read`). */
+  receive_signals: boolean;
 }
 
 export interface ClientCredentialRepository {

@@ -107,7 +107,10 @@ export function urlProblem(
  * the address checked is the address connected to (no second lookup a DNS rebinding could
  * answer differently). A name with any non-public address is refused whole.
  */
-function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction {
+export function checkedLookup(
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);

@@ -25,6 +25,10 @@ import {
   createServiceAccountRepository,
   type ServiceAccountRepository,
 } from './service-account-repository.js';
+import {
+  createSignalStreamRepository,
+  type SignalStreamRepository,
+} from './signal-stream-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
 
@@ -43,6 +47,8 @@ export interface Repositories {
   credentialUsage: CredentialUsageRepository;
   users: UserRepository;
   oidcPayloads: OidcPayloadRepository;
+  /** Shared Signals streams, their subjects and queues (the outbox is signal-outbox.ts). */
+  signalStreams: SignalStreamRepository;
 }
 
 export function createRepositories(db: Knex): Repositories {
@@ -57,5 +63,6 @@ export function createRepositories(db: Knex): Repositories {
     credentialUsage: createCredentialUsageRepository(db),
     users: createUserRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
+    signalStreams: createSignalStreamRepository(db),
   };
 }

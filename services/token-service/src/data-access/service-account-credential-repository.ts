@@ -2,6 +2,7 @@ import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { changeAccount } from './account-change.js';
 import { lockRealm } from './realm-lock.js';
+import type { AccountSignal } from './signal-outbox.js';
 
 export interface AccountKeyRow {
   id: string;
@@ -150,7 +151,10 @@ export function createServiceAccountCredentialRepository(
         db,
         realm,
         sub,
-        { revoke: false },
+        {
+          revoke: false,
+          signals: [{ type: 'credential-change', credential: 'key', change: 'create' }],
+        },
         async (trx) => {
           const keys = trx('service_account_keys').where({ sub });
           if (
@@ -174,7 +178,11 @@ export function createServiceAccountCredentialRepository(
       );
     },
     removeKey(realm, sub, id) {
-      return changeAccount<'not-found'>(db, realm, sub, { revoke: true }, async (trx) => {
+      const effect = {
+        revoke: true,
+        signals: [{ type: 'credential-change', credential: 'key', change: 'delete' }] as const,
+      };
+      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
         if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0)
           return 'not-found';
       });
@@ -184,7 +192,10 @@ export function createServiceAccountCredentialRepository(
         db,
         realm,
         sub,
-        { revoke: false },
+        {
+          revoke: false,
+          signals: [{ type: 'credential-change', credential: 'trust', change: 'create' }],
+        },
         async (trx) => {
           const trusts = trx('service_account_trusts').where({ sub });
           if (
@@ -220,7 +231,11 @@ export function createServiceAccountCredentialRepository(
       );
     },
     removeTrust(realm, sub, id) {
-      return changeAccount<'not-found'>(db, realm, sub, { revoke: true }, async (trx) => {
+      const effect = {
+        revoke: true,
+        signals: [{ type: 'credential-change', credential: 'trust', change: 'delete' }] as const,
+      };
+      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
         if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0)
           return 'not-found';
       });
@@ -230,7 +245,10 @@ export function createServiceAccountCredentialRepository(
         db,
         realm,
         sub,
-        { revoke: true },
+        {
+          revoke: true,
+          signals: [{ type: 'credential-change', credential: 'secret', change: 'delete' }],
+        },
         async (trx) => {
           const account = await trx('service_accounts').where({ sub }).first('secret_digest');
           if (account?.secret_digest === null) return 'no-secret';
@@ -245,13 +263,25 @@ export function createServiceAccountCredentialRepository(
       );
     },
     setDisabled(realm, sub, disabled) {
-      return changeAccount<'unchanged'>(db, realm, sub, { revoke: disabled }, async (trx) => {
-        const account = await trx('service_accounts').where({ sub }).first('disabled_at');
-        if ((account?.disabled_at !== null) === disabled) return 'unchanged';
-        await trx('service_accounts')
-          .where({ sub })
-          .update({ disabled_at: disabled ? trx.fn.now() : null });
-      });
+      const signals: AccountSignal[] = disabled
+        ? [
+            { type: 'account-disabled' },
+            { type: 'session-revoked', reason: 'The service account was disabled' },
+          ]
+        : [{ type: 'account-enabled' }];
+      return changeAccount<'unchanged'>(
+        db,
+        realm,
+        sub,
+        { revoke: disabled, signals },
+        async (trx) => {
+          const account = await trx('service_accounts').where({ sub }).first('disabled_at');
+          if ((account?.disabled_at !== null) === disabled) return 'unchanged';
+          await trx('service_accounts')
+            .where({ sub })
+            .update({ disabled_at: disabled ? trx.fn.now() : null });
+        },
+      );
     },
   };
 }

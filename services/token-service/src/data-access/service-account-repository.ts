@@ -8,6 +8,7 @@ import type {
 import { changeAccount } from './account-change.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';
+import { type AccountSignal, recordSignals } from './signal-outbox.js';
 
 export interface ServiceAccountRow {
   sub: string;
@@ -16,6 +17,7 @@ export interface ServiceAccountRow {
   role: ServiceAccountRole;
   grants: Grant[];
   dpop_bound_access_tokens: boolean;
+  receive_signals: boolean;
   created_at: Date;
   created_by: string | null;
   last_used_at: Date | null;
@@ -36,7 +38,31 @@ export interface ServiceAccountChange {
   role?: ServiceAccountRole | undefined;
   grants?: Grant[] | undefined;
   dpopBoundAccessTokens?: boolean | undefined;
+  receiveSignals?: boolean | undefined;
   secretDigest?: string | undefined;
+}
+
+/**
+ * What a change reports to Shared Signals receivers: a new secret is a CAEP credential change;
+ * anything else revokes the account's older tokens (role, grants, DPoP requirement, receiving
+ * signals), a CAEP session revocation.
+ */
+function signalsOfChange(change: ServiceAccountChange): AccountSignal[] {
+  const signals: AccountSignal[] = [];
+  if (change.secretDigest !== undefined)
+    signals.push({ type: 'credential-change', credential: 'secret', change: 'update' });
+  const revoking = [
+    change.role !== undefined && 'role',
+    change.grants !== undefined && 'grants',
+    change.dpopBoundAccessTokens !== undefined && 'DPoP requirement',
+    change.receiveSignals !== undefined && 'signal reception',
+  ].filter((part): part is string => part !== false);
+  if (revoking.length > 0)
+    signals.push({
+      type: 'session-revoked',
+      reason: `The service account's ${revoking.join(', ')} changed; its older tokens are revoked`,
+    });
+  return signals;
 }
 
 export class DuplicateServiceAccountName extends Error {}
@@ -78,6 +104,7 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
         'sa.name',
         'sa.role',
         'sa.dpop_bound_access_tokens',
+        'sa.receive_signals',
         'p.created_at',
         'p.created_by',
         'sa.last_used_at',
@@ -120,16 +147,23 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
           if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
           throw err;
         }
+        await recordSignals(trx, account.realm, account.sub, [
+          { type: 'credential-change', credential: 'secret', change: 'create' },
+        ]);
         return 'created';
       });
     },
-    update(realm, sub, { role, grants, dpopBoundAccessTokens, secretDigest }) {
-      return changeAccount<never>(db, realm, sub, { revoke: true }, async (trx) => {
+    update(realm, sub, change) {
+      const { role, grants, dpopBoundAccessTokens, receiveSignals, secretDigest } = change;
+      const effect = { revoke: true, signals: signalsOfChange(change) };
+      return changeAccount<never>(db, realm, sub, effect, async (trx) => {
         if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
         if (dpopBoundAccessTokens !== undefined)
           await trx('service_accounts')
             .where({ sub })
             .update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
+        if (receiveSignals !== undefined)
+          await trx('service_accounts').where({ sub }).update({ receive_signals: receiveSignals });
         if (grants !== undefined) {
           await trx('grants').where({ sub }).delete();
           if (grants.length > 0)
@@ -147,10 +181,20 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
       });
     },
     delete(realm, sub) {
-      return changeAccount<never>(db, realm, sub, { revoke: true, deleted: true }, async (trx) => {
+      const effect = {
+        revoke: true,
+        deleted: true,
+        signals: [
+          { type: 'session-revoked', reason: 'The service account was deleted' },
+          { type: 'account-purged' },
+        ] as const,
+      };
+      return changeAccount<never>(db, realm, sub, effect, async (trx) => {
         for (const table of ['grants', 'service_account_keys', 'service_account_trusts'])
           await trx(table).where({ sub }).delete();
         await trx('service_accounts').where({ sub }).delete();
+        // A receiver's own streams go with it (their queued events too, by cascade).
+        await trx('ssf_streams').where({ realm, owner_sub: sub }).delete();
       });
     },
   };

@@ -53,6 +53,7 @@ export const UpdateServiceAccountSchema = z
       dpop_bound_access_tokens: z
         .boolean({ error: 'dpop_bound_access_tokens must be true or false' })
         .optional(),
+      receive_signals: z.boolean({ error: 'receive_signals must be true or false' }).optional(),
       actor: Actor.optional(),
     },
     { error: 'body must be a JSON object' },
@@ -61,9 +62,10 @@ export const UpdateServiceAccountSchema = z
     (body) =>
       body.role !== undefined ||
       body.grants !== undefined ||
-      body.dpop_bound_access_tokens !== undefined,
+      body.dpop_bound_access_tokens !== undefined ||
+      body.receive_signals !== undefined,
     {
-      error: 'role, grants or dpop_bound_access_tokens is required',
+      error: 'role, grants, dpop_bound_access_tokens or receive_signals is required',
     },
   );
 

@@ -21,6 +21,7 @@ export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
     role: row.role,
     grants: row.grants.map((g) => ({ tag: g.tag, permission: g.permission })),
     dpop_bound_access_tokens: row.dpop_bound_access_tokens,
+    receive_signals: row.receive_signals,
     created_at: iso(row.created_at)!,
     created_by: row.created_by,
     last_used_at: iso(row.last_used_at),

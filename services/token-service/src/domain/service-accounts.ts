@@ -89,7 +89,8 @@ export async function listServiceAccounts(
 }
 
 /**
- * A change of role, grants or the DPoP requirement: the account's older tokens are revoked
+ * A change of role, grants, the DPoP requirement or whether it may receive Shared Signals
+ * (`receive_signals`: only then may its grants ask for the `ssf.*` scopes): the account's older tokens are revoked
  * (version bumped with the change, published after commit). Turning DPoP on thus leaves no
  * bearer token of the account usable; turning it off leaves no bound one.
  */
@@ -101,12 +102,14 @@ export async function updateServiceAccount(
     role?: ServiceAccountRole | undefined;
     grants?: Grant[] | undefined;
     dpop_bound_access_tokens?: boolean | undefined;
+    receive_signals?: boolean | undefined;
   },
 ): Promise<ServiceAccount> {
   const entry = await ctx.serviceAccounts.update(tenant, clientId, {
     role: input.role,
     grants: input.grants,
     dpopBoundAccessTokens: input.dpop_bound_access_tokens,
+    receiveSignals: input.receive_signals,
   });
   if (!entry) {
     await assertTenantExists(ctx, tenant);

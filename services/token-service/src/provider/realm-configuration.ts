@@ -49,6 +49,8 @@ export interface PrincipalMetadata {
   role: ServiceAccountRole;
   grants: Grant[];
   version: number;
+  /** May ask for the Shared Signals scopes. */
+  receiveSignals: boolean;
 }
 
 export const ROLE_SCOPES: Record<string, string> = {
@@ -58,6 +60,13 @@ export const ROLE_SCOPES: Record<string, string> = {
 };
 
 const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
+/**
+ * The CAEP interoperability profile's scopes for a receiver (stream configuration; reading it,
+ * status and polling): only an account an Account Admin allowed to receive signals may ask for
+ * them, and only by asking (the default scope never carries them).
+ */
+export const SIGNAL_SCOPES = ['ssf.manage', 'ssf.read'] as const;
+const SIGNAL_SCOPE_SET = new Set<string>(SIGNAL_SCOPES);
 
 /**
  * A service account's scope: its role's, and `plants:write` too for a View account with edit
@@ -92,8 +101,9 @@ function applyClientCredentialsScope(ctx: KoaContextWithOIDC, principal: Princip
     return;
   }
   for (const scope of requested) {
-    if (!KNOWN_RESOURCE_SCOPES.has(scope))
-      throw new errors.InvalidScope('requested scope is not allowed', scope);
+    if (KNOWN_RESOURCE_SCOPES.has(scope)) continue;
+    if (SIGNAL_SCOPE_SET.has(scope) && principal.receiveSignals) continue;
+    throw new errors.InvalidScope('requested scope is not allowed', scope);
   }
 }
 
@@ -169,7 +179,7 @@ export function realmConfiguration(
     // introspection_endpoint is added per request (realm-provider.ts, advertiseOwnEndpoints): our own route serves it.
     discovery: { claim_types_supported: ['normal'] },
     responseTypes: ['code'],
-    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write'],
+    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write', ...SIGNAL_SCOPES],
     claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },
     // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
     conformIdTokenClaims: false,
@@ -237,7 +247,7 @@ export function realmConfiguration(
             applyClientCredentialsScope(ctx, principal);
           return {
             audience,
-            scope: 'plants:read plants:write',
+            scope: 'plants:read plants:write ssf.manage ssf.read',
             accessTokenTTL: config.ACCESS_TOKEN_TTL,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: binding.algorithm() } },

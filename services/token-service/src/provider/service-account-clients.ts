@@ -10,6 +10,7 @@ import { TooManyFailedAuthentications } from '../domain/errors.js';
 import { PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import {
   PRINCIPAL_METADATA,
+  SIGNAL_SCOPES,
   serviceAccountScope,
   type PrincipalMetadata,
 } from './realm-configuration.js';
@@ -79,6 +80,7 @@ function serviceAccountClientMetadata(
     role: credential.role,
     grants: credential.grants,
     version: credential.token_version,
+    receiveSignals: credential.receive_signals,
   };
   return {
     client_id: credential.sub,
@@ -93,7 +95,10 @@ function serviceAccountClientMetadata(
     redirect_uris: [],
     // oidc-provider then refuses a grant without a DPoP proof, and binds the token to the proof's key.
     dpop_bound_access_tokens: credential.dpop_bound_access_tokens,
-    scope: serviceAccountScope(credential.role, credential.grants),
+    // What it may ask for (oidc-provider refuses the rest); what it gets unasked is the role's scope.
+    scope: credential.receive_signals
+      ? `${serviceAccountScope(credential.role, credential.grants)} ${SIGNAL_SCOPES.join(' ')}`
+      : serviceAccountScope(credential.role, credential.grants),
     [PRINCIPAL_METADATA]: principal,
   };
 }

@@ -26,6 +26,10 @@ export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
       dpop_bound_access_tokens: z.boolean().meta({
         description: 'Tokens only with a DPoP proof (RFC 9449), bound to its key; off by default',
       }),
+      receive_signals: z.boolean().meta({
+        description:
+          'May receive Shared Signals (SSF): its client-credentials grant may then ask for the scopes ssf.manage and ssf.read; off by default',
+      }),
       created_at: z.iso.datetime(),
       created_by: z.string().nullable(),
       last_used_at: z.iso.datetime().nullable(),

@@ -10,6 +10,8 @@ import { interactionRoutes, type InteractionDeps } from '../web/interaction-rout
 import { introspectionRoute, type IntrospectionDeps } from './introspection-route.js';
 import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
+import { signalRoutes } from './signal-routes.js';
+import type { SharedSignalsContext } from '../../domain/shared-signals.js';
 
 export interface PublicAppDeps {
   logger: Logger;
@@ -24,6 +26,8 @@ export interface PublicAppDeps {
   signInStarts: SourceBudget;
   /** Token introspection (RFC 7662): who may ask, and what verifies. */
   introspection: Omit<IntrospectionDeps, 'trustProxy'>;
+  /** The realms' Shared Signals transmitters. */
+  signals: SharedSignalsContext;
 }
 
 /** The public listener: the realms (`/realms/<tenant>/...`) and the sign-in pages' stylesheet (`/realms/_assets/...`); probes and metrics are the management port's. */
@@ -46,6 +50,8 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
         deps.accessTokenTtl,
         '/realms/:tenant/protocol/openid-connect/certs',
       ),
+      // Before the realm mount too: oidc-provider would answer these paths 404 in its own shape.
+      ...signalRoutes(deps.signals),
       ...interactionRoutes(deps.interactions),
       // The portal's stylesheet (@plant/shared), for the sign-in pages.
       stylesheetRoute(SIGN_IN_ASSETS),
