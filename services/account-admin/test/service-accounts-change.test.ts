@@ -79,6 +79,8 @@ describe('changing, resetting and deleting', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      secret_expires_at: null,
+      quota: null,
     });
     const [latest] = await p.auditEvents();
     expect(latest).toEqual({

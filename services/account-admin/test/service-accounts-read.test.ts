@@ -29,7 +29,9 @@ describe('reading service accounts', () => {
         'grants',
         'last_used_at',
         'name',
+        'quota',
         'role',
+        'secret_expires_at',
       ]);
     expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);
     expect(JSON.stringify(list)).not.toContain(created.secret);
@@ -89,6 +91,7 @@ describe('the OpenAPI document', () => {
       '/service-accounts/{client_id}/secret': ['delete'],
       '/service-accounts/{client_id}/trusts': ['post'],
       '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
+      '/settings/credentials': ['get', 'patch'],
       '/audit-events': ['get'],
     });
   });

@@ -65,6 +65,8 @@ describe('service accounts', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      secret_expires_at: null,
+      quota: null,
     };
     expect(created.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
     expect(list.status).toBe(200);
@@ -289,6 +291,8 @@ describe('service accounts', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      secret_expires_at: null,
+      quota: null,
     });
     expect(principal.body).toEqual({ tenant, sub: account.client_id, version: 2, deleted: false });
     expect(await waitForEvents(account.client_id, 1)).toEqual([

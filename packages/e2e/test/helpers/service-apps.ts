@@ -94,6 +94,7 @@ export function serviceApps(): ServiceApp[] {
           logger,
         },
         introspection: { authenticator: inert('authenticator'), inspector: inert('inspector') },
+        secretScanning: { identity: inert('identity'), keys: inert('keys') },
       }),
       url: (p) => p.authUrl,
       metricsUrl: (p) => p.tokenService.managementUrl,

@@ -7,6 +7,7 @@ import { serviceAccountCredentials } from './0005-service-account-credentials.js
 import { dpopBoundAccessTokens } from './0006-dpop-bound-access-tokens.js';
 import { serviceAccountNameKeys } from './0007-service-account-name-keys.js';
 import { peopleAndSecondFactors } from './0008-people-and-second-factors.js';
+import { credentialHygiene } from './0009-credential-hygiene.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   dpopBoundAccessTokens,
   serviceAccountNameKeys,
   peopleAndSecondFactors,
+  credentialHygiene,
 ];

@@ -10,6 +10,7 @@ import { interactionRoutes, type InteractionDeps } from '../web/interaction-rout
 import { introspectionRoute, type IntrospectionDeps } from './introspection-route.js';
 import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
+import { secretScanningRoute, type SecretScanningDeps } from './secret-scanning-route.js';
 
 export interface PublicAppDeps {
   logger: Logger;
@@ -24,6 +25,8 @@ export interface PublicAppDeps {
   signInStarts: SourceBudget;
   /** Token introspection (RFC 7662): who may ask, and what verifies. */
   introspection: Omit<IntrospectionDeps, 'trustProxy'>;
+  /** Leak reports from GitHub secret scanning (one endpoint for every realm). */
+  secretScanning: SecretScanningDeps;
 }
 
 /** The public listener: the realms (`/realms/<tenant>/...`) and the sign-in pages' stylesheet (`/realms/_assets/...`); probes and metrics are the management port's. */
@@ -39,6 +42,7 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
     etag: true,
     routes: [
       tokenRoute(deps.providers),
+      secretScanningRoute(deps.secretScanning),
       // Before the realm mount, which would hand the path to oidc-provider (its introspection is off).
       introspectionRoute({ ...deps.introspection, trustProxy: deps.trustProxy }),
       publishedKeysRoute(
