@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, LeakReporter, leakedToken, type SignedLeakReport } from '@plant/test-kit';
 import request from 'supertest';
+import {
+  MAX_KEYS,
+  parseKeyDocument,
+  SecretScanningKeys,
+} from '../src/data-access/secret-scanning-keys.js';
 import { generateClientSecret } from '../src/domain/client-secrets.js';
 import { basic, decodeJwt, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { AUTH, internal } from './helpers/internal-client.js';
@@ -62,9 +67,7 @@ describe('POST /secret-scanning/github', () => {
   test('When a live secret is reported, then it stops working on every replica, its tokens are revoked, the account keeps its keys, and the leak is shown and audited', async () => {
     const { tenant } = await a.createTenant();
     const account = await internal(a).createServiceAccount(tenant);
-    const { publicKey } = await import('node:crypto').then((c) =>
-      c.generateKeyPairSync('ec', { namedCurve: 'P-256' }),
-    );
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     await internal(a)
       .addKey(tenant, account.client_id, { jwk: publicKey.export({ format: 'jwk' }) })
       .expect(201);
@@ -268,5 +271,42 @@ describe('POST /secret-scanning/github without SECRET_SCANNING_GITHUB_KEYS', () 
     const res = await post(off, reporter.report([leakedToken(generateClientSecret())]));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 404, message: expect.any(String) });
+  });
+});
+
+describe('the key document cache', () => {
+  test('When unknown key ids arrive within the refetch interval, then the document is not read again; after it, a rotated key is found', async () => {
+    const first = new LeakReporter(mkdtempSync(join(tmpdir(), 'leak-cache-')));
+    const slow = new SecretScanningKeys({ source: first.documentPath, refetchMs: 3_600_000 });
+    const eager = new SecretScanningKeys({ source: first.documentPath, refetchMs: 0 });
+    expect(await slow.keyFor(first.keyId)).toBeDefined();
+    expect(await eager.keyFor(first.keyId)).toBeDefined();
+
+    const rotated = first.rotate();
+    const forged = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => slow.keyFor(`forged-${i}`)),
+    );
+
+    expect(forged.every((key) => key === undefined)).toBe(true);
+    expect(await slow.keyFor(rotated.keyId)).toBeUndefined();
+    expect(await eager.keyFor(rotated.keyId)).toBeDefined();
+  });
+
+  test('When a document lists more keys than the bound, or keys that are not P-256, then only the bound of P-256 keys is kept', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+    const pem = (k: typeof ec) => k.export({ type: 'spki', format: 'pem' }).toString();
+    const document = {
+      public_keys: [
+        { key_identifier: 'rsa', key: pem(rsa), is_current: true },
+        { key_identifier: 'garbage', key: 'not a key', is_current: true },
+        ...Array.from({ length: 40 }, (_, i) => ({ key_identifier: `ec-${i}`, key: pem(ec) })),
+      ],
+    };
+    const keys = parseKeyDocument(JSON.stringify(document));
+    expect(keys.size).toBe(MAX_KEYS - 2);
+    expect(keys.has('rsa')).toBe(false);
+    expect(parseKeyDocument('{"public_keys": 5}').size).toBe(0);
+    expect(parseKeyDocument('not json').size).toBe(0);
   });
 });
