@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, LeakReporter, leakedToken, type SignedLeakReport } from '@plant/test-kit';
@@ -255,6 +256,70 @@ describe('POST /secret-scanning/github', () => {
       'the rotated key is accepted',
     );
     await grant(b, tenant, account.client_id, account.secret).expect(401);
+  });
+});
+
+describe("POST /secret-scanning/github signed as the README's walkthrough signs", () => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    // The README's commands: an EC P-256 key and its public half, in a GitHub-shaped document.
+    dir = mkdtempSync(join(tmpdir(), 'openssl-keys-'));
+    execFileSync('openssl', [
+      'ecparam',
+      '-name',
+      'prime256v1',
+      '-genkey',
+      '-noout',
+      '-out',
+      join(dir, 'scanner.pem'),
+    ]);
+    execFileSync(
+      'openssl',
+      ['ec', '-in', join(dir, 'scanner.pem'), '-pubout', '-out', join(dir, 'scanner.pub.pem')],
+      { stdio: 'ignore' },
+    );
+    writeFileSync(
+      join(dir, 'github-keys.json'),
+      JSON.stringify({
+        public_keys: [
+          {
+            key_identifier: 'test-key-1',
+            key: readFileSync(join(dir, 'scanner.pub.pem'), 'utf8'),
+            is_current: true,
+          },
+        ],
+      }),
+    );
+    h = await startHarness({ SECRET_SCANNING_GITHUB_KEYS: join(dir, 'github-keys.json') });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  test('When the report is signed with openssl dgst -sha256 -sign, then the secret is revoked', async () => {
+    const { tenant } = await h.createTenant();
+    const account = await internal(h).createServiceAccount(tenant);
+    const body = JSON.stringify([leakedToken(account.secret)]);
+    writeFileSync(join(dir, 'report.json'), body);
+    const signature = execFileSync('openssl', [
+      'dgst',
+      '-sha256',
+      '-sign',
+      join(dir, 'scanner.pem'),
+      join(dir, 'report.json'),
+    ]).toString('base64');
+
+    const res = await request(h.publicUrl)
+      .post('/secret-scanning/github')
+      .set('content-type', 'application/json')
+      .set('github-public-key-identifier', 'test-key-1')
+      .set('github-public-key-signature', signature)
+      .send(body);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([expect.objectContaining({ label: 'true_positive' })]);
+    await grant(h, tenant, account.client_id, account.secret).expect(401);
   });
 });
 
