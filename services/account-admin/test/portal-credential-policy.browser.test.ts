@@ -94,14 +94,14 @@ describe('Settings → Credentials in the portal', () => {
       page.getByRole('button', { name: 'Save policy' }).click(),
     ]);
 
-    const facts = await page.locator('#policy-facts').innerText();
+    const facts = await page.locator('#policy-facts').textContent();
     expect(facts).toContain('30 days');
     expect(facts).toContain('Reported only');
     expect(facts).toContain('100 a minute, enforce');
-    const expiring = await page.locator('#expiring').innerText();
+    const expiring = (await page.locator('#expiring').textContent()) ?? '';
     expect(expiring).toContain('expires-soon');
     expect(expiring).not.toContain('leaky-job');
-    expect(await page.locator('#unused').innerText()).toContain('long-idle');
+    expect(await page.locator('#unused').textContent()).toContain('long-idle');
     await shot(page, 'settings');
   });
 
@@ -117,11 +117,11 @@ describe('Settings → Credentials in the portal', () => {
     expect(answer.status).toBe(200);
 
     await page.goto(`${platform.portalUrl}/settings/service-accounts/${leaked.clientId}`);
-    const leaks = await page.locator('#leaks').innerText();
+    const leaks = await page.locator('#leaks').textContent();
     expect(leaks).toContain('https://github.com/acme/app/blob/main/.env');
     expect(leaks).toContain('GitHub secret scanning');
     expect(leaks).toContain('Reported only');
-    expect(await page.locator('#quota-text').innerText()).toContain("the tenant's default");
+    expect(await page.locator('#quota-text').textContent()).toContain("the tenant's default");
     await page.getByLabel('Grants per minute').fill('5');
     await page.getByLabel('Mode').selectOption('log');
     await Promise.all([
@@ -129,7 +129,7 @@ describe('Settings → Credentials in the portal', () => {
       page.getByRole('button', { name: 'Set its own quota' }).click(),
     ]);
 
-    expect(await page.locator('#quota-text').innerText()).toContain('5 a minute, log (its own)');
+    expect(await page.locator('#quota-text').textContent()).toContain('5 a minute, log (its own)');
     await shot(page, 'account');
   });
 
@@ -138,7 +138,7 @@ describe('Settings → Credentials in the portal', () => {
     await signIn(viewerPage, acme.viewer);
     await viewerPage.goto(`${platform.portalUrl}/settings/credentials`);
 
-    expect(await viewerPage.locator('#policy-facts').innerText()).toContain('30 days');
+    expect(await viewerPage.locator('#policy-facts').textContent()).toContain('30 days');
     expect(await viewerPage.locator('form[data-form="credential-policy"]').count()).toBe(0);
   });
 });
