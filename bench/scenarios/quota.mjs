@@ -2,6 +2,7 @@
 // Redis on every grant) against the same token service's grants of an account whose quota is
 // off, in the same run (target: ≥ 0.95×). The quota is the largest allowed (100,000 a minute),
 // so no grant of a short run is refused: what is measured is the count itself.
+// `BENCH_QUOTA_MODE=off` (the control: both sides uncounted) or `log` measures the other modes.
 import { grantBody, INTERNAL_API_TOKEN, tokenPath } from '../lib/platform.mjs';
 
 export const name = 'quota';
