@@ -31,6 +31,8 @@ describe('creating service accounts', () => {
       disabled: false,
       disabled_at: null,
       dpop_bound_access_tokens: false,
+      secret_expires_at: null,
+      quota: null,
       secret: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(
