@@ -91,6 +91,8 @@ export interface SecretLeak {
   reporter: string;
   action: 'revoked' | 'notified';
   reported_at: string;
+  /** The leaked secret still works: it was only reported, and not reset since. */
+  secret_current: boolean;
 }
 
 /** A public key of a service account (`private_key_jwt`); `id` is the `kid` its assertions name. */

@@ -86,6 +86,7 @@ const leakOf = (body: SecretLeak): SecretLeak => ({
   reporter: body.reporter,
   action: body.action,
   reported_at: body.reported_at,
+  secret_current: body.secret_current === true,
 });
 const policyOf = (body: CredentialPolicy): CredentialPolicy => ({
   secret_max_age_days: body.secret_max_age_days ?? null,

@@ -121,6 +121,9 @@ describe('Settings → Credentials in the portal', () => {
     expect(leaks).toContain('https://github.com/acme/app/blob/main/.env');
     expect(leaks).toContain('GitHub secret scanning');
     expect(leaks).toContain('Reported only');
+    expect(await page.locator('#leak-note').textContent()).toContain(
+      'It still works: reset it now',
+    );
     expect(await page.locator('#quota-text').textContent()).toContain("the tenant's default");
     await page.getByLabel('Grants per minute').fill('5');
     await page.getByLabel('Mode').selectOption('log');

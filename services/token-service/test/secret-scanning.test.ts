@@ -98,7 +98,15 @@ describe('POST /secret-scanning/github', () => {
     expect(credentials.body).toMatchObject({
       secret: null,
       keys: [expect.objectContaining({ alg: 'ES256' })],
-      leaks: [{ url, source: 'content', reporter: 'GitHub secret scanning', action: 'revoked' }],
+      leaks: [
+        {
+          url,
+          source: 'content',
+          reporter: 'GitHub secret scanning',
+          action: 'revoked',
+          secret_current: false,
+        },
+      ],
     });
     expect(await securityEvents(a, account.client_id)).toEqual([
       {
@@ -108,6 +116,9 @@ describe('POST /secret-scanning/github', () => {
       },
     ]);
     expect(a.logs.join('\n')).not.toContain(account.secret);
+    const metrics = (await request(a.managementUrl).get('/metrics')).text;
+    expect(metrics).toMatch(/secret_scanning_tokens_total\{label="true_positive"[^}]*\} [1-9]/);
+    expect(metrics).not.toContain(account.client_id);
   });
 
   test('When the same report comes again, then it is still a true positive and nothing more is recorded', async () => {
@@ -169,7 +180,7 @@ describe('POST /secret-scanning/github', () => {
     await grant(a, notifying, notified.client_id, notified.secret).expect(200);
     expect((await internal(a).credentials(notifying, notified.client_id)).body).toMatchObject({
       secret: expect.objectContaining({ created_at: expect.any(String) }),
-      leaks: [expect.objectContaining({ action: 'notified' })],
+      leaks: [expect.objectContaining({ action: 'notified', secret_current: true })],
     });
     expect((await internal(a).credentials(notifying, bystander.client_id)).body.leaks).toEqual([]);
     expect(await securityEvents(a, notified.client_id)).toEqual([

@@ -55,6 +55,8 @@ export interface LeakRow {
   reporter: string;
   action: 'revoked' | 'notified';
   reported_at: Date;
+  /** The leaked secret is still the account's (reported only, and not reset since). */
+  secret_current: boolean;
 }
 
 /** A row of the realm's security events (`user_security_events`), which account-admin's trail shows beside its own. */
@@ -244,11 +246,19 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
     },
 
     leaks(realm, sub) {
-      return db('service_account_leaks')
-        .where({ realm, sub })
-        .orderBy('id', 'desc')
+      return db('service_account_leaks as l')
+        .leftJoin('service_accounts as sa', 'sa.sub', 'l.sub')
+        .where({ 'l.realm': realm, 'l.sub': sub })
+        .orderBy('l.id', 'desc')
         .limit(LEAKS_KEPT_PER_ACCOUNT)
-        .select('url', 'source', 'reporter', 'action', 'reported_at');
+        .select(
+          'l.url',
+          'l.source',
+          'l.reporter',
+          'l.action',
+          'l.reported_at',
+          db.raw('coalesce(l.secret_digest = sa.secret_digest, false) as secret_current'),
+        );
     },
 
     recordEvent(event) {

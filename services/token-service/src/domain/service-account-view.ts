@@ -67,6 +67,7 @@ export function toSecretLeak(row: LeakRow): SecretLeak {
     reporter: row.reporter,
     action: row.action,
     reported_at: iso(row.reported_at)!,
+    secret_current: row.secret_current,
   };
 }
 

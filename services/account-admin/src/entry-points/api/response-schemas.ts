@@ -86,6 +86,9 @@ export const SecretLeakSchema = responseSchema<SecretLeak>()(
       reporter: z.string(),
       action: z.enum(['revoked', 'notified']),
       reported_at: z.iso.datetime(),
+      secret_current: z.boolean().meta({
+        description: 'The leaked secret still works (reported only, not reset since): reset it',
+      }),
     })
     .meta({ id: 'SecretLeak' }),
 );

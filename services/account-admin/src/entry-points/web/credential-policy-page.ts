@@ -158,7 +158,7 @@ export function leaksCard(credentials: ServiceAccountCredentials): Html {
   if (credentials.leaks.length === 0) return html``;
   return html`<section class="card" aria-labelledby="leaks-heading" id="leaks-card">
   <h2 id="leaks-heading">Leaked secrets</h2>
-  <p class="alert alert-error">A secret of this account was found in public. ${credentials.leaks.some((l) => l.action === 'notified') ? 'Reset the secret, and remove it from where it was found.' : 'It was revoked; remove it from where it was found.'}</p>
+  <p class="alert alert-error" id="leak-note">A secret of this account was found in public. ${credentials.leaks.some((l) => l.secret_current) ? 'It still works: reset it now, then remove it from where it was found.' : 'It no longer works; remove it from where it was found.'}</p>
   <table class="table" id="leaks"><caption class="sr-only">Leaks</caption>
   <thead><tr><th scope="col">Found at</th><th scope="col">Where</th><th scope="col">Reported</th><th scope="col">By</th><th scope="col">Action</th></tr></thead>
   <tbody>${credentials.leaks.map(

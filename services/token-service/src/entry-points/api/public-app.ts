@@ -42,7 +42,7 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
     etag: true,
     routes: [
       tokenRoute(deps.providers),
-      secretScanningRoute(deps.secretScanning),
+      secretScanningRoute(deps.secretScanning, deps.metrics),
       // Before the realm mount, which would hand the path to oidc-provider (its introspection is off).
       introspectionRoute({ ...deps.introspection, trustProxy: deps.trustProxy }),
       publishedKeysRoute(

@@ -14,11 +14,29 @@ import {
   type LeakContext,
 } from '../../domain/secret-scanning.js';
 import { ServiceUnavailable } from '@plant/shared/api';
+import { Counter, type Registry } from 'prom-client';
 
 export interface SecretScanningDeps {
   identity: LeakContext;
   /** Undefined when SECRET_SCANNING_GITHUB_KEYS is empty: the endpoint answers 404. */
   keys: SecretScanningKeys | undefined;
+}
+
+/** The reports' metrics: verified reports and their tokens by feedback label (bounded label sets). */
+function reportMetrics(registry: Registry) {
+  return {
+    reports: new Counter({
+      name: 'secret_scanning_reports_total',
+      help: 'Leak reports whose signature verified',
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'secret_scanning_tokens_total',
+      help: 'Tokens of verified leak reports by feedback label (true_positive: one of our live secrets)',
+      labelNames: ['label'],
+      registers: [registry],
+    }),
+  };
 }
 
 export const SECRET_SCANNING_PATH = '/secret-scanning/github';
@@ -29,8 +47,12 @@ export const SECRET_SCANNING_PATH = '/secret-scanning/github';
  * body is read, the body is read up to REPORT_MAX_BYTES (413 beyond), and the signature over
  * its exact bytes is checked before it is parsed (domain/secret-scanning.ts).
  */
-export function secretScanningRoute({ identity, keys }: SecretScanningDeps): Route {
+export function secretScanningRoute(
+  { identity, keys }: SecretScanningDeps,
+  registry: Registry,
+): Route {
   const readBody = rawJsonBody({ limit: REPORT_MAX_BYTES });
+  const metrics = reportMetrics(registry);
   return {
     method: 'POST',
     path: SECRET_SCANNING_PATH,
@@ -57,7 +79,9 @@ export function secretScanningRoute({ identity, keys }: SecretScanningDeps): Rou
           throw err;
         });
         assertSignedBy(key, body, signature);
+        metrics.reports.inc();
         const feedback = await answerLeakReport(identity, parseReport(body));
+        for (const { label } of feedback) metrics.tokens.inc({ label });
         res.setHeader('cache-control', 'no-store').json(feedback);
       },
     ],
