@@ -5,6 +5,7 @@ import * as createScenario from './create.mjs';
 import * as signInScenario from './signin.mjs';
 import * as floodScenario from './flood.mjs';
 import * as keysScenario from './keys.mjs';
+import * as quotaScenario from './quota.mjs';
 import * as dpopScenario from './dpop.mjs';
 import * as introspectScenario from './introspect.mjs';
 import * as tokenEs256Scenario from './token-es256.mjs';
@@ -28,6 +29,7 @@ import * as signalsScenario from './signals.mjs';
 export const SCENARIOS = [
   tokenScenario,
   keysScenario,
+  quotaScenario,
   listScenario,
   createScenario,
   signInScenario,

@@ -10,12 +10,13 @@
  * fail when a route, mount or app exists that was not fuzzed, so a new one cannot be forgotten.
  * HOSTILE_RUNS sets the random cases (ROUTE_RUNS per target); HOSTILE_SEED replays a run.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type fc from 'fast-check';
 import { isRoute, type ExpressLayer } from '@plant/shared/http';
-import { REPO_ROOT } from '@plant/test-kit';
+import { LeakReporter, REPO_ROOT } from '@plant/test-kit';
 import {
   assertEach,
   assertHostile,
@@ -60,6 +61,9 @@ beforeAll(async () => {
     CLIENT_AUTH_FAILURES_PER_IP: '100000',
     CLIENT_AUTH_FAILURES_PER_CLIENT: '100000',
     SIGN_IN_FAILURES_PER_IP: '100000',
+    // The leak-report route verifies signatures only with a key document configured.
+    SECRET_SCANNING_GITHUB_KEYS: new LeakReporter(mkdtempSync(join(tmpdir(), 'fuzz-keys-')))
+      .documentPath,
   };
   p = await startPlatform({
     plantStores: 1,

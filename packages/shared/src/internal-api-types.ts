@@ -3,6 +3,7 @@
  * (docs/architecture.md). The token service produces them; account-admin and the resource
  * servers consume them. One definition, so a change on one side is a compile error on the other.
  */
+import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
 
 /** Bounds the token service enforces and account-admin checks first (and shows in its forms). */
@@ -42,6 +43,58 @@ export interface ServiceAccount {
   /** A disabled account's tokens are refused and none of its credentials works until it is enabled. */
   disabled: boolean;
   disabled_at: string | null;
+  /** When the secret stops working under the tenant's maximum secret age; null: no secret, or no maximum. */
+  secret_expires_at: string | null;
+  /** This account's grant quota; null: the tenant's default applies. */
+  quota: GrantQuota | null;
+}
+
+/** What happens to grants over a quota: nothing (`off`), a metric and an audit event (`log`), or 429 (`enforce`). */
+export type QuotaMode = 'off' | 'log' | 'enforce';
+export const QUOTA_MODES = ['off', 'log', 'enforce'] as const;
+/** Bounds of a quota's grants per minute. */
+export const QUOTA_PER_MINUTE_MIN = 1;
+export const QUOTA_PER_MINUTE_MAX = 100_000;
+/** Bounds of a tenant's maximum secret age, in days. */
+export const SECRET_MAX_AGE_DAYS_MIN = 1;
+export const SECRET_MAX_AGE_DAYS_MAX = 730;
+
+/** Client-credentials grants per minute one service account may obtain, counted across every replica. */
+export interface GrantQuota {
+  per_minute: number;
+  mode: QuotaMode;
+}
+
+/** What a leak report does to a live secret: remove it at once, or only record and show it. */
+export type LeakResponse = 'revoke' | 'notify';
+
+/** A tenant's policy for its service-account credentials. */
+export interface CredentialPolicy {
+  /** Secrets older than this stop working (from their creation); null: no maximum. */
+  secret_max_age_days: number | null;
+  leak_response: LeakResponse;
+  /** The quota of every account without one of its own. */
+  default_quota: GrantQuota;
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+export interface CredentialPolicyChange {
+  secret_max_age_days?: number | null;
+  leak_response?: LeakResponse;
+  default_quota?: GrantQuota;
+}
+
+/** Where a secret of the account was reported found, and what was done. */
+export interface SecretLeak {
+  url: string;
+  source: string;
+  /** Who reported it ("GitHub secret scanning"). */
+  reporter: string;
+  action: 'revoked' | 'notified';
+  reported_at: string;
+  /** The leaked secret still works: it was only reported, and not reset since. */
+  secret_current: boolean;
 }
 
 /** A public key of a service account (`private_key_jwt`); `id` is the `kid` its assertions name. */
@@ -70,9 +123,11 @@ export interface ServiceAccountTrust {
 export interface ServiceAccountCredentials {
   client_id: string;
   disabled: boolean;
-  secret: { created_at: string; last_used_at: string | null } | null;
+  secret: { created_at: string; last_used_at: string | null; expires_at: string | null } | null;
   keys: ServiceAccountKey[];
   trusts: ServiceAccountTrust[];
+  /** Where its secrets were reported leaked, latest first. */
+  leaks: SecretLeak[];
 }
 
 /** A key to add: a public JWK, or a PEM public key (SPKI or PKCS#1). */
@@ -154,3 +209,42 @@ export function grantsSchema<G extends z.ZodType<Grant>>(grant: G) {
       error: 'grants must not repeat a tag',
     });
 }
+
+/** An integer from `min` to `max`, as JSON bodies arrive (`parseJsonLossless` keeps numbers as `LosslessNumber`s). */
+function wholeNumber(name: string, min: number, max: number) {
+  const error = `${name} must be an integer from ${min} to ${max}`;
+  return z.preprocess(
+    (value) => (isLosslessNumber(value) ? Number(value.value) : value),
+    z.number({ error }).int({ error }).min(min, { error }).max(max, { error }),
+  );
+}
+
+export const GrantQuotaSchema = z.object(
+  {
+    per_minute: wholeNumber('per_minute', QUOTA_PER_MINUTE_MIN, QUOTA_PER_MINUTE_MAX),
+    mode: z.enum(QUOTA_MODES, { error: 'mode must be "off", "log" or "enforce"' }),
+  },
+  { error: 'quota must be an object {per_minute, mode}' },
+);
+
+/** The fields of a credential-policy change (both services' bodies); at least one is required. */
+export const credentialPolicyFields = {
+  secret_max_age_days: wholeNumber(
+    'secret_max_age_days',
+    SECRET_MAX_AGE_DAYS_MIN,
+    SECRET_MAX_AGE_DAYS_MAX,
+  )
+    .nullable()
+    .optional(),
+  leak_response: z
+    .enum(['revoke', 'notify'], { error: 'leak_response must be "revoke" or "notify"' })
+    .optional(),
+  default_quota: GrantQuotaSchema.optional(),
+};
+
+export const hasPolicyChange = (body: CredentialPolicyChange) =>
+  body.secret_max_age_days !== undefined ||
+  body.leak_response !== undefined ||
+  body.default_quota !== undefined;
+export const POLICY_CHANGE_REQUIRED =
+  'secret_max_age_days, leak_response or default_quota is required';

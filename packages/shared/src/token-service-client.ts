@@ -6,11 +6,15 @@
  * error with `mapError`.
  */
 import type {
+  CredentialPolicy,
+  CredentialPolicyChange,
+  GrantQuota,
   NewServiceAccountKey,
   NewServiceAccountTrust,
   RevocationChanges,
   RevocationEntry,
   RevocationSnapshot,
+  SecretLeak,
   ServiceAccount,
   ServiceAccountChange,
   ServiceAccountCredentials,
@@ -68,8 +72,30 @@ function serviceAccountOf(body: ServiceAccount): ServiceAccount {
     last_used_at: body.last_used_at ?? null,
     disabled: body.disabled === true,
     disabled_at: body.disabled_at ?? null,
+    secret_expires_at: body.secret_expires_at ?? null,
+    quota: body.quota == null ? null : quotaOf(body.quota),
   };
 }
+
+const quotaOf = (body: GrantQuota): GrantQuota => ({
+  per_minute: body.per_minute,
+  mode: body.mode,
+});
+const leakOf = (body: SecretLeak): SecretLeak => ({
+  url: body.url,
+  source: body.source,
+  reporter: body.reporter,
+  action: body.action,
+  reported_at: body.reported_at,
+  secret_current: body.secret_current === true,
+});
+const policyOf = (body: CredentialPolicy): CredentialPolicy => ({
+  secret_max_age_days: body.secret_max_age_days ?? null,
+  leak_response: body.leak_response,
+  default_quota: quotaOf(body.default_quota),
+  updated_at: body.updated_at ?? null,
+  updated_by: body.updated_by ?? null,
+});
 
 const dates = (body: {
   created_at: string;
@@ -263,13 +289,18 @@ export class TokenServiceClient {
       const secret =
         body.secret === null
           ? null
-          : { created_at: body.secret.created_at, last_used_at: body.secret.last_used_at ?? null };
+          : {
+              created_at: body.secret.created_at,
+              last_used_at: body.secret.last_used_at ?? null,
+              expires_at: body.secret.expires_at ?? null,
+            };
       return {
         client_id: body.client_id,
         disabled: body.disabled === true,
         secret,
         keys: body.keys.map(keyOf),
         trusts: body.trusts.map(trustOf),
+        leaks: (body.leaks ?? []).map(leakOf),
       };
     });
   }
@@ -326,6 +357,39 @@ export class TokenServiceClient {
           `${account(tenant, clientId)}/${disabled ? 'disable' : 'enable'}`,
           { actor },
         ),
+      ),
+    );
+  }
+
+  /** The tenant's credential policy (maximum secret age, leak response, default quota). */
+  getCredentialPolicy(tenant: string): Promise<CredentialPolicy> {
+    return this.#mapped(async () =>
+      policyOf(await this.#json('GET', `${realm(tenant)}/credential-policy`)),
+    );
+  }
+
+  updateCredentialPolicy(
+    tenant: string,
+    change: CredentialPolicyChange,
+    actor: string,
+  ): Promise<CredentialPolicy> {
+    return this.#mapped(async () =>
+      policyOf(
+        await this.#json('PATCH', `${realm(tenant)}/credential-policy`, { ...change, actor }),
+      ),
+    );
+  }
+
+  /** The account's own grant quota, or null for the tenant's default. Revokes nothing. */
+  setQuota(
+    tenant: string,
+    clientId: string,
+    quota: GrantQuota | null,
+    actor: string,
+  ): Promise<ServiceAccount> {
+    return this.#mapped(async () =>
+      serviceAccountOf(
+        await this.#json('PUT', `${account(tenant, clientId)}/quota`, { quota, actor }),
       ),
     );
   }

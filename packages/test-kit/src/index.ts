@@ -22,3 +22,4 @@ export * from './test-issuer-keys.js';
 export * from './test-issuer.js';
 export * from './waiting.js';
 export * from './workload-issuer.js';
+export * from './leak-reporter.js';

@@ -266,9 +266,10 @@ describe('keys through the account admin API', () => {
       body: {
         client_id: account.client_id,
         disabled: false,
-        secret: { created_at: expect.any(String), last_used_at: null },
+        secret: { created_at: expect.any(String), last_used_at: null, expires_at: null },
         keys: [],
         trusts: [],
+        leaks: [],
       },
     });
     expect(schemaErrors('ServiceAccountCredentials', read.body)).toEqual([]);

@@ -80,6 +80,8 @@ describe('changing, resetting and deleting', () => {
       disabled_at: null,
       dpop_bound_access_tokens: false,
       receive_signals: false,
+      secret_expires_at: null,
+      quota: null,
     });
     const [latest] = await p.auditEvents();
     expect(latest).toEqual({

@@ -32,6 +32,8 @@ describe('creating service accounts', () => {
       disabled_at: null,
       dpop_bound_access_tokens: false,
       receive_signals: false,
+      secret_expires_at: null,
+      quota: null,
       secret: expect.any(String),
     });
     expect(res.headers.get('location')).toBe(

@@ -29,8 +29,10 @@ describe('reading service accounts', () => {
         'grants',
         'last_used_at',
         'name',
+        'quota',
         'receive_signals',
         'role',
+        'secret_expires_at',
       ]);
     expect(arraySchemaErrors('ServiceAccount', list)).toEqual([]);
     expect(JSON.stringify(list)).not.toContain(created.secret);
@@ -90,6 +92,7 @@ describe('the OpenAPI document', () => {
       '/service-accounts/{client_id}/secret': ['delete'],
       '/service-accounts/{client_id}/trusts': ['post'],
       '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
+      '/settings/credentials': ['get', 'patch'],
       '/audit-events': ['get'],
     });
   });

@@ -68,7 +68,7 @@ describe('change bodies', () => {
   test('When PATCH bodies are invalid, then they answer 400 and change nothing', async () => {
     const created = await p.createAccount('badpatch');
     const cases: Array<[unknown, string]> = [
-      [{}, 'role, grants, dpop_bound_access_tokens or receive_signals is required'],
+      [{}, 'role, grants, dpop_bound_access_tokens, receive_signals or quota is required'],
       [{ role: 'Account Admin' }, 'role must be "View" or "Edit"'],
       [{ grants: [{ permission: 'edit' }] }, 'grants.0.tag: tag is required'],
       [
@@ -90,9 +90,18 @@ describe('change bodies', () => {
         `grants.0.tag: ${INVISIBLE('tag')}`,
       ],
       [{ dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens must be true or false'],
+      [{ quota: 'lots' }, 'quota must be an object {per_minute, mode}'],
+      [
+        { quota: { per_minute: 0, mode: 'enforce' } },
+        'quota.per_minute: per_minute must be an integer from 1 to 100000',
+      ],
+      [
+        { quota: { per_minute: 10, mode: 'block' } },
+        'quota.mode: mode must be "off", "log" or "enforce"',
+      ],
       [
         { role: 'Edit', actor: 'someone-else' },
-        'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?, receive_signals?}',
+        'Unknown field "actor"; the body is {role?, grants?, dpop_bound_access_tokens?, receive_signals?, quota?}',
       ],
     ];
     for (const [body, message] of cases) {

@@ -160,6 +160,20 @@ export const configShape = {
     .describe(
       "Comma-separated audiences (absolute URLs) of other APIs that verify tokens with @plant/resource-auth: service accounts may ask for one with resource=, and get the role's scope for it; empty: none",
     ),
+  SECRET_SCANNING_GITHUB_KEYS: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || v.startsWith('https://') || !v.includes('://'), {
+      error: 'must be a file path or an https URL',
+    })
+    .describe(
+      "GitHub secret scanning's verification keys: a file path or an https URL of a document shaped like GitHub's public-keys document; empty: POST /secret-scanning/github answers 404",
+    ),
+  SECRET_SCANNING_KEYS_REFETCH_SECONDS: env
+    .int(60, 1, 86_400)
+    .describe(
+      'The secret scanning key document is read again for an unknown key id at most this often',
+    ),
   DPOP_NONCE_KEYS: env
     .optionalSecretList()
     .describe(

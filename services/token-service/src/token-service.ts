@@ -15,6 +15,8 @@ import {
   createClientAuthFailureRepository,
 } from './data-access/client-auth-failure-repository.js';
 import { createFederatedIssuerKeys } from './data-access/federated-issuer-keys.js';
+import { createGrantQuotaCounter } from './data-access/grant-quota-counter.js';
+import { SecretScanningKeys } from './data-access/secret-scanning-keys.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
 import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
@@ -31,6 +33,7 @@ import {
   parseKeyChangeMessage,
 } from './domain/realm-naming.js';
 import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
+import { GrantQuotas } from './domain/grant-quotas.js';
 import { RevocationPruner } from './domain/revocation-feed.js';
 import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
 import { SignInThrottle } from './domain/sign-in-throttle.js';
@@ -166,12 +169,19 @@ export async function createTokenService(
     logger,
     metrics,
   });
+  const quotas = new GrantQuotas({
+    counter: createGrantQuotaCounter(redis),
+    recordEvent: (event) => repositories.credentialHygiene.recordEvent(event),
+    metrics,
+    logger,
+  });
   const clientAuth = new ClientAuthentication({
     credentials: repositories.clientCredentials,
     failures,
     secrets: identity.secrets,
     assertions,
     usage,
+    quotas,
   });
   const signInFailures = createSignInFailureRepository(
     redis,
@@ -335,6 +345,16 @@ export async function createTokenService(
     metrics,
     providers,
     identity,
+    secretScanning: {
+      identity,
+      keys:
+        config.SECRET_SCANNING_GITHUB_KEYS === ''
+          ? undefined
+          : new SecretScanningKeys({
+              source: config.SECRET_SCANNING_GITHUB_KEYS,
+              refetchMs: config.SECRET_SCANNING_KEYS_REFETCH_SECONDS * 1000,
+            }),
+    },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
     signInStarts,

@@ -66,6 +66,8 @@ describe('service accounts', () => {
       disabled_at: null,
       dpop_bound_access_tokens: false,
       receive_signals: false,
+      secret_expires_at: null,
+      quota: null,
     };
     expect(created.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
     expect(list.status).toBe(200);
@@ -291,6 +293,8 @@ describe('service accounts', () => {
       disabled_at: null,
       dpop_bound_access_tokens: false,
       receive_signals: false,
+      secret_expires_at: null,
+      quota: null,
     });
     expect(principal.body).toEqual({ tenant, sub: account.client_id, version: 2, deleted: false });
     expect(await waitForEvents(account.client_id, 1)).toEqual([

@@ -259,6 +259,7 @@ describe("a service account's keys", () => {
     expect(credentials.secret).toEqual({
       created_at: expect.stringMatching(ISO),
       last_used_at: null,
+      expires_at: null,
     });
     expect(account.last_used_at).toMatch(ISO);
   });

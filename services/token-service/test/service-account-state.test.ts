@@ -120,6 +120,7 @@ describe('an account without a secret', () => {
     expect((await internal(h).credentials(tenant, account.client_id)).body.secret).toEqual({
       created_at: expect.any(String),
       last_used_at: null,
+      expires_at: null,
     });
   });
 

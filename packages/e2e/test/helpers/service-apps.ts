@@ -95,6 +95,7 @@ export function serviceApps(): ServiceApp[] {
         },
         introspection: { authenticator: inert('authenticator'), inspector: inert('inspector') },
         signals: inert('signals'),
+        secretScanning: { identity: inert('identity'), keys: inert('keys') },
       }),
       url: (p) => p.authUrl,
       metricsUrl: (p) => p.tokenService.managementUrl,

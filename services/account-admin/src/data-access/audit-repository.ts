@@ -13,11 +13,12 @@ export const AUDIT_ACTIONS = [
   'service_account.secret_remove',
   'service_account.disable',
   'service_account.enable',
+  'credential_policy.update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What `targetClientId` names: a service account's client id, a person's id, an invitation's id or a session. */
-export type AuditTargetType = 'service_account' | 'user' | 'invitation' | 'session';
+export type AuditTargetType = 'service_account' | 'user' | 'invitation' | 'session' | 'tenant';
 
 export interface NewAuditEvent {
   tenant: string;

@@ -37,6 +37,7 @@ import type {
 } from '../data-access/audit-repository.js';
 import { actorLabel, assertCanManage, type Actor, type RequestMeta } from './actor.js';
 import { AuditUnavailable, ServiceAccountNotFound } from './errors.js';
+import { assertRecentFactor } from './step-up.js';
 import {
   isKeyId,
   isTrustId,
@@ -219,7 +220,11 @@ export async function getServiceAccountCredentials(
   return deps.tokenService.getCredentials(actor.tenant, clientId);
 }
 
-/** Changes the role, grants, the DPoP requirement and/or whether it may receive signals; the audit event records each change as from/to. */
+/**
+ * Changes the role, grants and/or the DPoP requirement (older tokens revoked), whether it may
+ * receive signals, and/or the account's own grant quota (revokes nothing; a policy change, so it needs a recent second
+ * factor); one audit event records each change as from/to.
+ */
 export async function updateServiceAccount(
   deps: ServiceAccountDeps,
   actor: Actor,
@@ -229,6 +234,38 @@ export async function updateServiceAccount(
 ): Promise<ServiceAccount> {
   assertCanManage(actor);
   assertClientId(clientId);
+  if (input.quota !== undefined) assertRecentFactor(actor);
+  const change = accountChangeOf(input);
+  const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  let updated = before;
+  if (Object.keys(change).length > 0)
+    updated = await deps.tokenService.updateServiceAccount(
+      actor.tenant,
+      clientId,
+      change,
+      actorLabel(actor),
+    );
+  if (input.quota !== undefined)
+    updated = await deps.tokenService.setQuota(
+      actor.tenant,
+      clientId,
+      input.quota === null ? null : { per_minute: input.quota.per_minute, mode: input.quota.mode },
+      actorLabel(actor),
+    );
+  await recordIrreversible(
+    deps,
+    auditEvent(
+      actor,
+      meta,
+      'service_account.update',
+      updated,
+      changeDetails(before, updated, input),
+    ),
+  );
+  return updated;
+}
+
+function accountChangeOf(input: UpdateServiceAccountInput): ServiceAccountChange {
   const change: ServiceAccountChange = {};
   if (input.role !== undefined) change.role = input.role;
   if (input.grants !== undefined)
@@ -236,32 +273,30 @@ export async function updateServiceAccount(
   if (input.dpop_bound_access_tokens !== undefined)
     change.dpop_bound_access_tokens = input.dpop_bound_access_tokens;
   if (input.receive_signals !== undefined) change.receive_signals = input.receive_signals;
-  const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const updated = await deps.tokenService.updateServiceAccount(
-    actor.tenant,
-    clientId,
-    change,
-    actorLabel(actor),
-  );
+  return change;
+}
+
+function changeDetails(
+  before: ServiceAccount,
+  updated: ServiceAccount,
+  input: UpdateServiceAccountInput,
+): Record<string, unknown> {
   const details: Record<string, unknown> = {};
-  if (change.role !== undefined) details.role = { from: before.role, to: updated.role };
-  if (change.grants !== undefined)
+  if (input.role !== undefined) details.role = { from: before.role, to: updated.role };
+  if (input.grants !== undefined)
     details.grants = {
       from: before.grants.map((g) => g.tag),
       to: updated.grants.map((g) => g.tag),
     };
-  if (change.dpop_bound_access_tokens !== undefined)
+  if (input.dpop_bound_access_tokens !== undefined)
     details.dpop_bound_access_tokens = {
       from: before.dpop_bound_access_tokens,
       to: updated.dpop_bound_access_tokens,
     };
-  if (change.receive_signals !== undefined)
+  if (input.receive_signals !== undefined)
     details.receive_signals = { from: before.receive_signals, to: updated.receive_signals };
-  await recordIrreversible(
-    deps,
-    auditEvent(actor, meta, 'service_account.update', updated, details),
-  );
-  return updated;
+  if (input.quota !== undefined) details.quota = { from: before.quota, to: updated.quota };
+  return details;
 }
 
 /** A new secret (the old one stops working); returned even when the audit event could not be written. */

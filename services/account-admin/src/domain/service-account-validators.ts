@@ -5,6 +5,7 @@
  */
 import { boundedText, NAME_RULE, nameText, PLANT_TAG_MAX } from '@plant/shared/api';
 import {
+  GrantQuotaSchema,
   grantsSchema,
   SERVICE_ACCOUNT_NAME_MAX,
   ServiceAccountRoleSchema,
@@ -75,6 +76,12 @@ export const GrantBody = z
   )
   .meta({ id: 'Grant' });
 
+export const GrantQuotaBody = GrantQuotaSchema.meta({
+  id: 'GrantQuota',
+  description:
+    'Client-credentials grants per minute, counted across every token-service replica: off (not counted), log (a metric and an audit event when over, nothing refused) or enforce (429 with Retry-After when over)',
+});
+
 export const UpdateServiceAccountBody = z
   .strictObject(
     {
@@ -97,9 +104,17 @@ export const UpdateServiceAccountBody = z
             'Allow the account to receive Shared Signals (SSF/CAEP/RISC): its grants may ask for ssf.manage and ssf.read',
         })
         .optional(),
+      quota: GrantQuotaBody.nullable()
+        .meta({
+          description:
+            "This account's own grant quota; null: the tenant's default (Settings, credentials). Revokes nothing",
+        })
+        .optional(),
     },
     {
-      error: unknownFieldMessage('{role?, grants?, dpop_bound_access_tokens?, receive_signals?}'),
+      error: unknownFieldMessage(
+        '{role?, grants?, dpop_bound_access_tokens?, receive_signals?, quota?}',
+      ),
     },
   )
   .refine(
@@ -107,9 +122,10 @@ export const UpdateServiceAccountBody = z
       body.role !== undefined ||
       body.grants !== undefined ||
       body.dpop_bound_access_tokens !== undefined ||
-      body.receive_signals !== undefined,
+      body.receive_signals !== undefined ||
+      body.quota !== undefined,
     {
-      error: 'role, grants, dpop_bound_access_tokens or receive_signals is required',
+      error: 'role, grants, dpop_bound_access_tokens, receive_signals or quota is required',
     },
   )
   // The refinement in JSON Schema terms: with only these fields allowed, one of them.

@@ -45,6 +45,9 @@ const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) =>
   a.token_version === b.token_version &&
   a.secret_digest === b.secret_digest &&
   a.credentials_revision === b.credentials_revision;
+/** The account's own quota, else the realm's, else the default (off). The override is both columns or neither. */
+const QUOTA_COLUMNS = `coalesce(sa.quota_per_minute, cp.quota_per_minute, 600) as quota_per_minute,
+  coalesce(sa.quota_mode, cp.quota_mode, 'off') as quota_mode`;
 const KEYS_JSON = `coalesce((select json_agg(json_build_object('id', k.id, 'alg', k.alg, 'public_jwk', k.public_jwk) order by k.created_at, k.id)
   from service_account_keys k where k.sub = sa.sub), '[]'::json) as keys`;
 const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'issuer', t.issuer, 'subject', t.subject, 'audience', t.audience) order by t.created_at, t.id)
@@ -181,6 +184,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
   #query(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
     return this.db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')
+      .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
       .where({ 'sa.realm': realm, 'sa.sub': clientId })
       .whereNull('p.deleted_at')
       .whereNull('sa.disabled_at')
@@ -189,6 +193,9 @@ class CachedClientCredentials implements ClientCredentialRepository {
         'sa.realm',
         'sa.role',
         'sa.secret_digest',
+        'sa.secret_created_at',
+        'cp.secret_max_age_days',
+        this.db.raw(QUOTA_COLUMNS),
         'sa.credentials_revision',
         'sa.dpop_bound_access_tokens',
         'sa.receive_signals',

@@ -1,4 +1,4 @@
-import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
+import type { Grant, QuotaMode, ServiceAccountRole } from '@plant/shared/token-service-client';
 
 /** A public key of the account (`private_key_jwt`), as the token endpoint checks assertions with it. */
 export interface CredentialKey {
@@ -23,6 +23,13 @@ export interface ClientCredentialRow {
   grants: Grant[];
   /** Null when the account's secret was removed (it uses keys or trusts). */
   secret_digest: string | null;
+  /** When the secret was made: with the realm's maximum age, when it stops working (compared at every authentication, so a cached row never outlives it). */
+  secret_created_at: Date | null;
+  /** The realm's maximum secret age; null: none. A policy change counts as a change of every account, so the cached row follows it. */
+  secret_max_age_days: number | null;
+  /** The quota in force for the account: its own, else the realm's default. */
+  quota_per_minute: number;
+  quota_mode: QuotaMode;
   keys: CredentialKey[];
   trusts: CredentialTrust[];
   token_version: number;

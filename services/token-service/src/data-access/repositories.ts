@@ -4,6 +4,10 @@ import {
   type ClientCredentialRepository,
 } from './client-credential-repository.js';
 import {
+  createCredentialHygieneRepository,
+  type CredentialHygieneRepository,
+} from './credential-hygiene-repository.js';
+import {
   createCredentialUsageRepository,
   type CredentialUsageRepository,
 } from './credential-usage-repository.js';
@@ -45,6 +49,8 @@ export interface Repositories {
   /** Cached per process: one instance serves every realm. */
   clientCredentials: ClientCredentialRepository;
   credentialUsage: CredentialUsageRepository;
+  /** The tenant's credential policy, quota overrides, leak reports and their security events. */
+  credentialHygiene: CredentialHygieneRepository;
   users: UserRepository;
   oidcPayloads: OidcPayloadRepository;
   /** Shared Signals streams, their subjects and queues (the outbox is signal-outbox.ts). */
@@ -61,6 +67,7 @@ export function createRepositories(db: Knex): Repositories {
     accountCredentials: createServiceAccountCredentialRepository(db),
     clientCredentials: createClientCredentialRepository(db),
     credentialUsage: createCredentialUsageRepository(db),
+    credentialHygiene: createCredentialHygieneRepository(db),
     users: createUserRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
     signalStreams: createSignalStreamRepository(db),

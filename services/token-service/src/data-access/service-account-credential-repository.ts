@@ -26,7 +26,7 @@ export interface AccountTrustRow {
 
 /** Every credential of one account, as the API shows them (never the secret's digest). */
 export interface AccountCredentialsRow {
-  secret: { created_at: Date; last_used_at: Date | null } | null;
+  secret: { created_at: Date; last_used_at: Date | null; max_age_days: number | null } | null;
   keys: AccountKeyRow[];
   trusts: AccountTrustRow[];
   disabled_at: Date | null;
@@ -129,9 +129,16 @@ export function createServiceAccountCredentialRepository(
 ): ServiceAccountCredentialRepository {
   return {
     async credentials(realm, sub) {
-      const account = await db('service_accounts')
-        .where({ realm, sub })
-        .first('secret_digest', 'secret_created_at', 'secret_last_used_at', 'disabled_at');
+      const account = await db('service_accounts as sa')
+        .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
+        .where({ 'sa.realm': realm, 'sa.sub': sub })
+        .first(
+          'sa.secret_digest',
+          'sa.secret_created_at',
+          'sa.secret_last_used_at',
+          'sa.disabled_at',
+          'cp.secret_max_age_days',
+        );
       if (account === undefined) return undefined;
       const [keys, trusts] = await Promise.all([
         db('service_account_keys').where({ sub }).orderBy(['created_at', 'id']).select(KEY_COLUMNS),
@@ -143,7 +150,11 @@ export function createServiceAccountCredentialRepository(
       const secret =
         account.secret_digest === null
           ? null
-          : { created_at: account.secret_created_at, last_used_at: account.secret_last_used_at };
+          : {
+              created_at: account.secret_created_at,
+              last_used_at: account.secret_last_used_at,
+              max_age_days: account.secret_max_age_days,
+            };
       return { secret, keys, trusts, disabled_at: account.disabled_at };
     },
     addKey(realm, sub, key, limit) {

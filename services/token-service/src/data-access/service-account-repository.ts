@@ -2,6 +2,7 @@ import { nameKey } from '@plant/shared/api';
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type {
   Grant,
+  QuotaMode,
   RevocationEntry,
   ServiceAccountRole,
 } from '@plant/shared/token-service-client';
@@ -22,6 +23,12 @@ export interface ServiceAccountRow {
   created_by: string | null;
   last_used_at: Date | null;
   disabled_at: Date | null;
+  secret_created_at: Date | null;
+  /** The realm's maximum secret age (null: none). */
+  secret_max_age_days: number | null;
+  /** The account's own quota (both null: the realm's default). */
+  quota_per_minute: number | null;
+  quota_mode: QuotaMode | null;
 }
 
 export interface NewServiceAccount {
@@ -98,6 +105,7 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
   const selectAccounts = () =>
     db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')
+      .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
       .select(
         'sa.sub',
         'sa.realm',
@@ -109,6 +117,10 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
         'p.created_by',
         'sa.last_used_at',
         'sa.disabled_at',
+        'sa.secret_created_at',
+        'cp.secret_max_age_days',
+        'sa.quota_per_minute',
+        'sa.quota_mode',
         db.raw(GRANTS_JSON),
       );
 

@@ -9,7 +9,9 @@ import {
   type UsedCredential,
 } from './client-assertions.js';
 import type { ClientSecretDigester } from './client-secrets.js';
-import { TooManyFailedAuthentications } from './errors.js';
+import { SecretExpired, TooManyFailedAuthentications } from './errors.js';
+import type { GrantQuotas } from './grant-quotas.js';
+import { isSecretExpired, secretExpiresAt } from './secret-expiry.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 export {
@@ -33,6 +35,7 @@ export interface ClientAuthenticationDeps {
   secrets: ClientSecretDigester;
   assertions: ClientAssertionVerifier;
   usage: UsageRecorder;
+  quotas: GrantQuotas;
 }
 
 const SECRET: UsedCredential = Object.freeze({ kind: 'secret' });
@@ -67,6 +70,10 @@ const LOOKUPS_PER_ADDRESS = 4;
  *     `verifyAssertion` is the same step for an assertion: the lock before, the check, the
  *     count after (a check that could not be made, such as an issuer's keys unavailable, is
  *     not counted);
+ *  2b. `#admit`, once the client authenticated: a secret past the tenant's maximum age is
+ *     refused (`SecretExpired`, 401 saying so; not counted as a failure: it is the right
+ *     secret), then the account's grant quota is counted (grant-quotas.ts; nothing is awaited
+ *     while the quota is off). A wrong secret never reaches it, so no one spends another's quota;
  *  3. `isCurrent`, just before the token is sent: false once the credential changed (a reset
  *     that committed after the secret was compared), so the old secret issues nothing after the
  *     change's answer; `staleGrantVerdict` then tells a reset or a removed key (401) from a
@@ -81,12 +88,21 @@ export class ClientAuthentication {
   readonly #secrets: ClientSecretDigester;
   readonly #usage: UsageRecorder;
   readonly #assertions: ClientAssertionVerifier;
+  readonly #quotas: GrantQuotas;
   /** Point lookups in flight per address; an address leaves at zero, so the bound is the lookups in flight. */
   readonly #lookups = new Map<string, number>();
   /** What authenticated each request's assertion, by its source (the request): gone with the request. */
   readonly #verdicts = new WeakMap<object, UsedCredential>();
 
-  constructor({ credentials, failures, secrets, assertions, usage }: ClientAuthenticationDeps) {
+  constructor({
+    credentials,
+    failures,
+    secrets,
+    assertions,
+    usage,
+    quotas,
+  }: ClientAuthenticationDeps) {
+    this.#quotas = quotas;
     this.#credentials = credentials;
     this.#failures = failures;
     this.#secrets = secrets;
@@ -123,21 +139,36 @@ export class ClientAuthentication {
     return credential;
   }
 
-  /** Whether `presented` is the client's secret; rejects with `TooManyFailedAuthentications` when the budget says 429. */
+  /**
+   * Whether `presented` is the client's secret (`storedDigest`, the credential's or a
+   * placeholder no secret matches). Throws or rejects with `TooManyFailedAuthentications` when
+   * the budget says 429, `SecretExpired` for the right secret past its age, `GrantQuotaExceeded`
+   * for the right secret of an account over its enforced quota.
+   */
   verifySecret(
-    realm: string,
-    clientId: string,
+    credential: ClientCredential,
     storedDigest: string,
     presented: string,
     source: ClientAuthSource,
   ): boolean | Promise<boolean> {
+    const { realm, sub: clientId } = credential;
     const { ip } = source;
     if (!this.#failures.isClean(ip))
-      return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source);
-    return (
-      this.#secrets.matches(presented, storedDigest) ||
-      this.#countFailure(realm, clientId, ip, source)
-    );
+      return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source).then(
+        (ok) => ok && this.#admit(credential),
+      );
+    if (!this.#secrets.matches(presented, storedDigest))
+      return this.#countFailure(realm, clientId, ip, source);
+    return this.#admit(credential);
+  }
+
+  /** What an authenticated secret must still pass: its age, then the account's quota. */
+  #admit(credential: ClientCredential): true | Promise<true> {
+    const { secret_created_at: createdAt, secret_max_age_days: maxAgeDays } = credential;
+    if (isSecretExpired(createdAt, maxAgeDays))
+      throw new SecretExpired(secretExpiresAt(createdAt, maxAgeDays)!);
+    const quota = this.#quotas.check(credential);
+    return quota === undefined ? true : quota.then(() => true);
   }
 
   /**
@@ -167,6 +198,7 @@ export class ClientAuthentication {
       throw err;
     }
     if (earlier?.mayExist) this.#failures.forgetClientIp(realm, sub, ip);
+    await this.#quotas.check(credential);
     this.#verdicts.set(source, used);
     return used;
   }

@@ -81,3 +81,33 @@ export const NoSecret = createError(
   409,
   'This service account has no secret; Reset Secret gives it one',
 );
+
+/** The presented secret is the account's, but older than the tenant's maximum secret age. */
+export class SecretExpired extends Error {
+  constructor(readonly expiredAt: Date) {
+    super(`the client secret expired at ${expiredAt.toISOString()}; reset it to get a new one`);
+    this.name = 'SecretExpired';
+  }
+}
+
+/** The service account is over its grant quota (enforce mode): 429 with Retry-After. */
+export class GrantQuotaExceeded extends Error {
+  constructor(
+    readonly retryAfterSeconds: number,
+    perMinute: number,
+  ) {
+    super(`the service account is over its quota of ${perMinute} grants per minute; retry later`);
+    this.name = 'GrantQuotaExceeded';
+  }
+}
+
+export const InvalidReportSignature = createError(
+  'InvalidReportSignature',
+  401,
+  'The report signature is not valid',
+);
+export const SecretScanningOff = createError(
+  'SecretScanningOff',
+  404,
+  'Secret scanning reports are not accepted here',
+);

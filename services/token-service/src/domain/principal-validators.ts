@@ -1,6 +1,10 @@
 import { boundedText, nameText, PLANT_TAG_MAX, TENANT_NAME_PATTERN } from '@plant/shared/api';
 import {
+  credentialPolicyFields,
+  GrantQuotaSchema,
   grantsSchema,
+  hasPolicyChange,
+  POLICY_CHANGE_REQUIRED,
   PUBLIC_KEY_PEM_MAX,
   SERVICE_ACCOUNT_NAME_MAX,
   TRUST_FIELD_MAX,
@@ -111,3 +115,15 @@ export const AddTrustSchema = ActorBodySchema.extend({
   subject: boundedText('subject', TRUST_FIELD_MAX),
   audience: boundedText('audience', TRUST_FIELD_MAX),
 });
+
+export const UpdateCredentialPolicySchema = z
+  .object(
+    { ...credentialPolicyFields, actor: Actor.optional() },
+    { error: 'body must be a JSON object' },
+  )
+  .refine(hasPolicyChange, { error: POLICY_CHANGE_REQUIRED });
+
+export const SetQuotaSchema = z.object(
+  { quota: GrantQuotaSchema.nullable(), actor: Actor.optional() },
+  { error: 'body must be a JSON object' },
+);

@@ -62,16 +62,19 @@ export async function publishChange<R extends string>(
 }
 
 export async function getServiceAccountCredentials(
-  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms'>,
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'credentialHygiene' | 'realms'>,
   tenant: string,
   clientId: string,
 ): Promise<ServiceAccountCredentials> {
-  const row = await ctx.accountCredentials.credentials(tenant, clientId);
+  const [row, leaks] = await Promise.all([
+    ctx.accountCredentials.credentials(tenant, clientId),
+    ctx.credentialHygiene.leaks(tenant, clientId),
+  ]);
   if (!row) {
     await assertTenantExists(ctx, tenant);
     throw new ServiceAccountNotFound();
   }
-  return toServiceAccountCredentials(clientId, row);
+  return toServiceAccountCredentials(clientId, row, leaks);
 }
 
 /** The key stops working, and the tokens minted before it went are revoked (version bumped with the removal, as a secret reset does). */

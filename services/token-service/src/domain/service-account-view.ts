@@ -1,4 +1,5 @@
 import type {
+  SecretLeak,
   ServiceAccount,
   ServiceAccountCredentials,
   ServiceAccountKey,
@@ -9,7 +10,9 @@ import type {
   AccountKeyRow,
   AccountTrustRow,
 } from '../data-access/service-account-credential-repository.js';
+import type { LeakRow } from '../data-access/credential-hygiene-repository.js';
 import type { ServiceAccountRow } from '../data-access/service-account-repository.js';
+import { secretExpiresAt } from './secret-expiry.js';
 
 const iso = (at: Date | string | null): string | null =>
   at === null ? null : new Date(at).toISOString();
@@ -27,6 +30,11 @@ export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
     last_used_at: iso(row.last_used_at),
     disabled: row.disabled_at !== null,
     disabled_at: iso(row.disabled_at),
+    secret_expires_at: iso(secretExpiresAt(row.secret_created_at, row.secret_max_age_days)),
+    quota:
+      row.quota_mode === null || row.quota_per_minute === null
+        ? null
+        : { per_minute: row.quota_per_minute, mode: row.quota_mode },
   };
 }
 
@@ -53,9 +61,21 @@ export function toServiceAccountTrust(row: AccountTrustRow): ServiceAccountTrust
   };
 }
 
+export function toSecretLeak(row: LeakRow): SecretLeak {
+  return {
+    url: row.url,
+    source: row.source,
+    reporter: row.reporter,
+    action: row.action,
+    reported_at: iso(row.reported_at)!,
+    secret_current: row.secret_current,
+  };
+}
+
 export function toServiceAccountCredentials(
   clientId: string,
   row: AccountCredentialsRow,
+  leaks: LeakRow[],
 ): ServiceAccountCredentials {
   return {
     client_id: clientId,
@@ -63,8 +83,13 @@ export function toServiceAccountCredentials(
     secret:
       row.secret === null
         ? null
-        : { created_at: iso(row.secret.created_at)!, last_used_at: iso(row.secret.last_used_at) },
+        : {
+            created_at: iso(row.secret.created_at)!,
+            last_used_at: iso(row.secret.last_used_at),
+            expires_at: iso(secretExpiresAt(row.secret.created_at, row.secret.max_age_days)),
+          },
     keys: row.keys.map(toServiceAccountKey),
     trusts: row.trusts.map(toServiceAccountTrust),
+    leaks: leaks.map(toSecretLeak),
   };
 }

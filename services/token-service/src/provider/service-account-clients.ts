@@ -6,7 +6,11 @@ import {
   type ClientAuthSource,
   type ClientCredential,
 } from '../domain/authenticate-client.js';
-import { TooManyFailedAuthentications } from '../domain/errors.js';
+import {
+  GrantQuotaExceeded,
+  SecretExpired,
+  TooManyFailedAuthentications,
+} from '../domain/errors.js';
 import { PORTAL_CLIENT_ID } from '../domain/realm-naming.js';
 import {
   PRINCIPAL_METADATA,
@@ -55,11 +59,21 @@ export class AssertionRefused extends errors.InvalidClientAuth {
   }
 }
 
+/** The right secret, past the tenant's maximum age: invalid_client, saying why (the owner must reset it). */
+export class SecretExpiredRefusal extends errors.InvalidClientAuth {
+  constructor(why: SecretExpired) {
+    super();
+    this.error_description = why.message;
+  }
+}
+
 /** A domain refusal as oidc-provider must see it inside its token endpoint (with Retry-After); anything else unchanged. */
 export function asOidcError(ctx: ProviderContext | undefined, err: unknown): unknown {
   if (err instanceof AssertionRejected) return new AssertionRefused(err.counted);
   if (err instanceof AssertionCheckUnavailable) return new AssertionUnverifiable(err);
-  if (!(err instanceof TooManyFailedAuthentications)) return err;
+  if (err instanceof SecretExpired) return new SecretExpiredRefusal(err);
+  if (!(err instanceof TooManyFailedAuthentications || err instanceof GrantQuotaExceeded))
+    return err;
   ctx?.set('Retry-After', String(err.retryAfterSeconds));
   return new TooManyRequests(err.message);
 }
@@ -200,13 +214,20 @@ export function serveServiceAccountClients(
 
   replaceClientSecretComparison(provider, (client, presented) => {
     const ctx = Provider.ctx;
-    const verdict = clientAuth.verifySecret(
-      binding.realm(ctx),
-      client.clientId,
-      client.clientSecret,
-      presented,
-      ctx ?? UNKNOWN_SOURCE,
-    );
+    const credential = credentialOf.get(client);
+    // Only clients built here compare secrets (the portal client has none to compare).
+    if (credential === undefined) return false;
+    let verdict: boolean | Promise<boolean>;
+    try {
+      verdict = clientAuth.verifySecret(
+        credential,
+        client.clientSecret,
+        presented,
+        ctx ?? UNKNOWN_SOURCE,
+      );
+    } catch (err) {
+      throw asOidcError(ctx, err);
+    }
     return typeof verdict === 'boolean'
       ? verdict
       : verdict.catch((err: unknown) => Promise.reject(asOidcError(ctx, err)));

@@ -23,6 +23,7 @@ import {
   UpdateServiceAccountBody,
 } from '../../domain/service-account-validators.js';
 import { registerCredentialOperations } from './credential-operations.js';
+import { registerCredentialPolicyOperations } from './credential-policy-routes.js';
 import {
   AuditEventSchema,
   MeSchema,
@@ -90,7 +91,8 @@ export function accountAdminOperations(): OpenAPIRegistry {
   registry.registerPath({
     method: 'patch',
     path: '/service-accounts/{client_id}',
-    summary: 'Change role and/or grants; older tokens of the account are revoked',
+    summary:
+      "Change role, grants or the DPoP requirement (older tokens of the account are revoked), and/or the account's own grant quota (revokes nothing; needs a recent second factor)",
     operationId: 'updateServiceAccount',
     request: { params: ServiceAccountPath, body: jsonRequestBody(UpdateServiceAccountBody) },
     responses: {
@@ -121,6 +123,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
     },
   });
   registerCredentialOperations(registry, { common, management });
+  registerCredentialPolicyOperations(registry, { common, management });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',

@@ -6,6 +6,8 @@
 import { responseSchema } from '@plant/shared/http';
 import {
   ServiceAccountRoleSchema,
+  type CredentialPolicy,
+  type SecretLeak,
   type ServiceAccount,
   type ServiceAccountCredentials,
   type ServiceAccountKey,
@@ -14,7 +16,7 @@ import {
 } from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { AUDIT_ACTIONS, type AuditEvent } from '../../domain/list-audit-events.js';
-import { GrantBody } from '../../domain/service-account-validators.js';
+import { GrantBody, GrantQuotaBody } from '../../domain/service-account-validators.js';
 
 export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
   z
@@ -38,6 +40,13 @@ export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
           'A disabled account gets no token and its tokens are refused until it is enabled',
       }),
       disabled_at: z.iso.datetime().nullable(),
+      secret_expires_at: z.iso.datetime().nullable().meta({
+        description:
+          "When the secret stops working under the tenant's maximum secret age; null: no secret, or no maximum",
+      }),
+      quota: GrantQuotaBody.nullable().meta({
+        description: "This account's own grant quota; null: the tenant's default applies",
+      }),
     })
     .meta({ id: 'ServiceAccount' }),
 );
@@ -71,17 +80,54 @@ export const ServiceAccountTrustSchema = responseSchema<ServiceAccountTrust>()(
     .meta({ id: 'ServiceAccountTrust' }),
 );
 
+export const SecretLeakSchema = responseSchema<SecretLeak>()(
+  z
+    .object({
+      url: z.string().meta({ description: 'Where the secret was found' }),
+      source: z
+        .string()
+        .meta({ description: 'What held it (content, commit, issue_comment, ...)' }),
+      reporter: z.string(),
+      action: z.enum(['revoked', 'notified']),
+      reported_at: z.iso.datetime(),
+      secret_current: z.boolean().meta({
+        description: 'The leaked secret still works (reported only, not reset since): reset it',
+      }),
+    })
+    .meta({ id: 'SecretLeak' }),
+);
+
+export const CredentialPolicySchema = responseSchema<CredentialPolicy>()(
+  z
+    .object({
+      secret_max_age_days: z.number().int().min(1).max(730).nullable(),
+      leak_response: z.enum(['revoke', 'notify']),
+      default_quota: GrantQuotaBody,
+      updated_at: z.iso.datetime().nullable(),
+      updated_by: z.string().nullable(),
+    })
+    .meta({ id: 'CredentialPolicy' }),
+);
+
 export const ServiceAccountCredentialsSchema = responseSchema<ServiceAccountCredentials>()(
   z
     .object({
       client_id: z.string(),
       disabled: z.boolean(),
       secret: z
-        .object({ created_at: z.iso.datetime(), last_used_at: z.iso.datetime().nullable() })
+        .object({
+          created_at: z.iso.datetime(),
+          last_used_at: z.iso.datetime().nullable(),
+          expires_at: z.iso.datetime().nullable(),
+        })
         .nullable()
         .meta({ description: 'Only its dates: the secret itself is never stored' }),
       keys: z.array(ServiceAccountKeySchema),
       trusts: z.array(ServiceAccountTrustSchema),
+      leaks: z.array(SecretLeakSchema).meta({
+        description:
+          'Where its secrets were reported leaked (GitHub secret scanning), latest first',
+      }),
     })
     .meta({ id: 'ServiceAccountCredentials' }),
 );

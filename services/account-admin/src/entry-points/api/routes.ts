@@ -23,6 +23,7 @@ import {
 } from '../../domain/service-account-validators.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
+import { credentialPolicyRoutes } from './credential-policy-routes.js';
 import { credentialRoutes } from './credential-routes.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
@@ -159,6 +160,7 @@ export function apiRoutes({
       ],
     },
     ...credentialRoutes(accounts, accountPath),
+    ...credentialPolicyRoutes(accounts, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

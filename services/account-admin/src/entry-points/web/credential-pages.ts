@@ -5,10 +5,12 @@ import {
   MAX_TRUSTS_PER_SERVICE_ACCOUNT,
   PUBLIC_KEY_PEM_MAX,
   TRUST_FIELD_MAX,
+  type GrantQuota,
   type ServiceAccount,
   type ServiceAccountCredentials,
 } from '@plant/shared/token-service-client';
 import type { Session } from '../../domain/portal-sessions.js';
+import { leaksCard, quotaCard, secretExpiryNote } from './credential-policy-page.js';
 import { timeOf } from './time-of.js';
 import { layout, managementDialogs } from './pages.js';
 
@@ -26,7 +28,11 @@ const whichCredential = html`<details class="card help" id="which-credential">
   <p class="muted">Once a service account uses only keys or trusts, remove its secret. Disable an account to stop all of its credentials and tokens at once without deleting it.</p>
 </details>`;
 
-function secretCard(credentials: ServiceAccountCredentials, canManage: boolean): Html {
+function secretCard(
+  account: ServiceAccount,
+  credentials: ServiceAccountCredentials,
+  canManage: boolean,
+): Html {
   const { secret } = credentials;
   const others = credentials.keys.length + credentials.trusts.length;
   return html`<section class="card credential" aria-labelledby="secret-heading" id="secret-card">
@@ -42,7 +48,7 @@ function secretCard(credentials: ServiceAccountCredentials, canManage: boolean):
   ${
     secret === null
       ? html`<p class="muted" id="no-secret">No secret: this account uses keys or trusted workloads only. Reset secret gives it one again.</p>`
-      : html`<dl class="facts"><dt>Created</dt><dd>${timeOf(secret.created_at)}</dd><dt>Last used</dt><dd>${timeOf(secret.last_used_at)}</dd></dl>`
+      : html`<dl class="facts"><dt>Created</dt><dd>${timeOf(secret.created_at)}</dd><dt>Last used</dt><dd>${timeOf(secret.last_used_at)}</dd></dl>${secretExpiryNote(account)}`
   }
 </section>`;
 }
@@ -127,6 +133,8 @@ export interface CredentialsPageOptions {
   canManage: boolean;
   /** The realm's issuer: what assertions and platform tokens name as audience. */
   issuer: string;
+  /** The tenant's default quota, shown when the account has none of its own. */
+  defaultQuota: GrantQuota;
 }
 
 export function credentialsPage({
@@ -135,6 +143,7 @@ export function credentialsPage({
   credentials,
   canManage,
   issuer,
+  defaultQuota,
 }: CredentialsPageOptions): string {
   const state = account.disabled
     ? html`<span class="badge badge-off" id="account-state">Disabled</span>`
@@ -160,9 +169,11 @@ export function credentialsPage({
 </div>
 ${account.disabled ? html`<p class="alert alert-warning" id="disabled-note">This service account is disabled: none of its credentials works and its tokens are refused until it is enabled.</p>` : ''}
 <div id="page-status" role="status" aria-live="polite" class="sr-only"></div>
-${secretCard(credentials, canManage)}
+${leaksCard(credentials)}
+${secretCard(account, credentials, canManage)}
 ${keysCard(credentials, canManage)}
 ${trustsCard(credentials, canManage)}
+${quotaCard(account, defaultQuota, canManage)}
 ${whichCredential}
 ${canManage ? html`${managementDialogs}${credentialDialogs(issuer)}<script src="/assets/credentials.js" defer></script>` : ''}`,
   });

@@ -16,7 +16,7 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'activity';
+  active?: 'service-accounts' | 'credentials' | 'activity';
   body: Html;
 }
 
@@ -24,6 +24,7 @@ export function layout({ title, session, active, body }: LayoutOptions): string 
   const nav = session
     ? html`<nav class="nav" aria-label="Settings">
         <a href="/settings/service-accounts" ${active === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
+        <a href="/settings/credentials" ${active === 'credentials' ? html`aria-current="page"` : ''}>Credentials</a>
         <a href="/activity" ${active === 'activity' ? html`aria-current="page"` : ''}>Activity</a>
       </nav>
       <div class="account">

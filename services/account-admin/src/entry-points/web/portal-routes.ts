@@ -13,7 +13,9 @@ import {
 } from '../../domain/managed-service-accounts.js';
 import { actorFromSession, type Session } from '../../domain/portal-sessions.js';
 import { pageRoutes } from './page-errors.js';
+import { getCredentialPolicy } from '../../domain/credential-policy.js';
 import { credentialsPage } from './credential-pages.js';
+import { credentialPolicyPage } from './credential-policy-page.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
@@ -79,15 +81,37 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     const session = req.portalSession!;
     const actor = actorFromSession(session);
     const clientId = String(req.params.client_id);
-    const [account, credentials] = await Promise.all([
+    const [account, credentials, policy] = await Promise.all([
       getServiceAccount(accounts, actor, clientId),
       getServiceAccountCredentials(accounts, actor, clientId),
+      getCredentialPolicy(accounts, actor),
     ]);
     const issuer = `${authUrl.replace(/\/+$/, '')}/realms/${session.tenant}`;
     sendPage(
       res,
       200,
-      credentialsPage({ session, account, credentials, canManage: canManage(actor), issuer }),
+      credentialsPage({
+        session,
+        account,
+        credentials,
+        canManage: canManage(actor),
+        issuer,
+        defaultQuota: policy.default_quota,
+      }),
+    );
+  }
+
+  async function credentialSettings(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const actor = actorFromSession(session);
+    const [policy, list] = await Promise.all([
+      getCredentialPolicy(accounts, actor),
+      listServiceAccounts(accounts, actor),
+    ]);
+    sendPage(
+      res,
+      200,
+      credentialPolicyPage({ session, policy, accounts: list, canManage: canManage(actor) }),
     );
   }
 
@@ -117,6 +141,7 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     page('/settings', [(_req, res) => res.redirect(303, '/settings/service-accounts')]),
     page('/settings/service-accounts', [requireSession, serviceAccounts]),
     page('/settings/service-accounts/:client_id', [requireSession, accountCredentials]),
+    page('/settings/credentials', [requireSession, credentialSettings]),
     page('/activity', [requireSession, activity], ['cursor']),
   ];
 }

@@ -7,6 +7,7 @@ import { serviceAccountCredentials } from './0005-service-account-credentials.js
 import { dpopBoundAccessTokens } from './0006-dpop-bound-access-tokens.js';
 import { serviceAccountNameKeys } from './0007-service-account-name-keys.js';
 import { peopleAndSecondFactors } from './0008-people-and-second-factors.js';
+import { credentialHygiene } from './0009-credential-hygiene.js';
 import { sharedSignals } from './0010-shared-signals.js';
 
 export { SCHEMA } from './schema.js';
@@ -21,5 +22,6 @@ export const migrations: Migration[] = [
   dpopBoundAccessTokens,
   serviceAccountNameKeys,
   peopleAndSecondFactors,
+  credentialHygiene,
   sharedSignals,
 ];

@@ -1,5 +1,15 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
-import { AddKeySchema, AddTrustSchema } from '../../domain/principal-validators.js';
+import {
+  getCredentialPolicy,
+  setServiceAccountQuota,
+  updateCredentialPolicy,
+} from '../../domain/credential-policy.js';
+import {
+  AddKeySchema,
+  AddTrustSchema,
+  SetQuotaSchema,
+  UpdateCredentialPolicySchema,
+} from '../../domain/principal-validators.js';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import {
   addServiceAccountKey,
@@ -25,11 +35,28 @@ import {
  * is the account's path.
  */
 export function credentialRoutes(identity: IdentityContext, account: string): InternalRoute[] {
+  const realm = account.slice(0, account.indexOf('/service-accounts/'));
   const toggle = (disabled: boolean) =>
     accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) =>
       setServiceAccountDisabled(identity, tenant, clientId, disabled),
     );
   return [
+    ...policyRoutes(identity, realm),
+    {
+      method: 'PUT',
+      path: `${account}/quota`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(SetQuotaSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const { quota } = SetQuotaSchema.parse(req.body, REPORT_INPUT);
+          noStore(res).json(await setServiceAccountQuota(identity, tenant, clientId, quota));
+        },
+      ],
+    },
     {
       method: 'GET',
       path: `${account}/credentials`,
@@ -121,5 +148,36 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
     },
     toggle(true),
     toggle(false),
+  ];
+}
+
+/** The tenant's credential policy (account-admin's alone, like every management route). */
+function policyRoutes(identity: IdentityContext, realm: string): InternalRoute[] {
+  const path = `${realm}/credential-policy`;
+  return [
+    {
+      method: 'GET',
+      path,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getCredentialPolicy(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(UpdateCredentialPolicySchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const input = UpdateCredentialPolicySchema.parse(req.body, REPORT_INPUT);
+          noStore(res).json(await updateCredentialPolicy(identity, tenant, input));
+        },
+      ],
+    },
   ];
 }

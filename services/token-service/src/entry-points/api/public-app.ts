@@ -12,6 +12,7 @@ import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
 import { signalRoutes } from './signal-routes.js';
 import type { SharedSignalsContext } from '../../domain/shared-signals.js';
+import { secretScanningRoute, type SecretScanningDeps } from './secret-scanning-route.js';
 
 export interface PublicAppDeps {
   logger: Logger;
@@ -28,6 +29,8 @@ export interface PublicAppDeps {
   introspection: Omit<IntrospectionDeps, 'trustProxy'>;
   /** The realms' Shared Signals transmitters. */
   signals: SharedSignalsContext;
+  /** Leak reports from GitHub secret scanning (one endpoint for every realm). */
+  secretScanning: SecretScanningDeps;
 }
 
 /** The public listener: the realms (`/realms/<tenant>/...`) and the sign-in pages' stylesheet (`/realms/_assets/...`); probes and metrics are the management port's. */
@@ -43,6 +46,7 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
     etag: true,
     routes: [
       tokenRoute(deps.providers),
+      secretScanningRoute(deps.secretScanning, deps.metrics),
       // Before the realm mount, which would hand the path to oidc-provider (its introspection is off).
       introspectionRoute({ ...deps.introspection, trustProxy: deps.trustProxy }),
       publishedKeysRoute(

@@ -1,0 +1,76 @@
+import type { Logger } from '@plant/shared/logging';
+import { Counter, type Registry } from 'prom-client';
+import type { ClientCredentialRow } from '../data-access/client-credentials.js';
+import type { GrantQuotaCounter } from '../data-access/grant-quota-counter.js';
+import type { SecurityEvent } from '../data-access/credential-hygiene-repository.js';
+import { GrantQuotaExceeded } from './errors.js';
+
+export interface GrantQuotasDeps {
+  counter: GrantQuotaCounter;
+  /** Where the first grant over a quota in a window is recorded (the realm's security events). */
+  recordEvent: (event: SecurityEvent) => Promise<void>;
+  metrics: Registry;
+  logger: Logger;
+}
+
+/**
+ * Per-account grant quotas, checked once the client has authenticated (a wrong secret never
+ * spends an account's quota, so no one can exhaust another's), in the account's mode:
+ *  - `off`: nothing is counted, and the grant waits on nothing here;
+ *  - `log`: counted; a grant over the quota is counted in `grant_quota_checks_total` and the
+ *    first one of each window writes a security event, and it is issued;
+ *  - `enforce`: the same, and a grant over the quota is refused (429, Retry-After: the rest of
+ *    the window).
+ * The metric's labels are the mode and the outcome, never the account: its series stay a fixed
+ * handful however many accounts exist. The event is written once per account and window
+ * across all replicas: only the grant that made the count exactly one over the quota writes it.
+ */
+export class GrantQuotas {
+  readonly #counter: GrantQuotaCounter;
+  readonly #recordEvent: GrantQuotasDeps['recordEvent'];
+  readonly #checks: Counter<'mode' | 'outcome'>;
+  readonly #logger: Logger;
+
+  constructor({ counter, recordEvent, metrics, logger }: GrantQuotasDeps) {
+    this.#counter = counter;
+    this.#recordEvent = recordEvent;
+    this.#logger = logger;
+    this.#checks = new Counter({
+      name: 'grant_quota_checks_total',
+      help: 'Client-credentials grants counted against a quota, by mode (log, enforce) and outcome (within, over)',
+      labelNames: ['mode', 'outcome'],
+      registers: [metrics],
+    });
+  }
+
+  /** Undefined when the account has no quota in force; else resolves, or rejects with `GrantQuotaExceeded` (enforce). */
+  check(credential: ClientCredentialRow): Promise<void> | undefined {
+    if (credential.quota_mode === 'off') return undefined;
+    return this.#count(credential);
+  }
+
+  async #count(credential: ClientCredentialRow): Promise<void> {
+    const { realm, sub, quota_mode: mode, quota_per_minute: limit } = credential;
+    const { consumed, msBeforeNext } = await this.#counter.count(realm, sub);
+    if (consumed <= limit) {
+      this.#checks.inc({ mode, outcome: 'within' });
+      return;
+    }
+    this.#checks.inc({ mode, outcome: 'over' });
+    if (consumed === limit + 1) this.#recordOver(credential);
+    if (mode === 'enforce')
+      throw new GrantQuotaExceeded(Math.max(1, Math.ceil(msBeforeNext / 1000)), limit);
+  }
+
+  #recordOver({ realm, sub, quota_mode: mode, quota_per_minute: limit }: ClientCredentialRow) {
+    this.#recordEvent({
+      realm,
+      actorLabel: 'grant quota',
+      action: 'service_account.quota_exceeded',
+      targetSub: sub,
+      details: { mode, per_minute: limit },
+    }).catch((err: Error) =>
+      this.#logger.warn({ err: { message: err.message }, sub }, 'quota event not recorded'),
+    );
+  }
+}
