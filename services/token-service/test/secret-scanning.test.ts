@@ -4,7 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, LeakReporter, leakedToken, type SignedLeakReport } from '@plant/test-kit';
+import {
+  eventually,
+  LeakReporter,
+  leakedToken,
+  pollSignals,
+  type SignedLeakReport,
+} from '@plant/test-kit';
 import request from 'supertest';
 import {
   MAX_KEYS,
@@ -384,5 +390,53 @@ describe('the key document cache', () => {
     expect(keys.has('rsa')).toBe(false);
     expect(parseKeyDocument('{"public_keys": 5}').size).toBe(0);
     expect(parseKeyDocument('not json').size).toBe(0);
+  });
+});
+
+describe('A leak report and Shared Signals', () => {
+  test('When a leak report revokes a secret, then a receiver of the realm gets RISC credential-compromise about that account', async () => {
+    const { tenant } = await a.createTenant();
+    const api = internal(a);
+    const receiver = await api.createServiceAccount(tenant);
+    await api.patch(tenant, receiver.client_id, { receive_signals: true }).expect(200);
+    const token = (
+      await request(a.publicUrl)
+        .post(a.tokenUrl(tenant))
+        .set('authorization', basic(receiver.client_id, receiver.secret))
+        .type('form')
+        .send({ grant_type: 'client_credentials', scope: 'ssf.manage ssf.read' })
+        .expect(200)
+    ).body.access_token as string;
+    const stream = await request(a.publicUrl)
+      .post(`/realms/${tenant}/ssf/streams`)
+      .set('authorization', `Bearer ${token}`)
+      .send({
+        delivery: { method: 'urn:ietf:rfc:8936' },
+        events_requested: [
+          'https://schemas.openid.net/secevent/risc/event-type/credential-compromise',
+        ],
+      })
+      .expect(201);
+    const leaked = await api.createServiceAccount(tenant);
+
+    await post(a, reporter.report([leakedToken(leaked.secret, 'https://github.com/o/r')])).expect(
+      200,
+    );
+
+    const issuer = a.issuer(tenant);
+    const { sets } = await pollSignals(
+      stream.body.delivery.endpoint_url as string,
+      token,
+      { issuer, jwksUri: `${issuer}/protocol/openid-connect/certs`, audience: receiver.client_id },
+      { returnImmediately: true },
+    );
+    expect(sets.map((s) => [s.type, s.sub_id, s.event.credential_type])).toEqual([
+      [
+        'https://schemas.openid.net/secevent/risc/event-type/credential-compromise',
+        { format: 'iss_sub', iss: issuer, sub: leaked.client_id },
+        'password',
+      ],
+    ]);
+    expect(sets[0]!.event).toMatchObject({ initiating_entity: 'system' });
   });
 });

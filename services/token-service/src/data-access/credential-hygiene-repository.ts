@@ -6,6 +6,7 @@ import type {
   RevocationEntry,
 } from '@plant/shared/token-service-client';
 import { changeAccount } from './account-change.js';
+import { recordCredentialCompromise } from './signal-outbox.js';
 import { findLiveEntry } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';
 
@@ -206,12 +207,15 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
               .first('id')) !== undefined
           )
             return 'already-reported';
-          if (revoke)
+          if (revoke) {
             await trx('service_accounts').where({ sub: secret.sub }).update({
               secret_digest: null,
               secret_created_at: null,
               secret_last_used_at: null,
             });
+            // RISC credential-compromise to every receiver, committed with the revocation.
+            await recordCredentialCompromise(trx, secret.realm, sub);
+          }
           await trx('service_account_leaks').insert({
             realm: secret.realm,
             sub: secret.sub,
