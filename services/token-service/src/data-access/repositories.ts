@@ -7,6 +7,7 @@ import {
   createCredentialUsageRepository,
   type CredentialUsageRepository,
 } from './credential-usage-repository.js';
+import { createInvitationRepository, type InvitationRepository } from './invitation-repository.js';
 import {
   createOidcPayloadRepository,
   type OidcPayloadRepository,
@@ -25,6 +26,10 @@ import {
   createServiceAccountRepository,
   type ServiceAccountRepository,
 } from './service-account-repository.js';
+import {
+  createSecurityEventRepository,
+  type SecurityEventRepository,
+} from './security-event-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
 
@@ -42,6 +47,9 @@ export interface Repositories {
   clientCredentials: ClientCredentialRepository;
   credentialUsage: CredentialUsageRepository;
   users: UserRepository;
+  invitations: InvitationRepository;
+  /** The realm-side trail of what happened to people (account-admin merges it into its audit). */
+  securityEvents: SecurityEventRepository;
   oidcPayloads: OidcPayloadRepository;
 }
 
@@ -56,6 +64,8 @@ export function createRepositories(db: Knex): Repositories {
     clientCredentials: createClientCredentialRepository(db),
     credentialUsage: createCredentialUsageRepository(db),
     users: createUserRepository(db),
+    invitations: createInvitationRepository(db),
+    securityEvents: createSecurityEventRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
   };
 }
