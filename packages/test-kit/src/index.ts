@@ -19,3 +19,4 @@ export * from './test-issuer-keys.js';
 export * from './test-issuer.js';
 export * from './waiting.js';
 export * from './workload-issuer.js';
+export * from './smtp-listener.js';

@@ -126,6 +126,7 @@ export function serviceApps(): ServiceApp[] {
       source: 'services/account-admin/src/entry-points/api/server.ts',
       app: createAccountAdminApp({
         accounts: inert('accounts'),
+        people: inert('people'),
         audit: inert('audit'),
         tokenService: inert('tokenService'),
         store: inert('store'),

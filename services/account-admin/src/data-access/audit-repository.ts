@@ -13,6 +13,12 @@ export const AUDIT_ACTIONS = [
   'service_account.secret_remove',
   'service_account.disable',
   'service_account.enable',
+  'user.invite',
+  'user.role_change',
+  'user.disable',
+  'user.enable',
+  'user.remove',
+  'invitation.revoke',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
