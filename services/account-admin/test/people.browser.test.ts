@@ -161,6 +161,7 @@ describe('an Account Admin managing people with the keyboard', () => {
     await page.keyboard.press('ArrowDown');
     await tabTo(page, 'Save');
     await page.keyboard.press('Enter');
+    await page.locator('#role-error:not([hidden])').waitFor();
 
     await expect(page.locator('#role-error').textContent()).resolves.toContain(
       'last active Account Admin',
