@@ -135,6 +135,36 @@ describe('changing people', () => {
     expect(accepted.status).toBe(303);
   });
 
+  test("When a signed-in person is disabled, then the realm's session no longer signs them in without the form", async () => {
+    const { tenant } = await h.createTenant();
+    const editor = await h.createUser(tenant, 'Edit');
+    const driver = portalDriver(h, tenant);
+    const b = driver.browser();
+    await driver.completeSignIn(b, await driver.startSignIn(b), editor.email, editor.password);
+    const authorize = () =>
+      b.get(
+        `/realms/${tenant}/protocol/openid-connect/auth?${new URLSearchParams({
+          client_id: 'portal',
+          response_type: 'code',
+          redirect_uri: 'http://portal.test/auth/callback',
+          scope: 'openid',
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+          state: 'state-1',
+        })}`,
+      );
+    const silent = await authorize();
+
+    await api()
+      .patch(`${realmPath(tenant)}/users/${editor.id}`)
+      .set('authorization', AUTH)
+      .send({ status: 'disabled' });
+    const asked = await authorize();
+
+    expect(silent.headers.location).toMatch(/^http:\/\/portal\.test\/auth\/callback\?code=/);
+    expect(asked.headers.location).toMatch(new RegExp(`/realms/${tenant}/interaction/`));
+  });
+
   test('When a person is removed, then they are gone with their factors, their principal is deleted and their email may be invited again', async () => {
     const { tenant } = await h.createTenant();
     const viewer = await h.createUser(tenant, 'View');

@@ -121,6 +121,18 @@ function endsAdminship(current: { role: UserRole; disabled_at: Date | null }, ch
   return change.kind === 'disable' || change.kind === 'remove';
 }
 
+/**
+ * The realm's sign-in sessions of the person (oidc-provider's `Session` rows): a disabled or
+ * removed person must meet the sign-in form again, never be signed in by a session they
+ * already had (without one, oidc-provider had a session naming an account it cannot load).
+ */
+async function endRealmSessions(trx: Knex, realm: string, sub: string): Promise<void> {
+  await trx('oidc_payloads')
+    .where({ realm, model: 'Session' })
+    .whereRaw("payload->>'accountId' = ?", [sub])
+    .delete();
+}
+
 async function applyChange(trx: Knex, sub: string, change: UserChange): Promise<void> {
   if (change.kind === 'role') await trx('users').where({ sub }).update({ role: change.role });
   // Disabling twice keeps the first time.
@@ -192,6 +204,8 @@ export function createUserRepository(db: Knex): UserRepository {
         if (endsAdminship(current, change) && (await otherActiveAdmins(trx, realm, sub)) === 0)
           return 'last-admin' as const;
         await applyChange(trx, sub, change);
+        if (change.kind === 'disable' || change.kind === 'remove')
+          await endRealmSessions(trx, realm, sub);
         return bumpTokenVersion(trx, realm, sub, { deleted: change.kind === 'remove' });
       });
     },
