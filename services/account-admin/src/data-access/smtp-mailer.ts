@@ -2,7 +2,9 @@
  * Outbound e-mail over SMTP (nodemailer): the invitation messages. `SMTP_URL` names the server
  * and its credentials (`smtp://` or `smtps://user:password@host:port`); without it nothing is
  * sent and callers say so. The transport is pooled (a few connections, reused), with timeouts,
- * so a slow server delays one invitation's answer by at most the timeouts, never more.
+ * so a slow server delays one invitation's answer by at most the timeouts, never more. A message
+ * waits in the pool's queue only while its invitation request waits for it, so the queue holds
+ * at most the invitations in flight.
  */
 import nodemailer from 'nodemailer';
 
