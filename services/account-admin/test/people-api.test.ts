@@ -351,7 +351,11 @@ describe('people', () => {
       ]),
     );
 
+    const page = await fetch(`${p.portal.url}/settings/people`, { headers: viewer.headers() });
+
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(403));
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain('Managing people needs the Account Admin role');
     expect(await answers[1]!.json()).toEqual({
       error: 403,
       message: 'Managing people needs the Account Admin role',
