@@ -24,16 +24,18 @@ export interface SmtpListener {
   close(): Promise<void>;
 }
 
-/** At most this many messages are kept (a test that sends more takes them with `next`). */
-const MAX_KEPT = 1000;
+export interface SmtpListenerOptions {
+  credentials?: { user: string; pass: string };
+  failing?: boolean;
+  /** At most this many messages are kept (default 1000); more are accepted and dropped. */
+  maxKept?: number;
+}
 
 export async function startSmtpListener({
   credentials,
   failing = false,
-}: {
-  credentials?: { user: string; pass: string };
-  failing?: boolean;
-} = {}): Promise<SmtpListener> {
+  maxKept = 1000,
+}: SmtpListenerOptions = {}): Promise<SmtpListener> {
   const messages: ReceivedMail[] = [];
   let taken = 0;
   const waiters: Array<() => void> = [];
@@ -56,7 +58,7 @@ export async function startSmtpListener({
           callback(refusal);
           return;
         }
-        if (messages.length < MAX_KEPT)
+        if (messages.length < maxKept)
           messages.push({
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
