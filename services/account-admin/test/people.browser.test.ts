@@ -156,6 +156,23 @@ describe('an Account Admin managing people with the keyboard', () => {
     await expect(page.locator('#page-status').textContent()).resolves.toBe(`${INVITEE} removed.`);
   });
 
+  test("When the admin opens Activity, then the realm's acceptance sits among the admin's own People actions, newest first", async () => {
+    await page.goto(`${platform.portalUrl}/activity`);
+
+    const rows = await page.locator('#activity tbody tr td[data-label="What"]').allTextContents();
+    const texts = rows.map((t) => t.replace(/\s+/g, ' ').trim());
+    expect(texts.slice(0, 6)).toEqual([
+      'Removed',
+      'Enabled',
+      'Disabled',
+      'Changed the role of (role View → Edit)',
+      'Accepted the invitation:',
+      'Invited',
+    ]);
+    await expectAccessible(page, 'Activity with People events');
+    await page.goto(`${platform.portalUrl}/settings/people`);
+  });
+
   test('When the only admin tries to demote themselves, then the dialog says why and nothing changes', async () => {
     await openWith(`Change role of ${acme.admin.email}`, 'role-dialog');
     await page.keyboard.press('ArrowDown');
