@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { useHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { decodeJwt, TEST_ENV, useHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { AUTH } from './helpers/internal-client.js';
-import { portalDriver } from './helpers/portal-driver.js';
+import { pkce, portalDriver, REDIRECT_URI } from './helpers/portal-driver.js';
 
 let h: Harness;
 
@@ -133,6 +133,56 @@ describe('changing people', () => {
     expect(refused.status).toBe(401);
     expect(enabled.body).toMatchObject({ status: 'active' });
     expect(accepted.status).toBe(303);
+  });
+
+  test('When a signed-in View person is made Edit, then their next sign-in through the realm session gets the write scope', async () => {
+    const { tenant } = await h.createTenant();
+    const viewer = await h.createUser(tenant, 'View');
+    const driver = portalDriver(h, tenant);
+    const b = driver.browser();
+    const resource = { resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE };
+    await driver.completeSignIn(
+      b,
+      await driver.startSignIn(b, { ...resource, scope: 'openid email profile plants:read' }),
+      viewer.email,
+      viewer.password,
+    );
+
+    await api()
+      .patch(`${realmPath(tenant)}/users/${viewer.id}`)
+      .set('authorization', AUTH)
+      .send({ role: 'Edit' });
+    const { verifier, challenge } = pkce();
+    const silent = await b.get(
+      `/realms/${tenant}/protocol/openid-connect/auth?${new URLSearchParams({
+        client_id: 'portal',
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        scope: 'openid email profile plants:read plants:write',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'state-2',
+        ...resource,
+      })}`,
+    );
+    const code = new URL(silent.headers.location!).searchParams.get('code');
+    const tokens = await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .type('form')
+      .send({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: 'portal',
+        code_verifier: verifier,
+        ...resource,
+      });
+
+    expect(code).toEqual(expect.any(String));
+    expect(decodeJwt(tokens.body.access_token).payload).toMatchObject({
+      role: 'Edit',
+      scope: 'plants:read plants:write',
+    });
   });
 
   test("When a signed-in person is disabled, then the realm's session no longer signs them in without the form", async () => {

@@ -133,6 +133,18 @@ async function endRealmSessions(trx: Knex, realm: string, sub: string): Promise<
     .delete();
 }
 
+/**
+ * The person's grants at the realm (oidc-provider's `Grant` rows), made for their old role: the
+ * next sign-in, silent or not, makes a new one with what the new role allows (a promoted person
+ * would otherwise be refused the new scopes, `access_denied`, until the grant expired).
+ */
+async function dropRealmGrants(trx: Knex, realm: string, sub: string): Promise<void> {
+  await trx('oidc_payloads')
+    .where({ realm, model: 'Grant' })
+    .whereRaw("payload->>'accountId' = ?", [sub])
+    .delete();
+}
+
 async function applyChange(trx: Knex, sub: string, change: UserChange): Promise<void> {
   if (change.kind === 'role') await trx('users').where({ sub }).update({ role: change.role });
   // Disabling twice keeps the first time.
@@ -206,6 +218,7 @@ export function createUserRepository(db: Knex): UserRepository {
         await applyChange(trx, sub, change);
         if (change.kind === 'disable' || change.kind === 'remove')
           await endRealmSessions(trx, realm, sub);
+        await dropRealmGrants(trx, realm, sub);
         return bumpTokenVersion(trx, realm, sub, { deleted: change.kind === 'remove' });
       });
     },
