@@ -150,12 +150,66 @@ export interface ServiceAccountChange {
 /** Answered only by create and reset-secret: the one time the secret is ever shown. */
 export type ServiceAccountWithSecret = ServiceAccount & { secret: string };
 
+/** A person of a realm as the internal API answers it. */
 export interface User {
   id: string;
   email: string;
   role: UserRole;
+  /** A disabled person cannot sign in; their tokens are revoked. */
+  status: UserStatus;
   created_at: string;
+  last_sign_in_at: string | null;
+  factors: UserFactorCounts;
+  /** Internal only (the portal compares its session's with it): account-admin never shows it. */
+  token_version: number;
 }
+
+export type UserStatus = 'active' | 'disabled';
+
+/** How many second factors a person has enrolled; never a factor itself. */
+export interface UserFactorCounts {
+  passkeys: number;
+  totp: boolean;
+  recovery_codes_left: number;
+}
+
+/** What a change of a person may do: a new role or a new status (one of them). */
+export interface UserChange {
+  role?: UserRole;
+  status?: UserStatus;
+}
+
+/** A pending (or just created) invitation; never its token. */
+export interface Invitation {
+  id: string;
+  email: string;
+  role: UserRole;
+  created_at: string;
+  created_by: string | null;
+  expires_at: string;
+}
+
+/** Answered only at creation: the link that carries the token, the one time it is shown. */
+export type InvitationWithUrl = Invitation & { url: string };
+
+/** `GET /internal/v1/realms/:t/security-events`: what happened at the realm itself. */
+export interface SecurityEvent {
+  id: string;
+  occurred_at: string;
+  actor_sub: string | null;
+  actor_email: string | null;
+  action: string;
+  target_sub: string | null;
+  target_email: string | null;
+  details: Record<string, unknown>;
+  address: string | null;
+  request_id: string | null;
+}
+
+/** Longest email a person may have (RFC 5321's path limit). */
+export const EMAIL_MAX = 254;
+/** Default lifetime of an invitation link, seconds (7 days). */
+export const INVITATION_TTL_DEFAULT_SECONDS = 7 * 24 * 3600;
 
 /** The Redis channel on which the token service publishes every `RevocationEntry`. */
 export const REVOCATION_CHANNEL = 'plantstore:revocations';

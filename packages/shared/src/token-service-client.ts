@@ -21,7 +21,12 @@ import type {
   ServiceAccountKey,
   ServiceAccountTrust,
   ServiceAccountWithSecret,
+  Invitation,
+  InvitationWithUrl,
+  SecurityEvent,
   User,
+  UserChange,
+  UserRole,
 } from './internal-api-types.js';
 import {
   answerMessageOf,
@@ -119,6 +124,36 @@ const trustOf = (body: ServiceAccountTrust): ServiceAccountTrust => ({
   audience: body.audience,
   ...dates(body),
 });
+
+/** Only the contract's fields travel on. */
+function userOf(body: User): User {
+  const factors = body.factors ?? { passkeys: 0, totp: false, recovery_codes_left: 0 };
+  return {
+    id: body.id,
+    email: body.email,
+    role: body.role,
+    status: body.status === 'disabled' ? 'disabled' : 'active',
+    created_at: body.created_at,
+    last_sign_in_at: body.last_sign_in_at ?? null,
+    factors: {
+      passkeys: Number(factors.passkeys ?? 0),
+      totp: factors.totp === true,
+      recovery_codes_left: Number(factors.recovery_codes_left ?? 0),
+    },
+    token_version: Number(body.token_version ?? 0),
+  };
+}
+
+function invitationOf(body: Invitation): Invitation {
+  return {
+    id: body.id,
+    email: body.email,
+    role: body.role,
+    created_at: body.created_at,
+    created_by: body.created_by ?? null,
+    expires_at: body.expires_at,
+  };
+}
 
 export class TokenServiceClient {
   readonly #target: InternalApiTarget;
@@ -395,7 +430,67 @@ export class TokenServiceClient {
   }
 
   getUser(tenant: string, id: string): Promise<User> {
-    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(id)}`));
+    return this.#mapped(async () =>
+      userOf(await this.#json('GET', `${realm(tenant)}/users/${seg(id)}`)),
+    );
+  }
+
+  listUsers(tenant: string): Promise<User[]> {
+    return this.#mapped(async () =>
+      (await this.#json<User[]>('GET', `${realm(tenant)}/users`)).map(userOf),
+    );
+  }
+
+  /** A new role or status (one of them); the person as they are now. Refused (409) for the last active Account Admin. */
+  updateUser(tenant: string, id: string, change: UserChange, actor: string): Promise<User> {
+    return this.#mapped(async () =>
+      userOf(await this.#json('PATCH', `${realm(tenant)}/users/${seg(id)}`, { ...change, actor })),
+    );
+  }
+
+  removeUser(tenant: string, id: string, actor: string): Promise<void> {
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${realm(tenant)}/users/${seg(id)}`, { actor }),
+    );
+  }
+
+  listInvitations(tenant: string): Promise<Invitation[]> {
+    return this.#mapped(async () =>
+      (await this.#json<Invitation[]>('GET', `${realm(tenant)}/invitations`)).map(invitationOf),
+    );
+  }
+
+  /** The invitation and its link, the one time the link is shown. */
+  createInvitation(
+    tenant: string,
+    input: { email: string; role: UserRole },
+    actor: string,
+  ): Promise<InvitationWithUrl> {
+    return this.#mapped(async () => {
+      const created = await this.#json<InvitationWithUrl>('POST', `${realm(tenant)}/invitations`, {
+        ...input,
+        actor,
+      });
+      return { ...invitationOf(created), url: created.url };
+    });
+  }
+
+  revokeInvitation(tenant: string, id: string): Promise<void> {
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${realm(tenant)}/invitations/${seg(id)}`),
+    );
+  }
+
+  /** The realm's security events, newest first, ids below `before` when given. */
+  listSecurityEvents(
+    tenant: string,
+    query: { before?: string | undefined; limit: number },
+  ): Promise<SecurityEvent[]> {
+    const params = new URLSearchParams({ limit: String(query.limit) });
+    if (query.before !== undefined) params.set('before', query.before);
+    return this.#mapped(() =>
+      this.#json<SecurityEvent[]>('GET', `${realm(tenant)}/security-events?${params}`),
+    );
   }
 
   /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */

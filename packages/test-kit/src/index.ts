@@ -23,3 +23,4 @@ export * from './test-issuer.js';
 export * from './waiting.js';
 export * from './workload-issuer.js';
 export * from './leak-reporter.js';
+export * from './smtp-listener.js';

@@ -21,6 +21,7 @@ import { createRedisClient, redisTargetOf } from '@plant/shared/redis';
 import { createSourceBudget } from '@plant/shared/security';
 import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { Counter } from 'prom-client';
+import { createSmtpMailer } from './data-access/smtp-mailer.js';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -79,6 +80,16 @@ export function createAccountAdmin(
     registers: [metrics],
   });
 
+  const invitationEmails = new Counter({
+    name: 'invitation_emails_total',
+    help: 'Invitation e-mails by outcome: sent, failed (the admin copies the link), not_configured (no SMTP_URL)',
+    labelNames: ['outcome'],
+    registers: [metrics],
+  });
+  for (const outcome of ['sent', 'failed', 'not_configured']) invitationEmails.inc({ outcome }, 0);
+  const mailer =
+    config.SMTP_URL === undefined ? undefined : createSmtpMailer(config.SMTP_URL, config.SMTP_FROM);
+
   const tokenService = new TokenServiceClient({
     baseUrl: config.TOKEN_SERVICE_INTERNAL_URL,
     internalToken: config.INTERNAL_API_TOKEN,
@@ -130,7 +141,19 @@ export function createAccountAdmin(
 
   const app = createApp({
     accounts: { tokenService, audit, logger, onAuditWriteFailure: () => auditFailures.inc() },
-    audit,
+    people: {
+      tokenService,
+      audit,
+      logger,
+      onAuditWriteFailure: () => auditFailures.inc(),
+      mailer,
+      onEmail: (outcome) => invitationEmails.inc({ outcome }),
+    },
+    audit: {
+      listNewestFirst: (tenant, limit, beforeId) => audit.listNewestFirst(tenant, limit, beforeId),
+      listRealmEvents: (tenant, limit, before) =>
+        tokenService.listSecurityEvents(tenant, { before, limit }),
+    },
     tokenService,
     store,
     sessions,
@@ -169,6 +192,7 @@ export function createAccountAdmin(
       await revocation?.stop();
       auth.close();
       redis.disconnect();
+      mailer?.close();
       await db.destroy();
     },
   };

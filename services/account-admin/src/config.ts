@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import {
   baseConfig,
+  credentialUrlKey,
   env,
   loadConfig,
   resourceServerConfig,
@@ -46,6 +48,14 @@ export const configShape = {
     .describe(
       'Sign-ins started at GET /login from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After',
     ),
+  SMTP_URL: credentialUrlKey(
+    z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  ).describe(
+    'Where invitation e-mails go: smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465; unset = no e-mail, the admin copies the link (secret: give it as SMTP_URL_FILE)',
+  ),
+  SMTP_FROM: env
+    .string('Plant Store <no-reply@localhost>')
+    .describe('The From of invitation e-mails'),
   SESSION_TTL_SECONDS: env
     .int(28_800, 300, 86_400)
     .describe('Portal session lifetime in seconds, from sign-in (then sign in again)'),

@@ -31,6 +31,7 @@ describe('the audit trail', () => {
       actor_sub: expect.any(String),
       actor_email: p.acme.admin.email,
       actor_type: 'user',
+      target_type: 'service_account',
       client_id: created.client_id,
       name,
       request_id: expect.any(String),

@@ -91,6 +91,7 @@ describe('changing, resetting and deleting', () => {
       actor_email: p.acme.admin.email,
       actor_type: 'user',
       action: 'service_account.update',
+      target_type: 'service_account',
       client_id: created.client_id,
       name: created.name,
       details: { role: { from: 'View', to: 'Edit' }, grants: { from: [], to: ['roses'] } },

@@ -93,6 +93,10 @@ describe('the OpenAPI document', () => {
       '/service-accounts/{client_id}/trusts': ['post'],
       '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
       '/settings/credentials': ['get', 'patch'],
+      '/users': ['get', 'post'],
+      '/users/{id}': ['delete', 'get', 'patch'],
+      '/invitations': ['get'],
+      '/invitations/{id}': ['delete'],
       '/audit-events': ['get'],
     });
   });

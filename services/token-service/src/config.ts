@@ -81,6 +81,21 @@ export const configShape = {
     .describe(
       'Password checks (scrypt) at once per process, each on a thread of its own at the lowest priority (never the thread pool that signs tokens); a sign-in over it gets 429 + Retry-After at once. 0 = the cores less 1, at least 1',
     ),
+  INVITATION_TTL_SECONDS: env
+    .int(604_800, 300, 2_592_000)
+    .describe(
+      'How long an invitation link works, seconds (default 7 days); a new invitation of the same email revokes the pending one',
+    ),
+  INVITATION_ACCEPTS_PER_IP: env
+    .int(20, 1, 1_000_000)
+    .describe(
+      'Invitation acceptances tried (each hashes a password) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After',
+    ),
+  INVITATION_ACCEPTS_TOTAL: env
+    .int(1000, 1, 10_000_000)
+    .describe(
+      'Invitation acceptances tried from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After',
+    ),
   SIGN_IN_STARTS_PER_IP: env
     .int(100, 1, 1_000_000)
     .describe(

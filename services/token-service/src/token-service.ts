@@ -358,6 +358,23 @@ export async function createTokenService(
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     trustProxy: config.TRUST_PROXY,
     signInStarts,
+    invitationPage: {
+      identity,
+      checkers,
+      // Each acceptance tried may hash a password: a source gets a few per window, as sign-ins do.
+      budget: createSourceBudget(
+        redis,
+        'invitation-accept',
+        {
+          perSource: config.INVITATION_ACCEPTS_PER_IP,
+          total: config.INVITATION_ACCEPTS_TOTAL,
+          windowSeconds: 600,
+        },
+        logger,
+      ),
+      csrfKey: config.COOKIE_KEYS,
+      portalUrl: config.PORTAL_URL,
+    },
     interactions: {
       providers,
       signIn,
@@ -386,6 +403,7 @@ export async function createTokenService(
       accountAdminToken: config.ACCOUNT_ADMIN_TOKEN,
     },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
+    invitations: { authUrl: config.AUTH_URL, ttlSeconds: config.INVITATION_TTL_SECONDS },
     async announceKeyChange(tenant) {
       // This replica at once; the others (and this one again, harmlessly) when they hear it.
       providers.invalidate(tenant);

@@ -97,7 +97,11 @@ describe('operator CLI (built dist/cli.js)', () => {
         id: JSON.parse(res.stdout).admin.id,
         email: 'Owner@Example.test',
         role: 'Account Admin',
+        status: 'active',
         created_at: expect.any(String),
+        last_sign_in_at: null,
+        factors: { passkeys: 0, totp: false, recovery_codes_left: 0 },
+        token_version: expect.any(Number),
       },
     ]);
   });

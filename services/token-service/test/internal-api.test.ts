@@ -171,6 +171,14 @@ describe('revocation snapshot and principals', () => {
   });
 });
 
+/** What the User view adds for a person who never signed in and has no factor. */
+const PERSON = {
+  status: 'active',
+  last_sign_in_at: null,
+  factors: { passkeys: 0, totp: false, recovery_codes_left: 0 },
+  token_version: expect.any(Number),
+};
+
 describe('users', () => {
   test('When users are listed, then the Account Admin and added users come with their roles and never a password', async () => {
     const { tenant: own, adminId, adminEmail } = await h.createTenant();
@@ -194,12 +202,14 @@ describe('users', () => {
           email: adminEmail,
           role: 'Account Admin',
           created_at: expect.stringMatching(ISO),
+          ...PERSON,
         },
         {
           id: viewer.id,
           email: viewer.email,
           role: 'View',
           created_at: expect.stringMatching(ISO),
+          ...PERSON,
         },
       ].sort((a, b) => a.email.toLowerCase().localeCompare(b.email.toLowerCase())),
     );
@@ -208,6 +218,7 @@ describe('users', () => {
       email: viewer.email,
       role: 'View',
       created_at: expect.stringMatching(ISO),
+      ...PERSON,
     });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 404, message: 'User not found' });

@@ -14,6 +14,12 @@ export const AUDIT_ACTIONS = [
   'service_account.disable',
   'service_account.enable',
   'credential_policy.update',
+  'user.invite',
+  'user.role_change',
+  'user.disable',
+  'user.enable',
+  'user.remove',
+  'invitation.revoke',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -47,3 +47,13 @@ export function assertCanManage(actor: Actor): void {
 export function actorLabel(actor: Actor): string {
   return actor.email ?? actor.sub;
 }
+
+/** People are managed by a person with Account Admin only: never a service account's token. */
+export function assertCanManagePeople(actor: Actor): void {
+  if (actor.type !== 'user')
+    throw new NotAccountAdmin(
+      'A service account cannot manage people; sign in as a user with the Account Admin role',
+    );
+  if (actor.role !== 'Account Admin')
+    throw new NotAccountAdmin('Managing people needs the Account Admin role');
+}

@@ -1,5 +1,5 @@
 /** Edge validation of `GET /api/v1/audit-events` and the Activity page: `limit`, and the `cursor` of the next page. */
-import { pageLimit, positionCursor } from '@plant/shared/api';
+import { BadRequest, pageLimit } from '@plant/shared/api';
 import { z } from 'zod';
 
 export const AUDIT_PAGE_DEFAULT = 50;
@@ -21,22 +21,39 @@ export const AuditEventsQuery = z.object({
     .meta({ param: { description: 'Opaque; from the Link header' } }),
 });
 
-// Event ids are a bigserial: positive.
-const AUDIT_CURSOR = positionCursor(
-  'before:',
-  'cursor is not valid; use the link of the previous page',
-  { min: 1n },
-);
+/**
+ * Where the next page starts in each of the two trails the audit merges (account-admin's own
+ * and the realm's security events): ids below `admin` and below `realm`. Opaque to clients:
+ * base64url of `before:<admin>:<realm>`, only the exact form `encodeAuditCursor` produces.
+ */
+export interface AuditPosition {
+  admin: string;
+  realm: string;
+}
+
+const CURSOR_MESSAGE = 'cursor is not valid; use the link of the previous page';
+const CURSOR_LITERAL = /^[A-Za-z0-9_-]{1,96}$/;
+const POSITION = /^before:([1-9][0-9]{0,18}):([1-9][0-9]{0,18})$/;
+const INT64_MAX = 9223372036854775807n;
+
+/** The cursor of the page after this position: opaque to clients. */
+export function encodeAuditCursor(position: AuditPosition): string {
+  return Buffer.from(`before:${position.admin}:${position.realm}`, 'utf8').toString('base64url');
+}
+
+/** The position the next page starts at, or 400 for anything `encodeAuditCursor` did not produce. */
+export function parseAuditCursor(raw: unknown): AuditPosition | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !CURSOR_LITERAL.test(raw)) throw new BadRequest(CURSOR_MESSAGE);
+  const match = POSITION.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  if (!match || BigInt(match[1]!) > INT64_MAX || BigInt(match[2]!) > INT64_MAX)
+    throw new BadRequest(CURSOR_MESSAGE);
+  const position = { admin: match[1]!, realm: match[2]! };
+  if (encodeAuditCursor(position) !== raw) throw new BadRequest(CURSOR_MESSAGE);
+  return position;
+}
 
 /** `limit` (1..100, default 50) as given in the query string; otherwise 400. */
 export function parseAuditLimit(query: Record<string, unknown>): number {
   return AUDIT_LIMIT.parse(query);
-}
-
-/** The cursor of the page after the event with this id: opaque to clients. */
-export const encodeAuditCursor = (id: string) => AUDIT_CURSOR.encode(id);
-
-/** The id the next page starts below, or 400 for anything `encodeAuditCursor` did not produce. */
-export function parseAuditCursor(raw: unknown): string | undefined {
-  return AUDIT_CURSOR.decode(raw);
 }

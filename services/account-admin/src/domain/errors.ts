@@ -16,6 +16,8 @@ export const NotAccountAdmin = createError(
   403,
   'Managing service accounts needs a signed-in user with the Account Admin role',
 );
+export const UserNotFound = createError('UserNotFound', 404, 'User not found');
+export const InvitationNotFound = createError('InvitationNotFound', 404, 'Invitation not found');
 export const CsrfRejected = createError(
   'CsrfRejected',
   403,

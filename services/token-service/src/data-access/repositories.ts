@@ -11,6 +11,7 @@ import {
   createCredentialUsageRepository,
   type CredentialUsageRepository,
 } from './credential-usage-repository.js';
+import { createInvitationRepository, type InvitationRepository } from './invitation-repository.js';
 import {
   createOidcPayloadRepository,
   type OidcPayloadRepository,
@@ -33,6 +34,10 @@ import {
   createSignalStreamRepository,
   type SignalStreamRepository,
 } from './signal-stream-repository.js';
+import {
+  createSecurityEventRepository,
+  type SecurityEventRepository,
+} from './security-event-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
 
@@ -52,6 +57,9 @@ export interface Repositories {
   /** The tenant's credential policy, quota overrides, leak reports and their security events. */
   credentialHygiene: CredentialHygieneRepository;
   users: UserRepository;
+  invitations: InvitationRepository;
+  /** The realm-side trail of what happened to people (account-admin merges it into its audit). */
+  securityEvents: SecurityEventRepository;
   oidcPayloads: OidcPayloadRepository;
   /** Shared Signals streams, their subjects and queues (the outbox is signal-outbox.ts). */
   signalStreams: SignalStreamRepository;
@@ -69,6 +77,8 @@ export function createRepositories(db: Knex): Repositories {
     credentialUsage: createCredentialUsageRepository(db),
     credentialHygiene: createCredentialHygieneRepository(db),
     users: createUserRepository(db),
+    invitations: createInvitationRepository(db),
+    securityEvents: createSecurityEventRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
     signalStreams: createSignalStreamRepository(db),
   };

@@ -27,6 +27,12 @@ export const UserEmailTaken = createError(
   409,
   'A user with this email already exists',
 );
+export const LastAccountAdmin = createError(
+  'LastAccountAdmin',
+  409,
+  'This is the last active Account Admin of the tenant: make another person Account Admin first',
+);
+export const InvitationNotFound = createError('InvitationNotFound', 404, 'Invitation not found');
 export const PrincipalNotFound = createError('PrincipalNotFound', 404, 'Principal not found');
 
 const TooManyFailedAuthenticationsBase = createError(

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { verifyPassword, type DeriveKey } from './passwords.js';
+import { hashPassword, verifyPassword, type DeriveKey } from './passwords.js';
 
 /**
  * A checker thread: derives one scrypt key per message. Evaluated source (CommonJS), so the
@@ -53,10 +53,22 @@ export class PasswordCheckers {
 
   /** The password checked on an idle checker thread; undefined (nothing started) when every one is busy. */
   tryVerify(password: string, stored: string): Promise<boolean> | undefined {
+    return this.#run((derive) => verifyPassword(password, stored, derive));
+  }
+
+  /**
+   * A new password's hash (an invitation accepted), derived on an idle checker thread under the
+   * same bound as checks; undefined (nothing started) when every one is busy.
+   */
+  tryHash(password: string): Promise<string> | undefined {
+    return this.#run((derive) => hashPassword(password, derive));
+  }
+
+  #run<T>(work: (derive: DeriveKey) => Promise<T>): Promise<T> | undefined {
     if (this.full) return undefined;
     this.#busy += 1;
     const checker = this.#idle.pop() ?? this.#spawn();
-    return verifyPassword(password, stored, (...job) => this.#derive(checker, job)).finally(() => {
+    return work((...job) => this.#derive(checker, job)).finally(() => {
       this.#busy -= 1;
       if (!checker.dead) this.#idle.push(checker);
     });

@@ -27,9 +27,12 @@ function derive(
   return deriveKey(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: MAX_MEM });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(
+  password: string,
+  deriveKey: DeriveKey = deriveOnThreadPool,
+): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS, deriveOnThreadPool);
+  const key = await derive(password, salt, PARAMS, deriveKey);
   return [
     'scrypt',
     PARAMS.N,

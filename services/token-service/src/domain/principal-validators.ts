@@ -127,3 +127,26 @@ export const SetQuotaSchema = z.object(
   { quota: GrantQuotaSchema.nullable(), actor: Actor.optional() },
   { error: 'body must be a JSON object' },
 );
+
+export const UserStatusSchema = z.enum(['active', 'disabled'], {
+  error: 'status must be "active" or "disabled"',
+});
+
+/** `PATCH .../users/:id`: exactly one of a new role and a new status (each is its own audited action). */
+export const UpdateUserSchema = z
+  .object(
+    {
+      role: UserRoleSchema.optional(),
+      status: UserStatusSchema.optional(),
+      actor: Actor.optional(),
+    },
+    { error: 'body must be a JSON object' },
+  )
+  .refine((body) => (body.role === undefined) !== (body.status === undefined), {
+    error: 'give exactly one of role and status',
+  });
+
+export const CreateInvitationSchema = z.object(
+  { email: EmailSchema, role: UserRoleSchema, actor: Actor.optional() },
+  { error: 'body must be a JSON object' },
+);

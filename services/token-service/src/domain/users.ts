@@ -1,12 +1,22 @@
 /**
- * Users of a realm (people who sign in with a password): created by the CLI, read over the
- * internal API (the portal re-checks a session's role this way). Passwords are kept only as
+ * People of a realm: created by the CLI or by accepting an invitation (invitations.ts), read
+ * and managed over the internal API (account-admin's People page). Passwords are kept only as
  * their hash (passwords.ts); signing in is authenticate-user.ts.
+ *
+ * Every change of a person (role, disable, enable, remove) runs under the realm lock with the
+ * last-admin rule: a realm always keeps an active Account Admin, however many admins act at
+ * once. Each change bumps the person's token version in its transaction and publishes it after
+ * commit, as service-account changes do, so every replica refuses their older tokens and the
+ * portal re-reads the person at their next request.
  */
 import { randomUUID } from 'node:crypto';
-import type { User, UserRole } from '@plant/shared/token-service-client';
-import { DuplicateUserEmail, type UserRow } from '../data-access/user-repository.js';
-import { TenantNotFound, UserEmailTaken, UserNotFound } from './errors.js';
+import type { User, UserChange, UserRole } from '@plant/shared/token-service-client';
+import {
+  DuplicateUserEmail,
+  type UserChange as StoredChange,
+  type UserRow,
+} from '../data-access/user-repository.js';
+import { LastAccountAdmin, TenantNotFound, UserEmailTaken, UserNotFound } from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import { hashPassword } from './passwords.js';
 import { assertTenantExists } from './tenants.js';
@@ -18,12 +28,22 @@ export interface CreatedUser {
   role: UserRole;
 }
 
+const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
+
 export function toUser(row: UserRow): User {
   return {
     id: row.sub,
     email: row.email,
     role: row.role,
+    status: row.disabled_at === null ? 'active' : 'disabled',
     created_at: new Date(row.created_at).toISOString(),
+    last_sign_in_at: iso(row.last_sign_in_at),
+    factors: {
+      passkeys: Number(row.passkeys),
+      totp: row.totp === true,
+      recovery_codes_left: Number(row.recovery_codes_left),
+    },
+    token_version: Number(row.token_version),
   };
 }
 
@@ -71,4 +91,44 @@ export async function listUsers(
   const rows = await ctx.users.list(tenant);
   if (rows.length === 0) await assertTenantExists(ctx, tenant);
   return rows.map(toUser);
+}
+
+async function changeUser(
+  ctx: Pick<IdentityContext, 'users' | 'realms' | 'publisher'>,
+  tenant: string,
+  id: string,
+  change: StoredChange,
+): Promise<void> {
+  const outcome = await ctx.users.change(tenant, id, change);
+  if (outcome === undefined) {
+    await assertTenantExists(ctx, tenant);
+    throw new UserNotFound();
+  }
+  if (outcome === 'last-admin') throw new LastAccountAdmin();
+  await ctx.publisher.publish(outcome);
+}
+
+/** A new role or status (exactly one, as the route checks); the person as it is now. */
+export async function updateUser(
+  ctx: Pick<IdentityContext, 'users' | 'realms' | 'publisher'>,
+  tenant: string,
+  id: string,
+  change: UserChange,
+): Promise<User> {
+  if (change.role !== undefined)
+    await changeUser(ctx, tenant, id, { kind: 'role', role: change.role });
+  else if (change.status !== undefined)
+    await changeUser(ctx, tenant, id, {
+      kind: change.status === 'disabled' ? 'disable' : 'enable',
+    });
+  return getUser(ctx, tenant, id);
+}
+
+/** The person goes with their factors and recovery codes; the principal stays, deleted, so their tokens are refused. */
+export async function removeUser(
+  ctx: Pick<IdentityContext, 'users' | 'realms' | 'publisher'>,
+  tenant: string,
+  id: string,
+): Promise<void> {
+  await changeUser(ctx, tenant, id, { kind: 'remove' });
 }

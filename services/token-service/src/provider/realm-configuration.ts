@@ -278,7 +278,9 @@ export function realmConfiguration(
       const accountId = (token as { accountId?: string }).accountId;
       const tenant = realmOf();
       const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
-      if (!user) throw new errors.InvalidGrant('the account is no longer active');
+      // A disabled person is no account: their realm session signs nobody in.
+      if (!user || user.disabled_at !== null)
+        throw new errors.InvalidGrant('the account is no longer active');
       return {
         tenant,
         principal_type: 'user',
@@ -290,7 +292,7 @@ export function realmConfiguration(
     findAccount: async (_ctx, sub) => {
       const tenant = realmOf();
       const user = await users.find(tenant, sub);
-      if (!user) return undefined;
+      if (!user || user.disabled_at !== null) return undefined;
       return {
         accountId: user.sub,
         claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
@@ -305,7 +307,7 @@ export function realmConfiguration(
       const client = ctx.oidc.client;
       if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
       const user = await users.find(realmOf(), accountId);
-      if (!user) return undefined;
+      if (!user || user.disabled_at !== null) return undefined;
       const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
       const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
       if (existing) return existing;

@@ -24,6 +24,7 @@ import {
 } from '../../domain/service-account-validators.js';
 import { registerCredentialOperations } from './credential-operations.js';
 import { registerCredentialPolicyOperations } from './credential-policy-routes.js';
+import { registerPeopleOperations } from './people-operations.js';
 import {
   AuditEventSchema,
   MeSchema,
@@ -124,6 +125,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
   });
   registerCredentialOperations(registry, { common, management });
   registerCredentialPolicyOperations(registry, { common, management });
+  registerPeopleOperations(registry, { common });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',
@@ -150,9 +152,10 @@ export function openApiDocument(portalUrl: string): OpenApiDocument {
     title: 'Plant Store account admin API',
     version: '1.0.0',
     description:
-      "Manage the service accounts of your Plant Store tenant. Authenticate with `Authorization: Bearer <access token>` from your tenant's realm " +
+      "Manage the service accounts and people of your Plant Store tenant. Authenticate with `Authorization: Bearer <access token>` from your tenant's realm " +
       '(audience `ACCOUNT_ADMIN_AUDIENCE`) or with the portal session, whose state-changing requests must send the csrf_token cookie value in X-CSRF-Token. ' +
-      `Creating, resetting, deleting and changing service accounts needs a human user with the Account Admin role. At most ${MAX_SERVICE_ACCOUNTS} service accounts per tenant.`,
+      `Creating, resetting, deleting and changing service accounts needs a human user with the Account Admin role. At most ${MAX_SERVICE_ACCOUNTS} service accounts per tenant. ` +
+      'People (`/users`, `/invitations`) are managed by Account Admins only; every change needs a second factor verified in the last 10 minutes where the person has one or the tenant requires one.',
     serverUrl: `${portalUrl.replace(/\/+$/, '')}/api/v1`,
     securitySchemes: {
       bearer: BEARER_JWT,

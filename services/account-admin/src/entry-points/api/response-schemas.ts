@@ -5,6 +5,7 @@
  */
 import { responseSchema } from '@plant/shared/http';
 import {
+  type Invitation,
   ServiceAccountRoleSchema,
   type CredentialPolicy,
   type SecretLeak,
@@ -16,6 +17,8 @@ import {
 } from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { AUDIT_ACTIONS, type AuditEvent } from '../../domain/list-audit-events.js';
+import type { InvitationAnswer, Person } from '../../domain/people.js';
+import { UserRoleBody, UserStatusBody } from '../../domain/people-validators.js';
 import { GrantBody, GrantQuotaBody } from '../../domain/service-account-validators.js';
 
 export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
@@ -159,8 +162,14 @@ export const AuditEventSchema = z
     actor_sub: z.string(),
     actor_email: z.string().nullable(),
     actor_type: z.enum(['user', 'service_account']),
-    action: z.enum(AUDIT_ACTIONS),
-    client_id: z.string(),
+    action: z.string().meta({
+      description: `What happened. Account admin's actions: ${AUDIT_ACTIONS.join(', ')}. The realm's own events (prefixed ids \`realm-<n>\`): invitation.accept, and the second-factor events the realm records`,
+      examples: ['user.invite', 'invitation.accept'],
+    }),
+    target_type: z.enum(['service_account', 'user', 'invitation', 'session']).meta({
+      description: 'What client_id names: a service account, a person, an invitation or a session',
+    }),
+    client_id: z.string().meta({ description: "The target's id (kept under this name)" }),
     name: z.string().nullable(),
     details: z
       .record(z.string(), z.unknown())
@@ -169,3 +178,55 @@ export const AuditEventSchema = z
     address: z.string().nullable(),
   })
   .meta({ id: 'AuditEvent' }) satisfies z.ZodType<AuditEvent>;
+
+export const UserSchema = responseSchema<Person>()(
+  z
+    .object({
+      id: z.string(),
+      email: z.string(),
+      role: UserRoleBody,
+      status: UserStatusBody.meta({
+        description: 'A disabled person cannot sign in and their sessions and tokens are refused',
+      }),
+      created_at: z.iso.datetime(),
+      last_sign_in_at: z.iso.datetime().nullable(),
+      factors: z
+        .object({
+          passkeys: z.int().min(0),
+          totp: z.boolean().meta({ description: 'An authenticator app (TOTP) is set up' }),
+          recovery_codes_left: z.int().min(0),
+        })
+        .meta({ description: 'The second factors enrolled (counts only, never a factor)' }),
+    })
+    .meta({ id: 'User' }),
+);
+
+export const InvitationSchema = responseSchema<Invitation>()(
+  z
+    .object({
+      id: z.string(),
+      email: z.string(),
+      role: UserRoleBody,
+      created_at: z.iso.datetime(),
+      created_by: z.string().nullable(),
+      expires_at: z.iso.datetime(),
+    })
+    .meta({ id: 'Invitation' }),
+);
+
+export const InvitationCreatedSchema = responseSchema<InvitationAnswer>()(
+  z
+    .object({
+      invitation: InvitationSchema.extend({
+        url: z.string().meta({
+          description:
+            'The single-use link (it carries the invitation token): shown here only, never again',
+        }),
+      }),
+      email: z.enum(['sent', 'failed', 'not_configured']).meta({
+        description:
+          'Whether the link was e-mailed: sent, failed (send the link yourself) or not_configured (no SMTP_URL)',
+      }),
+    })
+    .meta({ id: 'InvitationCreated' }),
+);

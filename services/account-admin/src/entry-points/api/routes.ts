@@ -21,14 +21,17 @@ import {
   CreateServiceAccountBody,
   UpdateServiceAccountBody,
 } from '../../domain/service-account-validators.js';
+import type { PeopleDeps } from '../../domain/people.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { credentialPolicyRoutes } from './credential-policy-routes.js';
 import { credentialRoutes } from './credential-routes.js';
+import { peopleRoutes } from './people-routes.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
 export interface ApiRoutesDeps {
   accounts: ServiceAccountDeps;
+  people: PeopleDeps;
   audit: AuditTrail;
   portalUrl: string;
   auth: BearerAuth;
@@ -45,6 +48,7 @@ export const API_BASE = '/api/v1';
  */
 export function apiRoutes({
   accounts,
+  people,
   audit,
   portalUrl,
   auth,
@@ -161,6 +165,7 @@ export function apiRoutes({
     },
     ...credentialRoutes(accounts, accountPath),
     ...credentialPolicyRoutes(accounts, API_BASE),
+    ...peopleRoutes(people, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

@@ -17,6 +17,7 @@ import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../../domain/list-audit-events.js';
 import type { SessionStore } from '../../domain/portal-sessions.js';
 import type { ServiceAccountDeps } from '../../domain/managed-service-accounts.js';
+import type { PeopleDeps } from '../../domain/people.js';
 import type { OidcClients } from '../web/oidc-clients.js';
 import { ASSETS_PATH } from '../web/pages.js';
 import { portalRoutes } from '../web/portal-routes.js';
@@ -27,6 +28,7 @@ import { API_BASE, apiRoutes } from './routes.js';
 
 export interface AppDependencies {
   accounts: ServiceAccountDeps;
+  people: PeopleDeps;
   audit: AuditTrail;
   tokenService: TokenServiceClient;
   store: SessionStore;
@@ -84,6 +86,7 @@ export function createApp(deps: AppDependencies): HttpApp {
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
       ...apiRoutes({
         accounts: deps.accounts,
+        people: deps.people,
         audit: deps.audit,
         portalUrl,
         auth: deps.auth,
@@ -102,6 +105,7 @@ export function createApp(deps: AppDependencies): HttpApp {
       }),
       ...portalRoutes({
         accounts: deps.accounts,
+        people: deps.people,
         audit: deps.audit,
         sessions: deps.sessions,
         logger,

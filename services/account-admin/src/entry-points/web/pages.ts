@@ -7,6 +7,7 @@ import {
   type ServiceAccount,
 } from '@plant/shared/token-service-client';
 import { CREDENTIAL_ACTION_TEXT, describeCredentialDetails } from './credential-activity.js';
+import { PEOPLE_ACTION_TEXT } from './people-activity.js';
 import { timeOf } from './time-of.js';
 import { describeTokenBinding, tokenBindingCell, tokenBindingFieldset } from './token-binding.js';
 
@@ -16,16 +17,21 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'credentials' | 'activity';
+  active?: 'service-accounts' | 'credentials' | 'people' | 'activity';
   body: Html;
+  /** The page's own scripts, after portal.js. */
+  scripts?: readonly string[];
 }
 
-export function layout({ title, session, active, body }: LayoutOptions): string {
+export function layout({ title, session, active, body, scripts = [] }: LayoutOptions): string {
+  const current = (page: LayoutOptions['active']) =>
+    active === page ? html`aria-current="page"` : '';
   const nav = session
     ? html`<nav class="nav" aria-label="Settings">
-        <a href="/settings/service-accounts" ${active === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
-        <a href="/settings/credentials" ${active === 'credentials' ? html`aria-current="page"` : ''}>Credentials</a>
-        <a href="/activity" ${active === 'activity' ? html`aria-current="page"` : ''}>Activity</a>
+        <a href="/settings/service-accounts" ${current('service-accounts')}>Service accounts</a>
+        <a href="/settings/credentials" ${current('credentials')}>Credentials</a>
+        ${session.role === 'Account Admin' ? html`<a href="/settings/people" ${current('people')}>People</a>` : ''}
+        <a href="/activity" ${current('activity')}>Activity</a>
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>
@@ -35,7 +41,7 @@ export function layout({ title, session, active, body }: LayoutOptions): string 
   return renderPage({
     title,
     assetsDir: ASSETS_PATH,
-    scripts: [`${ASSETS_PATH}/portal.js`],
+    scripts: [`${ASSETS_PATH}/portal.js`, ...scripts],
     area: 'admin',
     tenant: session?.tenant,
     headerEnd: nav,
@@ -217,11 +223,18 @@ ${canManage ? managementDialogs : ''}`,
 }
 
 const ACTION_TEXT: Record<string, string> = {
+  ...PEOPLE_ACTION_TEXT,
   'service_account.create': 'Created',
   'service_account.update': 'Changed role or grants of',
   'service_account.reset_secret': 'Reset the secret of',
   'service_account.delete': 'Deleted',
   ...CREDENTIAL_ACTION_TEXT,
+};
+
+const TARGET_TEXT: Record<string, string> = {
+  user: 'person',
+  invitation: 'invitation',
+  session: 'session',
 };
 
 function describeDetails(event: AuditEvent): string {
@@ -252,19 +265,19 @@ export function activityPage({
     session,
     active: 'activity',
     body: html`<p class="breadcrumb">Settings</p>
-<div class="page-head"><div><h1>Activity</h1><p class="muted">Every change to service accounts, newest first.</p></div></div>
+<div class="page-head"><div><h1>Activity</h1><p class="muted">Every change to service accounts and people, and what happened at sign-in, newest first.</p></div></div>
 ${
   events.length === 0
-    ? html`<div class="card empty"><h2>No activity yet</h2><p class="muted">Changes to service accounts appear here.</p></div>`
+    ? html`<div class="card empty"><h2>No activity yet</h2><p class="muted">Changes to service accounts and people appear here.</p></div>`
     : html`<div class="table-wrap"><table class="table" id="activity">
   <caption class="sr-only">Audit trail</caption>
-  <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Service account</th><th scope="col">From</th></tr></thead>
+  <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">From</th></tr></thead>
   <tbody>${events.map(
     (e) => html`<tr>
     <td data-label="When">${timeOf(e.occurred_at)}</td>
     <td data-label="Who">${e.actor_email ?? e.actor_sub}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}</td>
     <td data-label="What">${ACTION_TEXT[e.action] ?? e.action}${describeDetails(e) ? html` <span class="muted">(${describeDetails(e)})</span>` : ''}</td>
-    <td data-label="Service account">${e.name ?? ''} <code class="client-id">${e.client_id}</code></td>
+    <td data-label="Target">${e.name ?? ''} ${e.target_type === 'service_account' ? html`<code class="client-id">${e.client_id}</code>` : html`<span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`}</td>
     <td data-label="From"><span title="Request ${e.request_id ?? ''}">${e.address ?? 'Unknown'}</span></td>
   </tr>`,
   )}</tbody>

@@ -1,4 +1,4 @@
-/** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
+/** The portal's pages: tenant picker, Settings → Service accounts and People, Activity. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { NextFunction, Request, Response } from 'express';
@@ -12,8 +12,10 @@ import {
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
 import { actorFromSession, type Session } from '../../domain/portal-sessions.js';
+import { listInvitations, listPeople, type PeopleDeps } from '../../domain/people.js';
 import { pageRoutes } from './page-errors.js';
 import { getCredentialPolicy } from '../../domain/credential-policy.js';
+import { peoplePage } from './people-pages.js';
 import { credentialsPage } from './credential-pages.js';
 import { credentialPolicyPage } from './credential-policy-page.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
@@ -23,6 +25,7 @@ import { sendPage } from './sign-in-routes.js';
 
 export interface PortalDeps {
   accounts: ServiceAccountDeps;
+  people: PeopleDeps;
   audit: AuditTrail;
   sessions: PortalSessions;
   logger: Logger;
@@ -41,7 +44,14 @@ declare global {
   }
 }
 
-export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: PortalDeps): Route[] {
+export function portalRoutes({
+  accounts,
+  people,
+  audit,
+  sessions,
+  logger,
+  authUrl,
+}: PortalDeps): Route[] {
   const page = pageRoutes(logger);
 
   /** Signed-out visitors go to the tenant picker and come back here after sign-in. */
@@ -115,6 +125,16 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     );
   }
 
+  async function peopleSettings(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const actor = actorFromSession(session);
+    const [list, invitations] = await Promise.all([
+      listPeople(people, actor),
+      listInvitations(people, actor),
+    ]);
+    sendPage(res, 200, peoplePage({ session, people: list, invitations }));
+  }
+
   async function activity(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const before = parseAuditCursor(req.query.cursor);
@@ -142,6 +162,7 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     page('/settings/service-accounts', [requireSession, serviceAccounts]),
     page('/settings/service-accounts/:client_id', [requireSession, accountCredentials]),
     page('/settings/credentials', [requireSession, credentialSettings]),
+    page('/settings/people', [requireSession, peopleSettings]),
     page('/activity', [requireSession, activity], ['cursor']),
   ];
 }

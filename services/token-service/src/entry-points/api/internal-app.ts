@@ -1,6 +1,7 @@
 import { createHttpApp, type HttpApp } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { IdentityContext } from '../../domain/identity-context.js';
+import type { InvitationSettings } from '../../domain/invitations.js';
 import {
   authenticateInternalCaller,
   requireInternalScope,
@@ -20,6 +21,7 @@ export interface InternalAppDeps {
   /** Who may call (RESOURCE_SERVER_TOKENS, ACCOUNT_ADMIN_TOKEN). */
   credentials: InternalCredentials;
   accessTokenTtl: number;
+  invitations: InvitationSettings;
   /** After a realm's key changed (its signing algorithm set): every replica rebuilds the realm. */
   announceKeyChange(tenant: string): Promise<void>;
 }
@@ -43,9 +45,11 @@ export function createInternalApp(deps: InternalAppDeps): HttpApp {
       publishedKeysRoute(deps.identity, deps.accessTokenTtl, '/internal/v1/realms/:tenant/jwks'),
       // Unknown callers get 401 on any path (no 404 or 405 tells them what is here); known ones, 403 outside their scope.
       { use: [authenticateInternalCaller(deps.credentials)] },
-      ...internalRoutes({ identity: deps.identity, accessTokenTtl: deps.accessTokenTtl }).map(
-        scoped,
-      ),
+      ...internalRoutes({
+        identity: deps.identity,
+        accessTokenTtl: deps.accessTokenTtl,
+        invitations: deps.invitations,
+      }).map(scoped),
       ...signingRoutes({ identity: deps.identity, announceKeyChange: deps.announceKeyChange }).map(
         scoped,
       ),

@@ -1,5 +1,6 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import type { IdentityContext } from '../../domain/identity-context.js';
+import type { InvitationSettings } from '../../domain/invitations.js';
 import {
   CreateServiceAccountSchema,
   UpdateServiceAccountSchema,
@@ -21,8 +22,8 @@ import {
 } from '../../domain/service-accounts.js';
 import { getPublishedKeys } from '../../domain/signing-keys.js';
 import { getTenant, listRealms } from '../../domain/tenants.js';
-import { getUser, listUsers } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
+import { peopleRoutes } from './internal-people-routes.js';
 import {
   accountActionRoute,
   idOf,
@@ -40,13 +41,19 @@ export type { InternalRoute } from './internal-route-helpers.js';
 export interface InternalRoutesDeps {
   identity: IdentityContext;
   accessTokenTtl: number;
+  /** Where invitation links point and how long they work. */
+  invitations: InvitationSettings;
 }
 
 /**
  * Routes behind the internal credentials (the JWKS route is declared separately, open). A route
  * is `admin` unless every resource server must call it to verify tokens.
  */
-export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps): InternalRoute[] {
+export function internalRoutes({
+  identity,
+  accessTokenTtl,
+  invitations,
+}: InternalRoutesDeps): InternalRoute[] {
   const base = '/internal/v1/realms/:tenant';
   const account = `${base}/service-accounts/:client_id`;
   return [
@@ -136,26 +143,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
       resetServiceAccountSecret(identity, tenant, clientId),
     ),
     ...credentialRoutes(identity, account),
-    {
-      method: 'GET',
-      path: `${base}/users`,
-      scope: 'admin',
-      handlers: [
-        async (req, res) => {
-          res.json(await listUsers(identity, tenantOf(req)));
-        },
-      ],
-    },
-    {
-      method: 'GET',
-      path: `${base}/users/:id`,
-      scope: 'admin',
-      handlers: [
-        async (req, res) => {
-          res.json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
-        },
-      ],
-    },
+    ...peopleRoutes(identity, invitations, base),
     {
       method: 'GET',
       path: `${base}/principals/:sub`,

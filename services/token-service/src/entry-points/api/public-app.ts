@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import { SIGN_IN_ASSETS } from '../../provider/provider-pages.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../web/interaction-routes.js';
+import { invitationRoutes, type InvitationPageDeps } from '../web/invitation-routes.js';
 import { introspectionRoute, type IntrospectionDeps } from './introspection-route.js';
 import { publishedKeysRoute } from './internal-routes.js';
 import { realmMount, tokenRoute } from './realm-routes.js';
@@ -23,6 +24,8 @@ export interface PublicAppDeps {
   accessTokenTtl: number;
   trustProxy: TrustProxy;
   interactions: InteractionDeps;
+  /** The invitation page of each realm. */
+  invitationPage: InvitationPageDeps;
   /** Sign-ins started per source: a source already refused is answered before its realm's provider. */
   signInStarts: SourceBudget;
   /** Token introspection (RFC 7662): who may ask, and what verifies. */
@@ -57,6 +60,7 @@ export function createPublicApp(deps: PublicAppDeps): HttpApp {
       // Before the realm mount too: oidc-provider would answer these paths 404 in its own shape.
       ...signalRoutes(deps.signals),
       ...interactionRoutes(deps.interactions),
+      ...invitationRoutes(deps.invitationPage),
       // The portal's stylesheet (@plant/shared), for the sign-in pages.
       stylesheetRoute(SIGN_IN_ASSETS),
       realmMount(deps.providers, deps.interactions.portalUrl, deps.signInStarts),
