@@ -115,8 +115,14 @@ export async function listenToRevocations(): Promise<{
     } catch {
       return;
     }
-    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry))
-      events.push(entry as Record<string, unknown>);
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+      // The entry as resource servers apply it: the envelope (trace context, publication time) aside.
+      const { traceparent, tracestate, published_ms, ...applied } = entry as Record<
+        string,
+        unknown
+      >;
+      events.push(applied);
+    }
   });
   await subscriber.subscribe('plantstore:revocations');
   return { events, close: () => subscriber.disconnect() };
