@@ -197,11 +197,15 @@ describe("Traces of a service account's life across the processes", () => {
     );
   });
 
-  test('When a token is granted and used, then the grant is one trace in the token service and the list one in the Plant Store', () => {
+  test("When a token is granted and used, then the grant is one trace in the token service, and the list one trace from the Plant Store to the token service's key endpoint", () => {
     const grant = assertOneTree(flow.token!);
     expect(new Set(grant.map((s) => s.service))).toEqual(new Set(['token-service']));
     const list = assertOneTree(flow.list!);
     expect(list.find((s) => s.parentSpanId === flow.list!.parentId)?.service).toBe('plant-store');
+    // The store meets the tenant's key for the first time here: its fetch is in the same trace.
+    expect(hop(list, 'plant-store', 'token-service').map((s) => s.name)).toContain(
+      'GET /internal/v1/realms/:tenant/jwks',
+    );
     expect(
       list.some(
         (s) =>
