@@ -97,6 +97,8 @@ export interface User {
   email: string;
   role: UserRole;
   created_at: string;
+  /** The person's token version (internal: account-admin keeps it in portal sessions, never shows it). */
+  token_version: number;
 }
 
 /** The Redis channel on which the token service publishes every `RevocationEntry`. */

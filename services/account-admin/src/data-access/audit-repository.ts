@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   'service_account.secret_remove',
   'service_account.disable',
   'service_account.enable',
+  'session.end',
+  'user.sign_out_everywhere',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

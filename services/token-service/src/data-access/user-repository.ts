@@ -1,6 +1,6 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
-import type { UserRole } from '@plant/shared/token-service-client';
-import { insertPrincipal } from './principal-repository.js';
+import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
+import { bumpTokenVersion, insertPrincipal } from './principal-repository.js';
 import { lockRealm } from './realm-lock.js';
 
 export interface UserRow {
@@ -40,6 +40,13 @@ export interface UserRepository {
   findSignInCredential(realm: string, email: string): Promise<SignInCredentialRow>;
   /** Adds the user to a locked realm; false when the realm does not exist. Throws `DuplicateUserEmail`. */
   create(realm: string, user: NewUser): Promise<boolean>;
+  /**
+   * In one transaction: bumps the live user's token version (the revocation feed records it)
+   * and deletes the realm's oidc-provider `Session` artifacts of that account, so the realm's
+   * sign-in page does not sign them straight back in. The new entry, undefined when there is no
+   * such live user.
+   */
+  signOutEverywhere(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
 
 /** The principal and its user row, in the caller's transaction (also the realm's first user). */
@@ -64,13 +71,13 @@ export function createUserRepository(db: Knex): UserRepository {
     db('users as u')
       .join('principals as p', 'p.sub', 'u.sub')
       .whereNull('p.deleted_at')
-      .select('u.sub', 'u.realm', 'u.email', 'u.role', 'p.created_at');
+      .select('u.sub', 'u.realm', 'u.email', 'u.role', 'p.created_at', 'p.token_version');
   return {
     async list(realm) {
       return selectUsers().where('u.realm', realm).orderByRaw('lower(u.email)');
     },
     async find(realm, sub) {
-      return selectUsers().where({ 'u.realm': realm, 'u.sub': sub }).first('p.token_version');
+      return selectUsers().where({ 'u.realm': realm, 'u.sub': sub }).first();
     },
     async findSignInCredential(realm, email) {
       const { rows } = await db.raw<{ rows: SignInCredentialRow[] }>(
@@ -81,6 +88,19 @@ export function createUserRepository(db: Knex): UserRepository {
         [email, realm],
       );
       return rows[0]!;
+    },
+    signOutEverywhere(realm, sub) {
+      return db.transaction(async (trx) => {
+        const user = await trx('users').where({ realm, sub }).first('sub');
+        if (user === undefined) return undefined;
+        const entry = await bumpTokenVersion(trx, realm, sub);
+        if (entry === undefined) return undefined;
+        await trx('oidc_payloads')
+          .where({ realm, model: 'Session' })
+          .whereRaw("payload->>'accountId' = ?", [sub])
+          .del();
+        return entry;
+      });
     },
     create(realm, user) {
       return db.transaction(async (trx) => {

@@ -1,6 +1,7 @@
 /**
  * Users of a realm (people who sign in with a password): created by the CLI, read over the
- * internal API (the portal re-checks a session's role this way). Passwords are kept only as
+ * internal API (the portal re-reads a session's person when their token version moved), signed
+ * out everywhere by an Account Admin. Passwords are kept only as
  * their hash (passwords.ts); signing in is authenticate-user.ts.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,12 +19,13 @@ export interface CreatedUser {
   role: UserRole;
 }
 
-export function toUser(row: UserRow): User {
+export function toUser(row: UserRow & { token_version?: number }): User {
   return {
     id: row.sub,
     email: row.email,
     role: row.role,
     created_at: new Date(row.created_at).toISOString(),
+    token_version: row.token_version ?? 0,
   };
 }
 
@@ -62,6 +64,24 @@ export async function getUser(
     throw new UserNotFound();
   }
   return toUser(row);
+}
+
+/**
+ * Signs the person out everywhere: version bumped with their realm sessions deleted (one
+ * transaction), then published, so every replica refuses their older tokens and portal sessions.
+ */
+export async function signOutUserEverywhere(
+  ctx: Pick<IdentityContext, 'users' | 'realms' | 'publisher'>,
+  tenant: string,
+  id: string,
+): Promise<User> {
+  const entry = await ctx.users.signOutEverywhere(tenant, id);
+  if (entry === undefined) {
+    await assertTenantExists(ctx, tenant);
+    throw new UserNotFound();
+  }
+  await ctx.publisher.publish(entry);
+  return getUser(ctx, tenant, id);
 }
 
 export async function listUsers(

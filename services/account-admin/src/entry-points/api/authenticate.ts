@@ -4,6 +4,7 @@ import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { Actor } from '../../domain/actor.js';
 import {
   CsrfRejected,
+  FACTOR_ACR,
   NotAccountAdmin,
   NotSignedIn,
   TokenServiceUnavailable,
@@ -17,8 +18,22 @@ declare global {
     interface Request {
       /** Who is asking, set by `authenticateApi`. */
       actor?: Actor;
+      /** The handle of the portal session asking (unset for a bearer caller). */
+      sessionHandle?: string;
     }
   }
+}
+
+/**
+ * Whether the person has a second factor, as the token service's user view says (`factors`);
+ * a view without it (an older token service) says no.
+ */
+function hasSecondFactor(user: object): boolean {
+  const factors = (user as { factors?: { passkeys?: unknown; totp?: unknown } }).factors;
+  return (
+    factors !== undefined &&
+    ((typeof factors.passkeys === 'number' && factors.passkeys > 0) || factors.totp === true)
+  );
 }
 
 /** The `realm` of this API's `WWW-Authenticate: Bearer` challenges. */
@@ -41,11 +56,20 @@ export function authenticateApi(
   sessions: PortalSessions,
   tokenService: TokenServiceClient,
 ): RequestHandler {
-  /** Tokens carry no email: a user's is looked up where it is shown or recorded (`created_by`, audit, /me). */
+  /**
+   * Tokens carry no email: a user's is looked up where it is shown or recorded (`created_by`,
+   * audit, /me). The same read says whether the person has a second factor, so a change by a
+   * user token needs a recent one (its `acr`/`auth_time`) as a portal session's does.
+   */
   async function withEmail(req: Request, actor: Actor): Promise<Actor> {
     if (actor.type !== 'user' || (SAFE_METHODS.has(req.method) && req.path !== '/me')) return actor;
     try {
-      return { ...actor, email: (await tokenService.getUser(actor.tenant, actor.sub)).email };
+      const user = await tokenService.getUser(actor.tenant, actor.sub);
+      return {
+        ...actor,
+        email: user.email,
+        ...(hasSecondFactor(user) ? { stepUpRequired: true } : {}),
+      };
     } catch (err) {
       if (err instanceof TokenServiceUnavailable) throw err;
       return actor;
@@ -64,6 +88,9 @@ export function authenticateApi(
           type: p.principalType,
           role: p.role,
           via: 'bearer',
+          ...(p.acr === FACTOR_ACR && p.authTime !== undefined
+            ? { factorAt: p.authTime * 1000 }
+            : {}),
         }).then((actor) => {
           req.actor = actor;
           next();
@@ -85,6 +112,7 @@ export function authenticateApi(
         return;
       }
       req.actor = actorFromSession(loaded.session);
+      if (loaded.session.handle !== undefined) req.sessionHandle = loaded.session.handle;
       next();
     }, next);
   };

@@ -23,6 +23,7 @@ import {
   UpdateServiceAccountBody,
 } from '../../domain/service-account-validators.js';
 import { registerCredentialOperations } from './credential-operations.js';
+import { registerSessionOperations } from './session-operations.js';
 import {
   AuditEventSchema,
   MeSchema,
@@ -37,6 +38,11 @@ const common = {
 const management = {
   ...common,
   403: 'Not a user with Account Admin (service-account tokens always), or a missing/mismatched X-CSRF-Token on a session request',
+};
+/** Actions that mint or remove credentials: a person with a second factor must have used it recently. */
+const sensitive = {
+  ...management,
+  401: `${common[401]}; or, with \`error="insufficient_user_authentication"\` and \`acr_values\`/\`max_age\` (RFC 9470), the person must verify their second factor again (step-up: GET /step-up in the portal)`,
 };
 const unknown = 'Unknown in this tenant';
 
@@ -72,7 +78,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
         400: 'Invalid body',
         409: `A service account with this name exists, or the tenant has ${MAX_SERVICE_ACCOUNTS} (each with its own message)`,
         ...JSON_BODY_ERRORS,
-        ...management,
+        ...sensitive,
       }),
     },
   });
@@ -106,7 +112,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { params: ServiceAccountPath },
     responses: {
       204: { description: 'Deleted' },
-      ...errorResponses({ 404: unknown, ...management }),
+      ...errorResponses({ 404: unknown, ...sensitive }),
     },
   });
   registry.registerPath({
@@ -117,10 +123,11 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { params: ServiceAccountPath },
     responses: {
       200: jsonResponse('The new secret, shown once', ServiceAccountWithSecretSchema),
-      ...errorResponses({ 404: unknown, ...management }),
+      ...errorResponses({ 404: unknown, ...sensitive }),
     },
   });
-  registerCredentialOperations(registry, { common, management });
+  registerCredentialOperations(registry, { common, management: sensitive });
+  registerSessionOperations(registry, { common, management: sensitive });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',

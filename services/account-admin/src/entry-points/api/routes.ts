@@ -21,9 +21,11 @@ import {
   CreateServiceAccountBody,
   UpdateServiceAccountBody,
 } from '../../domain/service-account-validators.js';
+import type { SessionStore } from '../../domain/portal-sessions.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { credentialRoutes } from './credential-routes.js';
+import { sessionRoutes } from './session-routes.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
 export interface ApiRoutesDeps {
@@ -33,6 +35,7 @@ export interface ApiRoutesDeps {
   auth: BearerAuth;
   sessions: PortalSessions;
   tokenService: TokenServiceClient;
+  store: SessionStore;
 }
 
 /** The REST API's base path. */
@@ -49,6 +52,7 @@ export function apiRoutes({
   auth,
   sessions,
   tokenService,
+  store,
 }: ApiRoutesDeps): RouteTable {
   const accountPath = `${API_BASE}/service-accounts/:client_id`;
   return [
@@ -159,6 +163,7 @@ export function apiRoutes({
       ],
     },
     ...credentialRoutes(accounts, accountPath),
+    ...sessionRoutes({ store, tokenService, audit: accounts.audit }, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

@@ -89,6 +89,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         auth: deps.auth,
         sessions: deps.sessions,
         tokenService: deps.tokenService,
+        store: deps.store,
       }),
       ...signInRoutes({
         oidc: deps.oidc,
@@ -104,6 +105,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         accounts: deps.accounts,
         audit: deps.audit,
         sessions: deps.sessions,
+        store: deps.store,
         logger,
         authUrl: deps.authUrl,
       }),

@@ -16,15 +16,18 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'activity';
+  active?: 'service-accounts' | 'activity' | 'sessions';
   body: Html;
+  /** The page's own module scripts, after portal.js. */
+  scripts?: readonly string[];
 }
 
-export function layout({ title, session, active, body }: LayoutOptions): string {
+export function layout({ title, session, active, body, scripts = [] }: LayoutOptions): string {
   const nav = session
     ? html`<nav class="nav" aria-label="Settings">
         <a href="/settings/service-accounts" ${active === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
         <a href="/activity" ${active === 'activity' ? html`aria-current="page"` : ''}>Activity</a>
+        <a href="/settings/sessions" ${active === 'sessions' ? html`aria-current="page"` : ''}>Sessions</a>
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>
@@ -34,7 +37,7 @@ export function layout({ title, session, active, body }: LayoutOptions): string 
   return renderPage({
     title,
     assetsDir: ASSETS_PATH,
-    scripts: [`${ASSETS_PATH}/portal.js`],
+    scripts: [`${ASSETS_PATH}/portal.js`, ...scripts],
     area: 'admin',
     tenant: session?.tenant,
     headerEnd: nav,
@@ -115,6 +118,20 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
 </tr>`;
 }
 
+/** The confirmation dialog portal.js's `confirm` opens. */
+export const confirmDialog = html`
+<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-message">
+  <form class="stack" data-form="confirm">
+    <h2 id="confirm-title"></h2>
+    <p id="confirm-message"></p>
+    <p id="confirm-error" class="alert alert-error" role="alert" hidden></p>
+    <div class="dialog-actions">
+      <button type="button" class="button" data-close autofocus>Cancel</button>
+      <button type="submit" class="button" id="confirm-button"></button>
+    </div>
+  </form>
+</dialog>`;
+
 export const managementDialogs = html`
 <dialog id="create-dialog" aria-labelledby="create-title">
   <form class="stack" data-form="create">
@@ -144,17 +161,7 @@ export const managementDialogs = html`
   </div>
 </dialog>
 
-<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-message">
-  <form class="stack" data-form="confirm">
-    <h2 id="confirm-title"></h2>
-    <p id="confirm-message"></p>
-    <p id="confirm-error" class="alert alert-error" role="alert" hidden></p>
-    <div class="dialog-actions">
-      <button type="button" class="button" data-close autofocus>Cancel</button>
-      <button type="submit" class="button" id="confirm-button"></button>
-    </div>
-  </form>
-</dialog>
+${confirmDialog}
 
 <dialog id="edit-dialog" aria-labelledby="edit-title">
   <form class="stack" data-form="edit">

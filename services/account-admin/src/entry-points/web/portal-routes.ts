@@ -1,4 +1,4 @@
-/** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
+/** The portal's pages: tenant picker, Settings → Service accounts, Activity, Sessions. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { NextFunction, Request, Response } from 'express';
@@ -11,9 +11,15 @@ import {
   listServiceAccounts,
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
-import { actorFromSession, type Session } from '../../domain/portal-sessions.js';
+import {
+  actorFromSession,
+  listOwnSessions,
+  type Session,
+  type SessionStore,
+} from '../../domain/portal-sessions.js';
 import { pageRoutes } from './page-errors.js';
 import { credentialsPage } from './credential-pages.js';
+import { sessionsPage } from './session-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
@@ -23,6 +29,7 @@ export interface PortalDeps {
   accounts: ServiceAccountDeps;
   audit: AuditTrail;
   sessions: PortalSessions;
+  store: SessionStore;
   logger: Logger;
   /** The token service's public base URL: a realm's issuer is what assertions name as audience. */
   authUrl: string;
@@ -39,7 +46,14 @@ declare global {
   }
 }
 
-export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: PortalDeps): Route[] {
+export function portalRoutes({
+  accounts,
+  audit,
+  sessions,
+  store,
+  logger,
+  authUrl,
+}: PortalDeps): Route[] {
   const page = pageRoutes(logger);
 
   /** Signed-out visitors go to the tenant picker and come back here after sign-in. */
@@ -51,6 +65,12 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     }
     req.portalSession = loaded.session;
     next();
+  }
+
+  async function ownSessions(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const list = await listOwnSessions(store, actorFromSession(session), session.handle);
+    sendPage(res, 200, sessionsPage({ session, sessions: list }));
   }
 
   async function tenantPicker(req: Request, res: Response): Promise<void> {
@@ -118,5 +138,6 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     page('/settings/service-accounts', [requireSession, serviceAccounts]),
     page('/settings/service-accounts/:client_id', [requireSession, accountCredentials]),
     page('/activity', [requireSession, activity], ['cursor']),
+    page('/settings/sessions', [requireSession, ownSessions]),
   ];
 }

@@ -21,7 +21,7 @@ import {
 } from '../../domain/service-accounts.js';
 import { getPublishedKeys } from '../../domain/signing-keys.js';
 import { getTenant, listRealms } from '../../domain/tenants.js';
-import { getUser, listUsers } from '../../domain/users.js';
+import { getUser, listUsers, signOutUserEverywhere } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
 import {
   accountActionRoute,
@@ -153,6 +153,16 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
       handlers: [
         async (req, res) => {
           res.json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${base}/users/:id/sign-out-everywhere`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await signOutUserEverywhere(identity, tenantOf(req), idOf(req, 'id')));
         },
       ],
     },
