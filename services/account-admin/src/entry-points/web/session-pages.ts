@@ -38,7 +38,7 @@ function sessionRow(s: SessionView): Html {
   <td data-label="Started">${timeOf(s.started_at)}</td>
   <td data-label="Last seen">${timeOf(s.last_seen_at)}</td>
   <td class="actions" data-label="Actions"><div class="action-buttons">
-    <button type="button" class="button button-small button-danger" data-action="end-session" aria-label="${s.current ? 'End this session (sign out)' : `End the session of ${name} started ${s.started_at.slice(0, 16).replace('T', ' ')} UTC`}">${s.current ? 'Sign out' : 'End'}</button>
+    <button type="button" class="button button-small button-danger" data-action="end-session" aria-label="${s.current ? 'Sign out of this session' : `End the session of ${name} started ${s.started_at.slice(0, 16).replace('T', ' ')} UTC`}">${s.current ? 'Sign out' : 'End'}</button>
   </div></td>
 </tr>`;
 }
