@@ -98,6 +98,7 @@ describe('operator CLI (built dist/cli.js)', () => {
         email: 'Owner@Example.test',
         role: 'Account Admin',
         created_at: expect.any(String),
+        token_version: 1,
       },
     ]);
   });
