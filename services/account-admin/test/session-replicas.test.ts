@@ -5,6 +5,9 @@
  * The replicas resync their revocation maps only every 10 minutes here, so what makes the
  * change arrive is the published event and the per-request check, not a periodic re-read.
  *
+ * Sessions also re-read their person a minute after the last read, for changes older than the
+ * revocation maps keep.
+ *
  * A role change or removal is written the way the token service's people use cases write it
  * (role and token version in one transaction, the revocation feed through its trigger) and
  * published on the revocation channel as its publisher does after commit.
@@ -17,11 +20,13 @@ import {
   platformPorts,
   startPlatform,
   TEST_REDIS_URL,
+  TEST_SECRETS,
   USER_PASSWORD,
   uniqueName,
   type Platform,
 } from '@plant/test-kit';
 import { Redis } from 'ioredis';
+import { createSessionStore } from '../src/data-access/session-store.js';
 import { signIn, type PortalSession } from './helpers/browser-client.js';
 
 let ts: Platform;
@@ -58,7 +63,11 @@ async function signedInPerson(role: 'View' | 'Edit' | 'Account Admin') {
 }
 
 /** As the token service's use case does: the change and the version bump commit together, then the entry is published. */
-async function changePerson(sub: string, change: { role?: string; removed?: boolean }) {
+async function changePerson(
+  sub: string,
+  change: { role?: string; removed?: boolean },
+  { publish = true } = {},
+) {
   const entry = await db.transaction(async (trx) => {
     if (change.role !== undefined) await trx('users').where({ sub }).update({ role: change.role });
     const [row] = await trx('principals')
@@ -70,6 +79,7 @@ async function changePerson(sub: string, change: { role?: string; removed?: bool
       .returning(['realm', 'sub', 'token_version', 'deleted_at']);
     return row as { realm: string; sub: string; token_version: number; deleted_at: Date | null };
   });
+  if (!publish) return;
   await redis.publish(
     REVOCATION_CHANNEL,
     JSON.stringify({
@@ -109,6 +119,19 @@ describe('changes to a person across replicas', () => {
     expect(res.status).toBe(403);
     // The session lives on, with the role as it is now, on both replicas.
     expect(await (await on(replicaA, session)).json()).toMatchObject({ role: 'View' });
+  });
+
+  test('When a change has left the revocation maps (older than their horizon) and the session has not re-read its person for a minute, then its next request re-reads them', async () => {
+    const { session, sub } = await signedInPerson('Account Admin');
+    // Not published, and the replicas resync every 10 minutes: no map will hold this change, as
+    // none holds a change older than the token lifetime plus the margin.
+    await changePerson(sub, { role: 'Edit' }, { publish: false });
+    expect(await (await on(replicaB, session)).json()).toMatchObject({ role: 'Account Admin' });
+    const store = createSessionStore(redis, TEST_SECRETS.SESSION_SECRET);
+    const id = session.jar.get('aa_session')!;
+    await store.update(id, { ...(await store.get(id))!, confirmedAt: Date.now() - 61_000 });
+
+    expect(await (await on(replicaB, session)).json()).toMatchObject({ role: 'Edit' });
   });
 
   test('When a person is removed, then their session ends on the other replica', async () => {

@@ -59,6 +59,8 @@ export interface Session {
    * Absent in records written before it existed: read as 0.
    */
   tokenVersion?: number;
+  /** When role and version were last read from the token service (ms since epoch); absent: at sign-in. */
+  confirmedAt?: number;
   /** Sign-in (ms since epoch). */
   createdAt: number;
   /** The last request seen with this session (ms since epoch), written at most once a minute. */

@@ -12,6 +12,14 @@
  * (ending the session when they are gone or disabled, otherwise taking the new role and
  * version), so a change reaches the person's next request on every replica. 'unavailable' (no
  * map and no answer from the token service) fails closed with 503, as a bearer token does.
+ *
+ * The map keeps an entry only for the token lifetime plus the skew margin (at least 90 s), as
+ * long as a bearer token could need it; a session lives for hours. So a session also re-reads
+ * its person once CONFIRM_INTERVAL_MS (60 s, below any entry's life) has passed since the last
+ * read: a change newer than the last read is still in the map, an older one was read. That
+ * periodic read tolerates a token service that does not answer (the session keeps what it
+ * knows; every change needs the token service anyway); the read a 'revoked' verdict asks for
+ * does not (503).
  */
 import { AuthUnavailable, type RevocationChecker } from '@plant/resource-auth';
 import { AppError } from '@plant/shared/api';
@@ -108,22 +116,35 @@ export interface LoadSessionDeps {
   revocation?: RevocationChecker | undefined;
 }
 
-/** The person as the token service has them now; undefined when they are gone or disabled. */
+/** How long a session goes without re-reading its person (below the shortest life of a revocation entry). */
+export const CONFIRM_INTERVAL_MS = 60_000;
+
+type Confirmed = Pick<Session, 'role' | 'email' | 'tokenVersion' | 'confirmedAt'>;
+
+/**
+ * The person as the token service has them now; 'gone' when removed or disabled; 'unknown' when
+ * the token service does not answer and `required` is false (else 503).
+ */
 async function currentPerson(
   tokenService: TokenServiceClient,
   session: Session,
-): Promise<Pick<Session, 'role' | 'email' | 'tokenVersion'> | undefined> {
+  required: boolean,
+): Promise<Confirmed | 'gone' | 'unknown'> {
   try {
     const user = await tokenService.getUser(session.tenant, session.sub);
-    if ((user as { status?: unknown }).status === 'disabled') return undefined;
+    if ((user as { status?: unknown }).status === 'disabled') return 'gone';
     return {
       role: user.role,
       email: user.email,
       tokenVersion: typeof user.token_version === 'number' ? user.token_version : 0,
+      confirmedAt: Date.now(),
     };
   } catch (err) {
-    if (err instanceof TokenServiceUnavailable) throw new AuthUnavailable();
-    if (err instanceof AppError && err.status === 404) return undefined;
+    if (err instanceof TokenServiceUnavailable) {
+      if (required) throw new AuthUnavailable();
+      return 'unknown';
+    }
+    if (err instanceof AppError && err.status === 404) return 'gone';
     throw err;
   }
 }
@@ -143,13 +164,15 @@ export async function loadSession(
   if (revocation !== undefined) {
     const verdict = await revocation.check(session.tenant, session.sub, session.tokenVersion ?? 0);
     if (verdict === 'unavailable') throw new AuthUnavailable();
-    if (verdict === 'revoked') {
-      const person = await currentPerson(tokenService, session);
-      if (person === undefined) {
+    const revoked = verdict === 'revoked';
+    const due = Date.now() - (session.confirmedAt ?? session.createdAt) >= CONFIRM_INTERVAL_MS;
+    if (revoked || due) {
+      const person = await currentPerson(tokenService, session, revoked);
+      if (person === 'gone') {
         await store.destroy(id);
         return undefined;
       }
-      current = { ...session, ...person };
+      if (person !== 'unknown') current = { ...session, ...person };
     }
   }
   const now = Date.now();
