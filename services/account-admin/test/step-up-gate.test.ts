@@ -182,6 +182,23 @@ describe('GET /step-up', () => {
     expect(res.headers.getSetCookie().some((c) => c.startsWith('aa_signin='))).toBe(true);
   });
 
+  test('When the person cancels the check at the realm, then the portal says the action was not done and links back to return_to', async () => {
+    const session = await signIn(p.portal.url, p.acme.tenant, p.acme.admin);
+    const start = await send(session.jar, `${p.portal.url}/step-up?return_to=%2Factivity`);
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+
+    const res = await send(
+      session.jar,
+      `${p.portal.url}/auth/callback?state=${state}&error=access_denied`,
+    );
+
+    expect(res.status).toBe(400);
+    const page = await res.text();
+    expect(page).toContain('Check not completed');
+    expect(page).toContain('href="/activity"');
+    expect((await p.call(session, 'GET', '/me')).status).toBe(200);
+  });
+
   test('When nobody is signed in, then /step-up sends the browser to sign in, coming back to return_to', async () => {
     const res = await fetch(`${p.portal.url}/step-up?return_to=%2Fsettings%2Fsessions`, {
       redirect: 'manual',

@@ -227,6 +227,8 @@ const ACTION_TEXT: Record<string, string> = {
   'service_account.update': 'Changed role or grants of',
   'service_account.reset_secret': 'Reset the secret of',
   'service_account.delete': 'Deleted',
+  'session.end': 'Ended a portal session of',
+  'user.sign_out_everywhere': 'Signed out everywhere',
   ...CREDENTIAL_ACTION_TEXT,
 };
 

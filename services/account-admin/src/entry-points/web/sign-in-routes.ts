@@ -244,6 +244,18 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       !constantTimeEquals(bindingHash(deps.secret, binding), pending.binding)
     )
       return expired();
+    if (typeof req.query.error === 'string' && pending.purpose === 'step-up') {
+      sendPage(
+        res,
+        400,
+        messagePage(
+          'Check not completed',
+          'Your second factor was not checked, so the action was not done. Go back and try again.',
+          { link: { href: safeReturnTo(pending.returnTo), text: 'Go back' } },
+        ),
+      );
+      return;
+    }
     if (typeof req.query.error === 'string') {
       sendPage(
         res,
