@@ -5,7 +5,10 @@
  * session, another tenant's person, bursts).
  */
 import { describe, expect, test } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { TEST_SECRETS } from '@plant/test-kit';
+import { Redis } from 'ioredis';
+import { createSessionStore } from '../src/data-access/session-store.js';
 import { CookieJar, follow, type PortalSession, signIn } from './helpers/browser-client.js';
 import { arraySchemaErrors, schemaErrors } from './helpers/openapi-check.js';
 import { createTenant } from './helpers/platform.js';
@@ -150,6 +153,29 @@ describe('my sessions', () => {
       (e) => e.action === 'session.end' && e.client_id === other.id,
     );
     expect(events).toHaveLength(1);
+  });
+
+  test('When a session was last seen over a minute ago, then its next request records the time and address once; within the minute nothing is written', async () => {
+    const { first } = await personWithTwoSessions();
+    const redis = new Redis(p.ts.redisUrl);
+    try {
+      const store = createSessionStore(redis, TEST_SECRETS.SESSION_SECRET);
+      const id = first.jar.get('aa_session')!;
+      const key = `plantstore:admin:session:${createHmac('sha256', TEST_SECRETS.SESSION_SECRET).update(`session:${id}`).digest('base64url')}`;
+      const hourAgo = Date.now() - 3_600_000;
+      await store.update(id, { ...(await store.get(id))!, lastSeenAt: hourAgo, address: null });
+
+      const seen = (await sessionsOf(first)).find((s) => s.current)!;
+      const written = await redis.get(key);
+      await sessionsOf(first);
+      await sessionsOf(first);
+
+      expect(Date.parse(seen.last_seen_at)).toBeGreaterThan(hourAgo + 3_000_000);
+      expect(seen.address).toMatch(/127\.0\.0\.1$/);
+      expect(await redis.get(key)).toBe(written);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   test('When a bearer caller lists its sessions, then the list is empty', async () => {
