@@ -98,4 +98,31 @@ describe('the Sessions page', () => {
     expect((await focused(page)).name).toBe('Sign out of this session');
     expect(await rows(page)).toHaveLength(1);
   });
+
+  test('When the admin opens Security with the keyboard, then the ways to add a factor go through /step-up back to Security, and axe finds no serious violation', async () => {
+    await page.locator('#main').focus();
+    await tabTo(page, 'Security', { back: true });
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${platform.portalUrl}/settings/security`);
+
+    const links = await page
+      .locator('#main a.button')
+      .evaluateAll((as) => as.map((a) => [a.textContent!.trim(), a.getAttribute('href')]));
+    expect(links).toEqual([
+      ['Add a passkey', '/step-up?action=enrol-passkey&return_to=%2Fsettings%2Fsecurity'],
+      [
+        'Set up an authenticator app',
+        '/step-up?action=enrol-totp&return_to=%2Fsettings%2Fsecurity',
+      ],
+      ['New recovery codes', '/step-up?action=recovery-codes&return_to=%2Fsettings%2Fsecurity'],
+      ['Your sessions', '/settings/sessions'],
+    ]);
+    await shot(page, 'security-1-page');
+    await expectAccessible(page, 'Security');
+    await tabTo(page, 'Add a passkey');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${platform.authUrl}/realms/${acme.tenant}/**`);
+    const asked = new URL(page.url());
+    expect(asked.pathname.startsWith(`/realms/${acme.tenant}/`)).toBe(true);
+  });
 });

@@ -106,6 +106,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         audit: deps.audit,
         sessions: deps.sessions,
         store: deps.store,
+        tokenService: deps.tokenService,
         logger,
         authUrl: deps.authUrl,
       }),

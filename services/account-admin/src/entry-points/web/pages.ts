@@ -16,7 +16,7 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'activity' | 'sessions';
+  active?: 'service-accounts' | 'activity' | 'sessions' | 'security';
   body: Html;
   /** The page's own module scripts, after portal.js. */
   scripts?: readonly string[];
@@ -28,6 +28,7 @@ export function layout({ title, session, active, body, scripts = [] }: LayoutOpt
         <a href="/settings/service-accounts" ${active === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
         <a href="/activity" ${active === 'activity' ? html`aria-current="page"` : ''}>Activity</a>
         <a href="/settings/sessions" ${active === 'sessions' ? html`aria-current="page"` : ''}>Sessions</a>
+        <a href="/settings/security" ${active === 'security' ? html`aria-current="page"` : ''}>Security</a>
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>

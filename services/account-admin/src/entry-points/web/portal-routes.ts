@@ -1,6 +1,7 @@
-/** The portal's pages: tenant picker, Settings → Service accounts, Activity, Sessions. Server-rendered. */
+/** The portal's pages: tenant picker, Settings → Service accounts, Activity, Sessions, Security. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
@@ -19,6 +20,7 @@ import {
 } from '../../domain/portal-sessions.js';
 import { pageRoutes } from './page-errors.js';
 import { credentialsPage } from './credential-pages.js';
+import { factorSummaryOf, securityPage } from './security-pages.js';
 import { sessionsPage } from './session-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
@@ -30,6 +32,8 @@ export interface PortalDeps {
   audit: AuditTrail;
   sessions: PortalSessions;
   store: SessionStore;
+  /** Reads the person's factor counts for the Security page. */
+  tokenService: Pick<TokenServiceClient, 'getUser'>;
   logger: Logger;
   /** The token service's public base URL: a realm's issuer is what assertions name as audience. */
   authUrl: string;
@@ -51,6 +55,7 @@ export function portalRoutes({
   audit,
   sessions,
   store,
+  tokenService,
   logger,
   authUrl,
 }: PortalDeps): Route[] {
@@ -71,6 +76,12 @@ export function portalRoutes({
     const session = req.portalSession!;
     const list = await listOwnSessions(store, actorFromSession(session), session.handle);
     sendPage(res, 200, sessionsPage({ session, sessions: list }));
+  }
+
+  async function security(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const user = await tokenService.getUser(session.tenant, session.sub);
+    sendPage(res, 200, securityPage({ session, factors: factorSummaryOf(user) }));
   }
 
   async function tenantPicker(req: Request, res: Response): Promise<void> {
@@ -139,5 +150,6 @@ export function portalRoutes({
     page('/settings/service-accounts/:client_id', [requireSession, accountCredentials]),
     page('/activity', [requireSession, activity], ['cursor']),
     page('/settings/sessions', [requireSession, ownSessions]),
+    page('/settings/security', [requireSession, security]),
   ];
 }
