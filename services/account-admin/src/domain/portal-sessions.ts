@@ -33,7 +33,7 @@ import {
   type SessionStore,
 } from '../data-access/session-store.js';
 import { type Actor, actorLabel, assertCanManage, type RequestMeta } from './actor.js';
-import { FACTOR_ACR, TokenServiceUnavailable } from './errors.js';
+import { FACTOR_ACR, PersonNotFound, SessionNotFound, TokenServiceUnavailable } from './errors.js';
 import { assertRecentFactor } from './step-up.js';
 
 export type {
@@ -218,13 +218,6 @@ export async function listOwnSessions(
   return sessions.map((s) => toView(s, currentHandle));
 }
 
-export const SessionNotFound = class extends AppError {
-  constructor() {
-    super(404, 'Session not found', { expose: true });
-    this.name = 'SessionNotFound';
-  }
-};
-
 /** A handle as the store makes them (43 base64url characters): anything else names no session. */
 const HANDLE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -261,13 +254,6 @@ export async function endOwnSession(
 
 /** A person's id as the token service makes them (a UUID): anything else names nobody. */
 const PERSON_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const PersonNotFound = class extends AppError {
-  constructor() {
-    super(404, 'User not found', { expose: true });
-    this.name = 'PersonNotFound';
-  }
-};
 
 /**
  * Signs a person out everywhere (Account Admin, with a recent second factor): the token service
