@@ -24,7 +24,6 @@
 import { AuthUnavailable, type RevocationChecker } from '@plant/resource-auth';
 import { AppError } from '@plant/shared/api';
 import type { TokenServiceClient } from '@plant/shared/token-service-client';
-import type { AuditRepository } from '../data-access/audit-repository.js';
 import {
   USER_AGENT_MAX,
   type ListedSession,
@@ -34,6 +33,7 @@ import {
 } from '../data-access/session-store.js';
 import { type Actor, actorLabel, assertCanManage, type RequestMeta } from './actor.js';
 import { FACTOR_ACR, PersonNotFound, SessionNotFound, TokenServiceUnavailable } from './errors.js';
+import { recordIrreversible, type ServiceAccountDeps } from './managed-service-accounts.js';
 import { assertRecentFactor } from './step-up.js';
 
 export type {
@@ -221,10 +221,9 @@ export async function listOwnSessions(
 /** A handle as the store makes them (43 base64url characters): anything else names no session. */
 const HANDLE = /^[A-Za-z0-9_-]{43}$/;
 
-export interface SessionAdminDeps {
+/** The audited use cases' deps (as the service-account ones have them) and the session store. */
+export interface SessionAdminDeps extends ServiceAccountDeps {
   store: SessionStore;
-  tokenService: TokenServiceClient;
-  audit: Pick<AuditRepository, 'insert'>;
 }
 
 /** Ends one of the actor's own sessions (the current one too: that is a sign-out); audited. */
@@ -237,7 +236,8 @@ export async function endOwnSession(
   if (actor.type !== 'user' || !HANDLE.test(handle)) throw new SessionNotFound();
   if (!(await deps.store.destroyByHandle(actor.tenant, actor.sub, handle)))
     throw new SessionNotFound();
-  await deps.audit.insert({
+  // The session is gone whatever happens next: retried, then logged for replay (never a 500 after the fact).
+  await recordIrreversible(deps, {
     tenant: actor.tenant,
     actorSub: actor.sub,
     actorEmail: actor.email,
@@ -272,7 +272,7 @@ export async function signOutEverywhere(
   if (!PERSON_ID.test(personId)) throw new PersonNotFound();
   const person = await deps.tokenService.signOutEverywhere(actor.tenant, personId);
   const ended = await deps.store.destroyAllForPerson(actor.tenant, personId);
-  await deps.audit.insert({
+  await recordIrreversible(deps, {
     tenant: actor.tenant,
     actorSub: actor.sub,
     actorEmail: actor.email,

@@ -163,7 +163,7 @@ export function apiRoutes({
       ],
     },
     ...credentialRoutes(accounts, accountPath),
-    ...sessionRoutes({ store, tokenService, audit: accounts.audit }, API_BASE),
+    ...sessionRoutes({ ...accounts, store }, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,
