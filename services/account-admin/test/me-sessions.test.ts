@@ -6,12 +6,12 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { createHmac, randomUUID } from 'node:crypto';
-import { TEST_SECRETS } from '@plant/test-kit';
+import { freePort, TEST_DATABASE_URL, TEST_SECRETS } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import { createSessionStore } from '../src/data-access/session-store.js';
 import { CookieJar, follow, type PortalSession, signIn } from './helpers/browser-client.js';
 import { arraySchemaErrors, schemaErrors } from './helpers/openapi-check.js';
-import { createTenant } from './helpers/platform.js';
+import { createTenant, startPortal } from './helpers/platform.js';
 import { ISO, useSignedInPortal } from './helpers/portal-api.js';
 
 const p = useSignedInPortal();
@@ -175,6 +175,33 @@ describe('my sessions', () => {
       expect(await redis.get(key)).toBe(written);
     } finally {
       redis.disconnect();
+    }
+  });
+
+  test('When the audit trail cannot be written, then the session still ends (204) and the event is logged in full for replay', async () => {
+    const { first } = await personWithTwoSessions();
+    const other = (await sessionsOf(first)).find((s) => !s.current)!;
+    const broken = await startPortal(p.ts, {
+      port: await freePort(),
+      env: {
+        DATABASE_URL: TEST_DATABASE_URL.replace(/\/[^/]*$/, '/plantstore_account_admin_missing'),
+      },
+    });
+    try {
+      const res = await fetch(`${broken.url}/api/v1/me/sessions/${other.id}`, {
+        method: 'DELETE',
+        headers: first.headers(),
+      });
+
+      expect(res.status).toBe(204);
+      expect(await sessionsOf(first)).toHaveLength(1);
+      const line = broken.logs.find((l) => l.includes('audit event not persisted'))!;
+      expect(JSON.parse(line)).toMatchObject({
+        level: 'error',
+        auditEvent: { action: 'session.end', targetClientId: other.id },
+      });
+    } finally {
+      await broken.stop();
     }
   });
 
