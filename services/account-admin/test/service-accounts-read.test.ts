@@ -90,6 +90,9 @@ describe('the OpenAPI document', () => {
       '/service-accounts/{client_id}/trusts': ['post'],
       '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
       '/audit-events': ['get'],
+      '/me/sessions': ['get'],
+      '/me/sessions/{id}': ['delete'],
+      '/users/{id}/sessions': ['delete'],
     });
   });
 });
