@@ -10,6 +10,7 @@ import {
   TokenServiceUnavailable,
 } from '../../domain/errors.js';
 import { actorFromSession } from '../../domain/portal-sessions.js';
+import { hasSecondFactor } from '../../domain/step-up.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 
 declare global {
@@ -22,18 +23,6 @@ declare global {
       sessionHandle?: string;
     }
   }
-}
-
-/**
- * Whether the person has a second factor, as the token service's user view says (`factors`);
- * a view without it (an older token service) says no.
- */
-function hasSecondFactor(user: object): boolean {
-  const factors = (user as { factors?: { passkeys?: unknown; totp?: unknown } }).factors;
-  return (
-    factors !== undefined &&
-    ((typeof factors.passkeys === 'number' && factors.passkeys > 0) || factors.totp === true)
-  );
 }
 
 /** The `realm` of this API's `WWW-Authenticate: Bearer` challenges. */

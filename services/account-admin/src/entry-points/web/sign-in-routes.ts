@@ -18,6 +18,7 @@ import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import type { Role } from '../../domain/actor.js';
 import { FACTOR_ACR, TokenServiceUnavailable } from '../../domain/errors.js';
+import { hasSecondFactor } from '../../domain/step-up.js';
 import {
   factorStateOf,
   type PendingSignIn,
@@ -362,6 +363,8 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       role: person.role,
       tokenVersion: typeof person.token_version === 'number' ? person.token_version : 0,
       ...factorStateOf(claims),
+      // The ID token's `factors_enrolled`, or the person's factors as the user view counts them.
+      ...(hasSecondFactor(person) ? { stepUpRequired: true } : {}),
       // Kept (encrypted, server-side) for sign-out: with it as the hint, the realm ends its session without asking.
       ...(idToken === undefined ? {} : { idToken }),
     });
