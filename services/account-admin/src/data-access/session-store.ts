@@ -247,10 +247,19 @@ export function createSessionStore(redis: Redis, secret: string): SessionStore {
     const index = indexKey(tenant, sub);
     const live: Array<{ member: string; recordKey: string; session: ListedSession }> = [];
     const dead: string[] = [];
-    for (const entry of await entriesOf(index)) {
-      const session = entry.recordKey.startsWith(`${PREFIX}session:`)
-        ? await read(entry.recordKey)
-        : undefined;
+    const entries = (await entriesOf(index)).filter((e) => {
+      const ours = e.recordKey.startsWith(`${PREFIX}session:`);
+      if (!ours) dead.push(e.member);
+      return ours;
+    });
+    // One round trip for every record of the person (at most MAX_SESSIONS_PER_PERSON and the expired).
+    const raws =
+      entries.length === 0
+        ? []
+        : await redis.mget(entries.map((e) => e.recordKey)).catch(unavailable);
+    for (const [i, entry] of entries.entries()) {
+      const record = open<SessionRecord>(entry.recordKey, raws[i] ?? null)?.value;
+      const session = record === undefined ? undefined : fromRecord(record, entry.recordKey);
       if (belongsTo(session, tenant, sub) && session!.handle === entry.handle)
         live.push({ ...entry, session: { ...session!, handle: entry.handle } });
       else dead.push(entry.member);
