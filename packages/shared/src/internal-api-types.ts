@@ -160,7 +160,7 @@ export interface User {
   created_at: string;
   last_sign_in_at: string | null;
   factors: UserFactorCounts;
-  /** Internal only (the portal compares its session's with it): account-admin never shows it. */
+  /** The person's token version (internal: account-admin keeps it in portal sessions, never shows it). */
   token_version: number;
 }
 

@@ -493,6 +493,17 @@ export class TokenServiceClient {
     );
   }
 
+  /**
+   * Signs the person out everywhere: their token version is bumped and published (every
+   * replica refuses their older tokens and portal sessions) and the realm's sign-in sessions of
+   * the person are deleted. Answers the person.
+   */
+  signOutEverywhere(tenant: string, id: string): Promise<User> {
+    return this.#mapped(() =>
+      this.#json('POST', `${realm(tenant)}/users/${seg(id)}/sign-out-everywhere`),
+    );
+  }
+
   /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const answer: InternalApiAnswer = await callInternalApi(this.#target, {

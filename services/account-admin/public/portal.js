@@ -1,7 +1,7 @@
 // Plant Store admin portal: the page's script, an ES module with its two helpers (CSP:
 // script-src 'self'). Secrets live only in this page's memory while the dialog shows them:
 // never stored.
-import { api, messageOf } from './portal-api.js';
+import { api, messageOf, replayPendingCall } from './portal-api.js';
 import { reloadAfter, restoreAfterReload } from './portal-reload.js';
 
 (function portal() {
@@ -239,6 +239,52 @@ import { reloadAfter, restoreAfterReload } from './portal-reload.js';
 
   // What credentials.js (an account's page) builds on.
   window.plantPortal = { api, messageOf, showError, clearError, busy, openDialog, confirm };
+
+  // Back from a step-up: the interrupted call, sent again, its answer shown as the original's.
+  function showPageError(message) {
+    const main = $('#main');
+    if (!main) return;
+    let alert = $('#replay-error');
+    if (!alert) {
+      alert = document.createElement('p');
+      alert.id = 'replay-error';
+      alert.className = 'alert alert-error';
+      alert.setAttribute('role', 'alert');
+      main.prepend(alert);
+    }
+    alert.textContent = message;
+  }
+  function showReplayed({ method, path, result }) {
+    const ok = result.status >= 200 && result.status < 300;
+    if (!ok) {
+      showPageError(messageOf(result));
+      return;
+    }
+    const account = result.body;
+    if (method === 'POST' && path === '/api/v1/service-accounts') {
+      showSecret(
+        account,
+        `Service account “${account.name}” created`,
+        `Service account “${account.name}” created.`,
+      );
+    } else if (method === 'POST' && path.endsWith('/reset-secret')) {
+      showSecret(
+        account,
+        `New secret for “${account.name}”`,
+        `The secret of “${account.name}” was reset.`,
+      );
+    } else if (method === 'DELETE' && /^\/api\/v1\/service-accounts\/[^/]+$/.test(path)) {
+      // The account's own page is gone with it: back to the list.
+      if (window.location.pathname.startsWith('/settings/service-accounts/'))
+        window.location.assign('/settings/service-accounts');
+      else reloadAfter(null, 'Service account deleted.');
+    } else {
+      reloadAfter(null, 'Done.');
+    }
+  }
+  replayPendingCall().then((replayed) => {
+    if (replayed) showReplayed(replayed);
+  });
 
   async function signOut() {
     const result = await api('POST', '/logout');

@@ -118,6 +118,7 @@ export function createAccountAdmin(
   const sessions = createPortalSessions({
     store,
     tokenService,
+    revocation,
     secret: config.SESSION_SECRET,
     secure: config.PORTAL_URL.startsWith('https:'),
     ttlSeconds: config.SESSION_TTL_SECONDS,

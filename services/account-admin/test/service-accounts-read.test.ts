@@ -98,6 +98,9 @@ describe('the OpenAPI document', () => {
       '/invitations': ['get'],
       '/invitations/{id}': ['delete'],
       '/audit-events': ['get'],
+      '/me/sessions': ['get'],
+      '/me/sessions/{id}': ['delete'],
+      '/users/{id}/sessions': ['delete'],
     });
   });
 });

@@ -24,8 +24,11 @@ const viewer = (): Session => ({
   sub: 'u-1',
   email: 'v@forge.test',
   role: 'View',
-  checkedAt: Date.now(),
   createdAt: Date.now(),
+  lastSeenAt: Date.now(),
+  userAgent: 'test-agent',
+  address: '127.0.0.1',
+  tokenVersion: 1,
 });
 
 describe('session records in Redis', () => {
@@ -34,13 +37,14 @@ describe('session records in Redis', () => {
     const updated = { ...viewer(), role: 'Edit' as const };
     await store.update(id, updated);
 
-    expect(await store.get(id)).toEqual(updated);
+    expect(await store.get(id)).toEqual({ ...updated, handle: expect.any(String) });
   });
 
-  test('When the JSON of a sealed record is edited in Redis (role raised, role re-check moved into the future), then it is no session', async () => {
+  test('When the JSON of a sealed record is edited in Redis (role raised, token version raised, factor time moved into the future), then it is no session', async () => {
     for (const edit of [
       (s: Session) => ({ ...s, role: 'Account Admin' }),
-      (s: Session) => ({ ...s, checkedAt: Date.now() + 365 * 86_400_000 }),
+      (s: Session) => ({ ...s, tokenVersion: 1_000_000 }),
+      (s: Session) => ({ ...s, factorAt: Date.now() + 365 * 86_400_000 }),
     ]) {
       const id = await store.create(viewer(), 60);
       const raw = (await redis.get(keyOf('session', id)))!;

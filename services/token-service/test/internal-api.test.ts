@@ -223,6 +223,49 @@ describe('users', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 404, message: 'User not found' });
   });
+
+  test('When a person is signed out everywhere, then their token version is bumped (the revocation entry says so) and the person comes back', async () => {
+    const { tenant: own } = await h.createTenant();
+    const viewer = await h.createUser(own, 'View');
+    const signOut = () =>
+      request(h.internalUrl)
+        .post(`/internal/v1/realms/${own}/users/${viewer.id}/sign-out-everywhere`)
+        .set('authorization', AUTH);
+
+    const first = await signOut();
+    const second = await signOut();
+
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.body).toMatchObject({ id: viewer.id, email: viewer.email, token_version: 2 });
+    expect(second.body).toMatchObject({ token_version: 3 });
+    const entry = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${own}/principals/${viewer.id}`)
+      .set('authorization', AUTH);
+    expect(entry.body).toMatchObject({ sub: viewer.id, version: 3, deleted: false });
+  });
+
+  test('When sign-out everywhere names a service account, an unknown person or an unknown realm, then 404', async () => {
+    const { tenant: own } = await h.createTenant();
+    const account = await request(h.internalUrl)
+      .post(`/internal/v1/realms/${own}/service-accounts`)
+      .set('authorization', AUTH)
+      .send({ name: 'not-a-person', actor: 'test' });
+    for (const path of [
+      `${own}/users/${account.body.client_id}`,
+      `${own}/users/00000000-0000-0000-0000-000000000000`,
+      `no-such-realm-here/users/00000000-0000-0000-0000-000000000000`,
+    ]) {
+      const res = await request(h.internalUrl)
+        .post(`/internal/v1/realms/${path}/sign-out-everywhere`)
+        .set('authorization', AUTH);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+    }
+    const version = await request(h.internalUrl)
+      .get(`/internal/v1/realms/${own}/principals/${account.body.client_id}`)
+      .set('authorization', AUTH);
+    expect(version.body).toMatchObject({ version: 1 });
+  });
 });
 
 describe('identifiers Postgres cannot store', () => {

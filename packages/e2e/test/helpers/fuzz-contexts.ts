@@ -81,7 +81,10 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
   const formUser = await p.createUser(tenant, 'View');
   const users = (await p.internal('GET', `/internal/v1/realms/${tenant}/users`)).body as Array<{
     id: string;
+    email: string;
   }>;
+  // Who account-admin's person routes name (sign-out everywhere): never the admin the fuzzer acts as.
+  const others = users.filter((u) => u.email !== admin).map((u) => u.id);
   const discovery = (
     await httpRequest(`${p.authUrl}/realms/${tenant}/.well-known/openid-configuration`)
   ).body as Record<string, unknown>;
@@ -310,6 +313,8 @@ export async function fuzzContexts(p: Platform): Promise<FuzzContexts> {
               'https://evil.example/',
             ],
             state: ['x'.repeat(43)],
+            id: others,
+            action: ['enrol-passkey', 'enrol-totp', 'recovery-codes'],
             iss: [`${p.authUrl}/realms/${tenant}`],
             error: ['access_denied'],
           },

@@ -39,6 +39,10 @@ export interface Principal {
   jti?: string;
   /** The thumbprint of the key the token is bound to (`cnf.jkt`, RFC 9449): set, only a DPoP proof by that key may use it. */
   jkt?: string;
+  /** A user token's authentication context class (`acr`): which kind of sign-in it came from. */
+  acr?: string;
+  /** A user token's `auth_time`: when the person authenticated (seconds since the epoch). */
+  authTime?: number;
 }
 
 const ROLE_RANK: Record<Role, number> = { View: 1, Edit: 2, 'Account Admin': 3 };
@@ -163,7 +167,16 @@ export function principalFromClaims(
   };
   if (jti !== undefined) principal.jti = jti;
   if (jkt !== undefined) principal.jkt = jkt;
-  return principal;
+  return Object.assign(principal, authContextOf(claims));
+}
+
+/** `acr` and `auth_time`, informational (step-up reads them): a malformed value is as good as none, never a refusal. */
+function authContextOf(claims: Record<string, unknown>): Pick<Principal, 'acr' | 'authTime'> {
+  const { acr, auth_time: authTime } = claims;
+  return {
+    ...(isText(acr) ? { acr } : {}),
+    ...(typeof authTime === 'number' && Number.isFinite(authTime) ? { authTime } : {}),
+  };
 }
 
 /** A SHA-256 thumbprint in base64url. */

@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   'user.enable',
   'user.remove',
   'invitation.revoke',
+  'session.end',
+  'user.sign_out_everywhere',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -13,6 +13,18 @@
  * A session's ID token (the hint its sign-out hands the realm) is encrypted besides: it names
  * the user and the realm signed it, so a Redis dump must not yield it. AES-256-GCM under another
  * key derived from SESSION_SECRET, bound to the record's Redis key like the MAC.
+ *
+ * A person's sessions are found through a per-person index (a sorted set under an HMAC of the
+ * tenant and the person's id): members `<handle> <record key>`, scored by the record's expiry.
+ * The handle is what the API shows (another HMAC of the session id, so neither the cookie nor
+ * the Redis key can be derived from it); the record holds its own handle under its MAC, so an
+ * index entry written into Redis by someone else never makes a record of another person count
+ * as this person's, and ending a session by handle checks the record names that person.
+ *
+ * Bound of an index: the person's live sessions (at most MAX_SESSIONS_PER_PERSON: a new sign-in
+ * beyond it ends the person's oldest session), plus entries of sessions that expired since the
+ * last sweep; every sign-in and every listing sweeps (expired entries and entries whose record
+ * is gone are dropped), and the index key itself expires with the person's last session.
  */
 import {
   createCipheriv,
@@ -41,15 +53,42 @@ export interface Session {
   sub: string;
   email: string | null;
   role: 'View' | 'Edit' | 'Account Admin';
-  /** When the role was last confirmed with the token service (ms since epoch). */
-  checkedAt: number;
+  /**
+   * The person's token version when the role was last confirmed: every request checks it
+   * against the revocation map (a role change, disable, removal or sign-out-everywhere bumps it).
+   * Absent in records written before it existed: read as 0.
+   */
+  tokenVersion?: number;
+  /** When role and version were last read from the token service (ms since epoch); absent: at sign-in. */
+  confirmedAt?: number;
+  /** Sign-in (ms since epoch). */
   createdAt: number;
+  /** The last request seen with this session (ms since epoch), written at most once a minute. */
+  lastSeenAt: number;
+  /** The browser's User-Agent at sign-in, cut to USER_AGENT_MAX characters. */
+  userAgent: string | null;
+  /** The address the session was last seen from. */
+  address: string | null;
+  /** When the realm last verified a second factor of this person in this session (ms since epoch). */
+  factorAt?: number;
+  /** Whether sensitive actions need a recent second factor (the person has one, or the policy requires one). */
+  stepUpRequired?: boolean;
   /** The ID token of the sign-in: sign-out sends it to the realm as `id_token_hint`, so the realm ends its session without asking. */
   idToken?: string;
+  /** The opaque handle the API names this session by; set by the store when it creates the session. */
+  handle?: string;
 }
+
+/** A session with its handle, as a person's listing gives it. */
+export type ListedSession = Session & { handle: string };
 
 /** A session as Redis holds it: the ID token encrypted. */
 type SessionRecord = Omit<Session, 'idToken'> & { idTokenSealed?: string };
+
+/** What a session keeps of the User-Agent header: enough to name the browser, never unbounded. */
+export const USER_AGENT_MAX = 256;
+/** A person's live sessions at most: a sign-in beyond it ends their oldest session (bounds the per-person index). */
+export const MAX_SESSIONS_PER_PERSON = 100;
 
 export interface PendingSignIn {
   tenant: string;
@@ -59,13 +98,28 @@ export interface PendingSignIn {
   returnTo: string;
   /** HMAC of the browser-binding cookie: the callback must come from the browser that started. */
   binding: string;
+  /**
+   * `step-up`: the callback verifies the same person as `stepUpSession` (the handle of the session
+   * that asked) and refreshes that session's factor time instead of opening a new session.
+   * Absent: a sign-in.
+   */
+  purpose?: 'sign-in' | 'step-up';
+  stepUpSession?: string;
 }
 
 export interface SessionStore {
+  /** Stores a new session under a fresh random id (returned) and adds it to its person's index. */
   create(session: Session, ttlSeconds: number): Promise<string>;
   get(id: string): Promise<Session | undefined>;
   update(id: string, session: Session): Promise<void>;
+  /** Ends the session (and drops it from its person's index). */
   destroy(id: string): Promise<void>;
+  /** The person's live sessions, newest first; sweeps the person's index as it reads it. */
+  listForPerson(tenant: string, sub: string): Promise<ListedSession[]>;
+  /** Ends the person's session with this handle; false when the person has no such live session. */
+  destroyByHandle(tenant: string, sub: string, handle: string): Promise<boolean>;
+  /** Ends every session of the person; how many there were. */
+  destroyAllForPerson(tenant: string, sub: string): Promise<number>;
   savePendingSignIn(state: string, pending: PendingSignIn, ttlSeconds: number): Promise<void>;
   /** Returns and deletes it: a state is good for one callback only. */
   takePendingSignIn(state: string): Promise<PendingSignIn | undefined>;
@@ -130,6 +184,10 @@ function idTokenBox(secret: string) {
     },
     /** The session; without its ID token when that cannot be decrypted (sign-out then asks the realm to confirm). */
     fromRecord({ idTokenSealed, ...session }: SessionRecord, redisKey: string): Session {
+      // Records written before these fields existed read as seen at sign-in, from nowhere known.
+      session.lastSeenAt ??= session.createdAt;
+      session.userAgent ??= null;
+      session.address ??= null;
       if (typeof idTokenSealed !== 'string') return session;
       const sealed = Buffer.from(idTokenSealed, 'base64url');
       if (sealed.length < 12 + 16) return session;
@@ -152,37 +210,136 @@ function idTokenBox(secret: string) {
 }
 
 export function createSessionStore(redis: Redis, secret: string): SessionStore {
-  const key = (kind: string, id: string) =>
-    `${PREFIX}${kind}:${createHmac('sha256', secret).update(`${kind}:${id}`).digest('base64url')}`;
+  const mac = (input: string) => createHmac('sha256', secret).update(input).digest('base64url');
+  const key = (kind: string, id: string) => `${PREFIX}${kind}:${mac(`${kind}:${id}`)}`;
+  const handleOf = (id: string) => mac(`handle:${id}`);
+  const indexKey = (tenant: string, sub: string) =>
+    `${PREFIX}person:${mac(`person:${tenant}\n${sub}`)}`;
   const { seal, open } = recordSeal(secret);
   const { toRecord, fromRecord } = idTokenBox(secret);
   const write = (k: string, value: unknown, ttlSeconds: number) =>
     redis
       .set(k, seal(k, value, Date.now() + ttlSeconds * 1000), 'EX', ttlSeconds)
       .catch(unavailable);
+  const read = async (k: string): Promise<Session | undefined> => {
+    const record = open<SessionRecord>(k, await redis.get(k).catch(unavailable))?.value;
+    return record === undefined ? undefined : fromRecord(record, k);
+  };
+  const belongsTo = (session: Session | undefined, tenant: string, sub: string) =>
+    session !== undefined && session.tenant === tenant && session.sub === sub;
+
+  /** The index's entries: `{member, handle, recordKey, expiresAt}`, expired ones dropped first. */
+  async function entriesOf(index: string) {
+    await redis.zremrangebyscore(index, '-inf', Date.now()).catch(unavailable);
+    const raw = await redis.zrange(index, 0, -1, 'WITHSCORES').catch(unavailable);
+    const entries: Array<{ member: string; handle: string; recordKey: string; expiresAt: number }> =
+      [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const member = raw[i]!;
+      const [handle = '', recordKey = ''] = member.split(' ');
+      entries.push({ member, handle, recordKey, expiresAt: Number(raw[i + 1]) });
+    }
+    return entries;
+  }
+
+  /** The index's live sessions of this person (oldest first); entries without one are dropped. */
+  async function sweep(tenant: string, sub: string) {
+    const index = indexKey(tenant, sub);
+    const live: Array<{ member: string; recordKey: string; session: ListedSession }> = [];
+    const dead: string[] = [];
+    const entries = (await entriesOf(index)).filter((e) => {
+      const ours = e.recordKey.startsWith(`${PREFIX}session:`);
+      if (!ours) dead.push(e.member);
+      return ours;
+    });
+    // One round trip for every record of the person (at most MAX_SESSIONS_PER_PERSON and the expired).
+    const raws =
+      entries.length === 0
+        ? []
+        : await redis.mget(entries.map((e) => e.recordKey)).catch(unavailable);
+    for (const [i, entry] of entries.entries()) {
+      const record = open<SessionRecord>(entry.recordKey, raws[i] ?? null)?.value;
+      const session = record === undefined ? undefined : fromRecord(record, entry.recordKey);
+      if (belongsTo(session, tenant, sub) && session!.handle === entry.handle)
+        live.push({ ...entry, session: { ...session!, handle: entry.handle } });
+      else dead.push(entry.member);
+    }
+    if (dead.length > 0) await redis.zrem(index, ...dead).catch(unavailable);
+    return { index, live };
+  }
+
+  async function unindex(session: Session | undefined, recordKey: string): Promise<void> {
+    if (session?.handle === undefined) return;
+    await redis
+      .zrem(indexKey(session.tenant, session.sub), `${session.handle} ${recordKey}`)
+      .catch(unavailable);
+  }
+
   return {
     async create(session, ttlSeconds) {
       const id = randomId();
       const k = key('session', id);
-      await write(k, toRecord(session, k), ttlSeconds);
+      const handle = handleOf(id);
+      const expiresAt = Date.now() + ttlSeconds * 1000;
+      await write(k, toRecord({ ...session, handle }, k), ttlSeconds);
+      const index = indexKey(session.tenant, session.sub);
+      await redis
+        .multi()
+        .zadd(index, expiresAt, `${handle} ${k}`)
+        // The index lives as long as the person's newest session (GT: never shortened).
+        .pexpireat(index, expiresAt, 'GT')
+        .pexpireat(index, expiresAt, 'NX')
+        .exec()
+        .catch(unavailable);
+      const { live } = await sweep(session.tenant, session.sub);
+      // Oldest first: beyond the bound, the oldest sessions end.
+      for (const extra of live.slice(0, Math.max(0, live.length - MAX_SESSIONS_PER_PERSON))) {
+        await redis.del(extra.recordKey).catch(unavailable);
+        await redis.zrem(index, extra.member).catch(unavailable);
+      }
       return id;
     },
-    async get(id) {
-      const k = key('session', id);
-      const record = open<SessionRecord>(k, await redis.get(k).catch(unavailable))?.value;
-      return record === undefined ? undefined : fromRecord(record, k);
+    get(id) {
+      return read(key('session', id));
     },
     async update(id, session) {
       // Keeps the record's expiry: a session lives SESSION_TTL_SECONDS from sign-in, whatever is updated.
       const k = key('session', id);
       const current = open<SessionRecord>(k, await redis.get(k).catch(unavailable));
       if (current === undefined) return;
+      // The handle is the store's: an update never moves a session to another handle.
+      const kept = { ...session, handle: current.value.handle };
       await redis
-        .set(k, seal(k, toRecord(session, k), current.expiresAt), 'KEEPTTL', 'XX')
+        .set(k, seal(k, toRecord(kept, k), current.expiresAt), 'KEEPTTL', 'XX')
         .catch(unavailable);
     },
     async destroy(id) {
-      await redis.del(key('session', id)).catch(unavailable);
+      const k = key('session', id);
+      const record = open<SessionRecord>(k, await redis.getdel(k).catch(unavailable))?.value;
+      await unindex(record, k);
+    },
+    async listForPerson(tenant, sub) {
+      const { live } = await sweep(tenant, sub);
+      return live.map((l) => l.session).sort((a, b) => b.createdAt - a.createdAt);
+    },
+    async destroyByHandle(tenant, sub, handle) {
+      const index = indexKey(tenant, sub);
+      for (const entry of await entriesOf(index)) {
+        if (entry.handle !== handle) continue;
+        const session = await read(entry.recordKey);
+        await redis.zrem(index, entry.member).catch(unavailable);
+        if (!belongsTo(session, tenant, sub) || session!.handle !== handle) return false;
+        return (await redis.del(entry.recordKey).catch(unavailable)) === 1;
+      }
+      return false;
+    },
+    async destroyAllForPerson(tenant, sub) {
+      const { index, live } = await sweep(tenant, sub);
+      for (const { recordKey, member } of live) {
+        await redis.del(recordKey).catch(unavailable);
+        await redis.zrem(index, member).catch(unavailable);
+      }
+      return live.length;
     },
     async savePendingSignIn(state, pending, ttlSeconds) {
       await write(key('signin', state), pending, ttlSeconds);

@@ -11,6 +11,10 @@ export const ServiceAccountNotFound = createError(
   'Service account not found',
 );
 export const TenantNotFound = createError('TenantNotFound', 404, 'Tenant not found');
+/** A session handle that names no live session of the caller's (forged, another person's, ended). */
+export const SessionNotFound = createError('SessionNotFound', 404, 'Session not found');
+/** A person's id that names nobody in the caller's tenant (malformed ids included). */
+export const PersonNotFound = createError('PersonNotFound', 404, 'User not found');
 export const NotAccountAdmin = createError(
   'NotAccountAdmin',
   403,

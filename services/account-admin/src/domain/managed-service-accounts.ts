@@ -18,6 +18,9 @@
  *   logged in full (it never holds a secret) at error level with `audit_write_failures_total`
  *   counted, so an operator can replay it. The caller gets the result (a reset secret must
  *   reach its owner, or the account stays unusable).
+ *
+ * Creating, resetting and deleting an account and adding a key or a trusted workload mint or
+ * remove credentials: they also need a recent second factor (step-up.ts) from a person who has one.
  */
 import { NotFound } from '@plant/shared/api';
 import type { Logger } from '@plant/shared/logging';
@@ -151,6 +154,7 @@ export async function createServiceAccount(
   input: CreateServiceAccountInput,
 ): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
+  assertRecentFactor(actor);
   const created = await deps.tokenService.createServiceAccount(
     actor.tenant,
     input.name,
@@ -307,6 +311,7 @@ export async function resetServiceAccountSecret(
   clientId: string,
 ): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
+  assertRecentFactor(actor);
   assertClientId(clientId);
   const reset = await deps.tokenService.resetSecret(actor.tenant, clientId, actorLabel(actor));
   await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.reset_secret', reset));
@@ -357,6 +362,7 @@ export async function deleteServiceAccount(
   clientId: string,
 ): Promise<void> {
   assertCanManage(actor);
+  assertRecentFactor(actor);
   assertClientId(clientId);
   // Read first: the audit trail names what was deleted, and an unknown id is a 404 before any change.
   const existing = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
@@ -373,6 +379,7 @@ export async function addServiceAccountKey(
   input: AddKeyInput,
 ): Promise<ServiceAccountKey> {
   assertCanManage(actor);
+  assertRecentFactor(actor);
   assertClientId(clientId);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const key = await deps.tokenService.addKey(
@@ -399,6 +406,7 @@ export async function addServiceAccountTrust(
   input: AddTrustInput,
 ): Promise<ServiceAccountTrust> {
   assertCanManage(actor);
+  assertRecentFactor(actor);
   assertClientId(clientId);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const trust = await deps.tokenService.addTrust(

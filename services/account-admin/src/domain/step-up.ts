@@ -17,3 +17,15 @@ export function hasRecentFactor(actor: Actor, now = Date.now()): boolean {
 export function assertRecentFactor(actor: Actor, now = Date.now()): void {
   if (!hasRecentFactor(actor, now)) throw new StepUpRequired();
 }
+
+/**
+ * Whether the person has a second factor, as the token service's user view counts them
+ * (`factors`); a view without the counts (an older token service) says no.
+ */
+export function hasSecondFactor(user: object): boolean {
+  const factors = (user as { factors?: { passkeys?: unknown; totp?: unknown } }).factors;
+  return (
+    factors !== undefined &&
+    ((typeof factors.passkeys === 'number' && factors.passkeys > 0) || factors.totp === true)
+  );
+}

@@ -68,6 +68,13 @@ export interface UserRepository {
     sub: string,
     change: UserChange,
   ): Promise<RevocationEntry | UserChangeRefusal | undefined>;
+  /**
+   * In one transaction: bumps the live user's token version (the revocation feed records it)
+   * and deletes the realm's oidc-provider `Session` artifacts of that account, so the realm's
+   * sign-in page does not sign them straight back in. The new entry, undefined when there is no
+   * such live user.
+   */
+  signOutEverywhere(realm: string, sub: string): Promise<RevocationEntry | undefined>;
 }
 
 /** The principal and its user row, in the caller's transaction (also the realm's first user). */
@@ -196,6 +203,19 @@ export function createUserRepository(db: Knex): UserRepository {
         [email, realm],
       );
       return rows[0]!;
+    },
+    signOutEverywhere(realm, sub) {
+      return db.transaction(async (trx) => {
+        const user = await trx('users').where({ realm, sub }).first('sub');
+        if (user === undefined) return undefined;
+        const entry = await bumpTokenVersion(trx, realm, sub);
+        if (entry === undefined) return undefined;
+        await trx('oidc_payloads')
+          .where({ realm, model: 'Session' })
+          .whereRaw("payload->>'accountId' = ?", [sub])
+          .del();
+        return entry;
+      });
     },
     create(realm, user) {
       return db.transaction(async (trx) => {

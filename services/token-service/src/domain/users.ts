@@ -1,6 +1,8 @@
 /**
  * People of a realm: created by the CLI or by accepting an invitation (invitations.ts), read
- * and managed over the internal API (account-admin's People page). Passwords are kept only as
+ * and managed over the internal API (account-admin's People page; the portal re-reads a
+ * session's person when their token version moved), signed out everywhere by an Account Admin.
+ * Passwords are kept only as
  * their hash (passwords.ts); signing in is authenticate-user.ts.
  *
  * Every change of a person (role, disable, enable, remove) runs under the realm lock with the
@@ -82,6 +84,24 @@ export async function getUser(
     throw new UserNotFound();
   }
   return toUser(row);
+}
+
+/**
+ * Signs the person out everywhere: version bumped with their realm sessions deleted (one
+ * transaction), then published, so every replica refuses their older tokens and portal sessions.
+ */
+export async function signOutUserEverywhere(
+  ctx: Pick<IdentityContext, 'users' | 'realms' | 'publisher'>,
+  tenant: string,
+  id: string,
+): Promise<User> {
+  const entry = await ctx.users.signOutEverywhere(tenant, id);
+  if (entry === undefined) {
+    await assertTenantExists(ctx, tenant);
+    throw new UserNotFound();
+  }
+  await ctx.publisher.publish(entry);
+  return getUser(ctx, tenant, id);
 }
 
 export async function listUsers(

@@ -4,11 +4,13 @@ import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { Actor } from '../../domain/actor.js';
 import {
   CsrfRejected,
+  FACTOR_ACR,
   NotAccountAdmin,
   NotSignedIn,
   TokenServiceUnavailable,
 } from '../../domain/errors.js';
 import { actorFromSession } from '../../domain/portal-sessions.js';
+import { hasSecondFactor } from '../../domain/step-up.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 
 declare global {
@@ -17,6 +19,8 @@ declare global {
     interface Request {
       /** Who is asking, set by `authenticateApi`. */
       actor?: Actor;
+      /** The handle of the portal session asking (unset for a bearer caller). */
+      sessionHandle?: string;
     }
   }
 }
@@ -41,11 +45,20 @@ export function authenticateApi(
   sessions: PortalSessions,
   tokenService: TokenServiceClient,
 ): RequestHandler {
-  /** Tokens carry no email: a user's is looked up where it is shown or recorded (`created_by`, audit, /me). */
+  /**
+   * Tokens carry no email: a user's is looked up where it is shown or recorded (`created_by`,
+   * audit, /me). The same read says whether the person has a second factor, so a change by a
+   * user token needs a recent one (its `acr`/`auth_time`) as a portal session's does.
+   */
   async function withEmail(req: Request, actor: Actor): Promise<Actor> {
     if (actor.type !== 'user' || (SAFE_METHODS.has(req.method) && req.path !== '/me')) return actor;
     try {
-      return { ...actor, email: (await tokenService.getUser(actor.tenant, actor.sub)).email };
+      const user = await tokenService.getUser(actor.tenant, actor.sub);
+      return {
+        ...actor,
+        email: user.email,
+        ...(hasSecondFactor(user) ? { stepUpRequired: true } : {}),
+      };
     } catch (err) {
       if (err instanceof TokenServiceUnavailable) throw err;
       return actor;
@@ -64,6 +77,9 @@ export function authenticateApi(
           type: p.principalType,
           role: p.role,
           via: 'bearer',
+          ...(p.acr === FACTOR_ACR && p.authTime !== undefined
+            ? { factorAt: p.authTime * 1000 }
+            : {}),
         }).then((actor) => {
           req.actor = actor;
           next();
@@ -85,6 +101,7 @@ export function authenticateApi(
         return;
       }
       req.actor = actorFromSession(loaded.session);
+      if (loaded.session.handle !== undefined) req.sessionHandle = loaded.session.handle;
       next();
     }, next);
   };

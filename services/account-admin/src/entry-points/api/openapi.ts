@@ -25,6 +25,7 @@ import {
 import { registerCredentialOperations } from './credential-operations.js';
 import { registerCredentialPolicyOperations } from './credential-policy-routes.js';
 import { registerPeopleOperations } from './people-operations.js';
+import { registerSessionOperations } from './session-operations.js';
 import {
   AuditEventSchema,
   MeSchema,
@@ -39,6 +40,11 @@ const common = {
 const management = {
   ...common,
   403: 'Not a user with Account Admin (service-account tokens always), or a missing/mismatched X-CSRF-Token on a session request',
+};
+/** Actions that mint or remove credentials: a person with a second factor must have used it recently. */
+const sensitive = {
+  ...management,
+  401: `${common[401]}; or, with \`error="insufficient_user_authentication"\` and \`acr_values\`/\`max_age\` (RFC 9470), the person must verify their second factor again (step-up: GET /step-up in the portal)`,
 };
 const unknown = 'Unknown in this tenant';
 
@@ -74,7 +80,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
         400: 'Invalid body',
         409: `A service account with this name exists, or the tenant has ${MAX_SERVICE_ACCOUNTS} (each with its own message)`,
         ...JSON_BODY_ERRORS,
-        ...management,
+        ...sensitive,
       }),
     },
   });
@@ -98,7 +104,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { params: ServiceAccountPath, body: jsonRequestBody(UpdateServiceAccountBody) },
     responses: {
       200: jsonResponse('Updated', ServiceAccountSchema),
-      ...errorResponses({ 400: 'Invalid body', 404: unknown, ...management }),
+      ...errorResponses({ 400: 'Invalid body', 404: unknown, ...sensitive }),
     },
   });
   registry.registerPath({
@@ -109,7 +115,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { params: ServiceAccountPath },
     responses: {
       204: { description: 'Deleted' },
-      ...errorResponses({ 404: unknown, ...management }),
+      ...errorResponses({ 404: unknown, ...sensitive }),
     },
   });
   registry.registerPath({
@@ -120,12 +126,13 @@ export function accountAdminOperations(): OpenAPIRegistry {
     request: { params: ServiceAccountPath },
     responses: {
       200: jsonResponse('The new secret, shown once', ServiceAccountWithSecretSchema),
-      ...errorResponses({ 404: unknown, ...management }),
+      ...errorResponses({ 404: unknown, ...sensitive }),
     },
   });
-  registerCredentialOperations(registry, { common, management });
-  registerCredentialPolicyOperations(registry, { common, management });
+  registerCredentialOperations(registry, { common, management: sensitive });
+  registerCredentialPolicyOperations(registry, { common, management: sensitive });
   registerPeopleOperations(registry, { common });
+  registerSessionOperations(registry, { common, management: sensitive });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',

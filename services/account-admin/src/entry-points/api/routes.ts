@@ -22,11 +22,13 @@ import {
   UpdateServiceAccountBody,
 } from '../../domain/service-account-validators.js';
 import type { PeopleDeps } from '../../domain/people.js';
+import type { SessionStore } from '../../domain/portal-sessions.js';
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { credentialPolicyRoutes } from './credential-policy-routes.js';
 import { credentialRoutes } from './credential-routes.js';
 import { peopleRoutes } from './people-routes.js';
+import { sessionRoutes } from './session-routes.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
 export interface ApiRoutesDeps {
@@ -37,6 +39,7 @@ export interface ApiRoutesDeps {
   auth: BearerAuth;
   sessions: PortalSessions;
   tokenService: TokenServiceClient;
+  store: SessionStore;
 }
 
 /** The REST API's base path. */
@@ -54,6 +57,7 @@ export function apiRoutes({
   auth,
   sessions,
   tokenService,
+  store,
 }: ApiRoutesDeps): RouteTable {
   const accountPath = `${API_BASE}/service-accounts/:client_id`;
   return [
@@ -166,6 +170,7 @@ export function apiRoutes({
     ...credentialRoutes(accounts, accountPath),
     ...credentialPolicyRoutes(accounts, API_BASE),
     ...peopleRoutes(people, API_BASE),
+    ...sessionRoutes({ ...accounts, store }, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

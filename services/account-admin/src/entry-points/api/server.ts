@@ -92,6 +92,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         auth: deps.auth,
         sessions: deps.sessions,
         tokenService: deps.tokenService,
+        store: deps.store,
       }),
       ...signInRoutes({
         oidc: deps.oidc,
@@ -108,6 +109,8 @@ export function createApp(deps: AppDependencies): HttpApp {
         people: deps.people,
         audit: deps.audit,
         sessions: deps.sessions,
+        store: deps.store,
+        tokenService: deps.tokenService,
         logger,
         authUrl: deps.authUrl,
       }),

@@ -17,7 +17,7 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'credentials' | 'people' | 'activity';
+  active?: 'service-accounts' | 'credentials' | 'people' | 'activity' | 'sessions' | 'security';
   body: Html;
   /** The page's own scripts, after portal.js. */
   scripts?: readonly string[];
@@ -32,6 +32,8 @@ export function layout({ title, session, active, body, scripts = [] }: LayoutOpt
         <a href="/settings/credentials" ${current('credentials')}>Credentials</a>
         ${session.role === 'Account Admin' ? html`<a href="/settings/people" ${current('people')}>People</a>` : ''}
         <a href="/activity" ${current('activity')}>Activity</a>
+        <a href="/settings/sessions" ${current('sessions')}>Sessions</a>
+        <a href="/settings/security" ${current('security')}>Security</a>
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>
@@ -122,6 +124,20 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
 </tr>`;
 }
 
+/** The confirmation dialog portal.js's `confirm` opens. */
+export const confirmDialog = html`
+<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-message">
+  <form class="stack" data-form="confirm">
+    <h2 id="confirm-title"></h2>
+    <p id="confirm-message"></p>
+    <p id="confirm-error" class="alert alert-error" role="alert" hidden></p>
+    <div class="dialog-actions">
+      <button type="button" class="button" data-close autofocus>Cancel</button>
+      <button type="submit" class="button" id="confirm-button"></button>
+    </div>
+  </form>
+</dialog>`;
+
 export const managementDialogs = html`
 <dialog id="create-dialog" aria-labelledby="create-title">
   <form class="stack" data-form="create">
@@ -151,17 +167,7 @@ export const managementDialogs = html`
   </div>
 </dialog>
 
-<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-message">
-  <form class="stack" data-form="confirm">
-    <h2 id="confirm-title"></h2>
-    <p id="confirm-message"></p>
-    <p id="confirm-error" class="alert alert-error" role="alert" hidden></p>
-    <div class="dialog-actions">
-      <button type="button" class="button" data-close autofocus>Cancel</button>
-      <button type="submit" class="button" id="confirm-button"></button>
-    </div>
-  </form>
-</dialog>
+${confirmDialog}
 
 <dialog id="edit-dialog" aria-labelledby="edit-title">
   <form class="stack" data-form="edit">
@@ -228,6 +234,8 @@ const ACTION_TEXT: Record<string, string> = {
   'service_account.update': 'Changed role or grants of',
   'service_account.reset_secret': 'Reset the secret of',
   'service_account.delete': 'Deleted',
+  'session.end': 'Ended a portal session of',
+  'user.sign_out_everywhere': 'Signed out everywhere',
   ...CREDENTIAL_ACTION_TEXT,
 };
 

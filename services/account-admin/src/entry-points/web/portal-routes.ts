@@ -1,6 +1,7 @@
-/** The portal's pages: tenant picker, Settings → Service accounts and People, Activity. Server-rendered. */
+/** The portal's pages: tenant picker, Settings → Service accounts, Credentials, People, Sessions, Security, Activity. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
@@ -11,13 +12,20 @@ import {
   listServiceAccounts,
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
-import { actorFromSession, type Session } from '../../domain/portal-sessions.js';
+import {
+  actorFromSession,
+  listOwnSessions,
+  type Session,
+  type SessionStore,
+} from '../../domain/portal-sessions.js';
 import { listInvitations, listPeople, type PeopleDeps } from '../../domain/people.js';
 import { pageRoutes } from './page-errors.js';
 import { getCredentialPolicy } from '../../domain/credential-policy.js';
 import { peoplePage } from './people-pages.js';
 import { credentialsPage } from './credential-pages.js';
 import { credentialPolicyPage } from './credential-policy-page.js';
+import { factorSummaryOf, securityPage } from './security-pages.js';
+import { sessionsPage } from './session-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
@@ -28,6 +36,9 @@ export interface PortalDeps {
   people: PeopleDeps;
   audit: AuditTrail;
   sessions: PortalSessions;
+  store: SessionStore;
+  /** Reads the person's factor counts for the Security page. */
+  tokenService: Pick<TokenServiceClient, 'getUser'>;
   logger: Logger;
   /** The token service's public base URL: a realm's issuer is what assertions name as audience. */
   authUrl: string;
@@ -49,6 +60,8 @@ export function portalRoutes({
   people,
   audit,
   sessions,
+  store,
+  tokenService,
   logger,
   authUrl,
 }: PortalDeps): Route[] {
@@ -63,6 +76,18 @@ export function portalRoutes({
     }
     req.portalSession = loaded.session;
     next();
+  }
+
+  async function ownSessions(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const list = await listOwnSessions(store, actorFromSession(session), session.handle);
+    sendPage(res, 200, sessionsPage({ session, sessions: list }));
+  }
+
+  async function security(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const user = await tokenService.getUser(session.tenant, session.sub);
+    sendPage(res, 200, securityPage({ session, factors: factorSummaryOf(user) }));
   }
 
   async function tenantPicker(req: Request, res: Response): Promise<void> {
@@ -164,5 +189,7 @@ export function portalRoutes({
     page('/settings/credentials', [requireSession, credentialSettings]),
     page('/settings/people', [requireSession, peopleSettings]),
     page('/activity', [requireSession, activity], ['cursor']),
+    page('/settings/sessions', [requireSession, ownSessions]),
+    page('/settings/security', [requireSession, security]),
   ];
 }

@@ -10,7 +10,9 @@ import {
   endSession,
   loadSession,
   openSession,
+  userAgentOf,
   type LoadSessionDeps,
+  type NewSession,
   type Session,
 } from '../../domain/portal-sessions.js';
 
@@ -57,9 +59,14 @@ export function bindingHash(secret: string, binding: string): string {
 export const randomBinding = () => randomBytes(32).toString('base64url');
 
 export interface PortalSessions {
-  /** The request's session, its role re-confirmed now and then (`loadSession`); undefined when signed out. */
+  /** The request's session, checked against the revocation map (`loadSession`); undefined when signed out. */
   load(req: Request): Promise<{ id: string; session: Session } | undefined>;
-  start(res: Response, session: Omit<Session, 'checkedAt' | 'createdAt'>): Promise<void>;
+  /** Opens a session for the person who signed in, recording the request's browser and address. */
+  start(
+    req: Request,
+    res: Response,
+    person: Omit<NewSession, 'userAgent' | 'address'>,
+  ): Promise<void>;
   end(req: Request, res: Response): Promise<void>;
   /** Double submit: the header equals the cookie, and both are this session's token. */
   csrfValid(req: Request, sessionId: string): boolean;
@@ -78,6 +85,7 @@ export interface PortalSessionOptions extends LoadSessionDeps {
 export function createPortalSessions({
   store,
   tokenService,
+  revocation,
   secret,
   secure,
   ttlSeconds,
@@ -90,18 +98,25 @@ export function createPortalSessions({
     ...(maxAgeMs === undefined ? {} : { maxAge: maxAgeMs }),
   });
 
-  const sessionDeps = { store, tokenService };
+  const sessionDeps = { store, tokenService, revocation };
 
   return {
     cookieOptions,
     async load(req) {
       const id = readCookies(req)[SESSION_COOKIE];
       if (id === undefined || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-      const session = await loadSession(sessionDeps, id);
+      const session = await loadSession(sessionDeps, id, {
+        address: req.ip ?? null,
+        userAgent: userAgentOf(req.headers['user-agent']),
+      });
       return session === undefined ? undefined : { id, session };
     },
-    async start(res, session) {
-      const id = await openSession(store, session, ttlSeconds);
+    async start(req, res, person) {
+      const id = await openSession(
+        store,
+        { ...person, userAgent: userAgentOf(req.headers['user-agent']), address: req.ip ?? null },
+        ttlSeconds,
+      );
       res.cookie(SESSION_COOKIE, id, cookieOptions(ttlSeconds * 1000));
       res.cookie(CSRF_COOKIE, csrfTokenFor(secret, id), cookieOptions(ttlSeconds * 1000, false));
     },

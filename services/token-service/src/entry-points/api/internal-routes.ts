@@ -22,6 +22,7 @@ import {
 } from '../../domain/service-accounts.js';
 import { getPublishedKeys } from '../../domain/signing-keys.js';
 import { getTenant, listRealms } from '../../domain/tenants.js';
+import { signOutUserEverywhere } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
 import { peopleRoutes } from './internal-people-routes.js';
 import {
@@ -144,6 +145,16 @@ export function internalRoutes({
     ),
     ...credentialRoutes(identity, account),
     ...peopleRoutes(identity, invitations, base),
+    {
+      method: 'POST',
+      path: `${base}/users/:id/sign-out-everywhere`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await signOutUserEverywhere(identity, tenantOf(req), idOf(req, 'id')));
+        },
+      ],
+    },
     {
       method: 'GET',
       path: `${base}/principals/:sub`,
