@@ -26,6 +26,7 @@ import {
   type ServiceAccountRepository,
 } from './service-account-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
+import { createUserFactorRepository, type UserFactorRepository } from './user-factor-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
 
 /** Every Postgres repository of the token service, over one pool. */
@@ -42,6 +43,8 @@ export interface Repositories {
   clientCredentials: ClientCredentialRepository;
   credentialUsage: CredentialUsageRepository;
   users: UserRepository;
+  /** Second factors, recovery codes, the realm's factor policy. */
+  userFactors: UserFactorRepository;
   oidcPayloads: OidcPayloadRepository;
 }
 
@@ -56,6 +59,7 @@ export function createRepositories(db: Knex): Repositories {
     clientCredentials: createClientCredentialRepository(db),
     credentialUsage: createCredentialUsageRepository(db),
     users: createUserRepository(db),
+    userFactors: createUserFactorRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
   };
 }

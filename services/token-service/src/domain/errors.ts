@@ -27,6 +27,7 @@ export const UserEmailTaken = createError(
   409,
   'A user with this email already exists',
 );
+export const FactorNotFound = createError('FactorNotFound', 404, 'Factor not found');
 export const PrincipalNotFound = createError('PrincipalNotFound', 404, 'Principal not found');
 
 const TooManyFailedAuthenticationsBase = createError(
