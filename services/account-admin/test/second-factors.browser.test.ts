@@ -110,11 +110,11 @@ describe('passkeys at the realm', () => {
     expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
   });
 
-  test('When the person comes back, then "Sign in with a passkey" signs them in without a password', async () => {
+  test('When the person comes back, then "Use a passkey" on the sign-in form signs them in without a password', async () => {
     await signedOut(page);
     await toSignInForm(page);
     await expectAccessible(page, 'sign-in form with passkey');
-    await tabTo(page, 'Sign in with a passkey');
+    await tabTo(page, 'Use a passkey');
     await page.keyboard.press('Enter');
 
     await page.waitForURL(`${platform.portalUrl}/settings/service-accounts`);

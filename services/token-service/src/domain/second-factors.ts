@@ -53,6 +53,8 @@ export interface FactorDeps {
   throttle: SignInThrottle;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const hasSecondFactor = (person: Pick<SignInPerson, 'passkeys' | 'totp'>): boolean =>
   person.passkeys > 0 || person.totp;
 
@@ -310,6 +312,8 @@ export async function removeFactor(
   input: { tenant: string; sub: string; factorId: string; actor: Actor },
 ): Promise<void> {
   const person = await personOrNotFound(deps, input.tenant, input.sub);
+  // Factor ids are UUIDs: anything else names no factor (and never reaches a uuid column).
+  if (!UUID.test(input.factorId)) throw new FactorNotFound();
   const removed = await deps.identity.userFactors.remove(input.tenant, input.sub, input.factorId, {
     action: 'factor.remove',
     actorSub: input.actor.sub,

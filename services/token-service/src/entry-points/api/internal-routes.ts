@@ -23,6 +23,7 @@ import { getPublishedKeys } from '../../domain/signing-keys.js';
 import { getTenant, listRealms } from '../../domain/tenants.js';
 import { getUser, listUsers } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
+import { factorRoutes } from './internal-factor-routes.js';
 import {
   accountActionRoute,
   idOf,
@@ -156,6 +157,7 @@ export function internalRoutes({ identity, accessTokenTtl }: InternalRoutesDeps)
         },
       ],
     },
+    ...factorRoutes(identity, base),
     {
       method: 'GET',
       path: `${base}/principals/:sub`,

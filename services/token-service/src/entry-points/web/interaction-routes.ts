@@ -59,7 +59,8 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
       'authenticate',
       'passkey',
       options,
-      'Sign in with a passkey',
+      // Not "Sign in …": the password form's own button keeps that name to itself.
+      'Use a passkey',
       false,
     );
     return signInFormPage(tenant, uid, csrf, { ...state, passkey });

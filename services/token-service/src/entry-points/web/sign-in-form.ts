@@ -41,7 +41,7 @@ export interface FormState {
   error?: string | Html;
   /** The fields themselves were wrong (not a refusal to check them). */
   invalid?: boolean;
-  /** "Sign in with a passkey" (a form run by the passkey script), when offered. */
+  /** Sign in with a passkey (a form run by the passkey script), when offered. */
   passkey?: Html;
 }
 
