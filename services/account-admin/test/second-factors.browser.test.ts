@@ -70,8 +70,7 @@ function totp(base32: string, now = Date.now()): string {
 /** Waits for a new 30 s step with a few seconds ahead of it (a code is spent once per step). */
 async function nextStep(): Promise<void> {
   const step = Math.floor(Date.now() / 30_000);
-  while (Math.floor(Date.now() / 30_000) === step || (Date.now() / 1000) % 30 < 1)
-    await sleep(250);
+  while (Math.floor(Date.now() / 30_000) === step || (Date.now() / 1000) % 30 < 1) await sleep(250);
 }
 
 /** The portal's tenant picker, then the realm's sign-in form. */
@@ -134,7 +133,10 @@ describe('an authenticator app at the realm', () => {
     await p.keyboard.type(totp(key));
     await p.keyboard.press('Enter');
     await p.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
-    const codes = await p.getByRole('list', { name: 'Recovery codes' }).locator('code').allTextContents();
+    const codes = await p
+      .getByRole('list', { name: 'Recovery codes' })
+      .locator('code')
+      .allTextContents();
     expect(codes).toHaveLength(10);
     await expectAccessible(p, 'recovery codes');
     await shot(p, 'factors-2-recovery-codes');
