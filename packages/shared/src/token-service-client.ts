@@ -6,6 +6,7 @@
  * error with `mapError`.
  */
 import type {
+  FactorPolicy,
   NewServiceAccountKey,
   NewServiceAccountTrust,
   RevocationChanges,
@@ -18,6 +19,7 @@ import type {
   ServiceAccountTrust,
   ServiceAccountWithSecret,
   User,
+  UserFactors,
 } from './internal-api-types.js';
 import {
   answerMessageOf,
@@ -331,6 +333,43 @@ export class TokenServiceClient {
 
   getUser(tenant: string, id: string): Promise<User> {
     return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(id)}`));
+  }
+
+  listUserFactors(tenant: string, userId: string): Promise<UserFactors> {
+    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(userId)}/factors`));
+  }
+
+  /** Removes one factor of the person (404 when it is not theirs). */
+  removeUserFactor(tenant: string, userId: string, factorId: string, actor: string): Promise<void> {
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${realm(tenant)}/users/${seg(userId)}/factors/${seg(factorId)}`, {
+        actor,
+      }),
+    );
+  }
+
+  /** Removes every factor and recovery code of the person; their sessions' version moves. */
+  resetUserFactors(tenant: string, userId: string, actor: string): Promise<{ removed: number }> {
+    return this.#mapped(() =>
+      this.#json('DELETE', `${realm(tenant)}/users/${seg(userId)}/factors`, { actor }),
+    );
+  }
+
+  getFactorPolicy(tenant: string): Promise<FactorPolicy> {
+    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/factor-policy`));
+  }
+
+  setFactorPolicy(
+    tenant: string,
+    requireAdminFactor: boolean,
+    actor: string,
+  ): Promise<FactorPolicy> {
+    return this.#mapped(() =>
+      this.#json('PUT', `${realm(tenant)}/factor-policy`, {
+        require_admin_factor: requireAdminFactor,
+        actor,
+      }),
+    );
   }
 
   /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */

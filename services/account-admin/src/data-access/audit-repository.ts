@@ -13,6 +13,9 @@ export const AUDIT_ACTIONS = [
   'service_account.secret_remove',
   'service_account.disable',
   'service_account.enable',
+  'factor.remove',
+  'user.factors_reset',
+  'tenant.policy_change',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

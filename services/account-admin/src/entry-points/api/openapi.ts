@@ -23,6 +23,7 @@ import {
   UpdateServiceAccountBody,
 } from '../../domain/service-account-validators.js';
 import { registerCredentialOperations } from './credential-operations.js';
+import { registerFactorOperations } from './factor-operations.js';
 import {
   AuditEventSchema,
   MeSchema,
@@ -121,6 +122,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
     },
   });
   registerCredentialOperations(registry, { common, management });
+  registerFactorOperations(registry, { common, management });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',

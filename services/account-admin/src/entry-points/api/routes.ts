@@ -24,6 +24,7 @@ import {
 import type { PortalSessions } from '../web/session-cookies.js';
 import { actorOf, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 import { credentialRoutes } from './credential-routes.js';
+import { factorRoutes } from './factor-routes.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
 export interface ApiRoutesDeps {
@@ -159,6 +160,7 @@ export function apiRoutes({
       ],
     },
     ...credentialRoutes(accounts, accountPath),
+    ...factorRoutes(accounts, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,
