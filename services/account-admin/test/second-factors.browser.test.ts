@@ -22,6 +22,8 @@ let page: Page;
 let cdp: CDPSession;
 let tenant: string;
 let authUrl: string;
+/** The Account Admin who enrols the page's passkey. */
+let passkeyHolder: string;
 /** The page's virtual authenticator: a platform passkey store with user verification. */
 let authenticatorId: string;
 
@@ -94,9 +96,9 @@ async function signedOut(p: Page): Promise<void> {
 
 describe('passkeys at the realm', () => {
   test('When an Account Admin without a factor signs in where the policy requires one, then the enrolment page asks for one; a passkey added with the keyboard alone finishes the sign-in', async () => {
-    const email = await platform.createUser(tenant, 'Account Admin');
+    passkeyHolder = await platform.createUser(tenant, 'Account Admin');
 
-    await withPassword(page, email);
+    await withPassword(page, passkeyHolder);
     await page.getByRole('heading', { name: 'Add a second factor' }).waitFor();
     await expectAccessible(page, 'enrolment page');
     await shot(page, 'factors-1-enrol');
@@ -115,6 +117,16 @@ describe('passkeys at the realm', () => {
     await expectAccessible(page, 'sign-in form with passkey');
     await tabTo(page, 'Use a passkey');
     await page.keyboard.press('Enter');
+
+    await page.waitForURL(`${platform.portalUrl}/settings/service-accounts`);
+  });
+
+  test('When the person signs in with the password instead, then the passkey is asked as the second factor', async () => {
+    await signedOut(page);
+    await withPassword(page, passkeyHolder);
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await expectAccessible(page, 'factor page with a passkey');
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
 
     await page.waitForURL(`${platform.portalUrl}/settings/service-accounts`);
   });

@@ -377,6 +377,40 @@ describe('step-up and enrolment from the realm session', () => {
     expect(newCode.status).toBe(303);
   });
 
+  test('When forged passkey answers are posted (not JSON, an unknown credential, a replayed challenge), then each is 401 on the page it came from and the source runs out of attempts', async () => {
+    const b = driver.browser();
+    const started = await driver.startSignIn(b);
+    const forged = [
+      'not json',
+      '[]',
+      JSON.stringify({ id: 'no-such-credential', response: {} }),
+      JSON.stringify({ id: 'x'.repeat(5000), response: { clientDataJSON: 'AAAA' } }),
+    ];
+    const statuses: number[] = [];
+    for (const response of forged) {
+      const res = await b
+        .post(`${started.interactionPath}/passkey`)
+        .type('form')
+        .send({ csrf: started.csrf, response });
+      statuses.push(res.status);
+      if (res.status === 401) expect(res.text).toContain('That passkey could not be verified');
+    }
+    const more: number[] = [];
+    for (let i = 0; i < 6; i += 1)
+      more.push(
+        (
+          await b
+            .post(`${started.interactionPath}/passkey`)
+            .type('form')
+            .send({ csrf: started.csrf, response: '{}' })
+        ).status,
+      );
+
+    expect(statuses).toEqual([401, 401, 401, 401]);
+    // Eight points per source: the ninth answer is refused before any work.
+    expect(more).toEqual([401, 401, 401, 401, 429, 429]);
+  });
+
   test('When a factor form is posted before the password was checked, then it is refused as not valid', async () => {
     const b = driver.browser();
     const started = await driver.startSignIn(b);
