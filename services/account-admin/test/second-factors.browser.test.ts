@@ -177,3 +177,26 @@ describe('an authenticator app at the realm', () => {
     // A new code comes every 30 s: the second sign-in waits for one.
   }, 120_000);
 });
+
+describe('the people policy in the portal', () => {
+  test('When an Account Admin turns the second-factor requirement off on Settings → Policy with the keyboard alone, then it is saved and said so; accessible', async () => {
+    await page.goto(`${platform.portalUrl}/settings/policy`);
+    await page.getByRole('heading', { name: 'Policy', level: 1 }).waitFor();
+    await expect(
+      page.getByLabel('Require a second factor for Account Admins').isChecked(),
+    ).resolves.toBe(true);
+    await expectAccessible(page, 'policy page');
+    await shot(page, 'factors-4-policy');
+
+    await tabTo(page, 'Require a second factor for Account Admins');
+    await page.keyboard.press('Space');
+    await tabTo(page, 'Save');
+    await page.keyboard.press('Enter');
+
+    await page.getByText('Saved: Account Admins may sign in with a password alone.').waitFor();
+    const settings = await page.evaluate(async () =>
+      (await fetch('/api/v1/settings/people')).json(),
+    );
+    expect(settings).toEqual({ require_admin_second_factor: false });
+  });
+});

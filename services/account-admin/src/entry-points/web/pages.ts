@@ -16,15 +16,18 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'activity';
+  active?: 'service-accounts' | 'activity' | 'policy';
   body: Html;
+  /** The page's own modules besides portal.js (served from ASSETS_PATH). */
+  scripts?: string[];
 }
 
-export function layout({ title, session, active, body }: LayoutOptions): string {
+export function layout({ title, session, active, body, scripts = [] }: LayoutOptions): string {
   const nav = session
     ? html`<nav class="nav" aria-label="Settings">
         <a href="/settings/service-accounts" ${active === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
         <a href="/activity" ${active === 'activity' ? html`aria-current="page"` : ''}>Activity</a>
+        ${session.role === 'Account Admin' ? html`<a href="/settings/policy" ${active === 'policy' ? html`aria-current="page"` : ''}>Policy</a>` : ''}
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>
@@ -34,7 +37,7 @@ export function layout({ title, session, active, body }: LayoutOptions): string 
   return renderPage({
     title,
     assetsDir: ASSETS_PATH,
-    scripts: [`${ASSETS_PATH}/portal.js`],
+    scripts: [`${ASSETS_PATH}/portal.js`, ...scripts.map((name) => `${ASSETS_PATH}/${name}`)],
     area: 'admin',
     tenant: session?.tenant,
     headerEnd: nav,
@@ -221,6 +224,9 @@ const ACTION_TEXT: Record<string, string> = {
   'service_account.reset_secret': 'Reset the secret of',
   'service_account.delete': 'Deleted',
   ...CREDENTIAL_ACTION_TEXT,
+  'factor.remove': 'Removed a second factor of',
+  'user.factors_reset': 'Reset the second factors of',
+  'tenant.policy_change': 'Changed the people policy',
 };
 
 function describeDetails(event: AuditEvent): string {

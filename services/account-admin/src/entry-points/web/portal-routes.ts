@@ -1,4 +1,4 @@
-/** The portal's pages: tenant picker, Settings → Service accounts, Activity. Server-rendered. */
+/** The portal's pages: tenant picker, Settings → Service accounts, Activity, Policy. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { NextFunction, Request, Response } from 'express';
@@ -11,10 +11,12 @@ import {
   listServiceAccounts,
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
+import { getPeopleSettings } from '../../domain/managed-factors.js';
 import { actorFromSession, type Session } from '../../domain/portal-sessions.js';
 import { pageRoutes } from './page-errors.js';
 import { credentialsPage } from './credential-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
+import { policyPage } from './policy-page.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
 import { sendPage } from './sign-in-routes.js';
@@ -91,6 +93,13 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     );
   }
 
+  /** Account Admins only (getPeopleSettings refuses anyone else: the error page says so). */
+  async function policy(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const settings = await getPeopleSettings(accounts, actorFromSession(session));
+    sendPage(res, 200, policyPage({ session, settings }));
+  }
+
   async function activity(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const before = parseAuditCursor(req.query.cursor);
@@ -118,5 +127,6 @@ export function portalRoutes({ accounts, audit, sessions, logger, authUrl }: Por
     page('/settings/service-accounts', [requireSession, serviceAccounts]),
     page('/settings/service-accounts/:client_id', [requireSession, accountCredentials]),
     page('/activity', [requireSession, activity], ['cursor']),
+    page('/settings/policy', [requireSession, policy]),
   ];
 }
