@@ -3,6 +3,8 @@ import * as tokenScenario from './token.mjs';
 import * as listScenario from './list.mjs';
 import * as createScenario from './create.mjs';
 import * as signInScenario from './signin.mjs';
+import * as signInCodeScenario from './signin-code.mjs';
+import * as signInPasskeyScenario from './signin-passkey.mjs';
 import * as floodScenario from './flood.mjs';
 import * as keysScenario from './keys.mjs';
 import * as quotaScenario from './quota.mjs';
@@ -33,6 +35,8 @@ export const SCENARIOS = [
   listScenario,
   createScenario,
   signInScenario,
+  signInCodeScenario,
+  signInPasskeyScenario,
   floodScenario,
   dpopScenario,
   introspectScenario,

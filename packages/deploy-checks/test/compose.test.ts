@@ -226,7 +226,7 @@ describe('docker-compose.yml cross-checks', () => {
     const script = readFileSync(join(repoRoot, 'deploy/compose/seed-demo.sh'), 'utf8');
     // The password on standard input, never an argument (docs/deploy.md).
     expect(script).toContain(
-      `printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file -`,
+      `printf '%s' "$DEMO_ADMIN_PASSWORD" | node dist/cli.js tenant create "$DEMO_TENANT" --admin-email "$DEMO_ADMIN_EMAIL" --admin-password-file - --admin-factor optional`,
     );
     expect(script).not.toMatch(/--admin-password "/);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: compose variable syntax, literal on purpose

@@ -211,6 +211,26 @@ export const EMAIL_MAX = 254;
 /** Default lifetime of an invitation link, seconds (7 days). */
 export const INVITATION_TTL_DEFAULT_SECONDS = 7 * 24 * 3600;
 
+/** A person's second factor as the token service lists it (never its key or secret). */
+export interface UserFactor {
+  id: string;
+  kind: 'passkey' | 'totp';
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface UserFactors {
+  factors: UserFactor[];
+  /** Unused recovery codes of the person's current set. */
+  recovery_codes_left: number;
+}
+
+/** A realm's second-factor policy: must an Account Admin hold a second factor? */
+export interface FactorPolicy {
+  require_admin_factor: boolean;
+}
+
 /** The Redis channel on which the token service publishes every `RevocationEntry`. */
 export const REVOCATION_CHANNEL = 'plantstore:revocations';
 

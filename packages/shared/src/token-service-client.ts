@@ -9,6 +9,7 @@ import type {
   CredentialPolicy,
   CredentialPolicyChange,
   GrantQuota,
+  FactorPolicy,
   NewServiceAccountKey,
   NewServiceAccountTrust,
   RevocationChanges,
@@ -27,6 +28,7 @@ import type {
   User,
   UserChange,
   UserRole,
+  UserFactors,
 } from './internal-api-types.js';
 import {
   answerMessageOf,
@@ -501,6 +503,43 @@ export class TokenServiceClient {
   signOutEverywhere(tenant: string, id: string): Promise<User> {
     return this.#mapped(() =>
       this.#json('POST', `${realm(tenant)}/users/${seg(id)}/sign-out-everywhere`),
+    );
+  }
+
+  listUserFactors(tenant: string, userId: string): Promise<UserFactors> {
+    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(userId)}/factors`));
+  }
+
+  /** Removes one factor of the person (404 when it is not theirs). */
+  removeUserFactor(tenant: string, userId: string, factorId: string, actor: string): Promise<void> {
+    return this.#mapped(() =>
+      this.#json<void>('DELETE', `${realm(tenant)}/users/${seg(userId)}/factors/${seg(factorId)}`, {
+        actor,
+      }),
+    );
+  }
+
+  /** Removes every factor and recovery code of the person; their sessions' version moves. */
+  resetUserFactors(tenant: string, userId: string, actor: string): Promise<{ removed: number }> {
+    return this.#mapped(() =>
+      this.#json('DELETE', `${realm(tenant)}/users/${seg(userId)}/factors`, { actor }),
+    );
+  }
+
+  getFactorPolicy(tenant: string): Promise<FactorPolicy> {
+    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/factor-policy`));
+  }
+
+  setFactorPolicy(
+    tenant: string,
+    requireAdminFactor: boolean,
+    actor: string,
+  ): Promise<FactorPolicy> {
+    return this.#mapped(() =>
+      this.#json('PUT', `${realm(tenant)}/factor-policy`, {
+        require_admin_factor: requireAdminFactor,
+        actor,
+      }),
     );
   }
 

@@ -29,7 +29,10 @@ export interface ServiceAccountChange {
 export interface PlatformAdmin {
   /** The token service's operator CLI; resolves with the JSON line it prints. */
   cli(...args: string[]): Promise<Record<string, unknown>>;
-  /** A new tenant (default name: unique, starting with `prefix`) with its first Account Admin, `admin@<tenant>.test`. */
+  /**
+   * A new tenant (default name: unique, starting with `prefix`) with its first Account Admin,
+   * `admin@<tenant>.test`, and the admin-factor policy off (as the demo tenant).
+   */
   createTenant(prefix?: string, name?: string): Promise<string>;
   /** A user of the tenant (password USER_PASSWORD); resolves with the email. */
   createUser(
@@ -110,6 +113,9 @@ export function platformAdmin({
         `admin@${name}.test`,
         '--admin-password',
         USER_PASSWORD,
+        // As the demo: tests of other features sign admins in with a password alone.
+        '--admin-factor',
+        'optional',
       );
       return name;
     },

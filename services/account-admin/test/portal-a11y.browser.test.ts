@@ -76,6 +76,8 @@ useBrowser({ accountAdmin: true, privatePostgres: true }, async (started) => {
     ADMIN.email,
     '--admin-password',
     ADMIN.password,
+    '--admin-factor',
+    'optional',
   );
   await platform.createUser('demo', 'View', VIEWER.email);
   where = { portalUrl: platform.portalUrl, authUrl: platform.authUrl, tenant: 'demo' };

@@ -29,6 +29,14 @@ import {
   type SigningAlgorithm,
 } from './domain/signing-keys.js';
 import { createTenant } from './domain/tenants.js';
+import { UserNotFound } from './domain/errors.js';
+import type { IdentityContext } from './domain/identity-context.js';
+import {
+  getFactorPolicy,
+  resetFactors,
+  setFactorPolicy,
+  type ManageDeps,
+} from './domain/second-factors.js';
 import { createUser } from './domain/users.js';
 
 /**
@@ -36,12 +44,18 @@ import { createUser } from './domain/users.js';
  * success, or one line on stderr and a non-zero exit code.
  */
 const USAGE = `usage:
-  cli tenant create <tenant> --admin-email <email> (--admin-password-file <path|-> | --admin-password <password>) [--alg RS256|ES256]
+  cli tenant create <tenant> --admin-email <email> (--admin-password-file <path|-> | --admin-password <password>) [--alg RS256|ES256] [--admin-factor required|optional]
+  cli tenant policy <tenant> [--admin-factor required|optional]
   cli user create <tenant> --email <email> (--password-file <path|-> | --password <password>) --role <View|Edit|Account Admin>
+  cli user reset-factors <tenant> --email <email>
   cli keys rotate <tenant> [--alg RS256|ES256]
   cli keys show <tenant>
 --alg is the algorithm the realm signs its tokens with (default RS256; keys rotate keeps the realm's
 unless told): switching is a rotation, the old key stays published until its tokens have expired.
+--admin-factor: must an Account Admin hold a second factor (passkey or authenticator app)? New
+tenants: required unless told; tenant policy without it prints the policy.
+user reset-factors removes every second factor and recovery code of a person (a locked-out last
+admin): their next sign-in enrols a new one where the policy requires it.
 A password file of "-" is read from standard input; a password on the command line lands in shell
 history, process lists and audit logs (kubectl exec), so give it on the command line only on a laptop.`;
 
@@ -109,6 +123,50 @@ function algOption(values: Record<string, unknown>): SigningAlgorithm | undefine
   return alg;
 }
 
+/** `--admin-factor required|optional` as the realm's `require_admin_factor`. */
+function adminFactorOption(values: Record<string, unknown>): boolean | undefined {
+  const value = values['admin-factor'];
+  if (value === undefined) return undefined;
+  if (value === 'required') return true;
+  if (value === 'optional') return false;
+  throw new UsageError('--admin-factor must be required or optional');
+}
+
+/** `--alg` and `--admin-factor`, where the command takes them. */
+function realmOptions(command: string, values: Record<string, unknown>) {
+  const alg = algOption(values);
+  if (alg !== undefined && command !== 'tenant create' && command !== 'keys rotate')
+    throw new UsageError(`--alg does not apply to ${command}`);
+  const adminFactor = adminFactorOption(values);
+  if (adminFactor !== undefined && command !== 'tenant create' && command !== 'tenant policy')
+    throw new UsageError(`--admin-factor does not apply to ${command}`);
+  return { alg, adminFactor };
+}
+
+/** The people commands of the second-factor policy: the realm's policy, and a locked-out person's reset. */
+async function factorCommand(
+  command: 'tenant policy' | 'user reset-factors',
+  tenant: string,
+  values: Record<string, unknown>,
+  ctx: ManageDeps['identity'] & Pick<IdentityContext, 'users'>,
+  adminFactor: boolean | undefined,
+): Promise<unknown> {
+  const deps = { identity: ctx };
+  const actor = { sub: null, email: 'cli' };
+  if (command === 'tenant policy') {
+    const policy =
+      adminFactor === undefined
+        ? await getFactorPolicy(deps, tenant)
+        : await setFactorPolicy(deps, { tenant, requireAdminFactor: adminFactor, actor });
+    return { tenant, ...policy };
+  }
+  const email = parse(EmailSchema, option(values, 'email'), '--email');
+  const credential = await ctx.users.findSignInCredential(tenant, email);
+  if (!credential.sub) throw new UserNotFound();
+  const reset = await resetFactors(deps, { tenant, sub: credential.sub, actor });
+  return { tenant, user: { id: credential.sub, email }, factors_removed: reset.removed };
+}
+
 async function main(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -123,11 +181,21 @@ async function main(argv: string[]): Promise<unknown> {
       'password-file': { type: 'string' },
       role: { type: 'string' },
       alg: { type: 'string' },
+      'admin-factor': { type: 'string' },
     },
   });
   const [noun, verb, tenantArg, ...rest] = positionals;
   const command = `${noun ?? ''} ${verb ?? ''}`;
-  if (!['tenant create', 'user create', 'keys rotate', 'keys show'].includes(command))
+  if (
+    ![
+      'tenant create',
+      'tenant policy',
+      'user create',
+      'user reset-factors',
+      'keys rotate',
+      'keys show',
+    ].includes(command)
+  )
     throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (tenantArg === undefined) throw new UsageError(`the tenant name is missing\n${USAGE}`);
@@ -136,9 +204,7 @@ async function main(argv: string[]): Promise<unknown> {
       `invalid tenant name ${JSON.stringify(tenantArg)}: use 1-63 characters of a-z, 0-9 and inner hyphens`,
     );
   const tenant = tenantArg;
-  const alg = algOption(values);
-  if (alg !== undefined && command !== 'tenant create' && command !== 'keys rotate')
-    throw new UsageError(`--alg does not apply to ${command}`);
+  const { alg, adminFactor } = realmOptions(command, values);
 
   const config = loadConfig(cliShape);
   // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
@@ -171,6 +237,7 @@ async function main(argv: string[]): Promise<unknown> {
         adminEmail,
         adminPassword,
         ...(alg === undefined ? {} : { alg }),
+        ...(adminFactor === undefined ? {} : { requireAdminFactor: adminFactor }),
       });
       return {
         tenant: created.tenant,
@@ -179,6 +246,7 @@ async function main(argv: string[]): Promise<unknown> {
         alg: created.alg,
         portal_client_id: PORTAL_CLIENT_ID,
         admin: created.admin,
+        require_admin_factor: adminFactor ?? true,
       };
     }
     if (command === 'user create') {
@@ -188,6 +256,8 @@ async function main(argv: string[]): Promise<unknown> {
       const user = await createUser(ctx, tenant, { email, password, role, actor: 'cli' });
       return { tenant, user };
     }
+    if (command === 'tenant policy' || command === 'user reset-factors')
+      return await factorCommand(command, tenant, values, ctx, adminFactor);
     if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
     const rotated = await rotateSigningKey(ctx, tenant, alg);
     if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);

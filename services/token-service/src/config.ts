@@ -189,6 +189,19 @@ export const configShape = {
     .describe(
       'The secret scanning key document is read again for an unknown key id at most this often',
     ),
+  WEBAUTHN_RP_ID: z
+    .string()
+    .default('')
+    .refine(
+      (v) =>
+        v === '' || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(v),
+      {
+        error: 'must be a lower-case host name',
+      },
+    )
+    .describe(
+      "Passkeys' relying party ID: AUTH_URL's host or a parent domain of it (passkeys are bound to it: changing it strands every enrolled passkey); empty: AUTH_URL's hostname",
+    ),
   DPOP_NONCE_KEYS: env
     .optionalSecretList()
     .describe(
@@ -207,7 +220,20 @@ export function loadTokenServiceConfig(source: NodeJS.ProcessEnv = process.env) 
       'FEDERATION_ALLOW_HTTP_ISSUERS',
       'must be false in production (NODE_ENV=production): trusted issuers are fetched over https only',
     );
+  const authHost = new URL(config.AUTH_URL).hostname;
+  const rpId = config.WEBAUTHN_RP_ID;
+  if (rpId !== '' && authHost !== rpId && !authHost.endsWith(`.${rpId}`))
+    throw new ConfigError(
+      'WEBAUTHN_RP_ID',
+      `must be AUTH_URL's host (${authHost}) or a parent domain of it: browsers refuse any other`,
+    );
   return config;
+}
+
+/** The passkey relying party of this configuration: WEBAUTHN_RP_ID (or AUTH_URL's host) and AUTH_URL's origin. */
+export function relyingPartyOf(config: Pick<TokenServiceConfig, 'AUTH_URL' | 'WEBAUTHN_RP_ID'>) {
+  const url = new URL(config.AUTH_URL);
+  return { id: config.WEBAUTHN_RP_ID || url.hostname, origin: url.origin, name: 'Plant Store' };
 }
 
 const MIN_TOKEN_LENGTH = 16;

@@ -8,7 +8,7 @@ import { createSourceBudget } from '@plant/shared/security';
 import { parseRevocationMessage, REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
 import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
-import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
+import { relyingPartyOf, resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
 import {
   CLIENT_AUTH_FAILURE_CHANNEL,
@@ -20,6 +20,7 @@ import { SecretScanningKeys } from './data-access/secret-scanning-keys.js';
 import { SCHEMA } from './data-access/migrations/index.js';
 import { createRepositories } from './data-access/repositories.js';
 import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
+import { createWebAuthnChallengeRepository } from './data-access/webauthn-challenge-repository.js';
 import { ClientAuthentication } from './domain/authenticate-client.js';
 import { ClientAssertionVerifier } from './domain/client-assertions.js';
 import { ResourceServerAuthentication } from './domain/authenticate-resource-server.js';
@@ -183,16 +184,26 @@ export async function createTokenService(
     usage,
     quotas,
   });
-  const signInFailures = createSignInFailureRepository(
-    redis,
-    {
-      perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT,
-      perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT * 10,
-      perIp: config.SIGN_IN_FAILURES_PER_IP,
-      windowSeconds: config.THROTTLE_WINDOW_SECONDS,
-    },
-    logger,
+  const signInLimits = {
+    perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT,
+    perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT * 10,
+    perIp: config.SIGN_IN_FAILURES_PER_IP,
+    windowSeconds: config.THROTTLE_WINDOW_SECONDS,
+  };
+  const signInFailures = createSignInFailureRepository(redis, signInLimits, logger);
+  // Codes and passkeys: the password's limits, in counters of their own (a family apart, so
+  // a code's failures never spend the password's budget nor the other way round).
+  const factorThrottle = new SignInThrottle(
+    createSignInFailureRepository(redis, signInLimits, logger, 'factor-fail'),
+    identity.secrets,
   );
+  const factors = { identity, throttle: factorThrottle };
+  const passkeys = {
+    identity,
+    throttle: factorThrottle,
+    challenges: createWebAuthnChallengeRepository(redis),
+    rp: relyingPartyOf(config),
+  };
   const checkers = new PasswordCheckers(
     config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()),
   );
@@ -378,6 +389,8 @@ export async function createTokenService(
     interactions: {
       providers,
       signIn,
+      factors,
+      passkeys,
       csrfKey: config.COOKIE_KEYS,
       portalUrl: config.PORTAL_URL,
       logger,

@@ -90,6 +90,7 @@ describe('operator CLI (built dist/cli.js)', () => {
       kid: expect.any(String),
       alg: 'RS256',
       portal_client_id: 'portal',
+      require_admin_factor: true,
       admin: { id: expect.any(String), email: 'Owner@Example.test', role: 'Account Admin' },
     });
     expect(users.body).toEqual([
@@ -338,5 +339,70 @@ describe('operator CLI (built dist/cli.js)', () => {
 
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/^error: unknown command "tenant delete"\nusage:\n/);
+  });
+});
+
+describe('operator CLI: the second-factor policy and a locked-out person', () => {
+  test('When a tenant is created with --admin-factor optional, then its policy reads off, and tenant policy turns it on again and is recorded', async () => {
+    const tenant = uniqueName('cli');
+    const created = await cli(
+      'tenant',
+      'create',
+      tenant,
+      '--admin-email',
+      `admin@${tenant}.test`,
+      '--admin-password',
+      'a long enough password',
+      '--admin-factor',
+      'optional',
+    );
+    const read = await cli('tenant', 'policy', tenant);
+    const set = await cli('tenant', 'policy', tenant, '--admin-factor', 'required');
+    const wrong = await cli('tenant', 'policy', tenant, '--admin-factor', 'sometimes');
+    const elsewhere = await cli('keys', 'show', tenant, '--admin-factor', 'required');
+
+    expect(JSON.parse(created.stdout)).toMatchObject({ require_admin_factor: false });
+    expect(JSON.parse(read.stdout)).toEqual({ tenant, require_admin_factor: false });
+    expect(JSON.parse(set.stdout)).toEqual({ tenant, require_admin_factor: true });
+    expect(wrong).toMatchObject({ code: 2, stdout: '' });
+    expect(wrong.stderr).toContain('--admin-factor must be required or optional');
+    expect(elsewhere.code).toBe(2);
+    const events = await h.service
+      .db('user_security_events')
+      .where({ realm: tenant, action: 'tenant.policy_change' })
+      .select('actor_email', 'details');
+    expect(events).toEqual([{ actor_email: 'cli', details: { require_admin_factor: true } }]);
+  });
+
+  test('When the operator resets the factors of a person, then their factors and recovery codes are gone, their token version moved, and an unknown email is a clear error', async () => {
+    const { tenant, adminEmail, adminId } = await h.createTenant();
+    const db = h.service.db;
+    await db('user_factors').insert({
+      id: '00000000-0000-4000-8000-000000000001',
+      sub: adminId,
+      realm: tenant,
+      kind: 'passkey',
+      label: 'Passkey',
+      credential_id: `cred-${tenant}`,
+      public_key: Buffer.from('not a real key'),
+      sign_count: 0,
+    });
+    await db('user_recovery_codes').insert({ sub: adminId, digest: `digest-${tenant}` });
+    const before = await db('principals').where({ sub: adminId }).first('token_version');
+
+    const res = await cli('user', 'reset-factors', tenant, '--email', adminEmail);
+    const unknown = await cli('user', 'reset-factors', tenant, '--email', `nobody@${tenant}.test`);
+
+    expect(JSON.parse(res.stdout)).toEqual({
+      tenant,
+      user: { id: adminId, email: adminEmail },
+      factors_removed: 1,
+    });
+    expect(await db('user_factors').where({ sub: adminId })).toEqual([]);
+    expect(await db('user_recovery_codes').where({ sub: adminId })).toEqual([]);
+    const after = await db('principals').where({ sub: adminId }).first('token_version');
+    expect(Number(after.token_version)).toBe(Number(before.token_version) + 1);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('User not found');
   });
 });

@@ -96,6 +96,7 @@ function urlOf(route: Route): string {
     sub: account.client_id,
     key_id: keyId,
     trust_id: trustId,
+    factor_id: '00000000-0000-4000-8000-000000000000',
   };
   return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
     if (values[name] === undefined)
@@ -111,7 +112,10 @@ async function call(route: Route, method: string, authorization: string | undefi
   if (method === 'POST' || method === 'PATCH')
     req.send({ name: `scoped-${Math.random().toString(36).slice(2, 10)}`, actor: 'scope-test' });
   // A valid body: a refused caller must be refused for its credential, not for its input.
-  if (method === 'PUT') req.send({ alg: 'ES256' });
+  if (method === 'PUT')
+    req.send(
+      route.path.endsWith('/factor-policy') ? { require_admin_factor: false } : { alg: 'ES256' },
+    );
   return req;
 }
 

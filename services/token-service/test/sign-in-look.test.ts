@@ -27,6 +27,8 @@ const run = promisify(execFile);
 const STYLESHEET_PATH = `/realms/_assets/${STYLESHEET_FILE}`;
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const CSP = `default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`;
+/** The pages with a passkey form: this origin's scripts, nothing else. */
+const CSP_WITH_SCRIPTS = `default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`;
 
 /** The page's stylesheet links and whatever inline style it carries. */
 function lookOf(page: string) {
@@ -52,17 +54,29 @@ function rawGet(path: string): Promise<string> {
 }
 
 describe('the sign-in pages share the portal look', () => {
-  test('When the sign-in form is shown, then it links the shared stylesheet served here with a year of immutable caching, and has the shared header and no inline style', async () => {
+  test('When the sign-in form is shown, then it links the shared stylesheet served here with a year of immutable caching, has the shared header, no inline style, and only the passkey scripts of this origin', async () => {
     const { form } = await driver.startSignIn(driver.browser());
     const css = await request(h.publicUrl).get(STYLESHEET_PATH);
+    const scripts = [...form.text.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
+    const served = await Promise.all(
+      scripts.map((m) => request(h.publicUrl).get(/src="([^"]+)"/.exec(m[1]!)![1]!)),
+    );
 
     expect(lookOf(form.text)).toEqual({
       stylesheets: [STYLESHEET_PATH],
       inlineStyle: false,
-      scripts: false,
+      scripts: true,
     });
+    expect(scripts.map((m) => [m[1], m[2]])).toEqual([
+      [' type="module" src="/realms/_assets/simplewebauthn-browser.js"', ''],
+      [' type="module" src="/realms/_assets/passkey.js"', ''],
+    ]);
+    expect(served.map((r) => [r.status, r.headers['content-type']])).toEqual([
+      [200, 'text/javascript; charset=utf-8'],
+      [200, 'text/javascript; charset=utf-8'],
+    ]);
     expect(form.text).toContain(renderHeader({ tenant }).value);
-    expect(form.headers['content-security-policy']).toBe(CSP);
+    expect(form.headers['content-security-policy']).toBe(CSP_WITH_SCRIPTS);
     expect({
       status: css.status,
       type: css.headers['content-type'],

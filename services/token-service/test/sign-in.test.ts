@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('portal sign-in (authorization code + PKCE)', () => {
-  test('When the sign-in page is shown, then it is a plain form with email and password fields, autocomplete hints and a CSRF token', async () => {
+  test('When the sign-in page is shown, then it is a form with email and password fields, autocomplete hints, a CSRF token and the passkey scripts of this origin only', async () => {
     const b = browser();
 
     const { form, csrf } = await startSignIn(b);
@@ -44,7 +44,7 @@ describe('portal sign-in (authorization code + PKCE)', () => {
     expect(form.headers['x-frame-options']).toBe('DENY');
     // form-action covers the redirects after the post, which end at the portal.
     expect(form.headers['content-security-policy']).toBe(
-      `default-src 'none'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self' ${TEST_ENV.PORTAL_URL}; base-uri 'none'; frame-ancestors 'none'`,
     );
     expect(form.text).toContain(
       '<input id="email" name="email" type="email" autocomplete="username" required',
@@ -95,6 +95,7 @@ describe('portal sign-in (authorization code + PKCE)', () => {
       email: adminEmail,
       role: 'Account Admin',
       tenant,
+      factors_enrolled: false,
     });
   });
 

@@ -89,6 +89,8 @@ export function serviceApps(): ServiceApp[] {
         interactions: {
           providers: inert('providers'),
           signIn: inert('signIn'),
+          factors: inert('factors'),
+          passkeys: inert('passkeys'),
           csrfKey: 'unused',
           portalUrl: URL_OF_NOTHING,
           logger,

@@ -22,6 +22,9 @@ export const AUDIT_ACTIONS = [
   'invitation.revoke',
   'session.end',
   'user.sign_out_everywhere',
+  'factor.remove',
+  'user.factors_reset',
+  'tenant.policy_change',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

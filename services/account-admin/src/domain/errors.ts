@@ -22,6 +22,16 @@ export const NotAccountAdmin = createError(
 );
 export const UserNotFound = createError('UserNotFound', 404, 'User not found');
 export const InvitationNotFound = createError('InvitationNotFound', 404, 'Invitation not found');
+export const NotAPerson = createError(
+  'NotAPerson',
+  403,
+  'Second factors belong to people: a service account has none',
+);
+export const NotPeopleAdmin = createError(
+  'NotPeopleAdmin',
+  403,
+  "Managing people's second factors and the tenant's policy needs a signed-in user with the Account Admin role",
+);
 export const CsrfRejected = createError(
   'CsrfRejected',
   403,

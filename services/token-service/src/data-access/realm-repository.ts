@@ -14,7 +14,12 @@ export interface RealmRepository {
   /** Every realm's name, in byte order (the same in every locale, so the answer and its ETag are stable). */
   listNames(): Promise<string[]>;
   /** The realm, its first signing key and its first user, all or nothing. Throws `RealmExists`, `DuplicateUserEmail`. */
-  create(name: string, firstKey: NewSigningKey, firstUser: NewUser): Promise<void>;
+  create(
+    name: string,
+    firstKey: NewSigningKey,
+    firstUser: NewUser,
+    policy?: { requireAdminFactor: boolean },
+  ): Promise<void>;
 }
 
 export function createRealmRepository(db: Knex): RealmRepository {
@@ -28,10 +33,13 @@ export function createRealmRepository(db: Knex): RealmRepository {
         .select('name');
       return rows.map((row) => row.name);
     },
-    async create(name, firstKey, firstUser) {
+    async create(name, firstKey, firstUser, policy) {
       await db.transaction(async (trx) => {
         try {
-          await trx('realms').insert({ name });
+          await trx('realms').insert({
+            name,
+            ...(policy && { require_admin_factor: policy.requireAdminFactor }),
+          });
         } catch (err) {
           if (isUniqueViolation(err)) throw new RealmExists(name);
           throw err;

@@ -39,6 +39,7 @@ import {
   type SecurityEventRepository,
 } from './security-event-repository.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-key-repository.js';
+import { createUserFactorRepository, type UserFactorRepository } from './user-factor-repository.js';
 import { createUserRepository, type UserRepository } from './user-repository.js';
 
 /** Every Postgres repository of the token service, over one pool. */
@@ -60,6 +61,8 @@ export interface Repositories {
   invitations: InvitationRepository;
   /** The realm-side trail of what happened to people (account-admin merges it into its audit). */
   securityEvents: SecurityEventRepository;
+  /** Second factors, recovery codes, the realm's factor policy. */
+  userFactors: UserFactorRepository;
   oidcPayloads: OidcPayloadRepository;
   /** Shared Signals streams, their subjects and queues (the outbox is signal-outbox.ts). */
   signalStreams: SignalStreamRepository;
@@ -79,6 +82,7 @@ export function createRepositories(db: Knex): Repositories {
     users: createUserRepository(db),
     invitations: createInvitationRepository(db),
     securityEvents: createSecurityEventRepository(db),
+    userFactors: createUserFactorRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
     signalStreams: createSignalStreamRepository(db),
   };

@@ -59,9 +59,11 @@ export function createSignInFailureRepository(
   redis: Redis | undefined,
   limits: SignInFailureLimits,
   logger: Logger,
+  /** The counters' family: `signin-fail` (passwords), `factor-fail` (codes and passkeys). */
+  family: 'signin-fail' | 'factor-fail' = 'signin-fail',
 ): SignInFailureRepository {
   const make = (name: SignInCounter, points: number): RateLimiterAbstract => {
-    const keyPrefix = `plantstore:signin-fail:${name === 'accountIp' ? 'account-ip' : name}`;
+    const keyPrefix = `plantstore:${family}:${name === 'accountIp' ? 'account-ip' : name}`;
     const memory = new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
     return redis
       ? new RateLimiterRedis({

@@ -33,6 +33,7 @@ export const LastAccountAdmin = createError(
   'This is the last active Account Admin of the tenant: make another person Account Admin first',
 );
 export const InvitationNotFound = createError('InvitationNotFound', 404, 'Invitation not found');
+export const FactorNotFound = createError('FactorNotFound', 404, 'Factor not found');
 export const PrincipalNotFound = createError('PrincipalNotFound', 404, 'Principal not found');
 
 const TooManyFailedAuthenticationsBase = createError(

@@ -73,6 +73,15 @@ export const UpdateServiceAccountSchema = z
     },
   );
 
+/** The realm's second-factor policy, as the internal API sets it. */
+export const FactorPolicySchema = z.object(
+  {
+    require_admin_factor: z.boolean({ error: 'require_admin_factor must be true or false' }),
+    actor: Actor.optional(),
+  },
+  { error: 'body must be a JSON object' },
+);
+
 export const ActorBodySchema = z.object(
   { actor: Actor.optional() },
   { error: 'body must be a JSON object' },

@@ -19,7 +19,14 @@ import type { CreatedUser } from './users.js';
 /** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
 export async function createTenant(
   ctx: Pick<IdentityContext, 'realms' | 'encryption'>,
-  input: { tenant: string; adminEmail: string; adminPassword: string; alg?: SigningAlgorithm },
+  input: {
+    tenant: string;
+    adminEmail: string;
+    adminPassword: string;
+    alg?: SigningAlgorithm;
+    /** The realm's policy: must an Account Admin hold a second factor? (default: yes) */
+    requireAdminFactor?: boolean;
+  },
 ): Promise<{ tenant: string; kid: string; alg: SigningAlgorithm; admin: CreatedUser }> {
   const alg = input.alg ?? DEFAULT_SIGNING_ALGORITHM;
   const [key, passwordHash] = await Promise.all([
@@ -28,13 +35,18 @@ export async function createTenant(
   ]);
   const admin: CreatedUser = { id: randomUUID(), email: input.adminEmail, role: 'Account Admin' };
   try {
-    await ctx.realms.create(input.tenant, key, {
-      sub: admin.id,
-      email: admin.email,
-      role: admin.role,
-      passwordHash,
-      createdBy: 'cli',
-    });
+    await ctx.realms.create(
+      input.tenant,
+      key,
+      {
+        sub: admin.id,
+        email: admin.email,
+        role: admin.role,
+        passwordHash,
+        createdBy: 'cli',
+      },
+      { requireAdminFactor: input.requireAdminFactor ?? true },
+    );
   } catch (err) {
     if (err instanceof RealmExists)
       throw new TenantExists(`Tenant "${input.tenant}" already exists`);

@@ -24,7 +24,8 @@ export interface RealmPageContext {
 
 /**
  * No framing, no inline style: the stylesheet comes from this origin. No scripts, but for the
- * one line a page names by its digest (`scriptHash`, the sign-out page's). form-action also
+ * one line a page names by its digest (`scriptHash`, the sign-out page's) or, with OWN_SCRIPTS,
+ * the files this service serves (the passkey pages'). form-action also
  * governs the redirects that follow a form post (sign-in and sign-out end at the portal), so
  * the portal's origin is allowed besides 'self'.
  */
@@ -45,9 +46,12 @@ export function pageHeaders(portalOrigin: string, scriptHash?: string): Record<s
 }
 
 /** A whole page of this service. `tenant` shows in the header only when it names a realm that exists. */
-export function page(title: string, body: Html, tenant?: string): string {
-  return renderPage({ title, assetsDir: SIGN_IN_ASSETS, tenant, body });
+export function page(title: string, body: Html, tenant?: string, scripts?: string[]): string {
+  return renderPage({ title, assetsDir: SIGN_IN_ASSETS, tenant, body, scripts });
 }
+
+/** The script source of pages that load this service's own scripts (the passkey ceremonies): `script-src 'self'`. */
+export const OWN_SCRIPTS = 'self';
 
 export interface PageLink {
   href: string;

@@ -3,6 +3,7 @@ import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
 import {
   errors,
+  interactionPolicy,
   type Configuration,
   type ExternalSigningKey,
   type KoaContextWithOIDC,
@@ -10,6 +11,12 @@ import {
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../domain/authenticate-client.js';
 import type { IdentityContext } from '../domain/identity-context.js';
+import {
+  ACR_VALUES,
+  FACTOR_ACR,
+  hasSecondFactor,
+  isPlantAction,
+} from '../domain/second-factors.js';
 import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import type { SigningAlgorithm } from '../domain/signing-keys.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
@@ -32,7 +39,7 @@ export type RealmConfig = Pick<
 
 export interface RealmConfigurationDeps {
   config: RealmConfig;
-  identity: Pick<IdentityContext, 'users' | 'oidcPayloads'>;
+  identity: Pick<IdentityContext, 'users' | 'userFactors' | 'oidcPayloads'>;
   clientAuth: ClientAuthentication;
   /** Where DPoP proof ids are claimed (replay-detection.ts), shared with the resource servers' kind of store. */
   replay: DpopReplayStore;
@@ -123,6 +130,38 @@ function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']
   };
 }
 
+/**
+ * oidc-provider's sign-in policy, and two reasons of ours to ask who the person is although the
+ * realm's session knows: the portal asks for an enrolment (`plant_action`), or for a second
+ * factor (`acr_values` naming FACTOR_ACR) the session's sign-in did not verify. The portal's
+ * step-up also sends `max_age=0`, which oidc-provider's own `max_age` check answers. Each
+ * check stands down once this sign-in has its result, as oidc-provider's do.
+ */
+function signInPolicy() {
+  const { base, Check } = interactionPolicy;
+  const policy = base();
+  const login = policy.get('login');
+  if (!login) throw new Error("oidc-provider's base policy has no login prompt");
+  login.checks.add(
+    new Check('plant_action', 'the portal asked for a second-factor enrolment', (ctx) =>
+      isPlantAction(ctx.oidc.params?.plant_action) && !ctx.oidc.result?.login
+        ? Check.REQUEST_PROMPT
+        : Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+  login.checks.add(
+    new Check('factor_acr', 'a second factor is required', (ctx) => {
+      const requested = String(ctx.oidc.params?.acr_values ?? '').split(' ');
+      return requested.includes(FACTOR_ACR) &&
+        ctx.oidc.session?.acr !== FACTOR_ACR &&
+        !ctx.oidc.result?.login
+        ? Check.REQUEST_PROMPT
+        : Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  return policy;
+}
+
 function principalOf(client: unknown): PrincipalMetadata | undefined {
   return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as
     | PrincipalMetadata
@@ -180,7 +219,17 @@ export function realmConfiguration(
     discovery: { claim_types_supported: ['normal'] },
     responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write', ...SIGNAL_SCOPES],
-    claims: { openid: ['sub'], email: ['email'], profile: ['role', 'tenant'] },
+    // acr, amr and auth_time ride with `openid`: oidc-provider writes them into the ID token
+    // only when a scope or the request names them, and the portal needs them on every sign-in.
+    claims: {
+      openid: ['sub', 'acr', 'amr', 'auth_time'],
+      email: ['email'],
+      profile: ['role', 'tenant', 'factors_enrolled'],
+    },
+    // What a sign-in verified (sign-in-steps.ts): a second factor, or the password alone.
+    acrValues: ACR_VALUES,
+    // The portal's request for an enrolment inside a sign-in (PLANT_ACTIONS).
+    extraParams: ['plant_action'],
     // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
     conformIdTokenClaims: false,
     extraClientMetadata: { properties: [PRINCIPAL_METADATA] },
@@ -291,14 +340,22 @@ export function realmConfiguration(
     },
     findAccount: async (_ctx, sub) => {
       const tenant = realmOf();
-      const user = await users.find(tenant, sub);
-      if (!user || user.disabled_at !== null) return undefined;
+      // A disabled person has no account here: no ID token, no userinfo, no session resumed.
+      const person = await deps.identity.userFactors.person(tenant, sub);
+      if (!person || person.disabled) return undefined;
       return {
-        accountId: user.sub,
-        claims: () => ({ sub: user.sub, email: user.email, role: user.role, tenant }),
+        accountId: person.sub,
+        claims: () => ({
+          sub: person.sub,
+          email: person.email,
+          role: person.role,
+          tenant,
+          factors_enrolled: hasSecondFactor(person),
+        }),
       };
     },
     interactions: {
+      policy: signInPolicy(),
       url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
     },
     loadExistingGrant: async (ctx) => {

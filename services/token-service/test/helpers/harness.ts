@@ -41,9 +41,14 @@ export interface Harness {
   managementUrl: string;
   /** Every log line the service wrote, for secret scans. */
   logs: string[];
-  /** A realm signing `alg` (RS256 by default). */
+  /**
+   * A realm signing `alg` (RS256 by default). Its admin-factor policy is off unless
+   * `requireAdminFactor` (the production default is on): tests of other features sign the
+   * admin in with a password alone, as the demo tenant does.
+   */
   createTenant(
     alg?: SigningAlgorithm,
+    options?: { requireAdminFactor?: boolean },
   ): Promise<{ tenant: string; adminId: string; adminEmail: string; kid: string }>;
   createUser(
     tenant: string,
@@ -91,7 +96,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     internalUrl: internalServer.url,
     managementUrl: managementServer.url,
     logs,
-    async createTenant(alg) {
+    async createTenant(alg, options) {
       const tenant = uniqueName('ts');
       const adminEmail = `admin@${tenant}.test`;
       const created = await createTenant(service.identity, {
@@ -99,6 +104,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
         adminEmail,
         adminPassword: ADMIN_PASSWORD,
         ...(alg && { alg }),
+        requireAdminFactor: options?.requireAdminFactor ?? false,
       });
       return { tenant, adminId: created.admin.id, adminEmail, kid: created.kid };
     },

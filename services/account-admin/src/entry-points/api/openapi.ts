@@ -26,6 +26,7 @@ import { registerCredentialOperations } from './credential-operations.js';
 import { registerCredentialPolicyOperations } from './credential-policy-routes.js';
 import { registerPeopleOperations } from './people-operations.js';
 import { registerSessionOperations } from './session-operations.js';
+import { registerFactorOperations } from './factor-operations.js';
 import {
   AuditEventSchema,
   MeSchema,
@@ -133,6 +134,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
   registerCredentialPolicyOperations(registry, { common, management: sensitive });
   registerPeopleOperations(registry, { common });
   registerSessionOperations(registry, { common, management: sensitive });
+  registerFactorOperations(registry, { common, management: sensitive });
   registry.registerPath({
     method: 'get',
     path: '/audit-events',

@@ -29,6 +29,7 @@ import { credentialPolicyRoutes } from './credential-policy-routes.js';
 import { credentialRoutes } from './credential-routes.js';
 import { peopleRoutes } from './people-routes.js';
 import { sessionRoutes } from './session-routes.js';
+import { factorRoutes } from './factor-routes.js';
 import { clientIdOf, noStore, requestMeta } from './route-helpers.js';
 
 export interface ApiRoutesDeps {
@@ -171,6 +172,7 @@ export function apiRoutes({
     ...credentialPolicyRoutes(accounts, API_BASE),
     ...peopleRoutes(people, API_BASE),
     ...sessionRoutes({ ...accounts, store }, API_BASE),
+    ...factorRoutes(accounts, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

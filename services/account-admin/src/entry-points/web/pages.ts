@@ -17,7 +17,14 @@ export const ASSETS_PATH = '/assets';
 interface LayoutOptions {
   title: string;
   session?: Session | undefined;
-  active?: 'service-accounts' | 'credentials' | 'people' | 'activity' | 'sessions' | 'security';
+  active?:
+    | 'service-accounts'
+    | 'credentials'
+    | 'people'
+    | 'activity'
+    | 'sessions'
+    | 'security'
+    | 'policy';
   body: Html;
   /** The page's own scripts, after portal.js. */
   scripts?: readonly string[];
@@ -34,6 +41,7 @@ export function layout({ title, session, active, body, scripts = [] }: LayoutOpt
         <a href="/activity" ${current('activity')}>Activity</a>
         <a href="/settings/sessions" ${current('sessions')}>Sessions</a>
         <a href="/settings/security" ${current('security')}>Security</a>
+        ${session.role === 'Account Admin' ? html`<a href="/settings/policy" ${current('policy')}>Policy</a>` : ''}
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>
@@ -237,6 +245,9 @@ const ACTION_TEXT: Record<string, string> = {
   'session.end': 'Ended a portal session of',
   'user.sign_out_everywhere': 'Signed out everywhere',
   ...CREDENTIAL_ACTION_TEXT,
+  'factor.remove': 'Removed a second factor of',
+  'user.factors_reset': 'Reset the second factors of',
+  'tenant.policy_change': 'Changed the people policy',
 };
 
 const TARGET_TEXT: Record<string, string> = {

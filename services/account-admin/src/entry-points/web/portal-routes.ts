@@ -1,4 +1,4 @@
-/** The portal's pages: tenant picker, Settings → Service accounts, Credentials, People, Sessions, Security, Activity. Server-rendered. */
+/** The portal's pages: tenant picker, Settings → Service accounts, Credentials, People, Sessions, Security, Policy, Activity. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { TokenServiceClient } from '@plant/shared/token-service-client';
@@ -12,6 +12,7 @@ import {
   listServiceAccounts,
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
+import { getPeopleSettings } from '../../domain/managed-factors.js';
 import {
   actorFromSession,
   listOwnSessions,
@@ -27,6 +28,7 @@ import { credentialPolicyPage } from './credential-policy-page.js';
 import { factorSummaryOf, securityPage } from './security-pages.js';
 import { sessionsPage } from './session-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
+import { policyPage } from './policy-page.js';
 import { safeReturnTo } from './return-to.js';
 import type { PortalSessions } from './session-cookies.js';
 import { sendPage } from './sign-in-routes.js';
@@ -160,6 +162,13 @@ export function portalRoutes({
     sendPage(res, 200, peoplePage({ session, people: list, invitations }));
   }
 
+  /** Account Admins only (getPeopleSettings refuses anyone else: the error page says so). */
+  async function policy(req: Request, res: Response): Promise<void> {
+    const session = req.portalSession!;
+    const settings = await getPeopleSettings(accounts, actorFromSession(session));
+    sendPage(res, 200, policyPage({ session, settings }));
+  }
+
   async function activity(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const before = parseAuditCursor(req.query.cursor);
@@ -191,5 +200,6 @@ export function portalRoutes({
     page('/activity', [requireSession, activity], ['cursor']),
     page('/settings/sessions', [requireSession, ownSessions]),
     page('/settings/security', [requireSession, security]),
+    page('/settings/policy', [requireSession, policy]),
   ];
 }

@@ -25,6 +25,7 @@ import { getTenant, listRealms } from '../../domain/tenants.js';
 import { signOutUserEverywhere } from '../../domain/users.js';
 import { credentialRoutes } from './internal-credential-routes.js';
 import { peopleRoutes } from './internal-people-routes.js';
+import { factorRoutes } from './internal-factor-routes.js';
 import {
   accountActionRoute,
   idOf,
@@ -155,6 +156,7 @@ export function internalRoutes({
         },
       ],
     },
+    ...factorRoutes(identity, base),
     {
       method: 'GET',
       path: `${base}/principals/:sub`,

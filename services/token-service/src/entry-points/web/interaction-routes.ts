@@ -1,8 +1,6 @@
-import { createHmac } from 'node:crypto';
-import { isDatabaseUnavailable } from '@plant/shared/db';
 import type { Route } from '@plant/shared/http';
+import type { Html } from '@plant/shared/page-look';
 import type { Logger } from '@plant/shared/logging';
-import { constantTimeEquals } from '@plant/shared/security';
 import express, { type Request, type Response } from 'express';
 import {
   authenticateUser,
@@ -10,15 +8,12 @@ import {
   type SignInDeps,
   type SignInOutcome,
 } from '../../domain/authenticate-user.js';
-import { isTenantName } from '../../domain/principal-validators.js';
-import {
-  messageCard,
-  page,
-  pageHeaders,
-  signInAgainLink,
-  unknownRealmPage,
-} from '../../provider/provider-pages.js';
+import { authenticationOptions, type PasskeyDeps } from '../../domain/passkeys.js';
+import type { FactorDeps } from '../../domain/second-factors.js';
 import type { RealmProviders } from '../../provider/realm-providers.js';
+import { passkeyForm } from './factor-pages.js';
+import { interactionKit, type LoadedInteraction } from './interaction-kit.js';
+import { passkeyScriptRoutes } from './passkey-script.js';
 import {
   BUSY,
   EMAIL_MAX,
@@ -26,84 +21,74 @@ import {
   pausedMessage,
   signInFormPage,
   WRONG_CREDENTIALS,
+  type FormState,
 } from './sign-in-form.js';
+import { signInSteps, stateOf } from './sign-in-steps.js';
 
 export interface InteractionDeps {
   providers: RealmProviders;
   signIn: SignInDeps;
+  factors: FactorDeps;
+  passkeys: PasskeyDeps;
   csrfKey: string;
   portalUrl: string;
   logger: Logger;
 }
 
 /**
- * The sign-in form is bound to its interaction: the uid is in the URL and in a signed,
- * SameSite=Lax, path-scoped cookie set by oidc-provider, and the form carries a token
- * derived from the uid with a server key. A cross-site POST lacks the cookie and the token.
- */
-function csrfToken(key: string, tenant: string, uid: string): string {
-  return createHmac('sha256', key).update(`sign-in:${tenant}:${uid}`).digest('base64url');
-}
-
-/**
- * The sign-in pages of a realm's interaction. Other methods on their paths go on to the realm's
- * mount, as before they were declared here (oidc-provider answers them).
+ * The sign-in pages of a realm's interaction: the password form (and "Sign in with a
+ * passkey"), then what sign-in-steps.ts asks (a second factor, an enrolment, recovery codes).
+ * Other methods on their paths go on to the realm's mount, as before they were declared here
+ * (oidc-provider answers them).
  */
 export function interactionRoutes(deps: InteractionDeps): Route[] {
-  const headers = pageHeaders(new URL(deps.portalUrl).origin);
+  const ttlOf = (loaded: LoadedInteraction) =>
+    Math.max(1, loaded.details.exp - Math.floor(Date.now() / 1000));
 
-  function sendPage(res: Response, status: number, body: string): void {
-    res.set(headers).status(status).type('html').send(body);
-  }
-
-  /** A page that ends this sign-in, with the way to start a new one. */
-  function sendEnd(
-    res: Response,
-    status: number,
-    tenant: string,
-    heading: string,
-    message: string,
-  ): void {
-    sendPage(
-      res,
-      status,
-      page(heading, messageCard(heading, message, signInAgainLink(deps.portalUrl, tenant)), tenant),
+  /** The password form of `loaded`, with a discoverable passkey's challenge for this sign-in. */
+  async function formOf(loaded: LoadedInteraction, state: FormState = {}): Promise<string> {
+    const { tenant, uid } = loaded;
+    const csrf = kit.csrfFor(tenant, uid);
+    const options = await authenticationOptions(deps.passkeys, {
+      tenant,
+      interaction: uid,
+      ttlSeconds: ttlOf(loaded),
+    });
+    const passkey = passkeyForm(
+      { tenant, uid, csrf },
+      'authenticate',
+      'passkey',
+      options,
+      // Not "Sign in …": the password form's own button keeps that name to itself.
+      'Use a passkey',
+      false,
     );
+    return signInFormPage(tenant, uid, csrf, { ...state, passkey });
   }
+
+  const kit = interactionKit({
+    providers: deps.providers,
+    csrfKey: deps.csrfKey,
+    portalUrl: deps.portalUrl,
+    signInForm: (loaded, error: string | Html) => formOf(loaded, { error }),
+  });
+  const steps = signInSteps(kit, {
+    factors: deps.factors,
+    passkeys: deps.passkeys,
+    logger: deps.logger,
+  });
 
   const base = '/realms/:tenant/interaction/:uid';
 
-  async function loadInteraction(req: Request, res: Response) {
-    const tenant = String(req.params.tenant);
-    const uid = String(req.params.uid);
-    const provider = isTenantName(tenant) ? await deps.providers.providerFor(tenant) : undefined;
-    if (!provider) {
-      sendPage(res, 404, unknownRealmPage(tenant, deps.portalUrl));
-      return undefined;
-    }
-    try {
-      const details = await provider.interactionDetails(req, res);
-      if (details.uid !== uid) throw new Error('interaction mismatch');
-      return { tenant, uid, provider, details };
-    } catch (err) {
-      if (isDatabaseUnavailable(err)) throw err;
-      sendEnd(
-        res,
-        400,
-        tenant,
-        'This sign-in has expired',
-        'A sign-in page works for a few minutes, and only in the browser that opened it. Start a new sign-in.',
-      );
-      return undefined;
-    }
-  }
-
   async function showForm(req: Request, res: Response): Promise<void> {
-    const loaded = await loadInteraction(req, res);
+    const loaded = await kit.load(req, res);
     if (!loaded) return;
-    const { tenant, uid, provider, details } = loaded;
+    const { provider, details } = loaded;
     if (details.prompt.name === 'login') {
-      sendPage(res, 200, signInFormPage(tenant, uid, csrfToken(deps.csrfKey, tenant, uid)));
+      const state = stateOf(loaded);
+      if (state) return steps.showStep(req, res, loaded, state);
+      if (await steps.startFromSession(req, res, loaded)) return;
+      kit.sendPage(res, 200, await formOf(loaded));
       return;
     }
     // Sign-in grants what the user's role allows (loadExistingGrant); asking for more is refused, never prompted.
@@ -121,7 +106,7 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
   /** 429: the form again, with why and when to come back. */
   function sendRefusal(res: Response, form: string, retryAfterSeconds: number): void {
     res.setHeader('retry-after', String(retryAfterSeconds));
-    sendPage(res, 429, form);
+    kit.sendPage(res, 429, form);
   }
 
   /** The form's fields cut to their limits, and whether its CSRF field is the one this service issued. */
@@ -130,90 +115,81 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, EMAIL_MAX) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, PASSWORD_MAX) : '';
     const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
-    const expected = csrfToken(deps.csrfKey, tenant, uid);
-    const csrfValid = typeof body.csrf === 'string' && constantTimeEquals(body.csrf, expected);
-    return { tenant, uid, email, password, expected, csrfValid };
+    return { tenant, uid, email, password, csrfValid: kit.csrfValid(req) };
   }
 
   /** A sign-in that did not succeed: the form again, with why (429 to come back later, 401 wrong credentials). */
-  function sendFailedSignIn(
+  async function sendFailedSignIn(
     res: Response,
-    form: { tenant: string; uid: string; expected: string; email: string },
+    loaded: LoadedInteraction,
+    email: string,
     outcome: Exclude<SignInOutcome, { kind: 'signed-in' }>,
-  ): void {
-    const { tenant, uid, expected, email } = form;
+  ): Promise<void> {
     if (outcome.kind === 'wrong-credentials') {
-      sendPage(
+      kit.sendPage(
         res,
         401,
-        signInFormPage(tenant, uid, expected, { email, error: WRONG_CREDENTIALS, invalid: true }),
+        await formOf(loaded, { email, error: WRONG_CREDENTIALS, invalid: true }),
       );
       return;
     }
     const error = outcome.kind === 'busy' ? BUSY : pausedMessage(outcome.retryAfterSeconds);
-    sendRefusal(
-      res,
-      signInFormPage(tenant, uid, expected, { email, error }),
-      outcome.retryAfterSeconds,
-    );
+    sendRefusal(res, await formOf(loaded, { email, error }), outcome.retryAfterSeconds);
   }
 
   async function signIn(req: Request, res: Response): Promise<void> {
-    const form = readSignInForm(req);
-    const { tenant, uid, email, password, expected, csrfValid } = form;
+    const { tenant, uid, email, password, csrfValid } = readSignInForm(req);
     // With every password checker busy, a form this service issued (its CSRF field, which
     // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
     const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
     if (busy) {
       sendRefusal(
         res,
-        signInFormPage(tenant, uid, expected, { email, error: BUSY }),
+        signInFormPage(tenant, uid, kit.csrfFor(tenant, uid), { email, error: BUSY }),
         busy.retryAfterSeconds,
       );
       return;
     }
-    const loaded = await loadInteraction(req, res);
+    const loaded = await kit.loadPost(req, res);
     if (!loaded) return;
-    if (!csrfValid || loaded.details.prompt.name !== 'login') {
-      sendEnd(
-        res,
-        403,
-        tenant,
-        'This sign-in form is not valid',
-        'It was not sent from the sign-in page this browser opened. Start a new sign-in.',
-      );
-      return;
-    }
     const outcome = await authenticateUser(deps.signIn, {
       tenant,
       email,
       password,
       ip: req.ip ?? '',
     });
-    if (outcome.kind !== 'signed-in') {
-      sendFailedSignIn(res, form, outcome);
-      return;
-    }
-    await loaded.provider.interactionFinished(
-      req,
-      res,
-      { login: { accountId: outcome.accountId } },
-      { mergeWithLastSubmission: false },
-    );
+    if (outcome.kind !== 'signed-in') return sendFailedSignIn(res, loaded, email, outcome);
+    await steps.afterPassword(req, res, loaded, outcome.accountId);
   }
+
+  const form = (fields: string[]) => ({ body: { type: 'form' as const, fields } });
+  const parse = express.urlencoded({
+    extended: false,
+    limit: '16kb',
+    parameterLimit: 10,
+  });
+  const post = (
+    step: string,
+    fields: string[],
+    handler: (req: Request, res: Response) => Promise<void>,
+  ): Route => ({
+    method: 'POST',
+    path: `${base}/${step}`,
+    otherMethods: 'pass',
+    errors: ['page'],
+    input: form(['csrf', ...fields]),
+    handlers: [parse, handler],
+  });
+  const h = steps.handlers;
 
   return [
     { method: 'GET', path: base, otherMethods: 'pass', errors: ['page'], handlers: [showForm] },
-    {
-      method: 'POST',
-      path: `${base}/login`,
-      otherMethods: 'pass',
-      errors: ['page'],
-      input: { body: { type: 'form', fields: ['csrf', 'email', 'password'] } },
-      handlers: [
-        express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }),
-        signIn,
-      ],
-    },
+    post('login', ['email', 'password'], signIn),
+    post('factor', ['code'], h.postCode),
+    post('passkey', ['response'], h.postPasskey),
+    post('enrol-totp', ['code'], h.postEnrolTotp),
+    post('enrol-passkey', ['response'], h.postEnrolPasskey),
+    post('continue', [], h.postContinue),
+    ...passkeyScriptRoutes(),
   ];
 }

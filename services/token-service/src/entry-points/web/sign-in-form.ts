@@ -7,6 +7,7 @@
  */
 import { html, type Html } from '@plant/shared/page-look';
 import { page } from '../../provider/provider-pages.js';
+import { PASSKEY_SCRIPTS } from './passkey-script.js';
 
 /** Longest password read (longer is cut: a scrypt input of any size costs the same). */
 export const PASSWORD_MAX = 1024;
@@ -40,6 +41,8 @@ export interface FormState {
   error?: string | Html;
   /** The fields themselves were wrong (not a refusal to check them). */
   invalid?: boolean;
+  /** Sign in with a passkey (a form run by the passkey script), when offered. */
+  passkey?: Html;
 }
 
 /** The whole sign-in page of an interaction, posting to its `/login` with the form's CSRF field. */
@@ -47,7 +50,7 @@ export function signInFormPage(
   tenant: string,
   uid: string,
   csrf: string,
-  { email = '', error, invalid = false }: FormState = {},
+  { email = '', error, invalid = false, passkey }: FormState = {},
 ): string {
   // With the email shown again, the password is what is left to type.
   const focused = email === '' ? 'email' : 'password';
@@ -67,7 +70,14 @@ export function signInFormPage(
     <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="${PASSWORD_MAX}"${state('password')}>
     <button type="submit" class="button button-primary">Sign in</button>
   </form>
+  ${
+    passkey === undefined
+      ? ''
+      : html`<p class="muted">Or, without a password:</p>
+  ${passkey}`
+  }
 </section>`,
     tenant,
+    passkey === undefined ? undefined : PASSKEY_SCRIPTS,
   );
 }
