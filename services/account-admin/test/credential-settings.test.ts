@@ -131,8 +131,13 @@ describe("a service account's own quota", () => {
     const over = await grant(account.client_id!, account.secret!);
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-    const [latest] = await p.auditEvents();
-    expect(latest).toMatchObject({
+    const events = await p.auditEvents();
+    // Newest first: the realm's record of the refusal, after the change that set the quota.
+    expect(events[0]).toMatchObject({
+      action: 'service_account.quota_exceeded',
+      client_id: account.client_id,
+    });
+    expect(events[1]).toMatchObject({
       action: 'service_account.update',
       client_id: account.client_id,
       details: { quota: { from: null, to: { per_minute: 1, mode: 'enforce' } } },

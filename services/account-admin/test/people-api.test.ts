@@ -227,7 +227,8 @@ describe('people', () => {
       role: 'Account Admin',
       status: 'active',
       created_at: ISO,
-      last_sign_in_at: null,
+      // The admin signed in to the portal through the realm, which recorded when.
+      last_sign_in_at: ISO,
       factors: { passkeys: 0, totp: false, recovery_codes_left: 0 },
     });
   });

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { createSessionStore, type SessionStore } from '../src/data-access/session-store.js';
-import { shot, useBrowser } from './helpers/browser.js';
+import { expectAccessible, shot, useBrowser } from './helpers/browser.js';
 import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 
 let platform: Platform;
@@ -31,30 +31,17 @@ let lastCounter = -1;
 useBrowser({ accountAdmin: true }, async (started) => {
   ({ platform, page } = started);
   acme = await createTenant(platform);
+  // The production default: Account Admins must hold a second factor.
+  await platform.cli('tenant', 'policy', acme.tenant, '--admin-factor', 'required');
   redis = new Redis(platform.redisUrl);
   store = createSessionStore(redis, TEST_SECRETS.SESSION_SECRET);
 });
 afterAll(() => redis?.quit());
 
-const BASE32 = /\b[A-Z2-7]{16,}={0,6}\b/;
-
-/** The TOTP secret the realm's enrolment page shows for manual entry (or in its otpauth:// link). */
+/** The TOTP secret the realm's enrolment page shows for manual entry. */
 async function enrolmentSecret(): Promise<string> {
-  const uri = await page
-    .locator('[href^="otpauth://"], [data-otpauth], [value^="otpauth://"]')
-    .first()
-    .evaluate(
-      (el) =>
-        el.getAttribute('href') ??
-        el.getAttribute('data-otpauth') ??
-        (el as HTMLInputElement).value,
-    )
-    .catch(() => null);
-  if (uri) return new URL(uri).searchParams.get('secret')!;
-  const text = ((await page.locator('main').textContent()) ?? '').replace(/\s+/g, '');
-  const match = BASE32.exec(text);
-  if (!match) throw new Error('no TOTP secret on the enrolment page');
-  return match[0];
+  await page.getByRole('heading', { name: 'Add a second factor' }).waitFor();
+  return page.getByLabel('Key').inputValue();
 }
 
 /** A code of a period no code was entered in yet. */
@@ -68,15 +55,10 @@ async function freshCode(): Promise<string> {
   return totp.generate();
 }
 
-async function enterCode(): Promise<void> {
-  await page
-    .getByLabel(/code/i)
-    .first()
-    .fill(await freshCode());
-  await page
-    .getByRole('button', { name: /verify|continue|confirm|sign in/i })
-    .first()
-    .click();
+async function enterCode(label: string | RegExp): Promise<void> {
+  const field = page.getByLabel(label).first();
+  await field.fill(await freshCode());
+  await field.press('Enter');
 }
 
 async function sessionId(): Promise<string> {
@@ -90,25 +72,18 @@ describe('step-up through the realm', () => {
     await page.getByLabel('Email').fill(acme.admin.email);
     await page.getByLabel('Password').fill(acme.admin.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page
-      .getByRole('link', { name: /authenticator app/i })
-      .or(page.getByRole('button', { name: /authenticator app/i }))
-      .first()
-      .click();
     totp = new TOTP({ secret: Secret.fromBase32(await enrolmentSecret()) });
     await shot(page, 'step-up-totp-enrol');
-    await enterCode();
+    await enterCode('Code from the app');
     // Recovery codes, shown once: acknowledged.
-    await page
-      .getByRole('button', { name: /saved|continue|done/i })
-      .first()
-      .click();
+    await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+    await page.getByRole('button', { name: 'I have saved them: continue' }).click();
 
     await page.waitForURL(`${platform.portalUrl}/settings/service-accounts`);
     const session = (await store.get(await sessionId()))!;
     expect(session.stepUpRequired).toBe(true);
     expect(Date.now() - session.factorAt!).toBeLessThan(10 * 60_000);
-  });
+  }, 120_000);
 
   test('When the factor is older than 10 minutes, then Reset secret goes to the realm, which asks only for a code, and the new secret is shown on return', async () => {
     const account = await platform.createServiceAccount(acme.tenant);
@@ -120,13 +95,32 @@ describe('step-up through the realm', () => {
     await page.locator('#confirm-button').click();
 
     await page.waitForURL(`${platform.authUrl}/realms/${acme.tenant}/**`);
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
     expect(await page.getByLabel('Password').count()).toBe(0);
     await shot(page, 'step-up-totp-code');
-    await enterCode();
+    await enterCode(/code/i);
 
     await page.waitForURL(`${platform.portalUrl}/settings/service-accounts`);
     await page.locator('#secret-dialog[open]').waitFor();
     expect(await page.locator('#secret-client-id').inputValue()).toBe(account.clientId);
     expect(Date.now() - (await store.get(id))!.factorAt!).toBeLessThan(10 * 60_000);
+  }, 120_000);
+
+  test('When the admin opens Security, then the authenticator app is listed, and removing it (with the fresh factor) takes it off the list', async () => {
+    await page.goto(`${platform.portalUrl}/settings/security`);
+    const row = page.locator('tr[data-factor-id]');
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    expect(await row.first().locator('td[data-label="Kind"]').textContent()).toBe(
+      'Authenticator app',
+    );
+    await expectAccessible(page, 'Security with a factor');
+    await row
+      .first()
+      .getByRole('button', { name: /^Remove / })
+      .click();
+    await page.locator('#confirm-button').click();
+    await page.getByText('You have no second factor yet.').waitFor();
+    expect(await page.locator('tr[data-factor-id]').count()).toBe(0);
   });
 });

@@ -93,13 +93,17 @@ describe('the OpenAPI document', () => {
       '/service-accounts/{client_id}/trusts': ['post'],
       '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
       '/settings/credentials': ['get', 'patch'],
+      '/settings/people': ['get', 'patch'],
       '/users': ['get', 'post'],
       '/users/{id}': ['delete', 'get', 'patch'],
+      '/users/{id}/factors': ['delete', 'get'],
       '/invitations': ['get'],
       '/invitations/{id}': ['delete'],
       '/audit-events': ['get'],
       '/me/sessions': ['get'],
       '/me/sessions/{id}': ['delete'],
+      '/me/factors': ['get'],
+      '/me/factors/{factor_id}': ['delete'],
       '/users/{id}/sessions': ['delete'],
     });
   });

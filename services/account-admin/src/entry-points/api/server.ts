@@ -110,7 +110,6 @@ export function createApp(deps: AppDependencies): HttpApp {
         audit: deps.audit,
         sessions: deps.sessions,
         store: deps.store,
-        tokenService: deps.tokenService,
         logger,
         authUrl: deps.authUrl,
       }),

@@ -1,7 +1,6 @@
 /** The portal's pages: tenant picker, Settings → Service accounts, Credentials, People, Sessions, Security, Policy, Activity. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
-import type { TokenServiceClient } from '@plant/shared/token-service-client';
 import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
@@ -12,7 +11,7 @@ import {
   listServiceAccounts,
   type ServiceAccountDeps,
 } from '../../domain/managed-service-accounts.js';
-import { getPeopleSettings } from '../../domain/managed-factors.js';
+import { getPeopleSettings, listMyFactors } from '../../domain/managed-factors.js';
 import {
   actorFromSession,
   listOwnSessions,
@@ -25,7 +24,7 @@ import { getCredentialPolicy } from '../../domain/credential-policy.js';
 import { peoplePage } from './people-pages.js';
 import { credentialsPage } from './credential-pages.js';
 import { credentialPolicyPage } from './credential-policy-page.js';
-import { factorSummaryOf, securityPage } from './security-pages.js';
+import { securityPage } from './security-pages.js';
 import { sessionsPage } from './session-pages.js';
 import { activityPage, serviceAccountsPage, tenantPickerPage } from './pages.js';
 import { policyPage } from './policy-page.js';
@@ -40,7 +39,6 @@ export interface PortalDeps {
   sessions: PortalSessions;
   store: SessionStore;
   /** Reads the person's factor counts for the Security page. */
-  tokenService: Pick<TokenServiceClient, 'getUser'>;
   logger: Logger;
   /** The token service's public base URL: a realm's issuer is what assertions name as audience. */
   authUrl: string;
@@ -63,7 +61,6 @@ export function portalRoutes({
   audit,
   sessions,
   store,
-  tokenService,
   logger,
   authUrl,
 }: PortalDeps): Route[] {
@@ -88,8 +85,8 @@ export function portalRoutes({
 
   async function security(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
-    const user = await tokenService.getUser(session.tenant, session.sub);
-    sendPage(res, 200, securityPage({ session, factors: factorSummaryOf(user) }));
+    const factors = await listMyFactors(accounts, actorFromSession(session));
+    sendPage(res, 200, securityPage({ session, factors }));
   }
 
   async function tenantPicker(req: Request, res: Response): Promise<void> {
