@@ -3,8 +3,8 @@
  * practices: no serious or critical violation), in the `demo` tenant the README's walkthrough
  * starts from, on a Postgres cluster of this file's own (so the tenant can be named `demo`).
  *
- * It also takes the README's screenshots (the Service Accounts page, the secret-once dialog):
- * always into test-output/, and into docs/images/ when UPDATE_SCREENSHOTS=1, so the committed
+ * It also takes the README's screenshots (the Service Accounts page, the secret-once dialog, the
+ * People page): always into test-output/, and into docs/images/ when UPDATE_SCREENSHOTS=1, so the committed
  * images are the ones this test made (`UPDATE_SCREENSHOTS=1 pnpm test --selectProjects
  * account-admin --testPathPatterns portal-a11y`).
  */
@@ -167,6 +167,13 @@ describe('accessibility of the portal', () => {
     await page.getByRole('link', { name: 'Activity' }).click();
     await page.waitForURL(`${platform.portalUrl}/activity`);
     await expectAccessible(page, 'activity');
+    await page.goto(`${platform.portalUrl}/settings/people`);
+    await page.getByRole('heading', { name: 'People', level: 1 }).waitFor();
+    await expectAccessible(page, 'people');
+    expect(pngSize(await docsShot(page, 'people'))).toEqual({
+      signature: '89504e470d0a1a0a',
+      ...VIEWPORT,
+    });
     await page.goto(`${platform.portalUrl}/logout`);
     await expectAccessible(page, 'sign-out page');
   });
