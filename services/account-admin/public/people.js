@@ -10,17 +10,8 @@ import { api, messageOf } from './portal-api.js';
   if (!table) return;
   const AFTER_RELOAD = 'plant-portal:people-after-reload';
 
-  function showError(element, message) {
-    element.textContent = message;
-    element.hidden = false;
-  }
-  function clearError(element) {
-    element.textContent = '';
-    element.hidden = true;
-  }
-  function busy(form, on) {
-    for (const button of form.querySelectorAll('button')) button.disabled = on;
-  }
+  // The shared form helpers of portal.js (loaded first, as every page's own script assumes).
+  const { showError, clearError, busy } = window.plantPortal;
 
   /** Reloads; afterwards focus returns to the same action of the same row (or Invite) and the message is announced. */
   function reloadAfter(row, action, message) {

@@ -336,6 +336,18 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     return { loaded, state };
   }
 
+  /** `loadStep`, then the live person of the step (a disabled or removed one is refused here). */
+  async function loadStepPerson(req: Request, res: Response, step: SignInState['step']) {
+    const at = await loadStep(req, res, step);
+    if (!at) return undefined;
+    const person = await userFactors.person(at.loaded.tenant, at.state.sub);
+    if (!person || person.disabled) {
+      refuseDisabled(res, at.loaded);
+      return undefined;
+    }
+    return { ...at, person };
+  }
+
   const field = (req: Request, name: string, max: number) => {
     const value = (req.body as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' ? value.slice(0, max) : '';
@@ -347,11 +359,9 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
   }
 
   async function postCode(req: Request, res: Response): Promise<void> {
-    const at = await loadStep(req, res, 'factor');
+    const at = await loadStepPerson(req, res, 'factor');
     if (!at) return;
-    const { loaded, state } = at;
-    const person = await userFactors.person(loaded.tenant, state.sub);
-    if (!person || person.disabled) return refuseDisabled(res, loaded);
+    const { loaded, state, person } = at;
     const outcome = await verifyCode(deps.factors, {
       tenant: loaded.tenant,
       sub: person.sub,
@@ -424,11 +434,9 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
   }
 
   async function postEnrolTotp(req: Request, res: Response): Promise<void> {
-    const at = await loadStep(req, res, 'enrol');
+    const at = await loadStepPerson(req, res, 'enrol');
     if (!at) return;
-    const { loaded, state } = at;
-    const person = await userFactors.person(loaded.tenant, state.sub);
-    if (!person || person.disabled) return refuseDisabled(res, loaded);
+    const { loaded, state, person } = at;
     if (state.totpSealed === undefined) return kit.sendInvalidForm(res, loaded.tenant);
     const outcome = await confirmTotpEnrolment(deps.factors, {
       tenant: loaded.tenant,
@@ -465,11 +473,9 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
   }
 
   async function postEnrolPasskey(req: Request, res: Response): Promise<void> {
-    const at = await loadStep(req, res, 'enrol');
+    const at = await loadStepPerson(req, res, 'enrol');
     if (!at) return;
-    const { loaded, state } = at;
-    const person = await userFactors.person(loaded.tenant, state.sub);
-    if (!person || person.disabled) return refuseDisabled(res, loaded);
+    const { loaded, state, person } = at;
     const outcome = await finishRegistration(deps.passkeys, {
       tenant: loaded.tenant,
       interaction: loaded.uid,
