@@ -2,9 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { createAccessLog, outcomeOf, pathOf } from './http-logger.js';
 import type { Logger } from './logger.js';
-import { endServerSpan, serveInSpan, startServerSpan, traceLogFields } from './trace-context.js';
+import { endServerSpan, startServerSpan, traceLogFields } from './trace-context.js';
 import { httpRequestRecorder } from './metrics.js';
-import { assignRequestId, requestContext } from './request-context.js';
+import {
+  assignRequestId,
+  keepRequestContextForEveryRequest,
+  requestContext,
+  runTracedRequest,
+  tracedRequestEnded,
+} from './request-context.js';
 
 export interface HttpObservabilityOptions {
   logger: Logger;
@@ -49,6 +55,7 @@ export function createRequestObserver({
   const writeAccessLine = createAccessLog(logger);
   const quiet = new Set(quietPaths);
   const record = metrics ? httpRequestRecorder(metrics) : undefined;
+  if (withContext) keepRequestContextForEveryRequest();
   return function observe(req, res, route, serve) {
     const id = assignRequestId(req, res);
     const path = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
@@ -62,7 +69,10 @@ export function createRequestObserver({
       const ns = Number(process.hrtime.bigint() - start);
       if (record !== undefined && res.writableFinished)
         record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
-      if (server !== undefined) endServerSpan(server, route(req), res.statusCode);
+      if (server !== undefined) {
+        endServerSpan(server, route(req), res.statusCode);
+        tracedRequestEnded();
+      }
       if (res.statusCode >= 400 || !quiet.has(path))
         writeAccessLine(
           id,
@@ -74,11 +84,12 @@ export function createRequestObserver({
           trace,
         );
     });
-    const run = () => {
-      if (withContext) requestContext.run({ requestId: id }, serve, req, res);
-      else serve(req, res);
-    };
-    if (server === undefined) run();
-    else serveInSpan(server, req, res, run);
+    // One store for the request's id and, when sampled, its span. A process without the
+    // request context (its grants would pay for the storage in every promise) enters it only
+    // for a sampled request, whose span must follow its awaits (`runTracedRequest`).
+    if (server !== undefined)
+      runTracedRequest({ requestId: id, trace: server.context }, serve, req, res);
+    else if (withContext) requestContext.run({ requestId: id, trace: undefined }, serve, req, res);
+    else serve(req, res);
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLosslessNumber, parse } from 'lossless-json';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
+import { inRequestContext } from './request-context.js';
 
 /** Request bodies above this are refused with 413 before they are parsed. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
@@ -89,6 +90,16 @@ export function formBody({ limit = DEFAULT_BODY_LIMIT }: { limit?: number } = {}
   });
 }
 
+/**
+ * A body reader that is not ours (express's `urlencoded`, say) whose `next` continues in the
+ * request context, as ours does (`inRequestContext`: its `end` listener runs in the socket's).
+ */
+export function keepingRequestContext<Req, Res>(
+  reader: (req: Req, res: Res, next: (err?: unknown) => void) => void,
+): (req: Req, res: Res, next: (err?: unknown) => void) => void {
+  return (req, res, next) => reader(req, res, inRequestContext(next));
+}
+
 /** Reads a whole body of `assertType`'s media type up to `limit` bytes, then `parse`s it onto `req.body` (a throw is the answer). */
 function bodyReader(
   assertType: (req: IncomingMessage) => void,
@@ -120,6 +131,8 @@ function bodyReader(
       next(new PayloadTooLarge(`Request body must be at most ${limit} bytes`));
       return;
     }
+    // `data` and `end` arrive in the socket's async context: what follows continues in the request's.
+    next = inRequestContext(next);
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;

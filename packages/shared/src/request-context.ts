@@ -1,13 +1,59 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from '@opentelemetry/api';
 
-/** What travels with a request through every await: its id, for every log line. */
+/**
+ * What travels with a request through every await: its id, for every log line, and with
+ * tracing on the active OpenTelemetry context (`RequestContextManager` keeps it here, so a
+ * process has one storage, not two).
+ */
 export interface RequestContext {
-  requestId: string;
+  readonly requestId: string | undefined;
+  readonly trace: Context | undefined;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/**
+ * Whether an app of this process keeps the request context for every request (the Plant
+ * Store's, account-admin's). A process none of whose apps does (the token service) enters it
+ * for sampled requests only, whose spans must follow their awaits, and turns it off again when
+ * none is in flight: on Node 20 an enabled storage makes every await in the process dearer,
+ * whichever request it serves (≈ 6 % of a grant: docs/performance.md, "Tracing").
+ */
+let keptForEveryRequest = false;
+let tracedInFlight = 0;
+
+/** An app of this process runs every request in the request context. */
+export function keepRequestContextForEveryRequest(): void {
+  keptForEveryRequest = true;
+}
+
+/** Runs a sampled request's `serve` in `store`; `tracedRequestEnded` once its response has closed. */
+export function runTracedRequest<A extends unknown[], R>(
+  store: RequestContext,
+  serve: (...args: A) => R,
+  ...args: A
+): R {
+  tracedInFlight += 1;
+  return requestContext.run(store, serve, ...args);
+}
+
+export function tracedRequestEnded(): void {
+  tracedInFlight -= 1;
+  releaseRequestContextIfIdle();
+}
+
+/**
+ * Turns the storage off when nothing needs it: no app keeps it for every request and no
+ * sampled request is in flight. Also called once the tracing SDK has started, whose own start
+ * enters it. What a finished request still runs after this (a late write) makes no span:
+ * better than every await of every request paying for the storage.
+ */
+export function releaseRequestContextIfIdle(): void {
+  if (tracedInFlight === 0 && !keptForEveryRequest) requestContext.disable();
+}
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 // Accept a caller's id only if it cannot smuggle anything into logs or headers.
@@ -43,4 +89,17 @@ export function assignRequestId(req: IncomingMessage, res: ServerResponse): stri
   (req as IncomingMessage & { id: string }).id = id;
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
+}
+
+/**
+ * `fn` bound to the request context active now (the request's id and, when traced, its span),
+ * for a callback an event emitter will call. A body reader's `end` listener runs in the
+ * socket's async context, not the request's, so the handlers after it would log without the
+ * id and make their queries' spans outside the request's trace. With no context active there
+ * is nothing to keep, and `fn` itself is returned.
+ */
+export function inRequestContext<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const store = requestContext.getStore();
+  if (store === undefined) return fn;
+  return (...args: A) => requestContext.run(store, fn, ...args);
 }

@@ -3,7 +3,6 @@
  * context carried in a message (the revocation channel), in and out. Only `@opentelemetry/api`
  * is loaded here (no SDK): every call is a constant-time no-op until `startTracing` has run.
  */
-import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   context,
@@ -17,14 +16,21 @@ import {
   trace,
   type TextMapGetter,
   type TextMapSetter,
+  type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 let started = false;
+/** Ours, once the SDK's provider is registered (a lookup per span otherwise). */
+let tracer: Tracer = trace.getTracer('@plant/shared');
+/** The request headers the configured propagators read (`OTEL_PROPAGATORS`): a request without any has no parent to extract. */
+let propagationFields: readonly string[] = [];
 
 /** Called once by `startTracing`: from now on spans exist and these functions do work. */
 export function markTracingStarted(): void {
   started = true;
+  tracer = trace.getTracer('@plant/shared');
+  propagationFields = propagation.fields().map((field) => field.toLowerCase());
 }
 
 export function tracingStarted(): boolean {
@@ -62,8 +68,6 @@ const getter: TextMapGetter<MessageTraceContext> = {
   get: (carrier, key) => (key === 'traceparent' || key === 'tracestate' ? carrier[key] : undefined),
 };
 
-const tracer = () => trace.getTracer('@plant/shared');
-
 function ended<T>(span: Span, work: Promise<T>): Promise<T> {
   return work.then(
     (value) => {
@@ -88,7 +92,7 @@ export function inProducerSpan<T>(
   send: (carried: MessageTraceContext) => Promise<T>,
 ): Promise<T> {
   if (!started) return send({});
-  const span = tracer().startSpan(name, { kind: SpanKind.PRODUCER, attributes });
+  const span = tracer.startSpan(name, { kind: SpanKind.PRODUCER, attributes });
   const spanContext = trace.setSpan(context.active(), span);
   const carried: MessageTraceContext = {};
   w3c.inject(spanContext, carried, setter);
@@ -112,7 +116,7 @@ export function inConsumerSpan<T>(
   if (!started || carried.traceparent === undefined) return apply(undefined);
   const parent: Context = w3c.extract(ROOT_CONTEXT, carried, getter);
   if (trace.getSpanContext(parent) === undefined) return apply(undefined);
-  const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
+  const span = tracer.startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
   try {
     return context.with(trace.setSpan(parent, span), () => apply(span));
   } catch (err) {
@@ -153,30 +157,16 @@ export function startServerSpan(
   headers: IncomingHttpHeaders,
 ): ServerSpan | undefined {
   if (!started) return undefined;
-  const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
-  const span = tracer().startSpan(
+  const parent = propagationFields.some((field) => headers[field] !== undefined)
+    ? propagation.extract(ROOT_CONTEXT, headers, headerGetter)
+    : ROOT_CONTEXT;
+  const span = tracer.startSpan(
     method,
     { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
     parent,
   );
   if (!span.isRecording()) return undefined;
   return { span, context: trace.setSpan(parent, span), method };
-}
-
-/**
- * Runs `serve` inside the span (so what it calls, and its log lines, belong to it). The request
- * and response emitters are bound to it too, as the http instrumentation binds them: a body
- * reader continues from a `data`/`end` listener, which would otherwise run outside the span.
- */
-export function serveInSpan(
-  server: ServerSpan,
-  req: EventEmitter,
-  res: EventEmitter,
-  serve: () => void,
-): void {
-  context.bind(server.context, req);
-  context.bind(server.context, res);
-  context.with(server.context, serve);
 }
 
 /** Ends the span when the response has closed: its route template, its status. */

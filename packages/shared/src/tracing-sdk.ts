@@ -13,6 +13,7 @@
  * - express: route handlers only, not every middleware layer (a span per layer per request).
  * - pg: the SQL text only (parameterised by knex; values are never recorded), no span outside a trace.
  * - ioredis: the command name only, never its arguments (keys, `AUTH`'s password, messages).
+ * - context: kept in the request context's store (`RequestContextManager`), not a storage of its own.
  * - traces only: the services' metrics are Prometheus' (`/metrics`), logs are stdout.
  */
 import type { Attributes } from '@opentelemetry/api';
@@ -22,6 +23,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { RequestOptions } from 'node:http';
+import { RequestContextManager } from './request-context-manager.js';
 
 /** `a=REDACTED&b=REDACTED`: which parameters came, never their values. */
 export function redactedQuery(search: string): string {
@@ -56,6 +58,8 @@ export function startTracingSdk(serviceName: string): { shutdown(): Promise<void
     process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL = 'http/json';
   const sdk = new NodeSDK({
     ...(process.env.OTEL_SERVICE_NAME ? {} : { serviceName }),
+    // The active context lives in the request context's store: one AsyncLocalStorage, not two.
+    contextManager: new RequestContextManager(),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [

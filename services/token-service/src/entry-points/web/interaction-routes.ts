@@ -1,4 +1,4 @@
-import type { Route } from '@plant/shared/http';
+import { keepingRequestContext, type Route } from '@plant/shared/http';
 import type { Html } from '@plant/shared/page-look';
 import type { Logger } from '@plant/shared/logging';
 import express, { type Request, type Response } from 'express';
@@ -163,11 +163,9 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
   }
 
   const form = (fields: string[]) => ({ body: { type: 'form' as const, fields } });
-  const parse = express.urlencoded({
-    extended: false,
-    limit: '16kb',
-    parameterLimit: 10,
-  });
+  const parse = keepingRequestContext(
+    express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }),
+  );
   const post = (
     step: string,
     fields: string[],

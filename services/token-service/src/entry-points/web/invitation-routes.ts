@@ -10,7 +10,7 @@
  * cookie and the form carries HMAC(COOKIE_KEYS, tenant, nonce); a cross-site POST has neither.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Route } from '@plant/shared/http';
+import { keepingRequestContext, type Route } from '@plant/shared/http';
 import { requestIdOf } from '@plant/shared/logging';
 import { constantTimeEquals, type SourceBudget } from '@plant/shared/security';
 import express, { type Request, type Response } from 'express';
@@ -185,7 +185,9 @@ export function invitationRoutes(deps: InvitationPageDeps): Route[] {
         body: { type: 'form', fields: ['token', 'csrf', 'username', 'password', 'confirm'] },
       },
       handlers: [
-        express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }),
+        keepingRequestContext(
+          express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }),
+        ),
         accept,
       ],
     },
