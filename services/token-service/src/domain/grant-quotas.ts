@@ -28,42 +28,55 @@ export interface GrantQuotasDeps {
 export class GrantQuotas {
   readonly #counter: GrantQuotaCounter;
   readonly #recordEvent: GrantQuotasDeps['recordEvent'];
-  readonly #checks: Counter<'mode' | 'outcome'>;
+  /** The metric's series, one per mode and outcome, looked up once (a label lookup per grant otherwise). */
+  readonly #checks: Record<'log' | 'enforce', Record<'within' | 'over', Counter.Internal>>;
   readonly #logger: Logger;
 
   constructor({ counter, recordEvent, metrics, logger }: GrantQuotasDeps) {
     this.#counter = counter;
     this.#recordEvent = recordEvent;
     this.#logger = logger;
-    this.#checks = new Counter({
+    const checks = new Counter({
       name: 'grant_quota_checks_total',
       help: 'Client-credentials grants counted against a quota, by mode (log, enforce) and outcome (within, over)',
       labelNames: ['mode', 'outcome'],
       registers: [metrics],
     });
+    const series = (mode: 'log' | 'enforce') => ({
+      within: checks.labels(mode, 'within'),
+      over: checks.labels(mode, 'over'),
+    });
+    this.#checks = { log: series('log'), enforce: series('enforce') };
   }
 
   /** Undefined when the account has no quota in force; else resolves, or rejects with `GrantQuotaExceeded` (enforce). */
   check(credential: ClientCredentialRow): Promise<void> | undefined {
-    if (credential.quota_mode === 'off') return undefined;
-    return this.#count(credential);
+    const mode = credential.quota_mode;
+    if (mode === 'off') return undefined;
+    return this.#count(credential, mode);
   }
 
-  async #count(credential: ClientCredentialRow): Promise<void> {
-    const { realm, sub, quota_mode: mode, quota_per_minute: limit } = credential;
+  async #count(credential: ClientCredentialRow, mode: 'log' | 'enforce'): Promise<void> {
+    const { realm, sub, quota_per_minute: limit } = credential;
     const { consumed, msBeforeNext } = await this.#counter.count(realm, sub);
     if (consumed <= limit) {
-      this.#checks.inc({ mode, outcome: 'within' });
+      this.#checks[mode].within.inc();
       return;
     }
-    this.#checks.inc({ mode, outcome: 'over' });
-    if (consumed === limit + 1) this.#recordOver(credential);
+    this.#checks[mode].over.inc();
+    // Awaited (once per account and window): when the caller sees its 429, the trail has it.
+    if (consumed === limit + 1) await this.#recordOver(credential);
     if (mode === 'enforce')
       throw new GrantQuotaExceeded(Math.max(1, Math.ceil(msBeforeNext / 1000)), limit);
   }
 
-  #recordOver({ realm, sub, quota_mode: mode, quota_per_minute: limit }: ClientCredentialRow) {
-    this.#recordEvent({
+  #recordOver({
+    realm,
+    sub,
+    quota_mode: mode,
+    quota_per_minute: limit,
+  }: ClientCredentialRow): Promise<void> {
+    return this.#recordEvent({
       realm,
       actorLabel: 'grant quota',
       action: 'service_account.quota_exceeded',
