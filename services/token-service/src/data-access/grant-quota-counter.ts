@@ -25,7 +25,7 @@ export interface QuotaCount {
  * then go together as one increment of their number. An increment is atomic, so the grants of
  * one are the consecutive places `total - n + 1 … total`, each exactly its own; a busy account
  * (the one a quota is for) pays one round trip per batch instead of one per grant, and a quiet
- * one pays what it paid before, with no wait.
+ * one pays one round trip, sent at the end of the event-loop turn its grant reached it in.
  */
 export interface GrantQuotaCounter {
   count(realm: string, sub: string): Promise<QuotaCount>;
