@@ -6,9 +6,10 @@
 # The same image runs the migrations as a separate one-shot command, never on a replica's start:
 #   docker run --rm -e DATABASE_URL=... plant/plant-store node dist/migrate.js
 #
-# NODE_IMAGE is a pinned official Node 20 tag; pass another (e.g. a mirror, or a locally
-# built base in scripts/docker-smoke.sh) with --build-arg NODE_IMAGE=...
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# NODE_IMAGE is the official tag of the Node release in .nvmrc (the LTS the suite runs on); pass
+# another build of it (e.g. a mirror, or a locally built base in scripts/docker-smoke.sh) with
+# --build-arg NODE_IMAGE=...
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 ARG PNPM_VERSION=10.34.8
@@ -38,7 +39,7 @@ WORKDIR /app
 # What each target copies in stays owned by root, not writable by this user: the code is
 # immutable at run time.
 USER 1000:1000
-# Slim images have no curl; Node 20 has fetch. Each target sets PORT and MANAGEMENT_PORT: the
+# Slim images have no curl; Node has fetch. Each target sets PORT and MANAGEMENT_PORT: the
 # probes are served on the management port only (the public port answers them 404), which
 # listens on loopback unless MANAGEMENT_HOST opens it (a pod sets 0.0.0.0 for the kubelet).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

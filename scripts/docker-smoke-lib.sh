@@ -2,8 +2,11 @@
 # Pieces of scripts/docker-smoke.sh, sourced by it (they use its globals and helpers: WORK,
 # BASE_IMAGE, NODE_VERSION, dk, say, fail).
 
-# A Node 20 base image from a debootstrapped Debian root plus this machine's node binary and CA
-# bundle, when the daemon does not hold it yet (offline from Docker Hub).
+# A base image of the pinned Node from a debootstrapped Debian root plus the node binary on PATH
+# (scripts/pinned-node.mjs's) and this machine's CA bundle, when the daemon does not hold it yet
+# (offline from Docker Hub). Like the official image it carries npm and corepack (the build
+# stage installs pnpm with npm): beside that node when it came from a tarball; the registry's
+# Node package has neither, so then the machine's npm and the corepack pinned-node.mjs installed.
 make_base_image() {
   if ! dk image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     ROOTFS="$WORK/rootfs-bookworm"
@@ -26,9 +29,12 @@ make_base_image() {
     NODE_LIB=$(dirname "$(dirname "$NODE_BIN")")/lib/node_modules
     install -m 0755 "$NODE_BIN" "$STAGE/usr/local/bin/node"
     mkdir -p "$STAGE/usr/local/lib/node_modules" "$STAGE/etc/ssl/certs"
-    for tool in npm corepack; do
-      [ -d "$NODE_LIB/$tool" ] && cp -a "$NODE_LIB/$tool" "$STAGE/usr/local/lib/node_modules/"
-    done
+    local npm_dir="$NODE_LIB/npm" corepack_dir="$NODE_LIB/corepack"
+    [ -d "$npm_dir" ] || npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+    [ -d "$corepack_dir" ] || corepack_dir="$ROOT/.tools/node/${NODE_VERSION#v}/node_modules/corepack"
+    [ -f "$npm_dir/bin/npm-cli.js" ] || fail "no npm to put in the base image ($npm_dir)"
+    [ -f "$corepack_dir/dist/corepack.js" ] || fail "no corepack to put in the base image ($corepack_dir)"
+    cp -a "$npm_dir" "$corepack_dir" "$STAGE/usr/local/lib/node_modules/"
     ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$STAGE/usr/local/bin/npm"
     ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$STAGE/usr/local/bin/npx"
     ln -sf ../lib/node_modules/corepack/dist/corepack.js "$STAGE/usr/local/bin/corepack"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Real image builds, offline from Docker Hub: start Debian's dockerd by hand, make a Node 20
-# base image from a debootstrapped Debian root plus this machine's node binary and CA bundle,
+# Real image builds, offline from Docker Hub: start Debian's dockerd by hand, make a base image
+# of the pinned Node (.nvmrc) from a debootstrapped Debian root plus that node binary (the one
+# scripts/pinned-node.mjs obtained) and this machine's CA bundle,
 # build every service's image on it (the root Dockerfile's target of each, NODE_IMAGE build
 # argument), run the migrations as the image's separate command, run each container with
 # --network host against the local Postgres and Redis on ports of its own, and check /healthz and
@@ -36,7 +37,11 @@ REDIS_URL=${SMOKE_REDIS_URL:-redis://127.0.0.1:6379}
 SOCK="$WORK/docker.sock"
 RUN_ID="$(date +%s)-$$"
 SMOKE_DB="plantstore_smoke_${RUN_ID//-/_}"
+# The pinned Node (.nvmrc), whatever the machine's own is: `npm run test:all` has it first on
+# PATH already; run alone, this puts it there.
+PATH="$(node "$ROOT/scripts/pinned-node.mjs"):$PATH"
 NODE_VERSION=$(node --version)
+[ "$NODE_VERSION" = "v$(cat "$ROOT/.nvmrc")" ] || { echo "node $NODE_VERSION is not .nvmrc's" >&2; exit 1; }
 BASE_IMAGE="plant-smoke/node-base:${NODE_VERSION#v}"
 
 say() { printf '== docker-smoke: %s\n' "$*"; }

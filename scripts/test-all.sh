@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `npm run test:all` (or `bash scripts/test-all.sh`): everything CI runs, on a fresh machine.
+# Runs on the pinned Node (.nvmrc, from the npm registry when the machine's is another one).
 # Installs what the suite needs (Postgres, Redis, nginx, Redis Sentinel, PgBouncer, promtool and Chromium
 # from Debian when missing, the npm dependencies), starts Postgres and Redis when they do not
 # answer, builds, type-checks, runs the whole suite (`pnpm test`), the topologies (`pnpm
@@ -10,14 +11,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PNPM_VERSION=$(node -p "require('./package.json').packageManager.split('@')[1]")
-# corepack's signature check fails against some registry mirrors; the version is pinned above.
+# corepack's signature check fails against some registry mirrors; the version is pinned below.
 export COREPACK_INTEGRITY_KEYS=${COREPACK_INTEGRITY_KEYS:-0}
+# Everything below runs on the pinned Node (.nvmrc), whatever the machine's own is: obtained from
+# the npm registry into .tools/node/<version>/ once (scripts/pinned-node.mjs), its bin directory
+# (node, and corepack and pnpm shims on it) first on PATH, so pnpm, jest, the services the tests
+# spawn (process.execPath) and the docker smoke's base image all use it.
+PATH="$(node scripts/pinned-node.mjs):$PATH"
+export PATH
+[ "$(node --version)" = "v$(cat .nvmrc)" ] || { echo "node $(node --version) is not .nvmrc's $(cat .nvmrc)" >&2; exit 1; }
+PNPM_VERSION=$(node -p "require('./package.json').packageManager.split('@')[1]")
 
 echo "== toolchain: node $(node --version), pnpm ${PNPM_VERSION}"
 corepack pnpm --version
-# Scripts and tools that call `pnpm` by name find corepack's shim.
-corepack enable pnpm
 
 need_apt=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
@@ -48,8 +54,8 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
 fi
 redis-cli -h 127.0.0.1 -p 6379 ping
 
-echo "== install"
-corepack pnpm install --frozen-lockfile
+echo "== install (engine-strict: every package's engines must admit this Node)"
+corepack pnpm install --frozen-lockfile --config.engine-strict=true
 
 echo "== build"
 corepack pnpm build

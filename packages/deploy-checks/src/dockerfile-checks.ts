@@ -1,5 +1,8 @@
 import { DockerfileParser, Env, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './repo-paths.js';
 
 /** dockerfile-utils' linter: every diagnostic, errors and warnings alike, as a line. */
 export function lintDockerfile(content: string): string[] {
@@ -65,11 +68,17 @@ const isExecForm = (instruction: Instruction): boolean => {
   }
 };
 
-/** A tag naming an exact release (`20.20.2-bookworm-slim`), not a moving one (`20`, `lts`, `latest`). */
-export function isPinnedNode20(image: string): boolean {
+/** The Node release the project runs on (`.nvmrc`): the images' base must be this one. */
+export const PINNED_NODE = readFileSync(join(repoRoot, '.nvmrc'), 'utf8').trim().replace(/^v/, '');
+
+/**
+ * A tag naming exactly the pinned release (`24.22.3-bookworm-slim` for `.nvmrc` 24.22.3), or a
+ * digest; not a moving tag (`24`, `lts`, `latest`) nor another release than the one tested.
+ */
+export function isPinnedNode(image: string, version: string = PINNED_NODE): boolean {
   if (/@sha256:[0-9a-f]{64}$/.test(image)) return true;
   const tag = image.split('/').pop()!.split(':')[1];
-  return tag !== undefined && /^20\.\d+\.\d+(-[a-z0-9.-]+)?$/.test(tag);
+  return tag === version || (tag?.startsWith(`${version}-`) ?? false);
 }
 
 /**
@@ -98,7 +107,7 @@ function imageInstructions(content: string, target?: string): Instruction[] | un
 
 /**
  * Our rules for a service image (`target`, default the last stage): multi-stage; every FROM is
- * an earlier stage or a pinned Node 20 image (directly or through a global ARG default); every
+ * an earlier stage or the pinned Node image (`.nvmrc`) (directly or through a global ARG default); every
  * `COPY --from` names an earlier stage; the image, with what it inherits from its base stages,
  * runs as a non-root USER, sets NODE_ENV=production, has a HEALTHCHECK and an exec-form CMD.
  */
@@ -115,8 +124,10 @@ export function checkServiceDockerfile(content: string, target?: string): string
       // built on an earlier stage
     } else if (image === undefined) {
       problems.push(`FROM ${stage.image}: the ARG has no default`);
-    } else if (!isPinnedNode20(image)) {
-      problems.push(`FROM ${stage.image}: base ${image} is not a pinned Node 20 image`);
+    } else if (!isPinnedNode(image)) {
+      problems.push(
+        `FROM ${stage.image}: base ${image} is not the pinned Node ${PINNED_NODE} (.nvmrc)`,
+      );
     }
     for (const instruction of stage.instructions) {
       if (instruction.getKeyword() !== 'COPY') continue;

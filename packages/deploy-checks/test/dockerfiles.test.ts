@@ -7,7 +7,7 @@ import {
   copiedFromStages,
   exposedPorts,
   imageEnv,
-  isPinnedNode20,
+  isPinnedNode,
   lintDockerfile,
   parseDockerfile,
 } from '../src/dockerfile-checks.js';
@@ -48,7 +48,7 @@ describe('the root Dockerfile', () => {
 });
 
 describe.each(SERVICES)('the Dockerfile target %s', (service) => {
-  test('When our rules check it, then it is multi-stage on a pinned Node 20 base, COPY --from names stages, and the image is non-root with NODE_ENV=production, a HEALTHCHECK and an exec-form CMD', () => {
+  test('When our rules check it, then it is multi-stage on the pinned Node base (.nvmrc), COPY --from names stages, and the image is non-root with NODE_ENV=production, a HEALTHCHECK and an exec-form CMD', () => {
     expect(checkServiceDockerfile(dockerfile, service)).toEqual([]);
     expect(dockerfile).toContain('CMD ["node", "dist/start.js"]');
   });
@@ -92,8 +92,8 @@ describe('Dockerfile rules', () => {
       '',
     ].join('\n');
     expect(checkServiceDockerfile(bad)).toEqual([
-      'FROM node:20: base node:20 is not a pinned Node 20 image',
-      'FROM node:latest: base node:latest is not a pinned Node 20 image',
+      'FROM node:20: base node:20 is not the pinned Node 24.22.3 (.nvmrc)',
+      'FROM node:latest: base node:latest is not the pinned Node 24.22.3 (.nvmrc)',
       'COPY --from=builder does not name an earlier stage',
       'final stage runs as root',
       'HEALTHCHECK NONE',
@@ -113,7 +113,7 @@ describe('Dockerfile rules', () => {
 
   test('When a target inherits from a runtime stage, then the image is judged with what it inherits, and a missing target is named', () => {
     const base = [
-      'ARG NODE_IMAGE=node:20.20.2-bookworm-slim',
+      'ARG NODE_IMAGE=node:24.22.3-bookworm-slim',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile ARG syntax, literal on purpose
       'FROM ${NODE_IMAGE} AS build',
       'RUN true',
@@ -154,17 +154,25 @@ describe('Dockerfile rules', () => {
     expect(checkServiceDockerfile(good, 'nowhere')).toEqual(['no stage named nowhere']);
   });
 
-  test('When base tags are judged, then only exact Node 20 releases or digests count as pinned', () => {
+  test('When base tags are judged, then only the pinned release (.nvmrc) or a digest counts as pinned', () => {
+    expect(readFileSync(join(repoRoot, '.nvmrc'), 'utf8').trim()).toBe('24.22.3');
     expect(
-      ['node:20.20.2-bookworm-slim', 'node:20.11.1', `node@sha256:${'a'.repeat(64)}`].map(
-        isPinnedNode20,
+      ['node:24.22.3-bookworm-slim', 'node:24.22.3', `node@sha256:${'a'.repeat(64)}`].map((image) =>
+        isPinnedNode(image),
       ),
     ).toEqual([true, true, true]);
     expect(
-      ['node:20', 'node:20-slim', 'node:lts', 'node', 'node:22.1.0', 'node:20.1'].map(
-        isPinnedNode20,
-      ),
-    ).toEqual([false, false, false, false, false, false]);
+      [
+        'node:24',
+        'node:24-slim',
+        'node:lts',
+        'node',
+        'node:20.20.2-bookworm-slim',
+        'node:24.22.30',
+        'node:24.22',
+      ].map((image) => isPinnedNode(image)),
+    ).toEqual([false, false, false, false, false, false, false]);
+    expect(isPinnedNode('node:26.12.1-trixie-slim', '26.12.1')).toBe(true);
   });
 
   test('When dockerfile-utils lints a broken file, then it reports the errors', () => {
