@@ -4,13 +4,7 @@ import { createAccessLog, outcomeOf, pathOf } from './http-logger.js';
 import type { Logger } from './logger.js';
 import { endServerSpan, startServerSpan, traceLogFields } from './trace-context.js';
 import { httpRequestRecorder } from './metrics.js';
-import {
-  assignRequestId,
-  keepRequestContextForEveryRequest,
-  requestContext,
-  runTracedRequest,
-  tracedRequestEnded,
-} from './request-context.js';
+import { assignRequestId, requestContext } from './request-context.js';
 
 export interface HttpObservabilityOptions {
   logger: Logger;
@@ -18,9 +12,9 @@ export interface HttpObservabilityOptions {
   metrics?: Registry;
   /**
    * Run each request inside the request context (`AsyncLocalStorage`), so any line logged
-   * while serving it carries its id (default). A process that never enters the context pays
-   * nothing for it: once enabled, the storage is copied into every promise the process creates,
-   * requests or not (a token grant's oidc-provider stack creates many promises).
+   * while serving it carries its id (default). Off, only a sampled request (tracing on) enters
+   * it, for its span to follow its awaits; the others skip the `run` (the token service, whose
+   * grants log oidc-provider's own request id).
    */
   requestContext?: boolean;
   /** Paths (without the query) whose answered requests (status below 400) get no access line; failures still do, and metrics are recorded for all. */
@@ -55,7 +49,6 @@ export function createRequestObserver({
   const writeAccessLine = createAccessLog(logger);
   const quiet = new Set(quietPaths);
   const record = metrics ? httpRequestRecorder(metrics) : undefined;
-  if (withContext) keepRequestContextForEveryRequest();
   return function observe(req, res, route, serve) {
     const id = assignRequestId(req, res);
     const path = pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
@@ -69,10 +62,7 @@ export function createRequestObserver({
       const ns = Number(process.hrtime.bigint() - start);
       if (record !== undefined && res.writableFinished)
         record(req.method ?? '', route(req), res.statusCode, ns / 1e9);
-      if (server !== undefined) {
-        endServerSpan(server, route(req), res.statusCode);
-        tracedRequestEnded();
-      }
+      if (server !== undefined) endServerSpan(server, route(req), res.statusCode);
       if (res.statusCode >= 400 || !quiet.has(path))
         writeAccessLine(
           id,
@@ -85,11 +75,11 @@ export function createRequestObserver({
         );
     });
     // One store for the request's id and, when sampled, its span. A process without the
-    // request context (its grants would pay for the storage in every promise) enters it only
-    // for a sampled request, whose span must follow its awaits (`runTracedRequest`).
-    if (server !== undefined)
-      runTracedRequest({ requestId: id, trace: server.context }, serve, req, res);
-    else if (withContext) requestContext.run({ requestId: id, trace: undefined }, serve, req, res);
+    // request context enters it only for a sampled request, whose span must follow its awaits.
+    // It stays enabled after: on Node 24 (AsyncContextFrame) an enabled storage costs the
+    // promises of requests outside it nothing (docs/performance.md, "Tracing").
+    if (withContext || server !== undefined)
+      requestContext.run({ requestId: id, trace: server?.context }, serve, req, res);
     else serve(req, res);
   };
 }

@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry's context manager on the request context's `AsyncLocalStorage` (loaded only
  * when tracing is on). The SDK's own manager keeps the active OTel context in a storage of its
- * own; on Node 20 every storage in use is copied into every promise and async resource the
- * process creates, so a second one made every request dearer, sampled or not
+ * own, so each request would enter two (two `run`s, two frames); on Node 20, where every storage
+ * in use was copied into every promise, that made every request dearer, sampled or not
  * (docs/performance.md, "Tracing"). Here the OTel context is a field of the request's store:
  * one storage, one `run` per request (the request observer sets the id and the span together),
  * and what keeps the request id in a log line keeps the trace too.

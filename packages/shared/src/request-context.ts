@@ -15,46 +15,6 @@ export interface RequestContext {
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
-/**
- * Whether an app of this process keeps the request context for every request (the Plant
- * Store's, account-admin's). A process none of whose apps does (the token service) enters it
- * for sampled requests only, whose spans must follow their awaits, and turns it off again when
- * none is in flight: on Node 20 an enabled storage makes every await in the process dearer,
- * whichever request it serves (≈ 6 % of a grant: docs/performance.md, "Tracing").
- */
-let keptForEveryRequest = false;
-let tracedInFlight = 0;
-
-/** An app of this process runs every request in the request context. */
-export function keepRequestContextForEveryRequest(): void {
-  keptForEveryRequest = true;
-}
-
-/** Runs a sampled request's `serve` in `store`; `tracedRequestEnded` once its response has closed. */
-export function runTracedRequest<A extends unknown[], R>(
-  store: RequestContext,
-  serve: (...args: A) => R,
-  ...args: A
-): R {
-  tracedInFlight += 1;
-  return requestContext.run(store, serve, ...args);
-}
-
-export function tracedRequestEnded(): void {
-  tracedInFlight -= 1;
-  releaseRequestContextIfIdle();
-}
-
-/**
- * Turns the storage off when nothing needs it: no app keeps it for every request and no
- * sampled request is in flight. Also called once the tracing SDK has started, whose own start
- * enters it. What a finished request still runs after this (a late write) makes no span:
- * better than every await of every request paying for the storage.
- */
-export function releaseRequestContextIfIdle(): void {
-  if (tracedInFlight === 0 && !keptForEveryRequest) requestContext.disable();
-}
-
 export const REQUEST_ID_HEADER = 'x-request-id';
 // Accept a caller's id only if it cannot smuggle anything into logs or headers.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -11,7 +11,6 @@
  * is registered and the request path is the same code as without this module.
  */
 import { register } from 'node:module';
-import { releaseRequestContextIfIdle } from './request-context.js';
 import { markTracingStarted } from './trace-context.js';
 
 /** The environment keys that decide whether tracing is on (the rest is the SDK's to read). */
@@ -62,9 +61,6 @@ export async function startTracing(serviceName: string): Promise<boolean> {
   const { startTracingSdk } = await import('./tracing-sdk.js');
   running = startTracingSdk(serviceName);
   markTracingStarted();
-  // The SDK's start ran work in a context of its own, which entered the request context's
-  // storage; until a request needs it, it stays off (an enabled storage taxes every await).
-  releaseRequestContextIfIdle();
   return true;
 }
 
