@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list] [--pgbouncer] [--tracing]`: starts the three services as
+// `pnpm bench [-- --quick] [--profile] [--only=token,keys,list] [--pgbouncer] [--tracing]
+// [--runtime-baseline=<node>]`: starts the three services as
 // production runs them, seeds a tenant, runs each scenario and its baseline back to back
 // from a separate load-generator process, prints one table and writes
 // bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
@@ -23,6 +24,7 @@ import { assertScenarioWorks, assertTargetsAnswer, runRevocation } from './lib/s
 import { measurePair } from './lib/load.mjs';
 import { runPooledBench } from './lib/pooled-bench.mjs';
 import { runTracingBench } from './lib/tracing-bench.mjs';
+import { runtimeTable, runtimeTargets, startRuntimeBaseline } from './lib/runtime-bench.mjs';
 import {
   breakdown,
   PERF_NODE_ARGS,
@@ -56,6 +58,9 @@ const { values: args } = parseArgs({
     // with --baseline-root, against that checkout's build (the code before tracing).
     tracing: { type: 'boolean', default: false },
     'baseline-root': { type: 'string' },
+    // Every scenario on this Node against the same build on another node binary, alternating
+    // rounds (bench/lib/runtime-bench.mjs); each scenario's own baseline is not measured.
+    'runtime-baseline': { type: 'string' },
   },
 });
 
@@ -213,10 +218,24 @@ try {
   baselineProcesses.push(oidc, oidcEs256, naive);
   const baselines = { oidc, oidcEs256, naive, oidcClient };
 
+  const other =
+    args['runtime-baseline'] === undefined
+      ? undefined
+      : await startRuntimeBaseline({
+          platform,
+          node: args['runtime-baseline'],
+          logDir,
+          ...(!only || only.has('signals') ? { serviceEnv: signalsServiceEnv() } : {}),
+        });
+  if (other) {
+    baselineProcesses.push(...other.processes);
+    log(`runtime baseline: the same build on ${other.version} (${args['runtime-baseline']})`);
+  }
   const services = [
     platform.tokenService,
     ...platform.plantStores,
     ...(platform.accountAdmin ? [platform.accountAdmin] : []),
+    ...(other ? other.processes : []),
   ];
   await sleep(1000);
   const idle = new Map(services.map((s) => [s.name, rssMb(s.pid)]));
@@ -255,18 +274,27 @@ try {
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
     // A scenario that measures itself (signin: one service, quiet and under a second load).
     if ('measure' in scenario) {
-      results.push(
-        await scenario.measure({
-          platform,
+      const measured = await scenario.measure({
+        platform,
+        tenant,
+        accounts,
+        db: session.db,
+        load: { ...load, rounds },
+      });
+      if (other) {
+        // Its own quiet/loaded pair on each runtime, one after the other.
+        const before = await scenario.measure({
+          platform: other.view,
           tenant,
           accounts,
           db: session.db,
           load: { ...load, rounds },
-        }),
-      );
+        });
+        results.push({ ...measured, runtimes: [measured, before] });
+      } else results.push(measured);
       continue;
     }
-    const targets = scenario.targets(context);
+    const targets = other ? runtimeTargets(scenario, context, other) : scenario.targets(context);
     if ('checkTargets' in scenario) await assertTargetsAnswer(scenario.name, targets);
     const pair = await measurePair(
       targets,
@@ -287,7 +315,7 @@ try {
     results.push({
       scenario: scenario.name,
       what: scenario.what,
-      baselineWhat: scenario.baselineWhat,
+      baselineWhat: other ? `the same on ${other.version}` : scenario.baselineWhat,
       labels: 'labels' in scenario ? scenario.labels : undefined,
       ...pair,
       ratio: ratios(pair),
@@ -305,8 +333,8 @@ try {
   closed = true;
 
   /** @type {any} */
-  let revocationResult = { skipped: 'not selected (--only)' };
-  if (!only || only.has('revocation')) {
+  let revocationResult = { skipped: other ? 'runtime comparison' : 'not selected (--only)' };
+  if (!other && (!only || only.has('revocation'))) {
     log(`revocation: pnpm bench:revocation (${quick ? 30 : 300} changes)`);
     revocationResult = await runRevocation({ iterations: quick ? 30 : 300, logDir }).catch(
       (/** @type {Error} */ err) => ({
@@ -322,6 +350,9 @@ try {
     load,
     plants: PLANTS,
     environment: `built JS, NODE_ENV=production, LOG_LEVEL=${args['log-level']}, one process per service, loopback, autocannon in its own process`,
+    ...(other
+      ? { runtimeBaseline: { node: args['runtime-baseline'], version: other.version } }
+      : {}),
     scenarios: results,
     revocation: revocationResult,
     memory,
@@ -332,7 +363,7 @@ try {
   const experiment = `${args['log-level'] !== 'info' ? `-log-${args['log-level']}` : ''}${args.profile ? '-profiled' : ''}${args.perf ? '-perf' : ''}`;
   const file = join(
     resultsDir,
-    `${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`,
+    `${other ? 'runtime-' : ''}${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`,
   );
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
@@ -349,8 +380,14 @@ try {
   process.stdout.write(
     `${load.connections} connections; per side ${roundsLine(output.scenarios)} × ${load.durationSec}s measured (warm-up ${load.firstWarmupSec}s before the first window, ${load.warmupSec}s before the others)${load.rounds > 1 ? ", alternating A B B A, ratios the median of the rounds'" : ''}; ratios > 1 are better than the baseline\n\n`,
   );
-  process.stdout.write(`${summaryTable(output)}\n\n`);
-  process.stdout.write(`${targetLines(output)}\n\n`);
+  if (other)
+    process.stdout.write(
+      `runtime comparison: ${process.version} (ratios > 1: faster) against ${other.version}\n${runtimeTable(results, other.version)}\n\nidle RSS: ${memory.map((m) => `${m.service} ${m.idleMb.toFixed(0)} MB (after ${m.afterMb.toFixed(0)} MB)`).join(', ')}\n\n`,
+    );
+  else {
+    process.stdout.write(`${summaryTable(output)}\n\n`);
+    process.stdout.write(`${targetLines(output)}\n\n`);
+  }
   for (const report of perfReports) process.stdout.write(`${report}\n\n`);
   process.stdout.write(
     `written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`,

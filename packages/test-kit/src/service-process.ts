@@ -58,6 +58,11 @@ export interface SpawnServiceOptions {
   logDir?: string;
   /** Default: the service's name. */
   name?: string;
+  /**
+   * The node binary (default `process.execPath`: the suite's own, the pinned one). Only a
+   * benchmark comparing runtimes gives another (`pnpm bench -- --runtime-baseline=<node>`).
+   */
+  node?: string;
 }
 
 export interface SpawnServerOptions extends SpawnServiceOptions {
@@ -191,6 +196,7 @@ export async function spawnServer({
   timeoutMs = 20_000,
   nodeArgs = [],
   logDir,
+  node = process.execPath,
 }: SpawnServerOptions): Promise<ServerProcess> {
   const env: Record<string, string> & { LOG_LEVEL: string; PORT: string } = {
     PATH: process.env.PATH ?? '',
@@ -207,7 +213,7 @@ export async function spawnServer({
   }
   const { logFile, output } = openOutput(name, logDir);
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [...nodeArgs, script], {
+  const child = spawn(node, [...nodeArgs, script], {
     env,
     stdio: ['ignore', output, output],
   });
