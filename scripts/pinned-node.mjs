@@ -28,8 +28,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /**
- * Node 24's own corepack (it ships in the official tarball, not in the registry's package); the
- * same pnpm resolution as `corepack` on an installed Node 24.
+ * corepack, which the official tarball carries and the registry's Node package does not; it
+ * resolves `packageManager`'s pnpm exactly as an installed Node's corepack does.
  */
 export const COREPACK_VERSION = '0.34.6';
 

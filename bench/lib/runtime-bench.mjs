@@ -37,6 +37,8 @@ export async function startRuntimeBaseline({ platform, node, logDir, serviceEnv 
         ...(await ports(service === 'token-service')),
       }),
       logDir,
+      // As the platform's own: a cold start on a busy shared host can take longer than 20 s.
+      timeoutMs: 60_000,
     });
   const tokenService = await start('token-service');
   const plantStore = await start('plant-store');
