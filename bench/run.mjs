@@ -196,6 +196,7 @@ try {
       },
       logDir,
       nodeArgs: profileArgs(name),
+      timeoutMs: 60_000,
     });
   const [oidc, oidcEs256, naive] = await Promise.all([
     oidcServer('baseline-oidc-provider', 'RS256'),
@@ -213,6 +214,7 @@ try {
       },
       logDir,
       nodeArgs: profileArgs('baseline-naive-plants'),
+      timeoutMs: 60_000,
     }),
   ]);
   baselineProcesses.push(oidc, oidcEs256, naive);
