@@ -276,22 +276,32 @@ try {
     log(`${scenario.name}: ${rounds} round(s) of ${load.durationSec}s per side`);
     // A scenario that measures itself (signin: one service, quiet and under a second load).
     if ('measure' in scenario) {
-      const measured = await scenario.measure({
+      const measuring = scenario.measure({
         platform,
         tenant,
         accounts,
         db: session.db,
         load: { ...load, rounds },
       });
+      const measured = other
+        ? await measuring.catch((/** @type {Error} */ err) => ({
+            scenario: scenario.name,
+            rounds: [],
+            error: err.message.split('\n')[0],
+          }))
+        : await measuring;
       if (other) {
-        // Its own quiet/loaded pair on each runtime, one after the other.
-        const before = await scenario.measure({
-          platform: other.view,
-          tenant,
-          accounts,
-          db: session.db,
-          load: { ...load, rounds },
-        });
+        // Its own quiet/loaded pair on each runtime, one after the other; a side that fails
+        // (its own check of what it saw) is reported, not the end of the comparison.
+        const before = await scenario
+          .measure({
+            platform: other.view,
+            tenant,
+            accounts,
+            db: session.db,
+            load: { ...load, rounds },
+          })
+          .catch((/** @type {Error} */ err) => ({ error: err.message.split('\n')[0] }));
         results.push({ ...measured, runtimes: [measured, before] });
       } else results.push(measured);
       continue;

@@ -101,6 +101,7 @@ export function runtimeTable(scenarios, version) {
 
 /** A self-measured scenario's own figure: its p99 ratio when it has one (loaded / quiet), else req/s. @param {any} result */
 function ownRatio(result) {
+  if (typeof result.error === 'string') return `failed: ${result.error}`;
   const p99 = result.ratio?.p99;
   if (typeof p99 === 'number') return `p99 ${p99.toFixed(2)}×`;
   const rps = result.ratio?.rps;
