@@ -257,12 +257,16 @@ function hostSboms(
   /** @type {string} */ out,
 ) {
   const work = mkdtempSync(join(tmpdir(), 'release-deploy-'));
+  // pnpm itself when `pnpm release` runs this, else through corepack (the pinned version).
+  const execPath = process.env.npm_execpath ?? '';
+  const pnpm = /pnpm/.test(execPath) ? [process.execPath, execPath] : ['corepack', 'pnpm'];
   try {
     return plan.images.map(({ service, sbom }) => {
       const tree = join(work, service);
       execFileSync(
-        'pnpm',
+        pnpm[0] ?? 'corepack',
         [
+          ...pnpm.slice(1),
           '--config.inject-workspace-packages=true',
           '--filter',
           `@plant/${service}`,
