@@ -31,16 +31,6 @@ RUN pnpm exec tsc -b services/plant-store services/token-service services/accoun
       (cd "/out/$service" && rm -rf src test tsconfig.json tsconfig.tsbuildinfo pnpm-lock.yaml); \
     done
 
-# Every service's CycloneDX SBOM, from the very trees the images copy (/out/<service>, its
-# production dependencies only). Built only when asked (`pnpm release` does:
-# --target sbom), so a plain image build does not pay for it.
-FROM build AS sbom
-RUN mkdir -p /sbom \
- && for service in plant-store token-service account-admin; do \
-      (cd "/out/$service" && /workspace/node_modules/.bin/cyclonedx-npm --omit dev --ignore-npm-errors \
-        --output-reproducible --output-format JSON --output-file "/sbom/$service.cdx.json") || exit 1; \
-    done
-
 # The base's filesystem without the package managers: a service image runs `node` and nothing
 # else, so npm, npx, corepack and yarn (and what a scanner finds in them) stay out. Flattened
 # into one layer (FROM scratch below), so they are in no layer of the image at all.
@@ -98,6 +88,17 @@ LABEL org.opencontainers.image.title="account-admin" \
 COPY --from=build /out/account-admin ./
 ENV PORT=8083 MANAGEMENT_PORT=9183
 EXPOSE 8083 9183
+
+# Every service's CycloneDX SBOM, from the very trees the images copy (/out/<service>, its
+# production dependencies only). Built only when asked (`pnpm release` does:
+# --target sbom), so a plain image build does not pay for it (after the service targets: the
+# legacy builder builds every stage before the one it is asked for).
+FROM build AS sbom
+RUN mkdir -p /sbom \
+ && for service in plant-store token-service account-admin; do \
+      (cd "/out/$service" && /workspace/node_modules/.bin/cyclonedx-npm --omit dev --ignore-npm-errors \
+        --output-reproducible --output-format JSON --output-file "/sbom/$service.cdx.json") || exit 1; \
+    done
 
 # Without --target a build would otherwise quietly produce the last service's image.
 FROM runtime AS no-target
