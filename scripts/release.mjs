@@ -294,7 +294,10 @@ function hostSboms(
 
 /** @param {string[]} args */
 const docker = (args, /** @type {'inherit' | 'pipe'} */ output = 'inherit') =>
-  execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', output, 'inherit'] }).trim();
+  // With its output shown (`inherit`) execFileSync returns null.
+  (
+    execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', output, 'inherit'] }) ?? ''
+  ).trim();
 
 /** Bumps the files, commits them as the release commit and tags it; returns that commit. */
 function commitRelease(
