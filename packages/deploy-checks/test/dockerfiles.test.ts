@@ -75,7 +75,7 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
       ['version', 'revision', 'created', 'source'].map(
         (key) => labels.get(`org.opencontainers.image.${key}`)!,
       ),
-    ).toEqual(['${VERSION}', '${REVISION}', '${CREATED}', '${SOURCE}']);
+    ).toEqual(['VERSION', 'REVISION', 'CREATED', 'SOURCE'].map((arg) => `\${${arg}}`));
     const others = SERVICES.filter((s) => s !== service).map((s) =>
       imageLabels(dockerfile, s).get('org.opencontainers.image.description'),
     );
