@@ -32,9 +32,32 @@ RUN pnpm exec tsc -b services/plant-store services/token-service services/accoun
       (cd "/out/$service" && rm -rf src test tsconfig.json tsconfig.tsbuildinfo pnpm-lock.yaml); \
     done
 
-FROM ${NODE_IMAGE} AS runtime
+# The base's filesystem without the package managers: a service image runs `node` and nothing
+# else, so npm, npx, corepack and yarn (and what a scanner finds in them) stay out. Flattened
+# into one layer (FROM scratch below), so they are in no layer of the image at all.
+FROM ${NODE_IMAGE} AS node-only
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
+      /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+      /root/.npm /tmp/*
+
+FROM scratch AS runtime
+COPY --from=node-only / /
+# What the base image's config set, which a copied filesystem does not carry.
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 ENV NODE_ENV=production
 WORKDIR /app
+# OCI labels (`pnpm release` passes the build arguments: docs/deploy.md, "Releases"); each
+# target adds its title and description.
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+ARG CREATED=1970-01-01T00:00:00Z
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.vendor="Plant Store platform"
 # Numeric, so Kubernetes' runAsNonRoot can verify it (uid 1000 is "node" in official images).
 # What each target copies in stays owned by root, not writable by this user: the code is
 # immutable at run time.
@@ -47,19 +70,36 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 CMD ["node", "dist/start.js"]
 
 FROM runtime AS plant-store
+LABEL org.opencontainers.image.title="plant-store" \
+      org.opencontainers.image.description="Plant Store: the resource server of the plants API"
 COPY --from=build /out/plant-store ./
 ENV PORT=8081 MANAGEMENT_PORT=9181
 EXPOSE 8081 9181
 
 FROM runtime AS token-service
+LABEL org.opencontainers.image.title="token-service" \
+      org.opencontainers.image.description="Token service: the OAuth 2 / OpenID Connect authorization server (oidc-provider)"
 COPY --from=build /out/token-service ./
 ENV PORT=8082 MANAGEMENT_PORT=9182
 EXPOSE 8082 9082 9182
 
 FROM runtime AS account-admin
+LABEL org.opencontainers.image.title="account-admin" \
+      org.opencontainers.image.description="Account admin: the portal and the account administration API"
 COPY --from=build /out/account-admin ./
 ENV PORT=8083 MANAGEMENT_PORT=9183
 EXPOSE 8083 9183
+
+# Every service's CycloneDX SBOM, from the very trees the images copy (/out/<service>, its
+# production dependencies only). Built only when asked (`pnpm release` does:
+# --target sbom), so a plain image build does not pay for it (after the service targets: the
+# legacy builder builds every stage before the one it is asked for).
+FROM build AS sbom
+RUN mkdir -p /sbom \
+ && for service in plant-store token-service account-admin; do \
+      (cd "/out/$service" && /workspace/node_modules/.bin/cyclonedx-npm --omit dev --ignore-npm-errors \
+        --output-reproducible --output-format JSON --output-file "/sbom/$service.cdx.json") || exit 1; \
+    done
 
 # Without --target a build would otherwise quietly produce the last service's image.
 FROM runtime AS no-target

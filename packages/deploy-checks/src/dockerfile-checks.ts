@@ -1,4 +1,4 @@
-import { DockerfileParser, Env, type Instruction } from 'dockerfile-ast';
+import { DockerfileParser, Env, type Instruction, Label } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -105,6 +105,20 @@ function imageInstructions(content: string, target?: string): Instruction[] | un
   );
 }
 
+/** Why a stage's FROM is not an earlier stage, `scratch` (filled from earlier stages: packageManagerProblems) or the pinned Node image (`.nvmrc`). */
+function baseProblem(
+  from: string,
+  globalArgs: Map<string, string | undefined>,
+  earlier: Set<string>,
+): string | undefined {
+  const ref = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(from);
+  const image = ref ? globalArgs.get(ref[1]!) : from;
+  if (earlier.has(from) || image === 'scratch') return undefined;
+  if (image === undefined) return `FROM ${from}: the ARG has no default`;
+  if (!isPinnedNode(image)) return `FROM ${from}: base ${image} is not the pinned Node ${PINNED_NODE} (.nvmrc)`;
+  return undefined;
+}
+
 /**
  * Our rules for a service image (`target`, default the last stage): multi-stage; every FROM is
  * an earlier stage or the pinned Node image (`.nvmrc`) (directly or through a global ARG default); every
@@ -118,17 +132,8 @@ export function checkServiceDockerfile(content: string, target?: string): string
     problems.push('not multi-stage (expected a build stage and a runtime stage)');
   const earlier = new Set<string>();
   stages.forEach((stage, index) => {
-    const ref = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(stage.image);
-    const image = ref ? globalArgs.get(ref[1]!) : stage.image;
-    if (earlier.has(stage.image)) {
-      // built on an earlier stage
-    } else if (image === undefined) {
-      problems.push(`FROM ${stage.image}: the ARG has no default`);
-    } else if (!isPinnedNode(image)) {
-      problems.push(
-        `FROM ${stage.image}: base ${image} is not the pinned Node ${PINNED_NODE} (.nvmrc)`,
-      );
-    }
+    const problem = baseProblem(stage.image, globalArgs, earlier);
+    if (problem !== undefined) problems.push(problem);
     for (const instruction of stage.instructions) {
       if (instruction.getKeyword() !== 'COPY') continue;
       const from = flagValue(instruction, 'from');
@@ -201,4 +206,68 @@ export function exposedPorts(content: string, target?: string): number[] {
   return (imageInstructions(content, target) ?? [])
     .filter((i) => i.getKeyword() === 'EXPOSE')
     .flatMap((i) => i.getArguments().map((a) => Number.parseInt(a.getValue(), 10)));
+}
+
+/** The labels an image (see `imageStages`) carries, later stages over their bases, quotes removed. */
+export function imageLabels(content: string, target?: string): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const instruction of imageInstructions(content, target) ?? []) {
+    if (instruction instanceof Label)
+      for (const property of instruction.getProperties())
+        labels.set(property.getName(), (property.getValue() ?? '').replace(/^"(.*)"$/, '$1'));
+  }
+  return labels;
+}
+
+/** The OCI annotations every release image carries (github.com/opencontainers/image-spec, annotations.md). */
+export const OCI_LABELS = [
+  'org.opencontainers.image.version',
+  'org.opencontainers.image.revision',
+  'org.opencontainers.image.created',
+  'org.opencontainers.image.source',
+  'org.opencontainers.image.licenses',
+  'org.opencontainers.image.title',
+  'org.opencontainers.image.description',
+] as const;
+
+/** What the Node base images hold besides node: the package managers a service image must not carry. */
+export const PACKAGE_MANAGER_PATHS = [
+  '/usr/local/lib/node_modules',
+  '/usr/local/bin/npm',
+  '/usr/local/bin/npx',
+  '/usr/local/bin/corepack',
+] as const;
+
+/**
+ * Whether npm and corepack are in no layer of the image: its first stage must be `scratch`
+ * filled with `COPY --from=<stage> / /`, where that stage (on the Node base) removes every
+ * package manager path in a RUN. Deleting them in a stage on top of the base would hide them
+ * from the running container but keep them in the base's layer (and in a scanner's report).
+ */
+export function packageManagerProblems(content: string, target?: string): string[] {
+  const { stages } = parseDockerfile(content);
+  const chain = imageStages(stages, target);
+  if (!chain) return [target === undefined ? 'no FROM' : `no stage named ${target}`];
+  const root = chain[0]!;
+  if (root.image !== 'scratch')
+    return [`the image is built on ${root.image}, whose layers keep npm and corepack`];
+  const fill = root.instructions.find(
+    (i) =>
+      i.getKeyword() === 'COPY' &&
+      flagValue(i, 'from') !== undefined &&
+      i
+        .getArguments()
+        .map((a) => a.getValue())
+        .join(' ') === '/ /',
+  );
+  const source = fill && stages.find((s) => s.name === flagValue(fill, 'from'));
+  if (!source) return ['the scratch stage is not filled with COPY --from=<stage> / /'];
+  const removed = source.instructions
+    .filter((i) => i.getKeyword() === 'RUN')
+    .map((i) => i.getArgumentsContent() ?? '')
+    .filter((run) => /\brm\b/.test(run))
+    .join(' ');
+  return PACKAGE_MANAGER_PATHS.filter(
+    (path) => !new RegExp(`(^|\\s)${path}(\\s|$)`).test(removed),
+  ).map((path) => `stage ${source.name} does not remove ${path}`);
 }

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { dumpYaml, loadYaml } from '@kubernetes/client-node';
 import * as appsV1 from 'kubernetes-models/apps/v1';
 import * as autoscalingV2 from 'kubernetes-models/autoscaling/v2';
@@ -243,6 +245,7 @@ function disruptionBudgetProblems(objects: K8sObject[], pods: PodTemplate[]): st
 function networkPolicyProblems(objects: K8sObject[], pods: PodTemplate[]): string[] {
   const problems: string[] = [];
   for (const policy of objectsOf(objects, 'NetworkPolicy')) {
+    if (selectsEveryPod(policy)) continue;
     if (!pods.some((p) => selects(policy.spec?.podSelector?.matchLabels, p.labels)))
       problems.push(`NetworkPolicy/${policy.metadata.name}: applies to no pods`);
     for (const peer of (policy.spec?.ingress ?? []).flatMap((rule) => rule.from ?? [])) {
@@ -368,4 +371,177 @@ export function disruptionsAllowed(pdb: K8sKind<'PodDisruptionBudget'>, replicas
   if (typeof maxUnavailable === 'number') return Math.min(maxUnavailable, replicas);
   if (typeof minAvailable === 'number') return Math.max(replicas - minAvailable, 0);
   return Number.NaN;
+}
+
+/** An empty podSelector (`{}`) applies a NetworkPolicy to every pod of its namespace. */
+export function selectsEveryPod(policy: K8sKind<'NetworkPolicy'>): boolean {
+  const selector = policy.spec?.podSelector ?? {};
+  return (
+    Object.keys(selector.matchLabels ?? {}).length === 0 &&
+    (selector.matchExpressions ?? []).length === 0
+  );
+}
+
+/** A default-deny policy: every pod, both directions, and no rule that admits anything. */
+export function isDefaultDeny(policy: K8sKind<'NetworkPolicy'>): boolean {
+  return (
+    selectsEveryPod(policy) &&
+    [...(policy.spec?.policyTypes ?? [])].sort().join() === 'Egress,Ingress' &&
+    (policy.spec?.ingress ?? []).length === 0 &&
+    (policy.spec?.egress ?? []).length === 0
+  );
+}
+
+/** One flow an egress rule opens: to whom (a peer, or `'anywhere'`), on which port and protocol (`'any'` port when the rule names none). */
+export interface EgressFlow {
+  to: networkingV1.INetworkPolicyPeer | 'anywhere';
+  port: number | string;
+  protocol: string;
+}
+
+/**
+ * Every flow the egress rules of a policy open, one per peer and port: a rule without `to`
+ * opens its ports to anywhere, a rule without `ports` every port to its peers; both are what a
+ * reviewer wants to see spelled out, so they show as `'anywhere'` and `'any'`.
+ */
+export function egressFlows(policy: K8sKind<'NetworkPolicy'>): EgressFlow[] {
+  return (policy.spec?.egress ?? []).flatMap((rule) => {
+    const peers: EgressFlow['to'][] =
+      rule.to === undefined || rule.to.length === 0 ? ['anywhere'] : rule.to;
+    const ports =
+      rule.ports === undefined || rule.ports.length === 0
+        ? [{ port: 'any', protocol: 'any' }]
+        : rule.ports.map((p) => ({ port: p.port ?? 'any', protocol: p.protocol ?? 'TCP' }));
+    return peers.flatMap((to) =>
+      ports.map((p) => ({ to, port: p.port, protocol: p.protocol }) as EgressFlow),
+    );
+  });
+}
+
+/** Volume kinds the Pod Security "restricted" profile allows. */
+const RESTRICTED_VOLUMES = new Set([
+  'name',
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+]);
+
+/**
+ * What in a pod template the Pod Security "restricted" profile (as the API server's admission
+ * enforces it on a namespace labelled `pod-security.kubernetes.io/enforce: restricted`) refuses:
+ * host namespaces, privileged or escalating containers, capabilities beyond NET_BIND_SERVICE or
+ * not dropping ALL, a root user, no RuntimeDefault/Localhost seccomp, non-allowed volume kinds.
+ */
+export function restrictedProblems(owner: K8sObject): string[] {
+  const spec = (owner as K8sKind<'Deployment'>).spec?.template?.spec;
+  const where = `${owner.kind}/${owner.metadata.name}`;
+  if (!spec) return [`${where}: no pod template`];
+  const problems: string[] = [];
+  for (const field of ['hostNetwork', 'hostPID', 'hostIPC'] as const)
+    if (spec[field]) problems.push(`${where}: ${field}`);
+  for (const volume of spec.volumes ?? [])
+    for (const kind of Object.keys(volume))
+      if (!RESTRICTED_VOLUMES.has(kind))
+        problems.push(`${where}: volume ${volume.name} is ${kind}`);
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers])
+    problems.push(
+      ...restrictedContainerProblems(c, spec.securityContext ?? {}).map(
+        (p) => `${where} container ${c.name}: ${p}`,
+      ),
+    );
+  return problems;
+}
+
+/** The restricted profile's rules for one container, its pod's security context filling in what it leaves unset. */
+function restrictedContainerProblems(c: K8sContainer, pod: coreV1.IPodSecurityContext): string[] {
+  const sc = c.securityContext ?? {};
+  const problems: string[] = [];
+  if (sc.privileged) problems.push('privileged');
+  if (sc.allowPrivilegeEscalation !== false) problems.push('allowPrivilegeEscalation is not false');
+  if (!(sc.capabilities?.drop ?? []).includes('ALL'))
+    problems.push('does not drop ALL capabilities');
+  for (const cap of sc.capabilities?.add ?? [])
+    if (cap !== 'NET_BIND_SERVICE') problems.push(`adds ${cap}`);
+  if ((sc.runAsNonRoot ?? pod.runAsNonRoot) !== true) problems.push('runAsNonRoot is not true');
+  if ((sc.runAsUser ?? pod.runAsUser) === 0) problems.push('runs as uid 0');
+  const seccomp = sc.seccompProfile?.type ?? pod.seccompProfile?.type;
+  if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost')
+    problems.push(`seccomp profile ${seccomp ?? 'unset'}`);
+  return problems;
+}
+
+/** Deployments an HPA scales that also set `replicas` (each `kubectl apply` would reset the HPA's count to it). */
+export function replicasBesideAutoscaler(objects: K8sObject[]): string[] {
+  const scaled = new Set(
+    objectsOf(objects, 'HorizontalPodAutoscaler')
+      .filter((h) => h.spec?.scaleTargetRef?.kind === 'Deployment')
+      .map((h) => h.spec!.scaleTargetRef.name),
+  );
+  return objectsOf(objects, 'Deployment')
+    .filter((d) => scaled.has(d.metadata.name) && d.spec?.replicas !== undefined)
+    .map(
+      (d) =>
+        `Deployment/${d.metadata.name}: replicas ${d.spec!.replicas} beside the HPA that scales it`,
+    );
+}
+
+/** An `images:` entry of a kustomization. */
+export interface KustomizeImage {
+  name: string;
+  newName?: string;
+  newTag?: string;
+  digest?: string;
+}
+
+/** The `images:` of a kustomization directory's kustomization.yaml. */
+export function kustomizeImages(dir: string): KustomizeImage[] {
+  const doc = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
+    images?: KustomizeImage[];
+  };
+  return doc.images ?? [];
+}
+
+/** Every container image of every Deployment and Job (init containers too), with where it is. */
+export function containerImages(objects: K8sObject[]): Array<{ where: string; image: string }> {
+  return podTemplates(objects).flatMap(({ owner }) => {
+    const spec = (owner as K8sKind<'Deployment'>).spec?.template?.spec;
+    return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => ({
+      where: `${owner.kind}/${owner.metadata.name} container ${c.name}`,
+      image: c.image ?? '',
+    }));
+  });
+}
+
+/**
+ * Images named anywhere but the kustomization's `images:`: each rendered container image must
+ * be exactly what one entry makes of the base's name (newName, newTag or digest), and no file of
+ * the overlay but kustomization.yaml may mention an image (a patch that sets `image:` would
+ * bypass the one place a release writes).
+ */
+export function imagesNotFromOnePlace(dir: string, objects: K8sObject[]): string[] {
+  const entries = kustomizeImages(dir);
+  const expected = new Set(
+    entries.map((e) => {
+      const name = e.newName ?? e.name;
+      return e.digest ? `${name}@${e.digest}` : `${name}:${e.newTag ?? 'latest'}`;
+    }),
+  );
+  const problems = containerImages(objects)
+    .filter(({ image }) => !expected.has(image))
+    .map(({ where, image }) => `${where}: image ${image} is not from the kustomization's images:`);
+  for (const file of readdirSync(dir)) {
+    if (file === 'kustomization.yaml' || !/\.ya?ml$/.test(file)) continue;
+    if (
+      /^\s*(-\s*)?image:|\/image"?\s*$|path:\s*\S*\/image\b/m.test(
+        readFileSync(join(dir, file), 'utf8'),
+      )
+    )
+      problems.push(`${file}: sets an image outside images:`);
+  }
+  return problems;
 }

@@ -7,6 +7,9 @@ import {
   copiedFromStages,
   exposedPorts,
   imageEnv,
+  imageLabels,
+  OCI_LABELS,
+  packageManagerProblems,
   isPinnedNode,
   lintDockerfile,
   parseDockerfile,
@@ -55,7 +58,28 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
 
   test('When the image is built, then it holds only this service as deployed by the build stage', () => {
     expect(packageJson(`services/${service}`).name).toBe(`@plant/${service}`);
-    expect(copiedFromStages(dockerfile, service)).toEqual([`build:/out/${service}`]);
+    expect(copiedFromStages(dockerfile, service)).toEqual(['node-only:/', `build:/out/${service}`]);
+  });
+
+  test('When the image is built, then no layer of it holds npm, npx or corepack: its base is the Node image flattened without them', () => {
+    expect(packageManagerProblems(dockerfile, service)).toEqual([]);
+  });
+
+  test('When the image is labelled, then it carries every OCI label, the version, revision, creation time and source from the release, Apache-2.0, and its own title', () => {
+    const labels = imageLabels(dockerfile, service);
+    expect(OCI_LABELS.filter((name) => !labels.get(name))).toEqual([]);
+    expect(labels.get('org.opencontainers.image.licenses')).toBe('Apache-2.0');
+    expect(labels.get('org.opencontainers.image.title')).toBe(service);
+    // Filled by the release's build arguments (scripts/release.mjs), never written in the file.
+    expect(
+      ['version', 'revision', 'created', 'source'].map(
+        (key) => labels.get(`org.opencontainers.image.${key}`)!,
+      ),
+    ).toEqual(['VERSION', 'REVISION', 'CREATED', 'SOURCE'].map((arg) => `\${${arg}}`));
+    const others = SERVICES.filter((s) => s !== service).map((s) =>
+      imageLabels(dockerfile, s).get('org.opencontainers.image.description'),
+    );
+    expect(others).not.toContain(labels.get('org.opencontainers.image.description'));
   });
 
   test('When the image runs, then it listens on and exposes the ports of its config defaults and its HEALTHCHECK asks /healthz on the management port with node', () => {
@@ -66,6 +90,8 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
     expect(exposedPorts(dockerfile, service)).toEqual(expected);
     expect(imageEnv(dockerfile, service)).toEqual(
       new Map([
+        // The base's PATH, which its flattened filesystem does not carry.
+        ['PATH', '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
         ['NODE_ENV', 'production'],
         ['PORT', String(defaults.PORT)],
         ['MANAGEMENT_PORT', String(defaults.MANAGEMENT_PORT)],
@@ -80,6 +106,25 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
 });
 
 describe('Dockerfile rules', () => {
+  test('When a runtime keeps the Node base, or deletes the package managers only on top of it, then the package-manager check names it', () => {
+    const onBase =
+      'FROM node:20.20.2-bookworm-slim AS runtime\nRUN rm -rf /usr/local/lib/node_modules\nCMD ["node"]\n';
+    expect(packageManagerProblems(onBase)).toEqual([
+      'the image is built on node:20.20.2-bookworm-slim, whose layers keep npm and corepack',
+    ]);
+    const halfDone = [
+      'FROM node:20.20.2-bookworm-slim AS node-only',
+      'RUN rm -rf /usr/local/bin/npm /usr/local/bin/npx',
+      'FROM scratch AS runtime',
+      'COPY --from=node-only / /',
+      '',
+    ].join('\n');
+    expect(packageManagerProblems(halfDone)).toEqual([
+      'stage node-only does not remove /usr/local/lib/node_modules',
+      'stage node-only does not remove /usr/local/bin/corepack',
+    ]);
+  });
+
   test('When a Dockerfile breaks every rule, then the check names each problem', () => {
     const bad = [
       'FROM node:20 AS build',

@@ -80,7 +80,7 @@ describe.each(Object.keys(OVERLAYS) as OverlayName[])('k8s/overlays/%s', (overla
       expect(policies).toHaveLength(1);
       const policy = policies[0]!;
 
-      expect(policy.spec!.policyTypes).toEqual(['Ingress']);
+      expect(policy.spec!.policyTypes).toEqual(['Ingress', 'Egress']);
       expect(admittedTo(policy, portOf(objects, service, 'management'))).toEqual([
         MONITORING_NAMESPACE,
       ]);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { traceLogFields, tracingStarted, tracingWanted } from '../src/tracing/index.js';
-import { redactedQuery, redactedUrl } from '../src/tracing-sdk.js';
+import { otlpProtocolProblem, redactedQuery, redactedUrl } from '../src/tracing-sdk.js';
 
 describe('Whether tracing is on', () => {
   test.each([
@@ -47,4 +47,30 @@ describe('Query strings on spans', () => {
       'http://ts:9082/internal/v1/realms',
     );
   });
+});
+
+describe('The OTLP protocol', () => {
+  test.each([
+    ['no protocol named', {}],
+    ['http/json', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }],
+    ['http/json for traces', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ' http/json ' }],
+  ])('When the environment names %s, then traces go over OTLP/HTTP with JSON', (_what, env) => {
+    expect(otlpProtocolProblem(env)).toBeUndefined();
+  });
+
+  // Only the OTLP/HTTP (JSON) exporter is installed: another protocol stops the start, loudly,
+  // rather than exporting nowhere or in a format the collector's port does not speak.
+  test.each([
+    ['grpc', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }],
+    ['http/protobuf', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }],
+    [
+      'grpc for traces over http/json for the rest',
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+    ],
+  ])(
+    'When the environment names %s, then the start is refused and says what works',
+    (_what, env) => {
+      expect(otlpProtocolProblem(env)).toMatch(/is not available: .*OTLP\/HTTP with JSON only/);
+    },
+  );
 });
