@@ -1,6 +1,7 @@
 /**
- * The one client of the token service's internal API (docs/architecture.md): the revocation
- * routes and the realm list the resource servers read, and the realm, user and service-account routes
+ * The services' client of the token service's internal API (docs/architecture.md): the reads
+ * resource servers make (`TokenServiceReader` of @plant/resource-auth: revocation snapshot and
+ * feed, principal lookup, realm list) and the realm, user and service-account routes
  * account-admin manages. Every call goes through `callInternalApi` (credentials, request id,
  * timeout); every failure is an `InternalApiError`, which a caller may turn into its own
  * error with `mapError`.
