@@ -20,6 +20,8 @@ const transform = {
 const moduleNameMapper = {
   // Workspace packages resolve to their sources, so tests never run stale builds.
   '^@plant/([a-z0-9-]+)$': `${root}/packages/$1/src/index.ts`,
+  // What the services share with resource servers: @plant/resource-auth/platform/<module>.
+  '^@plant/resource-auth/platform/([a-z0-9-]+)$': `${root}/packages/resource-auth/src/platform/$1.ts`,
   // @plant/shared has no root: each subpath (its package.json "exports") is a folder's index.
   '^@plant/shared/([a-z0-9-]+)$': `${root}/packages/shared/src/$1/index.ts`,
   // NodeNext imports end in .js; the files on disk are .ts.

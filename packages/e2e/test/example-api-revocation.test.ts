@@ -5,13 +5,18 @@
  * or delete refuses its old token as the Plant Store's is refused, and token introspection
  * agrees; its DPoP works like the Plant Store's. How soon a revocation takes effect is measured
  * by `pnpm bench:revocation`, not bounded here: a loaded machine would fail a fixed deadline.
+ *
+ * The API is built as another team builds it: the example copied outside the workspace, the
+ * packed `@plant/resource-auth` tarball installed with npm as its README says, compiled by its
+ * own TypeScript against the tarball's declarations, and run from there.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { join } from 'node:path';
 import {
+  buildExampleFromTarball,
   dpopKey,
   eventually,
-  REPO_ROOT,
+  outsideWorkspace,
+  packResourceAuth,
   spawnServer,
   TEST_SECRETS,
   type ServerProcess,
@@ -26,8 +31,11 @@ const INVENTORY_CREDENTIAL = 'test-inventory-api-internal-token-7c1e9b25';
 let p: Platform;
 let api: ServerProcess;
 let tenant: string;
+const scratch = outsideWorkspace('inventory-api');
 
 beforeAll(async () => {
+  const tarball = await packResourceAuth(scratch.dir);
+  const server = await buildExampleFromTarball(`${scratch.dir}/inventory-api`, tarball);
   p = await startPlatform({
     plantStores: 1,
     serviceEnv: {
@@ -39,7 +47,7 @@ beforeAll(async () => {
   });
   api = await spawnServer({
     name: 'inventory-api',
-    script: join(REPO_ROOT, 'examples/inventory-api/dist/server.js'),
+    script: server,
     env: {
       AUTH_URL: p.authUrl,
       TOKEN_SERVICE_INTERNAL_URL: p.internalUrl,
@@ -54,11 +62,12 @@ beforeAll(async () => {
     'the inventory API has its revocation snapshot',
   );
   tenant = await p.createTenant('inv');
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await api?.stop();
   await p?.close();
+  scratch.remove();
 });
 
 async function status(

@@ -8,8 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
-import { sendError } from '@plant/shared/http';
-import { createLogger, type Logger } from '@plant/shared/logging';
+import { sendAppError } from './platform/error-response.js';
+import { createJsonLogger, type Logger } from './platform/logger.js';
 import type { AuthenticatedRequest } from './bearer/authenticated-request.js';
 import { createBearerAuth } from './bearer/bearer-auth.js';
 import { MissingToken } from './bearer/bearer-errors.js';
@@ -34,7 +34,7 @@ export interface ResourceAuthOptions {
   dpopNonceKeys?: readonly string[];
   /** The `realm` of this API's `WWW-Authenticate` challenges (default `api`). */
   realm?: string;
-  /** A pino logger (default: warnings and errors on stdout). Tokens are never logged. */
+  /** A pino logger, or anything with its `debug`/`info`/`warn`/`error`/`child` (default: warnings and errors as JSON lines on stdout). Tokens are never logged. */
   logger?: Logger;
   /** Where the `revocation_*` metrics go (default: a registry of its own). */
   metrics?: Registry;
@@ -65,7 +65,7 @@ export interface ResourceAuth {
 
 export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
   const realm = options.realm ?? 'api';
-  const logger = options.logger ?? createLogger({ name: 'resource-auth', level: 'warn' });
+  const logger = options.logger ?? createJsonLogger({ name: 'resource-auth', level: 'warn' });
   const revocation = createRevocationSync({
     redis: options.redisUrl,
     tokenServiceUrl: options.internalUrl,
@@ -97,7 +97,7 @@ export function createResourceAuth(options: ResourceAuthOptions): ResourceAuth {
         }),
   });
   const respond = (req: IncomingMessage, res: ServerResponse, err: unknown) =>
-    sendError(logger, err, req, res);
+    sendAppError(logger, err, req, res);
 
   return {
     start: () => revocation.start(),

@@ -9,8 +9,9 @@ import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
 import { hasInvisibleCharacters, NAME_RULE } from './name-text.js';
 
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;
+import { INT64_MAX, INT64_MIN } from '@plant/resource-auth/platform/int64';
+
+export { INT64_MAX, INT64_MIN };
 
 /** Bounds of the free-text fields (the specification leaves them open; docs/specification.md fixes them). */
 export const PLANT_NAME_MAX = 255;

@@ -1,33 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import { pathOf } from './http-logger.js';
-import { sendJson } from './node-route.js';
+import {
+  appErrorResponse,
+  type ErrorBodyWithStatus,
+  sendErrorResponse,
+} from '@plant/resource-auth/platform/error-response';
+import {
+  AppError,
+  MethodNotAllowed,
+  NotFound,
+  STATUS_TEXT,
+} from '@plant/resource-auth/platform/errors';
 import { ZodError } from 'zod';
 import { describeZodError } from './api-types.js';
-import { AppError, MethodNotAllowed, NotFound, STATUS_TEXT } from './errors.js';
 import type { Logger } from './logger.js';
 import { isDatabaseUnavailable } from './pg-errors.js';
-import { requestIdOf } from './request-context.js';
 
-export interface ErrorBodyWithStatus {
-  status: number;
-  headers: Record<string, string>;
-  body: { error: number; message: string };
-  /** True for errors nobody expected: logged with their stack. */
-  unexpected: boolean;
-}
+export type { ErrorBodyWithStatus };
 
 /** Maps anything thrown to the wire `Error` shape. Pure, so every service maps alike. */
 export function toErrorResponse(err: unknown): ErrorBodyWithStatus {
-  if (err instanceof AppError) {
-    const message = err.expose ? err.message : (STATUS_TEXT[err.status] ?? 'Error');
-    return {
-      status: err.status,
-      headers: err.headers,
-      body: { error: err.status, message },
-      unexpected: err.status >= 500 && !err.expose,
-    };
-  }
+  if (err instanceof AppError) return appErrorResponse(err);
   if (err instanceof ZodError) {
     return {
       status: 400,
@@ -44,25 +37,12 @@ export function toErrorResponse(err: unknown): ErrorBodyWithStatus {
       unexpected: false,
     };
   }
-  // Errors raised by express/body-parser/http-errors carry a 4xx status and an `expose` flag.
-  const status =
-    (err as { status?: unknown; statusCode?: unknown })?.status ??
-    (err as { statusCode?: unknown })?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    const message = STATUS_TEXT[status] ?? 'Bad request';
-    return { status, headers: {}, body: { error: status, message }, unexpected: false };
-  }
-  return {
-    status: 500,
-    headers: {},
-    body: { error: 500, message: STATUS_TEXT[500]! },
-    unexpected: true,
-  };
+  return appErrorResponse(err);
 }
 
 /**
- * Answers `err` in the `Error` shape: never a stack to the client, unexpected errors logged
- * once, a response already under way cut off rather than corrupted. Needs nothing of express.
+ * Answers `err` in the `Error` shape (`sendErrorResponse` of @plant/resource-auth): never a
+ * stack to the client, unexpected errors logged once. Needs nothing of express.
  */
 export function sendError(
   logger: Logger,
@@ -70,30 +50,7 @@ export function sendError(
   req: IncomingMessage,
   res: ServerResponse,
 ): void {
-  const mapped = toErrorResponse(err);
-  const { originalUrl } = req as IncomingMessage & { originalUrl?: string };
-  // The id is named here, not left to the request context: a process may run without it.
-  const id = requestIdOf(req);
-  const reqId = id === undefined ? {} : { reqId: id };
-  if (mapped.unexpected)
-    logger.error(
-      { ...reqId, err, method: req.method, path: pathOf(originalUrl ?? req.url ?? '/') },
-      'unexpected error',
-    );
-  else if (mapped.status === 503)
-    logger.warn(
-      {
-        ...reqId,
-        err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code },
-      },
-      'dependency unavailable',
-    );
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  for (const [name, value] of Object.entries(mapped.headers)) res.setHeader(name, value);
-  sendJson(res, mapped.status, mapped.body);
+  sendErrorResponse(logger, toErrorResponse(err), err, req, res);
 }
 
 /** The one error handler of an express app (`sendError`). */

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { Gauge, type Registry } from 'prom-client';
-import { withTimeout } from './with-timeout.js';
+import { withTimeout } from '@plant/resource-auth/platform/with-timeout';
 
 /** A named readiness check: resolves when the dependency is usable, rejects otherwise. */
 export type ReadinessCheck = () => Promise<unknown> | unknown;

@@ -16,7 +16,11 @@ import {
 import { createRequestObserver, type RequestObserver } from './http-observability.js';
 import type { Logger } from './logger.js';
 import { routeOf } from './metrics.js';
-import { chainHandlers, routeEnd, type NodeHandler } from './node-route.js';
+import {
+  chainHandlers,
+  routeEnd,
+  type NodeHandler,
+} from '@plant/resource-auth/platform/node-route';
 import { forwardedTrust, type TrustProxy } from './proxy-trust.js';
 import {
   allowHeader,

@@ -16,12 +16,6 @@ export type AccessLogWriter = (
   trace?: { trace_id: string; span_id: string },
 ) => void;
 
-/** The path of a request URL without its query string (it may carry cursors or, from a careless client, credentials). */
-export function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
-
 type PinoInternals = Record<symbol, unknown>;
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { createAccessLog, outcomeOf, pathOf } from './http-logger.js';
+import { pathOf } from '@plant/resource-auth/platform/node-route';
+import { createAccessLog, outcomeOf } from './http-logger.js';
 import type { Logger } from './logger.js';
 import { endServerSpan, startServerSpan, traceLogFields } from './trace-context.js';
 import { httpRequestRecorder } from './metrics.js';

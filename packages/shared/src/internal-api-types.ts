@@ -231,44 +231,13 @@ export interface FactorPolicy {
   require_admin_factor: boolean;
 }
 
-/** The Redis channel on which the token service publishes every `RevocationEntry`. */
-export const REVOCATION_CHANNEL = 'plantstore:revocations';
-
-/** A principal's token version (tokens with a lower `ver` are revoked) and whether it is deleted. */
-export interface RevocationEntry {
-  tenant: string;
-  sub: string;
-  version: number;
-  deleted: boolean;
-}
-
-/**
- * An entry of the revocation snapshot or change feed: the fact, and `ttl`, how many more seconds
- * it is needed (until every token minted before it has expired, plus the skew margin). A resource
- * server forgets it after that, counted from when the answer arrived: no clock is compared across
- * machines.
- */
-export interface LiveRevocationEntry extends RevocationEntry {
-  ttl: number;
-}
-
-/**
- * `GET /internal/v1/revocations`: every entry still needed, and the feed position it brings a
- * reader to (a decimal int64 as a string; continue with the changes after it).
- */
-export interface RevocationSnapshot {
-  position: string;
-  entries: LiveRevocationEntry[];
-}
-
-/**
- * `GET /internal/v1/revocations/changes?after=<position>`: the changes after `position`, one page
- * (`more`: ask again from the new `position` at once). `reset`: the position cannot be continued
- * (older than what was pruned, or ahead of the feed): load the snapshot instead.
- */
-export type RevocationChanges =
-  | { reset: false; position: string; more: boolean; entries: LiveRevocationEntry[] }
-  | { reset: true };
+export {
+  type LiveRevocationEntry,
+  REVOCATION_CHANNEL,
+  type RevocationChanges,
+  type RevocationEntry,
+  type RevocationSnapshot,
+} from '@plant/resource-auth/platform/revocation-types';
 
 export const ServiceAccountRoleSchema = z.enum(['View', 'Edit'], {
   error: 'role must be "View" or "Edit"',

@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLosslessNumber, parse } from 'lossless-json';
-import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
+import {
+  BadRequest,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+} from '@plant/resource-auth/platform/errors';
 import { inRequestContext } from './request-context.js';
 
 /** Request bodies above this are refused with 413 before they are parsed. */

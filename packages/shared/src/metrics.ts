@@ -1,6 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { HttpRequestMetrics } from './http-request-metrics.js';
+import type { CacheStats } from '@plant/resource-auth/platform/cache-stats';
+
+export type { CacheStats };
 
 /** One registry per service process, with Node's default metrics. */
 export function createMetricsRegistry(service: string): Registry {
@@ -39,14 +42,6 @@ export function metricsHandler(registry: Registry): RequestHandler {
     res.setHeader('content-type', registry.contentType);
     res.end(await registry.metrics());
   };
-}
-
-/** What a memory-bounded cache (`SizedLru`) reports: entries held, what they are charged, its budget, evictions since start. */
-export interface CacheStats {
-  entries: number;
-  bytes: number;
-  budgetBytes: number;
-  evictions: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BadRequest } from './errors.js';
+import { BadRequest } from '@plant/resource-auth/platform/errors';
 
 /**
  * How a query string writes an integer: the plain decimal literal only. `Number()` alone would

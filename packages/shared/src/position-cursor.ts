@@ -1,5 +1,5 @@
 import { INT64_MAX, INT64_MIN } from './api-types.js';
-import { BadRequest } from './errors.js';
+import { BadRequest } from '@plant/resource-auth/platform/errors';
 
 /**
  * An opaque page cursor that carries one int64 key: base64url of `<prefix><decimal>`. Every

@@ -2,6 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from '@opentelemetry/api';
+import { REQUEST_ID_HEADER, requestIdOf } from '@plant/resource-auth/platform/request-id';
+
+export { REQUEST_ID_HEADER, requestIdOf };
 
 /**
  * What travels with a request through every await: its id, for every log line, and with
@@ -15,7 +18,6 @@ export interface RequestContext {
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
-export const REQUEST_ID_HEADER = 'x-request-id';
 // Accept a caller's id only if it cannot smuggle anything into logs or headers.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,12 +28,6 @@ let issued = 0;
 function newRequestId(): string {
   issued += 1;
   return `${ID_PREFIX}-${issued.toString(36)}`;
-}
-
-/** The id `assignRequestId` put on a request, if it went through a request observer. */
-export function requestIdOf(req: unknown): string | undefined {
-  const id = (req as { id?: unknown } | undefined)?.id;
-  return typeof id === 'string' ? id : undefined;
 }
 
 export function currentRequestId(): string | undefined {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { NodeHandler } from './node-route.js';
+import type { NodeHandler } from '@plant/resource-auth/platform/node-route';
 
 /** The methods a route can declare. HEAD is served by a path's GET route, OPTIONS never declared. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,6 +1,7 @@
 /**
- * The one client of the token service's internal API (docs/architecture.md): the revocation
- * routes and the realm list the resource servers read, and the realm, user and service-account routes
+ * The services' client of the token service's internal API (docs/architecture.md): the reads
+ * resource servers make (`TokenServiceReader` of @plant/resource-auth: revocation snapshot and
+ * feed, principal lookup, realm list) and the realm, user and service-account routes
  * account-admin manages. Every call goes through `callInternalApi` (credentials, request id,
  * timeout); every failure is an `InternalApiError`, which a caller may turn into its own
  * error with `mapError`.
@@ -12,9 +13,6 @@ import type {
   FactorPolicy,
   NewServiceAccountKey,
   NewServiceAccountTrust,
-  RevocationChanges,
-  RevocationEntry,
-  RevocationSnapshot,
   SecretLeak,
   ServiceAccount,
   ServiceAccountChange,
@@ -35,33 +33,22 @@ import {
   callInternalApi,
   InternalApiError,
   type InternalApiAnswer,
-  type InternalApiTarget,
-} from './internal-api-request.js';
-import { isTenantName } from './realm-names.js';
+} from '@plant/resource-auth/platform/internal-api-request';
 import {
-  parseRevocationChanges,
-  parseRevocationSnapshot,
-  toRevocationEntry,
-} from './revocation-entry.js';
+  realmPath as realm,
+  TokenServiceReader,
+  type TokenServiceClientOptions,
+} from '@plant/resource-auth/platform/token-service-reader';
+import { currentRequestId } from './request-context.js';
 
-/** The principal's state, or `not-found` (the principal never existed). Failures throw. */
-export type PrincipalLookup = { kind: 'found'; entry: RevocationEntry } | { kind: 'not-found' };
+export type {
+  PrincipalLookup,
+  Sized,
+  TokenServiceClientOptions,
+} from '@plant/resource-auth/platform/token-service-reader';
 
-/** An answer with the size of its body in bytes (what a resync moved). */
-export type Sized<T> = T & { bytes: number };
-
-export interface TokenServiceClientOptions extends InternalApiTarget {
-  /** Timeout of a call that names none, ms (default 5000). */
-  timeoutMs?: number;
-  /** What a failure becomes for the caller (account-admin: its 503 or the 4xx passed on). Default: the `InternalApiError` itself. */
-  mapError?: (err: InternalApiError) => Error;
-}
-
-/** The revocation routes read a body only from a 200: any other answer is a failure (or the lookup's 404). */
-const readsOnlyOk = (status: number) => status === 200;
 const readsAnyButNoContent = (status: number) => status !== 204;
 const seg = encodeURIComponent;
-const realm = (tenant: string) => `/internal/v1/realms/${seg(tenant)}`;
 const account = (tenant: string, clientId: string) =>
   `${realm(tenant)}/service-accounts/${seg(clientId)}`;
 
@@ -157,104 +144,24 @@ function invitationOf(body: Invitation): Invitation {
   };
 }
 
-export class TokenServiceClient {
-  readonly #target: InternalApiTarget;
-  readonly #timeoutMs: number;
-  readonly #mapError: (err: InternalApiError) => Error;
-
-  constructor({ timeoutMs = 5000, mapError = (err) => err, ...target }: TokenServiceClientOptions) {
-    this.#target = target;
-    this.#timeoutMs = timeoutMs;
-    this.#mapError = mapError;
-  }
-
-  // ---- Revocation (resource servers) -------------------------------------------------
-
-  /** `GET /internal/v1/revocations`: every revocation entry still needed, and the feed position it brings the reader to. */
-  snapshot(timeoutMs = this.#timeoutMs): Promise<Sized<RevocationSnapshot>> {
-    return this.#mapped(async () => {
-      const { status, body, bytes } = await callInternalApi(this.#target, {
-        path: '/internal/v1/revocations',
-        timeoutMs,
-        readsBody: readsOnlyOk,
-      });
-      if (status !== 200)
-        throw new InternalApiError(`revocation snapshot answered ${status}`, { status });
-      const snapshot = parseRevocationSnapshot(body);
-      if (snapshot === undefined) throw new InternalApiError('revocation snapshot is malformed');
-      return { ...snapshot, bytes };
-    });
-  }
-
-  /** `GET /internal/v1/revocations/changes?after=`: one page of the changes after `position`, or `reset`. */
-  changes(position: string, timeoutMs = this.#timeoutMs): Promise<Sized<RevocationChanges>> {
-    return this.#mapped(async () => {
-      const path = `/internal/v1/revocations/changes?after=${position}`;
-      const { status, body, bytes } = await callInternalApi(this.#target, {
-        path,
-        timeoutMs,
-        readsBody: readsOnlyOk,
-      });
-      if (status !== 200)
-        throw new InternalApiError(`revocation changes answered ${status}`, { status });
-      const changes = parseRevocationChanges(body);
-      // A page must move forward: a token service answering the same position with `more` would loop us.
-      if (
-        changes === undefined ||
-        (!changes.reset && changes.more && BigInt(changes.position) <= BigInt(position))
-      )
-        throw new InternalApiError('revocation changes are malformed');
-      return { ...changes, bytes };
-    });
-  }
-
-  /** `GET /internal/v1/realms/:tenant/principals/:sub`. */
-  principal(tenant: string, sub: string, timeoutMs = this.#timeoutMs): Promise<PrincipalLookup> {
-    return this.#mapped(async () => {
-      const path = `${realm(tenant)}/principals/${seg(sub)}`;
-      const { status, body } = await callInternalApi(this.#target, {
-        path,
-        timeoutMs,
-        readsBody: readsOnlyOk,
-      });
-      if (status === 404) return { kind: 'not-found' };
-      if (status !== 200)
-        throw new InternalApiError(`principal lookup answered ${status}`, { status });
-      const entry = toRevocationEntry(body);
-      // An answer about another principal would be a token-service bug; do not trust it.
-      if (entry === undefined || entry.tenant !== tenant || entry.sub !== sub)
-        throw new InternalApiError('principal lookup is malformed');
-      return { kind: 'found', entry };
-    });
-  }
-
-  /** `GET /internal/v1/realms`: the name of every realm. A malformed answer is a failure, never a partial list. */
-  realms(timeoutMs = this.#timeoutMs): Promise<string[]> {
-    return this.#mapped(async () => {
-      const { status, body } = await callInternalApi(this.#target, {
-        path: '/internal/v1/realms',
-        timeoutMs,
-        readsBody: readsOnlyOk,
-      });
-      if (status !== 200) throw new InternalApiError(`realm list answered ${status}`, { status });
-      const names = (body as { realms?: unknown } | null)?.realms;
-      if (
-        !Array.isArray(names) ||
-        !names.every((name) => typeof name === 'string' && isTenantName(name))
-      )
-        throw new InternalApiError('realm list is malformed');
-      return names as string[];
-    });
+/**
+ * The services' client: the reads of a resource server (`TokenServiceReader`) and the realm,
+ * user and service-account routes account-admin manages. The current request's id goes with
+ * every call unless the options name another source.
+ */
+export class TokenServiceClient extends TokenServiceReader {
+  constructor(options: TokenServiceClientOptions) {
+    super({ requestId: currentRequestId, ...options });
   }
 
   // ---- Management (account-admin) ----------------------------------------------------
 
   getTenant(tenant: string): Promise<{ tenant: string; created_at: string }> {
-    return this.#mapped(() => this.#json('GET', realm(tenant)));
+    return this.mapped(() => this.#json('GET', realm(tenant)));
   }
 
   listServiceAccounts(tenant: string): Promise<ServiceAccount[]> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       (await this.#json<ServiceAccount[]>('GET', `${realm(tenant)}/service-accounts`)).map(
         serviceAccountOf,
       ),
@@ -262,7 +169,7 @@ export class TokenServiceClient {
   }
 
   getServiceAccount(tenant: string, clientId: string): Promise<ServiceAccount> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       serviceAccountOf(
         await this.#json('GET', `${realm(tenant)}/service-accounts/${seg(clientId)}`),
       ),
@@ -274,7 +181,7 @@ export class TokenServiceClient {
     name: string,
     actor: string,
   ): Promise<ServiceAccountWithSecret> {
-    return this.#mapped(async () => {
+    return this.mapped(async () => {
       const created = await this.#json<ServiceAccountWithSecret>(
         'POST',
         `${realm(tenant)}/service-accounts`,
@@ -290,7 +197,7 @@ export class TokenServiceClient {
     change: ServiceAccountChange,
     actor: string,
   ): Promise<ServiceAccount> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       serviceAccountOf(
         await this.#json('PATCH', `${realm(tenant)}/service-accounts/${seg(clientId)}`, {
           ...change,
@@ -301,7 +208,7 @@ export class TokenServiceClient {
   }
 
   resetSecret(tenant: string, clientId: string, actor: string): Promise<ServiceAccountWithSecret> {
-    return this.#mapped(async () => {
+    return this.mapped(async () => {
       const reset = await this.#json<ServiceAccountWithSecret>(
         'POST',
         `${realm(tenant)}/service-accounts/${seg(clientId)}/reset-secret`,
@@ -312,13 +219,13 @@ export class TokenServiceClient {
   }
 
   deleteServiceAccount(tenant: string, clientId: string): Promise<void> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json<void>('DELETE', `${realm(tenant)}/service-accounts/${seg(clientId)}`),
     );
   }
 
   getCredentials(tenant: string, clientId: string): Promise<ServiceAccountCredentials> {
-    return this.#mapped(async () => {
+    return this.mapped(async () => {
       const body = await this.#json<ServiceAccountCredentials>(
         'GET',
         `${account(tenant, clientId)}/credentials`,
@@ -348,13 +255,13 @@ export class TokenServiceClient {
     key: NewServiceAccountKey,
     actor: string,
   ): Promise<ServiceAccountKey> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       keyOf(await this.#json('POST', `${account(tenant, clientId)}/keys`, { ...key, actor })),
     );
   }
 
   removeKey(tenant: string, clientId: string, keyId: string): Promise<void> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json<void>('DELETE', `${account(tenant, clientId)}/keys/${seg(keyId)}`),
     );
   }
@@ -365,19 +272,19 @@ export class TokenServiceClient {
     trust: NewServiceAccountTrust,
     actor: string,
   ): Promise<ServiceAccountTrust> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       trustOf(await this.#json('POST', `${account(tenant, clientId)}/trusts`, { ...trust, actor })),
     );
   }
 
   removeTrust(tenant: string, clientId: string, trustId: string): Promise<void> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json<void>('DELETE', `${account(tenant, clientId)}/trusts/${seg(trustId)}`),
     );
   }
 
   removeSecret(tenant: string, clientId: string): Promise<void> {
-    return this.#mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/secret`));
+    return this.mapped(() => this.#json<void>('DELETE', `${account(tenant, clientId)}/secret`));
   }
 
   /** Disable (every token refused, no credential works) or enable again. */
@@ -387,7 +294,7 @@ export class TokenServiceClient {
     disabled: boolean,
     actor: string,
   ): Promise<ServiceAccount> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       serviceAccountOf(
         await this.#json(
           'POST',
@@ -400,7 +307,7 @@ export class TokenServiceClient {
 
   /** The tenant's credential policy (maximum secret age, leak response, default quota). */
   getCredentialPolicy(tenant: string): Promise<CredentialPolicy> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       policyOf(await this.#json('GET', `${realm(tenant)}/credential-policy`)),
     );
   }
@@ -410,7 +317,7 @@ export class TokenServiceClient {
     change: CredentialPolicyChange,
     actor: string,
   ): Promise<CredentialPolicy> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       policyOf(
         await this.#json('PATCH', `${realm(tenant)}/credential-policy`, { ...change, actor }),
       ),
@@ -424,7 +331,7 @@ export class TokenServiceClient {
     quota: GrantQuota | null,
     actor: string,
   ): Promise<ServiceAccount> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       serviceAccountOf(
         await this.#json('PUT', `${account(tenant, clientId)}/quota`, { quota, actor }),
       ),
@@ -432,32 +339,32 @@ export class TokenServiceClient {
   }
 
   getUser(tenant: string, id: string): Promise<User> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       userOf(await this.#json('GET', `${realm(tenant)}/users/${seg(id)}`)),
     );
   }
 
   listUsers(tenant: string): Promise<User[]> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       (await this.#json<User[]>('GET', `${realm(tenant)}/users`)).map(userOf),
     );
   }
 
   /** A new role or status (one of them); the person as they are now. Refused (409) for the last active Account Admin. */
   updateUser(tenant: string, id: string, change: UserChange, actor: string): Promise<User> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       userOf(await this.#json('PATCH', `${realm(tenant)}/users/${seg(id)}`, { ...change, actor })),
     );
   }
 
   removeUser(tenant: string, id: string, actor: string): Promise<void> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json<void>('DELETE', `${realm(tenant)}/users/${seg(id)}`, { actor }),
     );
   }
 
   listInvitations(tenant: string): Promise<Invitation[]> {
-    return this.#mapped(async () =>
+    return this.mapped(async () =>
       (await this.#json<Invitation[]>('GET', `${realm(tenant)}/invitations`)).map(invitationOf),
     );
   }
@@ -468,7 +375,7 @@ export class TokenServiceClient {
     input: { email: string; role: UserRole },
     actor: string,
   ): Promise<InvitationWithUrl> {
-    return this.#mapped(async () => {
+    return this.mapped(async () => {
       const created = await this.#json<InvitationWithUrl>('POST', `${realm(tenant)}/invitations`, {
         ...input,
         actor,
@@ -478,9 +385,7 @@ export class TokenServiceClient {
   }
 
   revokeInvitation(tenant: string, id: string): Promise<void> {
-    return this.#mapped(() =>
-      this.#json<void>('DELETE', `${realm(tenant)}/invitations/${seg(id)}`),
-    );
+    return this.mapped(() => this.#json<void>('DELETE', `${realm(tenant)}/invitations/${seg(id)}`));
   }
 
   /** The realm's security events, newest first, ids below `before` when given. */
@@ -490,7 +395,7 @@ export class TokenServiceClient {
   ): Promise<SecurityEvent[]> {
     const params = new URLSearchParams({ limit: String(query.limit) });
     if (query.before !== undefined) params.set('before', query.before);
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json<SecurityEvent[]>('GET', `${realm(tenant)}/security-events?${params}`),
     );
   }
@@ -501,18 +406,18 @@ export class TokenServiceClient {
    * the person are deleted. Answers the person.
    */
   signOutEverywhere(tenant: string, id: string): Promise<User> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json('POST', `${realm(tenant)}/users/${seg(id)}/sign-out-everywhere`),
     );
   }
 
   listUserFactors(tenant: string, userId: string): Promise<UserFactors> {
-    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(userId)}/factors`));
+    return this.mapped(() => this.#json('GET', `${realm(tenant)}/users/${seg(userId)}/factors`));
   }
 
   /** Removes one factor of the person (404 when it is not theirs). */
   removeUserFactor(tenant: string, userId: string, factorId: string, actor: string): Promise<void> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json<void>('DELETE', `${realm(tenant)}/users/${seg(userId)}/factors/${seg(factorId)}`, {
         actor,
       }),
@@ -521,13 +426,13 @@ export class TokenServiceClient {
 
   /** Removes every factor and recovery code of the person; their sessions' version moves. */
   resetUserFactors(tenant: string, userId: string, actor: string): Promise<{ removed: number }> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json('DELETE', `${realm(tenant)}/users/${seg(userId)}/factors`, { actor }),
     );
   }
 
   getFactorPolicy(tenant: string): Promise<FactorPolicy> {
-    return this.#mapped(() => this.#json('GET', `${realm(tenant)}/factor-policy`));
+    return this.mapped(() => this.#json('GET', `${realm(tenant)}/factor-policy`));
   }
 
   setFactorPolicy(
@@ -535,7 +440,7 @@ export class TokenServiceClient {
     requireAdminFactor: boolean,
     actor: string,
   ): Promise<FactorPolicy> {
-    return this.#mapped(() =>
+    return this.mapped(() =>
       this.#json('PUT', `${realm(tenant)}/factor-policy`, {
         require_admin_factor: requireAdminFactor,
         actor,
@@ -545,11 +450,11 @@ export class TokenServiceClient {
 
   /** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const answer: InternalApiAnswer = await callInternalApi(this.#target, {
+    const answer: InternalApiAnswer = await callInternalApi(this.target, {
       method,
       path,
       body,
-      timeoutMs: this.#timeoutMs,
+      timeoutMs: this.timeoutMs,
       readsBody: readsAnyButNoContent,
     });
     const { status } = answer;
@@ -560,13 +465,5 @@ export class TokenServiceClient {
       status,
       ...(answerMessage === undefined ? {} : { answerMessage }),
     });
-  }
-
-  async #mapped<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      throw err instanceof InternalApiError ? this.#mapError(err) : err;
-    }
   }
 }

@@ -24,3 +24,4 @@ export * from './waiting.js';
 export * from './workload-issuer.js';
 export * from './leak-reporter.js';
 export * from './smtp-listener.js';
+export * from './packed-package.js';

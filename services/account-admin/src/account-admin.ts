@@ -16,7 +16,8 @@ import {
   startWebServer,
   type HttpApp,
 } from '@plant/shared/http';
-import type { Logger } from '@plant/shared/logging';
+import { currentRequestId, type Logger } from '@plant/shared/logging';
+import { inConsumerSpan } from '@plant/shared/tracing';
 import { createRedisClient, redisTargetOf } from '@plant/shared/redis';
 import { createSourceBudget } from '@plant/shared/security';
 import { TokenServiceClient } from '@plant/shared/token-service-client';
@@ -98,7 +99,12 @@ export function createAccountAdmin(
   const revocation: RevocationSync | undefined =
     options.revocation === false
       ? undefined
-      : revocationSyncFromConfig(config, { logger, metrics });
+      : revocationSyncFromConfig(config, {
+          logger,
+          metrics,
+          consumerSpan: inConsumerSpan,
+          requestId: currentRequestId,
+        });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,
@@ -106,6 +112,7 @@ export function createAccountAdmin(
     internalToken: config.INTERNAL_API_TOKEN,
     realm: API_REALM,
     logger,
+    requestId: currentRequestId,
     jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
   });

@@ -4,7 +4,9 @@
  */
 import { revocationSyncFromConfig } from '@plant/resource-auth';
 import { createMetricsRegistry } from '@plant/shared/http';
+import { currentRequestId } from '@plant/shared/logging';
 import { runServiceMain } from '@plant/shared/service-main';
+import { inConsumerSpan } from '@plant/shared/tracing';
 import { loadPlantStoreConfig } from './config.js';
 import { runPlantStore } from './plant-store.js';
 
@@ -13,7 +15,12 @@ runServiceMain(
   () => loadPlantStoreConfig(),
   async (config, logger) => {
     const metrics = createMetricsRegistry('plant-store');
-    const revocation = revocationSyncFromConfig(config, { logger, metrics });
+    const revocation = revocationSyncFromConfig(config, {
+      logger,
+      metrics,
+      consumerSpan: inConsumerSpan,
+      requestId: currentRequestId,
+    });
     return runPlantStore(config, logger, { revocation, metrics });
   },
 );

@@ -12,7 +12,7 @@ import {
   registerCacheMetrics,
   startWebServer,
 } from '@plant/shared/http';
-import type { Logger } from '@plant/shared/logging';
+import { currentRequestId, type Logger } from '@plant/shared/logging';
 import { redisTargetOf } from '@plant/shared/redis';
 import type { PlantStoreConfig } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -68,6 +68,7 @@ export async function runPlantStore(
     internalToken: config.INTERNAL_API_TOKEN,
     realm: PLANTS_REALM,
     logger,
+    requestId: currentRequestId,
     jwksCacheBytes: config.JWKS_CACHE_MB * 1024 * 1024,
     ...(revocation ? { revocation } : {}),
     dpop: { publicUrl: config.PUBLIC_URL, replay, nonceKeys },

@@ -17,7 +17,8 @@ import {
   type RevocationSync,
 } from '@plant/resource-auth';
 import { ServiceUnavailable } from '@plant/shared/api';
-import type { Logger } from '@plant/shared/logging';
+import { currentRequestId, type Logger } from '@plant/shared/logging';
+import { inConsumerSpan } from '@plant/shared/tracing';
 import { redisTargetOf, type RedisConfig } from '@plant/shared/redis';
 import type { Registry } from 'prom-client';
 import { listOf, type TokenServiceConfig } from './config.js';
@@ -51,6 +52,8 @@ export class LiveTokenInspector implements TokenInspector {
       internalToken: this.credential,
       logger,
       metricsRegistry: metrics,
+      consumerSpan: inConsumerSpan,
+      requestId: currentRequestId,
     });
     const auth = createBearerAuth({
       authUrl: config.AUTH_URL,
@@ -64,6 +67,7 @@ export class LiveTokenInspector implements TokenInspector {
       internalToken: this.credential,
       realm: 'token-introspection',
       logger,
+      requestId: currentRequestId,
       revocation,
     });
     this.#running = { auth, revocation };

@@ -1,5 +1,5 @@
 /** What `createBearerAuth` is configured with (bearer-auth.ts has the checks). */
-import type { Logger } from '@plant/shared/logging';
+import type { Logger } from '../platform/logger.js';
 import type { DpopOptions } from '../dpop/dpop-check.js';
 import type { RevocationChecker } from '../revocation/types.js';
 
@@ -19,6 +19,8 @@ export interface BearerAuthOptions {
   /** Accept `Authorization: DPoP` with proofs (RFC 9449); absent: DPoP-bound tokens are refused (they cannot be used here). */
   dpop?: DpopOptions;
   logger: Logger;
+  /** The id of the request being served, sent with the realm-list fetches (`currentRequestId` of @plant/shared/logging). */
+  requestId?: () => string | undefined;
   /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 5). */
   clockToleranceSec?: number;
   /** Memory for verified tokens, least recently used dropped first (default 32 MB; 0 disables). */

@@ -21,10 +21,10 @@
  * around them: the header (authorization-header.ts), the caches, the revocation and DPoP steps,
  * the middleware.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CacheStats, NodeHandler } from '@plant/shared/http';
-import { TokenServiceClient } from '@plant/shared/token-service-client';
+import type { CacheStats } from '../platform/cache-stats.js';
+import type { NodeHandler } from '../platform/node-route.js';
+import { TokenServiceReader } from '../platform/token-service-reader.js';
 import { DpopCheck } from '../dpop/dpop-check.js';
 import type { BearerAuthOptions } from './bearer-auth-options.js';
 import { DpopInvalidToken } from '../dpop/dpop-errors.js';
@@ -60,7 +60,7 @@ export interface BearerAuth {
     send: (res: ServerResponse, result: T, req: AuthenticatedRequest) => void,
   ): NodeHandler<AuthenticatedRequest>;
   /** Middleware answering 403 `insufficient_scope` unless `req.auth` has `minimum` or a higher role. */
-  requireRole(minimum: Role): RequestHandler;
+  requireRole(minimum: Role): NodeHandler<AuthenticatedRequest>;
   /** The 403 `insufficient_scope` error of this realm, for checks a route makes itself. */
   insufficientScope(message: string): InsufficientScope;
   /** The JWKS cache's and the verified-token cache's sizes, for `/metrics` (`registerCacheMetrics`). */
@@ -77,11 +77,12 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const tolerance = options.clockToleranceSec ?? 5;
   const verified = new VerifiedTokenCache(options.verifiedCacheBytes ?? 32 * 1024 * 1024);
   const aborter = new AbortController();
-  const tokenService = new TokenServiceClient({
+  const tokenService = new TokenServiceReader({
     baseUrl: options.jwksBaseUrl,
     internalToken: options.internalToken,
     signal: aborter.signal,
     timeoutMs: 2_000,
+    ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
   });
   const directory = new RealmDirectory({
     load: () => tokenService.realms(),
@@ -229,12 +230,8 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     async inspect(token: string) {
       return authenticate(token);
     },
-    requireRole(minimum: Role): RequestHandler {
-      return function requireRoleMiddleware(
-        req: Request,
-        _res: Response,
-        next: NextFunction,
-      ): void {
+    requireRole(minimum: Role): NodeHandler<AuthenticatedRequest> {
+      return function requireRoleMiddleware(req, _res, next): void {
         const principal = req.auth;
         if (principal === undefined) next(new MissingToken(realm));
         else {

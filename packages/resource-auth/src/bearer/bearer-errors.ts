@@ -2,7 +2,7 @@
  * The RFC 6750 §3 answers of a resource server, as `AppError`s: the shared error
  * middleware writes the `Error` body and the `WWW-Authenticate` header.
  */
-import { AppError, ServiceUnavailable } from '@plant/shared/api';
+import { AppError, ServiceUnavailable } from '../platform/errors.js';
 
 // RFC 6750 §3: auth-param values are quoted strings limited to %x20-21 / %x23-5B / %x5D-7E.
 export function authParam(value: string): string {

@@ -5,7 +5,11 @@
  * Each failed check throws `InvalidToken` (made by the caller's `invalid`, which names the realm).
  */
 import jwt from 'jsonwebtoken';
-import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared/api';
+import {
+  isSigningAlgorithm,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from '../platform/realm-names.js';
 import type { InvalidToken } from './bearer-errors.js';
 import type { VerificationKey } from './jwks-document.js';
 import { principalFromClaims, TENANT_NAME_PATTERN, type Principal } from './principal.js';

@@ -28,9 +28,10 @@
  * lookup refreshes its realm's recency). Once full, a first fetch pushes another realm out, so
  * first fetches then spend from the budget as well: size the budget above the realms in use.
  */
-import { httpCall, type CacheStats } from '@plant/shared/http';
-import type { Logger } from '@plant/shared/logging';
-import { SizedLru } from '@plant/shared/util';
+import { httpCall } from '../platform/http-call.js';
+import type { CacheStats } from '../platform/cache-stats.js';
+import type { Logger } from '../platform/logger.js';
+import { SizedLru } from '../platform/sized-lru.js';
 import type { FetchBudget } from './fetch-budget.js';
 import { parseJwks, type VerificationKey } from './jwks-document.js';
 import type { RealmDirectory } from './realm-directory.js';

@@ -5,9 +5,9 @@
  * checked against an RSA key, nor an RS256 token against an EC key (algorithm confusion).
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { SigningAlgorithm } from '@plant/shared/api';
-import type { Logger } from '@plant/shared/logging';
-import { verificationKeyProblem } from '@plant/shared/security';
+import type { SigningAlgorithm } from '../platform/realm-names.js';
+import type { Logger } from '../platform/logger.js';
+import { verificationKeyProblem } from '../platform/verification-key-rules.js';
 
 /** A key and the only algorithm it verifies. */
 export interface VerificationKey {

@@ -4,8 +4,8 @@
  * claim checked out, so handlers can trust each field.
  */
 
-/** Tenant (realm) names, declared in `@plant/shared` and exported here for resource servers. */
-export { isTenantName, TENANT_NAME_PATTERN } from '@plant/shared/api';
+/** Tenant (realm) names, the token service's rule (platform/realm-names.ts), exported for resource servers. */
+export { isTenantName, TENANT_NAME_PATTERN } from '../platform/realm-names.js';
 
 export const ROLES = ['View', 'Edit', 'Account Admin'] as const;
 export type Role = (typeof ROLES)[number];

@@ -9,7 +9,7 @@
  * does, since its handler may write.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NodeHandler } from '@plant/shared/http';
+import type { NodeHandler } from '../platform/node-route.js';
 import type { AuthenticatedRequest } from './authenticated-request.js';
 import type { Principal } from './principal.js';
 

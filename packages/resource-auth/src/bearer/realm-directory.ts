@@ -20,7 +20,7 @@
  * Bound: the set is the last list, replaced whole on every load (names are checked by the
  * client), minus realms whose keys answered 404 since (`forget`).
  */
-import type { Logger } from '@plant/shared/logging';
+import type { Logger } from '../platform/logger.js';
 import { FetchBudget } from './fetch-budget.js';
 
 export type RealmVerdict = 'known' | 'unknown' | 'unavailable';

@@ -1,5 +1,5 @@
-import type { CacheStats } from '@plant/shared/http';
-import { SizedLru } from '@plant/shared/util';
+import type { CacheStats } from '../platform/cache-stats.js';
+import { SizedLru } from '../platform/sized-lru.js';
 import type { Principal } from './principal.js';
 
 /**

@@ -9,7 +9,7 @@
  */
 import { verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@plant/shared/logging';
+import type { Logger } from '../platform/logger.js';
 import { AuthUnavailable } from '../bearer/bearer-errors.js';
 import type { Principal } from '../bearer/principal.js';
 import { DpopInvalidToken, InvalidDpopProof, UseDpopNonce } from './dpop-errors.js';

@@ -5,7 +5,7 @@
  * proof key the token is not bound to), `invalid_dpop_proof` when the proof itself fails,
  * `use_dpop_nonce` with a fresh nonce in `DPoP-Nonce` when a nonce is required.
  */
-import { AppError } from '@plant/shared/api';
+import { AppError } from '../platform/errors.js';
 import { authParam } from '../bearer/bearer-errors.js';
 import { DPOP_SIGNING_ALGS } from './dpop-jwk.js';
 

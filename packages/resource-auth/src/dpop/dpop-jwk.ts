@@ -9,7 +9,7 @@
  * make us parse a huge modulus).
  */
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
-import { verificationKeyProblem } from '@plant/shared/security';
+import { verificationKeyProblem } from '../platform/verification-key-rules.js';
 
 /** The proof algorithms accepted, as discovery advertises them (`dpop_signing_alg_values_supported`). */
 export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'Ed25519'] as const;

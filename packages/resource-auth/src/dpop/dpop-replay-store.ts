@@ -10,9 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from '@plant/shared/logging';
-import { createRedisClient, type RedisTarget } from '@plant/shared/redis';
-import { TimeoutError } from '@plant/shared/util';
+import type { Logger } from '../platform/logger.js';
+import { createRedisClient, type RedisTarget } from '../platform/redis-client.js';
+import { TimeoutError } from '../platform/with-timeout.js';
 
 export interface DpopReplayStore {
   /** True when `id` had not been claimed within its lifetime (and now is); false for a replay. Rejects when the store cannot answer. */

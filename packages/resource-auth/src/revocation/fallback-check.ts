@@ -6,8 +6,8 @@
  * fails too the verdict is 'unavailable' (the caller answers 503): never 'valid' without an
  * answer from the truth.
  */
-import type { Logger } from '@plant/shared/logging';
-import type { PrincipalLookup } from '@plant/shared/token-service-client';
+import type { Logger } from '../platform/logger.js';
+import type { PrincipalLookup } from '../platform/token-service-reader.js';
 import { PrincipalLookupCache } from './principal-lookup-cache.js';
 import type { RevocationMap } from './revocation-map.js';
 import type { RevocationMetrics } from './revocation-metrics.js';

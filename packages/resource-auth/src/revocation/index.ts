@@ -4,5 +4,11 @@ export {
   type RevocationSync,
   type RevocationSyncState,
 } from './revocation-sync.js';
-export type { RevocationSyncConfig, RevocationSyncOptions } from './revocation-sync-options.js';
-export { REVOCATION_CHANNEL, type RevocationEntry } from '@plant/shared/token-service-client';
+export type {
+  CarriedTraceContext,
+  ConsumerSpan,
+  RevocationSyncConfig,
+  RevocationSyncOptions,
+  SpanLike,
+} from './revocation-sync-options.js';
+export { REVOCATION_CHANNEL, type RevocationEntry } from '../platform/revocation-types.js';

@@ -1,4 +1,4 @@
-import type { PrincipalLookup } from '@plant/shared/token-service-client';
+import type { PrincipalLookup } from '../platform/token-service-reader.js';
 
 interface Cached {
   /** When the lookup was SENT: its answer can only be older than that, never newer. */

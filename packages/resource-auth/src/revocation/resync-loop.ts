@@ -8,12 +8,9 @@
  * rebuilt). The periodic resync bounds how long a change stays unseen when the token service
  * died between its commit and its publish.
  */
-import type { Logger } from '@plant/shared/logging';
-import type {
-  RevocationChanges,
-  RevocationSnapshot,
-  Sized,
-} from '@plant/shared/token-service-client';
+import type { Logger } from '../platform/logger.js';
+import type { RevocationChanges, RevocationSnapshot } from '../platform/revocation-types.js';
+import type { Sized } from '../platform/token-service-reader.js';
 import type { RevocationMap } from './revocation-map.js';
 import type { RevocationMetrics } from './revocation-metrics.js';
 

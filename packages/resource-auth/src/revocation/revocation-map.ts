@@ -1,4 +1,4 @@
-import type { LiveRevocationEntry, RevocationEntry } from '@plant/shared/token-service-client';
+import type { LiveRevocationEntry, RevocationEntry } from '../platform/revocation-types.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { RevocationVerdict } from './types.js';
 

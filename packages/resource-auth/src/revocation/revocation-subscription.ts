@@ -5,10 +5,10 @@
  * whether the map is complete is the sync's decision (revocation-sync.ts).
  */
 import type { Redis, RedisOptions } from 'ioredis';
-import type { Logger } from '@plant/shared/logging';
-import { createRedisClient, type RedisTarget } from '@plant/shared/redis';
-import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
-import { withTimeout } from '@plant/shared/util';
+import type { Logger } from '../platform/logger.js';
+import { createRedisClient, type RedisTarget } from '../platform/redis-client.js';
+import { REVOCATION_CHANNEL } from '../platform/revocation-types.js';
+import { withTimeout } from '../platform/with-timeout.js';
 
 /**
  * Where the subscription stands. A new state object is made on every change, so a SUBSCRIBE

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
-import type { Logger } from '@plant/shared/logging';
-import type { RedisConfig, RedisTarget } from '@plant/shared/redis';
+import type { Logger } from '../platform/logger.js';
+import type { RedisConfig, RedisTarget } from '../platform/redis-client.js';
 
 export interface RevocationSyncOptions {
   /** Redis carrying the channel `plantstore:revocations`: `REDIS_URL`, or a Sentinel-managed master (`redisTargetOf(config)`). */
@@ -31,7 +31,34 @@ export interface RevocationSyncOptions {
   heartbeatMs?: number;
   /** How long `start()` waits for Redis before loading the first snapshot without it, ms (default 2000). */
   startWaitMs?: number;
+  /**
+   * Applies each channel event inside a CONSUMER span of the trace its message carries (the
+   * services pass `inConsumerSpan` of @plant/shared/tracing). Absent: no span, and nothing of
+   * OpenTelemetry is loaded by this package.
+   */
+  consumerSpan?: ConsumerSpan;
+  /** The id of the request being served, sent with the fallback's principal lookups (`currentRequestId` of @plant/shared/logging). */
+  requestId?: () => string | undefined;
 }
+
+/** What a span is asked here: one attribute. An OpenTelemetry `Span` is one. */
+export interface SpanLike {
+  setAttribute(key: string, value: string | number | boolean): unknown;
+}
+
+/** W3C trace context as a channel message carries it. */
+export interface CarriedTraceContext {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** `apply` inside a span `name` whose parent is the `carried` context; `apply(undefined)` when there is no span to make. */
+export type ConsumerSpan = <T>(
+  name: string,
+  carried: CarriedTraceContext,
+  attributes: Record<string, string | number | boolean>,
+  apply: (span: SpanLike | undefined) => T,
+) => T;
 
 /** The keys of a resource server's configuration (its `config.ts`) that the revocation sync reads. */
 export interface RevocationSyncConfig extends RedisConfig {

@@ -21,21 +21,18 @@
  * - stopped: 'unavailable'.
  */
 import { Registry } from 'prom-client';
-import type { Logger } from '@plant/shared/logging';
-import { redisTargetOf } from '@plant/shared/redis';
-import {
-  parseRevocationEnvelope,
-  REVOCATION_CHANNEL,
-  TokenServiceClient,
-  type RevocationEnvelope,
-} from '@plant/shared/token-service-client';
-import { inConsumerSpan } from '@plant/shared/tracing';
+import type { Logger } from '../platform/logger.js';
+import { redisTargetOf } from '../platform/redis-client.js';
+import { parseRevocationEnvelope, type RevocationEnvelope } from '../platform/revocation-entry.js';
+import { REVOCATION_CHANNEL } from '../platform/revocation-types.js';
+import { TokenServiceReader } from '../platform/token-service-reader.js';
 import { FallbackCheck } from './fallback-check.js';
 import { RevocationMap } from './revocation-map.js';
 import { createRevocationMetrics, type RevocationMetrics } from './revocation-metrics.js';
 import { RevocationSubscription, type SubscriptionState } from './revocation-subscription.js';
 import {
   revocationSyncTimings,
+  type ConsumerSpan,
   type RevocationSyncConfig,
   type RevocationSyncOptions,
 } from './revocation-sync-options.js';
@@ -91,16 +88,19 @@ class ResourceServerRevocation implements RevocationSync {
   readonly #subscription: RevocationSubscription;
   readonly #resyncs: ResyncLoop<SubscriptionState | undefined>;
   readonly #fallback: FallbackCheck;
+  readonly #consumerSpan: ConsumerSpan;
 
   constructor(options: RevocationSyncOptions) {
     const timings = revocationSyncTimings(options);
     const logger = options.logger.child({ component: 'revocation' });
     const map = this.#map;
-    const client = new TokenServiceClient({
+    const client = new TokenServiceReader({
       baseUrl: options.tokenServiceUrl,
       internalToken: options.internalToken,
       signal: this.#abort.signal,
+      ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
     });
+    this.#consumerSpan = options.consumerSpan ?? withoutSpan;
     const metrics = createRevocationMetrics(options.metricsRegistry ?? new Registry(), {
       resyncAgeSeconds: () => {
         const at = this.#resyncs.lastRequestedAt;
@@ -214,7 +214,7 @@ class ResourceServerRevocation implements RevocationSync {
       this.#logger.warn({ length: message.length }, 'malformed revocation event ignored');
       return;
     }
-    inConsumerSpan('revocation apply', envelope, CONSUMER_ATTRIBUTES, (span) => {
+    this.#consumerSpan('revocation apply', envelope, CONSUMER_ATTRIBUTES, (span) => {
       const changed = this.#applyEntry(envelope);
       span?.setAttribute('plantstore.revocation.changed', changed);
     });
@@ -241,6 +241,9 @@ const CONSUMER_ATTRIBUTES = {
   'messaging.operation.type': 'process',
 };
 
+/** No tracing: the event is applied, and nothing else. */
+const withoutSpan: ConsumerSpan = (_name, _carried, _attributes, apply) => apply(undefined);
+
 /**
  * Builds the revocation map of a resource server: `check` for bearer verification,
  * `isReady` for `/readyz`, `start`/`stop` for the process life cycle.
@@ -259,7 +262,14 @@ export function createRevocationSync(options: RevocationSyncOptions): Revocation
 /** The revocation sync of a resource server from its configuration, its metrics on `metrics`. */
 export function revocationSyncFromConfig(
   config: RevocationSyncConfig,
-  { logger, metrics }: { logger: Logger; metrics: Registry },
+  {
+    logger,
+    metrics,
+    ...hooks
+  }: { logger: Logger; metrics: Registry } & Pick<
+    RevocationSyncOptions,
+    'consumerSpan' | 'requestId'
+  >,
 ): RevocationSync {
   return createRevocationSync({
     redis: redisTargetOf(config),
@@ -268,5 +278,6 @@ export function revocationSyncFromConfig(
     resyncMs: config.REVOCATION_RESYNC_MS,
     logger,
     metricsRegistry: metrics,
+    ...hooks,
   });
 }

@@ -1,7 +1,7 @@
 /** Wire shapes: API schemas, the Error shape and typed errors, name rules, page limits and cursors. */
 export * from '../api-types.js';
-export * from '../errors.js';
+export * from '@plant/resource-auth/platform/errors';
 export * from '../name-text.js';
 export * from '../page-limit.js';
 export * from '../position-cursor.js';
-export * from '../realm-names.js';
+export * from '@plant/resource-auth/platform/realm-names';

@@ -2,13 +2,17 @@
 export * from '../error-middleware.js';
 export * from '../health.js';
 export * from '../http-app.js';
-export { httpCall, type HttpCallAnswer, type HttpCallOptions } from '../http-call.js';
+export {
+  httpCall,
+  type HttpCallAnswer,
+  type HttpCallOptions,
+} from '@plant/resource-auth/platform/http-call';
 export * from '../http-logger.js';
 export * from '../http-observability.js';
 export * from '../json-body.js';
 export * from '../management-app.js';
 export * from '../metrics.js';
-export * from '../node-route.js';
+export * from '@plant/resource-auth/platform/node-route';
 export * from '../openapi-document.js';
 export * from '../proxy-trust.js';
 export * from '../route-table.js';

@@ -2,4 +2,4 @@
 export * from '../address-key.js';
 export * from '../constant-time.js';
 export * from '../source-budget.js';
-export * from '../verification-key-rules.js';
+export * from '@plant/resource-auth/platform/verification-key-rules';

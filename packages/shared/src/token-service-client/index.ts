@@ -3,7 +3,7 @@ export {
   InternalApiError,
   type InternalApiErrorOptions,
   type InternalApiTarget,
-} from '../internal-api-request.js';
+} from '@plant/resource-auth/platform/internal-api-request';
 export * from '../internal-api-types.js';
-export * from '../revocation-entry.js';
+export * from '@plant/resource-auth/platform/revocation-entry';
 export * from '../token-service-client.js';

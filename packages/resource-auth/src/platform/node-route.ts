@@ -69,3 +69,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.setHeader('content-length', Buffer.byteLength(text));
   res.end(text);
 }
+
+/** The path of a request URL without its query string (it may carry cursors or, from a careless client, credentials). */
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

@@ -4,7 +4,7 @@
  * every call, and one error type that says whether the API could serve the call.
  */
 import { httpCall, type HttpCallAnswer } from './http-call.js';
-import { currentRequestId, REQUEST_ID_HEADER } from './request-context.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 
 export interface InternalApiTarget {
   /** Base URL of the internal API (`TOKEN_SERVICE_INTERNAL_URL`, e.g. `http://127.0.0.1:9082`). */
@@ -13,6 +13,8 @@ export interface InternalApiTarget {
   internalToken: string;
   /** Aborts every call in flight (e.g. when a resource server stops). */
   signal?: AbortSignal;
+  /** The id of the request being served, sent as `x-request-id` (`currentRequestId` of @plant/shared/logging); absent: none. */
+  requestId?: () => string | undefined;
 }
 
 export interface InternalApiErrorOptions {
@@ -75,7 +77,7 @@ export async function callInternalApi(
     authorization: `Bearer ${target.internalToken}`,
     accept: 'application/json',
   };
-  const requestId = currentRequestId();
+  const requestId = target.requestId?.();
   if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId;
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   let response: HttpCallAnswer;

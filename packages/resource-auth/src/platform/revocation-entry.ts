@@ -4,13 +4,13 @@
  * answer of `GET /internal/v1/realms/:tenant/principals/:sub`. Anything not exactly an entry is
  * rejected: every reader of the channel or the internal API validates with these, one way.
  */
-import { INT64_MAX } from './api-types.js';
+import { INT64_MAX } from './int64.js';
 import type {
   LiveRevocationEntry,
   RevocationChanges,
   RevocationEntry,
   RevocationSnapshot,
-} from './internal-api-types.js';
+} from './revocation-types.js';
 
 const MAX_NAME_LENGTH = 255;
 /** Far longer than any real entry; bounds the parse cost of a hostile or broken publisher. */
