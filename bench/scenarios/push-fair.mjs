@@ -86,9 +86,9 @@ function summary(values) {
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? /** @type {number} */ (sorted[mid])
-    : /** @type {number} */ ((sorted[mid - 1]) + /** @type {number} */ (sorted[mid])) / 2;
+  const upper = /** @type {number} */ (sorted[mid]);
+  const lower = /** @type {number} */ (sorted[mid - 1] ?? upper);
+  return sorted.length % 2 === 1 ? upper : (lower + upper) / 2;
 }
 
 /** Resolves once `probe` holds, looking every 50 ms (the bench waits on the platform's state). */
