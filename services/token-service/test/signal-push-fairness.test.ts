@@ -3,8 +3,9 @@
  * push streams whose receivers take their time answering (2xx, inside the push deadline): its
  * pushes may only ever hold its own tenant's lanes, so another tenant's events go out while the
  * attacker's receivers still hold their requests open, and however many of its streams fall due
- * at once, no more of them are pushed at a time than the per-tenant bound (counted at the
- * receivers, real HTTP servers on loopback, whose answers the test releases).
+ * at once, no more of them are pushed at a time than the per-tenant bound, in each tenant,
+ * exactly (counted at the receivers, real HTTP servers on loopback, whose answers the test
+ * releases).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
@@ -148,5 +149,30 @@ describe('Shared Signals push: one tenant’s slow receivers and another tenant�
     const { streams, lanes } = h.service.signals.delivery.inFlight;
     expect([...lanes.values()].reduce((a, b) => a + b, 0)).toBe(streams);
     for (const width of lanes.values()) expect(width).toBeLessThanOrEqual(PER_TENANT);
+  }, 60_000);
+});
+
+describe('Shared Signals push: the per-tenant bound under racing claims', () => {
+  test('When two tenants’ streams all fall due at once, then each tenant has exactly its bound of pushes open at its receivers, never more, and every event arrives', async () => {
+    const tenants = await Promise.all([h.createTenant(), h.createTenant()]);
+    const sides = [];
+    for (const { tenant } of tenants) {
+      const held = new HeldAnswers();
+      const r = await newReceiver(tenant);
+      const streams = [];
+      for (let i = 0; i < PER_TENANT + 2; i += 1)
+        streams.push(await pushStream(r, [CREDENTIAL_CHANGE], held));
+      sides.push({ tenant, held, streams, target: await api.createServiceAccount(tenant) });
+    }
+    try {
+      // One change in each tenant at once: every stream of both falls due in the same moment.
+      await Promise.all(sides.map((s) => api.reset(s.tenant, s.target.client_id).expect(200)));
+      await Promise.all(sides.map((s) => s.held.openAtLeast(PER_TENANT)));
+      for (const { held } of sides) expect(held.open).toBe(PER_TENANT);
+    } finally {
+      for (const { held } of sides) held.release();
+    }
+    for (const { streams } of sides) for (const { receiver } of streams) await receiver.waitFor(1);
+    for (const { held } of sides) expect(held.peak).toBe(PER_TENANT);
   }, 60_000);
 });
