@@ -170,8 +170,10 @@ const session = await openSession({
   logLevel: args['log-level'],
   log,
   es256: !only || ES256_SCENARIOS.some((name) => only.has(name)),
-  // The signals scenario pushes to an https receiver on loopback (its certificate trusted).
-  ...(!only || only.has('signals') ? { serviceEnv: signalsServiceEnv() } : {}),
+  // The signals and push-fair scenarios push to https receivers on loopback (certificate trusted).
+  ...(!only || only.has('signals') || only.has('push-fair')
+    ? { serviceEnv: signalsServiceEnv() }
+    : {}),
 });
 const { platform, tenant } = session;
 const accounts = /** @type {ScenarioContext['accounts']} */ (session.accounts);

@@ -14,6 +14,7 @@ import * as tokenEs256Scenario from './token-es256.mjs';
 import * as tokenAlgScenario from './token-alg.mjs';
 import * as listEs256Scenario from './list-es256.mjs';
 import * as signalsScenario from './signals.mjs';
+import * as pushFairScenario from './push-fair.mjs';
 
 /**
  * What a scenario's `targets`, `check` and `prepare` get.
@@ -44,6 +45,7 @@ export const SCENARIOS = [
   tokenAlgScenario,
   listEs256Scenario,
   signalsScenario,
+  pushFairScenario,
 ];
 /** The scenarios that need the ES256 tenant (seeded only when one of them runs). */
 export const ES256_SCENARIOS = [tokenEs256Scenario, tokenAlgScenario, listEs256Scenario].map(

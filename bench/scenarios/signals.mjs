@@ -71,7 +71,7 @@ export function serviceEnv() {
 }
 
 /** An https push receiver that notes when each SET arrives (before any parsing). */
-async function startReceiver() {
+export async function startReceiver() {
   const { key, cert } = receiverCertificate();
   /** @type {((at: number) => void)[]} */
   const waiting = [];

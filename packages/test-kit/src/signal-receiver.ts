@@ -5,7 +5,9 @@
  * `typ: secevent+jwt` header, the signature by a published key, `iss`, `aud`, `jti`, `iat`, one
  * event, a `sub_id`. Push (RFC 8935): an HTTP endpoint on loopback that answers 202 for a valid
  * SET and 400 `{err, description}` for another, and can be taken down and brought back on the
- * same port. Poll (RFC 8936): `pollSignals` verifies what a poll answers.
+ * same port. A `HeldAnswers` gate makes receivers slow on the test's command: their answers wait
+ * until it is released, and it counts the requests open at once over every receiver that shares
+ * it. Poll (RFC 8936): `pollSignals` verifies what a poll answers.
  */
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -134,6 +136,60 @@ export async function verifySet(
   };
 }
 
+/**
+ * A slow receiver's answers, held until the test releases them: `open` counts the pushes waiting
+ * for their answer now (over every receiver given this gate; a push its transmitter gave up on
+ * leaves the count), `peak` the most ever open at once.
+ */
+export class HeldAnswers {
+  open = 0;
+  peak = 0;
+  #released = false;
+  #holding: (() => void)[] = [];
+  #watchers: { probe: () => boolean; resolve: () => void }[] = [];
+
+  /** Resolves once `n` pushes are open at once. */
+  openAtLeast(n: number): Promise<void> {
+    return this.#until(() => this.open >= n);
+  }
+
+  /** Lets every held answer go, and answers every later push at once. */
+  release(): void {
+    this.#released = true;
+    for (const answer of this.#holding.splice(0)) answer();
+  }
+
+  /** For the receiver: a push came; `answer` runs when released. The returned function ends it. */
+  hold(answer: () => void): () => void {
+    this.open += 1;
+    this.peak = Math.max(this.peak, this.open);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.open -= 1;
+      this.#settle();
+    };
+    this.#settle();
+    if (this.#released) answer();
+    else this.#holding.push(answer);
+    return end;
+  }
+
+  #until(probe: () => boolean): Promise<void> {
+    if (probe()) return Promise.resolve();
+    return new Promise((resolve) => this.#watchers.push({ probe, resolve }));
+  }
+
+  #settle(): void {
+    for (const watcher of this.#watchers.slice())
+      if (watcher.probe()) {
+        this.#watchers.splice(this.#watchers.indexOf(watcher), 1);
+        watcher.resolve();
+      }
+  }
+}
+
 export interface SignalReceiver {
   /** The push endpoint (`http://127.0.0.1:<port>/events`). */
   url: string;
@@ -152,10 +208,13 @@ export interface SignalReceiver {
   close(): Promise<void>;
 }
 
-/** A push receiver (RFC 8935) on loopback; with `authorization`, a push without that exact header is refused 401. */
+/**
+ * A push receiver (RFC 8935) on loopback; with `authorization`, a push without that exact header
+ * is refused 401; with `held`, every answer waits until that gate is released.
+ */
 export async function startSignalReceiver(
   expect: SetExpectations,
-  options: { authorization?: string; host?: string } = {},
+  options: { authorization?: string; host?: string; held?: HeldAnswers } = {},
 ): Promise<SignalReceiver> {
   const keys = new JwksCache(expect.jwksUri);
   const host = options.host ?? '127.0.0.1';
@@ -188,13 +247,29 @@ export async function startSignalReceiver(
   };
   const handle: Parameters<typeof createServer>[1] = (req, res) => {
     const chunks: Buffer[] = [];
+    let release = (answer: () => void) => answer();
+    if (options.held !== undefined) {
+      const held = options.held;
+      let answer: () => void = () => undefined;
+      let ready = false;
+      const end = held.hold(() => {
+        ready = true;
+        answer();
+      });
+      res.on('close', end);
+      release = (next) => {
+        answer = next;
+        if (ready) next();
+      };
+    }
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       receiver.deliveries += 1;
-      const reply = (status: number, body?: unknown) => {
-        res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
-        res.end(body === undefined ? undefined : JSON.stringify(body));
-      };
+      const reply = (status: number, body?: unknown) =>
+        release(() => {
+          res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
+          res.end(body === undefined ? undefined : JSON.stringify(body));
+        });
       if (req.method !== 'POST' || req.url !== '/events') return reply(404);
       if (
         options.authorization !== undefined &&

@@ -145,6 +145,11 @@ export const configShape = {
     .describe(
       'Shared Signals: deadline of each push (RFC 8935) to a receiver, connection to answer',
     ),
+  SSF_PUSH_CONCURRENCY_PER_TENANT: env
+    .int(4, 1, 100)
+    .describe(
+      "Shared Signals: push streams of one tenant a replica delivers at once (the tenant's own lanes; other tenants never wait for them)",
+    ),
   SSF_POLL_WAIT_SECONDS: env
     .int(25, 1, 120)
     .describe(

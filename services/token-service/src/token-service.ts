@@ -332,6 +332,7 @@ export async function createTokenService(
     encryption: identity.encryption,
     policy: { ...trustPolicy, timeoutMs: config.SSF_PUSH_TIMEOUT_MS },
     maxWaiters: config.SSF_POLL_MAX_WAITERS,
+    perTenant: config.SSF_PUSH_CONCURRENCY_PER_TENANT,
     logger,
     metrics,
   });

@@ -12,13 +12,15 @@ export type PushOutcome =
 
 /**
  * Connections to receivers are kept open between pushes (a TLS handshake per SET would cost
- * more than the push): at most 256 sockets in all, 2 per receiver address, an idle one closed
- * after 30 s. The address a connection reached was checked when it was made (`checkedLookup`).
+ * more than the push): 2 idle per receiver address at most, an idle one closed after 30 s. No
+ * cap on sockets in use, per address or in all: a cap would be a queue shared by every tenant
+ * (another tenant's slow receiver at the same address, or all of them, would hold a push up in
+ * it). Sockets in use are bounded by the pushes in flight, one per stream in the tenants' lanes
+ * (signal-delivery.ts). The address a connection reached was checked when it was made
+ * (`checkedLookup`).
  */
 const AGENT_OPTIONS = {
   keepAlive: true,
-  maxSockets: 2,
-  maxTotalSockets: 256,
   maxFreeSockets: 2,
   timeout: 30_000,
 };

@@ -106,10 +106,16 @@ export interface SignalStreamRepository {
   /** Removes delivered events by position (push). */
   delivered(streamId: string, seqs: readonly string[]): Promise<void>;
   /**
-   * Leases push streams with events due (enabled, next attempt reached, lease free or lapsed):
-   * `for update skip locked`, so replicas share the streams and never deliver one together.
+   * Leases push streams with events due (enabled, next attempt reached, lease free or lapsed),
+   * per tenant at most `perTenant` less what `busy` says this replica already pushes of it, the
+   * streams due longest first: `for update skip locked`, so replicas share the streams and never
+   * deliver one together.
    */
-  claimPush(leaseSeconds: number, limit: number, only?: string): Promise<ClaimedStream[]>;
+  claimPush(
+    leaseSeconds: number,
+    perTenant: number,
+    busy: ReadonlyMap<string, number>,
+  ): Promise<ClaimedStream[]>;
   /** Ends the lease: `retryInMs` undefined resets the attempts, otherwise the next attempt waits. */
   release(streamId: string, outcome: { retryInMs?: number; error?: string | null }): Promise<void>;
   /** Over every stream: events waiting and events dropped (the metrics). */
@@ -289,24 +295,42 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
         [streamId, [...seqs], streamId],
       );
     },
-    async claimPush(leaseSeconds, limit, only) {
-      const due = db('ssf_streams as s')
-        .where({ delivery_method: 'push', status: 'enabled' })
-        // What an owner no longer allowed to receive still holds waits (delivered if allowed again).
-        .whereExists(ownerMayReceive(db))
-        .where('queued', '>', 0)
-        .where('next_attempt_at', '<=', db.fn.now())
-        .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<', db.fn.now()))
-        .modify((q) => {
-          if (only !== undefined) q.where({ id: only });
-        })
-        .orderBy('next_attempt_at')
-        .limit(limit)
+    async claimPush(leaseSeconds, perTenant, busy) {
+      // Due: the conditions are asked again where the rows are locked, so a stream another
+      // replica leased after this statement's snapshot is skipped, not leased twice.
+      const due = (q: Knex.QueryBuilder) =>
+        q
+          .where({ 's.delivery_method': 'push', 's.status': 'enabled' })
+          // What an owner no longer allowed to receive still holds waits (delivered if allowed again).
+          .whereExists(ownerMayReceive(db))
+          .where('s.queued', '>', 0)
+          .where('s.next_attempt_at', '<=', db.fn.now())
+          .where((w) => w.whereNull('s.lease_until').orWhere('s.lease_until', '<', db.fn.now()));
+      // Each tenant's due streams in the order they fell due, numbered from its busy lanes on.
+      const ranked = db('ssf_streams as s')
+        .modify(due)
+        .leftJoin(
+          db.raw('unnest(?::text[], ?::int[]) as busy(realm, lanes)', [
+            [...busy.keys()],
+            [...busy.values()],
+          ]),
+          'busy.realm',
+          's.realm',
+        )
+        .select(
+          's.id',
+          db.raw(
+            'coalesce(busy.lanes, 0) + row_number() over (partition by s.realm order by s.next_attempt_at, s.id) as lane',
+          ),
+        );
+      const picked = db('ssf_streams as s')
+        .modify(due)
+        .whereIn('s.id', db.from(ranked.as('r')).where('r.lane', '<=', perTenant).select('r.id'))
         .forUpdate()
         .skipLocked()
-        .select('id');
+        .select('s.id');
       return db('ssf_streams')
-        .whereIn('id', due)
+        .whereIn('id', picked)
         .update({ lease_until: db.raw('now() + make_interval(secs => ?)', [leaseSeconds]) })
         .returning([
           'id',

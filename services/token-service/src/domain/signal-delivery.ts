@@ -8,10 +8,18 @@
  * retrying it cannot help, so it is removed, logged and the next one goes. Poll (RFC 8936)
  * is answered by the use case (shared-signals.ts); its long polls wait here, on the same wake-up.
  *
- * Wake-ups: the outbox's `pg_notify` at commit (every replica hears it), and a sweep every
- * second for back-offs that ended, lapsed leases and notifications missed while the LISTEN
- * connection was down. So a crash between commit and delivery only delays: the event is in
- * Postgres, and whichever replica runs next delivers it.
+ * Fair across tenants: a replica's pushing is in lanes per tenant, at most `perTenant` streams of
+ * one tenant at once, and nothing else is shared. A round waits on its receiver in its own
+ * tenant's lane, so a tenant whose receivers are slow or failing delays only its own streams;
+ * another tenant's stream is claimed at its wake-up, at most one claim query later. Claims are
+ * made one at a time (a wake-up during a claim asks for one more afterwards), and each sees the
+ * lanes as the previous one left them: the bound is exact however many streams fall due at
+ * once. Within a tenant, the streams due longest go first (their rounds are bounded).
+ *
+ * Wake-ups: the outbox's `pg_notify` at commit (every replica hears it), the end of a round, and
+ * a sweep every second for back-offs that ended, lapsed leases and notifications missed while
+ * the LISTEN connection was down. So a crash between commit and delivery only delays: the event
+ * is in Postgres, and whichever replica runs next delivers it.
  */
 import type { Logger } from '@plant/shared/logging';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -34,19 +42,16 @@ const SWEEP_MS = 1000;
 export function leaseSeconds(pushTimeoutMs: number): number {
   return Math.ceil((4 * pushTimeoutMs) / 1000) + 10;
 }
-/** Streams one replica delivers at once (bound of its in-flight set). */
-const MAX_CONCURRENT_STREAMS = 8;
 /** Events sent per lease before the stream is put back (others' turn; the lease renewed). */
 const EVENTS_PER_ROUND = 100;
 /** Back-off after failed attempts: 0.5 s doubling to at most 60 s. */
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 60_000;
 
-/** How a round ended: a back-off to wait (a failure), the error to show, whether events may be left. */
+/** How a round ended: a back-off to wait (a failure), the error to show. */
 interface RoundOutcome {
   retryInMs?: number;
   error: string | null;
-  more: boolean;
 }
 
 export function backoffMs(attempts: number): number {
@@ -60,14 +65,22 @@ export interface SignalDeliveryDeps {
   /** The trusted-issuer address rules, with the push deadline. */
   policy: IssuerFetchPolicy;
   maxWaiters: number;
+  /** Streams of one tenant this replica pushes at once (its lane width). */
+  perTenant: number;
   logger: Logger;
   metrics: Registry;
 }
 
 export class SignalDelivery {
-  readonly #inFlight = new Set<string>();
-  /** In-flight streams that got events meanwhile: claimed again when their round ends (a subset of #inFlight). */
-  readonly #again = new Set<string>();
+  /**
+   * Streams in flight and their tenant; `#lanes` counts them per tenant. Bounds: at most
+   * `perTenant` streams per tenant, a tenant present only while one of its streams is in flight.
+   */
+  readonly #inFlight = new Map<string, string>();
+  readonly #lanes = new Map<string, number>();
+  /** A claim query is running; `#claimAgain`: a wake-up came meanwhile (one more claim after it). */
+  #claiming = false;
+  #claimAgain = false;
   /** Long polls waiting per stream; at most `maxWaiters` in total. */
   readonly #waiters = new Map<string, Set<() => void>>();
   #waiting = 0;
@@ -121,7 +134,7 @@ export class SignalDelivery {
       this.#waiters.delete(id);
       for (const wake of waiters) wake();
     }
-    this.#claim(id);
+    this.#claim();
   }
 
   /** After the notifications connection (re)starts: whatever was missed meanwhile. */
@@ -156,6 +169,11 @@ export class SignalDelivery {
     });
   }
 
+  /** Push streams in flight on this replica, and per tenant (a copy; tests read the bounds). */
+  get inFlight(): { streams: number; lanes: Map<string, number> } {
+    return { streams: this.#inFlight.size, lanes: new Map(this.#lanes) };
+  }
+
   /** Long polls waiting on this replica (tests read the bound). */
   get waiting(): number {
     return this.#waiting;
@@ -165,41 +183,60 @@ export class SignalDelivery {
     return leaseSeconds(this.deps.policy.timeoutMs);
   }
 
-  #claim(only?: string): void {
+  /**
+   * Leases what is due, each tenant up to its free lanes. One claim at a time: the lanes it
+   * fills are counted before the next one reads them, so racing wake-ups never exceed the bound.
+   */
+  #claim(): void {
     if (this.#stopped) return;
-    if (only !== undefined && this.#inFlight.has(only)) {
-      this.#again.add(only);
+    if (this.#claiming) {
+      this.#claimAgain = true;
       return;
     }
-    const room = MAX_CONCURRENT_STREAMS - this.#inFlight.size;
-    if (room <= 0) return;
-    this.deps.streams.claimPush(this.#lease, only === undefined ? room : 1, only).then(
-      (claimed) => {
-        for (const stream of claimed) {
-          this.#inFlight.add(stream.id);
-          void this.#deliver(stream).then((more) => {
-            this.#inFlight.delete(stream.id);
-            // Events that came during the round (their wake-up found it in flight), or a round cut short.
-            if (this.#again.delete(stream.id) || more) this.#claim(stream.id);
-          });
-        }
-      },
-      (err: Error) =>
-        this.deps.logger.warn({ err: { message: err.message } }, 'could not claim signal streams'),
-    );
+    this.#claiming = true;
+    this.#claimAgain = false;
+    this.deps.streams
+      .claimPush(this.#lease, this.deps.perTenant, this.#lanes)
+      .then(
+        (claimed) => {
+          for (const stream of claimed) this.#start(stream);
+        },
+        (err: Error) =>
+          this.deps.logger.warn(
+            { err: { message: err.message } },
+            'could not claim signal streams',
+          ),
+      )
+      .finally(() => {
+        this.#claiming = false;
+        if (this.#claimAgain) this.#claim();
+      });
   }
 
-  /** One delivery round and the lease's release; true when events may be left (a round cut short). */
-  async #deliver(stream: ClaimedStream): Promise<boolean> {
+  #start(stream: ClaimedStream): void {
+    this.#inFlight.set(stream.id, stream.realm);
+    this.#lanes.set(stream.realm, (this.#lanes.get(stream.realm) ?? 0) + 1);
+    void this.#deliver(stream).then(() => {
+      this.#inFlight.delete(stream.id);
+      const left = (this.#lanes.get(stream.realm) ?? 1) - 1;
+      if (left > 0) this.#lanes.set(stream.realm, left);
+      else this.#lanes.delete(stream.realm);
+      // A lane is free: the tenant's next due stream, events that came during the round, or
+      // the rest of a round cut short.
+      this.#claim();
+    });
+  }
+
+  /** One delivery round and the lease's release. */
+  async #deliver(stream: ClaimedStream): Promise<void> {
     const { streams } = this.deps;
-    let outcome: RoundOutcome = { error: null, more: false };
+    let outcome: RoundOutcome = { error: null };
     try {
       outcome = await this.#round(stream);
     } catch (err) {
       outcome = {
         retryInMs: backoffMs(stream.attempts),
         error: (err as Error).message,
-        more: false,
       };
       this.deps.logger.warn(
         { stream: stream.id, err: { message: (err as Error).message } },
@@ -214,7 +251,6 @@ export class SignalDelivery {
           'could not release a signal stream',
         ),
       );
-    return outcome.more;
   }
 
   /** Sends the stream's events in order until none is left, one fails, or the round is over. */
@@ -229,7 +265,7 @@ export class SignalDelivery {
     const roundEnds = Date.now() + (this.#lease * 1000) / 2 - policy.timeoutMs;
     while (sent < EVENTS_PER_ROUND && !this.#stopped && Date.now() < roundEnds) {
       const { events, more } = await streams.oldest(stream.id, 10);
-      if (events.length === 0) return { error, more: false };
+      if (events.length === 0) return { error };
       let cut = false;
       for (const event of events) {
         if (Date.now() >= roundEnds) {
@@ -240,7 +276,7 @@ export class SignalDelivery {
         const result = await pushSecurityEvent(stream.endpoint_url, set, authorization, policy);
         this.#pushed.inc({ outcome: result.kind });
         if (result.kind === 'failed')
-          return { retryInMs: backoffMs(stream.attempts), error: result.error, more: false };
+          return { retryInMs: backoffMs(stream.attempts), error: result.error };
         if (result.kind === 'rejected') {
           error = `SET ${event.jti} rejected: ${result.error}`;
           this.deps.logger.warn(
@@ -251,10 +287,10 @@ export class SignalDelivery {
         await streams.delivered(stream.id, [event.seq]);
         sent += 1;
       }
-      // Everything there was is sent: later events announced themselves (`#again`), no query to ask.
-      if (!more && !cut) return { error, more: false };
+      // Everything there was is sent: the round's end claims again, for events that came meanwhile.
+      if (!more && !cut) return { error };
     }
-    return { error, more: true };
+    return { error };
   }
 
   stop(): void {
