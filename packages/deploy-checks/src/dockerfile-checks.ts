@@ -115,7 +115,8 @@ function baseProblem(
   const image = ref ? globalArgs.get(ref[1]!) : from;
   if (earlier.has(from) || image === 'scratch') return undefined;
   if (image === undefined) return `FROM ${from}: the ARG has no default`;
-  if (!isPinnedNode(image)) return `FROM ${from}: base ${image} is not the pinned Node ${PINNED_NODE} (.nvmrc)`;
+  if (!isPinnedNode(image))
+    return `FROM ${from}: base ${image} is not the pinned Node ${PINNED_NODE} (.nvmrc)`;
   return undefined;
 }
 
