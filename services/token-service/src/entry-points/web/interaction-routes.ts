@@ -113,15 +113,14 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
    */
   function sendRefusal(
     res: Response,
-    { tenant, uid, email }: { tenant: string; uid: string; email: string },
+    { tenant, uid, email, csrf }: { tenant: string; uid: string; email: string; csrf: string },
     refusal: SignInBusy | SignInThrottled,
   ): void {
     const error = refusal.kind === 'busy' ? BUSY : pausedMessage(refusal.retryAfterSeconds);
-    res.setHeader('retry-after', String(refusal.retryAfterSeconds));
-    kit.sendPage(
+    kit.sendRefusalPage(
       res,
-      429,
-      signInFormPage(tenant, uid, kit.csrfFor(tenant, uid), {
+      refusal.retryAfterSeconds,
+      signInFormPage(tenant, uid, csrf, {
         email,
         error,
         passkeyPage: `/realms/${tenant}/interaction/${uid}`,
@@ -129,13 +128,18 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     );
   }
 
-  /** The form's fields cut to their limits, and whether its CSRF field is the one this service issued. */
+  /**
+   * The form's fields cut to their limits, and whether its CSRF field is the one this service
+   * issued (then `csrf` is that field, which a page made from the request echoes).
+   */
   function readSignInForm(req: Request) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, EMAIL_MAX) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, PASSWORD_MAX) : '';
     const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
-    return { tenant, uid, email, password, csrfValid: kit.csrfValid(req) };
+    const csrfValid = kit.csrfValid(req);
+    const csrf = csrfValid ? String(body.csrf) : '';
+    return { tenant, uid, email, password, csrf, csrfValid };
   }
 
   async function signIn(req: Request, res: Response): Promise<void> {
