@@ -17,6 +17,7 @@ const CLIENT = fileURLToPath(new URL('../load/autocannon-client.mjs', import.met
  * @property {Record<string, unknown>} spec  what the load generator sends (see autocannon-client.mjs)
  * @property {number[]} pids                 the server processes this load costs
  * @property {string} [dbApp]                application_name of its Postgres connections
+ * @property {string} [generatorCpus]        the cores the load generator runs on (`taskset -c`); any when absent
  *
  * @typedef {object} Window
  * @property {number} requests
@@ -132,6 +133,7 @@ export async function measureWindow(target, load, db, probing) {
         })();
       }
     },
+    target.generatorCpus === undefined ? {} : { cpus: target.generatorCpus },
   );
   if (result === undefined)
     throw new Error(`load generator exited ${code} without a result:\n${stderr}`);
@@ -243,8 +245,9 @@ export async function measurePair(pair, { rounds, firstWarmupSec, ...load }, db,
  * @param {{connections: number, warmupSec: number, firstWarmupSec: number, durationSec: number, rounds: number}} load
  * @param {import('pg').Client} db
  * @param {() => Promise<{stop(): Promise<{statuses: Record<string, number>, elapsedSec: number}>}>} startBackground
+ * @param {WindowProbe} [probe]  run in every measured window, labelled `quiet` or `loaded`
  */
-export async function measureUnderBackground(target, load, db, startBackground) {
+export async function measureUnderBackground(target, load, db, startBackground, probe) {
   /** @type {Window[]} */
   const quiet = [];
   /** @type {Window[]} */
@@ -256,13 +259,14 @@ export async function measureUnderBackground(target, load, db, startBackground) 
     const warmupSec = round === 0 ? load.firstWarmupSec : load.warmupSec;
     const window = { connections: load.connections, durationSec: load.durationSec, warmupSec };
     for (const side of round % 2 === 0 ? ['quiet', 'loaded'] : ['loaded', 'quiet']) {
+      const probing = probe && { probe, label: side };
       if (side === 'quiet') {
-        quiet.push(await measureWindow(target, window, db));
+        quiet.push(await measureWindow(target, window, db, probing));
         continue;
       }
       const background = await startBackground();
       try {
-        loaded.push(await measureWindow(target, window, db));
+        loaded.push(await measureWindow(target, window, db, probing));
       } finally {
         const result = await background.stop();
         for (const [status, count] of Object.entries(result.statuses))
@@ -281,6 +285,8 @@ export async function measureUnderBackground(target, load, db, startBackground) 
       baselineRps: q.requests / q.durationSec,
       oursP99Ms: summarize([w]).p99Ms,
       baselineP99Ms: summarize([q]).p99Ms,
+      oursCpuUsPerReq: w.requests > 0 ? (w.cpuSec / w.requests) * 1e6 : null,
+      baselineCpuUsPerReq: q.requests > 0 ? (q.cpuSec / q.requests) * 1e6 : null,
     };
   });
   const ratio = {

@@ -2,9 +2,9 @@
 // log file, as a container runtime would take it, never through a pipe into this process, so
 // reading it costs us no CPU), their CPU time and RSS from /proc, and the load generators
 // that drive them.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -49,11 +49,20 @@ function loadSpecEnv(spec) {
  * @param {string} script
  * @param {unknown} spec
  * @param {(message: any) => void} onMessage
+ * @param {Placement} [placement]
  * @returns {Promise<{code: number | null, stderr: string}>}
  */
-export function runLoadGenerator(script, spec, onMessage) {
-  return startLoadGenerator(script, spec, onMessage).done;
+export function runLoadGenerator(script, spec, onMessage, placement) {
+  return startLoadGenerator(script, spec, onMessage, placement).done;
 }
+
+/**
+ * Where a load generator runs, from its first instruction: `cpus` the cores it may use
+ * (`taskset -c`), `niceness` its nice value (`nice -n`; a second load beside the measured one
+ * runs at 19, so it takes only what the measured load's generator leaves on their cores). Both
+ * exec node, so the child's pid is node's.
+ * @typedef {{cpus?: string, niceness?: number}} Placement
+ */
 
 /**
  * `runLoadGenerator` for a generator that runs until told to stop: `stop()` sends it SIGTERM;
@@ -61,11 +70,21 @@ export function runLoadGenerator(script, spec, onMessage) {
  * @param {string} script
  * @param {unknown} spec
  * @param {(message: any) => void} onMessage
- * @returns {{stop(): void, done: Promise<{code: number | null, stderr: string}>}}
+ * @param {Placement} [placement]
+ * @returns {{stop(): void, done: Promise<{code: number | null, stderr: string}>, pid: number | undefined}}
  */
-export function startLoadGenerator(script, spec, onMessage) {
+export function startLoadGenerator(script, spec, onMessage, { cpus, niceness } = {}) {
   const { env, cleanup } = loadSpecEnv(spec);
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = [
+    ...(niceness === undefined ? [] : ['nice', '-n', String(niceness)]),
+    ...(cpus === undefined ? [] : ['taskset', '-c', cpus]),
+    process.execPath,
+    script,
+  ];
+  const child = spawn(/** @type {string} */ (argv[0]), argv.slice(1), {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
@@ -86,7 +105,63 @@ export function startLoadGenerator(script, spec, onMessage) {
   return {
     stop: () => child.kill('SIGTERM'),
     done: /** @type {Promise<{code: number | null, stderr: string}>} */ (done),
+    pid: child.pid,
   };
+}
+
+/**
+ * This host's cores split between the load generators and the servers under measurement, so
+ * that what a generator burns (a second load beside the measured one, say) is not taken from
+ * the servers: `generators` core 0 (0-1 from eight cores), `servers` the rest. Undefined on one
+ * core or without `taskset` (util-linux): then nothing is pinned and the figures say so.
+ * @returns {{generators: string, servers: string, all: string} | undefined}
+ */
+export function coreSplit() {
+  const cores = availableParallelism();
+  if (cores < 2 || process.platform !== 'linux') return undefined;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const generators = cores >= 8 ? '0-1' : '0';
+  const first = cores >= 8 ? 2 : 1;
+  const servers = first === cores - 1 ? String(first) : `${first}-${cores - 1}`;
+  return { generators, servers, all: `0-${cores - 1}` };
+}
+
+/**
+ * Pins every thread of a running process to `cpus` (`taskset -a -p -c`); threads it starts
+ * later inherit the affinity of the thread that starts them.
+ * @param {number} pid
+ * @param {string} cpus
+ */
+export function pinProcess(pid, cpus) {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/**
+ * CPU seconds so far of each thread of `pid` whose nice value is `nice`, by thread id: the
+ * token service's password checkers are the threads at nice 19 (password-checkers.ts).
+ * @param {number} pid
+ * @param {number} nice
+ * @returns {Map<number, number>}
+ */
+export function threadCpuSecondsAtNice(pid, nice) {
+  /** @type {Map<number, number>} */
+  const threads = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Field 19 of stat is nice; fields here start at field 3 (state).
+      if (Number(fields[16]) !== nice) continue;
+      threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return threads;
 }
 
 /**

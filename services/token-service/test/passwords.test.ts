@@ -32,6 +32,29 @@ describe('password checks', () => {
     });
   });
 
+  test('When a checker is held for a sign-in, then it counts against the bound until used or let go, once; a used slot checks nothing more', async () => {
+    const one = new PasswordCheckers(1);
+    checkers.push(one);
+    const stored = await hashPassword('a password');
+
+    const held = one.reserve();
+    const whileHeld = { other: one.reserve(), check: one.tryVerify('a password', stored) };
+    held!.release();
+    held!.release();
+    const afterRelease = one.reserve();
+    const checked = await afterRelease!.verify('a password', stored);
+    const reused = await afterRelease!
+      .verify('a password', stored)
+      .catch((err: Error) => err.message);
+
+    expect({ whileHeld, checked, reused, full: one.full }).toEqual({
+      whileHeld: { other: undefined, check: undefined },
+      checked: true,
+      reused: 'password checker slot already used',
+      full: false,
+    });
+  });
+
   test('When a stored hash is not ours, then the check is false and its thread is free again', async () => {
     const one = new PasswordCheckers(1);
     checkers.push(one);

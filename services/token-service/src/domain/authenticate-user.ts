@@ -1,9 +1,9 @@
 import type { SignInCredentialRow } from '../data-access/user-repository.js';
 import type { IdentityContext } from './identity-context.js';
-import type { PasswordCheckers } from './password-checkers.js';
+import type { CheckerSlot, PasswordCheckers } from './password-checkers.js';
 import { DUMMY_PASSWORD_HASH } from './passwords.js';
 import { isStorableText } from './principal-validators.js';
-import { isRefusal, type SignInThrottle } from './sign-in-throttle.js';
+import { isRefusal, type SignInReservation, type SignInThrottle } from './sign-in-throttle.js';
 
 export interface SignInDeps {
   identity: Pick<IdentityContext, 'users'>;
@@ -15,8 +15,6 @@ export interface SignInAttempt {
   tenant: string;
   email: string;
   password: string;
-  /** The client's address (the proxy's view when trusted). */
-  ip: string;
 }
 
 /** Every password checker of this process is busy. */
@@ -25,65 +23,101 @@ export interface SignInBusy {
   retryAfterSeconds: number;
 }
 
+/** A failure budget (the source's, or the account's) is spent. */
+export interface SignInThrottled {
+  kind: 'throttled';
+  retryAfterSeconds: number;
+}
+
+/** A sign-in let in: a password checker held for it, and its source's point taken. */
+export interface SignInAdmitted {
+  kind: 'admitted';
+  readonly slot: CheckerSlot;
+  readonly source: SignInReservation;
+}
+
+export type SignInAdmission = SignInAdmitted | SignInBusy | SignInThrottled;
+
 export type SignInOutcome =
   | { kind: 'signed-in'; accountId: string }
   | { kind: 'wrong-credentials' }
-  /** The failure budget of the source or the account is spent. */
-  | { kind: 'throttled'; retryAfterSeconds: number }
-  | SignInBusy;
+  /** The account's failure budget is spent. */
+  | SignInThrottled;
 
 const BUSY: SignInBusy = { kind: 'busy', retryAfterSeconds: 1 };
 
-/** The answer to a sign-in while every password checker is busy (nothing else is spent on it); undefined when one is free. */
-export function refuseWhileBusy(deps: Pick<SignInDeps, 'checkers'>): SignInBusy | undefined {
-  return deps.checkers.full ? BUSY : undefined;
+/**
+ * The door of a sign-in, before anything else is spent on it (its interaction, a query): a
+ * password checker is held for it at once (every one busy: refused, nothing spent), then its
+ * source's point is taken (one Redis round trip; none left: refused, the checker let go). A
+ * storm of attempts is answered here, so what a refusal costs is this and its page. The email
+ * plays no part yet, so a refusal tells nothing about it.
+ */
+export async function admitSignIn(deps: SignInDeps, ip: string): Promise<SignInAdmission> {
+  const slot = deps.checkers.reserve();
+  if (slot === undefined) return BUSY;
+  let source: Awaited<ReturnType<SignInThrottle['reserveSource']>>;
+  try {
+    source = await deps.throttle.reserveSource(ip);
+  } catch (err) {
+    slot.release();
+    throw err;
+  }
+  if (isRefusal(source)) {
+    slot.release();
+    return { kind: 'throttled', retryAfterSeconds: source.retryAfterSeconds };
+  }
+  return { kind: 'admitted', slot, source };
+}
+
+/** An admitted sign-in that ends before its check (its interaction is gone): the checker and the point go back. */
+export async function abandonSignIn(deps: SignInDeps, admitted: SignInAdmitted): Promise<void> {
+  admitted.slot.release();
+  await deps.throttle.release(admitted.source);
 }
 
 /**
- * A sign-in: budget first, then the check. An unknown email goes the same way as a known one
- * (the same query, the same points, a hash of the same cost against a dummy), so neither the
- * answer nor its timing tells which emails exist. Points are taken before the hash and
- * given back only when no check happened or it succeeded (`SignInThrottle`).
+ * An admitted sign-in's check. An unknown email goes the same way as a known one (the same
+ * query, the same points, a hash of the same cost against a dummy), so neither the answer nor
+ * its timing tells which emails exist. Points are taken before the hash and given back only
+ * when no check happened or it succeeded (`SignInThrottle`). The checker held at the door is
+ * used or let go on every path.
  */
 export async function authenticateUser(
   deps: SignInDeps,
+  admitted: SignInAdmitted,
   attempt: SignInAttempt,
 ): Promise<SignInOutcome> {
-  // With every checker busy, refuse before spending a query or a counter on the attempt.
-  const busy = refuseWhileBusy(deps);
-  if (busy) return busy;
-  const source = await deps.throttle.reserveSource(attempt.ip);
-  if (isRefusal(source)) return { kind: 'throttled', retryAfterSeconds: source.retryAfterSeconds };
+  const { slot, source } = admitted;
   const checkable = attempt.email !== '' && attempt.password !== '';
   let credential: SignInCredentialRow | undefined;
+  let held: Awaited<ReturnType<SignInThrottle['reserveAccount']>>;
   try {
     credential =
       checkable && isStorableText(attempt.email)
         ? await deps.identity.users.findSignInCredential(attempt.tenant, attempt.email)
         : undefined;
+    held = await deps.throttle.reserveAccount(
+      source,
+      attempt.tenant,
+      credential?.email_key ?? attempt.email.toLowerCase(),
+    );
   } catch (err) {
-    await deps.throttle.release(source);
+    await abandonSignIn(deps, admitted);
     throw err;
   }
-  const held = await deps.throttle.reserveAccount(
-    source,
-    attempt.tenant,
-    credential?.email_key ?? attempt.email.toLowerCase(),
-  );
-  if (isRefusal(held)) return { kind: 'throttled', retryAfterSeconds: held.retryAfterSeconds };
+  if (isRefusal(held)) {
+    slot.release();
+    return { kind: 'throttled', retryAfterSeconds: held.retryAfterSeconds };
+  }
   // A form posted without a password (or an email) is a failure that needs no hash.
-  if (!checkable) return { kind: 'wrong-credentials' };
-  const check = deps.checkers.tryVerify(
-    attempt.password,
-    credential?.password_hash ?? DUMMY_PASSWORD_HASH,
-  );
-  if (check === undefined) {
-    await deps.throttle.release(held);
-    return BUSY;
+  if (!checkable) {
+    slot.release();
+    return { kind: 'wrong-credentials' };
   }
   let ok: boolean;
   try {
-    ok = await check;
+    ok = await slot.verify(attempt.password, credential?.password_hash ?? DUMMY_PASSWORD_HASH);
   } catch (err) {
     await deps.throttle.release(held);
     throw err;

@@ -34,10 +34,23 @@ interface Checker {
 }
 
 /**
+ * A password checker held for one sign-in from its start: taken synchronously before the
+ * sign-in spends anything (a counter, a query), so a burst is refused at its door rather than
+ * after its work, and used at most once. Until `release` (or the end of the check it ran) no
+ * other caller gets it.
+ */
+export interface CheckerSlot {
+  /** Checks the password on the held thread, then frees it. */
+  verify(password: string, stored: string): Promise<boolean>;
+  /** Frees the thread unused (the sign-in ended before its check); a second call does nothing. */
+  release(): void;
+}
+
+/**
  * Where password checks run: `size` threads of their own, never libuv's thread pool, which
  * signs every token (a queue of checks there would stall token issuance), each one check at a
- * time at a low priority. A check asked for while every thread is busy is refused, never
- * queued: nothing is kept per caller, and the threads are at most `size`.
+ * time at a low priority. A check asked for while every thread is busy or held is refused,
+ * never queued: nothing is kept per caller, and the threads are at most `size`.
  */
 export class PasswordCheckers {
   /** Every live thread (at most `size`), and the idle ones among them. */
@@ -51,9 +64,28 @@ export class PasswordCheckers {
     return this.#busy >= this.size;
   }
 
+  /** A checker held for a check to come; undefined (nothing held) when every one is busy or held. */
+  reserve(): CheckerSlot | undefined {
+    if (this.full) return undefined;
+    this.#busy += 1;
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      this.#busy -= 1;
+    };
+    return {
+      verify: (password, stored) => {
+        if (!held) return Promise.reject(new Error('password checker slot already used'));
+        return this.#runHeld((derive) => verifyPassword(password, stored, derive)).finally(release);
+      },
+      release,
+    };
+  }
+
   /** The password checked on an idle checker thread; undefined (nothing started) when every one is busy. */
   tryVerify(password: string, stored: string): Promise<boolean> | undefined {
-    return this.#run((derive) => verifyPassword(password, stored, derive));
+    return this.reserve()?.verify(password, stored);
   }
 
   /**
@@ -61,15 +93,15 @@ export class PasswordCheckers {
    * same bound as checks; undefined (nothing started) when every one is busy.
    */
   tryHash(password: string): Promise<string> | undefined {
-    return this.#run((derive) => hashPassword(password, derive));
+    const slot = this.reserve();
+    if (slot === undefined) return undefined;
+    return this.#runHeld((derive) => hashPassword(password, derive)).finally(slot.release);
   }
 
-  #run<T>(work: (derive: DeriveKey) => Promise<T>): Promise<T> | undefined {
-    if (this.full) return undefined;
-    this.#busy += 1;
+  /** Runs `work` on a thread for a slot already counted in `#busy`. */
+  #runHeld<T>(work: (derive: DeriveKey) => Promise<T>): Promise<T> {
     const checker = this.#idle.pop() ?? this.#spawn();
     return work((...job) => this.#derive(checker, job)).finally(() => {
-      this.#busy -= 1;
       if (!checker.dead) this.#idle.push(checker);
     });
   }

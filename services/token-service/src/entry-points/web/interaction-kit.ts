@@ -35,6 +35,12 @@ export interface InteractionKit {
   csrfFor(tenant: string, uid: string): string;
   csrfValid(req: Request): boolean;
   sendPage(res: Response, status: number, body: string): void;
+  /**
+   * A 429 page that runs no script, written straight to the socket: the page headers, its
+   * `Retry-After`, no ETag (nothing stored may be revalidated) and nothing else of express's
+   * send to pay for, since a storm's answers are mostly these.
+   */
+  sendRefusalPage(res: Response, retryAfterSeconds: number, body: string): void;
   sendEnd(res: Response, status: number, tenant: string, heading: string, message: string): void;
   sendInvalidForm(res: Response, tenant: string): void;
   load(req: Request, res: Response): Promise<LoadedInteraction | undefined>;
@@ -67,6 +73,19 @@ export function interactionKit(deps: KitDeps): InteractionKit {
 
   const csrfFor = (tenant: string, uid: string) =>
     createHmac('sha256', deps.csrfKey).update(`sign-in:${tenant}:${uid}`).digest('base64url');
+
+  const refusalHeaders = Object.entries({
+    ...headers,
+    'content-type': 'text/html; charset=utf-8',
+  });
+
+  function sendRefusalPage(res: Response, retryAfterSeconds: number, body: string): void {
+    for (const [name, value] of refusalHeaders) res.setHeader(name, value);
+    res.setHeader('retry-after', String(retryAfterSeconds));
+    res.setHeader('content-length', Buffer.byteLength(body));
+    res.statusCode = 429;
+    res.end(body);
+  }
 
   function sendPage(res: Response, status: number, body: string): void {
     res
@@ -155,6 +174,7 @@ export function interactionKit(deps: KitDeps): InteractionKit {
     csrfFor,
     csrfValid,
     sendPage,
+    sendRefusalPage,
     sendEnd,
     sendInvalidForm,
     load,

@@ -3,10 +3,12 @@ import type { Html } from '@plant/shared/page-look';
 import type { Logger } from '@plant/shared/logging';
 import express, { type Request, type Response } from 'express';
 import {
+  abandonSignIn,
+  admitSignIn,
   authenticateUser,
-  refuseWhileBusy,
+  type SignInBusy,
   type SignInDeps,
-  type SignInOutcome,
+  type SignInThrottled,
 } from '../../domain/authenticate-user.js';
 import { authenticationOptions, type PasskeyDeps } from '../../domain/passkeys.js';
 import type { FactorDeps } from '../../domain/second-factors.js';
@@ -103,28 +105,67 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     );
   }
 
-  /** 429: the form again, with why and when to come back. */
-  function sendRefusal(res: Response, form: string, retryAfterSeconds: number): void {
-    res.setHeader('retry-after', String(retryAfterSeconds));
-    kit.sendPage(res, 429, form);
+  /**
+   * 429: the password form again, with why and when to come back. The same answer for every
+   * refusal (every checker busy, the source's or the account's budget spent), made from the
+   * request alone: it needs the interaction neither read nor written (no passkey challenge:
+   * the sign-in's page, linked, makes one), so a storm's refusals cost their door and this.
+   */
+  function sendRefusal(
+    res: Response,
+    { tenant, uid, email, csrf }: { tenant: string; uid: string; email: string; csrf: string },
+    refusal: SignInBusy | SignInThrottled,
+  ): void {
+    const error = refusal.kind === 'busy' ? BUSY : pausedMessage(refusal.retryAfterSeconds);
+    kit.sendRefusalPage(
+      res,
+      refusal.retryAfterSeconds,
+      signInFormPage(tenant, uid, csrf, {
+        email,
+        error,
+        passkeyPage: `/realms/${tenant}/interaction/${uid}`,
+      }),
+    );
   }
 
-  /** The form's fields cut to their limits, and whether its CSRF field is the one this service issued. */
+  /**
+   * The form's fields cut to their limits, and whether its CSRF field is the one this service
+   * issued (then `csrf` is that field, which a page made from the request echoes).
+   */
   function readSignInForm(req: Request) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, EMAIL_MAX) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, PASSWORD_MAX) : '';
     const [tenant, uid] = [String(req.params.tenant), String(req.params.uid)];
-    return { tenant, uid, email, password, csrfValid: kit.csrfValid(req) };
+    const csrfValid = kit.csrfValid(req);
+    const csrf = csrfValid ? String(body.csrf) : '';
+    return { tenant, uid, email, password, csrf, csrfValid };
   }
 
-  /** A sign-in that did not succeed: the form again, with why (429 to come back later, 401 wrong credentials). */
-  async function sendFailedSignIn(
-    res: Response,
-    loaded: LoadedInteraction,
-    email: string,
-    outcome: Exclude<SignInOutcome, { kind: 'signed-in' }>,
-  ): Promise<void> {
+  async function signIn(req: Request, res: Response): Promise<void> {
+    const form = readSignInForm(req);
+    // A form this service did not issue is answered as before (unknown realm, expired, not valid).
+    if (!form.csrfValid) {
+      await kit.loadPost(req, res);
+      return;
+    }
+    // A form this service issued (its CSRF field, bound to the realm and the sign-in's id) is
+    // let in or refused before its interaction is read: a storm of wrong passwords is mostly
+    // refusals, and each costs the door (no Redis when every checker is busy, one round trip
+    // when the source's budget is spent) and a page made from the request.
+    const admission = await admitSignIn(deps.signIn, req.ip ?? '');
+    if (admission.kind !== 'admitted') return sendRefusal(res, form, admission);
+    let loaded: LoadedInteraction | undefined;
+    try {
+      loaded = await kit.loadPost(req, res);
+    } catch (err) {
+      await abandonSignIn(deps.signIn, admission);
+      throw err;
+    }
+    if (!loaded) return abandonSignIn(deps.signIn, admission);
+    const { tenant, email, password } = form;
+    const outcome = await authenticateUser(deps.signIn, admission, { tenant, email, password });
+    if (outcome.kind === 'throttled') return sendRefusal(res, form, outcome);
     if (outcome.kind === 'wrong-credentials') {
       kit.sendPage(
         res,
@@ -133,36 +174,10 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
       );
       return;
     }
-    const error = outcome.kind === 'busy' ? BUSY : pausedMessage(outcome.retryAfterSeconds);
-    sendRefusal(res, await formOf(loaded, { email, error }), outcome.retryAfterSeconds);
-  }
-
-  async function signIn(req: Request, res: Response): Promise<void> {
-    const { tenant, uid, email, password, csrfValid } = readSignInForm(req);
-    // With every password checker busy, a form this service issued (its CSRF field, which
-    // the answer only echoes) is refused before its interaction is read: a burst stays cheap.
-    const busy = csrfValid ? refuseWhileBusy(deps.signIn) : undefined;
-    if (busy) {
-      sendRefusal(
-        res,
-        signInFormPage(tenant, uid, kit.csrfFor(tenant, uid), { email, error: BUSY }),
-        busy.retryAfterSeconds,
-      );
-      return;
-    }
-    const loaded = await kit.loadPost(req, res);
-    if (!loaded) return;
-    const outcome = await authenticateUser(deps.signIn, {
-      tenant,
-      email,
-      password,
-      ip: req.ip ?? '',
-    });
-    if (outcome.kind !== 'signed-in') return sendFailedSignIn(res, loaded, email, outcome);
     await steps.afterPassword(req, res, loaded, outcome.accountId);
   }
 
-  const form = (fields: string[]) => ({ body: { type: 'form' as const, fields } });
+  const formInput = (fields: string[]) => ({ body: { type: 'form' as const, fields } });
   const parse = keepingRequestContext(
     express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }),
   );
@@ -175,7 +190,7 @@ export function interactionRoutes(deps: InteractionDeps): Route[] {
     path: `${base}/${step}`,
     otherMethods: 'pass',
     errors: ['page'],
-    input: form(['csrf', ...fields]),
+    input: formInput(['csrf', ...fields]),
     handlers: [parse, handler],
   });
   const h = steps.handlers;

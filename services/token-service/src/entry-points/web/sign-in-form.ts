@@ -43,6 +43,11 @@ export interface FormState {
   invalid?: boolean;
   /** Sign in with a passkey (a form run by the passkey script), when offered. */
   passkey?: Html;
+  /**
+   * Without `passkey`: the sign-in's own page, linked as the way to a passkey (a refusal's
+   * form, which stores no challenge; the page makes one).
+   */
+  passkeyPage?: string;
 }
 
 /** The whole sign-in page of an interaction, posting to its `/login` with the form's CSRF field. */
@@ -50,7 +55,7 @@ export function signInFormPage(
   tenant: string,
   uid: string,
   csrf: string,
-  { email = '', error, invalid = false, passkey }: FormState = {},
+  { email = '', error, invalid = false, passkey, passkeyPage }: FormState = {},
 ): string {
   // With the email shown again, the password is what is left to type.
   const focused = email === '' ? 'email' : 'password';
@@ -71,10 +76,12 @@ export function signInFormPage(
     <button type="submit" class="button button-primary">Sign in</button>
   </form>
   ${
-    passkey === undefined
-      ? ''
-      : html`<p class="muted">Or, without a password:</p>
+    passkey !== undefined
+      ? html`<p class="muted">Or, without a password:</p>
   ${passkey}`
+      : passkeyPage !== undefined
+        ? html`<p class="muted">Or, without a password: <a href="${passkeyPage}">Use a passkey</a></p>`
+        : ''
   }
 </section>`,
     tenant,
