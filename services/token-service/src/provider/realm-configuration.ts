@@ -165,14 +165,20 @@ function signInPolicy(personOf: (sub: string) => Promise<SignInPerson | undefine
     }),
   );
   login.checks.add(
-    new Check('admin_factor', 'the account must enrol a second factor', async (ctx) => {
-      const accountId = ctx.oidc.session?.accountId;
-      if (accountId === undefined || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
-      const person = await personOf(accountId);
-      return person !== undefined && mustEnrol(person)
-        ? Check.REQUEST_PROMPT
-        : Check.NO_NEED_TO_PROMPT;
-    }),
+    // `login_required` for a silent sign-in: the enrolment asks the password again.
+    new Check(
+      'admin_factor',
+      'the account must enrol a second factor',
+      'login_required',
+      async (ctx) => {
+        const accountId = ctx.oidc.session?.accountId;
+        if (accountId === undefined || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+        const person = await personOf(accountId);
+        return person !== undefined && mustEnrol(person)
+          ? Check.REQUEST_PROMPT
+          : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
   );
   return policy;
 }
