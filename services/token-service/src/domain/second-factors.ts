@@ -58,7 +58,7 @@ export interface FactorDeps {
  * (the CLI has no publisher; resource servers' periodic resync reads the change feed).
  */
 export async function publishAfterCommit(
-  deps: { identity: Partial<Pick<IdentityContext, 'publisher'>> },
+  deps: { identity: { publisher?: ChangePublisher | undefined } },
   ...entries: Array<RevocationEntry | undefined>
 ): Promise<void> {
   for (const entry of entries)
@@ -296,9 +296,14 @@ const view = (row: FactorView): FactorListItem => ({
   last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
 });
 
-/** What managing factors needs (the CLI builds it without keys or a publisher). */
+/** Where a change's revocation entry is announced after commit (the service's publisher, or the CLI's). */
+export interface ChangePublisher {
+  publish(entry: RevocationEntry): Promise<unknown>;
+}
+
+/** What managing factors needs (the CLI builds it without keys, with a publisher of its own). */
 export interface ManageDeps {
-  identity: Pick<IdentityContext, 'userFactors'> & Partial<Pick<IdentityContext, 'publisher'>>;
+  identity: Pick<IdentityContext, 'userFactors'> & { publisher?: ChangePublisher | undefined };
 }
 
 export interface Actor {
