@@ -162,6 +162,13 @@ export interface User {
   factors: UserFactorCounts;
   /** The person's token version (internal: account-admin keeps it in portal sessions, never shows it). */
   token_version: number;
+  /**
+   * Moved each time a second factor is taken away from the person (internal, as token_version):
+   * a portal session opened at an older generation ends.
+   */
+  factor_generation: number;
+  /** The realm requires this person to hold a second factor (an Account Admin where the policy is on); internal. */
+  factor_required: boolean;
 }
 
 export type UserStatus = 'active' | 'disabled';

@@ -130,6 +130,8 @@ function userOf(body: User): User {
       recovery_codes_left: Number(factors.recovery_codes_left ?? 0),
     },
     token_version: Number(body.token_version ?? 0),
+    factor_generation: Number(body.factor_generation ?? 0),
+    factor_required: body.factor_required === true,
   };
 }
 

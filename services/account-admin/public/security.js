@@ -13,7 +13,8 @@ import { reloadAfter } from './portal-reload.js';
     const name = row.dataset.factorName;
     portal.confirm({
       title: `Remove ${name}?`,
-      message: 'It no longer signs you in or confirms a sensitive action.',
+      message:
+        'It no longer signs you in or confirms a sensitive action. Every session of yours ends, this one too: sign in again.',
       button: 'Remove',
       danger: true,
       action: async () => {

@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDatabase, type Knex } from '@plant/shared/db';
 import { createLogger } from '@plant/shared/logging';
-import { signIn, type PortalSession } from './helpers/browser-client.js';
+import { eventually, USER_PASSWORD, uniqueName } from '@plant/test-kit';
+import { CookieJar, signIn, type PortalSession, type TestUser } from './helpers/browser-client.js';
+import { sessionOf, walk } from './helpers/factor-sign-in.js';
 import { arraySchemaErrors } from './helpers/openapi-check.js';
 import { createTenant } from './helpers/platform.js';
 import { ISO, useSignedInPortal } from './helpers/portal-api.js';
@@ -19,7 +21,6 @@ const p = useSignedInPortal();
 let auth: Knex;
 let viewer: PortalSession;
 let adminSub: string;
-let viewerSub: string;
 
 async function subOf(session: PortalSession): Promise<string> {
   const me = await p.call(session, 'GET', '/me');
@@ -35,7 +36,7 @@ beforeAll(async () => {
     logger: createLogger({ name: 'people-factors-test', level: 'warn' }),
   });
   viewer = await signIn(p.portal.url, p.acme.tenant, p.acme.viewer);
-  [adminSub, viewerSub] = await Promise.all([subOf(p.admin), subOf(viewer)]);
+  adminSub = await subOf(p.admin);
 }, 60_000);
 
 afterAll(async () => {
@@ -60,13 +61,25 @@ async function passkeyOf(tenant: string, sub: string): Promise<string> {
 
 const json = async (res: Response) => ({ status: res.status, body: await res.json() });
 
-describe('my factors', () => {
-  test('When a person lists and removes a factor of their own, then the list shows it without a key, it goes, and the removal is audited', async () => {
-    const id = await passkeyOf(p.acme.tenant, viewerSub);
+/** A new person of acme, signed in: their own session, so what ends it touches no other test. */
+async function newPerson() {
+  const user: TestUser = {
+    email: await p.ts.createUser(p.acme.tenant, 'View', `${uniqueName('f')}@${p.acme.tenant}.test`),
+    password: USER_PASSWORD,
+  };
+  const session = await signIn(p.portal.url, p.acme.tenant, user);
+  return { user, session, sub: await subOf(session) };
+}
 
-    const listed = await json(await p.call(viewer, 'GET', '/me/factors'));
-    const removed = await p.call(viewer, 'DELETE', `/me/factors/${id}`);
-    const after = await json(await p.call(viewer, 'GET', '/me/factors'));
+describe('my factors', () => {
+  test('When a person lists and removes a factor of their own, then the list shows it without a key, it goes, the removal is audited, and their session ends (a factor taken away ends every session)', async () => {
+    const person = await newPerson();
+    const id = await passkeyOf(p.acme.tenant, person.sub);
+
+    const listed = await json(await p.call(person.session, 'GET', '/me/factors'));
+    const removed = await p.call(person.session, 'DELETE', `/me/factors/${id}`);
+    const ended = await p.call(person.session, 'GET', '/me/factors');
+    const after = await json(await p.asAdminSession('GET', `/users/${person.sub}/factors`));
 
     expect(listed).toEqual({
       status: 200,
@@ -76,11 +89,12 @@ describe('my factors', () => {
       },
     });
     expect(removed.status).toBe(204);
+    expect(ended.status).toBe(401);
     expect(after.body).toEqual({ factors: [], recovery_codes_left: 0 });
     const [event] = (await p.auditEvents()).filter((e) => e.action === 'factor.remove');
     expect(event).toMatchObject({
-      actor_email: p.acme.viewer.email,
-      client_id: viewerSub,
+      actor_email: person.user.email,
+      client_id: person.sub,
       details: { factor_id: id },
     });
     expect(arraySchemaErrors('AuditEvent', [event])).toEqual([]);
@@ -100,21 +114,24 @@ describe('my factors', () => {
 });
 
 describe("an Account Admin and other people's factors", () => {
-  test("When the admin resets a person's factors, then they are gone, the answer counts them, and the reset is audited", async () => {
-    await passkeyOf(p.acme.tenant, viewerSub);
-    await passkeyOf(p.acme.tenant, viewerSub);
+  test("When the admin resets a person's factors, then they are gone, the answer counts them, the reset is audited, and the person's session ends", async () => {
+    const person = await newPerson();
+    await passkeyOf(p.acme.tenant, person.sub);
+    await passkeyOf(p.acme.tenant, person.sub);
 
-    const listed = await json(await p.asAdminSession('GET', `/users/${viewerSub}/factors`));
-    const reset = await json(await p.asAdminSession('DELETE', `/users/${viewerSub}/factors`));
-    const after = await json(await p.asAdminSession('GET', `/users/${viewerSub}/factors`));
+    const listed = await json(await p.asAdminSession('GET', `/users/${person.sub}/factors`));
+    const reset = await json(await p.asAdminSession('DELETE', `/users/${person.sub}/factors`));
+    const after = await json(await p.asAdminSession('GET', `/users/${person.sub}/factors`));
+    const ended = await p.call(person.session, 'GET', '/me');
 
     expect(listed.body.factors).toHaveLength(2);
     expect(reset).toEqual({ status: 200, body: { removed: 2 } });
     expect(after.body.factors).toEqual([]);
+    expect(ended.status).toBe(401);
     const [event] = (await p.auditEvents()).filter((e) => e.action === 'user.factors_reset');
     expect(event).toMatchObject({
       actor_email: p.acme.admin.email,
-      client_id: viewerSub,
+      client_id: person.sub,
       details: { removed: 2 },
     });
   });
@@ -147,29 +164,50 @@ describe("an Account Admin and other people's factors", () => {
 });
 
 describe('the people policy', () => {
-  test('When the admin reads and turns on the policy, then it answers require_admin_second_factor and the change is audited; a bad body is 400', async () => {
-    const before = await json(await p.asAdminSession('GET', '/settings/people'));
+  test('When an admin without a factor reads and turns on the policy, then it answers require_admin_second_factor and the change is audited, a bad body is 400, and their own session ends: they enrol at their next sign-in', async () => {
+    // A tenant of its own: switching the policy on ends every session of an admin without a factor.
+    const own = await createTenant(p.ts);
+    const user = own.admin;
+    const session = await signIn(p.portal.url, own.tenant, user);
+    const before = await json(await p.call(session, 'GET', '/settings/people'));
+    const wrongType = await p.call(session, 'PATCH', '/settings/people', {
+      body: { require_admin_second_factor: 'yes' },
+    });
+    const extra = await p.call(session, 'PATCH', '/settings/people', {
+      body: { require_admin_second_factor: true, role: 'View' },
+    });
     const set = await json(
-      await p.asAdminSession('PATCH', '/settings/people', { require_admin_second_factor: true }),
+      await p.call(session, 'PATCH', '/settings/people', {
+        body: { require_admin_second_factor: true },
+      }),
     );
-    const read = await json(await p.asAdminSession('GET', '/settings/people'));
-    const wrongType = await p.asAdminSession('PATCH', '/settings/people', {
-      require_admin_second_factor: 'yes',
+    // The policy reaches the session when its replica hears the version bump (the next request after it).
+    await eventually(
+      async () => (await p.call(session, 'GET', '/settings/people')).status === 401,
+      'the session of the admin without a factor ends',
+    );
+    const jar = new CookieJar();
+    const again = await walk(jar, p.portal.url, `${p.portal.url}/login?tenant=${own.tenant}`, {
+      user,
+      enrol: true,
     });
-    const extra = await p.asAdminSession('PATCH', '/settings/people', {
-      require_admin_second_factor: true,
-      role: 'View',
-    });
+    const enrolled = sessionOf(jar, p.portal.url);
+    const read = await json(await p.call(enrolled, 'GET', '/settings/people'));
 
     expect(before).toEqual({ status: 200, body: { require_admin_second_factor: false } });
-    expect(set).toEqual({ status: 200, body: { require_admin_second_factor: true } });
-    expect(read.body).toEqual({ require_admin_second_factor: true });
     expect([wrongType.status, extra.status]).toEqual([400, 400]);
-    const [event] = (await p.auditEvents()).filter((e) => e.action === 'tenant.policy_change');
+    expect(set).toEqual({ status: 200, body: { require_admin_second_factor: true } });
+    expect(again.passed).toEqual(['password', 'enrol', 'codes']);
+    expect(read.body).toEqual({ require_admin_second_factor: true });
+    const [event] = (await p.auditEvents(enrolled)).filter(
+      (e) => e.action === 'tenant.policy_change',
+    );
     expect(event).toMatchObject({
-      actor_email: p.acme.admin.email,
+      actor_email: user.email,
       details: { require_admin_second_factor: true },
     });
-    await p.asAdminSession('PATCH', '/settings/people', { require_admin_second_factor: false });
+    await p.call(enrolled, 'PATCH', '/settings/people', {
+      body: { require_admin_second_factor: false },
+    });
   });
 });

@@ -106,7 +106,8 @@ describe('step-up through the realm', () => {
     expect(Date.now() - (await store.get(id))!.factorAt!).toBeLessThan(10 * 60_000);
   }, 120_000);
 
-  test('When the admin opens Security, then the authenticator app is listed, and removing it (with the fresh factor) takes it off the list', async () => {
+  test('When the admin opens Security, then the authenticator app is listed, and removing it (with the fresh factor) takes it away and signs them out: the page reloads to the sign-in', async () => {
+    const { sub } = (await store.get(await sessionId()))!;
     await page.goto(`${platform.portalUrl}/settings/security`);
     const row = page.locator('tr[data-factor-id]');
     await row.first().waitFor();
@@ -120,7 +121,13 @@ describe('step-up through the realm', () => {
       .getByRole('button', { name: /^Remove / })
       .click();
     await page.locator('#confirm-button').click();
-    await page.getByText('You have no second factor yet.').waitFor();
-    expect(await page.locator('tr[data-factor-id]').count()).toBe(0);
+
+    // A factor taken away ends every session of the person, this one too.
+    await page.waitForURL((url) => url.pathname === '/');
+    const factors = await fetch(
+      `${platform.internalUrl}/internal/v1/realms/${acme.tenant}/users/${sub}/factors`,
+      { headers: { authorization: `Bearer ${platform.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}` } },
+    );
+    expect(((await factors.json()) as { factors: unknown[] }).factors).toEqual([]);
   });
 });

@@ -12,6 +12,9 @@
  * (role and token version in one transaction, the revocation feed through its trigger) and
  * published on the revocation channel as its publisher does after commit.
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDatabase, type Knex } from '@plant/shared/db';
 import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
@@ -27,6 +30,9 @@ import {
 } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import { createSessionStore } from '../src/data-access/session-store.js';
+
+const run = promisify(execFile);
+const REPO_ROOT = join(import.meta.dirname, '../../..');
 import { signIn, type PortalSession } from './helpers/browser-client.js';
 
 let ts: Platform;
@@ -145,6 +151,63 @@ describe('changes to a person across replicas', () => {
       'replica B ends the session',
     );
     expect((await on(replicaA, session)).status).toBe(401);
+  });
+
+  test("When a person's factors are reset at the token service (not through the portal), then their session ends at its next request on the other replica", async () => {
+    const { session, sub } = await signedInPerson('Edit');
+    expect((await on(replicaB, session)).status).toBe(200);
+
+    const reset = await fetch(
+      `${ts.internalUrl}/internal/v1/realms/${tenant}/users/${sub}/factors`,
+      {
+        method: 'DELETE',
+        headers: {
+          authorization: `Bearer ${ts.secrets.ACCOUNT_ADMIN_INTERNAL_TOKEN}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ actor: 'replica-test' }),
+      },
+    );
+
+    expect(reset.status).toBe(200);
+    await eventually(
+      async () => (await on(replicaB, session)).status === 401,
+      'replica B ends the session of the person whose factors went',
+    );
+    expect((await on(replicaA, session)).status).toBe(401);
+  });
+
+  test('When the operator resets a person’s factors with the CLI (nothing published), then the session ends at its re-read a minute after the last', async () => {
+    const { session, email } = await signedInPerson('View');
+    await ts.cli('user', 'reset-factors', tenant, '--email', email);
+    const store = createSessionStore(redis, TEST_SECRETS.SESSION_SECRET);
+    const id = session.jar.get('aa_session')!;
+    await store.update(id, { ...(await store.get(id))!, confirmedAt: Date.now() - 61_000 });
+
+    expect((await on(replicaB, session)).status).toBe(401);
+  });
+
+  test('When the operator resets a person’s factors with the CLI announcing it on Redis, then the session ends at its next request on the other replica', async () => {
+    const { session, email } = await signedInPerson('Edit');
+    expect((await on(replicaB, session)).status).toBe(200);
+
+    await run(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'services/token-service/dist/cli.js'),
+        'user',
+        'reset-factors',
+        tenant,
+        '--email',
+        email,
+      ],
+      { env: { ...process.env, ...ts.envOf('token-service'), CLI_PUBLISH_EVENTS: 'true' } },
+    );
+
+    await eventually(
+      async () => (await on(replicaB, session)).status === 401,
+      'replica B ends the session the CLI reset announced',
+    );
   });
 
   test('When an Account Admin signs a person out everywhere through one replica, then the person’s next request to the other is signed out', async () => {

@@ -5,6 +5,11 @@ import { ConfigError, env, loadConfig } from '@plant/shared/config';
 import { createDatabase } from '@plant/shared/db';
 import { createLogger } from '@plant/shared/logging';
 import { createRedisClient, redisTargetOf, type RedisTarget } from '@plant/shared/redis';
+import {
+  REVOCATION_CHANNEL,
+  revocationMessage,
+  type RevocationEntry,
+} from '@plant/shared/token-service-client';
 import type { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './data-access/migrations/index.js';
@@ -35,6 +40,7 @@ import {
   getFactorPolicy,
   resetFactors,
   setFactorPolicy,
+  type ChangePublisher,
   type ManageDeps,
 } from './domain/second-factors.js';
 import { createUser } from './domain/users.js';
@@ -75,7 +81,9 @@ const cliShape = {
   PORTAL_URL: configShape.PORTAL_URL,
   CLI_PUBLISH_EVENTS: env
     .bool(true)
-    .describe('Announce key rotations on Redis so running replicas reload at once'),
+    .describe(
+      'Announce key rotations and factor changes on Redis so running replicas act on them at once',
+    ),
 };
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
@@ -150,8 +158,28 @@ async function factorCommand(
   values: Record<string, unknown>,
   ctx: ManageDeps['identity'] & Pick<IdentityContext, 'users'>,
   adminFactor: boolean | undefined,
+  { announce }: { announce: RedisTarget | undefined },
 ): Promise<unknown> {
-  const deps = { identity: ctx };
+  // The people whose sessions the change ends (a reset, the policy switched on): announced
+  // after commit, so every replica ends them at their next request.
+  const changed: RevocationEntry[] = [];
+  const publisher: ChangePublisher = { publish: async (entry) => changed.push(entry) };
+  const deps = { identity: { ...ctx, publisher } };
+  try {
+    return await runFactorCommand(command, tenant, values, ctx, adminFactor, deps);
+  } finally {
+    if (announce !== undefined && changed.length > 0) await announceRevocations(announce, changed);
+  }
+}
+
+async function runFactorCommand(
+  command: 'tenant policy' | 'user reset-factors',
+  tenant: string,
+  values: Record<string, unknown>,
+  ctx: Pick<IdentityContext, 'users'>,
+  adminFactor: boolean | undefined,
+  deps: ManageDeps,
+): Promise<unknown> {
   const actor = { sub: null, email: 'cli' };
   if (command === 'tenant policy') {
     const policy =
@@ -257,13 +285,35 @@ async function main(argv: string[]): Promise<unknown> {
       return { tenant, user };
     }
     if (command === 'tenant policy' || command === 'user reset-factors')
-      return await factorCommand(command, tenant, values, ctx, adminFactor);
+      return await factorCommand(command, tenant, values, ctx, adminFactor, {
+        announce: config.CLI_PUBLISH_EVENTS ? redisTargetOf(config) : undefined,
+      });
     if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
     const rotated = await rotateSigningKey(ctx, tenant, alg);
     if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);
     return rotated;
   } finally {
     await db.destroy();
+  }
+}
+
+/** Best effort: replicas also re-read the change feed, and a portal session its person within a minute. */
+async function announceRevocations(target: RedisTarget, entries: RevocationEntry[]): Promise<void> {
+  const redis = createRedisClient(target, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    lazyConnect: true,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    for (const entry of entries) await redis.publish(REVOCATION_CHANNEL, revocationMessage(entry));
+  } catch {
+    process.stderr.write(
+      'note: could not announce the change on Redis; running replicas pick it up within a minute\n',
+    );
+  } finally {
+    redis.disconnect();
   }
 }
 

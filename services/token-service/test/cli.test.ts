@@ -103,6 +103,8 @@ describe('operator CLI (built dist/cli.js)', () => {
         last_sign_in_at: null,
         factors: { passkeys: 0, totp: false, recovery_codes_left: 0 },
         token_version: 1,
+        factor_generation: 0,
+        factor_required: true,
       },
     ]);
   });

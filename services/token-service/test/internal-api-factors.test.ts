@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
+import { StaleFactorGeneration } from '../src/data-access/user-factor-repository.js';
 import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { AUTH } from './helpers/internal-client.js';
 
@@ -116,6 +117,53 @@ describe('internal API: second factors', () => {
     const after = await h.service.db('principals').where({ sub: adminId }).first('token_version');
     expect(Number(after.token_version)).toBe(Number(before.token_version) + 1);
     expect(await h.service.db('user_recovery_codes').where({ sub: adminId })).toEqual([]);
+  });
+
+  test("When the factors are reset, then the person's factor generation moves, their realm sessions go, and an enrolment begun before the reset is refused", async () => {
+    const { tenant, adminId } = await h.createTenant();
+    await withFactors(tenant, adminId);
+    const begun = (await h.service.identity.userFactors.person(tenant, adminId))!.factorGeneration;
+    // The realm's sign-in session of the person, as oidc-provider stores it.
+    await h.service.identity.oidcPayloads.upsert(
+      tenant,
+      'Session',
+      `session-of-${adminId}`,
+      { accountId: adminId, uid: randomUUID() },
+      3600,
+    );
+
+    const res = await api()
+      .delete(`/internal/v1/realms/${tenant}/users/${adminId}/factors`)
+      .set('authorization', AUTH);
+    const late = h.service.identity.userFactors.addPasskey(
+      tenant,
+      adminId,
+      {
+        id: randomUUID(),
+        label: 'Passkey',
+        credentialId: `cred-${randomUUID()}`,
+        publicKey: Buffer.from('the holder of the old session'),
+        signCount: 0,
+        transports: ['internal'],
+        aaguid: '00000000-0000-0000-0000-000000000000',
+        backedUp: false,
+        generation: begun,
+      },
+      { action: 'factor.enrol', actorSub: adminId, targetSub: adminId },
+    );
+
+    expect(res.status).toBe(200);
+    await expect(late).rejects.toBeInstanceOf(StaleFactorGeneration);
+    const person = (await h.service.identity.userFactors.person(tenant, adminId))!;
+    expect({ generation: person.factorGeneration, passkeys: person.passkeys }).toEqual({
+      generation: begun + 1,
+      passkeys: 0,
+    });
+    const sessions = await h.service
+      .db('oidc_payloads')
+      .where({ realm: tenant, model: 'Session' })
+      .whereRaw("payload->>'accountId' = ?", [adminId]);
+    expect(sessions).toEqual([]);
   });
 
   test("When another realm's person, another person's factor or an id that is no id is named, then 404 and nothing changes", async () => {

@@ -177,6 +177,8 @@ const PERSON = {
   last_sign_in_at: null,
   factors: { passkeys: 0, totp: false, recovery_codes_left: 0 },
   token_version: expect.any(Number),
+  factor_generation: 0,
+  factor_required: false,
 };
 
 describe('users', () => {

@@ -61,6 +61,11 @@ export interface Session {
   tokenVersion?: number;
   /** When role and version were last read from the token service (ms since epoch); absent: at sign-in. */
   confirmedAt?: number;
+  /**
+   * The person's factor generation at sign-in (moved each time a factor is taken away from
+   * them): a session that meets a later one ends. Absent in older records: read as 0.
+   */
+  factorGeneration?: number;
   /** Sign-in (ms since epoch). */
   createdAt: number;
   /** The last request seen with this session (ms since epoch), written at most once a minute. */

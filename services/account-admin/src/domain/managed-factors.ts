@@ -7,6 +7,7 @@
  */
 import type { TokenServiceClient, UserFactors } from '@plant/shared/token-service-client';
 import type { AuditRepository, NewAuditEvent } from '../data-access/audit-repository.js';
+import type { SessionStore } from '../data-access/session-store.js';
 import { actorLabel, type Actor, type RequestMeta } from './actor.js';
 import { NotAPerson, NotPeopleAdmin } from './errors.js';
 import { recordIrreversible, type ServiceAccountDeps } from './managed-service-accounts.js';
@@ -17,6 +18,12 @@ export interface FactorDeps {
   audit: AuditRepository;
   logger: ServiceAccountDeps['logger'];
   onAuditWriteFailure?: () => void;
+  /**
+   * The portal sessions, when the change is made here: a factor taken away ends the person's
+   * sessions at once (every replica shares the store). Without it (or for a reset by the
+   * operator's CLI) they end at their next request, when they re-read the person.
+   */
+  store?: SessionStore;
 }
 
 /** What the API and the portal say about the policy (the realm calls it require_admin_factor). */
@@ -54,13 +61,34 @@ function event(
   };
 }
 
+/**
+ * Ends the person's portal sessions after a factor was taken away. Best effort: the change is
+ * done, and each session ends at its next request anyway (it re-reads the person).
+ */
+async function endSessionsNow(deps: FactorDeps, tenant: string, sub: string): Promise<void> {
+  try {
+    await deps.store?.destroyAllForPerson(tenant, sub);
+  } catch (err) {
+    deps.logger.warn(
+      { tenant, err: { message: (err as Error)?.message } },
+      'portal sessions not ended now; they end at their next request',
+    );
+  }
+}
+
 /** The caller's own factors. */
 export async function listMyFactors(deps: FactorDeps, actor: Actor): Promise<UserFactors> {
   assertPerson(actor);
   return deps.tokenService.listUserFactors(actor.tenant, actor.sub);
 }
 
-/** Removes one of the caller's own factors: a change to how they sign in, so a recent factor is asked. */
+/**
+ * Removes one of the caller's own factors: a change to how they sign in, so a recent factor is
+ * asked. A factor taken away ends every session of the person, this one too (the realm's too):
+ * a session that may be a thief's never outlives the factor, and where the policy requires a
+ * factor the next sign-in asks the password and enrols (docs/decisions: removing the last
+ * factor forces enrolment rather than being refused).
+ */
 export async function removeMyFactor(
   deps: FactorDeps,
   actor: Actor,
@@ -80,6 +108,7 @@ export async function removeMyFactor(
       { factor_id: factorId },
     ),
   );
+  await endSessionsNow(deps, actor.tenant, actor.sub);
 }
 
 /** Another person's factors (an Account Admin checking who is protected). */
@@ -93,8 +122,9 @@ export async function listUserFactors(
 }
 
 /**
- * Removes every factor of a person who lost theirs: their next sign-in enrols again where the
- * policy requires it, and their sessions end (the realm moves their token version).
+ * Removes every factor of a person who lost theirs: their sessions end, the portal's and the
+ * realm's (the realm moves their factor generation and token version), and their next sign-in
+ * asks the password and enrols again where the policy requires it.
  */
 export async function resetUserFactors(
   deps: FactorDeps,
@@ -115,6 +145,7 @@ export async function resetUserFactors(
       { removed: reset.removed },
     ),
   );
+  await endSessionsNow(deps, actor.tenant, userId);
   return reset;
 }
 

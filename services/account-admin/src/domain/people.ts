@@ -46,15 +46,20 @@ export interface PeopleDeps {
   onEmail?: (outcome: EmailOutcome) => void;
 }
 
-/** A person as the account admin API shows them: the token version stays internal. */
-export type Person = Omit<User, 'token_version'>;
+/** A person as the account admin API shows them: the token version and factor generation stay internal. */
+export type Person = Omit<User, 'token_version' | 'factor_generation' | 'factor_required'>;
 
 export interface InvitationAnswer {
   invitation: InvitationWithUrl;
   email: EmailOutcome;
 }
 
-function toPerson({ token_version: _version, ...person }: User): Person {
+function toPerson({
+  token_version: _version,
+  factor_generation: _generation,
+  factor_required: _required,
+  ...person
+}: User): Person {
   return person;
 }
 

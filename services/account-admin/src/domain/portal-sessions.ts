@@ -1,6 +1,6 @@
 /**
- * Portal sessions: who signed in, from which browser and address, and the role and token
- * version the token service last confirmed. Sessions and pending sign-ins live server-side
+ * Portal sessions: who signed in, from which browser and address, and the role, token version
+ * and factor generation the token service last confirmed. Sessions and pending sign-ins live server-side
  * (data-access/session-store.ts; the browser holds only a random id); the portal opens, loads
  * and ends them here, and keeps a sign-in in progress (saved at the start, taken once at the
  * callback).
@@ -10,7 +10,16 @@
  * tokens are checked against. Every request with a session checks the session's version
  * against that map (a lookup in memory): 'revoked' re-reads the person from the token service
  * (ending the session when they are gone or disabled, otherwise taking the new role and
- * version), so a change reaches the person's next request on every replica. 'unavailable' (no
+ * version), so a change reaches the person's next request on every replica.
+ *
+ * A factor belongs to the person, not to the session, so the same re-read also ends the
+ * session when a factor was taken away from the person since it began (their factor
+ * generation moved: a reset, a removal; whoever holds the session may hold the lost
+ * authenticator), and when the person is now an Account Admin without a factor where the
+ * policy requires one (promoted, the policy switched on, the last factor removed): their next
+ * sign-in asks the password and enrols before it enters. A person who enrolled a factor since
+ * the session began needs it for sensitive actions from then on (step-up). Each of these
+ * changes bumps the person's token version, so the re-read happens at the next request. 'unavailable' (no
  * map and no answer from the token service) fails closed with 503, as a bearer token does.
  *
  * The map keeps an entry only for the token lifetime plus the skew margin (at least 90 s), as
@@ -23,7 +32,7 @@
  */
 import { AuthUnavailable, type RevocationChecker } from '@plant/resource-auth';
 import { AppError } from '@plant/shared/api';
-import type { TokenServiceClient } from '@plant/shared/token-service-client';
+import type { TokenServiceClient, User } from '@plant/shared/token-service-client';
 import {
   USER_AGENT_MAX,
   type ListedSession,
@@ -34,7 +43,7 @@ import {
 import { type Actor, actorLabel, assertCanManage, type RequestMeta } from './actor.js';
 import { FACTOR_ACR, PersonNotFound, SessionNotFound, TokenServiceUnavailable } from './errors.js';
 import { recordIrreversible, type ServiceAccountDeps } from './managed-service-accounts.js';
-import { assertRecentFactor } from './step-up.js';
+import { assertRecentFactor, hasSecondFactor } from './step-up.js';
 
 export type {
   ListedSession,
@@ -119,7 +128,22 @@ export interface LoadSessionDeps {
 /** How long a session goes without re-reading its person (below the shortest life of a revocation entry). */
 export const CONFIRM_INTERVAL_MS = 60_000;
 
-type Confirmed = Pick<Session, 'role' | 'email' | 'tokenVersion' | 'confirmedAt'>;
+type Confirmed = Pick<
+  Session,
+  'role' | 'email' | 'tokenVersion' | 'confirmedAt' | 'stepUpRequired'
+>;
+
+/**
+ * Why a session of this person may not go on although the person is active: a factor was taken
+ * away since the session began, or the realm requires a factor they do not hold.
+ */
+export function sessionVoidedByFactors(
+  user: Pick<User, 'factor_generation' | 'factor_required' | 'factors'>,
+  sessionGeneration: number | undefined,
+): boolean {
+  if ((user.factor_generation ?? 0) > (sessionGeneration ?? 0)) return true;
+  return user.factor_required === true && !hasSecondFactor(user);
+}
 
 /**
  * The person as the token service has them now; 'gone' when removed or disabled; 'unknown' when
@@ -133,11 +157,14 @@ async function currentPerson(
   try {
     const user = await tokenService.getUser(session.tenant, session.sub);
     if ((user as { status?: unknown }).status === 'disabled') return 'gone';
+    if (sessionVoidedByFactors(user, session.factorGeneration)) return 'gone';
     return {
       role: user.role,
       email: user.email,
       tokenVersion: typeof user.token_version === 'number' ? user.token_version : 0,
       confirmedAt: Date.now(),
+      // Never lowered: a factor enrolled since sign-in is needed from now on.
+      stepUpRequired: session.stepUpRequired === true || hasSecondFactor(user),
     };
   } catch (err) {
     if (err instanceof TokenServiceUnavailable) {

@@ -1,6 +1,7 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from './principal-repository.js';
+import { endRealmSessions } from './user-repository.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
 export interface SignInPerson {
@@ -12,6 +13,8 @@ export interface SignInPerson {
   passkeys: number;
   totp: boolean;
   recoveryCodesLeft: number;
+  /** Moved each time a factor is taken away (removed, reset): a sign-in begun before it is void. */
+  factorGeneration: number;
 }
 
 /** A factor as a list shows it (never its secret or key). */
@@ -55,6 +58,8 @@ export interface NewTotp {
   sealed: Buffer;
   /** The step of the code that confirmed it: that code is spent. */
   step: number;
+  /** The factor generation the sign-in began at: refused (`StaleFactorGeneration`) once it moved. */
+  generation?: number;
 }
 
 export interface NewPasskey {
@@ -66,9 +71,30 @@ export interface NewPasskey {
   transports: string[];
   aaguid: string;
   backedUp: boolean;
+  /** As NewTotp's. */
+  generation?: number;
 }
 
 export class DuplicateFactor extends Error {}
+
+/** A factor was taken away from the person since the sign-in that enrols began: it must start again. */
+export class StaleFactorGeneration extends Error {}
+
+/**
+ * Holds the person's row (a reset or removal, which moves the generation, waits for this
+ * transaction, and then takes the new factor away too) and refuses when the generation moved.
+ */
+async function assertGeneration(
+  trx: Knex,
+  realm: string,
+  sub: string,
+  generation: number | undefined,
+): Promise<void> {
+  if (generation === undefined) return;
+  const row = await trx('users').where({ realm, sub }).forUpdate().first('factor_generation');
+  if (row === undefined || Number(row.factor_generation) !== generation)
+    throw new StaleFactorGeneration();
+}
 
 export interface UserFactorRepository {
   /** The live person (a deleted principal is not one), with the realm's policy and the factors held. */
@@ -80,14 +106,18 @@ export interface UserFactorRepository {
    * conditional update, so two requests with one code cannot both pass).
    */
   claimTotpStep(realm: string, sub: string, factorId: string, step: number): Promise<boolean>;
-  /** One TOTP authenticator and a fresh set of recovery codes, in one transaction. Throws `DuplicateFactor`. */
+  /**
+   * One TOTP authenticator and a fresh set of recovery codes, in one transaction, with the
+   * person's token version bumped (every session of theirs re-reads them and now needs the
+   * factor for sensitive actions). Throws `DuplicateFactor`.
+   */
   addTotp(
     realm: string,
     sub: string,
     totp: NewTotp,
     recoveryDigests: string[],
     event: SecurityEvent,
-  ): Promise<void>;
+  ): Promise<RevocationEntry | undefined>;
   /** Replaces the person's recovery codes (the old ones stop working). */
   replaceRecoveryCodes(
     realm: string,
@@ -102,17 +132,33 @@ export interface UserFactorRepository {
     digest: string,
     event: SecurityEvent,
   ): Promise<boolean>;
-  addPasskey(realm: string, sub: string, passkey: NewPasskey, event: SecurityEvent): Promise<void>;
+  /** As `addTotp`: the token version bumped with it. Throws `DuplicateFactor`. */
+  addPasskey(
+    realm: string,
+    sub: string,
+    passkey: NewPasskey,
+    event: SecurityEvent,
+  ): Promise<RevocationEntry | undefined>;
   passkeysOf(realm: string, sub: string): Promise<PasskeyRow[]>;
   /** The passkey a discoverable sign-in names, in this realm. */
   passkeyByCredentialId(realm: string, credentialId: string): Promise<PasskeyRow | undefined>;
   /** Records a passkey's use; false when its counter went backwards meanwhile (a cloned authenticator, or a race). */
   usePasskey(factorId: string, previous: number, next: number): Promise<boolean>;
-  /** Removes one factor of the person; false when it is not theirs. */
-  remove(realm: string, sub: string, factorId: string, event: SecurityEvent): Promise<boolean>;
   /**
-   * Removes every factor and recovery code of the person and bumps their token version (their
-   * portal sessions and tokens end: whoever held them may hold the lost authenticator too).
+   * Removes one factor of the person (false when it is not theirs) and, as `reset`, ends every
+   * session of theirs: factor generation and token version bumped, realm sessions deleted.
+   */
+  remove(
+    realm: string,
+    sub: string,
+    factorId: string,
+    event: SecurityEvent,
+  ): Promise<{ removed: false } | { removed: true; revocation: RevocationEntry | undefined }>;
+  /**
+   * Removes every factor and recovery code of the person, moves their factor generation and
+   * token version and deletes their realm sessions, in one transaction: their portal sessions
+   * end at their next request and the realm signs nobody in from an old session (whoever held
+   * one may hold the lost authenticator too).
    */
   reset(
     realm: string,
@@ -121,8 +167,16 @@ export interface UserFactorRepository {
   ): Promise<{ removed: number; revocation: RevocationEntry | undefined }>;
   /** The realm's `require_admin_factor`, undefined for an unknown realm. */
   policy(realm: string): Promise<boolean | undefined>;
-  /** False for an unknown realm. */
-  setPolicy(realm: string, requireAdminFactor: boolean, event: PolicyEvent): Promise<boolean>;
+  /**
+   * False for an unknown realm. Switching the policy on bumps the token version of every active
+   * Account Admin without a factor (returned): their portal sessions re-read them at their next
+   * request and end, as the policy now requires what they lack.
+   */
+  setPolicy(
+    realm: string,
+    requireAdminFactor: boolean,
+    event: PolicyEvent,
+  ): Promise<RevocationEntry[] | false>;
   recordSignIn(realm: string, sub: string): Promise<void>;
 }
 
@@ -160,6 +214,38 @@ const toPasskey = (row: Record<string, unknown>): PasskeyRow => ({
 });
 
 /**
+ * What taking a factor away does besides, in the caller's transaction: the person's factor
+ * generation moves (a portal session or a realm sign-in begun before it ends), their realm
+ * sessions go (no silent sign-in from a session that may be the thief's), and their token
+ * version is bumped (every replica's portal re-reads them at their next request).
+ */
+async function takeFactorAway(
+  trx: Knex,
+  realm: string,
+  sub: string,
+): Promise<RevocationEntry | undefined> {
+  await trx('users')
+    .where({ realm, sub })
+    .update({ factor_generation: trx.raw('factor_generation + 1') });
+  await endRealmSessions(trx, realm, sub);
+  return bumpTokenVersion(trx, realm, sub);
+}
+
+/** The realm's active Account Admins who hold no second factor (bounded by the realm's people). */
+async function adminsWithoutFactor(trx: Knex, realm: string): Promise<string[]> {
+  const rows = await trx('users as u')
+    .join('principals as p', 'p.sub', 'u.sub')
+    .where({ 'u.realm': realm, 'u.role': 'Account Admin' })
+    .whereNull('u.disabled_at')
+    .whereNull('p.deleted_at')
+    .whereNotExists((q) =>
+      q.select(trx.raw('1')).from('user_factors as f').whereRaw('f.sub = u.sub'),
+    )
+    .select('u.sub');
+  return rows.map((r: { sub: string }) => r.sub);
+}
+
+/**
  * Second factors and the realm policy. Every change that a person's trail should show writes
  * its `user_security_events` row in the same transaction: the trail cannot miss a change nor
  * name one that was rolled back. The factors of a person are always read with the person's
@@ -179,6 +265,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           'u.role',
           db.raw('u.disabled_at is not null as disabled'),
           'r.require_admin_factor',
+          'u.factor_generation',
           db.raw(
             "(select count(*)::int from user_factors f where f.sub = u.sub and f.realm = u.realm and f.kind = 'passkey') as passkeys",
           ),
@@ -199,6 +286,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
         passkeys: row.passkeys,
         totp: row.totp,
         recoveryCodesLeft: row.recovery_codes_left,
+        factorGeneration: Number(row.factor_generation),
       };
     },
     async list(realm, sub) {
@@ -226,7 +314,8 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
       return updated === 1;
     },
     async addTotp(realm, sub, totp, recoveryDigests, event) {
-      await db.transaction(async (trx) => {
+      return db.transaction(async (trx) => {
+        await assertGeneration(trx, realm, sub, totp.generation);
         try {
           await trx('user_factors').insert({
             id: totp.id,
@@ -244,6 +333,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
         }
         await insertRecoveryCodes(trx, sub, recoveryDigests);
         await insertEvent(trx, realm, event);
+        return bumpTokenVersion(trx, realm, sub);
       });
     },
     async replaceRecoveryCodes(realm, sub, digests, event) {
@@ -264,7 +354,8 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
       });
     },
     async addPasskey(realm, sub, passkey, event) {
-      await db.transaction(async (trx) => {
+      return db.transaction(async (trx) => {
+        await assertGeneration(trx, realm, sub, passkey.generation);
         try {
           await trx('user_factors').insert({
             id: passkey.id,
@@ -285,6 +376,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           throw err;
         }
         await insertEvent(trx, realm, event);
+        return bumpTokenVersion(trx, realm, sub);
       });
     },
     async passkeysOf(realm, sub) {
@@ -308,12 +400,12 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
     async remove(realm, sub, factorId, event) {
       return db.transaction(async (trx) => {
         const removed = await trx('user_factors').where({ id: factorId, realm, sub }).delete();
-        if (removed !== 1) return false;
+        if (removed !== 1) return { removed: false as const };
         // The codes back up the authenticator app: with no factor left they would be a factor of their own.
         const left = await trx('user_factors').where({ realm, sub }).first('id');
         if (!left) await trx('user_recovery_codes').where({ sub }).delete();
         await insertEvent(trx, realm, event);
-        return true;
+        return { removed: true as const, revocation: await takeFactorAway(trx, realm, sub) };
       });
     },
     async reset(realm, sub, event) {
@@ -321,8 +413,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
         const removed = await trx('user_factors').where({ realm, sub }).delete();
         await trx('user_recovery_codes').where({ sub }).delete();
         await insertEvent(trx, realm, { ...event, details: { ...event.details, removed } });
-        const revocation = await bumpTokenVersion(trx, realm, sub);
-        return { removed, revocation };
+        return { removed, revocation: await takeFactorAway(trx, realm, sub) };
       });
     },
     async policy(realm) {
@@ -335,6 +426,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           .where({ name: realm })
           .update({ require_admin_factor: requireAdminFactor });
         if (updated !== 1) return false;
+        const affected = requireAdminFactor ? await adminsWithoutFactor(trx, realm) : [];
         await trx('user_security_events').insert({
           realm,
           action: 'tenant.policy_change',
@@ -343,7 +435,12 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           details: JSON.stringify({ require_admin_factor: requireAdminFactor }),
           address: event.address ?? null,
         });
-        return true;
+        const entries: RevocationEntry[] = [];
+        for (const sub of affected) {
+          const entry = await bumpTokenVersion(trx, realm, sub);
+          if (entry) entries.push(entry);
+        }
+        return entries;
       });
     },
     async recordSignIn(realm, sub) {

@@ -12,6 +12,10 @@ export interface UserRow {
   disabled_at: Date | null;
   last_sign_in_at: Date | null;
   token_version: number;
+  /** Moved each time a factor is taken away (user-factor-repository.ts). */
+  factor_generation: number;
+  /** The realm's policy: must an Account Admin hold a second factor? */
+  require_admin_factor: boolean;
   passkeys: number;
   totp: boolean;
   recovery_codes_left: number;
@@ -133,7 +137,7 @@ function endsAdminship(current: { role: UserRole; disabled_at: Date | null }, ch
  * removed person must meet the sign-in form again, never be signed in by a session they
  * already had (without one, oidc-provider had a session naming an account it cannot load).
  */
-async function endRealmSessions(trx: Knex, realm: string, sub: string): Promise<void> {
+export async function endRealmSessions(trx: Knex, realm: string, sub: string): Promise<void> {
   await trx('oidc_payloads')
     .where({ realm, model: 'Session' })
     .whereRaw("payload->>'accountId' = ?", [sub])
@@ -184,6 +188,10 @@ export function createUserRepository(db: Knex): UserRepository {
         'u.disabled_at',
         'u.last_sign_in_at',
         'p.token_version',
+        'u.factor_generation',
+        db.raw(
+          '(select r.require_admin_factor from realms r where r.name = u.realm) as require_admin_factor',
+        ),
         db.raw(FACTOR_COUNTS),
       );
   return {

@@ -22,10 +22,11 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type { RevocationEntry } from '@plant/shared/token-service-client';
 import type { WebAuthnChallengeRepository } from '../data-access/webauthn-challenge-repository.js';
 import { DuplicateFactor, type PasskeyRow } from '../data-access/user-factor-repository.js';
 import type { IdentityContext } from './identity-context.js';
-import { AMR } from './second-factors.js';
+import { AMR, publishAfterCommit } from './second-factors.js';
 import { isRefusal, type SignInThrottle } from './sign-in-throttle.js';
 
 export interface RelyingParty {
@@ -37,7 +38,7 @@ export interface RelyingParty {
 }
 
 export interface PasskeyDeps {
-  identity: Pick<IdentityContext, 'userFactors'>;
+  identity: Pick<IdentityContext, 'userFactors'> & Partial<Pick<IdentityContext, 'publisher'>>;
   challenges: WebAuthnChallengeRepository;
   throttle: SignInThrottle;
   rp: RelyingParty;
@@ -106,6 +107,8 @@ export async function finishRegistration(
     email: string;
     response: string;
     ip: string;
+    /** The factor generation the sign-in began at (StaleFactorGeneration once it moved). */
+    generation: number;
   },
 ): Promise<PasskeyRegistration> {
   // Taken first, whatever the response: a challenge is spent by any answer to it.
@@ -127,8 +130,9 @@ export async function finishRegistration(
   }
   if (info === undefined) return { kind: 'refused' };
   const factorId = randomUUID();
+  let revocation: RevocationEntry | undefined;
   try {
-    await deps.identity.userFactors.addPasskey(
+    revocation = await deps.identity.userFactors.addPasskey(
       input.tenant,
       input.sub,
       {
@@ -140,6 +144,7 @@ export async function finishRegistration(
         transports: info.credential.transports ?? [],
         aaguid: info.aaguid,
         backedUp: info.credentialBackedUp,
+        generation: input.generation,
       },
       {
         action: 'factor.enrol',
@@ -155,6 +160,7 @@ export async function finishRegistration(
     if (err instanceof DuplicateFactor) return { kind: 'refused' };
     throw err;
   }
+  await publishAfterCommit(deps, revocation);
   return { kind: 'enrolled', factorId };
 }
 

@@ -13,7 +13,7 @@
  * nobody is locked out for good.
  */
 import { randomUUID } from 'node:crypto';
-import type { UserRole } from '@plant/shared/token-service-client';
+import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import {
   DuplicateFactor,
   type FactorView,
@@ -51,6 +51,18 @@ export interface FactorDeps {
     Partial<Pick<IdentityContext, 'publisher'>>;
   /** The code and passkey attempts' budget (a family of counters of its own). */
   throttle: SignInThrottle;
+}
+
+/**
+ * After the commit of a change to the person's factors: every replica hears their new version
+ * (the CLI has no publisher; resource servers' periodic resync reads the change feed).
+ */
+export async function publishAfterCommit(
+  deps: { identity: { publisher?: ChangePublisher | undefined } },
+  ...entries: Array<RevocationEntry | undefined>
+): Promise<void> {
+  for (const entry of entries)
+    if (entry && deps.identity.publisher) await deps.identity.publisher.publish(entry);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -204,7 +216,7 @@ export type TotpEnrolment =
 /** Confirms a pending secret with its first code; stores it and a new set of recovery codes. */
 export async function confirmTotpEnrolment(
   deps: Pick<FactorDeps, 'identity'>,
-  input: Attempt & { interaction: string; sealed: string; code: string },
+  input: Attempt & { interaction: string; sealed: string; code: string; generation: number },
 ): Promise<TotpEnrolment> {
   const { encryption, userFactors, secrets } = deps.identity;
   const code = normalizeTotpCode(input.code);
@@ -213,11 +225,18 @@ export async function confirmTotpEnrolment(
   if (step === undefined) return { kind: 'wrong' };
   const id = randomUUID();
   const recoveryCodes = newRecoveryCodes();
+  let revocation: RevocationEntry | undefined;
   try {
-    await userFactors.addTotp(
+    revocation = await userFactors.addTotp(
       input.tenant,
       input.sub,
-      { id, label: 'Authenticator app', sealed: encryption.encrypt(secret, totpContext(id)), step },
+      {
+        id,
+        label: 'Authenticator app',
+        sealed: encryption.encrypt(secret, totpContext(id)),
+        step,
+        generation: input.generation,
+      },
       recoveryCodes.map((c) => recoveryCodeDigest(secrets, input.sub, c)),
       {
         action: 'factor.enrol',
@@ -233,6 +252,7 @@ export async function confirmTotpEnrolment(
     if (err instanceof DuplicateFactor) return { kind: 'exists' };
     throw err;
   }
+  await publishAfterCommit(deps, revocation);
   return { kind: 'enrolled', recoveryCodes };
 }
 
@@ -276,9 +296,14 @@ const view = (row: FactorView): FactorListItem => ({
   last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
 });
 
-/** What managing factors needs (the CLI builds it without keys or a publisher). */
+/** Where a change's revocation entry is announced after commit (the service's publisher, or the CLI's). */
+export interface ChangePublisher {
+  publish(entry: RevocationEntry): Promise<unknown>;
+}
+
+/** What managing factors needs (the CLI builds it without keys, with a publisher of its own). */
 export interface ManageDeps {
-  identity: Pick<IdentityContext, 'userFactors'> & Partial<Pick<IdentityContext, 'publisher'>>;
+  identity: Pick<IdentityContext, 'userFactors'> & { publisher?: ChangePublisher | undefined };
 }
 
 export interface Actor {
@@ -314,7 +339,7 @@ export async function removeFactor(
   const person = await personOrNotFound(deps, input.tenant, input.sub);
   // Factor ids are UUIDs: anything else names no factor (and never reaches a uuid column).
   if (!UUID.test(input.factorId)) throw new FactorNotFound();
-  const removed = await deps.identity.userFactors.remove(input.tenant, input.sub, input.factorId, {
+  const outcome = await deps.identity.userFactors.remove(input.tenant, input.sub, input.factorId, {
     action: 'factor.remove',
     actorSub: input.actor.sub,
     actorEmail: input.actor.email ?? null,
@@ -323,7 +348,8 @@ export async function removeFactor(
     details: { factor_id: input.factorId },
     address: input.actor.address ?? null,
   });
-  if (!removed) throw new FactorNotFound();
+  if (!outcome.removed) throw new FactorNotFound();
+  await publishAfterCommit(deps, outcome.revocation);
 }
 
 /** Every factor and recovery code of the person goes (an Account Admin's or the operator's reset). */
@@ -340,9 +366,7 @@ export async function resetFactors(
     targetEmail: person.email,
     address: input.actor.address ?? null,
   });
-  // After the commit: every replica hears the person's new version (the CLI has no publisher;
-  // resource servers' periodic resync reads the change feed).
-  if (revocation && deps.identity.publisher) await deps.identity.publisher.publish(revocation);
+  await publishAfterCommit(deps, revocation);
   return { removed };
 }
 
@@ -360,7 +384,7 @@ export async function setFactorPolicy(
   deps: ManageDeps,
   input: { tenant: string; requireAdminFactor: boolean; actor: Actor },
 ): Promise<{ require_admin_factor: boolean }> {
-  const changed = await deps.identity.userFactors.setPolicy(
+  const affected = await deps.identity.userFactors.setPolicy(
     input.tenant,
     input.requireAdminFactor,
     {
@@ -369,6 +393,7 @@ export async function setFactorPolicy(
       address: input.actor.address ?? null,
     },
   );
-  if (!changed) throw new TenantNotFound();
+  if (affected === false) throw new TenantNotFound();
+  await publishAfterCommit(deps, ...affected);
   return { require_admin_factor: input.requireAdminFactor };
 }

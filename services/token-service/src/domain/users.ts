@@ -46,6 +46,8 @@ export function toUser(row: UserRow): User {
       recovery_codes_left: Number(row.recovery_codes_left),
     },
     token_version: Number(row.token_version),
+    factor_generation: Number(row.factor_generation),
+    factor_required: row.role === 'Account Admin' && row.require_admin_factor === true,
   };
 }
 

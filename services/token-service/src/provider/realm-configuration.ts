@@ -16,7 +16,9 @@ import {
   FACTOR_ACR,
   hasSecondFactor,
   isPlantAction,
+  mustEnrol,
 } from '../domain/second-factors.js';
+import type { SignInPerson } from '../data-access/user-factor-repository.js';
 import { PORTAL_CLIENT_ID, realmPath } from '../domain/realm-naming.js';
 import type { SigningAlgorithm } from '../domain/signing-keys.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
@@ -131,13 +133,16 @@ function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']
 }
 
 /**
- * oidc-provider's sign-in policy, and two reasons of ours to ask who the person is although the
- * realm's session knows: the portal asks for an enrolment (`plant_action`), or for a second
- * factor (`acr_values` naming FACTOR_ACR) the session's sign-in did not verify. The portal's
- * step-up also sends `max_age=0`, which oidc-provider's own `max_age` check answers. Each
- * check stands down once this sign-in has its result, as oidc-provider's do.
+ * oidc-provider's sign-in policy, and three reasons of ours to ask who the person is although
+ * the realm's session knows: the portal asks for an enrolment (`plant_action`), or for a second
+ * factor (`acr_values` naming FACTOR_ACR) the session's sign-in did not verify, or the session
+ * names an Account Admin without a factor where the policy requires one (promoted, or the
+ * policy switched on, since that session began): every sign-in of theirs enrols first, a
+ * silent one too (`prompt=none` is answered `login_required`). The portal's step-up also sends
+ * `max_age=0`, which oidc-provider's own `max_age` check answers. Each check stands down once
+ * this sign-in has its result, as oidc-provider's do.
  */
-function signInPolicy() {
+function signInPolicy(personOf: (sub: string) => Promise<SignInPerson | undefined>) {
   const { base, Check } = interactionPolicy;
   const policy = base();
   const login = policy.get('login');
@@ -158,6 +163,22 @@ function signInPolicy() {
         ? Check.REQUEST_PROMPT
         : Check.NO_NEED_TO_PROMPT;
     }),
+  );
+  login.checks.add(
+    // `login_required` for a silent sign-in: the enrolment asks the password again.
+    new Check(
+      'admin_factor',
+      'the account must enrol a second factor',
+      'login_required',
+      async (ctx) => {
+        const accountId = ctx.oidc.session?.accountId;
+        if (accountId === undefined || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+        const person = await personOf(accountId);
+        return person !== undefined && mustEnrol(person)
+          ? Check.REQUEST_PROMPT
+          : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
   );
   return policy;
 }
@@ -355,7 +376,7 @@ export function realmConfiguration(
       };
     },
     interactions: {
-      policy: signInPolicy(),
+      policy: signInPolicy((sub) => deps.identity.userFactors.person(realmOf(), sub)),
       url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
     },
     loadExistingGrant: async (ctx) => {

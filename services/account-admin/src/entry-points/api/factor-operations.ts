@@ -46,7 +46,8 @@ export function registerFactorOperations(
   registry.registerPath({
     method: 'delete',
     path: '/me/factors/{factor_id}',
-    summary: 'Remove one of my factors (the last one takes the recovery codes with it)',
+    summary:
+      'Remove one of my factors (the last one takes the recovery codes with it); every session of mine ends, this one too, and where the tenant requires a factor my next sign-in enrols one',
     operationId: 'removeMyFactor',
     request: { params: FactorPath },
     responses: {

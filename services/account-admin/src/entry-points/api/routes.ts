@@ -172,7 +172,7 @@ export function apiRoutes({
     ...credentialPolicyRoutes(accounts, API_BASE),
     ...peopleRoutes(people, API_BASE),
     ...sessionRoutes({ ...accounts, store }, API_BASE),
-    ...factorRoutes(accounts, API_BASE),
+    ...factorRoutes({ ...accounts, store }, API_BASE),
     {
       method: 'GET',
       path: `${API_BASE}/audit-events`,

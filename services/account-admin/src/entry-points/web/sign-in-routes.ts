@@ -25,6 +25,7 @@ import {
   recordStepUp,
   savePendingSignIn,
   SIGN_IN_TTL_SECONDS,
+  sessionVoidedByFactors,
   type SessionStore,
   takePendingSignIn,
 } from '../../domain/portal-sessions.js';
@@ -354,6 +355,24 @@ export function signInRoutes(deps: SignInDeps): Route[] {
         );
       return;
     }
+    // The realm enrols such a person before it finishes; a factor taken away meanwhile does not open a session either.
+    if (sessionVoidedByFactors(person, person.factor_generation)) {
+      sendPage(
+        res,
+        403,
+        messagePage(
+          'Second factor required',
+          'This account must set up a second factor before it can open an admin session. Sign in again.',
+          {
+            link: {
+              href: `/login?tenant=${encodeURIComponent(pending.tenant)}`,
+              text: 'Sign in again',
+            },
+          },
+        ),
+      );
+      return;
+    }
     // A fresh session id on every sign-in: a planted cookie can never become a signed-in session.
     await deps.sessions.end(req, res);
     await deps.sessions.start(req, res, {
@@ -362,6 +381,7 @@ export function signInRoutes(deps: SignInDeps): Route[] {
       email: typeof claims.email === 'string' ? claims.email : null,
       role: person.role,
       tokenVersion: typeof person.token_version === 'number' ? person.token_version : 0,
+      factorGeneration: person.factor_generation ?? 0,
       ...factorStateOf(claims),
       // The ID token's `factors_enrolled`, or the person's factors as the user view counts them.
       ...(hasSecondFactor(person) ? { stepUpRequired: true } : {}),

@@ -12,7 +12,10 @@
  */
 import type { Logger } from '@plant/shared/logging';
 import type { Request, Response } from 'express';
-import type { SignInPerson } from '../../data-access/user-factor-repository.js';
+import {
+  StaleFactorGeneration,
+  type SignInPerson,
+} from '../../data-access/user-factor-repository.js';
 import {
   finishAuthentication,
   finishRegistration,
@@ -63,6 +66,12 @@ export interface SignInState {
   action?: PlantAction | undefined;
   /** A pending authenticator-app secret, sealed to this interaction. */
   totpSealed?: string | undefined;
+  /**
+   * The person's factor generation when this sign-in first knew them: once a factor is taken
+   * away (reset, removal) the sign-in is void, so a factor verified before a reset never
+   * carries an enrolment after it.
+   */
+  factorGeneration?: number | undefined;
 }
 
 export interface SignInStepDeps {
@@ -133,6 +142,37 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     );
   }
 
+  function refuseStale(res: Response, loaded: LoadedInteraction): void {
+    kit.sendEnd(
+      res,
+      409,
+      loaded.tenant,
+      'Start signing in again',
+      'The second factors of this account changed while you were signing in. Start again from the Plant Store portal.',
+    );
+  }
+
+  /** The live person of a sign-in in progress, at the factor generation it began with; otherwise answered. */
+  async function livePerson(
+    res: Response,
+    loaded: LoadedInteraction,
+    state: SignInState,
+  ): Promise<SignInPerson | undefined> {
+    const person = await userFactors.person(loaded.tenant, state.sub);
+    if (!person || person.disabled) {
+      refuseDisabled(res, loaded);
+      return undefined;
+    }
+    if (
+      state.factorGeneration !== undefined &&
+      state.factorGeneration !== person.factorGeneration
+    ) {
+      refuseStale(res, loaded);
+      return undefined;
+    }
+    return person;
+  }
+
   async function finish(
     req: Request,
     res: Response,
@@ -171,10 +211,11 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     req: Request,
     res: Response,
     loaded: LoadedInteraction,
-    state: SignInState,
+    known: SignInState,
   ): Promise<void> {
-    const person = await userFactors.person(loaded.tenant, state.sub);
-    if (!person || person.disabled) return refuseDisabled(res, loaded);
+    const person = await livePerson(res, loaded, known);
+    if (!person) return;
+    const state = { ...known, factorGeneration: known.factorGeneration ?? person.factorGeneration };
     if (!state.factorVerified && hasSecondFactor(person))
       return goTo(req, res, loaded, { ...state, step: 'factor' });
     const wantsEnrolment =
@@ -220,7 +261,10 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
   /**
    * A sign-in started while the realm's session names a person (the portal's step-up or
    * enrolment: `max_age=0`, `acr_values`, `plant_action`): only what that person still needs
-   * is asked. False when a full sign-in is due instead (nothing but the password to ask for).
+   * is asked, starting with a factor they hold. False when a full sign-in is due instead:
+   * nothing but the password to ask for, or a person without a factor, whose enrolment (asked
+   * for, or required by the policy) needs the password again: a session alone, perhaps
+   * someone else's browser, never chooses the account's second factor.
    */
   async function startFromSession(
     req: Request,
@@ -230,7 +274,7 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     const session = loaded.details.session;
     if (session?.accountId === undefined) return false;
     const person = await userFactors.person(loaded.tenant, session.accountId);
-    if (!person || person.disabled) return false;
+    if (!person || person.disabled || !hasSecondFactor(person)) return false;
     if (nextStep(person, actionOf(loaded)) === 'finish') return false;
     await advance(req, res, loaded, {
       sub: person.sub,
@@ -307,8 +351,8 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     loaded: LoadedInteraction,
     state: SignInState,
   ): Promise<void> {
-    const person = await userFactors.person(loaded.tenant, state.sub);
-    if (!person || person.disabled) return refuseDisabled(res, loaded);
+    const person = await livePerson(res, loaded, state);
+    if (!person) return;
     if (state.step === 'factor') {
       kit.sendPage(res, 200, await factorPageFor(loaded, person));
       return;
@@ -340,12 +384,8 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
   async function loadStepPerson(req: Request, res: Response, step: SignInState['step']) {
     const at = await loadStep(req, res, step);
     if (!at) return undefined;
-    const person = await userFactors.person(at.loaded.tenant, at.state.sub);
-    if (!person || person.disabled) {
-      refuseDisabled(res, at.loaded);
-      return undefined;
-    }
-    return { ...at, person };
+    const person = await livePerson(res, at.loaded, at.state);
+    return person && { ...at, person };
   }
 
   const field = (req: Request, name: string, max: number) => {
@@ -428,9 +468,24 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     if (throttled) res.setHeader('retry-after', String(outcome.retryAfterSeconds));
     const status = throttled ? 429 : 401;
     if (!state) return kit.sendSignInForm(res, loaded, status, message);
-    const person = await userFactors.person(loaded.tenant, state.sub);
-    if (!person || person.disabled) return refuseDisabled(res, loaded);
+    const person = await livePerson(res, loaded, state);
+    if (!person) return;
     kit.sendPage(res, status, await factorPageFor(loaded, person, message.toString()));
+  }
+
+  /** An enrolment, refused (and answered) when a factor was taken away since the sign-in began. */
+  async function enrolling<T>(
+    res: Response,
+    loaded: LoadedInteraction,
+    enrol: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await enrol();
+    } catch (err) {
+      if (!(err instanceof StaleFactorGeneration)) throw err;
+      refuseStale(res, loaded);
+      return undefined;
+    }
   }
 
   async function postEnrolTotp(req: Request, res: Response): Promise<void> {
@@ -438,15 +493,19 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     if (!at) return;
     const { loaded, state, person } = at;
     if (state.totpSealed === undefined) return kit.sendInvalidForm(res, loaded.tenant);
-    const outcome = await confirmTotpEnrolment(deps.factors, {
-      tenant: loaded.tenant,
-      sub: person.sub,
-      email: person.email,
-      ip: req.ip ?? '',
-      interaction: loaded.uid,
-      sealed: state.totpSealed,
-      code: field(req, 'code', CODE_MAX),
-    });
+    const outcome = await enrolling(res, loaded, () =>
+      confirmTotpEnrolment(deps.factors, {
+        tenant: loaded.tenant,
+        sub: person.sub,
+        email: person.email,
+        ip: req.ip ?? '',
+        interaction: loaded.uid,
+        sealed: state.totpSealed!,
+        code: field(req, 'code', CODE_MAX),
+        generation: state.factorGeneration ?? person.factorGeneration,
+      }),
+    );
+    if (!outcome) return;
     if (outcome.kind === 'wrong') {
       kit.sendPage(
         res,
@@ -476,14 +535,18 @@ export function signInSteps(kit: InteractionKit, deps: SignInStepDeps) {
     const at = await loadStepPerson(req, res, 'enrol');
     if (!at) return;
     const { loaded, state, person } = at;
-    const outcome = await finishRegistration(deps.passkeys, {
-      tenant: loaded.tenant,
-      interaction: loaded.uid,
-      sub: person.sub,
-      email: person.email,
-      ip: req.ip ?? '',
-      response: field(req, 'response', PASSKEY_RESPONSE_MAX),
-    });
+    const outcome = await enrolling(res, loaded, () =>
+      finishRegistration(deps.passkeys, {
+        tenant: loaded.tenant,
+        interaction: loaded.uid,
+        sub: person.sub,
+        email: person.email,
+        ip: req.ip ?? '',
+        response: field(req, 'response', PASSKEY_RESPONSE_MAX),
+        generation: state.factorGeneration ?? person.factorGeneration,
+      }),
+    );
+    if (!outcome) return;
     if (outcome.kind === 'refused') {
       kit.sendPage(
         res,
