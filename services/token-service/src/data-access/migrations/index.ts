@@ -9,6 +9,7 @@ import { serviceAccountNameKeys } from './0007-service-account-name-keys.js';
 import { peopleAndSecondFactors } from './0008-people-and-second-factors.js';
 import { credentialHygiene } from './0009-credential-hygiene.js';
 import { sharedSignals } from './0010-shared-signals.js';
+import { invitationPages } from './0011-invitation-pages.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -24,4 +25,5 @@ export const migrations: Migration[] = [
   peopleAndSecondFactors,
   credentialHygiene,
   sharedSignals,
+  invitationPages,
 ];
