@@ -78,6 +78,31 @@ describe('Bearer verification: accepted tokens', () => {
     expect(res.body.tenant).toBe(tenant);
   });
 
+  test("When a person's token carries acr and auth_time (RFC 9068 §2.2.1), then it is accepted with both in the Principal; malformed ones are dropped, never a refusal", async () => {
+    const tenant = newRealm();
+    const user = { principal_type: 'user', role: 'Account Admin', sub: 'u-2' };
+    const signedIn = await whoami(
+      h,
+      issuer.mint({
+        tenant,
+        claims: { ...user, acr: 'urn:plantstore:acr:factor', auth_time: 1_800_000_000 },
+      }),
+    );
+    const malformed = await whoami(
+      h,
+      issuer.mint({ tenant, claims: { ...user, acr: 7, auth_time: '1800000000' } }),
+    );
+
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({
+      acr: 'urn:plantstore:acr:factor',
+      authTime: 1_800_000_000,
+    });
+    expect(malformed.status).toBe(200);
+    expect(malformed.body).not.toHaveProperty('acr');
+    expect(malformed.body).not.toHaveProperty('authTime');
+  });
+
   test('When exp passed a moment ago (within the 5 s clock tolerance), then the token is accepted', async () => {
     const tenant = newRealm();
     const res = await whoami(

@@ -199,6 +199,12 @@ export interface Invitation {
 /** Answered only at creation: the link that carries the token, the one time it is shown. */
 export type InvitationWithUrl = Invitation & { url: string };
 
+/** `GET /internal/v1/realms/:t/invitations?limit=&cursor=`: a page, newest first; `next_cursor` null on the last. */
+export interface InvitationPage {
+  invitations: Invitation[];
+  next_cursor: string | null;
+}
+
 /** `GET /internal/v1/realms/:t/security-events`: what happened at the realm itself. */
 export interface SecurityEvent {
   id: string;
@@ -215,6 +221,15 @@ export interface SecurityEvent {
 
 /** Longest email a person may have (RFC 5321's path limit). */
 export const EMAIL_MAX = 254;
+/**
+ * Invitations one tenant may have pending at once (neither accepted, revoked nor expired):
+ * beyond it a new email is refused (409) until one is revoked, accepted or expires. A tenant's
+ * team grows by a handful at a time; the bound keeps one tenant from filling the table, and
+ * the People page from listing more than it can show.
+ */
+export const MAX_PENDING_INVITATIONS = 100;
+/** Largest page of `GET …/invitations` (internal and public): the whole bound fits one page. */
+export const INVITATION_PAGE_MAX = 100;
 /** Default lifetime of an invitation link, seconds (7 days). */
 export const INVITATION_TTL_DEFAULT_SECONDS = 7 * 24 * 3600;
 

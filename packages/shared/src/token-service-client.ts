@@ -21,6 +21,7 @@ import type {
   ServiceAccountTrust,
   ServiceAccountWithSecret,
   Invitation,
+  InvitationPage,
   InvitationWithUrl,
   SecurityEvent,
   User,
@@ -365,10 +366,29 @@ export class TokenServiceClient extends TokenServiceReader {
     );
   }
 
-  listInvitations(tenant: string): Promise<Invitation[]> {
-    return this.mapped(async () =>
-      (await this.#json<Invitation[]>('GET', `${realm(tenant)}/invitations`)).map(invitationOf),
-    );
+  /**
+   * A page of the realm's pending invitations, newest first: `limit` of them after `cursor` (the
+   * `next_cursor` of the page before, opaque). A token service from before pages answers the
+   * whole list as an array: read as one last page.
+   */
+  listInvitations(
+    tenant: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<InvitationPage> {
+    const params = new URLSearchParams({ limit: String(page.limit) });
+    if (page.cursor !== undefined) params.set('cursor', page.cursor);
+    return this.mapped(async () => {
+      const body = await this.#json<InvitationPage | Invitation[]>(
+        'GET',
+        `${realm(tenant)}/invitations?${params}`,
+      );
+      if (Array.isArray(body))
+        return { invitations: body.slice(0, page.limit).map(invitationOf), next_cursor: null };
+      return {
+        invitations: body.invitations.map(invitationOf),
+        next_cursor: typeof body.next_cursor === 'string' ? body.next_cursor : null,
+      };
+    });
   }
 
   /** The invitation and its link, the one time the link is shown. */
@@ -386,8 +406,15 @@ export class TokenServiceClient extends TokenServiceReader {
     });
   }
 
-  revokeInvitation(tenant: string, id: string): Promise<void> {
-    return this.mapped(() => this.#json<void>('DELETE', `${realm(tenant)}/invitations/${seg(id)}`));
+  /** Revokes a pending invitation; the invitation as it was (undefined from a token service that answers 204). */
+  revokeInvitation(tenant: string, id: string): Promise<Invitation | undefined> {
+    return this.mapped(async () => {
+      const revoked = await this.#json<Invitation | undefined>(
+        'DELETE',
+        `${realm(tenant)}/invitations/${seg(id)}`,
+      );
+      return revoked === undefined ? undefined : invitationOf(revoked);
+    });
   }
 
   /** The realm's security events, newest first, ids below `before` when given. */

@@ -1,5 +1,6 @@
 export * from './dpop-client.js';
 export * from './env.js';
+export * from './hostile-emails.js';
 export * from './hostile-keys.js';
 export * from './jwt-signing.js';
 export * from './listener-probes.js';

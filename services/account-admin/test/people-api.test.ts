@@ -4,7 +4,13 @@
  * rule under parallel bursts, and the audit trail merged with the realm's own events.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freePort, startSmtpListener, uniqueName, type SmtpListener } from '@plant/test-kit';
+import {
+  freePort,
+  HOSTILE_EMAILS,
+  startSmtpListener,
+  uniqueName,
+  type SmtpListener,
+} from '@plant/test-kit';
 import { CookieJar, send, signIn, type PortalSession } from './helpers/browser-client.js';
 import { arraySchemaErrors, schemaErrors } from './helpers/openapi-check.js';
 import { createTenant, startPortal, type PortalHandle } from './helpers/platform.js';
@@ -213,6 +219,143 @@ describe('invitations', () => {
 
     expect(res.status).toBe(413);
   });
+});
+
+describe('invitation emails that are not one mailbox', () => {
+  test.each(HOSTILE_EMAILS)(
+    'When the email is %s, then 400 in the Error shape, nothing is pending and nothing is mailed',
+    async (_case, email) => {
+      const mailed = smtp.messages.length;
+
+      const res = await p.call(p.admin, 'POST', '/users', { body: { email, role: 'View' } });
+
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: 400,
+        message: expect.stringMatching(/^email must /),
+      });
+      const pending = (await (
+        await p.call(p.admin, 'GET', '/invitations?limit=100')
+      ).json()) as Array<{
+        email: string;
+      }>;
+      expect(pending.map((i) => i.email)).not.toContain(email);
+      expect(smtp.messages.length).toBe(mailed);
+    },
+  );
+
+  test('When a mailbox with every kind of character a mailbox may have is invited, then the one RCPT TO and the To header are exactly the recorded address', async () => {
+    const local = `${uniqueName('kim')}.O'Neil+ops_1`;
+
+    const answer = await invite(p.admin, `${local}@Mail.Example-Corp.TEST`);
+    const mail = await smtp.next();
+
+    expect(answer.invitation.email).toBe(`${local}@mail.example-corp.test`);
+    expect(mail.to).toEqual([answer.invitation.email]);
+    expect(mail.raw).toMatch(
+      new RegExp(`^To: ${answer.invitation.email.replace(/[.+]/g, '\\$&')}\\r?$`, 'm'),
+    );
+  });
+});
+
+describe('pending invitations: the bound and the pages', () => {
+  /** A tenant of its own and a portal without SMTP (nothing reaches this file's listener). */
+  async function quietTenant() {
+    const portal = await startPortal(p.ts, { port: await freePort() });
+    const tenant = await createTenant(p.ts);
+    // Signed in at the portal the realm redirects to; the session works at every replica.
+    const admin = await signIn(p.portal.url, tenant.tenant, tenant.admin);
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${portal.url}/api/v1${path}`, {
+        method,
+        headers: {
+          ...admin.headers(),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const inviteAs = (email: string) => call('POST', '/users', { email, role: 'View' });
+    return { portal, tenant, call, inviteAs };
+  }
+
+  test('When a tenant has 100 pending invitations, then the next is 409 in the Error shape and nothing more is pending', async () => {
+    const { portal, call, inviteAs } = await quietTenant();
+    try {
+      for (let i = 0; i < 100; i += 1)
+        expect((await inviteAs(`bound${i}@example.test`)).status).toBe(201);
+
+      const refused = await inviteAs('one-too-many@example.test');
+
+      expect({ status: refused.status, body: await refused.json() }).toEqual({
+        status: 409,
+        body: {
+          error: 409,
+          message:
+            'This tenant already has the maximum of 100 pending invitations: revoke one, or wait until one is accepted or expires',
+        },
+      });
+      const all = (await (await call('GET', '/invitations?limit=100')).json()) as unknown[];
+      expect(all).toHaveLength(100);
+    } finally {
+      await portal.stop();
+    }
+  });
+
+  test('When the invitations are listed a page at a time, then the Link rel="next" walks them newest first, each once, and the last page has none', async () => {
+    const { portal, call, inviteAs } = await quietTenant();
+    try {
+      for (let i = 0; i < 5; i += 1) await inviteAs(`paged${i}@example.test`);
+
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let path: string | undefined = '/invitations?limit=2';
+      while (path !== undefined) {
+        const res = await call('GET', path);
+        expect(res.status).toBe(200);
+        const page = (await res.json()) as Array<{ email: string }>;
+        expect(arraySchemaErrors('Invitation', page)).toEqual([]);
+        sizes.push(page.length);
+        seen.push(...page.map((i) => i.email));
+        const link = res.headers.get('link');
+        const next = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
+        if (link !== null)
+          expect(next).toMatch(
+            new RegExp(`^${portal.url}/api/v1/invitations\\?limit=2&cursor=[A-Za-z0-9_-]+$`),
+          );
+        path = next?.slice(`${portal.url}/api/v1`.length);
+      }
+      const byDefault = (await (await call('GET', '/invitations')).json()) as unknown[];
+
+      expect(sizes).toEqual([2, 2, 1]);
+      expect(seen).toEqual([4, 3, 2, 1, 0].map((i) => `paged${i}@example.test`));
+      expect(byDefault).toHaveLength(5);
+    } finally {
+      await portal.stop();
+    }
+  });
+
+  test.each([
+    ['limit=0', 'limit must be an integer between 1 and 100'],
+    ['limit=101', 'limit must be an integer between 1 and 100'],
+    ['limit=1e1', 'limit must be an integer between 1 and 100'],
+    ['cursor=%00', 'cursor is not valid'],
+    ['cursor=a&cursor=b', 'cursor is not valid'],
+    [
+      `cursor=${Buffer.from('before:99999999999999999999').toString('base64url')}`,
+      'cursor is not valid',
+    ],
+    [`cursor=${Buffer.from('before:0').toString('base64url')}`, 'cursor is not valid'],
+  ])(
+    'When the invitations are listed with %s, then 400 naming the problem',
+    async (query, message) => {
+      const res = await p.call(p.admin, 'GET', `/invitations?${query}`);
+
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: number; message: string };
+      expect(body.error).toBe(400);
+      expect(body.message).toContain(message);
+    },
+  );
 });
 
 describe('people', () => {

@@ -26,6 +26,51 @@ describe('the SMTP mailer', () => {
     }
   });
 
+  test.each([
+    'victim<attacker@evil.example>',
+    'victim,attacker@evil.example',
+    'group:attacker@evil.example;',
+    '"victim" <attacker@evil.example>',
+    'victim@corp.example (attacker@evil.example)',
+  ])(
+    'When it is handed %j, which a mailer reads as other mailboxes, then it refuses to send and nothing reaches the server',
+    async (to) => {
+      const smtp = await startSmtpListener();
+      const mailer = createSmtpMailer(smtp.url, 'a@example.test');
+      try {
+        await expect(mailer.send({ ...MAIL, to, text: 'the link' })).rejects.toThrow(
+          'not one mailbox',
+        );
+        await mailer.send({ ...MAIL, text: 'after' });
+
+        const mail = await smtp.next();
+        expect(mail.to).toEqual(['b@example.test']);
+        expect(mail.raw).toContain('after');
+        expect(smtp.messages).toHaveLength(1);
+      } finally {
+        mailer.close();
+        await smtp.close();
+      }
+    },
+  );
+
+  test('When it sends to a mailbox, then the one RCPT TO and the To header are exactly that address', async () => {
+    const smtp = await startSmtpListener();
+    const mailer = createSmtpMailer(smtp.url, 'Plants <a@example.test>');
+    const to = "Kim.O'Neil+ops_1@mail.example-corp.test";
+    try {
+      await mailer.send({ ...MAIL, to, text: 'x' });
+
+      const mail = await smtp.next();
+      expect(mail.from).toBe('a@example.test');
+      expect(mail.to).toEqual([to]);
+      expect(mail.raw.split(/\r?\n/)).toContain(`To: ${to}`);
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
   test('When the server refuses the message, then the send rejects', async () => {
     const smtp = await startSmtpListener({ failing: true });
     const mailer = createSmtpMailer(smtp.url, 'a@example.test');

@@ -163,7 +163,7 @@ describe('operator CLI (built dist/cli.js)', () => {
         '--admin-password',
         'a long password',
       ],
-      'error: --admin-email: email must be an email address\n',
+      'error: --admin-email: email must be an email address: one mailbox local@domain in ASCII, without a display name, list, group, comment or quotes\n',
     ],
     [
       [

@@ -1,6 +1,7 @@
-import { describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { decodeJwt, TEST_ENV, useHarness, uniqueIp, type Harness } from './helpers/harness.js';
+import { HOSTILE_EMAILS } from '@plant/test-kit';
 import { AUTH } from './helpers/internal-client.js';
 import { pkce, portalDriver, REDIRECT_URI } from './helpers/portal-driver.js';
 
@@ -355,7 +356,8 @@ describe('invitations', () => {
     const days =
       (Date.parse(created.expires_at) - Date.parse(new Date().toISOString())) / 86_400_000;
     expect(days).toBeGreaterThan(6.9);
-    expect(list.body).toEqual([{ ...created, url: undefined }].map(({ url: _u, ...rest }) => rest));
+    const { url: _url, ...listed } = created;
+    expect(list.body).toEqual({ invitations: [listed], next_cursor: null });
     const token = new URL(created.url).searchParams.get('token')!;
     const rows = await h.service.db('user_invitations').where({ realm: tenant });
     expect(JSON.stringify(rows)).not.toContain(token);
@@ -371,7 +373,7 @@ describe('invitations', () => {
       .set('authorization', AUTH);
     const old = await invitee().get(pathOf(first.url));
 
-    expect(list.body.map((i: { id: string }) => i.id)).toEqual([second.id]);
+    expect(list.body.invitations.map((i: { id: string }) => i.id)).toEqual([second.id]);
     expect(old.status).toBe(410);
     expect(old.text).toContain('This invitation was revoked');
   });
@@ -400,7 +402,11 @@ describe('invitations', () => {
       .set('authorization', AUTH);
     const page = await invitee().get(pathOf(created.url));
 
-    expect(revoked.status).toBe(204);
+    const { url: _url, ...invitation } = created;
+    expect({ status: revoked.status, body: revoked.body }).toEqual({
+      status: 200,
+      body: invitation,
+    });
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 404, message: 'Invitation not found' });
     expect(page.status).toBe(410);
@@ -424,7 +430,168 @@ describe('invitations', () => {
     const list = await api()
       .get(`${realmPath(other)}/invitations`)
       .set('authorization', AUTH);
-    expect(list.body).toHaveLength(1);
+    expect(list.body.invitations).toHaveLength(1);
+  });
+});
+
+describe('invitation emails', () => {
+  let tenant: string;
+  beforeAll(async () => {
+    ({ tenant } = await h.createTenant());
+  });
+
+  test.each(HOSTILE_EMAILS)(
+    'When the email is %s, then 400 in the Error shape and nothing is stored',
+    async (_case, email) => {
+      const res = await api()
+        .post(`${realmPath(tenant)}/invitations`)
+        .set('authorization', AUTH)
+        .send({ email, role: 'View' });
+
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 400, message: expect.stringMatching(/^email must /) });
+      expect(await h.service.db('user_invitations').where({ realm: tenant })).toEqual([]);
+    },
+  );
+
+  test("When an email has the characters a mailbox may have, then it is recorded as given with the domain's case folded", async () => {
+    const created = await invite(tenant, "Kim.O'Neil+ops_1-x@Mail.Example-Corp.test");
+
+    expect(created.email).toBe("Kim.O'Neil+ops_1-x@mail.example-corp.test");
+  });
+});
+
+describe('pending invitations: the bound and the pages', () => {
+  const MAX = 100;
+  const list = (tenant: string, query = '') =>
+    api()
+      .get(`${realmPath(tenant)}/invitations${query}`)
+      .set('authorization', AUTH);
+  const tryInvite = (tenant: string, email: string) =>
+    api()
+      .post(`${realmPath(tenant)}/invitations`)
+      .set('authorization', AUTH)
+      .send({ email, role: 'View' });
+  async function inviteMany(tenant: string, count: number, prefix = 'p'): Promise<void> {
+    for (let i = 0; i < count; i += 1) await invite(tenant, `${prefix}${i}@example.test`);
+  }
+
+  test('When a tenant has 100 pending invitations, then another is 409, re-inviting a pending email still works, and an expired one frees a place', async () => {
+    const { tenant } = await h.createTenant();
+    await inviteMany(tenant, MAX);
+
+    const refused = await tryInvite(tenant, 'one-more@example.test');
+    const again = await tryInvite(tenant, 'p7@example.test');
+    await h.service
+      .db('user_invitations')
+      .where({ realm: tenant, email: 'p3@example.test' })
+      .update({ expires_at: h.service.db.raw("now() - interval '1 second'") });
+    const afterExpiry = await tryInvite(tenant, 'one-more@example.test');
+    const refusedAgain = await tryInvite(tenant, 'two-more@example.test');
+
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      error: 409,
+      message:
+        'This tenant already has the maximum of 100 pending invitations: revoke one, or wait until one is accepted or expires',
+    });
+    expect(again.status).toBe(201);
+    expect(afterExpiry.status).toBe(201);
+    expect(refusedAgain.status).toBe(409);
+    const pending = await h.service
+      .db('user_invitations')
+      .where({ realm: tenant })
+      .whereNull('accepted_at')
+      .whereNull('revoked_at')
+      .whereRaw('expires_at > now()')
+      .count<[{ count: string }]>('* as count');
+    expect(Number(pending[0]?.count)).toBe(MAX);
+  });
+
+  test('When 30 invitations are created at once with 90 pending, then exactly 10 are created and 20 refused with 409', async () => {
+    const { tenant } = await h.createTenant();
+    await inviteMany(tenant, MAX - 10);
+
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => tryInvite(tenant, `burst${i}@example.test`)),
+    );
+
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array(10).fill(201), ...Array(20).fill(409)]);
+    const all: unknown[] = [];
+    let next = '?limit=100';
+    for (;;) {
+      const page = await list(tenant, next);
+      all.push(...page.body.invitations);
+      if (page.body.next_cursor === null) break;
+      next = `?limit=100&cursor=${page.body.next_cursor}`;
+    }
+    expect(all).toHaveLength(MAX);
+  });
+
+  test('When the pending invitations are listed a page at a time, then each comes once, newest first, and the last page has no cursor', async () => {
+    const { tenant } = await h.createTenant();
+    await inviteMany(tenant, 7, 'paged');
+
+    const seen: string[] = [];
+    let query = '?limit=3';
+    const sizes: number[] = [];
+    for (;;) {
+      const page = await list(tenant, query);
+      expect(page.status).toBe(200);
+      sizes.push(page.body.invitations.length);
+      seen.push(...page.body.invitations.map((i: { email: string }) => i.email));
+      if (page.body.next_cursor === null) break;
+      expect(page.body.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      query = `?limit=3&cursor=${page.body.next_cursor}`;
+    }
+    const whole = await list(tenant);
+
+    expect(sizes).toEqual([3, 3, 1]);
+    expect(seen).toEqual([6, 5, 4, 3, 2, 1, 0].map((i) => `paged${i}@example.test`));
+    expect(whole.body).toEqual({ invitations: expect.any(Array), next_cursor: null });
+    expect(whole.body.invitations).toHaveLength(7);
+  });
+
+  test('When the limit or the cursor is not one the API made, then 400 in the Error shape', async () => {
+    const { tenant } = await h.createTenant();
+    const forged = Buffer.from('before:99999999999999999999').toString('base64url');
+
+    const answers = await Promise.all(
+      [
+        'limit=0',
+        'limit=101',
+        'limit=1e2',
+        'limit=x',
+        'cursor=%00',
+        `cursor=${forged}`,
+        'cursor=YQ',
+      ].map((q) => list(tenant, `?${q}`)),
+    );
+
+    for (const res of answers) {
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 400, message: expect.any(String) });
+    }
+  });
+
+  test('When an invitation is created, then no query reads the pending list', async () => {
+    const { tenant } = await h.createTenant();
+    await inviteMany(tenant, 3, 'quiet');
+    const statements: string[] = [];
+    const record = (query: { sql: string }) => statements.push(query.sql);
+    h.service.db.on('query', record);
+    try {
+      await invite(tenant, 'watched@example.test');
+    } finally {
+      h.service.db.off('query', record);
+    }
+
+    const selects = statements.filter(
+      (sql) => /^select/i.test(sql) && /user_invitations/.test(sql),
+    );
+    // The realm lock and the bound's count may look; nothing lists the invitations.
+    expect(selects.filter((sql) => !/count\(/i.test(sql))).toEqual([]);
   });
 });
 
@@ -470,7 +637,7 @@ describe('accepting an invitation', () => {
     const invitations = await api()
       .get(`${realmPath(tenant)}/invitations`)
       .set('authorization', AUTH);
-    expect(invitations.body).toEqual([]);
+    expect(invitations.body).toEqual({ invitations: [], next_cursor: null });
   });
 
   test('When one link is accepted ten times at once, then exactly one person is created and the others read "already used"', async () => {

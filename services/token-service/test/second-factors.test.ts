@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Secret, TOTP } from 'otpauth';
-import type { Response } from 'supertest';
-import { ADMIN_PASSWORD, decodeJwt, startHarness, type Harness } from './helpers/harness.js';
-import { portalDriver, type Browser, type PortalDriver } from './helpers/portal-driver.js';
+import request, { type Response } from 'supertest';
+import {
+  ADMIN_PASSWORD,
+  decodeJwt,
+  startHarness,
+  TEST_ENV,
+  type Harness,
+} from './helpers/harness.js';
+import {
+  portalDriver,
+  REDIRECT_URI,
+  type Browser,
+  type PortalDriver,
+} from './helpers/portal-driver.js';
 
 /**
  * Second factors at the realm, driven as a browser would: enrolment forced by the policy,
@@ -270,6 +281,56 @@ describe('second factors at sign-in', () => {
 
     expect(results.filter((r) => r.status === 303)).toHaveLength(1);
     expect(results.filter((r) => r.status === 401)).toHaveLength(3);
+  });
+});
+
+describe('access tokens of a sign-in (RFC 9068 §2.2.1)', () => {
+  /** Exchanges the code of a sign-in that asked for the account-admin API; the access token's and the ID token's claims. */
+  async function tokensOf(step: Step, end: Response) {
+    expect(end.status).toBe(303);
+    const code = new URL(end.headers.location!).searchParams.get('code');
+    const tokens = await request(h.publicUrl).post(h.tokenUrl(tenant)).type('form').send({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: REDIRECT_URI,
+      client_id: 'portal',
+      code_verifier: step.verifier,
+      resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+    });
+    expect(tokens.status).toBe(200);
+    return {
+      access: decodeJwt(tokens.body.access_token).payload,
+      id: decodeJwt(tokens.body.id_token).payload,
+    };
+  }
+  const forTheApi = {
+    resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+    scope: 'openid email profile plants:read plants:write',
+  };
+
+  test("When a person signs in with password and a code for the account-admin API, then the access token carries acr factor and the sign-in's auth_time, as the ID token does", async () => {
+    const person = await enrolledAdmin();
+    const step = await password(driver.browser(), person.email, person.pass, forTheApi);
+
+    const { access, id } = await tokensOf(
+      step,
+      await post(step, 'factor', { code: person.codes[3]! }),
+    );
+
+    expect(access).toMatchObject({ sub: person.sub, acr: FACTOR_ACR, principal_type: 'user' });
+    expect(access.auth_time).toEqual(expect.any(Number));
+    expect(access.auth_time).toBe(id.auth_time);
+  });
+
+  test('When a person without a factor signs in with the password alone, then the access token says acr password with its auth_time', async () => {
+    const user = await h.createUser(tenant, 'Edit');
+    const before = Math.floor(Date.now() / 1000);
+    const step = await password(driver.browser(), user.email, user.password, forTheApi);
+
+    const { access } = await tokensOf(step, step.page);
+
+    expect(access).toMatchObject({ sub: user.id, acr: PASSWORD_ACR });
+    expect(access.auth_time).toBeGreaterThanOrEqual(before - 1);
   });
 });
 

@@ -302,6 +302,24 @@ describe('Shared Signals: push, every event type', () => {
       [T.purged, undefined, undefined],
     ]);
     for (const set of sets) expect(set.sub_id).toEqual({ format: 'iss_sub', iss: issuer, sub });
+    // Every event with a reason says it in reason_admin (CAEP 1.0 §2), a credential change too.
+    expect(sets.map((s) => s.event.reason_admin)).toEqual([
+      { en: "The service account's client secret was created" },
+      { en: "The service account's client secret was reset" },
+      { en: 'A key of the service account was added' },
+      { en: 'A key of the service account was removed' },
+      { en: 'A trusted workload of the service account was added' },
+      { en: 'A key of the service account was added' },
+      { en: 'A trusted workload of the service account was removed' },
+      { en: "The service account's client secret was removed" },
+      { en: "The service account's role changed; its older tokens are revoked" },
+      undefined,
+      { en: 'The service account was disabled' },
+      undefined,
+      { en: 'The credential was reported leaked and has been revoked' },
+      { en: 'The service account was deleted' },
+      undefined,
+    ]);
     expect(sets[0]!.event).toMatchObject({ initiating_entity: 'admin' });
     expect(sets[12]!.event).toMatchObject({ initiating_entity: 'system' });
     expect(new Set(sets.map((s) => s.jti)).size).toBe(sets.length);

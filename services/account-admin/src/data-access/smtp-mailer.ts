@@ -5,10 +5,19 @@
  * so a slow server delays one invitation's answer by at most the timeouts, never more. A message
  * waits in the pool's queue only while its invitation request waits for it, so the queue holds
  * at most the invitations in flight.
+ *
+ * The recipient is exactly one mailbox, or nothing is sent. nodemailer reads a `to` string as
+ * an address list (display names, lists, groups, comments): `victim<attacker@evil.example>`
+ * would go to the attacker while the invitation is recorded under the whole string. So `to`
+ * must be one strict mailbox (`isMailbox`, the rule the API takes emails by), and it goes to
+ * nodemailer as an address object, in the header and in the envelope, which nodemailer never
+ * parses again: the RCPT TO is the recorded address, character for character.
  */
+import { isMailbox } from '@plant/shared/api';
 import nodemailer from 'nodemailer';
 
 export interface OutgoingMail {
+  /** One mailbox `local@domain` (`isMailbox`); anything else is refused, never parsed. */
   to: string;
   subject: string;
   text: string;
@@ -42,7 +51,16 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
   });
   return {
     async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      if (!isMailbox(mail.to))
+        throw new Error('refusing to mail an address that is not one mailbox');
+      const recipient = { name: '', address: mail.to };
+      await transport.sendMail({
+        from,
+        to: recipient,
+        envelope: { from, to: [recipient] },
+        subject: mail.subject,
+        text: mail.text,
+      });
     },
     close() {
       transport.close();

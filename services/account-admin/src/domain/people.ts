@@ -30,7 +30,12 @@ import {
   recordOrUndo,
   type ServiceAccountDeps,
 } from './managed-service-accounts.js';
-import { isPeopleId, type InviteInput, type UpdateUserInput } from './people-validators.js';
+import {
+  isPeopleId,
+  type InvitationsQuery,
+  type InviteInput,
+  type UpdateUserInput,
+} from './people-validators.js';
 import { assertRecentFactor } from './step-up.js';
 
 export type EmailOutcome = 'sent' | 'failed' | 'not_configured';
@@ -164,9 +169,20 @@ export async function removePerson(
   );
 }
 
-export async function listInvitations(deps: PeopleDeps, actor: Actor): Promise<Invitation[]> {
+/** One page of the pending invitations, newest first, and the cursor of the next one (absent on the last). */
+export interface InvitationListPage {
+  invitations: Invitation[];
+  nextCursor?: string;
+}
+
+export async function listInvitations(
+  deps: PeopleDeps,
+  actor: Actor,
+  page: InvitationsQuery,
+): Promise<InvitationListPage> {
   assertCanManagePeople(actor);
-  return deps.tokenService.listInvitations(actor.tenant);
+  const { invitations, next_cursor } = await deps.tokenService.listInvitations(actor.tenant, page);
+  return { invitations, ...(next_cursor === null ? {} : { nextCursor: next_cursor }) };
 }
 
 /** The invitation and its link (shown once), and whether it was e-mailed. */
@@ -248,11 +264,14 @@ export async function revokeInvitation(
   assertCanManagePeople(actor);
   assertRecentFactor(actor);
   if (!isPeopleId(id)) throw new InvitationNotFound();
-  const pending = (await deps.tokenService.listInvitations(actor.tenant)).find((i) => i.id === id);
-  if (pending === undefined) throw new InvitationNotFound();
-  await deps.tokenService.revokeInvitation(actor.tenant, id);
+  // The token service answers the invitation it revoked (404 when none is pending): no list is read.
+  const revoked = await deps.tokenService.revokeInvitation(actor.tenant, id);
   await recordIrreversible(
     deps,
-    peopleEvent(actor, meta, 'invitation.revoke', { type: 'invitation', id, name: pending.email }),
+    peopleEvent(actor, meta, 'invitation.revoke', {
+      type: 'invitation',
+      id,
+      name: revoked?.email ?? null,
+    }),
   );
 }

@@ -148,6 +148,40 @@ export async function signIn(
 }
 
 /**
+ * What a person does on a realm page that follows the password (a factor, an enrolment, the
+ * recovery codes): given the page, the realm's answer to its form (`postRealmForm`).
+ */
+export type RealmStep = (jar: CookieJar, pageUrl: string, page: string) => Promise<Response>;
+
+/** Posts the form of a realm page whose action ends with `/<action>`, its CSRF field included. */
+export async function postRealmForm(
+  jar: CookieJar,
+  pageUrl: string,
+  page: string,
+  action: string,
+  fields: Record<string, string> = {},
+): Promise<Response> {
+  const target = [...page.matchAll(/<form method="post" action="([^"]+)"/g)]
+    .map((m) => m[1]!.replace(/&amp;/g, '&'))
+    .find((a) => a.endsWith(`/${action}`));
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (target === undefined || csrf === undefined)
+    throw new Error(`no ${action} form at ${pageUrl}:\n${page.slice(0, 500)}`);
+  return send(jar, new URL(target, pageUrl).href, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: csrf.replace(/&amp;/g, '&'), ...fields }).toString(),
+  });
+}
+
+export interface UserTokenOptions {
+  /** More parameters of the authorization request (`plant_action`, `acr_values`…). */
+  extra?: Record<string, string>;
+  /** What to do on each realm page between the password and the redirect to the portal. */
+  step?: RealmStep;
+}
+
+/**
  * A user's access token for the account-admin API (aud ACCOUNT_ADMIN_AUDIENCE): the
  * portal client's authorization code + PKCE flow with `resource`, as a CLI tool would run it.
  */
@@ -156,6 +190,7 @@ export async function userAccessToken(
   portalUrl: string,
   tenant: string,
   user: TestUser,
+  { extra = {}, step }: UserTokenOptions = {},
 ): Promise<string> {
   const jar = new CookieJar();
   const verifier = randomBytes(32).toString('base64url');
@@ -172,10 +207,25 @@ export async function userAccessToken(
     code_challenge_method: 'S256',
     state: randomBytes(8).toString('hex'),
     resource: ACCOUNT_ADMIN_AUDIENCE,
+    ...extra,
   }).toString();
   const { res: formRes, url: formUrl } = await follow(jar, authorize.href);
   const next = await submitSignInForm(jar, formUrl, await formRes.text(), user);
-  const { url: callback } = await follow(jar, next, (url) => url.startsWith(redirectUri));
+  const atCallback = (url: string) => url.startsWith(redirectUri);
+  let { res: pageRes, url: callback } = await follow(jar, next, atCallback);
+  while (!atCallback(callback)) {
+    if (step === undefined || pageRes.status !== 200)
+      throw new Error(`sign-in stopped at ${callback} with ${pageRes.status}`);
+    // A step answers with the next page itself (200) or sends the browser on (303).
+    pageRes = await step(jar, callback, await pageRes.text());
+    const location = pageRes.headers.get('location');
+    if (location !== null)
+      ({ res: pageRes, url: callback } = await follow(
+        jar,
+        new URL(location, callback).href,
+        atCallback,
+      ));
+  }
   const code = new URL(callback).searchParams.get('code');
   if (!code) throw new Error(`no code in ${callback}`);
   const res = await fetch(`${realm}/protocol/openid-connect/token`, {

@@ -6,6 +6,8 @@ import { DuplicateUserEmail, emailInUse, insertUser, type NewUser } from './user
 
 export interface InvitationRow {
   id: string;
+  /** Its place in the order invitations were made (int64, as a decimal string): the page cursor's key. */
+  seq: string;
   realm: string;
   email: string;
   role: UserRole;
@@ -33,6 +35,18 @@ export type InvitationState = 'pending' | 'expired' | 'revoked' | 'accepted';
 /** The invitation a link names, with its state; no token. */
 export type InvitationLookup = InvitationRow & { state: InvitationState };
 
+export type CreateOutcome =
+  | { kind: 'created'; row: InvitationRow }
+  | { kind: 'unknown-realm' }
+  | { kind: 'email-taken' }
+  | { kind: 'limit-reached' };
+
+/** One page of a realm's pending invitations, newest first; `more` when older ones follow. */
+export interface PendingPage {
+  rows: InvitationRow[];
+  more: boolean;
+}
+
 export type AcceptOutcome =
   | { kind: 'accepted'; sub: string }
   | { kind: 'unknown' }
@@ -41,14 +55,17 @@ export type AcceptOutcome =
 
 export interface InvitationRepository {
   /**
-   * Under the realm lock: refuses an email a live person has ('email-taken'), revokes a pending
-   * invitation of the same email (the newest link is the one that works), inserts the new one.
+   * Under the realm lock: refuses an email a live person has ('email-taken'), refuses a new
+   * email when `maxPending` other invitations are pending ('limit-reached': counted inside the
+   * lock, so exact under parallel creates; expired ones do not count), revokes a pending
+   * invitation of the same email (the newest link is the one that works), inserts the new one
+   * and answers its row.
    */
-  create(invitation: NewInvitation): Promise<'created' | 'unknown-realm' | 'email-taken'>;
-  /** The realm's pending invitations (neither accepted, revoked nor expired), newest first. */
-  listPending(realm: string): Promise<InvitationRow[]>;
-  /** Revokes a pending invitation; false when there is none with this id in the realm. */
-  revoke(realm: string, id: string): Promise<boolean>;
+  create(invitation: NewInvitation, maxPending: number): Promise<CreateOutcome>;
+  /** A page of the realm's pending invitations (neither accepted, revoked nor expired), newest first, made before `beforeSeq` when given. */
+  listPending(realm: string, page: { limit: number; beforeSeq?: string }): Promise<PendingPage>;
+  /** Revokes a pending invitation and answers it; undefined when there is none with this id in the realm. */
+  revoke(realm: string, id: string): Promise<InvitationRow | undefined>;
   findByDigest(realm: string, tokenDigest: string): Promise<InvitationLookup | undefined>;
   /**
    * One transaction: the invitation is consumed by a conditional update (only a pending one
@@ -69,6 +86,7 @@ const STATE_SQL = `case when i.accepted_at is not null then 'accepted'
 
 const COLUMNS = [
   'i.id',
+  'i.seq',
   'i.realm',
   'i.email',
   'i.role',
@@ -100,38 +118,51 @@ export function createInvitationRepository(db: Knex): InvitationRepository {
   }
 
   return {
-    create(invitation) {
-      return db.transaction(async (trx) => {
-        if (!(await lockRealm(trx, invitation.realm))) return 'unknown-realm' as const;
+    create(invitation, maxPending) {
+      return db.transaction(async (trx): Promise<CreateOutcome> => {
+        if (!(await lockRealm(trx, invitation.realm))) return { kind: 'unknown-realm' };
         if (await emailInUse(trx, invitation.realm, invitation.email))
-          return 'email-taken' as const;
+          return { kind: 'email-taken' };
+        // The others: a pending invitation of this email is replaced below, so it leaves a place.
+        const [{ others }] = (await pending(
+          trx('user_invitations')
+            .where({ realm: invitation.realm })
+            .whereRaw('lower(email) <> lower(?)', [invitation.email]),
+        ).count('* as others')) as [{ others: string | number }];
+        if (Number(others) >= maxPending) return { kind: 'limit-reached' };
         await pending(
           trx('user_invitations')
             .where({ realm: invitation.realm })
             .whereRaw('lower(email) = lower(?)', [invitation.email]),
         ).update({ revoked_at: trx.fn.now() });
-        await trx('user_invitations').insert({
-          id: invitation.id,
-          realm: invitation.realm,
-          email: invitation.email,
-          role: invitation.role,
-          token_digest: invitation.tokenDigest,
-          created_by: invitation.createdBy,
-          expires_at: trx.raw(`now() + make_interval(secs => ?)`, [invitation.expiresInSeconds]),
-        });
-        return 'created' as const;
+        const [row] = (await trx('user_invitations')
+          .insert({
+            id: invitation.id,
+            realm: invitation.realm,
+            email: invitation.email,
+            role: invitation.role,
+            token_digest: invitation.tokenDigest,
+            created_by: invitation.createdBy,
+            expires_at: trx.raw(`now() + make_interval(secs => ?)`, [invitation.expiresInSeconds]),
+          })
+          .returning(COLUMNS.map((c) => c.slice(2)))) as InvitationRow[];
+        return { kind: 'created', row: row! };
       });
     },
-    async listPending(realm) {
-      return (await pending(db('user_invitations').where({ realm }))
-        .orderBy('created_at', 'desc')
+    async listPending(realm, { limit, beforeSeq }) {
+      const query = pending(db('user_invitations').where({ realm }));
+      if (beforeSeq !== undefined) query.where('seq', '<', beforeSeq);
+      const rows = (await query
+        .orderBy('seq', 'desc')
+        .limit(limit + 1)
         .select(COLUMNS.map((c) => c.slice(2)))) as InvitationRow[];
+      return { rows: rows.slice(0, limit), more: rows.length > limit };
     },
     async revoke(realm, id) {
-      const changed = await pending(db('user_invitations').where({ realm, id })).update({
-        revoked_at: db.fn.now(),
-      });
-      return changed > 0;
+      const [row] = (await pending(db('user_invitations').where({ realm, id }))
+        .update({ revoked_at: db.fn.now() })
+        .returning(COLUMNS.map((c) => c.slice(2)))) as InvitationRow[];
+      return row;
     },
     async findByDigest(realm, tokenDigest) {
       return db('user_invitations as i')

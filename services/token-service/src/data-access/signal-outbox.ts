@@ -47,12 +47,38 @@ const CREDENTIAL_TYPES: Record<AccountCredential, string> = {
   trust: 'trusted-workload',
 };
 
+/**
+ * What a credential change says in `reason_admin` (CAEP 1.0 §2): receivers that show the reason
+ * of an event show it for every CAEP event, so a credential change names what happened, as a
+ * session revocation does.
+ */
+const CREDENTIAL_CHANGE_REASONS: Record<AccountCredential, Record<CredentialChange, string>> = {
+  secret: {
+    create: "The service account's client secret was created",
+    update: "The service account's client secret was reset",
+    delete: "The service account's client secret was removed",
+  },
+  key: {
+    create: 'A key of the service account was added',
+    update: 'A key of the service account was replaced',
+    delete: 'A key of the service account was removed',
+  },
+  trust: {
+    create: 'A trusted workload of the service account was added',
+    update: 'A trusted workload of the service account was replaced',
+    delete: 'A trusted workload of the service account was removed',
+  },
+};
+
+/** CAEP `change_type` of a credential change. */
+export type CredentialChange = 'create' | 'update' | 'delete';
+
 /** A change to report, as the repository that made it knows it. */
 export type AccountSignal =
   | {
       type: 'credential-change';
       credential: AccountCredential;
-      change: 'create' | 'update' | 'delete';
+      change: CredentialChange;
     }
   | { type: 'session-revoked'; reason: string }
   | { type: 'account-disabled' }
@@ -87,6 +113,7 @@ export function eventOf(
           ...common,
           credential_type: CREDENTIAL_TYPES[signal.credential],
           change_type: signal.change,
+          reason_admin: { en: CREDENTIAL_CHANGE_REASONS[signal.credential][signal.change] },
         },
       };
     case 'session-revoked':

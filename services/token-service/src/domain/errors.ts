@@ -1,6 +1,7 @@
 import { createError } from '@plant/shared/api';
 import {
   MAX_KEYS_PER_SERVICE_ACCOUNT,
+  MAX_PENDING_INVITATIONS,
   MAX_TRUSTS_PER_SERVICE_ACCOUNT,
 } from '@plant/shared/token-service-client';
 
@@ -33,6 +34,11 @@ export const LastAccountAdmin = createError(
   'This is the last active Account Admin of the tenant: make another person Account Admin first',
 );
 export const InvitationNotFound = createError('InvitationNotFound', 404, 'Invitation not found');
+export const InvitationLimitReached = createError(
+  'InvitationLimitReached',
+  409,
+  `This tenant already has the maximum of ${MAX_PENDING_INVITATIONS} pending invitations: revoke one, or wait until one is accepted or expires`,
+);
 export const FactorNotFound = createError('FactorNotFound', 404, 'Factor not found');
 export const PrincipalNotFound = createError('PrincipalNotFound', 404, 'Principal not found');
 

@@ -11,9 +11,22 @@
  * portal, where the tenant's factor policy applies as for anyone.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Invitation, InvitationWithUrl, UserRole } from '@plant/shared/token-service-client';
+import { normalizeMailbox, pageLimit, positionCursor } from '@plant/shared/api';
+import {
+  INVITATION_PAGE_MAX,
+  MAX_PENDING_INVITATIONS,
+  type Invitation,
+  type InvitationPage,
+  type InvitationWithUrl,
+  type UserRole,
+} from '@plant/shared/token-service-client';
 import type { InvitationLookup, InvitationRow } from '../data-access/invitation-repository.js';
-import { InvitationNotFound, TenantNotFound, UserEmailTaken } from './errors.js';
+import {
+  InvitationLimitReached,
+  InvitationNotFound,
+  TenantNotFound,
+  UserEmailTaken,
+} from './errors.js';
 import type { IdentityContext } from './identity-context.js';
 import type { PasswordCheckers } from './password-checkers.js';
 import { assertTenantExists } from './tenants.js';
@@ -42,7 +55,12 @@ function toInvitation(row: InvitationRow): Invitation {
   };
 }
 
-/** A new invitation and its link (shown once); a pending one for the same email is revoked. */
+/**
+ * A new invitation and its link (shown once); a pending one for the same email is revoked. The
+ * email is recorded with its domain in lower case (`normalizeMailbox`): the address the mail
+ * goes to, as mailers fold it. A tenant with MAX_PENDING_INVITATIONS pending takes no new email
+ * (409); re-inviting a pending email replaces it and still works.
+ */
 export async function createInvitation(
   ctx: Pick<IdentityContext, 'invitations' | 'secrets'>,
   settings: InvitationSettings,
@@ -50,38 +68,74 @@ export async function createInvitation(
   input: { email: string; role: UserRole; actor?: string | undefined },
 ): Promise<InvitationWithUrl> {
   const token = randomBytes(32).toString('base64url');
-  const id = randomUUID();
-  const outcome = await ctx.invitations.create({
-    id,
-    realm: tenant,
-    email: input.email,
-    role: input.role,
-    tokenDigest: ctx.secrets.digest(token),
-    createdBy: input.actor ?? null,
-    expiresInSeconds: settings.ttlSeconds,
-  });
-  if (outcome === 'unknown-realm') throw new TenantNotFound();
-  if (outcome === 'email-taken') throw new UserEmailTaken();
-  const row = (await ctx.invitations.listPending(tenant)).find((i) => i.id === id);
-  if (row === undefined) throw new InvitationNotFound();
-  return { ...toInvitation(row), url: invitationUrl(settings.authUrl, tenant, token) };
+  const outcome = await ctx.invitations.create(
+    {
+      id: randomUUID(),
+      realm: tenant,
+      email: normalizeMailbox(input.email),
+      role: input.role,
+      tokenDigest: ctx.secrets.digest(token),
+      createdBy: input.actor ?? null,
+      expiresInSeconds: settings.ttlSeconds,
+    },
+    MAX_PENDING_INVITATIONS,
+  );
+  if (outcome.kind === 'unknown-realm') throw new TenantNotFound();
+  if (outcome.kind === 'email-taken') throw new UserEmailTaken();
+  if (outcome.kind === 'limit-reached') throw new InvitationLimitReached();
+  return { ...toInvitation(outcome.row), url: invitationUrl(settings.authUrl, tenant, token) };
 }
 
+/** `limit` of `GET …/invitations`: the whole bound by default (an older caller sends none and reads every pending one). */
+const INVITATION_LIMIT = pageLimit(
+  INVITATION_PAGE_MAX,
+  INVITATION_PAGE_MAX,
+  'Maximum number of invitations to return',
+);
+/** The cursor of the next page: opaque, the position of the last invitation answered. */
+const INVITATION_CURSOR = positionCursor(
+  'before:',
+  'cursor is not valid: use the next_cursor of the previous page',
+  { min: 1n },
+);
+
+/** What the query of `GET …/invitations` may name. */
+export const INVITATIONS_QUERY = ['limit', 'cursor'] as const;
+
+/** The query of `GET …/invitations`: 400 for a limit or a cursor the API did not make. */
+export function parseInvitationsQuery(query: Record<string, unknown>): {
+  limit: number;
+  before: string | undefined;
+} {
+  return { limit: INVITATION_LIMIT.parse(query), before: INVITATION_CURSOR.decode(query.cursor) };
+}
+
+/** A page of the realm's pending invitations, newest first, and the cursor of the next one. */
 export async function listInvitations(
   ctx: Pick<IdentityContext, 'invitations' | 'realms'>,
   tenant: string,
-): Promise<Invitation[]> {
-  const rows = await ctx.invitations.listPending(tenant);
-  if (rows.length === 0) await assertTenantExists(ctx, tenant);
-  return rows.map(toInvitation);
+  page: { limit: number; before: string | undefined },
+): Promise<InvitationPage> {
+  const { rows, more } = await ctx.invitations.listPending(tenant, {
+    limit: page.limit,
+    ...(page.before === undefined ? {} : { beforeSeq: page.before }),
+  });
+  if (rows.length === 0 && page.before === undefined) await assertTenantExists(ctx, tenant);
+  const last = rows.at(-1);
+  return {
+    invitations: rows.map(toInvitation),
+    next_cursor: more && last !== undefined ? INVITATION_CURSOR.encode(last.seq) : null,
+  };
 }
 
+/** Revokes a pending invitation; the invitation as it was (its email names it in the audit trail). */
 export async function revokeInvitation(
   ctx: Pick<IdentityContext, 'invitations' | 'realms'>,
   tenant: string,
   id: string,
-): Promise<void> {
-  if (await ctx.invitations.revoke(tenant, id)) return;
+): Promise<Invitation> {
+  const row = await ctx.invitations.revoke(tenant, id);
+  if (row !== undefined) return toInvitation(row);
   await assertTenantExists(ctx, tenant);
   throw new InvitationNotFound();
 }

@@ -1,6 +1,13 @@
-import { boundedText, nameText, PLANT_TAG_MAX, TENANT_NAME_PATTERN } from '@plant/shared/api';
+import {
+  boundedText,
+  mailboxAddress,
+  nameText,
+  PLANT_TAG_MAX,
+  TENANT_NAME_PATTERN,
+} from '@plant/shared/api';
 import {
   credentialPolicyFields,
+  EMAIL_MAX,
   GrantQuotaSchema,
   grantsSchema,
   hasPolicyChange,
@@ -91,12 +98,8 @@ export const UserRoleSchema = z.enum(['View', 'Edit', 'Account Admin'], {
   error: 'role must be "View", "Edit" or "Account Admin"',
 });
 
-export const EmailSchema = z
-  .string()
-  .max(254, { error: 'email must be at most 254 characters' })
-  .regex(/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u, {
-    error: 'email must be an email address',
-  });
+/** A person's or an invitation's email: one strict mailbox (mailbox-address.ts in @plant/shared). */
+export const EmailSchema = mailboxAddress('email', EMAIL_MAX);
 
 export const PasswordSchema = z
   .string()

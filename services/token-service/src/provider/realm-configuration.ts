@@ -183,6 +183,23 @@ function signInPolicy(personOf: (sub: string) => Promise<SignInPerson | undefine
   return policy;
 }
 
+/**
+ * RFC 9068 §2.2.1: a person's access token says how and when they signed in (`acr`,
+ * `auth_time`), copied from the authorization code the token is exchanged for, as the ID
+ * token's are. A resource server's step-up (account-admin's, RFC 9470) counts a bearer token's
+ * own sign-in by these: without them no bearer token could ever pass it. The portal client asks
+ * for no refresh tokens (no `offline_access`), so a code is the only grant a person's token
+ * comes from; a token without one carries neither claim and counts as no factor.
+ */
+function signInContextOf(ctx: KoaContextWithOIDC): { acr?: string; auth_time?: number } {
+  const code = ctx.oidc.entities.AuthorizationCode;
+  if (code === undefined) return {};
+  return {
+    ...(typeof code.acr === 'string' ? { acr: code.acr } : {}),
+    ...(typeof code.authTime === 'number' ? { auth_time: code.authTime } : {}),
+  };
+}
+
 function principalOf(client: unknown): PrincipalMetadata | undefined {
   return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as
     | PrincipalMetadata
@@ -343,7 +360,7 @@ export function realmConfiguration(
         },
       },
     },
-    extraTokenClaims: async (_ctx, token) => {
+    extraTokenClaims: async (ctx, token) => {
       if (token.kind === 'ClientCredentials') return undefined;
       const accountId = (token as { accountId?: string }).accountId;
       const tenant = realmOf();
@@ -357,6 +374,7 @@ export function realmConfiguration(
         role: user.role,
         grants: [],
         ver: user.token_version,
+        ...signInContextOf(ctx),
       };
     },
     findAccount: async (_ctx, sub) => {

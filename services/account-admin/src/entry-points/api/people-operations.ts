@@ -6,8 +6,14 @@ import {
   jsonResponse,
   type OpenAPIRegistry,
 } from '@plant/shared/http';
+import { MAX_PENDING_INVITATIONS } from '@plant/shared/token-service-client';
 import { z } from 'zod';
-import { InviteBody, UpdateUserBody, UserPath } from '../../domain/people-validators.js';
+import {
+  InvitationsQueryParams,
+  InviteBody,
+  UpdateUserBody,
+  UserPath,
+} from '../../domain/people-validators.js';
 import { InvitationCreatedSchema, InvitationSchema, UserSchema } from './response-schemas.js';
 
 export function registerPeopleOperations(
@@ -42,8 +48,8 @@ export function registerPeopleOperations(
     responses: {
       201: jsonResponse('Invited; the link is shown once', InvitationCreatedSchema),
       ...errorResponses({
-        400: 'Invalid body',
-        409: 'A person with this email exists',
+        400: 'Invalid body: the email must be one mailbox local@domain in ASCII (no display name, list, group, comment or quotes) without control or invisible characters',
+        409: `A person with this email exists, or the tenant has ${MAX_PENDING_INVITATIONS} pending invitations (each with its own message)`,
         ...JSON_BODY_ERRORS,
         ...people,
       }),
@@ -92,11 +98,19 @@ export function registerPeopleOperations(
   registry.registerPath({
     method: 'get',
     path: '/invitations',
-    summary: 'List pending invitations (newest first); links are never shown again',
+    summary:
+      'List pending invitations (newest first), a page at a time; more pages via the Link rel="next" header; links are never shown again',
     operationId: 'listInvitations',
+    request: { query: InvitationsQueryParams },
     responses: {
-      200: jsonResponse('Pending invitations', z.array(InvitationSchema)),
-      ...errorResponses(people),
+      200: jsonResponse('A page of pending invitations', z.array(InvitationSchema), {
+        Link: {
+          description:
+            '`<{portal_url}/api/v1/invitations?limit=N&cursor=...>; rel="next"` when older invitations are pending',
+          schema: { type: 'string' },
+        },
+      }),
+      ...errorResponses({ 400: 'Invalid limit or cursor', ...people }),
     },
   });
   registry.registerPath({

@@ -9,12 +9,17 @@ import {
   revokeInvitation,
   type PeopleDeps,
 } from '../../domain/people.js';
-import { InviteBody, UpdateUserBody } from '../../domain/people-validators.js';
+import {
+  InvitationsQueryParams,
+  InviteBody,
+  parseInvitationsQuery,
+  UpdateUserBody,
+} from '../../domain/people-validators.js';
 import { actorOf } from './authenticate.js';
 import { noStore, requestMeta } from './route-helpers.js';
 
-/** `/users` and `/invitations` under the API base: parse, one use case, answer. */
-export function peopleRoutes(people: PeopleDeps, base: string): RouteTable {
+/** `/users` and `/invitations` under the API base: parse, one use case, answer. `portalUrl` makes the next page's link. */
+export function peopleRoutes(people: PeopleDeps, base: string, portalUrl: string): RouteTable {
   const user = `${base}/users/:id`;
   const idOf = (params: Record<string, unknown>) => String(params.id);
   return [
@@ -82,9 +87,16 @@ export function peopleRoutes(people: PeopleDeps, base: string): RouteTable {
     {
       method: 'GET',
       path: `${base}/invitations`,
+      input: { query: fieldsOf(InvitationsQueryParams) },
       handlers: [
         async (req, res) => {
-          noStore(res).json(await listInvitations(people, actorOf(req)));
+          const query = parseInvitationsQuery(req.query);
+          const page = await listInvitations(people, actorOf(req), query);
+          if (page.nextCursor !== undefined) {
+            const next = `${portalUrl.replace(/\/+$/, '')}${base}/invitations?limit=${query.limit}&cursor=${page.nextCursor}`;
+            res.setHeader('link', `<${next}>; rel="next"`);
+          }
+          noStore(res).json(page.invitations);
         },
       ],
     },

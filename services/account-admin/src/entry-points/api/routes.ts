@@ -170,7 +170,7 @@ export function apiRoutes({
     },
     ...credentialRoutes(accounts, accountPath),
     ...credentialPolicyRoutes(accounts, API_BASE),
-    ...peopleRoutes(people, API_BASE),
+    ...peopleRoutes(people, API_BASE, portalUrl),
     ...sessionRoutes({ ...accounts, store }, API_BASE),
     ...factorRoutes({ ...accounts, store }, API_BASE),
     {

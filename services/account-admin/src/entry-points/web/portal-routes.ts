@@ -1,6 +1,7 @@
 /** The portal's pages: tenant picker, Settings → Service accounts, Credentials, People, Sessions, Security, Policy, Activity. Server-rendered. */
 import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
+import { INVITATION_PAGE_MAX } from '@plant/shared/token-service-client';
 import type { NextFunction, Request, Response } from 'express';
 import { canManage } from '../../domain/actor.js';
 import { parseAuditCursor } from '../../domain/audit-event-validators.js';
@@ -152,11 +153,12 @@ export function portalRoutes({
   async function peopleSettings(req: Request, res: Response): Promise<void> {
     const session = req.portalSession!;
     const actor = actorFromSession(session);
-    const [list, invitations] = await Promise.all([
+    // One page holds the whole bound of pending invitations (MAX_PENDING_INVITATIONS).
+    const [list, page] = await Promise.all([
       listPeople(people, actor),
-      listInvitations(people, actor),
+      listInvitations(people, actor, { limit: INVITATION_PAGE_MAX }),
     ]);
-    sendPage(res, 200, peoplePage({ session, people: list, invitations }));
+    sendPage(res, 200, peoplePage({ session, people: list, invitations: page.invitations }));
   }
 
   /** Account Admins only (getPeopleSettings refuses anyone else: the error page says so). */

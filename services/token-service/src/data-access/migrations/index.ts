@@ -10,6 +10,7 @@ import { peopleAndSecondFactors } from './0008-people-and-second-factors.js';
 import { credentialHygiene } from './0009-credential-hygiene.js';
 import { sharedSignals } from './0010-shared-signals.js';
 import { factorGeneration } from './0011-factor-generation.js';
+import { invitationPages } from './0012-invitation-pages.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   credentialHygiene,
   sharedSignals,
   factorGeneration,
+  invitationPages,
 ];

@@ -2,7 +2,9 @@ import { fieldsOf, jsonBody } from '@plant/shared/http';
 import type { IdentityContext } from '../../domain/identity-context.js';
 import {
   createInvitation,
+  INVITATIONS_QUERY,
   listInvitations,
+  parseInvitationsQuery,
   revokeInvitation,
   type InvitationSettings,
 } from '../../domain/invitations.js';
@@ -97,9 +99,12 @@ export function peopleRoutes(
       method: 'GET',
       path: `${base}/invitations`,
       scope: 'admin',
+      input: { query: INVITATIONS_QUERY },
       handlers: [
         async (req, res) => {
-          noStore(res).json(await listInvitations(identity, tenantOf(req)));
+          const tenant = tenantOf(req);
+          const page = parseInvitationsQuery(req.query);
+          noStore(res).json(await listInvitations(identity, tenant, page));
         },
       ],
     },
@@ -125,8 +130,7 @@ export function peopleRoutes(
       scope: 'admin',
       handlers: [
         async (req, res) => {
-          await revokeInvitation(identity, tenantOf(req), uuidOf(req.params.id));
-          res.status(204).end();
+          noStore(res).json(await revokeInvitation(identity, tenantOf(req), uuidOf(req.params.id)));
         },
       ],
     },

@@ -1,0 +1,101 @@
+/**
+ * Step-up by bearer token, end to end: a person signs in at the real realm for the
+ * account-admin API (authorization code + PKCE, as a CLI tool does), with the password and an
+ * authenticator-app code (RFC 6238, computed here with `otpauth` from the key the enrolment page
+ * shows), and their access token's own `acr` and `auth_time` (RFC 9068 §2.2.1) let sensitive
+ * changes through. A token of a sign-in before the person had the factor is refused with RFC
+ * 9470's challenge, whatever the person has since.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { uniqueName } from '@plant/test-kit';
+import { Secret, TOTP } from 'otpauth';
+import { postRealmForm, userAccessToken, type RealmStep } from './helpers/browser-client.js';
+import { useSignedInPortal } from './helpers/portal-api.js';
+
+const p = useSignedInPortal();
+
+/**
+ * The enrolment of an authenticator app inside the sign-in (`plant_action=enrol-totp`): the
+ * first code from the key the page shows (the realm takes a step either side), then past the
+ * recovery codes.
+ */
+const enrolTotp: RealmStep = async (jar, url, page) => {
+  const key = /id="totp-secret" type="text" readonly value="([A-Z2-7]+)"/.exec(page)?.[1];
+  if (key !== undefined) {
+    const code = new TOTP({ secret: Secret.fromBase32(key) }).generate();
+    return postRealmForm(jar, url, page, 'enrol-totp', { code });
+  }
+  return postRealmForm(jar, url, page, 'continue');
+};
+
+function payloadOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<
+    string,
+    unknown
+  >;
+}
+
+describe('step-up by bearer token', () => {
+  test("When an Account Admin signs in with password and code, then their token's own acr and auth_time pass step-up; a token from their sign-in before the factor gets RFC 9470's 401", async () => {
+    const email = await p.ts.createUser(p.acme.tenant, 'Account Admin');
+    const person = { email, password: p.acme.admin.password };
+    const beforeFactor = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, person);
+    const withFactor = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, person, {
+      extra: { plant_action: 'enrol-totp' },
+      step: enrolTotp,
+    });
+
+    const created = await p.asBearer(withFactor, 'POST', '/service-accounts', {
+      name: uniqueName('bearer-step-up'),
+    });
+    const refused = await p.asBearer(beforeFactor, 'POST', '/service-accounts', {
+      name: uniqueName('bearer-step-up'),
+    });
+
+    expect(payloadOf(withFactor)).toMatchObject({
+      acr: 'urn:plantstore:acr:factor',
+      auth_time: expect.any(Number),
+    });
+    expect(created.status).toBe(201);
+    expect(payloadOf(beforeFactor)).toMatchObject({ acr: 'urn:plantstore:acr:password' });
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 401,
+      body: { error: 401, message: 'This action needs your second factor again' },
+    });
+    const challenge = refused.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer error="insufficient_user_authentication"/);
+    expect(challenge).toContain('acr_values="urn:plantstore:acr:factor"');
+    expect(challenge).toContain('max_age=600');
+  });
+
+  test('When a person with a factor invites by a token of a code sign-in, then it is 201; by a token of a sign-in before the factor, 401 and no invitation', async () => {
+    const email = await p.ts.createUser(p.acme.tenant, 'Account Admin');
+    const person = { email, password: p.acme.admin.password };
+    const beforeFactor = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, person);
+    const withFactor = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, person, {
+      extra: { plant_action: 'enrol-totp' },
+      step: enrolTotp,
+    });
+    const invitee = (tag: string) => `${uniqueName(tag)}@${p.acme.tenant}.test`;
+    const refusedEmail = invitee('refused');
+
+    const invited = await p.asBearer(withFactor, 'POST', '/users', {
+      email: invitee('invited'),
+      role: 'View',
+    });
+    const refused = await p.asBearer(beforeFactor, 'POST', '/users', {
+      email: refusedEmail,
+      role: 'View',
+    });
+
+    expect(invited.status).toBe(201);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="insufficient_user_authentication"/,
+    );
+    const pending = (await (await p.asAdminSession('GET', '/invitations')).json()) as Array<{
+      email: string;
+    }>;
+    expect(pending.map((i) => i.email)).not.toContain(refusedEmail);
+  });
+});
