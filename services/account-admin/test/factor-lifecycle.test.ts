@@ -16,8 +16,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createDatabase, type Knex } from '@plant/shared/db';
 import { createLogger } from '@plant/shared/logging';
 import { eventually, uniqueName, USER_PASSWORD } from '@plant/test-kit';
-import { CookieJar, follow, type PortalSession, type TestUser } from './helpers/browser-client.js';
-import { sessionOf, walk, type Landing } from './helpers/factor-sign-in.js';
+import {
+  CookieJar,
+  follow,
+  sessionOf,
+  type PortalSession,
+  type TestUser,
+} from './helpers/browser-client.js';
+import { type Landing, walk } from './helpers/factor-sign-in.js';
 import { createTenant, type TestTenant } from './helpers/platform.js';
 import { useSignedInPortal } from './helpers/portal-api.js';
 

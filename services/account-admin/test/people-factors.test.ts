@@ -10,8 +10,14 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDatabase, type Knex } from '@plant/shared/db';
 import { createLogger } from '@plant/shared/logging';
 import { eventually, USER_PASSWORD, uniqueName } from '@plant/test-kit';
-import { CookieJar, signIn, type PortalSession, type TestUser } from './helpers/browser-client.js';
-import { sessionOf, walk } from './helpers/factor-sign-in.js';
+import {
+  CookieJar,
+  sessionOf,
+  signIn,
+  type PortalSession,
+  type TestUser,
+} from './helpers/browser-client.js';
+import { walk } from './helpers/factor-sign-in.js';
 import { arraySchemaErrors } from './helpers/openapi-check.js';
 import { createTenant } from './helpers/platform.js';
 import { ISO, useSignedInPortal } from './helpers/portal-api.js';

@@ -297,8 +297,16 @@ async function main(argv: string[]): Promise<unknown> {
   }
 }
 
-/** Best effort: replicas also re-read the change feed, and a portal session its person within a minute. */
-async function announceRevocations(target: RedisTarget, entries: RevocationEntry[]): Promise<void> {
+/**
+ * Best effort: what the CLI changed is announced on Redis after commit. Replicas also re-read the
+ * change feed (a portal session its person within a minute) and re-check their realm's key every
+ * 30 s, so a Redis that cannot be reached only delays the change: `late` says by how much.
+ */
+async function announce(
+  target: RedisTarget,
+  messages: Array<[channel: string, message: string]>,
+  late: string,
+): Promise<void> {
   const redis = createRedisClient(target, {
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
@@ -307,34 +315,28 @@ async function announceRevocations(target: RedisTarget, entries: RevocationEntry
   redis.on('error', () => {});
   try {
     await redis.connect();
-    for (const entry of entries) await redis.publish(REVOCATION_CHANNEL, revocationMessage(entry));
+    for (const [channel, message] of messages) await redis.publish(channel, message);
   } catch {
-    process.stderr.write(
-      'note: could not announce the change on Redis; running replicas pick it up within a minute\n',
-    );
+    process.stderr.write(`note: could not announce the change on Redis; ${late}\n`);
   } finally {
     redis.disconnect();
   }
 }
 
-/** Best effort: replicas also re-check their realm's key every 30 s. */
-async function announceRotation(target: RedisTarget, tenant: string): Promise<void> {
-  const redis = createRedisClient(target, {
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    lazyConnect: true,
-  });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    await redis.publish(KEY_ROTATION_CHANNEL, keyChangeMessage(tenant));
-  } catch {
-    process.stderr.write(
-      'note: could not announce the rotation on Redis; running replicas pick it up within 30 s\n',
-    );
-  } finally {
-    redis.disconnect();
-  }
+function announceRevocations(target: RedisTarget, entries: RevocationEntry[]): Promise<void> {
+  return announce(
+    target,
+    entries.map((entry) => [REVOCATION_CHANNEL, revocationMessage(entry)]),
+    'running replicas pick it up within a minute',
+  );
+}
+
+function announceRotation(target: RedisTarget, tenant: string): Promise<void> {
+  return announce(
+    target,
+    [[KEY_ROTATION_CHANNEL, keyChangeMessage(tenant)]],
+    'running replicas pick the rotation up within 30 s',
+  );
 }
 
 try {

@@ -133,8 +133,13 @@ export async function signIn(
       `sign-in ended at ${landingUrl} with ${landing.status}: ${(await landing.text()).slice(0, 300)}`,
     );
   await landing.arrayBuffer().catch(() => undefined);
+  return sessionOf(jar, portalUrl);
+}
+
+/** The portal session of a browser that reached the portal (its cookies and CSRF token). */
+export function sessionOf(jar: CookieJar, portalUrl: string): PortalSession {
   const csrf = jar.get('csrf_token');
-  if (!csrf) throw new Error('no csrf_token cookie after sign-in');
+  if (!csrf) throw new Error('no csrf_token cookie: not signed in');
   return {
     jar,
     csrf,

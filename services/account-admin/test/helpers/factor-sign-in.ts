@@ -5,14 +5,7 @@
  * page is recognised by its form, so a test can stop at the first page it did not expect.
  */
 import { Secret, TOTP } from 'otpauth';
-import {
-  type CookieJar,
-  follow,
-  send,
-  submitSignInForm,
-  type PortalSession,
-  type TestUser,
-} from './browser-client.js';
+import { type CookieJar, follow, send, submitSignInForm, type TestUser } from './browser-client.js';
 
 /** The realm page a browser was shown, by the form it holds. */
 export type RealmPage = 'password' | 'enrol' | 'factor' | 'codes' | 'other';
@@ -113,20 +106,4 @@ export async function walk(
     passed.push(page);
   }
   throw new Error(`too many realm pages from ${start}`);
-}
-
-/** The portal session of a browser that reached the portal (its cookies and CSRF token). */
-export function sessionOf(jar: CookieJar, portalUrl: string): PortalSession {
-  const csrf = jar.get('csrf_token');
-  if (!csrf) throw new Error('no csrf_token cookie: not signed in');
-  return {
-    jar,
-    csrf,
-    cookie: () => jar.header(`${portalUrl}/`),
-    headers: (extra = {}) => ({
-      cookie: jar.header(`${portalUrl}/`),
-      'x-csrf-token': csrf,
-      ...extra,
-    }),
-  };
 }
