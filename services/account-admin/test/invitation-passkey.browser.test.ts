@@ -5,8 +5,9 @@
  * tenant's policy requires a second factor for Account Admins, so the realm asks for one and
  * the colleague enrols a passkey with Chromium's DevTools virtual authenticator (CDP
  * `WebAuthn.addVirtualAuthenticator`) and lands in the portal. Signed out, they sign in again
- * with the passkey alone ("Use a passkey", no password). People (API) then shows them with one
- * passkey and a last sign-in.
+ * with the passkey alone ("Use a passkey", no password). People (API, read in their own
+ * session: the inviting admin's ended when the policy asked them for a factor) then shows them
+ * with one passkey and a last sign-in.
  *
  * Passkeys need a domain for their relying party ID (an IP address is refused by browsers),
  * so the token service is reached as `localhost` here.
@@ -45,7 +46,8 @@ useBrowser(
     authUrl = `http://localhost:${tokenPort}`;
     tenant = await platform.createTenant('invpk');
     invitee = `${uniqueName('colleague')}@example.test`;
-    // The inviting admin signs in before the policy asks them for a factor of their own.
+    // The inviting admin signs in before the policy asks them for a factor of their own (which
+    // then ends this session: the invitation is made before the switch).
     admin = await signIn(platform.portalUrl, tenant, {
       email: `admin@${tenant}.test`,
       password: USER_PASSWORD,
@@ -135,8 +137,11 @@ describe('an invited Account Admin who enrols a passkey', () => {
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await expectInPortal(page);
 
-    const people = await asAdmin('GET', '/users');
-    expect(people.status).toBe(200);
+    // The inviting admin had no factor when the policy was switched on: their session is over
+    // (a factor belongs to the person), so People is read as the colleague, who has one now.
+    expect((await asAdmin('GET', '/users')).status).toBe(401);
+    const people = await page.request.get(`${platform.portalUrl}/api/v1/users`);
+    expect(people.status()).toBe(200);
     const person = ((await people.json()) as Array<Record<string, unknown>>).find(
       (u) => u.email === invitee,
     );
