@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `pnpm bench [-- --quick] [--profile] [--only=token,keys,list] [--pgbouncer] [--tracing]
-// [--runtime-baseline=<node>]`: starts the three services as
+// [--runtime-baseline=<node>] [--waits]`: starts the three services as
 // production runs them, seeds a tenant, runs each scenario and its baseline back to back
 // from a separate load-generator process, prints one table and writes
 // bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
@@ -9,6 +9,7 @@
 // measured in the same run, and CPU time per request are what to compare.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -61,6 +62,9 @@ const { values: args } = parseArgs({
     // Every scenario on this Node against the same build on another node binary, alternating
     // rounds (bench/lib/runtime-bench.mjs); each scenario's own baseline is not measured.
     'runtime-baseline': { type: 'string' },
+    // Where requests wait: event-loop utilisation and thread-pool signatures, per second and
+    // server (bench/lib/wait-probe.mjs), into the profiles directory.
+    waits: { type: 'boolean', default: false },
   },
 });
 
@@ -146,6 +150,7 @@ const profileArgs = (name) => [
     ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`]
     : []),
   ...(args.perf ? PERF_NODE_ARGS : []),
+  ...(args.waits ? ['--import', pathToFileURL(join(profileDir, 'wait-probe.mjs')).href] : []),
 ];
 if (args.perf) {
   const why = perfUnavailable();
@@ -154,7 +159,12 @@ if (args.perf) {
     process.exit(1);
   }
 }
-if (args.profile || args.perf) mkdirSync(profileDir, { recursive: true });
+if (args.profile || args.perf || args.waits) mkdirSync(profileDir, { recursive: true });
+if (args.waits)
+  writeFileSync(
+    join(profileDir, 'wait-probe.mjs'),
+    `import { startWaitProbe } from ${JSON.stringify(pathToFileURL(join(ROOT, 'bench/lib/wait-probe.mjs')).href)};\nstartWaitProbe(${JSON.stringify(profileDir)});\n`,
+  );
 const perf = args.perf ? perfProbe(profileDir) : undefined;
 /** @type {string[]} */
 const perfReports = [];
@@ -229,6 +239,7 @@ try {
           platform,
           node: args['runtime-baseline'],
           logDir,
+          nodeArgs: profileArgs,
           ...(!only || only.has('signals') ? { serviceEnv: signalsServiceEnv() } : {}),
         });
   if (other) {
@@ -374,7 +385,7 @@ try {
   };
   mkdirSync(resultsDir, { recursive: true });
   // Profiled runs carry the profilers' overhead: named apart, never mistaken for a full run.
-  const experiment = `${args['log-level'] !== 'info' ? `-log-${args['log-level']}` : ''}${args.profile ? '-profiled' : ''}${args.perf ? '-perf' : ''}`;
+  const experiment = `${args['log-level'] !== 'info' ? `-log-${args['log-level']}` : ''}${args.profile ? '-profiled' : ''}${args.perf ? '-perf' : ''}${args.waits ? '-waits' : ''}`;
   const file = join(
     resultsDir,
     `${other ? 'runtime-' : ''}${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`,
@@ -404,7 +415,7 @@ try {
   }
   for (const report of perfReports) process.stdout.write(`${report}\n\n`);
   process.stdout.write(
-    `written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`,
+    `written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf || args.waits ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`,
   );
 } catch (err) {
   exitCode = 1;

@@ -17,10 +17,17 @@ import { fmt, table } from './report.mjs';
  */
 
 /**
- * @param {{platform: Platform, node: string, logDir: string, serviceEnv?: Record<string, Record<string, string>>}} options
+ * @param {{platform: Platform, node: string, logDir: string, nodeArgs?: (name: string) => string[], serviceEnv?: Record<string, Record<string, string>>}} options
+ *   `nodeArgs`: as the platform's own (a profiled run profiles both runtimes' services)
  * @returns {Promise<RuntimeBaseline>}
  */
-export async function startRuntimeBaseline({ platform, node, logDir, serviceEnv = {} }) {
+export async function startRuntimeBaseline({
+  platform,
+  node,
+  logDir,
+  nodeArgs = () => [],
+  serviceEnv = {},
+}) {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   const ports = async (/** @type {boolean} */ internal) => ({
     PORT: String(await freePort()),
@@ -32,6 +39,7 @@ export async function startRuntimeBaseline({ platform, node, logDir, serviceEnv 
     spawnService(service, {
       name: `${service}-${version}`,
       node,
+      nodeArgs: nodeArgs(`${service}-${version}`),
       env: platform.envOf(service, {
         ...serviceEnv[service],
         ...(await ports(service === 'token-service')),
