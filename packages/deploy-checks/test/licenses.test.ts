@@ -66,13 +66,14 @@ describe('the license policy', () => {
     expect(read('THIRD_PARTY_LICENSES.md')).toBe(renderInventory(inventory));
   });
 
-  test('When the inventory names the OpenTelemetry SDK and the token service’s own dependencies, then it followed the workspace packages into their dependencies', () => {
+  test('When the inventory names the OpenTelemetry SDK and exporter and the token service’s own dependencies, then it followed the workspace packages into their dependencies', () => {
     const names = new Map(inventory.map((e) => [e.name, e.services]));
-    expect(names.get('@opentelemetry/sdk-node')).toEqual([
-      'plant-store',
-      'token-service',
-      'account-admin',
-    ]);
+    for (const sdkPart of ['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http'])
+      expect(names.get(sdkPart)).toEqual(['plant-store', 'token-service', 'account-admin']);
+    // Only OTLP/HTTP ships: the SDK's gRPC and protobuf exporters are not in the images.
+    expect([...names.keys()].filter((n) => n.startsWith('@grpc/') || n === 'protobufjs')).toEqual(
+      [],
+    );
     expect(names.get('oidc-provider')).toEqual(['token-service']);
     expect([...names.keys()].filter((n) => n.startsWith('@plant/'))).toEqual([]);
   });
