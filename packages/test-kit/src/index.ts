@@ -15,6 +15,7 @@ export * from './platform-ports.js';
 export * from './postgres-server.js';
 export * from './promql-names.js';
 export * from './readiness.js';
+export * from './realm-signing-key.js';
 export * from './redis-sentinel.js';
 export * from './redis-server.js';
 export * from './service-process.js';

@@ -6,10 +6,11 @@
  * changes through. A token of a sign-in before the person had the factor is refused outright:
  * enrolling the factor revoked it (a factor belongs to the person, so nothing minted before it
  * speaks for them), which is stricter than RFC 9470's challenge the portal answers a stale factor
- * with (step-up-gate.test.ts).
+ * with (step-up-gate.test.ts). A token whose factor is older than the step-up window (its own
+ * `auth_time`, signed with the realm's real key as only an insider could) gets that challenge.
  */
 import { describe, expect, test } from '@jest/globals';
-import { uniqueName } from '@plant/test-kit';
+import { realmSigningKey, signJws, TEST_SECRETS, uniqueName } from '@plant/test-kit';
 import { Secret, TOTP } from 'otpauth';
 import { postRealmForm, userAccessToken, type RealmStep } from './helpers/browser-client.js';
 import { useSignedInPortal } from './helpers/portal-api.js';
@@ -32,6 +33,13 @@ const enrolTotp: RealmStep = async (jar, url, page) => {
 
 function payloadOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<
+    string,
+    unknown
+  >;
+}
+
+function headerOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as Record<
     string,
     unknown
   >;
@@ -94,5 +102,48 @@ describe('step-up by bearer token', () => {
       email: string;
     }>;
     expect(pending.map((i) => i.email)).not.toContain(refusedEmail);
+  });
+
+  test("When a token's factor was verified 11 minutes before it was issued, then a sensitive change gets RFC 9470's 401 and nothing is created, while the same token with a fresh auth_time goes through", async () => {
+    const email = await p.ts.createUser(p.acme.tenant, 'Account Admin');
+    const person = { email, password: p.acme.admin.password };
+    const real = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, person, {
+      extra: { plant_action: 'enrol-totp' },
+      step: enrolTotp,
+    });
+    const { privateKey } = await realmSigningKey(
+      p.ts.databaseUrl,
+      p.acme.tenant,
+      TEST_SECRETS.KEY_ENCRYPTION_KEY,
+    );
+    const claims = payloadOf(real);
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const asIssued = (authTime: number) =>
+      signJws(headerOf(real), { ...claims, iat: issuedAt, auth_time: authTime }, privateKey);
+    const staleName = uniqueName('stale-factor');
+
+    const stale = await p.asBearer(asIssued(issuedAt - 11 * 60), 'POST', '/service-accounts', {
+      name: staleName,
+    });
+    const fresh = await p.asBearer(asIssued(issuedAt - 60), 'POST', '/service-accounts', {
+      name: uniqueName('fresh-factor'),
+    });
+
+    expect(claims).toMatchObject({ acr: 'urn:plantstore:acr:factor' });
+    expect({ status: stale.status, body: await stale.json() }).toEqual({
+      status: 401,
+      body: { error: 401, message: 'This action needs your second factor again' },
+    });
+    const challenge = stale.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer error="insufficient_user_authentication"/);
+    expect(challenge).toContain('acr_values="urn:plantstore:acr:factor"');
+    expect(challenge).toContain('max_age=600');
+    expect(fresh.status).toBe(201);
+    const names = (
+      (await (await p.asAdminSession('GET', '/service-accounts')).json()) as Array<{
+        name: string;
+      }>
+    ).map((a) => a.name);
+    expect(names).not.toContain(staleName);
   });
 });
