@@ -52,15 +52,24 @@ describe('hostile positions on the change feed', () => {
     });
   });
 
-  test('When 50 requests for the largest pages arrive at once, then every one is answered with at most 1000 entries or a reset, none fails', async () => {
+  // Fifty queue on a pool of ten whose wait is bounded (knex's acquire timeout): on a loaded host
+  // the last of them may be shed with the database-unavailable answer, which resource servers
+  // retry; what must never happen is a 500 or an unbounded page.
+  test('When 50 requests for the largest pages arrive at once, then each is a page of at most 1000 entries, a reset, or a 503 with Retry-After; never a 500', async () => {
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => feed(harness).changesRaw('?after=0&limit=1000')),
     );
 
-    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
-    for (const { body } of answers) {
-      if (body.reset === true) expect(body).toEqual({ reset: true });
-      else expect(body.entries.length).toBeLessThanOrEqual(1000);
+    expect(answers.some((res) => res.status === 200)).toBe(true);
+    for (const res of answers) {
+      if (res.status === 503) {
+        expect(res.body).toEqual({ error: 503, message: 'Service temporarily unavailable' });
+        expect(res.headers['retry-after']).toBe('1');
+        continue;
+      }
+      expect(res.status).toBe(200);
+      if (res.body.reset === true) expect(res.body).toEqual({ reset: true });
+      else expect(res.body.entries.length).toBeLessThanOrEqual(1000);
     }
   });
 
