@@ -52,7 +52,13 @@ async function setFactor(factorAt: number | undefined): Promise<void> {
 }
 
 async function resetThroughPortal(name: string): Promise<void> {
-  await page.goto(`${platform.portalUrl}/settings/service-accounts`);
+  const list = `${platform.portalUrl}/settings/service-accounts`;
+  // The page may still be on its way to this same page from the step before (closing the
+  // secret-once dialog loads the list again): then that load is the one to wait for.
+  await page.goto(list).catch(async (err: unknown) => {
+    if (!String(err).includes('interrupted by another navigation')) throw err;
+    await page.waitForURL(list);
+  });
   await page.getByRole('button', { name: `Reset secret of ${name}` }).click();
   await page.locator('#confirm-dialog[open]').waitFor();
   await page.locator('#confirm-button').click();
