@@ -138,7 +138,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   const [mode, ...rest] = process.argv.slice(2);
   try {
     if (mode === '--run' && rest[0] !== undefined) runOnPinnedNode(rest[0], rest.slice(1));
-    else if (mode === '--env') process.stdout.write(
+    else if (mode === '--env')
+      process.stdout.write(
         // corepack's signature check fails against registries that do not sign: the same
         // default as --run, so a shell that evals this installs as `npm start` does.
         `export PATH="${ensurePinnedNode()}:$PATH"\nexport COREPACK_INTEGRITY_KEYS="\${COREPACK_INTEGRITY_KEYS:-0}"\n`,

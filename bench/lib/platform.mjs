@@ -183,7 +183,7 @@ export async function clearThrottleState() {
   try {
     await redis.connect();
     let deleted = 0;
-    // The prefixes of every counter of services/token-service/src/data-access/client-auth-failure-repository.ts
+    // The prefixes of every counter of services/token-service/src/client-auth/client-auth-failure-repository.ts
     // and sign-in-failure-repository.ts, and of both services' budgets of sign-ins started (createSourceBudget).
     for (const match of [
       'plantstore:auth-fail:*',

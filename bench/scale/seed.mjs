@@ -3,11 +3,11 @@
 // plants, audit events. The token service's own modules (built) encrypt the keys and digest
 // the secrets, so what is stored is exactly what the service would have stored.
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { KeyEncryption } from '../../services/token-service/dist/domain/key-encryption.js';
+import { KeyEncryption } from '../../services/token-service/dist/signing-keys/key-encryption.js';
 import {
   createClientSecretDigester,
   generateClientSecret,
-} from '../../services/token-service/dist/domain/client-secrets.js';
+} from '../../services/token-service/dist/credentials/client-secrets.js';
 
 /** @typedef {import('pg').Client} Db */
 

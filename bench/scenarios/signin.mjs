@@ -3,7 +3,7 @@
 // process), against the same grants on a quiet service, windows alternating A B B A. A sign-in
 // storm must not starve grants: a password checker is held from a sign-in's first step and
 // the source's budget read before its interaction, so refusals cost little
-// (domain/authenticate-user.ts), and checks (scrypt) are bounded (SIGN_IN_CONCURRENT_HASHES)
+// (sign-in/authenticate-user.ts), and checks (scrypt) are bounded (SIGN_IN_CONCURRENT_HASHES)
 // and run on low-priority threads of their own, never on the thread pool that signs tokens.
 // Targets: the grant p99 under the storm at most TARGETS.signinP99 × the quiet p99, its req/s
 // at least TARGETS.signinRps × quiet (lib/report.mjs).
@@ -37,7 +37,7 @@ export const labels = ['200 sign-ins', 'quiet'];
 const CLIENTS = 200;
 const HAMMER = fileURLToPath(new URL('../load/sign-in-client.mjs', import.meta.url));
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-/** The password checkers' nice value (services/token-service/src/domain/password-checkers.ts). */
+/** The password checkers' nice value (services/token-service/src/sign-in/password-checkers.ts). */
 const CHECKER_NICENESS = 19;
 
 /**

@@ -15,14 +15,14 @@ jest.unstable_mockModule('node:crypto', () => ({
   },
 }));
 
-let secrets: typeof import('../../../services/token-service/src/domain/client-secrets.js');
+let secrets: typeof import('../../../services/token-service/src/credentials/client-secrets.js');
 let constantTime: typeof import('../../shared/src/constant-time.js');
 beforeAll(async () => {
-  secrets = await import('../../../services/token-service/src/domain/client-secrets.js');
+  secrets = await import('../../../services/token-service/src/credentials/client-secrets.js');
   constantTime = await import('../../shared/src/constant-time.js');
 });
 
-describe('Client secret comparison (services/token-service/src/domain/client-secrets.ts)', () => {
+describe('Client secret comparison (services/token-service/src/credentials/client-secrets.ts)', () => {
   test('When right, wrong, malformed, empty, huge or multibyte secrets are compared, then each comparison is one timingSafeEqual of two 32-byte digests and only the right secret matches', () => {
     const digester = secrets.createClientSecretDigester('e2e-pepper');
     const secret = secrets.generateClientSecret();

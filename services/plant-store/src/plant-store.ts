@@ -15,7 +15,7 @@ import {
 import { currentRequestId, type Logger } from '@plant/shared/logging';
 import { redisTargetOf } from '@plant/shared/redis';
 import type { PlantStoreConfig } from './config.js';
-import { SCHEMA } from './data-access/migrations/index.js';
+import { SCHEMA } from './migrations/index.js';
 import { createPlantRepository } from './data-access/plant-repository.js';
 import { PLANTS_REALM } from './domain/plant-authorization.js';
 import { createApp } from './entry-points/api/server.js';

@@ -12,38 +12,38 @@ import {
 } from '@plant/shared/token-service-client';
 import type { z } from 'zod';
 import { configShape } from './config.js';
-import { SCHEMA } from './data-access/migrations/index.js';
-import { createRepositories } from './data-access/repositories.js';
-import { KeyEncryption } from './domain/key-encryption.js';
+import { SCHEMA } from './migrations/index.js';
+import { createRepositories } from './repositories.js';
+import { KeyEncryption } from './signing-keys/key-encryption.js';
 import {
   EmailSchema,
   PasswordSchema,
   TenantNameSchema,
   UserRoleSchema,
-} from './domain/principal-validators.js';
+} from './service-accounts/principal-validators.js';
 import {
   issuerOf,
   KEY_ROTATION_CHANNEL,
   keyChangeMessage,
   PORTAL_CLIENT_ID,
-} from './domain/realm-naming.js';
+} from './realms/realm-naming.js';
 import {
   getSigningAlgorithm,
   rotateSigningKey,
   SIGNING_ALGORITHMS,
   type SigningAlgorithm,
-} from './domain/signing-keys.js';
-import { createTenant } from './domain/tenants.js';
-import { UserNotFound } from './domain/errors.js';
-import type { IdentityContext } from './domain/identity-context.js';
+} from './signing-keys/signing-keys.js';
+import { createTenant } from './realms/tenants.js';
+import { UserNotFound } from './platform/errors.js';
+import type { IdentityContext } from './platform/identity-context.js';
 import {
   getFactorPolicy,
   resetFactors,
   setFactorPolicy,
   type ChangePublisher,
   type ManageDeps,
-} from './domain/second-factors.js';
-import { createUser } from './domain/users.js';
+} from './second-factors/second-factors.js';
+import { createUser } from './people/users.js';
 
 /**
  * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on

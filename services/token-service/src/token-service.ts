@@ -9,46 +9,46 @@ import { parseRevocationMessage, REVOCATION_CHANNEL } from '@plant/shared/token-
 import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
 import { relyingPartyOf, resourceServerTokensOf, type TokenServiceConfig } from './config.js';
-import { createAssertionReplayStore } from './data-access/assertion-replay-repository.js';
+import { createAssertionReplayStore } from './client-auth/assertion-replay-repository.js';
 import {
   CLIENT_AUTH_FAILURE_CHANNEL,
   createClientAuthFailureRepository,
-} from './data-access/client-auth-failure-repository.js';
-import { createFederatedIssuerKeys } from './data-access/federated-issuer-keys.js';
-import { createGrantQuotaCounter } from './data-access/grant-quota-counter.js';
-import { SecretScanningKeys } from './data-access/secret-scanning-keys.js';
-import { SCHEMA } from './data-access/migrations/index.js';
-import { createRepositories } from './data-access/repositories.js';
-import { createSignInFailureRepository } from './data-access/sign-in-failure-repository.js';
-import { createWebAuthnChallengeRepository } from './data-access/webauthn-challenge-repository.js';
-import { ClientAuthentication } from './domain/authenticate-client.js';
-import { ClientAssertionVerifier } from './domain/client-assertions.js';
-import { ResourceServerAuthentication } from './domain/authenticate-resource-server.js';
-import { createClientSecretDigester } from './domain/client-secrets.js';
-import type { IdentityContext } from './domain/identity-context.js';
-import { KeyEncryption } from './domain/key-encryption.js';
-import { defaultPasswordCheckers, PasswordCheckers } from './domain/password-checkers.js';
+} from './client-auth/client-auth-failure-repository.js';
+import { createFederatedIssuerKeys } from './client-auth/federated-issuer-keys.js';
+import { createGrantQuotaCounter } from './quotas/grant-quota-counter.js';
+import { SecretScanningKeys } from './leak-reports/secret-scanning-keys.js';
+import { SCHEMA } from './migrations/index.js';
+import { createRepositories } from './repositories.js';
+import { createSignInFailureRepository } from './sign-in/sign-in-failure-repository.js';
+import { createWebAuthnChallengeRepository } from './second-factors/webauthn-challenge-repository.js';
+import { ClientAuthentication } from './client-auth/authenticate-client.js';
+import { ClientAssertionVerifier } from './client-auth/client-assertions.js';
+import { ResourceServerAuthentication } from './grants/authenticate-resource-server.js';
+import { createClientSecretDigester } from './credentials/client-secrets.js';
+import type { IdentityContext } from './platform/identity-context.js';
+import { KeyEncryption } from './signing-keys/key-encryption.js';
+import { defaultPasswordCheckers, PasswordCheckers } from './sign-in/password-checkers.js';
 import {
   KEY_ROTATION_CHANNEL,
   keyChangeMessage,
   parseKeyChangeMessage,
-} from './domain/realm-naming.js';
-import { CredentialChangeFollower } from './domain/follow-credential-changes.js';
-import { GrantQuotas } from './domain/grant-quotas.js';
-import { RevocationPruner } from './domain/revocation-feed.js';
-import { REPUBLISH_MAX_MS, RevocationPublisher } from './domain/revocation-publisher.js';
-import { SignInThrottle } from './domain/sign-in-throttle.js';
-import { UsageRecorder } from './domain/usage-recorder.js';
-import { SignalNotifications } from './data-access/signal-notifications.js';
-import { SecurityEventSigner } from './domain/security-event-tokens.js';
-import type { SharedSignalsContext } from './domain/shared-signals.js';
-import { SignalDelivery } from './domain/signal-delivery.js';
-import { createInternalApp } from './entry-points/api/internal-app.js';
-import { createPublicApp } from './entry-points/api/public-app.js';
-import { INTERACTION_TTL_SECONDS } from './provider/realm-configuration.js';
-import { RealmProviders } from './provider/realm-providers.js';
-import { registerServiceGauges } from './provider/service-gauges.js';
-import { TokenMetrics } from './provider/token-metrics.js';
+} from './realms/realm-naming.js';
+import { CredentialChangeFollower } from './credentials/follow-credential-changes.js';
+import { GrantQuotas } from './quotas/grant-quotas.js';
+import { RevocationPruner } from './revocation/revocation-feed.js';
+import { REPUBLISH_MAX_MS, RevocationPublisher } from './revocation/revocation-publisher.js';
+import { SignInThrottle } from './sign-in/sign-in-throttle.js';
+import { UsageRecorder } from './credentials/usage-recorder.js';
+import { SignalNotifications } from './signals/signal-notifications.js';
+import { SecurityEventSigner } from './signals/security-event-tokens.js';
+import type { SharedSignalsContext } from './signals/shared-signals.js';
+import { SignalDelivery } from './signals/signal-delivery.js';
+import { createInternalApp } from './platform/internal-app.js';
+import { createPublicApp } from './platform/public-app.js';
+import { INTERACTION_TTL_SECONDS } from './oidc/realm-configuration.js';
+import { RealmProviders } from './oidc/realm-providers.js';
+import { registerServiceGauges } from './platform/service-gauges.js';
+import { TokenMetrics } from './grants/token-metrics.js';
 import { LiveTokenInspector } from './token-inspector.js';
 
 /**

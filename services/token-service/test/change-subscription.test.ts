@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
 import { eventually, startRedisServer, type RedisServer } from '@plant/test-kit';
-import { CLIENT_AUTH_FAILURE_CHANNEL } from '../src/data-access/client-auth-failure-repository.js';
-import { KEY_ROTATION_CHANNEL } from '../src/domain/realm-naming.js';
+import { CLIENT_AUTH_FAILURE_CHANNEL } from '../src/client-auth/client-auth-failure-repository.js';
+import { KEY_ROTATION_CHANNEL } from '../src/realms/realm-naming.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 let redis: RedisServer;

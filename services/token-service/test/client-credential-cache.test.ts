@@ -1,5 +1,5 @@
 /**
- * The credential cache of the token endpoint (data-access/client-credential-repository.ts)
+ * The credential cache of the token endpoint (credentials/client-credential-repository.ts)
  * against the real database: a change heard while a read is in flight, rows retired by a
  * change, the bounds of every map it keeps, and the realm's list that answers guessed ids.
  * Each test builds its own repository (small limits where a bound is tested) over the
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createClientCredentialRepository,
   type CredentialCacheLimits,
-} from '../src/data-access/client-credential-repository.js';
+} from '../src/credentials/client-credential-repository.js';
 import request from 'supertest';
 import { basic, useHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';

@@ -3,7 +3,7 @@ import {
   createClientSecretDigester,
   generateClientSecret,
   isWellFormedClientSecret,
-} from '../src/domain/client-secrets.js';
+} from '../src/credentials/client-secrets.js';
 
 const PEPPER = 'unit-test-pepper-0123456789-0123456789';
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { eventually } from '@plant/test-kit';
 import request from 'supertest';
-import { generateClientSecret } from '../src/domain/client-secrets.js';
-import { FOLLOW_MS } from '../src/domain/follow-credential-changes.js';
+import { generateClientSecret } from '../src/credentials/client-secrets.js';
+import { FOLLOW_MS } from '../src/credentials/follow-credential-changes.js';
 import { basic, uniqueIp, useHarness, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 

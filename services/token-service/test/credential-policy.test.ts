@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { eventually } from '@plant/test-kit';
 import request from 'supertest';
-import { isSecretExpired, secretExpiresAt } from '../src/domain/secret-expiry.js';
+import { isSecretExpired, secretExpiresAt } from '../src/credentials/secret-expiry.js';
 import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { AUTH, internal } from './helpers/internal-client.js';
 

@@ -8,7 +8,7 @@ import { hostileKeys, startWorkloadIssuer, type WorkloadIssuer } from '@plant/te
 import {
   createFederatedIssuerKeys,
   IssuerKeysUnavailable,
-} from '../src/data-access/federated-issuer-keys.js';
+} from '../src/client-auth/federated-issuer-keys.js';
 
 const policy = { allowPrivate: true, allowHttp: true, timeoutMs: 1000 };
 let issuers: WorkloadIssuer[];

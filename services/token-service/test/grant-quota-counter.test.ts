@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startRedisServer, type RedisServer } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import { once } from 'node:events';
-import { createGrantQuotaCounter } from '../src/data-access/grant-quota-counter.js';
+import { createGrantQuotaCounter } from '../src/quotas/grant-quota-counter.js';
 
 // A redis-server of this file's own: `INFO commandstats` counts only this file's increments.
 let server: RedisServer;

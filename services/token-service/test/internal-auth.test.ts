@@ -1,10 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { constantTimeEquals } from '@plant/shared/security';
 import type { Request, Response } from 'express';
-import {
-  authenticateInternalCaller,
-  requireInternalScope,
-} from '../src/entry-points/api/internal-auth.js';
+import { authenticateInternalCaller, requireInternalScope } from '../src/platform/internal-auth.js';
 
 const credentials = {
   resourceServerTokens: ['rs-one-0123456789abcdef', 'rs-two-0123456789abcdef'],

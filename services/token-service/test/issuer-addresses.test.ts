@@ -11,7 +11,7 @@ import {
   isNonPublicAddress,
   IssuerFetchFailed,
   type Resolver,
-} from '../src/data-access/issuer-fetch.js';
+} from '../src/client-auth/issuer-fetch.js';
 
 /** Each family of addresses that reaches our own network, with an example. */
 const NON_PUBLIC: Array<[string, string]> = [

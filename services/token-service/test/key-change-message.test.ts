@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { keyChangeMessage, parseKeyChangeMessage } from '../src/domain/realm-naming.js';
+import { keyChangeMessage, parseKeyChangeMessage } from '../src/realms/realm-naming.js';
 
 // Anyone who can publish on the Redis channel can send anything: a replica reloads a realm only for a well-formed message.
 describe('the key-change message', () => {

@@ -176,7 +176,7 @@ describe('signing key rotation (CLI keys rotate)', () => {
       .where({ realm: tenant })
       .whereNull('retired_at')
       .update({ retired_at: h.service.db.raw('now()') });
-    const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
+    const { rotateSigningKey } = await import('../src/signing-keys/signing-keys.js');
     const rotated = await rotateSigningKey(h.service.identity, tenant);
 
     expect(plain).toEqual({ code: 1, stderr: 'error: Tenant not found\n' });
@@ -186,7 +186,7 @@ describe('signing key rotation (CLI keys rotate)', () => {
 
   test('When the retired key is older than a token lifetime plus skew, then it leaves the JWKS', async () => {
     const { tenant, kid: oldKid } = await h.createTenant();
-    const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
+    const { rotateSigningKey } = await import('../src/signing-keys/signing-keys.js');
     const rotated = await rotateSigningKey(h.service.identity, tenant);
 
     await h.service

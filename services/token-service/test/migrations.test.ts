@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDatabase, migrateLatest, type Knex } from '@plant/shared/db';
 import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
-import { authSchema } from '../src/data-access/migrations/0001-auth-schema.js';
-import { oidcPayloadDigests } from '../src/data-access/migrations/0002-oidc-payload-digests.js';
-import { revocationSnapshotIndexes } from '../src/data-access/migrations/0003-revocation-snapshot-indexes.js';
-import { revocationChanges } from '../src/data-access/migrations/0004-revocation-changes.js';
-import { serviceAccountCredentials } from '../src/data-access/migrations/0005-service-account-credentials.js';
-import { serviceAccountNameKeys } from '../src/data-access/migrations/0007-service-account-name-keys.js';
-import { migrations } from '../src/data-access/migrations/index.js';
+import { authSchema } from '../src/migrations/0001-auth-schema.js';
+import { oidcPayloadDigests } from '../src/migrations/0002-oidc-payload-digests.js';
+import { revocationSnapshotIndexes } from '../src/migrations/0003-revocation-snapshot-indexes.js';
+import { revocationChanges } from '../src/migrations/0004-revocation-changes.js';
+import { serviceAccountCredentials } from '../src/migrations/0005-service-account-credentials.js';
+import { serviceAccountNameKeys } from '../src/migrations/0007-service-account-name-keys.js';
+import { migrations } from '../src/migrations/index.js';
 
 // A schema of its own: these tests run migrations up and down.
 const schema = uniqueName('auth_migrations').replace(/-/g, '_');

@@ -1,6 +1,6 @@
 /**
  * The contract between the token service and the oidc-provider internals it relies on
- * (src/provider/oidc-provider-internals.ts), checked against the installed oidc-provider with a
+ * (src/oidc/oidc-provider-internals.ts), checked against the installed oidc-provider with a
  * provider of its own: an upgrade that changes any of them fails here, with the point named,
  * before a grant fails anywhere else.
  */
@@ -22,7 +22,7 @@ import {
   replaceClientLookup,
   replaceClientSecretComparison,
   serveIssuerPerRequest,
-} from '../src/provider/oidc-provider-internals.js';
+} from '../src/oidc/oidc-provider-internals.js';
 
 const RESOURCE = 'https://api.example.test';
 const CLIENT_ID = 'sa-contract';

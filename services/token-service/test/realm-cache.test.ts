@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { PROVIDER_ENTRY_BYTES, SIGNING_KEY_ENTRY_BYTES } from '../src/provider/realm-providers.js';
+import { PROVIDER_ENTRY_BYTES, SIGNING_KEY_ENTRY_BYTES } from '../src/oidc/realm-providers.js';
 import { basic, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal, type CreatedAccount } from './helpers/internal-client.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { eventually, sleep } from '@plant/test-kit';
 import request from 'supertest';
-import { rotateSigningKey } from '../src/domain/signing-keys.js';
-import { RECHECK_MS } from '../src/provider/realm-providers.js';
+import { rotateSigningKey } from '../src/signing-keys/signing-keys.js';
+import { RECHECK_MS } from '../src/oidc/realm-providers.js';
 import { basic, decodeJwt, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 

@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { grantRequestId } from '../src/provider/grant-request-id.js';
+import { grantRequestId } from '../src/oidc/grant-request-id.js';
 import { basic, decodeJwt, useHarness, type Harness } from './helpers/harness.js';
 import { internal } from './helpers/internal-client.js';
 import {

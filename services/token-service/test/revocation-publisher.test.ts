@@ -12,7 +12,7 @@ import {
   REVOCATION_CHANNEL,
   type RevocationEntry,
 } from '@plant/shared/token-service-client';
-import { REPUBLISH_MAX_MS, RevocationPublisher } from '../src/domain/revocation-publisher.js';
+import { REPUBLISH_MAX_MS, RevocationPublisher } from '../src/revocation/revocation-publisher.js';
 
 /** PUBLISH that fails while `refusing`, recording what it took. */
 class StandInRedis extends EventEmitter {

@@ -16,8 +16,8 @@ import {
   MAX_KEYS,
   parseKeyDocument,
   SecretScanningKeys,
-} from '../src/data-access/secret-scanning-keys.js';
-import { generateClientSecret } from '../src/domain/client-secrets.js';
+} from '../src/leak-reports/secret-scanning-keys.js';
+import { generateClientSecret } from '../src/credentials/client-secrets.js';
 import { basic, decodeJwt, startHarness, uniqueIp, type Harness } from './helpers/harness.js';
 import { AUTH, internal } from './helpers/internal-client.js';
 

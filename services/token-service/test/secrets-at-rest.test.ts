@@ -14,8 +14,8 @@ import { keyedAccount, sendAssertion } from './helpers/assertion-client.js';
 import { FEDERATION_TEST_ENV, trustedWorkload } from './helpers/workload-client.js';
 import { internal } from './helpers/internal-client.js';
 import { portalDriver } from './helpers/portal-driver.js';
-import { KeyEncryption } from '../src/domain/key-encryption.js';
-import { decryptSigningKey } from '../src/domain/signing-keys.js';
+import { KeyEncryption } from '../src/signing-keys/key-encryption.js';
+import { decryptSigningKey } from '../src/signing-keys/signing-keys.js';
 
 let h: Harness;
 

@@ -16,8 +16,8 @@ import {
   startSignalReceiver,
   type VerifiedSet,
 } from '@plant/test-kit';
-import { recordCredentialCompromise } from '../src/data-access/signal-outbox.js';
-import { SecurityEventSigner } from '../src/domain/security-event-tokens.js';
+import { recordCredentialCompromise } from '../src/signals/signal-outbox.js';
+import { SecurityEventSigner } from '../src/signals/security-event-tokens.js';
 import { basic, type Harness, startHarness } from './helpers/harness.js';
 import { type CreatedAccount, internal } from './helpers/internal-client.js';
 import { tokenRequest } from './helpers/token-client.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { uniqueName } from '@plant/test-kit';
-import { createUser } from '../src/domain/users.js';
+import { createUser } from '../src/people/users.js';
 import { ADMIN_PASSWORD, startHarness, type Harness } from './helpers/harness.js';
 import { portalDriver, type PortalDriver } from './helpers/portal-driver.js';
 

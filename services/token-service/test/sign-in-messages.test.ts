@@ -4,7 +4,7 @@
  * for a registered email and for one that is not: the page tells no more than `Retry-After`.
  */
 import { describe, expect, test } from '@jest/globals';
-import { pausedMessage, waitWording } from '../src/entry-points/web/sign-in-form.js';
+import { pausedMessage, waitWording } from '../src/sign-in/sign-in-form.js';
 import { useHarness, type Harness } from './helpers/harness.js';
 import {
   portalDriver,

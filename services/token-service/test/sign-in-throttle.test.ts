@@ -6,14 +6,14 @@ import { Redis } from 'ioredis';
 import {
   createSignInFailureRepository,
   type SignInFailureLimits,
-} from '../src/data-access/sign-in-failure-repository.js';
-import { createClientSecretDigester } from '../src/domain/client-secrets.js';
+} from '../src/sign-in/sign-in-failure-repository.js';
+import { createClientSecretDigester } from '../src/credentials/client-secrets.js';
 import {
   isRefusal,
   SignInThrottle,
   type Refusal,
   type SignInReservation,
-} from '../src/domain/sign-in-throttle.js';
+} from '../src/sign-in/sign-in-throttle.js';
 import { uniqueIp } from './helpers/harness.js';
 
 const LIMITS: SignInFailureLimits = {

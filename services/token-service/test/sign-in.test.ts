@@ -8,7 +8,7 @@ import {
   TEST_ENV,
   type Harness,
 } from './helpers/harness.js';
-import { SIGN_OUT_SCRIPT_HASH } from '../src/provider/provider-pages.js';
+import { SIGN_OUT_SCRIPT_HASH } from '../src/oidc/provider-pages.js';
 import { AUTH } from './helpers/internal-client.js';
 import { pkce, portalDriver, REDIRECT_URI, type PortalDriver } from './helpers/portal-driver.js';
 

@@ -198,7 +198,7 @@ describe('setting the algorithm a realm already has', () => {
 
   test('When plain rotations race a switch to ES256, then the switch is never undone: the realm ends on ES256', async () => {
     const { tenant } = await realmWithAccount();
-    const { rotateSigningKey } = await import('../src/domain/signing-keys.js');
+    const { rotateSigningKey } = await import('../src/signing-keys/signing-keys.js');
 
     // Each plain rotation reads RS256, then spends an RSA key generation before it writes: the
     // switch (a quick P-256 key) commits in between.

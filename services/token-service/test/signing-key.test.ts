@@ -1,6 +1,6 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { NodeSigningKey } from '../src/provider/signing-key.js';
+import { NodeSigningKey } from '../src/signing-keys/signing-key.js';
 
 function rsaJwk(kid = 'unit-kid'): Record<string, unknown> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -16,8 +16,8 @@ import {
   type WorkloadIssuer,
 } from '@plant/test-kit';
 import request from 'supertest';
-import { MAX_SIGNATURE_CHECKS } from '../src/domain/jws.js';
-import { thumbprintOf } from '../src/domain/public-keys.js';
+import { MAX_SIGNATURE_CHECKS } from '../src/client-auth/jws.js';
+import { thumbprintOf } from '../src/credentials/public-keys.js';
 import { uniqueIp, useHarness, type Harness } from './helpers/harness.js';
 import { assertionGrant, keyedAccount, sendAssertion } from './helpers/assertion-client.js';
 import { internal } from './helpers/internal-client.js';

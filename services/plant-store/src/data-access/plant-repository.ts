@@ -1,5 +1,5 @@
 import { createStatementRunner, isUniqueViolation, type Knex } from '@plant/shared/db';
-import { SCHEMA } from './migrations/schema.js';
+import { SCHEMA } from '../migrations/schema.js';
 
 /** A stored plant; `id` is the exact int64 as a decimal string (pg returns int8 as text). */
 export interface PlantRow {

@@ -4,9 +4,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startWebServer, type WebServer } from '@plant/shared/http';
 import { captureLogs, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
-import type { SigningAlgorithm } from '../../src/domain/signing-keys.js';
-import { createTenant } from '../../src/domain/tenants.js';
-import { createUser } from '../../src/domain/users.js';
+import type { SigningAlgorithm } from '../../src/signing-keys/signing-keys.js';
+import { createTenant } from '../../src/realms/tenants.js';
+import { createUser } from '../../src/people/users.js';
 import { createTokenService, type TokenService } from '../../src/token-service.js';
 
 export const TEST_ENV = {

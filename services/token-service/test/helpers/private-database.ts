@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { createDatabase, ensureDatabaseExists, migrateLatest } from '@plant/shared/db';
 import { TEST_DATABASE_URL, uniqueName } from '@plant/test-kit';
-import { migrations, SCHEMA } from '../../src/data-access/migrations/index.js';
+import { migrations, SCHEMA } from '../../src/migrations/index.js';
 import type { Harness } from './harness.js';
 
 export interface PrivateDatabase {

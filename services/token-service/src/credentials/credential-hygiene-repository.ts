@@ -1,0 +1,272 @@
+import type { Knex } from '@plant/shared/db';
+import type {
+  GrantQuota,
+  LeakResponse,
+  QuotaMode,
+  RevocationEntry,
+} from '@plant/shared/token-service-client';
+import { changeAccount } from '../service-accounts/account-change.js';
+import { recordCredentialCompromise } from '../signals/signal-outbox.js';
+import { findLiveEntry } from '../service-accounts/principal-repository.js';
+import { lockRealm } from '../realms/realm-lock.js';
+
+/** A realm's credential policy as stored; a realm without a row has the defaults. */
+export interface CredentialPolicyRow {
+  secret_max_age_days: number | null;
+  leak_response: LeakResponse;
+  quota_per_minute: number;
+  quota_mode: QuotaMode;
+  updated_at: Date | null;
+  updated_by: string | null;
+}
+
+export const DEFAULT_POLICY: CredentialPolicyRow = Object.freeze({
+  secret_max_age_days: null,
+  leak_response: 'revoke',
+  quota_per_minute: 600,
+  quota_mode: 'off',
+  updated_at: null,
+  updated_by: null,
+});
+
+export interface CredentialPolicyChange {
+  secret_max_age_days?: number | null | undefined;
+  leak_response?: LeakResponse | undefined;
+  quota_per_minute?: number | undefined;
+  quota_mode?: QuotaMode | undefined;
+}
+
+/** The live secret a leak report named: its account, and what the account's realm does with a leak. */
+export interface LeakedSecret {
+  realm: string;
+  sub: string;
+  leak_response: LeakResponse;
+}
+
+/** Where a report says a secret was found. */
+export interface LeakReport {
+  url: string;
+  source: string;
+  reporter: string;
+}
+
+export interface LeakRow {
+  url: string;
+  source: string;
+  reporter: string;
+  action: 'revoked' | 'notified';
+  reported_at: Date;
+  /** The leaked secret is still the account's (reported only, and not reset since). */
+  secret_current: boolean;
+}
+
+/** A row of the realm's security events (`user_security_events`), which account-admin's trail shows beside its own. */
+export interface SecurityEvent {
+  realm: string;
+  actorLabel: string;
+  action: string;
+  targetSub: string;
+  details: Record<string, unknown>;
+}
+
+/** Leaks kept per account: the latest, so a secret reported from many places costs a bounded number of rows. */
+export const LEAKS_KEPT_PER_ACCOUNT = 20;
+
+/**
+ * The tenant's credential policy, the per-account quota override, leak reports and the
+ * realm's security events they write. A change that the token endpoint must see (the policy,
+ * an override, a leak) counts a credential change of each account it touches
+ * (`credentials_revision`, through `changeAccount`), and its answer is the accounts' revocation
+ * entries, which the caller publishes: every replica's credential cache drops them at once.
+ */
+export interface CredentialHygieneRepository {
+  policy(realm: string): Promise<CredentialPolicyRow>;
+  /** Undefined for an unknown realm; else the policy and the entry of every account of the realm (to publish). */
+  updatePolicy(
+    realm: string,
+    change: CredentialPolicyChange,
+    actor: string | null,
+  ): Promise<{ policy: CredentialPolicyRow; entries: RevocationEntry[] } | undefined>;
+  /** The override (null: the tenant's default); revokes nothing. Undefined when there is no such account. */
+  setQuota(
+    realm: string,
+    sub: string,
+    quota: GrantQuota | null,
+  ): Promise<RevocationEntry | undefined>;
+  /** The account whose current secret has this digest, in any realm. */
+  findLiveSecret(digest: string): Promise<LeakedSecret | undefined>;
+  /**
+   * Records the leak of the account's secret and, when `revoke`, removes the secret and bumps
+   * the token version, all in one transaction on the locked account. `changed` when the
+   * account's secret is no longer this one (reset or revoked meanwhile), `already-reported`
+   * when a kept secret (notify only) was reported at this url before: nothing is written.
+   */
+  recordLeak(
+    secret: LeakedSecret,
+    digest: string,
+    report: LeakReport,
+  ): Promise<RevocationEntry | 'changed' | 'already-reported' | undefined>;
+  /** Whether this digest was reported before (a repeated report of a secret already handled). */
+  wasReported(digest: string): Promise<boolean>;
+  leaks(realm: string, sub: string): Promise<LeakRow[]>;
+  recordEvent(event: SecurityEvent): Promise<void>;
+}
+
+const POLICY_COLUMNS = [
+  'secret_max_age_days',
+  'leak_response',
+  'quota_per_minute',
+  'quota_mode',
+  'updated_at',
+  'updated_by',
+];
+
+function definedOnly(change: CredentialPolicyChange): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+}
+
+async function insertEvent(db: Knex, event: SecurityEvent): Promise<void> {
+  await db('user_security_events').insert({
+    realm: event.realm,
+    actor_sub: null,
+    actor_email: event.actorLabel,
+    action: event.action,
+    target_sub: event.targetSub,
+    details: JSON.stringify(event.details),
+  });
+}
+
+export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRepository {
+  return {
+    async policy(realm) {
+      const row = await db('realm_credential_policies').where({ realm }).first(POLICY_COLUMNS);
+      return row ?? DEFAULT_POLICY;
+    },
+
+    updatePolicy(realm, change, actor) {
+      return db.transaction(async (trx) => {
+        if (!(await lockRealm(trx, realm))) return undefined;
+        const [policy] = await trx('realm_credential_policies')
+          .insert({ realm, ...definedOnly(change), updated_by: actor })
+          .onConflict('realm')
+          .merge({ ...definedOnly(change), updated_at: trx.fn.now(), updated_by: actor })
+          .returning(POLICY_COLUMNS);
+        // Every account's cached credential carries the policy: each is counted changed and announced.
+        const subs: string[] = await trx('service_accounts')
+          .where({ realm })
+          .increment('credentials_revision', 1)
+          .returning('sub')
+          .then((rows: { sub: string }[]) => rows.map((r) => r.sub));
+        const entries: RevocationEntry[] = [];
+        for (const sub of subs) {
+          const entry = await findLiveEntry(trx, realm, sub);
+          if (entry !== undefined) entries.push(entry);
+        }
+        return { policy: policy as CredentialPolicyRow, entries };
+      });
+    },
+
+    async setQuota(realm, sub, quota) {
+      const outcome = await changeAccount<never>(db, realm, sub, { revoke: false }, async (trx) => {
+        await trx('service_accounts')
+          .where({ sub })
+          .update({
+            quota_per_minute: quota?.per_minute ?? null,
+            quota_mode: quota?.mode ?? null,
+          });
+      });
+      return outcome;
+    },
+
+    async findLiveSecret(digest) {
+      return db('service_accounts as sa')
+        .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
+        .where('sa.secret_digest', digest)
+        .first(
+          'sa.realm',
+          'sa.sub',
+          db.raw("coalesce(cp.leak_response, 'revoke') as leak_response"),
+        );
+    },
+
+    recordLeak(secret, digest, report) {
+      const revoke = secret.leak_response === 'revoke';
+      const { sub } = secret;
+      return changeAccount<'changed' | 'already-reported'>(
+        db,
+        secret.realm,
+        sub,
+        { revoke },
+        async (trx) => {
+          const current = await trx('service_accounts').where({ sub }).first('secret_digest');
+          if (current?.secret_digest !== digest) return 'changed';
+          if (
+            !revoke &&
+            (await trx('service_account_leaks')
+              .where({ sub, secret_digest: digest, url: report.url })
+              .first('id')) !== undefined
+          )
+            return 'already-reported';
+          if (revoke) {
+            await trx('service_accounts').where({ sub: secret.sub }).update({
+              secret_digest: null,
+              secret_created_at: null,
+              secret_last_used_at: null,
+            });
+            // RISC credential-compromise to every receiver, committed with the revocation.
+            await recordCredentialCompromise(trx, secret.realm, sub);
+          }
+          await trx('service_account_leaks').insert({
+            realm: secret.realm,
+            sub: secret.sub,
+            secret_digest: digest,
+            url: report.url,
+            source: report.source,
+            reporter: report.reporter,
+            action: revoke ? 'revoked' : 'notified',
+          });
+          await trx.raw(
+            `delete from service_account_leaks where sub = ? and id not in
+             (select id from service_account_leaks where sub = ? order by id desc limit ?)`,
+            [secret.sub, secret.sub, LEAKS_KEPT_PER_ACCOUNT],
+          );
+          await insertEvent(trx, {
+            realm: secret.realm,
+            actorLabel: report.reporter,
+            action: revoke
+              ? 'service_account.secret_leak_revoked'
+              : 'service_account.secret_leak_reported',
+            targetSub: secret.sub,
+            details: { url: report.url, source: report.source },
+          });
+          return undefined;
+        },
+      );
+    },
+
+    async wasReported(digest) {
+      const row = await db('service_account_leaks').where({ secret_digest: digest }).first('id');
+      return row !== undefined;
+    },
+
+    leaks(realm, sub) {
+      return db('service_account_leaks as l')
+        .leftJoin('service_accounts as sa', 'sa.sub', 'l.sub')
+        .where({ 'l.realm': realm, 'l.sub': sub })
+        .orderBy('l.id', 'desc')
+        .limit(LEAKS_KEPT_PER_ACCOUNT)
+        .select(
+          'l.url',
+          'l.source',
+          'l.reporter',
+          'l.action',
+          'l.reported_at',
+          db.raw('coalesce(l.secret_digest = sa.secret_digest, false) as secret_current'),
+        );
+    },
+
+    recordEvent(event) {
+      return insertEvent(db, event);
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import { fieldsOf, jsonBody } from '@plant/shared/http';
+import {
+  getCredentialPolicy,
+  setServiceAccountQuota,
+  updateCredentialPolicy,
+} from './credential-policy.js';
+import {
+  AddKeySchema,
+  AddTrustSchema,
+  SetQuotaSchema,
+  UpdateCredentialPolicySchema,
+} from '../service-accounts/principal-validators.js';
+import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  addServiceAccountKey,
+  addServiceAccountTrust,
+  getServiceAccountCredentials,
+  removeServiceAccountKey,
+  removeServiceAccountSecret,
+  removeServiceAccountTrust,
+} from './service-account-credentials.js';
+import { setServiceAccountDisabled } from '../service-accounts/service-accounts.js';
+import {
+  accountActionRoute,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from '../platform/internal-route-helpers.js';
+
+/**
+ * A service account's credentials beyond the secret (keys, trusted workloads), the secret's
+ * removal, and disabling: account-admin's alone (`admin`), like every management route. `account`
+ * is the account's path.
+ */
+export function credentialRoutes(identity: IdentityContext, account: string): InternalRoute[] {
+  const realm = account.slice(0, account.indexOf('/service-accounts/'));
+  const toggle = (disabled: boolean) =>
+    accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) =>
+      setServiceAccountDisabled(identity, tenant, clientId, disabled),
+    );
+  return [
+    ...policyRoutes(identity, realm),
+    {
+      method: 'PUT',
+      path: `${account}/quota`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(SetQuotaSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const { quota } = SetQuotaSchema.parse(req.body, REPORT_INPUT);
+          noStore(res).json(await setServiceAccountQuota(identity, tenant, clientId, quota));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${account}/credentials`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(
+            await getServiceAccountCredentials(identity, tenantOf(req), idOf(req, 'client_id')),
+          );
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${account}/keys`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(AddKeySchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const input = AddKeySchema.parse(req.body, REPORT_INPUT);
+          noStore(res)
+            .status(201)
+            .json(await addServiceAccountKey(identity, tenant, clientId, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/keys/:key_id`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountKey(
+            identity,
+            tenantOf(req),
+            idOf(req, 'client_id'),
+            idOf(req, 'key_id'),
+          );
+          res.status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${account}/trusts`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(AddTrustSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const input = AddTrustSchema.parse(req.body, REPORT_INPUT);
+          noStore(res)
+            .status(201)
+            .json(await addServiceAccountTrust(identity, tenant, clientId, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/trusts/:trust_id`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountTrust(
+            identity,
+            tenantOf(req),
+            idOf(req, 'client_id'),
+            idOf(req, 'trust_id'),
+          );
+          res.status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/secret`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountSecret(identity, tenantOf(req), idOf(req, 'client_id'));
+          res.status(204).end();
+        },
+      ],
+    },
+    toggle(true),
+    toggle(false),
+  ];
+}
+
+/** The tenant's credential policy (account-admin's alone, like every management route). */
+function policyRoutes(identity: IdentityContext, realm: string): InternalRoute[] {
+  const path = `${realm}/credential-policy`;
+  return [
+    {
+      method: 'GET',
+      path,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getCredentialPolicy(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(UpdateCredentialPolicySchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const input = UpdateCredentialPolicySchema.parse(req.body, REPORT_INPUT);
+          noStore(res).json(await updateCredentialPolicy(identity, tenant, input));
+        },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,298 @@
+import type { Knex } from '@plant/shared/db';
+import type { RevocationEntry } from '@plant/shared/token-service-client';
+import { changeAccount } from '../service-accounts/account-change.js';
+import { lockRealm } from '../realms/realm-lock.js';
+import type { AccountSignal } from '../signals/signal-outbox.js';
+
+export interface AccountKeyRow {
+  id: string;
+  alg: string;
+  public_jwk: Record<string, unknown>;
+  thumbprint: string;
+  created_at: Date;
+  created_by: string | null;
+  last_used_at: Date | null;
+}
+
+export interface AccountTrustRow {
+  id: string;
+  issuer: string;
+  subject: string;
+  audience: string;
+  created_at: Date;
+  created_by: string | null;
+  last_used_at: Date | null;
+}
+
+/** Every credential of one account, as the API shows them (never the secret's digest). */
+export interface AccountCredentialsRow {
+  secret: { created_at: Date; last_used_at: Date | null; max_age_days: number | null } | null;
+  keys: AccountKeyRow[];
+  trusts: AccountTrustRow[];
+  disabled_at: Date | null;
+}
+
+export interface NewAccountKey {
+  id: string;
+  alg: string;
+  publicJwk: Record<string, unknown>;
+  thumbprint: string;
+  createdBy: string | null;
+}
+
+export interface NewAccountTrust {
+  id: string;
+  issuer: string;
+  subject: string;
+  audience: string;
+  createdBy: string | null;
+}
+
+export interface TrustLimits {
+  perAccount: number;
+  /** Distinct issuers over all of a tenant's trusts. */
+  issuersPerTenant: number;
+}
+
+/**
+ * Keys, trusts, the secret's removal and disabling. Each change runs on the locked account
+ * (`changeAccount`), so counts and duplicate checks under it are exact; a change that must
+ * revoke (removing a credential, disabling) bumps the token version in the same transaction.
+ * Answers: the account's revocation entry, a refusal, or undefined for no such account.
+ */
+export interface ServiceAccountCredentialRepository {
+  credentials(realm: string, sub: string): Promise<AccountCredentialsRow | undefined>;
+  addKey(
+    realm: string,
+    sub: string,
+    key: NewAccountKey,
+    limit: number,
+  ): Promise<RevocationEntry | 'limit-reached' | 'duplicate' | undefined>;
+  removeKey(
+    realm: string,
+    sub: string,
+    id: string,
+  ): Promise<RevocationEntry | 'not-found' | undefined>;
+  /** Takes the realm's lock too, so the tenant's distinct issuers are counted exactly. */
+  addTrust(
+    realm: string,
+    sub: string,
+    trust: NewAccountTrust,
+    limits: TrustLimits,
+  ): Promise<RevocationEntry | 'limit-reached' | 'issuer-limit-reached' | 'duplicate' | undefined>;
+  removeTrust(
+    realm: string,
+    sub: string,
+    id: string,
+  ): Promise<RevocationEntry | 'not-found' | undefined>;
+  /** Refused while the account has no key and no trust (it would have no credential), or has no secret. */
+  removeSecret(
+    realm: string,
+    sub: string,
+  ): Promise<RevocationEntry | 'no-other-credential' | 'no-secret' | undefined>;
+  /** Disabling revokes every token; enabling revokes nothing. Setting the state it has changes nothing (`unchanged`). */
+  setDisabled(
+    realm: string,
+    sub: string,
+    disabled: boolean,
+  ): Promise<RevocationEntry | 'unchanged' | undefined>;
+}
+
+const KEY_COLUMNS = [
+  'id',
+  'alg',
+  'public_jwk',
+  'thumbprint',
+  'created_at',
+  'created_by',
+  'last_used_at',
+];
+const TRUST_COLUMNS = [
+  'id',
+  'issuer',
+  'subject',
+  'audience',
+  'created_at',
+  'created_by',
+  'last_used_at',
+];
+
+async function countOf(query: Knex.QueryBuilder): Promise<number> {
+  const row = (await query.count<{ count: string }[]>({ count: '*' }).first()) as
+    | { count: string }
+    | undefined;
+  return Number(row?.count ?? 0);
+}
+
+export function createServiceAccountCredentialRepository(
+  db: Knex,
+): ServiceAccountCredentialRepository {
+  return {
+    async credentials(realm, sub) {
+      const account = await db('service_accounts as sa')
+        .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
+        .where({ 'sa.realm': realm, 'sa.sub': sub })
+        .first(
+          'sa.secret_digest',
+          'sa.secret_created_at',
+          'sa.secret_last_used_at',
+          'sa.disabled_at',
+          'cp.secret_max_age_days',
+        );
+      if (account === undefined) return undefined;
+      const [keys, trusts] = await Promise.all([
+        db('service_account_keys').where({ sub }).orderBy(['created_at', 'id']).select(KEY_COLUMNS),
+        db('service_account_trusts')
+          .where({ sub })
+          .orderBy(['created_at', 'id'])
+          .select(TRUST_COLUMNS),
+      ]);
+      const secret =
+        account.secret_digest === null
+          ? null
+          : {
+              created_at: account.secret_created_at,
+              last_used_at: account.secret_last_used_at,
+              max_age_days: account.secret_max_age_days,
+            };
+      return { secret, keys, trusts, disabled_at: account.disabled_at };
+    },
+    addKey(realm, sub, key, limit) {
+      return changeAccount<'duplicate' | 'limit-reached'>(
+        db,
+        realm,
+        sub,
+        {
+          revoke: false,
+          signals: [{ type: 'credential-change', credential: 'key', change: 'create' }],
+        },
+        async (trx) => {
+          const keys = trx('service_account_keys').where({ sub });
+          if (
+            (await keys
+              .clone()
+              .where((q) => q.where({ id: key.id }).orWhere({ thumbprint: key.thumbprint }))
+              .first('id')) !== undefined
+          )
+            return 'duplicate';
+          if ((await countOf(keys.clone())) >= limit) return 'limit-reached';
+          await trx('service_account_keys').insert({
+            sub,
+            realm,
+            id: key.id,
+            alg: key.alg,
+            public_jwk: JSON.stringify(key.publicJwk),
+            thumbprint: key.thumbprint,
+            created_by: key.createdBy,
+          });
+        },
+      );
+    },
+    removeKey(realm, sub, id) {
+      const effect = {
+        revoke: true,
+        signals: [{ type: 'credential-change', credential: 'key', change: 'delete' }] as const,
+      };
+      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
+        if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0)
+          return 'not-found';
+      });
+    },
+    addTrust(realm, sub, trust, limits) {
+      return changeAccount<'duplicate' | 'limit-reached' | 'issuer-limit-reached'>(
+        db,
+        realm,
+        sub,
+        {
+          revoke: false,
+          signals: [{ type: 'credential-change', credential: 'trust', change: 'create' }],
+        },
+        async (trx) => {
+          const trusts = trx('service_account_trusts').where({ sub });
+          if (
+            (await trusts
+              .clone()
+              .where({ issuer: trust.issuer, subject: trust.subject, audience: trust.audience })
+              .first('id')) !== undefined
+          )
+            return 'duplicate';
+          if ((await countOf(trusts.clone())) >= limits.perAccount) return 'limit-reached';
+          await lockRealm(trx, realm);
+          const known = await trx('service_account_trusts')
+            .where({ realm, issuer: trust.issuer })
+            .first('id');
+          if (known === undefined) {
+            const issuers = await trx('service_account_trusts')
+              .where({ realm })
+              .countDistinct<{ count: string }[]>({ count: 'issuer' })
+              .first();
+            if (Number(issuers?.count ?? 0) >= limits.issuersPerTenant)
+              return 'issuer-limit-reached';
+          }
+          await trx('service_account_trusts').insert({
+            sub,
+            realm,
+            id: trust.id,
+            issuer: trust.issuer,
+            subject: trust.subject,
+            audience: trust.audience,
+            created_by: trust.createdBy,
+          });
+        },
+      );
+    },
+    removeTrust(realm, sub, id) {
+      const effect = {
+        revoke: true,
+        signals: [{ type: 'credential-change', credential: 'trust', change: 'delete' }] as const,
+      };
+      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
+        if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0)
+          return 'not-found';
+      });
+    },
+    removeSecret(realm, sub) {
+      return changeAccount<'no-secret' | 'no-other-credential'>(
+        db,
+        realm,
+        sub,
+        {
+          revoke: true,
+          signals: [{ type: 'credential-change', credential: 'secret', change: 'delete' }],
+        },
+        async (trx) => {
+          const account = await trx('service_accounts').where({ sub }).first('secret_digest');
+          if (account?.secret_digest === null) return 'no-secret';
+          const others =
+            (await countOf(trx('service_account_keys').where({ sub }))) +
+            (await countOf(trx('service_account_trusts').where({ sub })));
+          if (others === 0) return 'no-other-credential';
+          await trx('service_accounts')
+            .where({ sub })
+            .update({ secret_digest: null, secret_created_at: null, secret_last_used_at: null });
+        },
+      );
+    },
+    setDisabled(realm, sub, disabled) {
+      const signals: AccountSignal[] = disabled
+        ? [
+            { type: 'account-disabled' },
+            { type: 'session-revoked', reason: 'The service account was disabled' },
+          ]
+        : [{ type: 'account-enabled' }];
+      return changeAccount<'unchanged'>(
+        db,
+        realm,
+        sub,
+        { revoke: disabled, signals },
+        async (trx) => {
+          const account = await trx('service_accounts').where({ sub }).first('disabled_at');
+          if ((account?.disabled_at !== null) === disabled) return 'unchanged';
+          await trx('service_accounts')
+            .where({ sub })
+            .update({ disabled_at: disabled ? trx.fn.now() : null });
+        },
+      );
+    },
+  };
+}

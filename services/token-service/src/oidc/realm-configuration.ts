@@ -1,0 +1,421 @@
+import { createHash } from 'node:crypto';
+import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
+import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
+import {
+  errors,
+  interactionPolicy,
+  type Configuration,
+  type ExternalSigningKey,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
+import { listOf, type TokenServiceConfig } from '../config.js';
+import type { ClientAuthentication } from '../client-auth/authenticate-client.js';
+import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  ACR_VALUES,
+  FACTOR_ACR,
+  hasSecondFactor,
+  isPlantAction,
+  mustEnrol,
+} from '../second-factors/second-factors.js';
+import type { SignInPerson } from '../second-factors/user-factor-repository.js';
+import { PORTAL_CLIENT_ID, realmPath } from '../realms/realm-naming.js';
+import type { SigningAlgorithm } from '../signing-keys/signing-keys.js';
+import { postgresAdapterFactory } from './postgres-adapter.js';
+import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
+import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';
+
+/** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
+export type RealmConfig = Pick<
+  TokenServiceConfig,
+  | 'AUTH_URL'
+  | 'PORTAL_URL'
+  | 'COOKIE_KEYS'
+  | 'ACCESS_TOKEN_TTL'
+  | 'PLANT_STORE_AUDIENCE'
+  | 'ACCOUNT_ADMIN_AUDIENCE'
+  | 'API_AUDIENCES'
+  | 'DPOP_NONCE_KEYS'
+  | 'TRUST_PROXY'
+>;
+
+export interface RealmConfigurationDeps {
+  config: RealmConfig;
+  identity: Pick<IdentityContext, 'users' | 'userFactors' | 'oidcPayloads'>;
+  clientAuth: ClientAuthentication;
+  /** Where DPoP proof ids are claimed (replay-detection.ts), shared with the resource servers' kind of store. */
+  replay: DpopReplayStore;
+}
+
+/** How long a started sign-in (its interaction row) lives; the budget of starts counts over the same window. */
+export const INTERACTION_TTL_SECONDS = 600;
+
+/** Client metadata property carrying what the token's claims need, consistent with the digest it came with. */
+export const PRINCIPAL_METADATA = 'plant_principal';
+
+export interface PrincipalMetadata {
+  type: 'service_account';
+  role: ServiceAccountRole;
+  grants: Grant[];
+  version: number;
+  /** May ask for the Shared Signals scopes. */
+  receiveSignals: boolean;
+}
+
+export const ROLE_SCOPES: Record<string, string> = {
+  View: 'plants:read',
+  Edit: 'plants:read plants:write',
+  'Account Admin': 'plants:read plants:write',
+};
+
+const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
+/**
+ * The CAEP interoperability profile's scopes for a receiver (stream configuration; reading it,
+ * status and polling): only an account an Account Admin allowed to receive signals may ask for
+ * them, and only by asking (the default scope never carries them).
+ */
+export const SIGNAL_SCOPES = ['ssf.manage', 'ssf.read'] as const;
+const SIGNAL_SCOPE_SET = new Set<string>(SIGNAL_SCOPES);
+
+/**
+ * A service account's scope: its role's, and `plants:write` too for a View account with edit
+ * grants. Resource servers let a grant create only with `plants:write` in the token (a scope
+ * narrows what the role and grants allow, @plant/resource-auth), so without it here a grant
+ * could never be used; the View role itself still writes nothing (hasRole checks the role first).
+ */
+export function serviceAccountScope(role: string, grants: readonly Grant[]): string {
+  const scope = ROLE_SCOPES[role]!;
+  return grants.length > 0 && !scope.split(' ').includes('plants:write')
+    ? `${scope} plants:write`
+    : scope;
+}
+
+/** URLs compare equal with or without a trailing slash on an empty path. */
+function sameResource(a: string, b: string): boolean {
+  if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
+  const left = URL.parse(a);
+  const right = URL.parse(b);
+  return left !== null && right !== null && left.href === right.href;
+}
+
+/**
+ * Client credentials without `scope` get the account's scope (`serviceAccountScope`, RFC 6749 §3.3 default);
+ * unknown scope values are refused with invalid_scope rather than silently dropped.
+ */
+function applyClientCredentialsScope(ctx: KoaContextWithOIDC, principal: PrincipalMetadata): void {
+  const params = ctx.oidc.params as Record<string, unknown>;
+  const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
+  if (requested.length === 0) {
+    params.scope = serviceAccountScope(principal.role, principal.grants);
+    return;
+  }
+  for (const scope of requested) {
+    if (KNOWN_RESOURCE_SCOPES.has(scope)) continue;
+    if (SIGNAL_SCOPE_SET.has(scope) && principal.receiveSignals) continue;
+    throw new errors.InvalidScope('requested scope is not allowed', scope);
+  }
+}
+
+/**
+ * DPoP at the token endpoint (RFC 9449 §5): a proof binds the token to its key; a service
+ * account with `dpop_bound_access_tokens` gets nothing without one (realm-provider.ts). With
+ * nonce keys every proof must carry a nonce the endpoint issued (§8): oidc-provider derives its
+ * nonces from one 32-byte secret, the first key's digest, the same on every replica.
+ */
+function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']>['dPoP'] {
+  const [nonceKey] = listOf(config.DPOP_NONCE_KEYS);
+  if (nonceKey === undefined) return { enabled: true };
+  return {
+    enabled: true,
+    nonceSecret: createHash('sha256').update(nonceKey).digest(),
+    requireNonce: () => true,
+  };
+}
+
+/**
+ * oidc-provider's sign-in policy, and three reasons of ours to ask who the person is although
+ * the realm's session knows: the portal asks for an enrolment (`plant_action`), or for a second
+ * factor (`acr_values` naming FACTOR_ACR) the session's sign-in did not verify, or the session
+ * names an Account Admin without a factor where the policy requires one (promoted, or the
+ * policy switched on, since that session began): every sign-in of theirs enrols first, a
+ * silent one too (`prompt=none` is answered `login_required`). The portal's step-up also sends
+ * `max_age=0`, which oidc-provider's own `max_age` check answers. Each check stands down once
+ * this sign-in has its result, as oidc-provider's do.
+ */
+function signInPolicy(personOf: (sub: string) => Promise<SignInPerson | undefined>) {
+  const { base, Check } = interactionPolicy;
+  const policy = base();
+  const login = policy.get('login');
+  if (!login) throw new Error("oidc-provider's base policy has no login prompt");
+  login.checks.add(
+    new Check('plant_action', 'the portal asked for a second-factor enrolment', (ctx) =>
+      isPlantAction(ctx.oidc.params?.plant_action) && !ctx.oidc.result?.login
+        ? Check.REQUEST_PROMPT
+        : Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+  login.checks.add(
+    new Check('factor_acr', 'a second factor is required', (ctx) => {
+      const requested = String(ctx.oidc.params?.acr_values ?? '').split(' ');
+      return requested.includes(FACTOR_ACR) &&
+        ctx.oidc.session?.acr !== FACTOR_ACR &&
+        !ctx.oidc.result?.login
+        ? Check.REQUEST_PROMPT
+        : Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  login.checks.add(
+    // `login_required` for a silent sign-in: the enrolment asks the password again.
+    new Check(
+      'admin_factor',
+      'the account must enrol a second factor',
+      'login_required',
+      async (ctx) => {
+        const accountId = ctx.oidc.session?.accountId;
+        if (accountId === undefined || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+        const person = await personOf(accountId);
+        return person !== undefined && mustEnrol(person)
+          ? Check.REQUEST_PROMPT
+          : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
+  );
+  return policy;
+}
+
+/**
+ * RFC 9068 §2.2.1: a person's access token says how and when they signed in (`acr`,
+ * `auth_time`), copied from the authorization code the token is exchanged for, as the ID
+ * token's are. A resource server's step-up (account-admin's, RFC 9470) counts a bearer token's
+ * own sign-in by these: without them no bearer token could ever pass it. The portal client asks
+ * for no refresh tokens (no `offline_access`), so a code is the only grant a person's token
+ * comes from; a token without one carries neither claim and counts as no factor.
+ */
+function signInContextOf(ctx: KoaContextWithOIDC): { acr?: string; auth_time?: number } {
+  const code = ctx.oidc.entities.AuthorizationCode;
+  if (code === undefined) return {};
+  return {
+    ...(typeof code.acr === 'string' ? { acr: code.acr } : {}),
+    ...(typeof code.authTime === 'number' ? { auth_time: code.authTime } : {}),
+  };
+}
+
+function principalOf(client: unknown): PrincipalMetadata | undefined {
+  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as
+    | PrincipalMetadata
+    | undefined;
+}
+
+/**
+ * What oidc-provider does for a realm: its routes (Keycloak paths), clients (the static portal
+ * client; service accounts come from `Client.find`, see realm-provider.ts), signing key, token
+ * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
+ * plugged in by realm-provider.ts.
+ */
+export function realmConfiguration(
+  binding: { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string },
+  signingKeys: ExternalSigningKey[],
+  deps: RealmConfigurationDeps,
+): Configuration {
+  const { config } = deps;
+  const { users } = deps.identity;
+  const path = binding.cookiePath;
+  const realmOf = () => binding.realm();
+  const cookieKeys = config.COOKIE_KEYS.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  const portalUrl = config.PORTAL_URL.replace(/\/+$/, '');
+  const apiAudiences = listOf(config.API_AUDIENCES);
+
+  return {
+    adapter: postgresAdapterFactory(realmOf, deps.identity.oidcPayloads),
+    clients: [
+      {
+        client_id: PORTAL_CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [`${portalUrl}/auth/callback`],
+        post_logout_redirect_uris: [`${portalUrl}/`],
+        scope: 'openid email profile plants:read plants:write',
+      },
+    ],
+    // ID tokens in the realm's algorithm (oidc-provider's default, RS256, is refused as client
+    // metadata by a realm that signs ES256 only); the grant engine picks the portal client of the
+    // request's realm's algorithm (grant-engine.ts).
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      id_token_signed_response_alg: binding.algorithm(),
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    // The realm's key (kept by realm-providers.ts), or the grant engine's keys, one per algorithm, that sign with the request's realm's.
+    jwks: { keys: signingKeys },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    enabledJWA: { dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS] },
+    // introspection_endpoint is added per request (realm-provider.ts, advertiseOwnEndpoints): our own route serves it.
+    discovery: { claim_types_supported: ['normal'] },
+    responseTypes: ['code'],
+    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write', ...SIGNAL_SCOPES],
+    // acr, amr and auth_time ride with `openid`: oidc-provider writes them into the ID token
+    // only when a scope or the request names them, and the portal needs them on every sign-in.
+    claims: {
+      openid: ['sub', 'acr', 'amr', 'auth_time'],
+      email: ['email'],
+      profile: ['role', 'tenant', 'factors_enrolled'],
+    },
+    // What a sign-in verified (sign-in-steps.ts): a second factor, or the password alone.
+    acrValues: ACR_VALUES,
+    // The portal's request for an enrolment inside a sign-in (PLANT_ACTIONS).
+    extraParams: ['plant_action'],
+    // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
+    conformIdTokenClaims: false,
+    extraClientMetadata: { properties: [PRINCIPAL_METADATA] },
+    cookies: {
+      keys: cookieKeys,
+      names: { session: '_session', interaction: '_interaction', resume: '_interaction_resume' },
+      long: { httpOnly: true, sameSite: 'lax', path, signed: true },
+      short: { httpOnly: true, sameSite: 'lax', path, signed: true },
+    },
+    routes: {
+      authorization: '/protocol/openid-connect/auth',
+      token: '/protocol/openid-connect/token',
+      jwks: '/protocol/openid-connect/certs',
+      userinfo: '/protocol/openid-connect/userinfo',
+      end_session: '/protocol/openid-connect/logout',
+    },
+    pkce: { required: () => true },
+    ttl: {
+      AccessToken: config.ACCESS_TOKEN_TTL,
+      ClientCredentials: config.ACCESS_TOKEN_TTL,
+      AuthorizationCode: 60,
+      IdToken: config.ACCESS_TOKEN_TTL,
+      Interaction: INTERACTION_TTL_SECONDS,
+      Session: 8 * 3600,
+      Grant: 8 * 3600,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      // No pushed authorization requests: the portal, the only client that signs people in,
+      // sends its request in the URL, and each push stored up to 56 KB for anyone who asked
+      // (docs/decisions/0012-pushed-authorization-requests-off.md).
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: dPoPFeature(config),
+      externalSigningSupport: EXTERNAL_SIGNING,
+      clientCredentials: { enabled: true },
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: renderLogoutPage,
+        postLogoutSuccessSource: renderLogoutSuccessPage,
+      },
+      resourceIndicators: {
+        enabled: true,
+        // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
+        defaultResource: (_ctx, client, oneOf) => {
+          if (oneOf && oneOf.length > 0) return oneOf;
+          return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
+        },
+        getResourceServerInfo: (ctx, indicator, client) => {
+          const isPortal = client.clientId === PORTAL_CLIENT_ID;
+          let audience: string | undefined;
+          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE))
+            audience = config.PLANT_STORE_AUDIENCE;
+          // Service accounts never get account-admin tokens: automation cannot manage service accounts.
+          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE))
+            audience = config.ACCOUNT_ADMIN_AUDIENCE;
+          // Other teams' APIs (@plant/resource-auth) are for service accounts, as the Plant Store is.
+          else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
+          if (audience === undefined) throw new errors.InvalidTarget();
+          const principal = principalOf(client);
+          if (principal && ctx.oidc.params?.grant_type === 'client_credentials')
+            applyClientCredentialsScope(ctx, principal);
+          return {
+            audience,
+            scope: 'plants:read plants:write ssf.manage ssf.read',
+            accessTokenTTL: config.ACCESS_TOKEN_TTL,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: binding.algorithm() } },
+          };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        // Service-account claims go straight into the signed payload; as extraTokenClaims they
+        // would ride on the token model and be copied into the payload by a spread on every grant.
+        jwt: (ctx, token, jwt) => {
+          if (token.kind !== 'ClientCredentials') return;
+          const principal = principalOf(ctx.oidc.client);
+          if (!principal) return;
+          deps.clientAuth.recordUse(token.clientId!, ctx);
+          const claims = jwt.payload as Record<string, unknown>;
+          claims.tenant = realmOf();
+          claims.principal_type = 'service_account';
+          claims.role = principal.role;
+          claims.grants = principal.grants;
+          claims.ver = principal.version;
+        },
+      },
+    },
+    extraTokenClaims: async (ctx, token) => {
+      if (token.kind === 'ClientCredentials') return undefined;
+      const accountId = (token as { accountId?: string }).accountId;
+      const tenant = realmOf();
+      const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
+      // A disabled person is no account: their realm session signs nobody in.
+      if (!user || user.disabled_at !== null)
+        throw new errors.InvalidGrant('the account is no longer active');
+      return {
+        tenant,
+        principal_type: 'user',
+        role: user.role,
+        grants: [],
+        ver: user.token_version,
+        ...signInContextOf(ctx),
+      };
+    },
+    findAccount: async (_ctx, sub) => {
+      const tenant = realmOf();
+      // A disabled person has no account here: no ID token, no userinfo, no session resumed.
+      const person = await deps.identity.userFactors.person(tenant, sub);
+      if (!person || person.disabled) return undefined;
+      return {
+        accountId: person.sub,
+        claims: () => ({
+          sub: person.sub,
+          email: person.email,
+          role: person.role,
+          tenant,
+          factors_enrolled: hasSecondFactor(person),
+        }),
+      };
+    },
+    interactions: {
+      policy: signInPolicy((sub) => deps.identity.userFactors.person(realmOf(), sub)),
+      url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
+    },
+    loadExistingGrant: async (ctx) => {
+      // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
+      const accountId = ctx.oidc.session?.accountId;
+      const client = ctx.oidc.client;
+      if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
+      const user = await users.find(realmOf(), accountId);
+      if (!user || user.disabled_at !== null) return undefined;
+      const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
+      const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
+      if (existing) return existing;
+      const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
+      const roleScope = ROLE_SCOPES[user.role]!;
+      // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
+      grant.addOIDCScope(`openid email profile ${roleScope}`);
+      grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
+      grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
+      await grant.save();
+      return grant;
+    },
+    renderError: renderErrorPage,
+  };
+}

@@ -1,0 +1,159 @@
+import { fieldsOf, jsonBody } from '@plant/shared/http';
+import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  createInvitation,
+  INVITATIONS_QUERY,
+  listInvitations,
+  parseInvitationsQuery,
+  revokeInvitation,
+  type InvitationSettings,
+} from './invitations.js';
+import {
+  ActorBodySchema,
+  CreateInvitationSchema,
+  UpdateUserSchema,
+} from '../service-accounts/principal-validators.js';
+import {
+  listSecurityEvents,
+  parseSecurityEventsQuery,
+  SECURITY_EVENTS_QUERY,
+} from './people-audit.js';
+import { getUser, listUsers, removeUser, updateUser } from './users.js';
+import {
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from '../platform/internal-route-helpers.js';
+import { optionalJsonBody } from '../platform/optional-json-body.js';
+
+/**
+ * People of a realm (account-admin's People page): list, read, change role or status, remove;
+ * invitations; the realm's security events. Only account-admin's credential (`admin`).
+ */
+export function peopleRoutes(
+  identity: IdentityContext,
+  invitations: InvitationSettings,
+  base: string,
+): InternalRoute[] {
+  const user = `${base}/users/:id`;
+  return [
+    {
+      method: 'GET',
+      path: `${base}/users`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await listUsers(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: user,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getUser(identity, tenantOf(req), idOf(req, 'id')));
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path: user,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(UpdateUserSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const id = idOf(req, 'id');
+          const { role, status } = UpdateUserSchema.parse(req.body, REPORT_INPUT);
+          noStore(res).json(
+            await updateUser(identity, tenant, id, {
+              ...(role === undefined ? {} : { role }),
+              ...(status === undefined ? {} : { status }),
+            }),
+          );
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: user,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(ActorBodySchema) } },
+      handlers: [
+        optionalJsonBody,
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const id = idOf(req, 'id');
+          ActorBodySchema.parse(req.body ?? {}, REPORT_INPUT);
+          await removeUser(identity, tenant, id);
+          res.status(204).end();
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${base}/invitations`,
+      scope: 'admin',
+      input: { query: INVITATIONS_QUERY },
+      handlers: [
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const page = parseInvitationsQuery(req.query);
+          noStore(res).json(await listInvitations(identity, tenant, page));
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${base}/invitations`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(CreateInvitationSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const input = CreateInvitationSchema.parse(req.body, REPORT_INPUT);
+          noStore(res)
+            .status(201)
+            .json(await createInvitation(identity, invitations, tenant, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/invitations/:id`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await revokeInvitation(identity, tenantOf(req), uuidOf(req.params.id)));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${base}/security-events`,
+      scope: 'admin',
+      input: { query: SECURITY_EVENTS_QUERY },
+      handlers: [
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const query = parseSecurityEventsQuery(req.query);
+          noStore(res).json(await listSecurityEvents(identity, tenant, query));
+        },
+      ],
+    },
+  ];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Invitation ids are uuids (a uuid column): anything else names nothing, and never reaches Postgres (22P02). */
+function uuidOf(raw: unknown): string {
+  const value = String(raw).toLowerCase();
+  return UUID.test(value) ? value : '00000000-0000-0000-0000-000000000000';
+}

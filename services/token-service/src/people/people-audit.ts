@@ -1,0 +1,56 @@
+/** The realm-side trail of what happened to people (`user_security_events`), read by account-admin beside its own audit trail. */
+import { BadRequest } from '@plant/shared/api';
+import { parseFeedPosition, type SecurityEvent } from '@plant/shared/token-service-client';
+import type { SecurityEventRow } from './people-audit-repository.js';
+import type { IdentityContext } from '../platform/identity-context.js';
+import { assertTenantExists } from '../realms/tenants.js';
+
+export const SECURITY_EVENTS_QUERY = ['before', 'limit'] as const;
+export const SECURITY_EVENTS_PAGE_MAX = 200;
+
+/** `before`: an event id (1..int64 max), optional; `limit`: 1..200, default 50. Anything else is 400. */
+export function parseSecurityEventsQuery(query: Record<string, unknown>): {
+  before: string | undefined;
+  limit: number;
+} {
+  let before: string | undefined;
+  if (query.before !== undefined) {
+    before = parseFeedPosition(query.before);
+    if (before === undefined || before === '0')
+      throw new BadRequest(
+        'before must be an event id: a decimal integer from 1 to 9223372036854775807',
+      );
+  }
+  const raw = query.limit;
+  if (raw === undefined) return { before, limit: 50 };
+  const limit = typeof raw === 'string' && /^[1-9][0-9]{0,3}$/.test(raw) ? Number(raw) : NaN;
+  if (!(limit <= SECURITY_EVENTS_PAGE_MAX))
+    throw new BadRequest(`limit must be an integer between 1 and ${SECURITY_EVENTS_PAGE_MAX}`);
+  return { before, limit };
+}
+
+function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
+  return {
+    id: String(row.id),
+    occurred_at: new Date(row.occurred_at).toISOString(),
+    actor_sub: row.actor_sub,
+    actor_email: row.actor_email,
+    action: row.action,
+    target_sub: row.target_sub,
+    target_email: row.target_email,
+    details: row.details ?? {},
+    address: row.address,
+    request_id: row.request_id,
+  };
+}
+
+/** Newest first (by id, the order they were written), ids below `before` when given. */
+export async function listSecurityEvents(
+  ctx: Pick<IdentityContext, 'securityEvents' | 'realms'>,
+  tenant: string,
+  query: { before: string | undefined; limit: number },
+): Promise<SecurityEvent[]> {
+  const rows = await ctx.securityEvents.listNewestFirst(tenant, query.limit, query.before);
+  if (rows.length === 0) await assertTenantExists(ctx, tenant);
+  return rows.map(toSecurityEvent);
+}

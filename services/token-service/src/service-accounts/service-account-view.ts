@@ -1,0 +1,95 @@
+import type {
+  SecretLeak,
+  ServiceAccount,
+  ServiceAccountCredentials,
+  ServiceAccountKey,
+  ServiceAccountTrust,
+} from '@plant/shared/token-service-client';
+import type {
+  AccountCredentialsRow,
+  AccountKeyRow,
+  AccountTrustRow,
+} from '../credentials/service-account-credential-repository.js';
+import type { LeakRow } from '../credentials/credential-hygiene-repository.js';
+import type { ServiceAccountRow } from './service-account-repository.js';
+import { secretExpiresAt } from '../credentials/secret-expiry.js';
+
+const iso = (at: Date | string | null): string | null =>
+  at === null ? null : new Date(at).toISOString();
+
+export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
+  return {
+    name: row.name,
+    client_id: row.sub,
+    role: row.role,
+    grants: row.grants.map((g) => ({ tag: g.tag, permission: g.permission })),
+    dpop_bound_access_tokens: row.dpop_bound_access_tokens,
+    receive_signals: row.receive_signals,
+    created_at: iso(row.created_at)!,
+    created_by: row.created_by,
+    last_used_at: iso(row.last_used_at),
+    disabled: row.disabled_at !== null,
+    disabled_at: iso(row.disabled_at),
+    secret_expires_at: iso(secretExpiresAt(row.secret_created_at, row.secret_max_age_days)),
+    quota:
+      row.quota_mode === null || row.quota_per_minute === null
+        ? null
+        : { per_minute: row.quota_per_minute, mode: row.quota_mode },
+  };
+}
+
+export function toServiceAccountKey(row: AccountKeyRow): ServiceAccountKey {
+  return {
+    id: row.id,
+    alg: row.alg,
+    thumbprint: row.thumbprint,
+    created_at: iso(row.created_at)!,
+    created_by: row.created_by,
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
+export function toServiceAccountTrust(row: AccountTrustRow): ServiceAccountTrust {
+  return {
+    id: row.id,
+    issuer: row.issuer,
+    subject: row.subject,
+    audience: row.audience,
+    created_at: iso(row.created_at)!,
+    created_by: row.created_by,
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
+export function toSecretLeak(row: LeakRow): SecretLeak {
+  return {
+    url: row.url,
+    source: row.source,
+    reporter: row.reporter,
+    action: row.action,
+    reported_at: iso(row.reported_at)!,
+    secret_current: row.secret_current,
+  };
+}
+
+export function toServiceAccountCredentials(
+  clientId: string,
+  row: AccountCredentialsRow,
+  leaks: LeakRow[],
+): ServiceAccountCredentials {
+  return {
+    client_id: clientId,
+    disabled: row.disabled_at !== null,
+    secret:
+      row.secret === null
+        ? null
+        : {
+            created_at: iso(row.secret.created_at)!,
+            last_used_at: iso(row.secret.last_used_at),
+            expires_at: iso(secretExpiresAt(row.secret.created_at, row.secret.max_age_days)),
+          },
+    keys: row.keys.map(toServiceAccountKey),
+    trusts: row.trusts.map(toServiceAccountTrust),
+    leaks: leaks.map(toSecretLeak),
+  };
+}

@@ -1,0 +1,241 @@
+import { NotFound } from '@plant/shared/api';
+import { type ExpressRoute, fieldsOf, jsonBody } from '@plant/shared/http';
+import type { Request, RequestHandler, Response } from 'express';
+import { isTenantName } from '../service-accounts/principal-validators.js';
+import {
+  authenticateReceiver,
+  createStream,
+  deleteStream,
+  listStreams,
+  pollStream,
+  type Receiver,
+  readStatus,
+  readStream,
+  requestVerification,
+  setStatus,
+  setSubject,
+  type SharedSignalsContext,
+  transmitterConfiguration,
+  updateStream,
+} from './shared-signals.js';
+import {
+  CreateStreamSchema,
+  PollRequestSchema,
+  ReplaceStreamSchema,
+  RequiredStreamQuerySchema,
+  StatusUpdateSchema,
+  StreamQuerySchema,
+  SubjectRequestSchema,
+  UpdateStreamSchema,
+  VerificationRequestSchema,
+} from './signal-validators.js';
+
+const REPORT_INPUT = { reportInput: true } as const;
+const STREAMS = '/realms/:tenant/ssf/streams';
+
+type ReceiverRequest = Request & { receiver?: Receiver };
+
+function tenantOf(req: Request): string {
+  const tenant = String(req.params.tenant);
+  if (!isTenantName(tenant)) throw new NotFound('Realm not found');
+  return tenant;
+}
+
+/** The caller, checked before its body is read (an unauthenticated body costs nothing). */
+function receiverOf(ctx: SharedSignalsContext, need: 'manage' | 'read'): RequestHandler {
+  return async (req, _res, next) => {
+    const tenant = tenantOf(req);
+    (req as ReceiverRequest).receiver = await authenticateReceiver(
+      ctx,
+      tenant,
+      req.headers.authorization,
+      need,
+    );
+    next();
+  };
+}
+
+const receiver = (req: Request) => (req as ReceiverRequest).receiver!;
+
+function answer(res: Response, status: number, body?: unknown): void {
+  res.setHeader('cache-control', 'no-store');
+  if (body === undefined) res.status(status).end();
+  else res.status(status).json(body);
+}
+
+function discovery(ctx: SharedSignalsContext, path: string): ExpressRoute {
+  return {
+    method: 'GET',
+    path,
+    handlers: [
+      async (req, res) => {
+        res.setHeader('cache-control', 'public, max-age=300');
+        res.json(await transmitterConfiguration(ctx, tenantOf(req)));
+      },
+    ],
+  };
+}
+
+/**
+ * The SSF transmitter of each realm: its configuration metadata (at SSF 1.0's well-known path
+ * for an issuer with a path, and at Keycloak's), stream configuration, status, subjects,
+ * verification, and the RFC 8936 poll endpoint. Listed before the realm mount (oidc-provider).
+ */
+export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
+  const manage = receiverOf(ctx, 'manage');
+  const read = receiverOf(ctx, 'read');
+  const body = jsonBody();
+  const streamFields = { type: 'json' as const, fields: fieldsOf(UpdateStreamSchema) };
+  return [
+    discovery(ctx, '/.well-known/ssf-configuration/realms/:tenant'),
+    discovery(ctx, '/realms/:tenant/.well-known/ssf-configuration'),
+    {
+      method: 'POST',
+      path: STREAMS,
+      input: { body: { type: 'json', fields: fieldsOf(CreateStreamSchema) } },
+      handlers: [
+        manage,
+        body,
+        async (req, res) => {
+          const input = CreateStreamSchema.parse(req.body, REPORT_INPUT);
+          answer(res, 201, await createStream(ctx, receiver(req), input));
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: STREAMS,
+      input: { query: fieldsOf(StreamQuerySchema) },
+      handlers: [
+        read,
+        async (req, res) => {
+          const { stream_id: id } = StreamQuerySchema.parse(req.query, REPORT_INPUT);
+          answer(
+            res,
+            200,
+            id === undefined
+              ? await listStreams(ctx, receiver(req))
+              : await readStream(ctx, receiver(req), id),
+          );
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path: STREAMS,
+      input: { body: streamFields },
+      handlers: [
+        manage,
+        body,
+        async (req, res) => {
+          const { stream_id: id, ...input } = UpdateStreamSchema.parse(req.body, REPORT_INPUT);
+          answer(res, 200, await updateStream(ctx, receiver(req), id, input, false));
+        },
+      ],
+    },
+    {
+      method: 'PUT',
+      path: STREAMS,
+      input: { body: streamFields },
+      handlers: [
+        manage,
+        body,
+        async (req, res) => {
+          const { stream_id: id, ...input } = ReplaceStreamSchema.parse(req.body, REPORT_INPUT);
+          answer(res, 200, await updateStream(ctx, receiver(req), id, input, true));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: STREAMS,
+      input: { query: fieldsOf(RequiredStreamQuerySchema) },
+      handlers: [
+        manage,
+        async (req, res) => {
+          const { stream_id: id } = RequiredStreamQuerySchema.parse(req.query, REPORT_INPUT);
+          await deleteStream(ctx, receiver(req), id);
+          answer(res, 204);
+        },
+      ],
+    },
+    {
+      method: 'GET',
+      path: `${STREAMS}/status`,
+      input: { query: fieldsOf(RequiredStreamQuerySchema) },
+      handlers: [
+        read,
+        async (req, res) => {
+          const { stream_id: id } = RequiredStreamQuerySchema.parse(req.query, REPORT_INPUT);
+          answer(res, 200, await readStatus(ctx, receiver(req), id));
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${STREAMS}/status`,
+      input: { body: { type: 'json', fields: fieldsOf(StatusUpdateSchema) } },
+      handlers: [
+        manage,
+        body,
+        async (req, res) => {
+          const input = StatusUpdateSchema.parse(req.body, REPORT_INPUT);
+          answer(
+            res,
+            200,
+            await setStatus(ctx, receiver(req), input.stream_id, input.status, input.reason),
+          );
+        },
+      ],
+    },
+    ...(['add', 'remove'] as const).map(
+      (action): ExpressRoute => ({
+        method: 'POST',
+        path: `${STREAMS}/subjects/${action}`,
+        input: { body: { type: 'json', fields: fieldsOf(SubjectRequestSchema) } },
+        handlers: [
+          manage,
+          body,
+          async (req, res) => {
+            const input = SubjectRequestSchema.parse(req.body, REPORT_INPUT);
+            const mode = action === 'add' ? 'added' : 'removed';
+            await setSubject(ctx, receiver(req), input.stream_id, input.subject, mode);
+            // SSF 1.0 §8.1.3: 200 for an added subject, 204 for a removed one.
+            answer(res, action === 'add' ? 200 : 204);
+          },
+        ],
+      }),
+    ),
+    {
+      method: 'POST',
+      path: `${STREAMS}/verify`,
+      input: { body: { type: 'json', fields: fieldsOf(VerificationRequestSchema) } },
+      handlers: [
+        read,
+        body,
+        async (req, res) => {
+          const input = VerificationRequestSchema.parse(req.body, REPORT_INPUT);
+          await requestVerification(ctx, receiver(req), input.stream_id, input.state);
+          answer(res, 204);
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: `${STREAMS}/poll/:stream_id`,
+      input: { body: { type: 'json', fields: fieldsOf(PollRequestSchema) } },
+      handlers: [
+        read,
+        body,
+        async (req, res) => {
+          const input = PollRequestSchema.parse(req.body, REPORT_INPUT);
+          // A client that gave up ends the wait (and frees its waiter slot) at once.
+          const gone = new AbortController();
+          res.on('close', () => gone.abort());
+          const id = String(req.params.stream_id).slice(0, 64);
+          answer(res, 200, await pollStream(ctx, receiver(req), id, input, gone.signal));
+        },
+      ],
+    },
+  ];
+}

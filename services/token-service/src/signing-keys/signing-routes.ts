@@ -1,0 +1,57 @@
+import { fieldsOf, jsonBody } from '@plant/shared/http';
+import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  getSigningAlgorithm,
+  SetSigningAlgorithmSchema,
+  setSigningAlgorithm,
+} from './signing-keys.js';
+import {
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from '../platform/internal-route-helpers.js';
+
+export interface SigningRoutesDeps {
+  identity: IdentityContext;
+  /** After a rotation: every replica (this one at once) rebuilds the realm with its new key. */
+  announceKeyChange(tenant: string): Promise<void>;
+}
+
+/**
+ * A realm's token signing algorithm (docs/architecture.md, "Access tokens"). `admin`: changing
+ * it decides which resource servers can still verify the realm's tokens, so it is as much
+ * account-admin's credential's as managing the realm's service accounts, and never a resource
+ * server's.
+ */
+export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps): InternalRoute[] {
+  const path = '/internal/v1/realms/:tenant/signing-algorithm';
+  return [
+    {
+      method: 'GET',
+      path,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          noStore(res).json(await getSigningAlgorithm(identity, tenantOf(req)));
+        },
+      ],
+    },
+    {
+      method: 'PUT',
+      path,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(SetSigningAlgorithmSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const { alg } = SetSigningAlgorithmSchema.parse(req.body, REPORT_INPUT);
+          const change = await setSigningAlgorithm(identity, tenant, alg);
+          if (change.rotated) await announceKeyChange(tenant);
+          noStore(res).json(change);
+        },
+      ],
+    },
+  ];
+}
