@@ -25,7 +25,7 @@ import { Counter } from 'prom-client';
 import { createSmtpMailer } from './data-access/smtp-mailer.js';
 import type { AccountAdminConfig } from './config.js';
 import { createAuditRepository } from './data-access/audit-repository.js';
-import { SCHEMA } from './data-access/migrations/index.js';
+import { SCHEMA } from './migrations/index.js';
 import { createSessionStore } from './data-access/session-store.js';
 import { toAdminError } from './domain/errors.js';
 import { API_REALM } from './entry-points/api/authenticate.js';

@@ -1,7 +1,7 @@
 /** Creates the database (development), the `admin` schema and applies the migrations, then exits. */
 import { runMigrationsMain } from '@plant/shared/service-main';
 import { configShape } from './config.js';
-import { migrations, SCHEMA } from './data-access/migrations/index.js';
+import { migrations, SCHEMA } from './migrations/index.js';
 
 runMigrationsMain({
   name: 'account-admin-migrate',

@@ -9,7 +9,7 @@ import { createLogger } from '@plant/shared/logging';
 import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { TEST_DATABASE_URL } from '@plant/test-kit';
 import { createAuditRepository } from '../src/data-access/audit-repository.js';
-import { SCHEMA } from '../src/data-access/migrations/index.js';
+import { SCHEMA } from '../src/migrations/index.js';
 import type { Actor } from '../src/domain/actor.js';
 import { updateCredentialPolicy } from '../src/domain/credential-policy.js';
 import { StepUpRequired, toAdminError } from '../src/domain/errors.js';
