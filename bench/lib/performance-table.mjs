@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, table, TARGETS } from './report.mjs';
+import { fmt, TARGETS } from './report.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RESULTS_DIR = join(ROOT, 'bench/results');
@@ -17,6 +17,20 @@ export const PERFORMANCE_DOC = join(ROOT, 'docs/performance.md');
 export const START =
   '<!-- performance-table:start (bench/lib/performance-table.mjs writes this) -->';
 export const END = '<!-- performance-table:end -->';
+
+/**
+ * A Markdown table as Biome formats Markdown (`biome check` runs over the docs): every column
+ * left-aligned, padded to its widest cell, the rule `| :--- |`.
+ * @param {string[]} header
+ * @param {string[][]} rows
+ */
+function markdownTable(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (/** @type {string[]} */ cells) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  const rule = `| ${widths.map((w) => `:${'-'.repeat(w - 1)}`).join(' | ')} |`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
 
 /** A full run's file name: the date alone; every other kind or variant has a prefix or suffix. */
 const FULL_RUN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.json$/;
@@ -148,7 +162,7 @@ export function renderTable(run, file) {
   const m = run.machine;
   const start = m.loadAverage1mAtStart === undefined ? '' : `${m.loadAverage1mAtStart} → `;
   const about = `Last full run: \`bench/results/${file}\` (${run.date.slice(0, 16).replace('T', ' ')} UTC, ${run.elapsedSec} s; ${m.cores} cores ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node.replace(/^v/, '')}, load average ${start}${m.loadAverage1m}). Ratios are the medians of the rounds' ratios, higher is better unless the target says ≤.`;
-  return `${about}\n\n${table(['scenario', 'against', 'figure', 'target', 'verdict'], rows, [1, 2, 3, 4])}`;
+  return `${about}\n\n${markdownTable(['scenario', 'against', 'figure', 'target', 'verdict'], rows)}`;
 }
 
 /** The table as the committed result renders it. */
