@@ -3,12 +3,13 @@
 // [--runtime-baseline=<node>] [--waits]`: starts the three services as
 // production runs them, seeds a tenant, runs each scenario and its baseline back to back
 // from a separate load-generator process, prints one table and writes
-// bench/results/<date>.json. Build first (`pnpm build`): it runs the built JS.
+// bench/results/<date>.json (a full run also rewrites the table of docs/performance.md). Build
+// first (`pnpm build`): it runs the built JS.
 //
 // Absolute figures drift ±20% between runs on shared machines; the ratios to the baselines,
 // measured in the same run, and CPU time per request are what to compare.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +36,7 @@ import {
 } from './lib/perf-record.mjs';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
+import { renderTable, writeTable } from './lib/performance-table.mjs';
 import { ES256_SCENARIOS, SCENARIOS } from './scenarios/index.mjs';
 import { serviceEnv as signalsServiceEnv } from './scenarios/signals.mjs';
 
@@ -391,6 +393,9 @@ try {
     `${other ? 'runtime-' : ''}${stamp}${quick ? '-quick' : ''}${only ? '-partial' : ''}${experiment}.json`,
   );
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+  // A full run is the one docs/performance.md's table shows: rewritten from this result.
+  const fullRun = !quick && !only && !other && experiment === '';
+  if (fullRun) writeTable(renderTable(output, basename(file)));
 
   const cores = output.machine.cores;
   process.stdout.write(
@@ -415,7 +420,7 @@ try {
   }
   for (const report of perfReports) process.stdout.write(`${report}\n\n`);
   process.stdout.write(
-    `written ${file.slice(ROOT.length + 1)} in ${output.elapsedSec}s${args.profile || args.perf || args.waits ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`,
+    `written ${file.slice(ROOT.length + 1)}${fullRun ? ' and the table of docs/performance.md' : ''} in ${output.elapsedSec}s${args.profile || args.perf || args.waits ? `; profiles in ${profileDir.slice(ROOT.length + 1)}` : ''}\n`,
   );
 } catch (err) {
   exitCode = 1;

@@ -98,7 +98,7 @@ const seeded = await runToEnd(
 if (seeded.code !== 0 && !seeded.output.includes('already exists'))
   mustSucceed('seeding the demo tenant', seeded);
 // The demo signs in with a password alone, also when it was created before the policy existed
-// (that migration turned the policy on for every realm): development only, the README says so.
+// (that migration turned the policy on for every realm): development only, docs/running.md says so.
 mustSucceed(
   "turning the demo tenant's admin-factor policy off",
   await runToEnd(
