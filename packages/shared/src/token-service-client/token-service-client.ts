@@ -40,7 +40,7 @@ import {
   TokenServiceReader,
   type TokenServiceClientOptions,
 } from '@plant/resource-auth/platform/token-service-reader';
-import { currentRequestId } from './request-context.js';
+import { currentRequestId } from '../logging/index.js';
 
 export type {
   PrincipalLookup,

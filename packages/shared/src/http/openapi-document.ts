@@ -13,7 +13,7 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import type { Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { ErrorSchema } from './api-types.js';
+import { ErrorSchema } from '../api/index.js';
 import { DEFAULT_BODY_LIMIT } from './json-body.js';
 
 export { OpenAPIRegistry, type ResponseConfig, type RouteConfig };
