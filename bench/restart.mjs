@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../packages/test-kit/dist/index.js';
+import { freePort } from '@plant/test-kit';
 import { grantBody, missingServices, ROOT, tokenPath } from './lib/platform.mjs';
 import { cpuSeconds, startServer } from './lib/processes.mjs';
 import { fmt, machine, table } from './lib/report.mjs';
@@ -87,7 +87,7 @@ const grant = {
   body: grantBody(reader.client_id, reader.secret),
 };
 
-/** @type {Record<string, {current: () => import('../packages/test-kit/dist/index.js').ServiceProcess, served: (svc: import('../packages/test-kit/dist/index.js').ServiceProcess) => Promise<boolean>}>} */
+/** @type {Record<string, {current: () => import('@plant/test-kit').ServiceProcess, served: (svc: import('@plant/test-kit').ServiceProcess) => Promise<boolean>}>} */
 const SERVICES = {
   'plant-store': {
     current: () => platform.plantStores[0],

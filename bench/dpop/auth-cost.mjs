@@ -9,12 +9,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createLogger } from '../../packages/shared/dist/logging/index.js';
-import {
-  createBearerAuth,
-  createRedisReplayStore,
-} from '../../packages/resource-auth/dist/index.js';
-import { dpopKey, startTestIssuer } from '../../packages/test-kit/dist/index.js';
+import { createLogger } from '@plant/shared/logging';
+import { createBearerAuth, createRedisReplayStore } from '@plant/resource-auth';
+import { dpopKey, startTestIssuer } from '@plant/test-kit';
 import { stepCosts } from './step-costs.mjs';
 
 const { values } = parseArgs({

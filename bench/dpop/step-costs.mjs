@@ -3,7 +3,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 
 /**
- * @param {import('../../packages/test-kit/dist/index.js').DpopKey} key
+ * @param {import('@plant/test-kit').DpopKey} key
  * @param {number} count
  */
 export async function stepCosts(key, count) {

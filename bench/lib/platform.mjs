@@ -12,7 +12,7 @@ import {
   migrateDatabase,
   PLANT_STORE_AUDIENCE,
   startPlatform as startProcesses,
-} from '../../packages/test-kit/dist/index.js';
+} from '@plant/test-kit';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 export const SERVICES = /** @type {const} */ (['token-service', 'plant-store', 'account-admin']);
@@ -62,7 +62,7 @@ export function migrate() {
 }
 
 /**
- * @typedef {import('../../packages/test-kit/dist/index.js').Platform} Platform
+ * @typedef {import('@plant/test-kit').Platform} Platform
  */
 
 /**

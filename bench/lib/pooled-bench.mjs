@@ -7,7 +7,7 @@
 // Plant Store with DATABASE_NAMED_STATEMENTS=false against the same baseline.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startPgBouncer } from '../../packages/test-kit/dist/index.js';
+import { startPgBouncer } from '@plant/test-kit';
 import { measurePair } from './load.mjs';
 import { DATABASE_URL, grantToken, ROOT } from './platform.mjs';
 import { machine, ratios, summaryTable } from './report.mjs';

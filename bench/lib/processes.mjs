@@ -12,13 +12,13 @@ import { createInterface } from 'node:readline';
 const CLOCK_TICKS = 100;
 const PAGE_SIZE = 4096;
 
-/** @typedef {import('../../packages/test-kit/dist/index.js').ServerProcess} ServerProcess */
+/** @typedef {import('@plant/test-kit').ServerProcess} ServerProcess */
 
 /**
  * `startServer({name, script, env, logDir, nodeArgs})`: starts `node <script>` and resolves
  * once it logs `{"msg":"listening","port":N}`.
  */
-export { spawnServer as startServer } from '../../packages/test-kit/dist/index.js';
+export { spawnServer as startServer } from '@plant/test-kit';
 
 /** Above this a spec goes in a file: the environment of a process is limited (E2BIG). */
 const MAX_SPEC_IN_ENV = 64 * 1024;

@@ -8,7 +8,7 @@
 // (sign-in bursts, flood, signals: a quiet and a loaded window of its own) runs once per runtime,
 // and its own ratio is compared.
 import { execFileSync } from 'node:child_process';
-import { freePort, spawnService } from '../../packages/test-kit/dist/index.js';
+import { freePort, spawnService } from '@plant/test-kit';
 import { fmt, table } from './report.mjs';
 
 /**

@@ -1,7 +1,7 @@
 // What `pnpm bench` and `pnpm bench:soak` both do before loading: migrate the bench
 // database, start the platform, create a fresh tenant with the operator CLI and the service
 // accounts through the internal API, seed the plants; and undo it afterwards.
-import { USER_PASSWORD } from '../../packages/test-kit/dist/index.js';
+import { USER_PASSWORD } from '@plant/test-kit';
 import {
   clearThrottleState,
   connect,

@@ -7,12 +7,7 @@
 // process shares the database, Redis and tenant. Each pair runs as `pnpm bench` runs its
 // scenarios (measurePair: alternating rounds, one load-generator process).
 import { join } from 'node:path';
-import {
-  freePort,
-  spawnServer,
-  spawnService,
-  startOtlpReceiver,
-} from '../../packages/test-kit/dist/index.js';
+import { freePort, spawnServer, spawnService, startOtlpReceiver } from '@plant/test-kit';
 import { grantBody, grantToken, tokenPath } from './platform.mjs';
 import { measurePair } from './load.mjs';
 import { fmt, ratios } from './report.mjs';

@@ -7,7 +7,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { assertionGrantBody, clientAssertion } from '../../packages/test-kit/dist/index.js';
+import { assertionGrantBody, clientAssertion } from '@plant/test-kit';
 import { proofSource } from './dpop-proofs.mjs';
 
 /**
@@ -49,7 +49,7 @@ const PRESIGNED = spec.assertion?.count ?? Math.ceil(3000 * (spec.warmupSec + sp
 const assertionBodies = (() => {
   const given = spec.assertion;
   if (given === undefined) return undefined;
-  const key = /** @type {import('../../packages/test-kit/dist/index.js').ClientKeyPair} */ (
+  const key = /** @type {import('@plant/test-kit').ClientKeyPair} */ (
     /** @type {unknown} */ ({ alg: given.alg, privateKey: createPrivateKey(given.privateKeyPem) })
   );
   const sign = () =>

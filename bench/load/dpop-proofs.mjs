@@ -2,7 +2,7 @@
 // requests), so the client's signing does not compete with the server for the 2 cores while
 // it is measured; if a window outruns the pool, the rest are signed as they go.
 import { createHash, createPrivateKey } from 'node:crypto';
-import { signJws } from '../../packages/test-kit/dist/index.js';
+import { signJws } from '@plant/test-kit';
 
 /**
  * @typedef {{alg: 'ES256' | 'EdDSA', privateJwk: import('node:crypto').JsonWebKey, htm: string, htu: string, token: string}} ProofSpec

@@ -2,7 +2,7 @@
 // (10,000 / 1,000,000), seeded with SQL. Plants: the first page, a page reached through 1,000
 // `Link: rel="next"` cursors (the walk's page size chosen so it ends near the table's far end at
 // every size), and creates. Audit: the portal's Activity page with a signed-in session.
-import { signInClient } from '../../packages/e2e/dist/sign-in-client.js';
+import { signInClient } from '@plant/e2e';
 import { loadWindow, ratio, target, windowOf } from './measure.mjs';
 import { seedAuditEvents, seedPlantRange } from './seed.mjs';
 

@@ -1,7 +1,7 @@
 // dpop: the list scenario's request with a DPoP-bound token and a fresh proof per request
 // (RFC 9449: signature check, the jti claimed in Redis), against the same list with a bearer
 // token on the same Plant Store. Target: ≥ 0.8× the bearer list's req/s.
-import { dpopKey } from '../../packages/test-kit/dist/index.js';
+import { dpopKey } from '@plant/test-kit';
 import { PLANT_STORE_AUDIENCE } from '../lib/platform.mjs';
 
 export const name = 'dpop';
@@ -26,7 +26,7 @@ export async function prepare({ platform, tenant }) {
 /**
  * What the load generator signs proofs with (bench/load/dpop-proofs.mjs): the private key goes
  * in its environment, as the accounts' secrets do.
- * @param {{token: string, key: import('../../packages/test-kit/dist/index.js').DpopKey}} prepared
+ * @param {{token: string, key: import('@plant/test-kit').DpopKey}} prepared
  */
 function proofSpec({ token, key }) {
   return {
@@ -79,10 +79,9 @@ export function targets({ platform, tokens, prepared }) {
  */
 export async function check({ platform, tokens, prepared }) {
   const store = platform.plantStores[0];
-  const { token, key } =
-    /** @type {{token: string, key: import('../../packages/test-kit/dist/index.js').DpopKey}} */ (
-      prepared
-    );
+  const { token, key } = /** @type {{token: string, key: import('@plant/test-kit').DpopKey}} */ (
+    prepared
+  );
   const proof = key.proof({ htm: 'GET', htu: `${PLANT_STORE_AUDIENCE}/plants`, token });
   const answers = [
     await fetch(`${store.url}${PATH}`, {

@@ -5,11 +5,7 @@
 // generator signs its assertions before its window starts, so signing costs neither side's
 // measured time. `BENCH_KEYS_TYPE=ec` (ES256) or `ed25519` measures the other key types.
 import { randomUUID } from 'node:crypto';
-import {
-  assertionGrantBody,
-  clientAssertion,
-  clientKeyPair,
-} from '../../packages/test-kit/dist/index.js';
+import { assertionGrantBody, clientAssertion, clientKeyPair } from '@plant/test-kit';
 import { grantBody, INTERNAL_API_TOKEN, tokenPath } from '../lib/platform.mjs';
 
 export const name = 'keys';

@@ -16,10 +16,10 @@ jest.unstable_mockModule('node:crypto', () => ({
 }));
 
 let secrets: typeof import('../../../services/token-service/src/credentials/client-secrets.js');
-let constantTime: typeof import('../../shared/src/constant-time.js');
+let constantTime: typeof import('../../shared/src/security/constant-time.js');
 beforeAll(async () => {
   secrets = await import('../../../services/token-service/src/credentials/client-secrets.js');
-  constantTime = await import('../../shared/src/constant-time.js');
+  constantTime = await import('../../shared/src/security/constant-time.js');
 });
 
 describe('Client secret comparison (services/token-service/src/credentials/client-secrets.ts)', () => {

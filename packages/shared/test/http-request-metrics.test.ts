@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { HTTP_DURATION_BUCKETS, HttpRequestMetrics } from '../src/http-request-metrics.js';
+import { HTTP_DURATION_BUCKETS, HttpRequestMetrics } from '../src/http/http-request-metrics.js';
 
 type Observation = [method: string, route: string, status: number, seconds: number];
 

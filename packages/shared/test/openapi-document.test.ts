@@ -6,6 +6,7 @@ import {
   errorResponse,
   errorResponses,
   generateApiDocument,
+  jsonPageResponse,
   jsonResponse,
   OpenAPIRegistry,
   responseSchema,
@@ -46,6 +47,20 @@ describe('TEXT_PATTERN', () => {
 
   it('When the samples are checked, then both verdicts occur (the comparison can fail)', () => {
     expect(new Set(samples.map((s) => text.safeParse(s).success))).toEqual(new Set([true, false]));
+  });
+});
+
+describe('jsonPageResponse', () => {
+  it('When a page of a list is described, then it is a JSON array of the item with the Link header of the next page', () => {
+    const item = z.object({ id: z.string() });
+    const page = jsonPageResponse('A page', item, 'the next page');
+    const { schema } = page.content!['application/json'] as { schema: z.ZodArray<typeof item> };
+    expect(schema.element).toBe(item);
+    expect({ ...page, content: undefined }).toEqual({
+      description: 'A page',
+      headers: { Link: { description: 'the next page', schema: { type: 'string' } } },
+      content: undefined,
+    });
   });
 });
 

@@ -3,9 +3,9 @@ import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonBody, keepingRequestContext } from '../src/json-body.js';
-import { currentRequestId, requestContext } from '../src/request-context.js';
-import { RequestContextManager } from '../src/request-context-manager.js';
+import { jsonBody, keepingRequestContext } from '../src/http/json-body.js';
+import { currentRequestId, requestContext } from '../src/logging/request-context.js';
+import { RequestContextManager } from '../src/tracing/request-context-manager.js';
 
 const KEY = createContextKey('test key');
 const traced = (value: string) => ROOT_CONTEXT.setValue(KEY, value);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { traceLogFields, tracingStarted, tracingWanted } from '../src/tracing/index.js';
-import { otlpProtocolProblem, redactedQuery, redactedUrl } from '../src/tracing-sdk.js';
+import { otlpProtocolProblem, redactedQuery, redactedUrl } from '../src/tracing/tracing-sdk.js';
 
 describe('Whether tracing is on', () => {
   test.each([

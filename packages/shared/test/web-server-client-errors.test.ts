@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startWebServer, type WebServer } from '../src/web-server.js';
+import { startWebServer, type WebServer } from '../src/http/web-server.js';
 
 let server: WebServer;
 /** Each clientError the server handled, with the socket's state after the handler ran. */

@@ -152,7 +152,7 @@ export function serviceApps(): ServiceApp[] {
     // Every service's management port: one table (packages/shared), each process's own checks behind it.
     ...(['plant-store', 'token-service', 'account-admin'] as const).map((service) => ({
       name: `${service} management`,
-      source: 'packages/shared/src/management-app.ts',
+      source: 'packages/shared/src/http/management-app.ts',
       app: createManagementApp({ logger, metrics: metrics(), readiness: {} }),
       url: (p: Platform) => managedProcess(p, service).managementUrl,
     })),

@@ -1,4 +1,4 @@
 /** Configuration: loading the environment, the shared keys, what a production secret must be. */
-export * from '../config.js';
-export * from '../production-secrets.js';
-export * from '../service-config.js';
+export * from './config.js';
+export * from './production-secrets.js';
+export * from './service-config.js';

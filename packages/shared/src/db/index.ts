@@ -1,4 +1,4 @@
 /** Postgres: the knex database and migrations, Postgres error meanings, prepared statements. */
-export * from '../db.js';
-export * from '../pg-errors.js';
-export * from '../prepared-statements.js';
+export * from './db.js';
+export * from './pg-errors.js';
+export * from './prepared-statements.js';

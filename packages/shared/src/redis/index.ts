@@ -1,2 +1,2 @@
 /** Redis: every connection (plain URL or Sentinel) made from one configuration. */
-export * from '../redis-connection.js';
+export * from './redis-connection.js';

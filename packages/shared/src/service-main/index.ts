@@ -1,2 +1,2 @@
 /** What every start.ts and migrate.ts do: config errors, migrations, shutdown on a signal. */
-export * from '../service-main.js';
+export * from './service-main.js';

@@ -4,6 +4,6 @@ export {
   type InternalApiErrorOptions,
   type InternalApiTarget,
 } from '@plant/resource-auth/platform/internal-api-request';
-export * from '../internal-api-types.js';
+export * from './internal-api-types.js';
 export * from '@plant/resource-auth/platform/revocation-entry';
-export * from '../token-service-client.js';
+export * from './token-service-client.js';

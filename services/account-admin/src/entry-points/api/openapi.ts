@@ -9,6 +9,7 @@ import {
   errorResponses,
   generateApiDocument,
   JSON_BODY_ERRORS,
+  jsonPageResponse,
   jsonRequestBody,
   jsonResponse,
   OpenAPIRegistry,
@@ -142,13 +143,11 @@ export function accountAdminOperations(): OpenAPIRegistry {
     operationId: 'listAuditEvents',
     request: { query: AuditEventsQuery },
     responses: {
-      200: jsonResponse('A page of events', z.array(AuditEventSchema), {
-        Link: {
-          description:
-            '`<{portal_url}/api/v1/audit-events?limit=N&cursor=...>; rel="next"` when older events exist',
-          schema: { type: 'string' },
-        },
-      }),
+      200: jsonPageResponse(
+        'A page of events',
+        AuditEventSchema,
+        '`<{portal_url}/api/v1/audit-events?limit=N&cursor=...>; rel="next"` when older events exist',
+      ),
       ...errorResponses({ 400: 'Invalid limit or cursor', ...common }),
     },
   });

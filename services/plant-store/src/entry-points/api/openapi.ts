@@ -12,12 +12,12 @@ import {
   errorResponses,
   generateApiDocument,
   JSON_BODY_ERRORS,
+  jsonPageResponse,
   jsonRequestBody,
   jsonResponse,
   OpenAPIRegistry,
   type OpenApiDocument,
 } from '@plant/shared/http';
-import { z } from 'zod';
 import { ListPlantsQuery } from '../../domain/plant-validators.js';
 
 const challenge = {
@@ -71,13 +71,11 @@ export function plantStoreOperations(): OpenAPIRegistry {
       '`Link: <...>; rel="next"` header (RFC 8288) carries the URL of the next page.',
     request: { query: ListPlantsQuery },
     responses: {
-      200: jsonResponse('A page of plants', z.array(PlantSchema), {
-        Link: {
-          description:
-            '`<{base_url}/plants?limit=N&cursor=...>; rel="next"` when more results exist',
-          schema: { type: 'string' },
-        },
-      }),
+      200: jsonPageResponse(
+        'A page of plants',
+        PlantSchema,
+        '`<{base_url}/plants?limit=N&cursor=...>; rel="next"` when more results exist',
+      ),
       ...errorResponses({ 400: 'Invalid limit or cursor', ...authErrors }),
     },
   });

@@ -5,7 +5,7 @@ import {
   PayloadTooLarge,
   UnsupportedMediaType,
 } from '@plant/resource-auth/platform/errors';
-import { inRequestContext } from './request-context.js';
+import { inRequestContext } from '../logging/index.js';
 
 /** Request bodies above this are refused with 413 before they are parsed. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;

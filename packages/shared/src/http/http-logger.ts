@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/index.js';
 
 /** How a request ended, for its access line. */
 export type RequestOutcome = 'completed' | 'failed' | 'aborted';

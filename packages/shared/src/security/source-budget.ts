@@ -6,7 +6,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import { addressKey } from './address-key.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/index.js';
 
 export interface SourceBudgetLimits {
   /** Starts per source address (IPv6: its /64) per window. */

@@ -2,10 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { pathOf } from '@plant/resource-auth/platform/node-route';
 import { createAccessLog, outcomeOf } from './http-logger.js';
-import type { Logger } from './logger.js';
-import { endServerSpan, startServerSpan, traceLogFields } from './trace-context.js';
+import { endServerSpan, startServerSpan, traceLogFields } from '../tracing/index.js';
 import { httpRequestRecorder } from './metrics.js';
-import { assignRequestId, requestContext } from './request-context.js';
+import { assignRequestId, type Logger, requestContext } from '../logging/index.js';
 
 export interface HttpObservabilityOptions {
   logger: Logger;

@@ -5,12 +5,16 @@
  * quote a connection string); the one `listening` line spawnService waits for, with how long the
  * modules took to load and the service to listen; SIGTERM/SIGINT drain, then exit.
  */
-import { env, exitOnConfigError, loadConfig } from './config.js';
-import { createDatabase, ensureDatabaseExists, migrateLatest, type Migration } from './db.js';
-import { createLogger, type Logger } from './logger.js';
-import { credentialUrlKey } from './production-secrets.js';
-import { stopTracing } from './tracing.js';
-import { onShutdownSignal } from './web-server.js';
+import { credentialUrlKey, env, exitOnConfigError, loadConfig } from '../config/index.js';
+import {
+  createDatabase,
+  ensureDatabaseExists,
+  migrateLatest,
+  type Migration,
+} from '../db/index.js';
+import { createLogger, type Logger } from '../logging/index.js';
+import { stopTracing } from '../tracing/index.js';
+import { onShutdownSignal } from '../http/index.js';
 
 export interface RunningService {
   port: number;

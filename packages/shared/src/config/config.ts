@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { productionSecretProblem, secretKey, secretValuesOf } from './production-secrets.js';
-import { parseTrustProxy } from './proxy-trust.js';
+import { parseTrustProxy } from '../http/index.js';
 
 /**
  * Configuration comes from environment variables only. A service describes its keys

@@ -11,7 +11,7 @@ import { html, type Html } from './html.js';
 import { STYLESHEET } from './look-stylesheet.js';
 
 export { STYLESHEET };
-import type { Route } from './route-table.js';
+import type { Route } from '../http/index.js';
 
 export const PRODUCT_NAME = 'Plant Store';
 

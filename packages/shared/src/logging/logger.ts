@@ -1,6 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { currentRequestId } from './request-context.js';
-import { traceLogFields, tracingStarted } from './trace-context.js';
+import { traceLogFields, tracingStarted } from '../tracing/index.js';
 
 export type { Logger } from 'pino';
 

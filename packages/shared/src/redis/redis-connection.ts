@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { SentinelAddress } from '@plant/resource-auth/platform/redis-client';
-import { credentialUrlKey, passwordKey } from './production-secrets.js';
+import { credentialUrlKey, passwordKey } from '../config/index.js';
 
 export * from '@plant/resource-auth/platform/redis-client';
 

@@ -14,7 +14,7 @@ import {
   sendError,
 } from './error-middleware.js';
 import { createRequestObserver, type RequestObserver } from './http-observability.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/index.js';
 import { routeOf } from './metrics.js';
 import {
   chainHandlers,

@@ -15,7 +15,7 @@ import {
   type ReadinessCheck,
 } from './health.js';
 import { createHttpApp, type HttpApp } from './http-app.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/index.js';
 import { metricsHandler } from './metrics.js';
 import type { Route } from './route-table.js';
 

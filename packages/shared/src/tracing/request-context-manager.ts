@@ -14,7 +14,7 @@
 import type { Context, ContextManagementToken } from '@opentelemetry/api';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { requestContext } from './request-context.js';
+import { requestContext } from '../logging/index.js';
 
 export class RequestContextManager extends AsyncLocalStorageContextManager {
   override active(): Context {

@@ -5,7 +5,7 @@
  */
 import { env } from './config.js';
 import { credentialUrlKey } from './production-secrets.js';
-import { redisConfig } from './redis-connection.js';
+import { redisConfig } from '../redis/index.js';
 
 export interface BaseConfigOptions {
   /** The service's default public port. */

@@ -12,9 +12,9 @@ import {
   STATUS_TEXT,
 } from '@plant/resource-auth/platform/errors';
 import { ZodError } from 'zod';
-import { describeZodError } from './api-types.js';
-import type { Logger } from './logger.js';
-import { isDatabaseUnavailable } from './pg-errors.js';
+import { describeZodError } from '../api/index.js';
+import type { Logger } from '../logging/index.js';
+import { isDatabaseUnavailable } from '../db/index.js';
 
 export type { ErrorBodyWithStatus };
 

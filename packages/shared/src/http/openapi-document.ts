@@ -12,8 +12,8 @@ import {
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
 import type { Request, RequestHandler, Response } from 'express';
-import type { z } from 'zod';
-import { ErrorSchema } from './api-types.js';
+import { z } from 'zod';
+import { ErrorSchema } from '../api/index.js';
 import { DEFAULT_BODY_LIMIT } from './json-body.js';
 
 export { OpenAPIRegistry, type ResponseConfig, type RouteConfig };
@@ -68,6 +68,20 @@ export function jsonResponse(
     ...(headers ? { headers } : {}),
     content: { 'application/json': { schema } },
   };
+}
+
+/**
+ * A page of a list: a JSON array of `item`, with the `Link: rel="next"` header (RFC 8288) that
+ * `nextLink` describes, which carries the URL of the next page when there is one.
+ */
+export function jsonPageResponse(
+  description: string,
+  item: z.ZodType,
+  nextLink: string,
+): ResponseConfig {
+  return jsonResponse(description, z.array(item), {
+    Link: { description: nextLink, schema: { type: 'string' } },
+  });
 }
 
 /**

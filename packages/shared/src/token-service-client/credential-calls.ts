@@ -1,0 +1,108 @@
+/** The client's credential calls: a service account's secret, keys and trusts, and the tenant's credential policy. */
+import type {
+  CredentialPolicy,
+  CredentialPolicyChange,
+  NewServiceAccountKey,
+  NewServiceAccountTrust,
+  ServiceAccountCredentials,
+  ServiceAccountKey,
+  ServiceAccountTrust,
+} from './internal-api-types.js';
+import { leakOf, policyOf, keyOf, trustOf } from './contract-fields.js';
+import { account, realm, seg, type ManagementApi } from './management-call.js';
+
+export function getCredentials(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+): Promise<ServiceAccountCredentials> {
+  return api.mapped(async () => {
+    const body = await api.json<ServiceAccountCredentials>(
+      'GET',
+      `${account(tenant, clientId)}/credentials`,
+    );
+    const secret =
+      body.secret === null
+        ? null
+        : {
+            created_at: body.secret.created_at,
+            last_used_at: body.secret.last_used_at ?? null,
+            expires_at: body.secret.expires_at ?? null,
+          };
+    return {
+      client_id: body.client_id,
+      disabled: body.disabled === true,
+      secret,
+      keys: body.keys.map(keyOf),
+      trusts: body.trusts.map(trustOf),
+      leaks: (body.leaks ?? []).map(leakOf),
+    };
+  });
+}
+
+export function addKey(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+  key: NewServiceAccountKey,
+  actor: string,
+): Promise<ServiceAccountKey> {
+  return api.mapped(async () =>
+    keyOf(await api.json('POST', `${account(tenant, clientId)}/keys`, { ...key, actor })),
+  );
+}
+
+export function removeKey(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+  keyId: string,
+): Promise<void> {
+  return api.mapped(() =>
+    api.json<void>('DELETE', `${account(tenant, clientId)}/keys/${seg(keyId)}`),
+  );
+}
+
+export function addTrust(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+  trust: NewServiceAccountTrust,
+  actor: string,
+): Promise<ServiceAccountTrust> {
+  return api.mapped(async () =>
+    trustOf(await api.json('POST', `${account(tenant, clientId)}/trusts`, { ...trust, actor })),
+  );
+}
+
+export function removeTrust(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+  trustId: string,
+): Promise<void> {
+  return api.mapped(() =>
+    api.json<void>('DELETE', `${account(tenant, clientId)}/trusts/${seg(trustId)}`),
+  );
+}
+
+export function removeSecret(api: ManagementApi, tenant: string, clientId: string): Promise<void> {
+  return api.mapped(() => api.json<void>('DELETE', `${account(tenant, clientId)}/secret`));
+}
+
+export function getCredentialPolicy(api: ManagementApi, tenant: string): Promise<CredentialPolicy> {
+  return api.mapped(async () =>
+    policyOf(await api.json('GET', `${realm(tenant)}/credential-policy`)),
+  );
+}
+
+export function updateCredentialPolicy(
+  api: ManagementApi,
+  tenant: string,
+  change: CredentialPolicyChange,
+  actor: string,
+): Promise<CredentialPolicy> {
+  return api.mapped(async () =>
+    policyOf(await api.json('PATCH', `${realm(tenant)}/credential-policy`, { ...change, actor })),
+  );
+}
