@@ -6,7 +6,7 @@ import type {
   RevocationEntry,
 } from '@plant/shared/token-service-client';
 import { changeAccount } from '../service-accounts/account-change.js';
-import { recordCredentialCompromise } from '../signals/signal-outbox.js';
+import { effectsOf } from '../changes/change-effects.js';
 import { findLiveEntry } from '../service-accounts/principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
 
@@ -167,7 +167,8 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
     },
 
     async setQuota(realm, sub, quota) {
-      const outcome = await changeAccount<never>(db, realm, sub, { revoke: false }, async (trx) => {
+      const change = { kinds: ['service-account.quota-change'] } as const;
+      const outcome = await changeAccount<never>(db, realm, sub, change, async (trx) => {
         await trx('service_accounts')
           .where({ sub })
           .update({
@@ -191,12 +192,13 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
 
     recordLeak(secret, digest, report) {
       const revoke = secret.leak_response === 'revoke';
+      const kind = revoke ? 'service-account.leak-revoke' : 'service-account.leak-notify';
       const { sub } = secret;
       return changeAccount<'changed' | 'already-reported'>(
         db,
         secret.realm,
         sub,
-        { revoke },
+        { kinds: [kind] },
         async (trx) => {
           const current = await trx('service_accounts').where({ sub }).first('secret_digest');
           if (current?.secret_digest !== digest) return 'changed';
@@ -207,15 +209,13 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
               .first('id')) !== undefined
           )
             return 'already-reported';
-          if (revoke) {
+          // The RISC credential-compromise the table lists goes with the revocation (changeAccount).
+          if (revoke)
             await trx('service_accounts').where({ sub: secret.sub }).update({
               secret_digest: null,
               secret_created_at: null,
               secret_last_used_at: null,
             });
-            // RISC credential-compromise to every receiver, committed with the revocation.
-            await recordCredentialCompromise(trx, secret.realm, sub);
-          }
           await trx('service_account_leaks').insert({
             realm: secret.realm,
             sub: secret.sub,
@@ -233,9 +233,7 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
           await insertEvent(trx, {
             realm: secret.realm,
             actorLabel: report.reporter,
-            action: revoke
-              ? 'service_account.secret_leak_revoked'
-              : 'service_account.secret_leak_reported',
+            action: effectsOf(kind).audit!,
             targetSub: secret.sub,
             details: { url: report.url, source: report.source },
           });

@@ -2,7 +2,6 @@ import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { changeAccount } from '../service-accounts/account-change.js';
 import { lockRealm } from '../realms/realm-lock.js';
-import type { AccountSignal } from '../signals/signal-outbox.js';
 
 export interface AccountKeyRow {
   id: string;
@@ -162,10 +161,7 @@ export function createServiceAccountCredentialRepository(
         db,
         realm,
         sub,
-        {
-          revoke: false,
-          signals: [{ type: 'credential-change', credential: 'key', change: 'create' }],
-        },
+        { kinds: ['service-account.key-add'] },
         async (trx) => {
           const keys = trx('service_account_keys').where({ sub });
           if (
@@ -189,11 +185,8 @@ export function createServiceAccountCredentialRepository(
       );
     },
     removeKey(realm, sub, id) {
-      const effect = {
-        revoke: true,
-        signals: [{ type: 'credential-change', credential: 'key', change: 'delete' }] as const,
-      };
-      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
+      const change = { kinds: ['service-account.key-remove'] } as const;
+      return changeAccount<'not-found'>(db, realm, sub, change, async (trx) => {
         if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0)
           return 'not-found';
       });
@@ -203,10 +196,7 @@ export function createServiceAccountCredentialRepository(
         db,
         realm,
         sub,
-        {
-          revoke: false,
-          signals: [{ type: 'credential-change', credential: 'trust', change: 'create' }],
-        },
+        { kinds: ['service-account.trust-add'] },
         async (trx) => {
           const trusts = trx('service_account_trusts').where({ sub });
           if (
@@ -242,11 +232,8 @@ export function createServiceAccountCredentialRepository(
       );
     },
     removeTrust(realm, sub, id) {
-      const effect = {
-        revoke: true,
-        signals: [{ type: 'credential-change', credential: 'trust', change: 'delete' }] as const,
-      };
-      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
+      const change = { kinds: ['service-account.trust-remove'] } as const;
+      return changeAccount<'not-found'>(db, realm, sub, change, async (trx) => {
         if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0)
           return 'not-found';
       });
@@ -256,10 +243,7 @@ export function createServiceAccountCredentialRepository(
         db,
         realm,
         sub,
-        {
-          revoke: true,
-          signals: [{ type: 'credential-change', credential: 'secret', change: 'delete' }],
-        },
+        { kinds: ['service-account.secret-remove'] },
         async (trx) => {
           const account = await trx('service_accounts').where({ sub }).first('secret_digest');
           if (account?.secret_digest === null) return 'no-secret';
@@ -274,25 +258,14 @@ export function createServiceAccountCredentialRepository(
       );
     },
     setDisabled(realm, sub, disabled) {
-      const signals: AccountSignal[] = disabled
-        ? [
-            { type: 'account-disabled' },
-            { type: 'session-revoked', reason: 'The service account was disabled' },
-          ]
-        : [{ type: 'account-enabled' }];
-      return changeAccount<'unchanged'>(
-        db,
-        realm,
-        sub,
-        { revoke: disabled, signals },
-        async (trx) => {
-          const account = await trx('service_accounts').where({ sub }).first('disabled_at');
-          if ((account?.disabled_at !== null) === disabled) return 'unchanged';
-          await trx('service_accounts')
-            .where({ sub })
-            .update({ disabled_at: disabled ? trx.fn.now() : null });
-        },
-      );
+      const kind = disabled ? 'service-account.disable' : 'service-account.enable';
+      return changeAccount<'unchanged'>(db, realm, sub, { kinds: [kind] }, async (trx) => {
+        const account = await trx('service_accounts').where({ sub }).first('disabled_at');
+        if ((account?.disabled_at !== null) === disabled) return 'unchanged';
+        await trx('service_accounts')
+          .where({ sub })
+          .update({ disabled_at: disabled ? trx.fn.now() : null });
+      });
     },
   };
 }

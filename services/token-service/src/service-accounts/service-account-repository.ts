@@ -6,10 +6,11 @@ import type {
   RevocationEntry,
   ServiceAccountRole,
 } from '@plant/shared/token-service-client';
-import { changeAccount } from './account-change.js';
+import { type AccountChange, changeAccount } from './account-change.js';
+import { type AccountChangeKind, effectsOf } from '../changes/change-effects.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
-import { type AccountSignal, recordSignals } from '../signals/signal-outbox.js';
+import { recordSignals } from '../signals/signal-outbox.js';
 
 export interface ServiceAccountRow {
   sub: string;
@@ -50,26 +51,22 @@ export interface ServiceAccountChange {
 }
 
 /**
- * What a change reports to Shared Signals receivers: a new secret is a CAEP credential change;
- * anything else revokes the account's older tokens (role, grants, DPoP requirement, receiving
- * signals), a CAEP session revocation.
+ * The kinds a change is made of (changes/change-effects.ts): a new secret is a secret reset;
+ * anything else, and an empty change, is a settings change, which revokes the account's older
+ * tokens and names the parts it changed (role, grants, DPoP requirement, receiving signals).
  */
-function signalsOfChange(change: ServiceAccountChange): AccountSignal[] {
-  const signals: AccountSignal[] = [];
-  if (change.secretDigest !== undefined)
-    signals.push({ type: 'credential-change', credential: 'secret', change: 'update' });
-  const revoking = [
+export function kindsOfChange(change: ServiceAccountChange): AccountChange {
+  const parts = [
     change.role !== undefined && 'role',
     change.grants !== undefined && 'grants',
     change.dpopBoundAccessTokens !== undefined && 'DPoP requirement',
     change.receiveSignals !== undefined && 'signal reception',
   ].filter((part): part is string => part !== false);
-  if (revoking.length > 0)
-    signals.push({
-      type: 'session-revoked',
-      reason: `The service account's ${revoking.join(', ')} changed; its older tokens are revoked`,
-    });
-  return signals;
+  const kinds: AccountChangeKind[] = [];
+  if (change.secretDigest !== undefined) kinds.push('service-account.secret-reset');
+  if (parts.length > 0 || change.secretDigest === undefined)
+    kinds.push('service-account.settings-change');
+  return { kinds, parts };
 }
 
 export class DuplicateServiceAccountName extends Error {}
@@ -159,16 +156,18 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
           if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
           throw err;
         }
-        await recordSignals(trx, account.realm, account.sub, [
-          { type: 'credential-change', credential: 'secret', change: 'create' },
-        ]);
+        await recordSignals(
+          trx,
+          account.realm,
+          account.sub,
+          effectsOf('service-account.create').signals,
+        );
         return 'created';
       });
     },
     update(realm, sub, change) {
       const { role, grants, dpopBoundAccessTokens, receiveSignals, secretDigest } = change;
-      const effect = { revoke: true, signals: signalsOfChange(change) };
-      return changeAccount<never>(db, realm, sub, effect, async (trx) => {
+      return changeAccount<never>(db, realm, sub, kindsOfChange(change), async (trx) => {
         if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
         if (dpopBoundAccessTokens !== undefined)
           await trx('service_accounts')
@@ -193,15 +192,8 @@ export function createServiceAccountRepository(db: Knex): ServiceAccountReposito
       });
     },
     delete(realm, sub) {
-      const effect = {
-        revoke: true,
-        deleted: true,
-        signals: [
-          { type: 'session-revoked', reason: 'The service account was deleted' },
-          { type: 'account-purged' },
-        ] as const,
-      };
-      return changeAccount<never>(db, realm, sub, effect, async (trx) => {
+      const change = { kinds: ['service-account.delete'] } as const;
+      return changeAccount<never>(db, realm, sub, change, async (trx) => {
         for (const table of ['grants', 'service_account_keys', 'service_account_trusts'])
           await trx(table).where({ sub }).delete();
         await trx('service_accounts').where({ sub }).delete();
