@@ -48,7 +48,7 @@ function signalText(signal: AccountSignal): string {
   return type;
 }
 
-function row(kind: string, effects: ChangeEffects): string {
+function cellsOf(kind: string, effects: ChangeEffects): string[] {
   const revokes = REVOCATIONS[effects.revokes];
   const also = [
     effects.countsCredentialChange && 'credential revision counted',
@@ -67,7 +67,16 @@ function row(kind: string, effects: ChangeEffects): string {
     signals,
     effects.audit === null ? 'none' : `\`${effects.audit}\``,
   ];
-  return `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
+  return cells.map((cell) => cell.replaceAll('|', '\\|'));
+}
+
+/** The rows as a markdown table with padded columns, as the formatter (biome) writes it. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(3, ...rows.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  const [header, ...body] = rows;
+  return [line(header!), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)];
 }
 
 /** The section between the markers, markers included. */
@@ -75,9 +84,17 @@ export function renderChangeEffects(): string {
   return [
     BEGIN_MARKER,
     '',
-    '| Kind | Change | Revokes | Publishes after commit | Shared Signals events | Audit (`user_security_events`) |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...CHANGE_KINDS.map((kind) => row(kind, CHANGE_EFFECTS[kind])),
+    ...table([
+      [
+        'Kind',
+        'Change',
+        'Revokes',
+        'Publishes after commit',
+        'Shared Signals events',
+        'Audit (`user_security_events`)',
+      ],
+      ...CHANGE_KINDS.map((kind) => cellsOf(kind, CHANGE_EFFECTS[kind])),
+    ]),
     '',
     END_MARKER,
   ].join('\n');
