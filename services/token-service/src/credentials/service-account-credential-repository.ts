@@ -55,9 +55,9 @@ export interface TrustLimits {
 
 /**
  * Keys, trusts, the secret's removal and disabling. Each change runs on the locked account
- * (`changeAccount`), so counts and duplicate checks under it are exact; a change that must
- * revoke (removing a credential, disabling) bumps the token version in the same transaction.
- * Answers: the account's revocation entry, a refusal, or undefined for no such account.
+ * (`changeAccount`), so counts and duplicate checks under it are exact; what each kind of change
+ * revokes and signals is its entry in changes/change-effects.ts (removing a credential and
+ * disabling revoke), applied in the same transaction. Answers: the account's revocation entry, a refusal, or undefined for no such account.
  */
 export interface ServiceAccountCredentialRepository {
   credentials(realm: string, sub: string): Promise<AccountCredentialsRow | undefined>;
