@@ -6,7 +6,7 @@ import type {
   RevocationEntry,
 } from '@plant/shared/token-service-client';
 import { changeAccount } from '../service-accounts/account-change.js';
-import { recordCredentialCompromise } from '../signals/signal-outbox.js';
+import { effectsOf } from '../changes/change-effects.js';
 import { findLiveEntry } from '../service-accounts/principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
 
@@ -136,6 +136,109 @@ async function insertEvent(db: Knex, event: SecurityEvent): Promise<void> {
   });
 }
 
+function updatePolicy(
+  db: Knex,
+  realm: string,
+  change: CredentialPolicyChange,
+  actor: string | null,
+): ReturnType<CredentialHygieneRepository['updatePolicy']> {
+  return db.transaction(async (trx) => {
+    if (!(await lockRealm(trx, realm))) return undefined;
+    const [policy] = await trx('realm_credential_policies')
+      .insert({ realm, ...definedOnly(change), updated_by: actor })
+      .onConflict('realm')
+      .merge({ ...definedOnly(change), updated_at: trx.fn.now(), updated_by: actor })
+      .returning(POLICY_COLUMNS);
+    // Every account's cached credential carries the policy: each is counted changed and announced.
+    const subs: string[] = await trx('service_accounts')
+      .where({ realm })
+      .increment('credentials_revision', 1)
+      .returning('sub')
+      .then((rows: { sub: string }[]) => rows.map((r) => r.sub));
+    const entries: RevocationEntry[] = [];
+    for (const sub of subs) {
+      const entry = await findLiveEntry(trx, realm, sub);
+      if (entry !== undefined) entries.push(entry);
+    }
+    return { policy: policy as CredentialPolicyRow, entries };
+  });
+}
+
+async function setQuota(
+  db: Knex,
+  realm: string,
+  sub: string,
+  quota: GrantQuota | null,
+): ReturnType<CredentialHygieneRepository['setQuota']> {
+  const change = { kinds: ['service-account.quota-change'] } as const;
+  const outcome = await changeAccount<never>(db, realm, sub, change, async (trx) => {
+    await trx('service_accounts')
+      .where({ sub })
+      .update({
+        quota_per_minute: quota?.per_minute ?? null,
+        quota_mode: quota?.mode ?? null,
+      });
+  });
+  return outcome;
+}
+
+function recordLeak(
+  db: Knex,
+  secret: LeakedSecret,
+  digest: string,
+  report: LeakReport,
+): ReturnType<CredentialHygieneRepository['recordLeak']> {
+  const revoke = secret.leak_response === 'revoke';
+  const kind = revoke ? 'service-account.leak-revoke' : 'service-account.leak-notify';
+  const { sub } = secret;
+  return changeAccount<'changed' | 'already-reported'>(
+    db,
+    secret.realm,
+    sub,
+    { kinds: [kind] },
+    async (trx) => {
+      const current = await trx('service_accounts').where({ sub }).first('secret_digest');
+      if (current?.secret_digest !== digest) return 'changed';
+      if (
+        !revoke &&
+        (await trx('service_account_leaks')
+          .where({ sub, secret_digest: digest, url: report.url })
+          .first('id')) !== undefined
+      )
+        return 'already-reported';
+      // The RISC credential-compromise the table lists goes with the revocation (changeAccount).
+      if (revoke)
+        await trx('service_accounts').where({ sub: secret.sub }).update({
+          secret_digest: null,
+          secret_created_at: null,
+          secret_last_used_at: null,
+        });
+      await trx('service_account_leaks').insert({
+        realm: secret.realm,
+        sub: secret.sub,
+        secret_digest: digest,
+        url: report.url,
+        source: report.source,
+        reporter: report.reporter,
+        action: revoke ? 'revoked' : 'notified',
+      });
+      await trx.raw(
+        `delete from service_account_leaks where sub = ? and id not in
+         (select id from service_account_leaks where sub = ? order by id desc limit ?)`,
+        [secret.sub, secret.sub, LEAKS_KEPT_PER_ACCOUNT],
+      );
+      await insertEvent(trx, {
+        realm: secret.realm,
+        actorLabel: report.reporter,
+        action: effectsOf(kind).audit!,
+        targetSub: secret.sub,
+        details: { url: report.url, source: report.source },
+      });
+      return undefined;
+    },
+  );
+}
+
 export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRepository {
   return {
     async policy(realm) {
@@ -143,40 +246,9 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
       return row ?? DEFAULT_POLICY;
     },
 
-    updatePolicy(realm, change, actor) {
-      return db.transaction(async (trx) => {
-        if (!(await lockRealm(trx, realm))) return undefined;
-        const [policy] = await trx('realm_credential_policies')
-          .insert({ realm, ...definedOnly(change), updated_by: actor })
-          .onConflict('realm')
-          .merge({ ...definedOnly(change), updated_at: trx.fn.now(), updated_by: actor })
-          .returning(POLICY_COLUMNS);
-        // Every account's cached credential carries the policy: each is counted changed and announced.
-        const subs: string[] = await trx('service_accounts')
-          .where({ realm })
-          .increment('credentials_revision', 1)
-          .returning('sub')
-          .then((rows: { sub: string }[]) => rows.map((r) => r.sub));
-        const entries: RevocationEntry[] = [];
-        for (const sub of subs) {
-          const entry = await findLiveEntry(trx, realm, sub);
-          if (entry !== undefined) entries.push(entry);
-        }
-        return { policy: policy as CredentialPolicyRow, entries };
-      });
-    },
+    updatePolicy: (realm, change, actor) => updatePolicy(db, realm, change, actor),
 
-    async setQuota(realm, sub, quota) {
-      const outcome = await changeAccount<never>(db, realm, sub, { revoke: false }, async (trx) => {
-        await trx('service_accounts')
-          .where({ sub })
-          .update({
-            quota_per_minute: quota?.per_minute ?? null,
-            quota_mode: quota?.mode ?? null,
-          });
-      });
-      return outcome;
-    },
+    setQuota: (realm, sub, quota) => setQuota(db, realm, sub, quota),
 
     async findLiveSecret(digest) {
       return db('service_accounts as sa')
@@ -189,60 +261,7 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
         );
     },
 
-    recordLeak(secret, digest, report) {
-      const revoke = secret.leak_response === 'revoke';
-      const { sub } = secret;
-      return changeAccount<'changed' | 'already-reported'>(
-        db,
-        secret.realm,
-        sub,
-        { revoke },
-        async (trx) => {
-          const current = await trx('service_accounts').where({ sub }).first('secret_digest');
-          if (current?.secret_digest !== digest) return 'changed';
-          if (
-            !revoke &&
-            (await trx('service_account_leaks')
-              .where({ sub, secret_digest: digest, url: report.url })
-              .first('id')) !== undefined
-          )
-            return 'already-reported';
-          if (revoke) {
-            await trx('service_accounts').where({ sub: secret.sub }).update({
-              secret_digest: null,
-              secret_created_at: null,
-              secret_last_used_at: null,
-            });
-            // RISC credential-compromise to every receiver, committed with the revocation.
-            await recordCredentialCompromise(trx, secret.realm, sub);
-          }
-          await trx('service_account_leaks').insert({
-            realm: secret.realm,
-            sub: secret.sub,
-            secret_digest: digest,
-            url: report.url,
-            source: report.source,
-            reporter: report.reporter,
-            action: revoke ? 'revoked' : 'notified',
-          });
-          await trx.raw(
-            `delete from service_account_leaks where sub = ? and id not in
-             (select id from service_account_leaks where sub = ? order by id desc limit ?)`,
-            [secret.sub, secret.sub, LEAKS_KEPT_PER_ACCOUNT],
-          );
-          await insertEvent(trx, {
-            realm: secret.realm,
-            actorLabel: report.reporter,
-            action: revoke
-              ? 'service_account.secret_leak_revoked'
-              : 'service_account.secret_leak_reported',
-            targetSub: secret.sub,
-            details: { url: report.url, source: report.source },
-          });
-          return undefined;
-        },
-      );
-    },
+    recordLeak: (secret, digest, report) => recordLeak(db, secret, digest, report),
 
     async wasReported(digest) {
       const row = await db('service_account_leaks').where({ secret_digest: digest }).first('id');

@@ -32,43 +32,60 @@ import {
 /**
  * A service account's credentials beyond the secret (keys, trusted workloads), the secret's
  * removal, and disabling: account-admin's alone (`admin`), like every management route. `account`
- * is the account's path.
+ * is the account's path. The order is the internal route table's (and its OpenAPI document's).
  */
 export function credentialRoutes(identity: IdentityContext, account: string): InternalRoute[] {
   const realm = account.slice(0, account.indexOf('/service-accounts/'));
-  const toggle = (disabled: boolean) =>
-    accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) =>
-      setServiceAccountDisabled(identity, tenant, clientId, disabled),
-    );
   return [
     ...policyRoutes(identity, realm),
-    {
-      method: 'PUT',
-      path: `${account}/quota`,
-      scope: 'admin',
-      input: { body: { type: 'json', fields: fieldsOf(SetQuotaSchema) } },
-      handlers: [
-        jsonBody(),
-        async (req, res) => {
-          const tenant = tenantOf(req);
-          const clientId = idOf(req, 'client_id');
-          const { quota } = SetQuotaSchema.parse(req.body, REPORT_INPUT);
-          noStore(res).json(await setServiceAccountQuota(identity, tenant, clientId, quota));
-        },
-      ],
-    },
-    {
-      method: 'GET',
-      path: `${account}/credentials`,
-      scope: 'admin',
-      handlers: [
-        async (req, res) => {
-          noStore(res).json(
-            await getServiceAccountCredentials(identity, tenantOf(req), idOf(req, 'client_id')),
-          );
-        },
-      ],
-    },
+    quotaRoute(identity, account),
+    credentialsRoute(identity, account),
+    ...keyRoutes(identity, account),
+    ...trustRoutes(identity, account),
+    secretRoute(identity, account),
+    toggleRoute(identity, account, true),
+    toggleRoute(identity, account, false),
+  ];
+}
+
+/** The account's own grant quota. */
+function quotaRoute(identity: IdentityContext, account: string): InternalRoute {
+  return {
+    method: 'PUT',
+    path: `${account}/quota`,
+    scope: 'admin',
+    input: { body: { type: 'json', fields: fieldsOf(SetQuotaSchema) } },
+    handlers: [
+      jsonBody(),
+      async (req, res) => {
+        const tenant = tenantOf(req);
+        const clientId = idOf(req, 'client_id');
+        const { quota } = SetQuotaSchema.parse(req.body, REPORT_INPUT);
+        noStore(res).json(await setServiceAccountQuota(identity, tenant, clientId, quota));
+      },
+    ],
+  };
+}
+
+/** Every credential of the account, as the API shows them. */
+function credentialsRoute(identity: IdentityContext, account: string): InternalRoute {
+  return {
+    method: 'GET',
+    path: `${account}/credentials`,
+    scope: 'admin',
+    handlers: [
+      async (req, res) => {
+        noStore(res).json(
+          await getServiceAccountCredentials(identity, tenantOf(req), idOf(req, 'client_id')),
+        );
+      },
+    ],
+  };
+}
+
+/** Adding and removing a public key. */
+function keyRoutes(identity: IdentityContext, account: string): InternalRoute[] {
+  return [
     {
       method: 'POST',
       path: `${account}/keys`,
@@ -102,6 +119,12 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
         },
       ],
     },
+  ];
+}
+
+/** Adding and removing a trusted workload. */
+function trustRoutes(identity: IdentityContext, account: string): InternalRoute[] {
+  return [
     {
       method: 'POST',
       path: `${account}/trusts`,
@@ -135,20 +158,29 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
         },
       ],
     },
-    {
-      method: 'DELETE',
-      path: `${account}/secret`,
-      scope: 'admin',
-      handlers: [
-        async (req, res) => {
-          await removeServiceAccountSecret(identity, tenantOf(req), idOf(req, 'client_id'));
-          res.status(204).end();
-        },
-      ],
-    },
-    toggle(true),
-    toggle(false),
   ];
+}
+
+/** Removing the secret (Reset Secret is among the account's own routes). */
+function secretRoute(identity: IdentityContext, account: string): InternalRoute {
+  return {
+    method: 'DELETE',
+    path: `${account}/secret`,
+    scope: 'admin',
+    handlers: [
+      async (req, res) => {
+        await removeServiceAccountSecret(identity, tenantOf(req), idOf(req, 'client_id'));
+        res.status(204).end();
+      },
+    ],
+  };
+}
+
+/** Disabling or enabling the account. */
+function toggleRoute(identity: IdentityContext, account: string, disabled: boolean): InternalRoute {
+  return accountActionRoute(`${account}/${disabled ? 'disable' : 'enable'}`, (tenant, clientId) =>
+    setServiceAccountDisabled(identity, tenant, clientId, disabled),
+  );
 }
 
 /** The tenant's credential policy (account-admin's alone, like every management route). */

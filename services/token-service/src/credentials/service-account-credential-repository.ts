@@ -2,7 +2,6 @@ import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { changeAccount } from '../service-accounts/account-change.js';
 import { lockRealm } from '../realms/realm-lock.js';
-import type { AccountSignal } from '../signals/signal-outbox.js';
 
 export interface AccountKeyRow {
   id: string;
@@ -56,9 +55,9 @@ export interface TrustLimits {
 
 /**
  * Keys, trusts, the secret's removal and disabling. Each change runs on the locked account
- * (`changeAccount`), so counts and duplicate checks under it are exact; a change that must
- * revoke (removing a credential, disabling) bumps the token version in the same transaction.
- * Answers: the account's revocation entry, a refusal, or undefined for no such account.
+ * (`changeAccount`), so counts and duplicate checks under it are exact; what each kind of change
+ * revokes and signals is its entry in changes/change-effects.ts (removing a credential and
+ * disabling revoke), applied in the same transaction. Answers: the account's revocation entry, a refusal, or undefined for no such account.
  */
 export interface ServiceAccountCredentialRepository {
   credentials(realm: string, sub: string): Promise<AccountCredentialsRow | undefined>;
@@ -124,175 +123,180 @@ async function countOf(query: Knex.QueryBuilder): Promise<number> {
   return Number(row?.count ?? 0);
 }
 
+async function readCredentials(
+  db: Knex,
+  realm: string,
+  sub: string,
+): ReturnType<ServiceAccountCredentialRepository['credentials']> {
+  const account = await db('service_accounts as sa')
+    .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
+    .where({ 'sa.realm': realm, 'sa.sub': sub })
+    .first(
+      'sa.secret_digest',
+      'sa.secret_created_at',
+      'sa.secret_last_used_at',
+      'sa.disabled_at',
+      'cp.secret_max_age_days',
+    );
+  if (account === undefined) return undefined;
+  const [keys, trusts] = await Promise.all([
+    db('service_account_keys').where({ sub }).orderBy(['created_at', 'id']).select(KEY_COLUMNS),
+    db('service_account_trusts').where({ sub }).orderBy(['created_at', 'id']).select(TRUST_COLUMNS),
+  ]);
+  const secret =
+    account.secret_digest === null
+      ? null
+      : {
+          created_at: account.secret_created_at,
+          last_used_at: account.secret_last_used_at,
+          max_age_days: account.secret_max_age_days,
+        };
+  return { secret, keys, trusts, disabled_at: account.disabled_at };
+}
+
+function addKey(
+  db: Knex,
+  realm: string,
+  sub: string,
+  key: NewAccountKey,
+  limit: number,
+): ReturnType<ServiceAccountCredentialRepository['addKey']> {
+  return changeAccount<'duplicate' | 'limit-reached'>(
+    db,
+    realm,
+    sub,
+    { kinds: ['service-account.key-add'] },
+    async (trx) => {
+      const keys = trx('service_account_keys').where({ sub });
+      if (
+        (await keys
+          .clone()
+          .where((q) => q.where({ id: key.id }).orWhere({ thumbprint: key.thumbprint }))
+          .first('id')) !== undefined
+      )
+        return 'duplicate';
+      if ((await countOf(keys.clone())) >= limit) return 'limit-reached';
+      await trx('service_account_keys').insert({
+        sub,
+        realm,
+        id: key.id,
+        alg: key.alg,
+        public_jwk: JSON.stringify(key.publicJwk),
+        thumbprint: key.thumbprint,
+        created_by: key.createdBy,
+      });
+    },
+  );
+}
+
+function addTrust(
+  db: Knex,
+  realm: string,
+  sub: string,
+  trust: NewAccountTrust,
+  limits: TrustLimits,
+): ReturnType<ServiceAccountCredentialRepository['addTrust']> {
+  return changeAccount<'duplicate' | 'limit-reached' | 'issuer-limit-reached'>(
+    db,
+    realm,
+    sub,
+    { kinds: ['service-account.trust-add'] },
+    async (trx) => {
+      const trusts = trx('service_account_trusts').where({ sub });
+      if (
+        (await trusts
+          .clone()
+          .where({ issuer: trust.issuer, subject: trust.subject, audience: trust.audience })
+          .first('id')) !== undefined
+      )
+        return 'duplicate';
+      if ((await countOf(trusts.clone())) >= limits.perAccount) return 'limit-reached';
+      await lockRealm(trx, realm);
+      const known = await trx('service_account_trusts')
+        .where({ realm, issuer: trust.issuer })
+        .first('id');
+      if (known === undefined) {
+        const issuers = await trx('service_account_trusts')
+          .where({ realm })
+          .countDistinct<{ count: string }[]>({ count: 'issuer' })
+          .first();
+        if (Number(issuers?.count ?? 0) >= limits.issuersPerTenant) return 'issuer-limit-reached';
+      }
+      await trx('service_account_trusts').insert({
+        sub,
+        realm,
+        id: trust.id,
+        issuer: trust.issuer,
+        subject: trust.subject,
+        audience: trust.audience,
+        created_by: trust.createdBy,
+      });
+    },
+  );
+}
+
+function removeSecret(
+  db: Knex,
+  realm: string,
+  sub: string,
+): ReturnType<ServiceAccountCredentialRepository['removeSecret']> {
+  return changeAccount<'no-secret' | 'no-other-credential'>(
+    db,
+    realm,
+    sub,
+    { kinds: ['service-account.secret-remove'] },
+    async (trx) => {
+      const account = await trx('service_accounts').where({ sub }).first('secret_digest');
+      if (account?.secret_digest === null) return 'no-secret';
+      const others =
+        (await countOf(trx('service_account_keys').where({ sub }))) +
+        (await countOf(trx('service_account_trusts').where({ sub })));
+      if (others === 0) return 'no-other-credential';
+      await trx('service_accounts')
+        .where({ sub })
+        .update({ secret_digest: null, secret_created_at: null, secret_last_used_at: null });
+    },
+  );
+}
+
+function setDisabled(
+  db: Knex,
+  realm: string,
+  sub: string,
+  disabled: boolean,
+): ReturnType<ServiceAccountCredentialRepository['setDisabled']> {
+  const kind = disabled ? 'service-account.disable' : 'service-account.enable';
+  return changeAccount<'unchanged'>(db, realm, sub, { kinds: [kind] }, async (trx) => {
+    const account = await trx('service_accounts').where({ sub }).first('disabled_at');
+    if ((account?.disabled_at !== null) === disabled) return 'unchanged';
+    await trx('service_accounts')
+      .where({ sub })
+      .update({ disabled_at: disabled ? trx.fn.now() : null });
+  });
+}
+
 export function createServiceAccountCredentialRepository(
   db: Knex,
 ): ServiceAccountCredentialRepository {
   return {
-    async credentials(realm, sub) {
-      const account = await db('service_accounts as sa')
-        .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
-        .where({ 'sa.realm': realm, 'sa.sub': sub })
-        .first(
-          'sa.secret_digest',
-          'sa.secret_created_at',
-          'sa.secret_last_used_at',
-          'sa.disabled_at',
-          'cp.secret_max_age_days',
-        );
-      if (account === undefined) return undefined;
-      const [keys, trusts] = await Promise.all([
-        db('service_account_keys').where({ sub }).orderBy(['created_at', 'id']).select(KEY_COLUMNS),
-        db('service_account_trusts')
-          .where({ sub })
-          .orderBy(['created_at', 'id'])
-          .select(TRUST_COLUMNS),
-      ]);
-      const secret =
-        account.secret_digest === null
-          ? null
-          : {
-              created_at: account.secret_created_at,
-              last_used_at: account.secret_last_used_at,
-              max_age_days: account.secret_max_age_days,
-            };
-      return { secret, keys, trusts, disabled_at: account.disabled_at };
-    },
-    addKey(realm, sub, key, limit) {
-      return changeAccount<'duplicate' | 'limit-reached'>(
-        db,
-        realm,
-        sub,
-        {
-          revoke: false,
-          signals: [{ type: 'credential-change', credential: 'key', change: 'create' }],
-        },
-        async (trx) => {
-          const keys = trx('service_account_keys').where({ sub });
-          if (
-            (await keys
-              .clone()
-              .where((q) => q.where({ id: key.id }).orWhere({ thumbprint: key.thumbprint }))
-              .first('id')) !== undefined
-          )
-            return 'duplicate';
-          if ((await countOf(keys.clone())) >= limit) return 'limit-reached';
-          await trx('service_account_keys').insert({
-            sub,
-            realm,
-            id: key.id,
-            alg: key.alg,
-            public_jwk: JSON.stringify(key.publicJwk),
-            thumbprint: key.thumbprint,
-            created_by: key.createdBy,
-          });
-        },
-      );
-    },
+    credentials: (realm, sub) => readCredentials(db, realm, sub),
+    addKey: (realm, sub, key, limit) => addKey(db, realm, sub, key, limit),
     removeKey(realm, sub, id) {
-      const effect = {
-        revoke: true,
-        signals: [{ type: 'credential-change', credential: 'key', change: 'delete' }] as const,
-      };
-      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
+      const change = { kinds: ['service-account.key-remove'] } as const;
+      return changeAccount<'not-found'>(db, realm, sub, change, async (trx) => {
         if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0)
           return 'not-found';
       });
     },
-    addTrust(realm, sub, trust, limits) {
-      return changeAccount<'duplicate' | 'limit-reached' | 'issuer-limit-reached'>(
-        db,
-        realm,
-        sub,
-        {
-          revoke: false,
-          signals: [{ type: 'credential-change', credential: 'trust', change: 'create' }],
-        },
-        async (trx) => {
-          const trusts = trx('service_account_trusts').where({ sub });
-          if (
-            (await trusts
-              .clone()
-              .where({ issuer: trust.issuer, subject: trust.subject, audience: trust.audience })
-              .first('id')) !== undefined
-          )
-            return 'duplicate';
-          if ((await countOf(trusts.clone())) >= limits.perAccount) return 'limit-reached';
-          await lockRealm(trx, realm);
-          const known = await trx('service_account_trusts')
-            .where({ realm, issuer: trust.issuer })
-            .first('id');
-          if (known === undefined) {
-            const issuers = await trx('service_account_trusts')
-              .where({ realm })
-              .countDistinct<{ count: string }[]>({ count: 'issuer' })
-              .first();
-            if (Number(issuers?.count ?? 0) >= limits.issuersPerTenant)
-              return 'issuer-limit-reached';
-          }
-          await trx('service_account_trusts').insert({
-            sub,
-            realm,
-            id: trust.id,
-            issuer: trust.issuer,
-            subject: trust.subject,
-            audience: trust.audience,
-            created_by: trust.createdBy,
-          });
-        },
-      );
-    },
+    addTrust: (realm, sub, trust, limits) => addTrust(db, realm, sub, trust, limits),
     removeTrust(realm, sub, id) {
-      const effect = {
-        revoke: true,
-        signals: [{ type: 'credential-change', credential: 'trust', change: 'delete' }] as const,
-      };
-      return changeAccount<'not-found'>(db, realm, sub, effect, async (trx) => {
+      const change = { kinds: ['service-account.trust-remove'] } as const;
+      return changeAccount<'not-found'>(db, realm, sub, change, async (trx) => {
         if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0)
           return 'not-found';
       });
     },
-    removeSecret(realm, sub) {
-      return changeAccount<'no-secret' | 'no-other-credential'>(
-        db,
-        realm,
-        sub,
-        {
-          revoke: true,
-          signals: [{ type: 'credential-change', credential: 'secret', change: 'delete' }],
-        },
-        async (trx) => {
-          const account = await trx('service_accounts').where({ sub }).first('secret_digest');
-          if (account?.secret_digest === null) return 'no-secret';
-          const others =
-            (await countOf(trx('service_account_keys').where({ sub }))) +
-            (await countOf(trx('service_account_trusts').where({ sub })));
-          if (others === 0) return 'no-other-credential';
-          await trx('service_accounts')
-            .where({ sub })
-            .update({ secret_digest: null, secret_created_at: null, secret_last_used_at: null });
-        },
-      );
-    },
-    setDisabled(realm, sub, disabled) {
-      const signals: AccountSignal[] = disabled
-        ? [
-            { type: 'account-disabled' },
-            { type: 'session-revoked', reason: 'The service account was disabled' },
-          ]
-        : [{ type: 'account-enabled' }];
-      return changeAccount<'unchanged'>(
-        db,
-        realm,
-        sub,
-        { revoke: disabled, signals },
-        async (trx) => {
-          const account = await trx('service_accounts').where({ sub }).first('disabled_at');
-          if ((account?.disabled_at !== null) === disabled) return 'unchanged';
-          await trx('service_accounts')
-            .where({ sub })
-            .update({ disabled_at: disabled ? trx.fn.now() : null });
-        },
-      );
-    },
+    removeSecret: (realm, sub) => removeSecret(db, realm, sub),
+    setDisabled: (realm, sub, disabled) => setDisabled(db, realm, sub, disabled),
   };
 }

@@ -2,6 +2,7 @@ import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, insertPrincipal } from '../service-accounts/principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
+import { effectsOf } from '../changes/change-effects.js';
 
 export interface UserRow {
   sub: string;
@@ -244,10 +245,10 @@ export function createUserRepository(db: Knex): UserRepository {
         if (endsAdminship(current, change) && (await otherActiveAdmins(trx, realm, sub)) === 0)
           return 'last-admin' as const;
         await applyChange(trx, sub, change);
-        if (change.kind === 'disable' || change.kind === 'remove')
-          await endRealmSessions(trx, realm, sub);
+        const effects = effectsOf(`person.${change.kind}`);
+        if (effects.endsRealmSessions) await endRealmSessions(trx, realm, sub);
         await dropRealmGrants(trx, realm, sub);
-        return bumpTokenVersion(trx, realm, sub, { deleted: change.kind === 'remove' });
+        return bumpTokenVersion(trx, realm, sub, { deleted: effects.revokes === 'deleted' });
       });
     },
   };

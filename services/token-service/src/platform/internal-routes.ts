@@ -17,9 +17,9 @@ import {
   deleteServiceAccount,
   getServiceAccount,
   listServiceAccounts,
-  resetServiceAccountSecret,
   updateServiceAccount,
 } from '../service-accounts/service-accounts.js';
+import { resetServiceAccountSecret } from '../service-accounts/reset-secret.js';
 import { getPublishedKeys } from '../signing-keys/signing-keys.js';
 import { getTenant, listRealms } from '../realms/tenants.js';
 import { signOutUserEverywhere } from '../people/users.js';

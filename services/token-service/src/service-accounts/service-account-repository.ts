@@ -6,10 +6,11 @@ import type {
   RevocationEntry,
   ServiceAccountRole,
 } from '@plant/shared/token-service-client';
-import { changeAccount } from './account-change.js';
+import { type AccountChange, changeAccount } from './account-change.js';
+import { type AccountChangeKind, effectsOf } from '../changes/change-effects.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
-import { type AccountSignal, recordSignals } from '../signals/signal-outbox.js';
+import { recordSignals } from '../signals/signal-outbox.js';
 
 export interface ServiceAccountRow {
   sub: string;
@@ -50,26 +51,22 @@ export interface ServiceAccountChange {
 }
 
 /**
- * What a change reports to Shared Signals receivers: a new secret is a CAEP credential change;
- * anything else revokes the account's older tokens (role, grants, DPoP requirement, receiving
- * signals), a CAEP session revocation.
+ * The kinds a change is made of (changes/change-effects.ts): a new secret is a secret reset;
+ * anything else, and an empty change, is a settings change, which revokes the account's older
+ * tokens and names the parts it changed (role, grants, DPoP requirement, receiving signals).
  */
-function signalsOfChange(change: ServiceAccountChange): AccountSignal[] {
-  const signals: AccountSignal[] = [];
-  if (change.secretDigest !== undefined)
-    signals.push({ type: 'credential-change', credential: 'secret', change: 'update' });
-  const revoking = [
+export function kindsOfChange(change: ServiceAccountChange): AccountChange {
+  const parts = [
     change.role !== undefined && 'role',
     change.grants !== undefined && 'grants',
     change.dpopBoundAccessTokens !== undefined && 'DPoP requirement',
     change.receiveSignals !== undefined && 'signal reception',
   ].filter((part): part is string => part !== false);
-  if (revoking.length > 0)
-    signals.push({
-      type: 'session-revoked',
-      reason: `The service account's ${revoking.join(', ')} changed; its older tokens are revoked`,
-    });
-  return signals;
+  const kinds: AccountChangeKind[] = [];
+  if (change.secretDigest !== undefined) kinds.push('service-account.secret-reset');
+  if (parts.length > 0 || change.secretDigest === undefined)
+    kinds.push('service-account.settings-change');
+  return { kinds, parts };
 }
 
 export class DuplicateServiceAccountName extends Error {}
@@ -101,113 +98,140 @@ export interface ServiceAccountRepository {
 export const GRANTS_JSON = `coalesce((select json_agg(json_build_object('tag', g.tag, 'permission', g.permission) order by g.tag)
   from grants g where g.sub = sa.sub), '[]'::json) as grants`;
 
-export function createServiceAccountRepository(db: Knex): ServiceAccountRepository {
-  const selectAccounts = () =>
-    db('service_accounts as sa')
-      .join('principals as p', 'p.sub', 'sa.sub')
-      .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
-      .select(
-        'sa.sub',
-        'sa.realm',
-        'sa.name',
-        'sa.role',
-        'sa.dpop_bound_access_tokens',
-        'sa.receive_signals',
-        'p.created_at',
-        'p.created_by',
-        'sa.last_used_at',
-        'sa.disabled_at',
-        'sa.secret_created_at',
-        'cp.secret_max_age_days',
-        'sa.quota_per_minute',
-        'sa.quota_mode',
-        db.raw(GRANTS_JSON),
-      );
+function selectAccounts(db: Knex) {
+  return db('service_accounts as sa')
+    .join('principals as p', 'p.sub', 'sa.sub')
+    .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
+    .select(
+      'sa.sub',
+      'sa.realm',
+      'sa.name',
+      'sa.role',
+      'sa.dpop_bound_access_tokens',
+      'sa.receive_signals',
+      'p.created_at',
+      'p.created_by',
+      'sa.last_used_at',
+      'sa.disabled_at',
+      'sa.secret_created_at',
+      'cp.secret_max_age_days',
+      'sa.quota_per_minute',
+      'sa.quota_mode',
+      db.raw(GRANTS_JSON),
+    );
+}
 
+/** The principal and the account row, in the caller's transaction; a taken name throws `DuplicateServiceAccountName`. */
+async function insertAccount(trx: Knex.Transaction, account: NewServiceAccount): Promise<void> {
+  await insertPrincipal(trx, {
+    sub: account.sub,
+    realm: account.realm,
+    kind: 'service_account',
+    created_by: account.createdBy,
+  });
+  try {
+    await trx('service_accounts').insert({
+      sub: account.sub,
+      realm: account.realm,
+      name: account.name,
+      name_key: nameKey(account.name),
+      role: account.role,
+      secret_digest: account.secretDigest,
+      secret_created_at: trx.fn.now(),
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
+    throw err;
+  }
+}
+
+function createAccount(
+  db: Knex,
+  account: NewServiceAccount,
+  limit: number,
+): Promise<'created' | 'unknown-realm' | 'limit-reached'> {
+  return db.transaction(async (trx) => {
+    if (!(await lockRealm(trx, account.realm))) return 'unknown-realm';
+    const counted = await trx('service_accounts')
+      .where({ realm: account.realm })
+      .count<{ count: string }[]>({ count: '*' })
+      .first();
+    if (Number(counted?.count ?? 0) >= limit) return 'limit-reached';
+    await insertAccount(trx, account);
+    const effects = effectsOf('service-account.create');
+    await recordSignals(trx, account.realm, account.sub, effects.signals, effects.initiatedBy);
+    return 'created';
+  });
+}
+
+/** Role, DPoP requirement, signal reception and grants: each given part is written. */
+async function writeSettings(
+  trx: Knex.Transaction,
+  sub: string,
+  { role, grants, dpopBoundAccessTokens, receiveSignals }: ServiceAccountChange,
+): Promise<void> {
+  if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
+  if (dpopBoundAccessTokens !== undefined)
+    await trx('service_accounts')
+      .where({ sub })
+      .update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
+  if (receiveSignals !== undefined)
+    await trx('service_accounts').where({ sub }).update({ receive_signals: receiveSignals });
+  if (grants !== undefined) {
+    await trx('grants').where({ sub }).delete();
+    if (grants.length > 0)
+      await trx('grants').insert(
+        grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })),
+      );
+  }
+}
+
+/** The reset's write: the new digest replaces the old; a new secret starts its own life, created now, never used. */
+async function writeSecret(
+  trx: Knex.Transaction,
+  sub: string,
+  secretDigest: string,
+): Promise<void> {
+  await trx('service_accounts').where({ sub }).update({
+    secret_digest: secretDigest,
+    secret_created_at: trx.fn.now(),
+    secret_last_used_at: null,
+  });
+}
+
+function updateAccount(
+  db: Knex,
+  realm: string,
+  sub: string,
+  change: ServiceAccountChange,
+): Promise<RevocationEntry | undefined> {
+  return changeAccount<never>(db, realm, sub, kindsOfChange(change), async (trx) => {
+    await writeSettings(trx, sub, change);
+    if (change.secretDigest !== undefined) await writeSecret(trx, sub, change.secretDigest);
+  });
+}
+
+function deleteAccount(db: Knex, realm: string, sub: string): Promise<RevocationEntry | undefined> {
+  const change = { kinds: ['service-account.delete'] } as const;
+  return changeAccount<never>(db, realm, sub, change, async (trx) => {
+    for (const table of ['grants', 'service_account_keys', 'service_account_trusts'])
+      await trx(table).where({ sub }).delete();
+    await trx('service_accounts').where({ sub }).delete();
+    // A receiver's own streams go with it (their queued events too, by cascade).
+    await trx('ssf_streams').where({ realm, owner_sub: sub }).delete();
+  });
+}
+
+export function createServiceAccountRepository(db: Knex): ServiceAccountRepository {
   return {
     async list(realm) {
-      return selectAccounts().where('sa.realm', realm).orderByRaw('lower(sa.name), sa.name');
+      return selectAccounts(db).where('sa.realm', realm).orderByRaw('lower(sa.name), sa.name');
     },
     async find(realm, sub) {
-      return selectAccounts().where({ 'sa.realm': realm, 'sa.sub': sub }).first();
+      return selectAccounts(db).where({ 'sa.realm': realm, 'sa.sub': sub }).first();
     },
-    create(account, limit) {
-      return db.transaction(async (trx) => {
-        if (!(await lockRealm(trx, account.realm))) return 'unknown-realm';
-        const counted = await trx('service_accounts')
-          .where({ realm: account.realm })
-          .count<{ count: string }[]>({ count: '*' })
-          .first();
-        if (Number(counted?.count ?? 0) >= limit) return 'limit-reached';
-        await insertPrincipal(trx, {
-          sub: account.sub,
-          realm: account.realm,
-          kind: 'service_account',
-          created_by: account.createdBy,
-        });
-        try {
-          await trx('service_accounts').insert({
-            sub: account.sub,
-            realm: account.realm,
-            name: account.name,
-            name_key: nameKey(account.name),
-            role: account.role,
-            secret_digest: account.secretDigest,
-            secret_created_at: trx.fn.now(),
-          });
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new DuplicateServiceAccountName(account.name);
-          throw err;
-        }
-        await recordSignals(trx, account.realm, account.sub, [
-          { type: 'credential-change', credential: 'secret', change: 'create' },
-        ]);
-        return 'created';
-      });
-    },
-    update(realm, sub, change) {
-      const { role, grants, dpopBoundAccessTokens, receiveSignals, secretDigest } = change;
-      const effect = { revoke: true, signals: signalsOfChange(change) };
-      return changeAccount<never>(db, realm, sub, effect, async (trx) => {
-        if (role !== undefined) await trx('service_accounts').where({ sub }).update({ role });
-        if (dpopBoundAccessTokens !== undefined)
-          await trx('service_accounts')
-            .where({ sub })
-            .update({ dpop_bound_access_tokens: dpopBoundAccessTokens });
-        if (receiveSignals !== undefined)
-          await trx('service_accounts').where({ sub }).update({ receive_signals: receiveSignals });
-        if (grants !== undefined) {
-          await trx('grants').where({ sub }).delete();
-          if (grants.length > 0)
-            await trx('grants').insert(
-              grants.map((g) => ({ sub, tag: g.tag, permission: g.permission })),
-            );
-        }
-        // A new secret starts its own life: created now, never used.
-        if (secretDigest !== undefined)
-          await trx('service_accounts').where({ sub }).update({
-            secret_digest: secretDigest,
-            secret_created_at: trx.fn.now(),
-            secret_last_used_at: null,
-          });
-      });
-    },
-    delete(realm, sub) {
-      const effect = {
-        revoke: true,
-        deleted: true,
-        signals: [
-          { type: 'session-revoked', reason: 'The service account was deleted' },
-          { type: 'account-purged' },
-        ] as const,
-      };
-      return changeAccount<never>(db, realm, sub, effect, async (trx) => {
-        for (const table of ['grants', 'service_account_keys', 'service_account_trusts'])
-          await trx(table).where({ sub }).delete();
-        await trx('service_accounts').where({ sub }).delete();
-        // A receiver's own streams go with it (their queued events too, by cascade).
-        await trx('ssf_streams').where({ realm, owner_sub: sub }).delete();
-      });
-    },
+    create: (account, limit) => createAccount(db, account, limit),
+    update: (realm, sub, change) => updateAccount(db, realm, sub, change),
+    delete: (realm, sub) => deleteAccount(db, realm, sub),
   };
 }

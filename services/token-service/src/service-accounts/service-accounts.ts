@@ -2,7 +2,9 @@
  * Service accounts as the token service keeps them: the principal, its role and grants, and
  * whether it is disabled. Every change here but enabling revokes the account's older tokens:
  * the token version is bumped in the transaction that makes the change, and the revocation
- * entry is published after commit. Its credentials (secret, keys, trusted workloads) are
+ * entry is published after commit. What each kind of change revokes, publishes and signals is
+ * one table, changes/change-effects.ts, which the repositories apply. Reset Secret (which
+ * revokes too) is reset-secret.ts; the other credentials (keys, trusted workloads) are
  * service-account-credentials.ts; the wire shape of both is service-account-view.ts.
  */
 import { randomBytes } from 'node:crypto';
@@ -117,27 +119,6 @@ export async function updateServiceAccount(
   }
   await ctx.publisher.publish(entry);
   return getServiceAccount(ctx, tenant, clientId);
-}
-
-/**
- * The new digest replaces the old one in the transaction that bumps the token version: the
- * old secret fails from the moment the new one exists, and tokens minted with it are revoked.
- */
-export async function resetServiceAccountSecret(
-  ctx: Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'secrets' | 'publisher'>,
-  tenant: string,
-  clientId: string,
-): Promise<ServiceAccountWithSecret> {
-  const secret = generateClientSecret();
-  const entry = await ctx.serviceAccounts.update(tenant, clientId, {
-    secretDigest: ctx.secrets.digest(secret),
-  });
-  if (!entry) {
-    await assertTenantExists(ctx, tenant);
-    throw new ServiceAccountNotFound();
-  }
-  await ctx.publisher.publish(entry);
-  return { ...(await getServiceAccount(ctx, tenant, clientId)), secret };
 }
 
 /**
