@@ -1,9 +1,10 @@
 /**
  * The step-up (and the portal's enrolments) from a realm session: a sign-in started while the
  * realm's session names a person (the portal's `max_age=0`, `acr_values`, `plant_action`) asks
- * only what that person still needs, starting with a factor they hold. Whether anything is
- * needed is `nextStep` (second-factors/second-factors.ts); what is asked, `advance`
- * (next-step.ts).
+ * only what that person still needs, starting with a factor they hold. Whether the
+ * authorization asks for a sign-in at all is sign-in-policy.ts; whether it starts here rather
+ * than at the password form, `stepUpPerson` (with `nextStep`, second-factors/second-factors.ts);
+ * what is asked, `advance` (next-step.ts).
  */
 import type { SignInPerson } from '../second-factors/user-factor-repository.js';
 import { AMR, hasSecondFactor, nextStep } from '../second-factors/second-factors.js';
