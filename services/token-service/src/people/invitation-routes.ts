@@ -54,7 +54,7 @@ function nonceOf(req: Request): string | undefined {
   return undefined;
 }
 
-/** What an invitation request's steps share: the deps, the page headers, the sign-in link. */
+/** What an invitation request's steps share: the deps and the page headers. */
 interface InvitationEnv {
   deps: InvitationPageDeps;
   headers: Record<string, string>;
@@ -64,10 +64,12 @@ const signInOf = (env: InvitationEnv, tenant: string) => ({
   href: `${env.deps.portalUrl.replace(/\/+$/, '')}/login?tenant=${encodeURIComponent(tenant)}`,
 });
 
+/** Every invitation page goes out with the page headers (`Referrer-Policy: no-referrer`). */
 function send(env: InvitationEnv, res: Response, status: number, body: string): void {
   res.set(env.headers).status(status).type('html').send(body);
 }
 
+/** A link that is not pending: 404 when unknown, else 410 (expired, revoked, used), with the sign-in link. */
 const sendState = (env: InvitationEnv, res: Response, tenant: string, state: LinkState) =>
   send(
     env,
@@ -104,6 +106,7 @@ function formFields(
   return { token, csrf: csrfOf(env.deps.csrfKey, tenant, value) };
 }
 
+/** The form's fields cut to their limits (a password one past the limit, to say it is too long). */
 function readForm(req: Request) {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const text = (name: string, max: number) =>
@@ -116,6 +119,7 @@ function readForm(req: Request) {
   };
 }
 
+/** The password's own rules, checked before anything is hashed. */
 function passwordProblem(password: string, confirm: string): string | undefined {
   if (password.length < PASSWORD_MIN)
     return `The password must be at least ${PASSWORD_MIN} characters.`;

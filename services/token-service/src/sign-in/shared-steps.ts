@@ -36,6 +36,7 @@ export async function goTo(ctx: SignInContext, state: SignInState): Promise<type
   return ANSWERED;
 }
 
+/** A person disabled or removed since the sign-in began ends it: no step goes on for them. */
 export function refuseDisabled(ctx: SignInContext): typeof ANSWERED {
   ctx.kit.sendEnd(
     ctx.res,
@@ -47,6 +48,7 @@ export function refuseDisabled(ctx: SignInContext): typeof ANSWERED {
   return ANSWERED;
 }
 
+/** Factors taken away since the sign-in began void it (the 409 page): it starts again. */
 export function refuseStale(ctx: SignInContext): typeof ANSWERED {
   ctx.kit.sendEnd(
     ctx.res,
