@@ -3,7 +3,6 @@ import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
 import {
   errors,
-  interactionPolicy,
   type Configuration,
   type ExternalSigningKey,
   type KoaContextWithOIDC,
@@ -11,14 +10,8 @@ import {
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../client-auth/authenticate-client.js';
 import type { IdentityContext } from '../platform/identity-context.js';
-import {
-  ACR_VALUES,
-  FACTOR_ACR,
-  hasSecondFactor,
-  isPlantAction,
-  mustEnrol,
-} from '../second-factors/second-factors.js';
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
+import { ACR_VALUES, hasSecondFactor } from '../second-factors/second-factors.js';
+import { signInPolicy } from '../sign-in/sign-in-policy.js';
 import { PORTAL_CLIENT_ID, realmPath } from '../realms/realm-naming.js';
 import type { SigningAlgorithm } from '../signing-keys/signing-keys.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
@@ -133,57 +126,6 @@ function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']
 }
 
 /**
- * oidc-provider's sign-in policy, and three reasons of ours to ask who the person is although
- * the realm's session knows: the portal asks for an enrolment (`plant_action`), or for a second
- * factor (`acr_values` naming FACTOR_ACR) the session's sign-in did not verify, or the session
- * names an Account Admin without a factor where the policy requires one (promoted, or the
- * policy switched on, since that session began): every sign-in of theirs enrols first, a
- * silent one too (`prompt=none` is answered `login_required`). The portal's step-up also sends
- * `max_age=0`, which oidc-provider's own `max_age` check answers. Each check stands down once
- * this sign-in has its result, as oidc-provider's do.
- */
-function signInPolicy(personOf: (sub: string) => Promise<SignInPerson | undefined>) {
-  const { base, Check } = interactionPolicy;
-  const policy = base();
-  const login = policy.get('login');
-  if (!login) throw new Error("oidc-provider's base policy has no login prompt");
-  login.checks.add(
-    new Check('plant_action', 'the portal asked for a second-factor enrolment', (ctx) =>
-      isPlantAction(ctx.oidc.params?.plant_action) && !ctx.oidc.result?.login
-        ? Check.REQUEST_PROMPT
-        : Check.NO_NEED_TO_PROMPT,
-    ),
-  );
-  login.checks.add(
-    new Check('factor_acr', 'a second factor is required', (ctx) => {
-      const requested = String(ctx.oidc.params?.acr_values ?? '').split(' ');
-      return requested.includes(FACTOR_ACR) &&
-        ctx.oidc.session?.acr !== FACTOR_ACR &&
-        !ctx.oidc.result?.login
-        ? Check.REQUEST_PROMPT
-        : Check.NO_NEED_TO_PROMPT;
-    }),
-  );
-  login.checks.add(
-    // `login_required` for a silent sign-in: the enrolment asks the password again.
-    new Check(
-      'admin_factor',
-      'the account must enrol a second factor',
-      'login_required',
-      async (ctx) => {
-        const accountId = ctx.oidc.session?.accountId;
-        if (accountId === undefined || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
-        const person = await personOf(accountId);
-        return person !== undefined && mustEnrol(person)
-          ? Check.REQUEST_PROMPT
-          : Check.NO_NEED_TO_PROMPT;
-      },
-    ),
-  );
-  return policy;
-}
-
-/**
  * RFC 9068 §2.2.1: a person's access token says how and when they signed in (`acr`,
  * `auth_time`), copied from the authorization code the token is exchanged for, as the ID
  * token's are. A resource server's step-up (account-admin's, RFC 9470) counts a bearer token's
@@ -264,7 +206,7 @@ export function realmConfiguration(
       email: ['email'],
       profile: ['role', 'tenant', 'factors_enrolled'],
     },
-    // What a sign-in verified (sign-in-steps.ts): a second factor, or the password alone.
+    // What a sign-in verified (sign-in/next-step.ts): a second factor, or the password alone.
     acrValues: ACR_VALUES,
     // The portal's request for an enrolment inside a sign-in (PLANT_ACTIONS).
     extraParams: ['plant_action'],

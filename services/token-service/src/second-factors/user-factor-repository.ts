@@ -251,6 +251,7 @@ async function adminsWithoutFactor(trx: Knex, realm: string): Promise<string[]> 
  * name one that was rolled back. The factors of a person are always read with the person's
  * realm in the condition, so an id from another realm finds nothing.
  */
+// long: a repository factory, one method per query (or per transaction with its security event)
 export function createUserFactorRepository(db: Knex): UserFactorRepository {
   return {
     async person(realm, sub) {

@@ -5,14 +5,8 @@ import { constantTimeEquals } from '@plant/shared/security';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import { isTenantName } from '../service-accounts/principal-validators.js';
-import {
-  messageCard,
-  OWN_SCRIPTS,
-  page,
-  pageHeaders,
-  signInAgainLink,
-  unknownRealmPage,
-} from '../oidc/provider-pages.js';
+import { unknownRealmPage } from '../oidc/provider-pages.js';
+import { interactionPages } from './interaction-pages.js';
 import type { RealmProviders } from '../oidc/realm-providers.js';
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -63,62 +57,18 @@ export interface KitDeps {
   signInForm(loaded: LoadedInteraction, error: string | Html): Promise<string>;
 }
 
+/** The answers of a sign-in page (interaction-pages.ts), with the way to start again on the portal. */
+export type PageAnswers = Pick<
+  InteractionKit,
+  'sendPage' | 'sendRefusalPage' | 'sendEnd' | 'sendInvalidForm'
+>;
+
 export function interactionKit(deps: KitDeps): InteractionKit {
-  const portalOrigin = new URL(deps.portalUrl).origin;
-  const headers = pageHeaders(portalOrigin);
-  // Pages with a passkey form load this origin's scripts (renderPage writes them in the head):
-  // only those pages allow `script-src 'self'`; every other page runs no script at all.
-  const scriptHeaders = pageHeaders(portalOrigin, OWN_SCRIPTS);
-  const loadsScripts = (body: string) => body.includes('<script type="module" src="/');
+  const pages = interactionPages(deps.portalUrl);
+  const { sendPage, sendEnd, sendInvalidForm } = pages;
 
   const csrfFor = (tenant: string, uid: string) =>
     createHmac('sha256', deps.csrfKey).update(`sign-in:${tenant}:${uid}`).digest('base64url');
-
-  const refusalHeaders = Object.entries({
-    ...headers,
-    'content-type': 'text/html; charset=utf-8',
-  });
-
-  function sendRefusalPage(res: Response, retryAfterSeconds: number, body: string): void {
-    for (const [name, value] of refusalHeaders) res.setHeader(name, value);
-    res.setHeader('retry-after', String(retryAfterSeconds));
-    res.setHeader('content-length', Buffer.byteLength(body));
-    res.statusCode = 429;
-    res.end(body);
-  }
-
-  function sendPage(res: Response, status: number, body: string): void {
-    res
-      .set(loadsScripts(body) ? scriptHeaders : headers)
-      .status(status)
-      .type('html')
-      .send(body);
-  }
-
-  /** A page that ends this sign-in, with the way to start a new one. */
-  function sendEnd(
-    res: Response,
-    status: number,
-    tenant: string,
-    heading: string,
-    message: string,
-  ): void {
-    sendPage(
-      res,
-      status,
-      page(heading, messageCard(heading, message, signInAgainLink(deps.portalUrl, tenant)), tenant),
-    );
-  }
-
-  function sendInvalidForm(res: Response, tenant: string): void {
-    sendEnd(
-      res,
-      403,
-      tenant,
-      'This sign-in form is not valid',
-      'It was not sent from the sign-in page this browser opened. Start a new sign-in.',
-    );
-  }
 
   function csrfValid(req: Request): boolean {
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -170,15 +120,5 @@ export function interactionKit(deps: KitDeps): InteractionKit {
     sendPage(res, status, await deps.signInForm(loaded, error));
   }
 
-  return {
-    csrfFor,
-    csrfValid,
-    sendPage,
-    sendRefusalPage,
-    sendEnd,
-    sendInvalidForm,
-    load,
-    loadPost,
-    sendSignInForm,
-  };
+  return { csrfFor, csrfValid, ...pages, load, loadPost, sendSignInForm };
 }

@@ -1,0 +1,71 @@
+/**
+ * How a sign-in page is sent: its headers (a page with a passkey form may load this origin's
+ * scripts, no other page runs any), the cheap 429 of a refusal, and the pages that end a
+ * sign-in with the way to start a new one.
+ */
+import type { Response } from 'express';
+import {
+  messageCard,
+  OWN_SCRIPTS,
+  page,
+  pageHeaders,
+  signInAgainLink,
+} from '../oidc/provider-pages.js';
+import type { PageAnswers } from './interaction-kit.js';
+
+export function interactionPages(portalUrl: string): PageAnswers {
+  const portalOrigin = new URL(portalUrl).origin;
+  const headers = pageHeaders(portalOrigin);
+  // Pages with a passkey form load this origin's scripts (renderPage writes them in the head):
+  // only those pages allow `script-src 'self'`; every other page runs no script at all.
+  const scriptHeaders = pageHeaders(portalOrigin, OWN_SCRIPTS);
+  const loadsScripts = (body: string) => body.includes('<script type="module" src="/');
+
+  const refusalHeaders = Object.entries({
+    ...headers,
+    'content-type': 'text/html; charset=utf-8',
+  });
+
+  function sendRefusalPage(res: Response, retryAfterSeconds: number, body: string): void {
+    for (const [name, value] of refusalHeaders) res.setHeader(name, value);
+    res.setHeader('retry-after', String(retryAfterSeconds));
+    res.setHeader('content-length', Buffer.byteLength(body));
+    res.statusCode = 429;
+    res.end(body);
+  }
+
+  function sendPage(res: Response, status: number, body: string): void {
+    res
+      .set(loadsScripts(body) ? scriptHeaders : headers)
+      .status(status)
+      .type('html')
+      .send(body);
+  }
+
+  /** A page that ends this sign-in, with the way to start a new one. */
+  function sendEnd(
+    res: Response,
+    status: number,
+    tenant: string,
+    heading: string,
+    message: string,
+  ): void {
+    sendPage(
+      res,
+      status,
+      page(heading, messageCard(heading, message, signInAgainLink(portalUrl, tenant)), tenant),
+    );
+  }
+
+  function sendInvalidForm(res: Response, tenant: string): void {
+    sendEnd(
+      res,
+      403,
+      tenant,
+      'This sign-in form is not valid',
+      'It was not sent from the sign-in page this browser opened. Start a new sign-in.',
+    );
+  }
+
+  return { sendPage, sendRefusalPage, sendEnd, sendInvalidForm };
+}
