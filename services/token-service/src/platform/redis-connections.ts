@@ -1,9 +1,7 @@
 import type { Logger } from '@plant/shared/logging';
-import { createRedisClient, redisTargetOf } from '@plant/shared/redis';
+import { createRedisClient, type RedisTarget, redisTargetOf } from '@plant/shared/redis';
 import type { Redis } from 'ioredis';
 import type { TokenServiceConfig } from '../config.js';
-
-export type RedisTarget = ReturnType<typeof redisTargetOf>;
 
 /** The token service's three connections to Redis, all to one target. */
 export interface RedisConnections {
