@@ -195,7 +195,54 @@ async function runFactorCommand(
   return { tenant, user: { id: credential.sub, email }, factors_removed: reset.removed };
 }
 
+const COMMANDS = [
+  'tenant create',
+  'tenant policy',
+  'user create',
+  'user reset-factors',
+  'keys rotate',
+  'keys show',
+];
+
+/** A command line understood: its command, tenant and options, all checked before any connection. */
+interface CommandLine {
+  command: string;
+  tenant: string;
+  values: Record<string, unknown>;
+  alg: SigningAlgorithm | undefined;
+  adminFactor: boolean | undefined;
+}
+
+type CliContext = ReturnType<typeof createRepositories> & { encryption: KeyEncryption };
+
 async function main(argv: string[]): Promise<unknown> {
+  const line = parseCommandLine(argv);
+  const config = loadConfig(cliShape);
+  // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
+  const logger = createLogger({
+    name: 'token-service-cli',
+    level: 'warn',
+    destination: { write: (text: string) => void process.stderr.write(text) },
+  });
+  const db = createDatabase({
+    connectionString: config.DATABASE_URL,
+    schema: SCHEMA,
+    poolMax: 2,
+    applicationName: 'token-service-cli',
+    logger,
+  });
+  const ctx = {
+    ...createRepositories(db),
+    encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY),
+  };
+  try {
+    return await runCommand(line, ctx, config);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function parseCommandLine(argv: string[]): CommandLine {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -214,16 +261,7 @@ async function main(argv: string[]): Promise<unknown> {
   });
   const [noun, verb, tenantArg, ...rest] = positionals;
   const command = `${noun ?? ''} ${verb ?? ''}`;
-  if (
-    ![
-      'tenant create',
-      'tenant policy',
-      'user create',
-      'user reset-factors',
-      'keys rotate',
-      'keys show',
-    ].includes(command)
-  )
+  if (!COMMANDS.includes(command))
     throw new UsageError(`unknown command "${command.trim()}"\n${USAGE}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (tenantArg === undefined) throw new UsageError(`the tenant name is missing\n${USAGE}`);
@@ -233,68 +271,53 @@ async function main(argv: string[]): Promise<unknown> {
     );
   const tenant = tenantArg;
   const { alg, adminFactor } = realmOptions(command, values);
+  return { command, tenant, values, alg, adminFactor };
+}
 
-  const config = loadConfig(cliShape);
-  // stdout carries the command's JSON answer (scripts parse it): knex's warnings go to stderr.
-  const logger = createLogger({
-    name: 'token-service-cli',
-    level: 'warn',
-    destination: { write: (line: string) => void process.stderr.write(line) },
-  });
-  const db = createDatabase({
-    connectionString: config.DATABASE_URL,
-    schema: SCHEMA,
-    poolMax: 2,
-    applicationName: 'token-service-cli',
-    logger,
-  });
-  const ctx = {
-    ...createRepositories(db),
-    encryption: new KeyEncryption(config.KEY_ENCRYPTION_KEY),
-  };
-  try {
-    if (command === 'tenant create') {
-      const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
-      const adminPassword = parse(
-        PasswordSchema,
-        secretOption(values, 'admin-password'),
-        '--admin-password',
-      );
-      const created = await createTenant(ctx, {
-        tenant,
-        adminEmail,
-        adminPassword,
-        ...(alg === undefined ? {} : { alg }),
-        ...(adminFactor === undefined ? {} : { requireAdminFactor: adminFactor }),
-      });
-      return {
-        tenant: created.tenant,
-        issuer: issuerOf(config.AUTH_URL, tenant),
-        kid: created.kid,
-        alg: created.alg,
-        portal_client_id: PORTAL_CLIENT_ID,
-        admin: created.admin,
-        require_admin_factor: adminFactor ?? true,
-      };
-    }
-    if (command === 'user create') {
-      const email = parse(EmailSchema, option(values, 'email'), '--email');
-      const password = parse(PasswordSchema, secretOption(values, 'password'), '--password');
-      const role = parse(UserRoleSchema, option(values, 'role'), '--role');
-      const user = await createUser(ctx, tenant, { email, password, role, actor: 'cli' });
-      return { tenant, user };
-    }
-    if (command === 'tenant policy' || command === 'user reset-factors')
-      return await factorCommand(command, tenant, values, ctx, adminFactor, {
-        announce: config.CLI_PUBLISH_EVENTS ? redisTargetOf(config) : undefined,
-      });
-    if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
-    const rotated = await rotateSigningKey(ctx, tenant, alg);
-    if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);
-    return rotated;
-  } finally {
-    await db.destroy();
+async function runCommand(
+  { command, tenant, values, alg, adminFactor }: CommandLine,
+  ctx: CliContext,
+  config: ReturnType<typeof loadConfig<typeof cliShape>>,
+): Promise<unknown> {
+  if (command === 'tenant create') {
+    const adminEmail = parse(EmailSchema, option(values, 'admin-email'), '--admin-email');
+    const adminPassword = parse(
+      PasswordSchema,
+      secretOption(values, 'admin-password'),
+      '--admin-password',
+    );
+    const created = await createTenant(ctx, {
+      tenant,
+      adminEmail,
+      adminPassword,
+      ...(alg === undefined ? {} : { alg }),
+      ...(adminFactor === undefined ? {} : { requireAdminFactor: adminFactor }),
+    });
+    return {
+      tenant: created.tenant,
+      issuer: issuerOf(config.AUTH_URL, tenant),
+      kid: created.kid,
+      alg: created.alg,
+      portal_client_id: PORTAL_CLIENT_ID,
+      admin: created.admin,
+      require_admin_factor: adminFactor ?? true,
+    };
   }
+  if (command === 'user create') {
+    const email = parse(EmailSchema, option(values, 'email'), '--email');
+    const password = parse(PasswordSchema, secretOption(values, 'password'), '--password');
+    const role = parse(UserRoleSchema, option(values, 'role'), '--role');
+    const user = await createUser(ctx, tenant, { email, password, role, actor: 'cli' });
+    return { tenant, user };
+  }
+  if (command === 'tenant policy' || command === 'user reset-factors')
+    return await factorCommand(command, tenant, values, ctx, adminFactor, {
+      announce: config.CLI_PUBLISH_EVENTS ? redisTargetOf(config) : undefined,
+    });
+  if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
+  const rotated = await rotateSigningKey(ctx, tenant, alg);
+  if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);
+  return rotated;
 }
 
 /**

@@ -86,27 +86,8 @@ function waitOf(res: RateLimiterRes | null | undefined, points: number): number 
     : 0;
 }
 
-export function createClientAuthFailureRepository(
-  redis: Redis | undefined,
-  limits: FailureLimits,
-  logger: Logger,
-): ClientAuthFailureRepository {
-  const clientIp = limiter(redis, CLIENT_IP_PREFIX, limits.perClientIp, limits.windowSeconds);
-  const ip = limiter(redis, IP_PREFIX, limits.perIp, limits.windowSeconds);
-  const client = limiter(redis, CLIENT_PREFIX, limits.perClient, limits.windowSeconds);
-  const hints = redis
-    ? new FailureHints(
-        redis,
-        [
-          { prefix: IP_PREFIX, ipOf: (key) => key },
-          // `<tenant>:<client_id>:<ip>`: tenant names and client ids hold no colon; IPv6 addresses do.
-          { prefix: CLIENT_IP_PREFIX, ipOf: (key) => /^[^:]*:[^:]*:(.+)$/.exec(key)?.[1] },
-        ],
-        limits.windowSeconds * 1000,
-        logger,
-      )
-    : undefined;
-
+/** Reads and counts on a limiter; a store that cannot be asked is logged, never thrown. */
+function counterAccess(logger: Logger) {
   function storeUnavailable(source: LogSource | undefined, err: Error): void {
     const reqId = requestIdOf(source?.req);
     logger.warn(
@@ -141,6 +122,32 @@ export function createClientAuthFailureRepository(
       if (rejection instanceof Error) storeUnavailable(source, rejection);
     }
   }
+
+  return { read, consume };
+}
+
+export function createClientAuthFailureRepository(
+  redis: Redis | undefined,
+  limits: FailureLimits,
+  logger: Logger,
+): ClientAuthFailureRepository {
+  const clientIp = limiter(redis, CLIENT_IP_PREFIX, limits.perClientIp, limits.windowSeconds);
+  const ip = limiter(redis, IP_PREFIX, limits.perIp, limits.windowSeconds);
+  const client = limiter(redis, CLIENT_PREFIX, limits.perClient, limits.windowSeconds);
+  const hints = redis
+    ? new FailureHints(
+        redis,
+        [
+          { prefix: IP_PREFIX, ipOf: (key) => key },
+          // `<tenant>:<client_id>:<ip>`: tenant names and client ids hold no colon; IPv6 addresses do.
+          { prefix: CLIENT_IP_PREFIX, ipOf: (key) => /^[^:]*:[^:]*:(.+)$/.exec(key)?.[1] },
+        ],
+        limits.windowSeconds * 1000,
+        logger,
+      )
+    : undefined;
+
+  const { read, consume } = counterAccess(logger);
 
   return {
     hints,

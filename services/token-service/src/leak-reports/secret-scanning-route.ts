@@ -1,17 +1,26 @@
+/**
+ * Leak reports from GitHub secret scanning's partner program: a JSON array of
+ * `{token, type, url, source}`, signed with a key GitHub publishes (secret-scanning-keys.ts).
+ * One endpoint serves every realm: the secret itself says which account it is.
+ *
+ * The steps, in cost order, each in its own file:
+ *  1. the signature headers are shape-checked before the body is read (verify-report-signature.ts);
+ *  2. the body is read up to REPORT_MAX_BYTES (413 beyond);
+ *  3. the signature over its exact bytes is verified with GitHub's key (verify-report-signature.ts);
+ *  4. the body is parsed into report entries (parse-report.ts);
+ *  5. per token: the live secret found, revoked or its leak recorded, the change signalled
+ *     (revoke-leaked-secret.ts);
+ *  6. the answer: GitHub's feedback per token (answer-leak-report.ts).
+ */
 import { rawJsonBody, type Route } from '@plant/shared/http';
 import type { NextFunction, Request, Response } from 'express';
-import { KeysUnavailable, type SecretScanningKeys } from './secret-scanning-keys.js';
-import { SecretScanningOff } from '../platform/errors.js';
-import {
-  answerLeakReport,
-  assertSignedBy,
-  parseReport,
-  REPORT_MAX_BYTES,
-  signatureHeaders,
-  type LeakContext,
-} from './secret-scanning.js';
-import { ServiceUnavailable } from '@plant/shared/api';
 import { Counter, type Registry } from 'prom-client';
+import { SecretScanningOff } from '../platform/errors.js';
+import { answerLeakReport } from './answer-leak-report.js';
+import { parseReport, REPORT_MAX_BYTES } from './parse-report.js';
+import type { LeakContext } from './revoke-leaked-secret.js';
+import type { SecretScanningKeys } from './secret-scanning-keys.js';
+import { signatureHeaders, verifyReportSignature } from './verify-report-signature.js';
 
 export interface SecretScanningDeps {
   identity: LeakContext;
@@ -40,9 +49,7 @@ export const SECRET_SCANNING_PATH = '/secret-scanning/github';
 
 /**
  * `POST /secret-scanning/github`: GitHub secret scanning's partner reports, for every realm.
- * Public and unauthenticated but for the signature: the headers are shape-checked before the
- * body is read, the body is read up to REPORT_MAX_BYTES (413 beyond), and the signature over
- * its exact bytes is checked before it is parsed (leak-reports/secret-scanning.ts).
+ * Public and unauthenticated but for the signature (steps 1 and 3).
  */
 export function secretScanningRoute(
   { identity, keys }: SecretScanningDeps,
@@ -57,25 +64,13 @@ export function secretScanningRoute(
     handlers: [
       (req: Request, _res: Response, next: NextFunction) => {
         if (keys === undefined) throw new SecretScanningOff();
-        signatureHeaders(
-          req.headers['github-public-key-identifier'],
-          req.headers['github-public-key-signature'],
-        );
+        signatureHeaders(req.headers);
         next();
       },
       readBody,
       async (req: Request, res: Response) => {
-        const { keyId, signature } = signatureHeaders(
-          req.headers['github-public-key-identifier'],
-          req.headers['github-public-key-signature'],
-        );
         const body = req.body as Buffer;
-        const key = await keys!.keyFor(keyId).catch((err: unknown) => {
-          if (err instanceof KeysUnavailable)
-            throw new ServiceUnavailable('The verification keys are unavailable; retry later');
-          throw err;
-        });
-        assertSignedBy(key, body, signature);
+        await verifyReportSignature(keys!, req.headers, body);
         metrics.reports.inc();
         const feedback = await answerLeakReport(identity, parseReport(body));
         for (const { label } of feedback) metrics.tokens.inc({ label });

@@ -154,8 +154,9 @@ function principalOf(client: unknown): PrincipalMetadata | undefined {
  * formats and claims, sign-in interactions and pages. Our code that runs inside its requests is
  * plugged in by realm-provider.ts.
  */
+// long: oidc-provider's configuration object, data; its hooks are the named functions below
 export function realmConfiguration(
-  binding: { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string },
+  binding: RealmBinding,
   signingKeys: ExternalSigningKey[],
   deps: RealmConfigurationDeps,
 ): Configuration {
@@ -236,128 +237,169 @@ export function realmConfiguration(
       Session: 8 * 3600,
       Grant: 8 * 3600,
     },
-    features: {
-      devInteractions: { enabled: false },
-      // No pushed authorization requests: the portal, the only client that signs people in,
-      // sends its request in the URL, and each push stored up to 56 KB for anyone who asked
-      // (docs/decisions/0012-pushed-authorization-requests-off.md).
-      pushedAuthorizationRequests: { enabled: false },
-      dPoP: dPoPFeature(config),
-      externalSigningSupport: EXTERNAL_SIGNING,
-      clientCredentials: { enabled: true },
-      introspection: { enabled: false },
-      revocation: { enabled: false },
-      userinfo: { enabled: true },
-      rpInitiatedLogout: {
-        enabled: true,
-        logoutSource: renderLogoutPage,
-        postLogoutSuccessSource: renderLogoutSuccessPage,
-      },
-      resourceIndicators: {
-        enabled: true,
-        // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
-        defaultResource: (_ctx, client, oneOf) => {
-          if (oneOf && oneOf.length > 0) return oneOf;
-          return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
-        },
-        getResourceServerInfo: (ctx, indicator, client) => {
-          const isPortal = client.clientId === PORTAL_CLIENT_ID;
-          let audience: string | undefined;
-          if (sameResource(indicator, config.PLANT_STORE_AUDIENCE))
-            audience = config.PLANT_STORE_AUDIENCE;
-          // Service accounts never get account-admin tokens: automation cannot manage service accounts.
-          else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE))
-            audience = config.ACCOUNT_ADMIN_AUDIENCE;
-          // Other teams' APIs (@plant/resource-auth) are for service accounts, as the Plant Store is.
-          else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
-          if (audience === undefined) throw new errors.InvalidTarget();
-          const principal = principalOf(client);
-          if (principal && ctx.oidc.params?.grant_type === 'client_credentials')
-            applyClientCredentialsScope(ctx, principal);
-          return {
-            audience,
-            scope: 'plants:read plants:write ssf.manage ssf.read',
-            accessTokenTTL: config.ACCESS_TOKEN_TTL,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: binding.algorithm() } },
-          };
-        },
-      },
-    },
-    formats: {
-      customizers: {
-        // Service-account claims go straight into the signed payload; as extraTokenClaims they
-        // would ride on the token model and be copied into the payload by a spread on every grant.
-        jwt: (ctx, token, jwt) => {
-          if (token.kind !== 'ClientCredentials') return;
-          const principal = principalOf(ctx.oidc.client);
-          if (!principal) return;
-          deps.clientAuth.recordUse(token.clientId!, ctx);
-          const claims = jwt.payload as Record<string, unknown>;
-          claims.tenant = realmOf();
-          claims.principal_type = 'service_account';
-          claims.role = principal.role;
-          claims.grants = principal.grants;
-          claims.ver = principal.version;
-        },
-      },
-    },
-    extraTokenClaims: async (ctx, token) => {
-      if (token.kind === 'ClientCredentials') return undefined;
-      const accountId = (token as { accountId?: string }).accountId;
-      const tenant = realmOf();
-      const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
-      // A disabled person is no account: their realm session signs nobody in.
-      if (!user || user.disabled_at !== null)
-        throw new errors.InvalidGrant('the account is no longer active');
-      return {
-        tenant,
-        principal_type: 'user',
-        role: user.role,
-        grants: [],
-        ver: user.token_version,
-        ...signInContextOf(ctx),
-      };
-    },
-    findAccount: async (_ctx, sub) => {
-      const tenant = realmOf();
-      // A disabled person has no account here: no ID token, no userinfo, no session resumed.
-      const person = await deps.identity.userFactors.person(tenant, sub);
-      if (!person || person.disabled) return undefined;
-      return {
-        accountId: person.sub,
-        claims: () => ({
-          sub: person.sub,
-          email: person.email,
-          role: person.role,
-          tenant,
-          factors_enrolled: hasSecondFactor(person),
-        }),
-      };
-    },
+    features: realmFeatures(config, binding, apiAudiences),
+    formats: { customizers: { jwt: serviceAccountClaims(deps, realmOf) } },
+    extraTokenClaims: userTokenClaims(users, realmOf),
+    findAccount: accountFinder(deps, realmOf),
     interactions: {
       policy: signInPolicy((sub) => deps.identity.userFactors.person(realmOf(), sub)),
       url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
     },
-    loadExistingGrant: async (ctx) => {
-      // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
-      const accountId = ctx.oidc.session?.accountId;
-      const client = ctx.oidc.client;
-      if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
-      const user = await users.find(realmOf(), accountId);
-      if (!user || user.disabled_at !== null) return undefined;
-      const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
-      const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
-      if (existing) return existing;
-      const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
-      const roleScope = ROLE_SCOPES[user.role]!;
-      // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
-      grant.addOIDCScope(`openid email profile ${roleScope}`);
-      grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
-      grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
-      await grant.save();
-      return grant;
-    },
+    loadExistingGrant: portalGrantLoader(config, users, realmOf),
     renderError: renderErrorPage,
+  };
+}
+
+type RealmBinding = { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string };
+
+/** oidc-provider's features as a realm uses them. */
+function realmFeatures(
+  config: RealmConfigurationDeps['config'],
+  binding: RealmBinding,
+  apiAudiences: string[],
+): NonNullable<Configuration['features']> {
+  return {
+    devInteractions: { enabled: false },
+    // No pushed authorization requests: the portal, the only client that signs people in,
+    // sends its request in the URL, and each push stored up to 56 KB for anyone who asked
+    // (docs/decisions/0012-pushed-authorization-requests-off.md).
+    pushedAuthorizationRequests: { enabled: false },
+    dPoP: dPoPFeature(config),
+    externalSigningSupport: EXTERNAL_SIGNING,
+    clientCredentials: { enabled: true },
+    introspection: { enabled: false },
+    revocation: { enabled: false },
+    userinfo: { enabled: true },
+    rpInitiatedLogout: {
+      enabled: true,
+      logoutSource: renderLogoutPage,
+      postLogoutSuccessSource: renderLogoutSuccessPage,
+    },
+    resourceIndicators: {
+      enabled: true,
+      // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
+      defaultResource: (_ctx, client, oneOf) => {
+        if (oneOf && oneOf.length > 0) return oneOf;
+        return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
+      },
+      getResourceServerInfo: (ctx, indicator, client) => {
+        const isPortal = client.clientId === PORTAL_CLIENT_ID;
+        let audience: string | undefined;
+        if (sameResource(indicator, config.PLANT_STORE_AUDIENCE))
+          audience = config.PLANT_STORE_AUDIENCE;
+        // Service accounts never get account-admin tokens: automation cannot manage service accounts.
+        else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE))
+          audience = config.ACCOUNT_ADMIN_AUDIENCE;
+        // Other teams' APIs (@plant/resource-auth) are for service accounts, as the Plant Store is.
+        else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
+        if (audience === undefined) throw new errors.InvalidTarget();
+        const principal = principalOf(client);
+        if (principal && ctx.oidc.params?.grant_type === 'client_credentials')
+          applyClientCredentialsScope(ctx, principal);
+        return {
+          audience,
+          scope: 'plants:read plants:write ssf.manage ssf.read',
+          accessTokenTTL: config.ACCESS_TOKEN_TTL,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: binding.algorithm() } },
+        };
+      },
+    },
+  };
+}
+
+/**
+ * Service-account claims go straight into the signed payload; as extraTokenClaims they
+ * would ride on the token model and be copied into the payload by a spread on every grant.
+ */
+function serviceAccountClaims(
+  deps: RealmConfigurationDeps,
+  realmOf: () => string,
+): NonNullable<NonNullable<Configuration['formats']>['customizers']>['jwt'] {
+  return (ctx, token, jwt) => {
+    if (token.kind !== 'ClientCredentials') return;
+    const principal = principalOf(ctx.oidc.client);
+    if (!principal) return;
+    deps.clientAuth.recordUse(token.clientId!, ctx);
+    const claims = jwt.payload as Record<string, unknown>;
+    claims.tenant = realmOf();
+    claims.principal_type = 'service_account';
+    claims.role = principal.role;
+    claims.grants = principal.grants;
+    claims.ver = principal.version;
+  };
+}
+
+/** The claims of a person's tokens: their tenant, role and token version, and how they signed in. */
+function userTokenClaims(
+  users: RealmConfigurationDeps['identity']['users'],
+  realmOf: () => string,
+): Configuration['extraTokenClaims'] {
+  return async (ctx, token) => {
+    if (token.kind === 'ClientCredentials') return undefined;
+    const accountId = (token as { accountId?: string }).accountId;
+    const tenant = realmOf();
+    const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
+    // A disabled person is no account: their realm session signs nobody in.
+    if (!user || user.disabled_at !== null)
+      throw new errors.InvalidGrant('the account is no longer active');
+    return {
+      tenant,
+      principal_type: 'user',
+      role: user.role,
+      grants: [],
+      ver: user.token_version,
+      ...signInContextOf(ctx),
+    };
+  };
+}
+
+/** A person of the realm as oidc-provider's account: its ID token and userinfo claims. */
+function accountFinder(
+  deps: RealmConfigurationDeps,
+  realmOf: () => string,
+): Configuration['findAccount'] {
+  return async (_ctx, sub) => {
+    const tenant = realmOf();
+    // A disabled person has no account here: no ID token, no userinfo, no session resumed.
+    const person = await deps.identity.userFactors.person(tenant, sub);
+    if (!person || person.disabled) return undefined;
+    return {
+      accountId: person.sub,
+      claims: () => ({
+        sub: person.sub,
+        email: person.email,
+        role: person.role,
+        tenant,
+        factors_enrolled: hasSecondFactor(person),
+      }),
+    };
+  };
+}
+
+/** The portal's grant, from the person's role (no consent screen). */
+function portalGrantLoader(
+  config: RealmConfigurationDeps['config'],
+  users: RealmConfigurationDeps['identity']['users'],
+  realmOf: () => string,
+): Configuration['loadExistingGrant'] {
+  return async (ctx) => {
+    // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
+    const accountId = ctx.oidc.session?.accountId;
+    const client = ctx.oidc.client;
+    if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
+    const user = await users.find(realmOf(), accountId);
+    if (!user || user.disabled_at !== null) return undefined;
+    const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
+    const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
+    if (existing) return existing;
+    const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
+    const roleScope = ROLE_SCOPES[user.role]!;
+    // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
+    grant.addOIDCScope(`openid email profile ${roleScope}`);
+    grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
+    grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
+    await grant.save();
+    return grant;
   };
 }

@@ -55,6 +55,7 @@ function toLive(row: Omit<ChangeRow, 'position'>): LiveRevocationEntry {
   };
 }
 
+// long: a repository factory, one SQL statement per method
 export function createRevocationFeedRepository(db: Knex): RevocationFeedRepository {
   return {
     async snapshot(horizonSeconds) {

@@ -76,26 +76,44 @@ function discovery(ctx: SharedSignalsContext, path: string): ExpressRoute {
   };
 }
 
+/** What a stream endpoint runs before its handler: the caller checked, then its body read. */
+interface Guards {
+  manage: RequestHandler;
+  read: RequestHandler;
+  body: RequestHandler;
+}
+
 /**
  * The SSF transmitter of each realm: its configuration metadata (at SSF 1.0's well-known path
  * for an issuer with a path, and at Keycloak's), stream configuration, status, subjects,
  * verification, and the RFC 8936 poll endpoint. Listed before the realm mount (oidc-provider).
  */
 export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
-  const manage = receiverOf(ctx, 'manage');
-  const read = receiverOf(ctx, 'read');
-  const body = jsonBody();
-  const streamFields = { type: 'json' as const, fields: fieldsOf(UpdateStreamSchema) };
+  const guards: Guards = {
+    manage: receiverOf(ctx, 'manage'),
+    read: receiverOf(ctx, 'read'),
+    body: jsonBody(),
+  };
   return [
     discovery(ctx, '/.well-known/ssf-configuration/realms/:tenant'),
     discovery(ctx, '/realms/:tenant/.well-known/ssf-configuration'),
+    ...streamConfigurationRoutes(ctx, guards),
+    ...streamStatusRoutes(ctx, guards),
+    ...verificationAndPollRoutes(ctx, guards),
+  ];
+}
+
+/** SSF 1.0 §8.1.1: a stream created, read (one or all), updated, replaced, deleted. */
+function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressRoute[] {
+  const streamFields = { type: 'json' as const, fields: fieldsOf(UpdateStreamSchema) };
+  return [
     {
       method: 'POST',
       path: STREAMS,
       input: { body: { type: 'json', fields: fieldsOf(CreateStreamSchema) } },
       handlers: [
-        manage,
-        body,
+        guards.manage,
+        guards.body,
         async (req, res) => {
           const input = CreateStreamSchema.parse(req.body, REPORT_INPUT);
           answer(res, 201, await createStream(ctx, receiver(req), input));
@@ -107,7 +125,7 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
       path: STREAMS,
       input: { query: fieldsOf(StreamQuerySchema) },
       handlers: [
-        read,
+        guards.read,
         async (req, res) => {
           const { stream_id: id } = StreamQuerySchema.parse(req.query, REPORT_INPUT);
           answer(
@@ -125,8 +143,8 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
       path: STREAMS,
       input: { body: streamFields },
       handlers: [
-        manage,
-        body,
+        guards.manage,
+        guards.body,
         async (req, res) => {
           const { stream_id: id, ...input } = UpdateStreamSchema.parse(req.body, REPORT_INPUT);
           answer(res, 200, await updateStream(ctx, receiver(req), id, input, false));
@@ -138,8 +156,8 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
       path: STREAMS,
       input: { body: streamFields },
       handlers: [
-        manage,
-        body,
+        guards.manage,
+        guards.body,
         async (req, res) => {
           const { stream_id: id, ...input } = ReplaceStreamSchema.parse(req.body, REPORT_INPUT);
           answer(res, 200, await updateStream(ctx, receiver(req), id, input, true));
@@ -151,7 +169,7 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
       path: STREAMS,
       input: { query: fieldsOf(RequiredStreamQuerySchema) },
       handlers: [
-        manage,
+        guards.manage,
         async (req, res) => {
           const { stream_id: id } = RequiredStreamQuerySchema.parse(req.query, REPORT_INPUT);
           await deleteStream(ctx, receiver(req), id);
@@ -159,12 +177,18 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
         },
       ],
     },
+  ];
+}
+
+/** SSF 1.0 §8.1.2 and §8.1.3: a stream's status, and the subjects it carries. */
+function streamStatusRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressRoute[] {
+  return [
     {
       method: 'GET',
       path: `${STREAMS}/status`,
       input: { query: fieldsOf(RequiredStreamQuerySchema) },
       handlers: [
-        read,
+        guards.read,
         async (req, res) => {
           const { stream_id: id } = RequiredStreamQuerySchema.parse(req.query, REPORT_INPUT);
           answer(res, 200, await readStatus(ctx, receiver(req), id));
@@ -176,8 +200,8 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
       path: `${STREAMS}/status`,
       input: { body: { type: 'json', fields: fieldsOf(StatusUpdateSchema) } },
       handlers: [
-        manage,
-        body,
+        guards.manage,
+        guards.body,
         async (req, res) => {
           const input = StatusUpdateSchema.parse(req.body, REPORT_INPUT);
           answer(
@@ -194,8 +218,8 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
         path: `${STREAMS}/subjects/${action}`,
         input: { body: { type: 'json', fields: fieldsOf(SubjectRequestSchema) } },
         handlers: [
-          manage,
-          body,
+          guards.manage,
+          guards.body,
           async (req, res) => {
             const input = SubjectRequestSchema.parse(req.body, REPORT_INPUT);
             const mode = action === 'add' ? 'added' : 'removed';
@@ -206,13 +230,19 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
         ],
       }),
     ),
+  ];
+}
+
+/** SSF 1.0 §8.1.4 verification, and RFC 8936 polling. */
+function verificationAndPollRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressRoute[] {
+  return [
     {
       method: 'POST',
       path: `${STREAMS}/verify`,
       input: { body: { type: 'json', fields: fieldsOf(VerificationRequestSchema) } },
       handlers: [
-        read,
-        body,
+        guards.read,
+        guards.body,
         async (req, res) => {
           const input = VerificationRequestSchema.parse(req.body, REPORT_INPUT);
           await requestVerification(ctx, receiver(req), input.stream_id, input.state);
@@ -225,8 +255,8 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
       path: `${STREAMS}/poll/:stream_id`,
       input: { body: { type: 'json', fields: fieldsOf(PollRequestSchema) } },
       handlers: [
-        read,
-        body,
+        guards.read,
+        guards.body,
         async (req, res) => {
           const input = PollRequestSchema.parse(req.body, REPORT_INPUT);
           // A client that gave up ends the wait (and frees its waiter slot) at once.

@@ -153,10 +153,23 @@ function settingsColumns(settings: StreamSettings): Record<string, unknown> {
   return columns;
 }
 
-export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
-  const owned = (q: Knex | Knex.Transaction, key: StreamKey) =>
-    q('ssf_streams').where({ realm: key.realm, owner_sub: key.owner, id: key.id });
+type Owned = (q: Knex | Knex.Transaction, key: StreamKey) => Knex.QueryBuilder;
 
+export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
+  const owned: Owned = (q, key) =>
+    q('ssf_streams').where({ realm: key.realm, owner_sub: key.owner, id: key.id });
+  return {
+    ...streamConfigurationQueries(db, owned),
+    ...streamControlQueries(db, owned),
+    ...deliveryQueries(db),
+  };
+}
+
+/** A receiver's streams: created under the realm's cap, read, updated, deleted. */
+function streamConfigurationQueries(
+  db: Knex,
+  owned: Owned,
+): Pick<SignalStreamRepository, 'isReceiver' | 'create' | 'find' | 'list' | 'update' | 'delete'> {
   return {
     async isReceiver(realm, sub) {
       const row = await db('service_accounts as sa')
@@ -207,6 +220,15 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
     async delete(key) {
       return (await owned(db, key).delete()) > 0;
     },
+  };
+}
+
+/** A stream's status, subjects and verification: each in a transaction on the locked stream. */
+function streamControlQueries(
+  db: Knex,
+  owned: Owned,
+): Pick<SignalStreamRepository, 'setStatus' | 'setSubject' | 'verify'> {
+  return {
     setStatus(key, status, reason) {
       return db.transaction(async (trx): Promise<StreamRow | undefined> => {
         const row = await owned(trx, key).forUpdate().first('id');
@@ -263,6 +285,17 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
         return 'queued';
       });
     },
+  };
+}
+
+/** What delivery and polls read and change: queued events, push leases, the totals. */
+function deliveryQueries(
+  db: Knex,
+): Pick<
+  SignalStreamRepository,
+  'oldest' | 'acknowledge' | 'delivered' | 'claimPush' | 'release' | 'totals'
+> {
+  return {
     async oldest(streamId, max) {
       const rows: QueuedEventRow[] = await db('ssf_stream_events')
         .where({ stream_id: streamId })
@@ -295,52 +328,7 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
         [streamId, [...seqs], streamId],
       );
     },
-    async claimPush(leaseSeconds, perTenant, busy) {
-      // Due: the conditions are asked again where the rows are locked, so a stream another
-      // replica leased after this statement's snapshot is skipped, not leased twice.
-      const due = (q: Knex.QueryBuilder) =>
-        q
-          .where({ 's.delivery_method': 'push', 's.status': 'enabled' })
-          // What an owner no longer allowed to receive still holds waits (delivered if allowed again).
-          .whereExists(ownerMayReceive(db))
-          .where('s.queued', '>', 0)
-          .where('s.next_attempt_at', '<=', db.fn.now())
-          .where((w) => w.whereNull('s.lease_until').orWhere('s.lease_until', '<', db.fn.now()));
-      // Each tenant's due streams in the order they fell due, numbered from its busy lanes on.
-      const ranked = db('ssf_streams as s')
-        .modify(due)
-        .leftJoin(
-          db.raw('unnest(?::text[], ?::int[]) as busy(realm, lanes)', [
-            [...busy.keys()],
-            [...busy.values()],
-          ]),
-          'busy.realm',
-          's.realm',
-        )
-        .select(
-          's.id',
-          db.raw(
-            'coalesce(busy.lanes, 0) + row_number() over (partition by s.realm order by s.next_attempt_at, s.id) as lane',
-          ),
-        );
-      const picked = db('ssf_streams as s')
-        .modify(due)
-        .whereIn('s.id', db.from(ranked.as('r')).where('r.lane', '<=', perTenant).select('r.id'))
-        .forUpdate()
-        .skipLocked()
-        .select('s.id');
-      return db('ssf_streams')
-        .whereIn('id', picked)
-        .update({ lease_until: db.raw('now() + make_interval(secs => ?)', [leaseSeconds]) })
-        .returning([
-          'id',
-          'realm',
-          'owner_sub',
-          'endpoint_url',
-          'authorization_header_sealed',
-          'attempts',
-        ]);
-    },
+    claimPush: (leaseSeconds, perTenant, busy) => claimPush(db, leaseSeconds, perTenant, busy),
     async release(streamId, { retryInMs, error }) {
       await db('ssf_streams')
         .where({ id: streamId })
@@ -363,4 +351,57 @@ export function createSignalStreamRepository(db: Knex): SignalStreamRepository {
       return { queued: Number(row?.queued ?? 0), dropped: Number(row?.dropped ?? 0) };
     },
   };
+}
+
+/** `claimPush` (see the repository's interface): one statement leasing what is due. */
+async function claimPush(
+  db: Knex,
+  leaseSeconds: number,
+  perTenant: number,
+  busy: ReadonlyMap<string, number>,
+): Promise<ClaimedStream[]> {
+  // Due: the conditions are asked again where the rows are locked, so a stream another
+  // replica leased after this statement's snapshot is skipped, not leased twice.
+  const due = (q: Knex.QueryBuilder) =>
+    q
+      .where({ 's.delivery_method': 'push', 's.status': 'enabled' })
+      // What an owner no longer allowed to receive still holds waits (delivered if allowed again).
+      .whereExists(ownerMayReceive(db))
+      .where('s.queued', '>', 0)
+      .where('s.next_attempt_at', '<=', db.fn.now())
+      .where((w) => w.whereNull('s.lease_until').orWhere('s.lease_until', '<', db.fn.now()));
+  // Each tenant's due streams in the order they fell due, numbered from its busy lanes on.
+  const ranked = db('ssf_streams as s')
+    .modify(due)
+    .leftJoin(
+      db.raw('unnest(?::text[], ?::int[]) as busy(realm, lanes)', [
+        [...busy.keys()],
+        [...busy.values()],
+      ]),
+      'busy.realm',
+      's.realm',
+    )
+    .select(
+      's.id',
+      db.raw(
+        'coalesce(busy.lanes, 0) + row_number() over (partition by s.realm order by s.next_attempt_at, s.id) as lane',
+      ),
+    );
+  const picked = db('ssf_streams as s')
+    .modify(due)
+    .whereIn('s.id', db.from(ranked.as('r')).where('r.lane', '<=', perTenant).select('r.id'))
+    .forUpdate()
+    .skipLocked()
+    .select('s.id');
+  return db('ssf_streams')
+    .whereIn('id', picked)
+    .update({ lease_until: db.raw('now() + make_interval(secs => ?)', [leaseSeconds]) })
+    .returning([
+      'id',
+      'realm',
+      'owner_sub',
+      'endpoint_url',
+      'authorization_header_sealed',
+      'attempts',
+    ]);
 }

@@ -1,0 +1,236 @@
+/** The parts the composition root (token-service.ts) wires, each built from the configuration. */
+import { availableParallelism } from 'node:os';
+import { createRedisReplayStore } from '@plant/resource-auth';
+import type { Knex } from '@plant/shared/db';
+import type { Logger } from '@plant/shared/logging';
+import { createSourceBudget } from '@plant/shared/security';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { relyingPartyOf, type TokenServiceConfig } from './config.js';
+import { createAssertionReplayStore } from './client-auth/assertion-replay-repository.js';
+import { createClientAuthFailureRepository } from './client-auth/client-auth-failure-repository.js';
+import { createFederatedIssuerKeys } from './client-auth/federated-issuer-keys.js';
+import { createGrantQuotaCounter } from './quotas/grant-quota-counter.js';
+import type { Repositories } from './repositories.js';
+import { createSignInFailureRepository } from './sign-in/sign-in-failure-repository.js';
+import { createWebAuthnChallengeRepository } from './second-factors/webauthn-challenge-repository.js';
+import { ClientAuthentication } from './client-auth/authenticate-client.js';
+import { ClientAssertionVerifier } from './client-auth/client-assertions.js';
+import type { IdentityContext } from './platform/identity-context.js';
+import { defaultPasswordCheckers, PasswordCheckers } from './sign-in/password-checkers.js';
+import { CredentialChangeFollower } from './credentials/follow-credential-changes.js';
+import { GrantQuotas } from './quotas/grant-quotas.js';
+import { RevocationPruner } from './revocation/revocation-feed.js';
+import { SignInThrottle } from './sign-in/sign-in-throttle.js';
+import type { UsageRecorder } from './credentials/usage-recorder.js';
+import { SignalNotifications } from './signals/signal-notifications.js';
+import { SecurityEventSigner } from './signals/security-event-tokens.js';
+import type { SharedSignalsContext } from './signals/shared-signals.js';
+import { SignalDelivery } from './signals/signal-delivery.js';
+import type { RedisConnections } from './platform/redis-connections.js';
+import { startExpiredPayloadSweep } from './oidc/expired-payload-sweep.js';
+import { INTERACTION_TTL_SECONDS } from './oidc/realm-configuration.js';
+import { RealmProviders } from './oidc/realm-providers.js';
+import { TokenMetrics } from './grants/token-metrics.js';
+import type { LiveTokenInspector } from './token-inspector.js';
+
+/** Client authentication at the token endpoint: failure counters, assertions, grant quotas. */
+export function createClientAuth(
+  config: TokenServiceConfig,
+  deps: {
+    identity: IdentityContext;
+    usage: UsageRecorder;
+    connections: RedisConnections;
+    metrics: Registry;
+    logger: Logger;
+  },
+) {
+  const { identity, usage, connections, metrics, logger } = deps;
+  const failures = createClientAuthFailureRepository(
+    connections.redis,
+    {
+      perClientIp: config.CLIENT_AUTH_FAILURES_PER_CLIENT_IP,
+      perIp: config.CLIENT_AUTH_FAILURES_PER_IP,
+      perClient: config.CLIENT_AUTH_FAILURES_PER_CLIENT,
+      windowSeconds: config.THROTTLE_WINDOW_SECONDS,
+    },
+    logger,
+  );
+  const issuerKeys = createFederatedIssuerKeys(
+    { ...identity.trustPolicy, timeoutMs: config.FEDERATION_FETCH_TIMEOUT_MS },
+    { refetchMinMs: config.FEDERATION_JWKS_REFETCH_SECONDS * 1000 },
+    (issuer, reason) =>
+      logger.warn(
+        { issuer, reason },
+        "trusted issuer's keys unavailable; its workloads' tokens are refused",
+      ),
+  );
+  const assertionReplay = createAssertionReplayStore(connections.target, logger);
+  const assertions = new ClientAssertionVerifier({
+    replay: assertionReplay.repository,
+    issuerKeys,
+    logger,
+    metrics,
+  });
+  const quotas = new GrantQuotas({
+    counter: createGrantQuotaCounter(connections.quotaRedis),
+    recordEvent: (event) => identity.credentialHygiene.recordEvent(event),
+    metrics,
+    logger,
+  });
+  const clientAuth = new ClientAuthentication({
+    credentials: identity.clientCredentials,
+    failures,
+    secrets: identity.secrets,
+    assertions,
+    usage,
+    quotas,
+  });
+  return { clientAuth, failures, assertionReplay };
+}
+
+/** Sign-in's pages: password, codes and passkeys, each throttled; invitations' acceptance. */
+export function createSignIn(
+  config: TokenServiceConfig,
+  identity: IdentityContext,
+  redis: Redis,
+  logger: Logger,
+) {
+  const signInLimits = {
+    perAccountIp: config.SIGN_IN_FAILURES_PER_ACCOUNT,
+    perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT * 10,
+    perIp: config.SIGN_IN_FAILURES_PER_IP,
+    windowSeconds: config.THROTTLE_WINDOW_SECONDS,
+  };
+  const signInFailures = createSignInFailureRepository(redis, signInLimits, logger);
+  // Codes and passkeys: the password's limits, in counters of their own (a family apart, so
+  // a code's failures never spend the password's budget nor the other way round).
+  const factorThrottle = new SignInThrottle(
+    createSignInFailureRepository(redis, signInLimits, logger, 'factor-fail'),
+    identity.secrets,
+  );
+  const factors = { identity, throttle: factorThrottle };
+  const passkeys = {
+    identity,
+    throttle: factorThrottle,
+    challenges: createWebAuthnChallengeRepository(redis),
+    rp: relyingPartyOf(config),
+  };
+  const checkers = new PasswordCheckers(
+    config.SIGN_IN_CONCURRENT_HASHES || defaultPasswordCheckers(availableParallelism()),
+  );
+  const signIn = {
+    identity,
+    throttle: new SignInThrottle(signInFailures, identity.secrets),
+    checkers,
+  };
+  return { checkers, signIn, factors, passkeys };
+}
+
+/** The realms' oidc-provider instances, and the budget of sign-ins they start. */
+export function createRealmProviders(
+  config: TokenServiceConfig,
+  deps: {
+    identity: IdentityContext;
+    clientAuth: ClientAuthentication;
+    redis: Redis;
+    metrics: Registry;
+    logger: Logger;
+  },
+) {
+  const { identity, clientAuth, redis, metrics, logger } = deps;
+  // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
+  const dpopReplay = createRedisReplayStore({ redis, logger });
+  // Sign-ins started (interaction rows) per source and in total, over the interaction's lifetime.
+  const signInStarts = createSourceBudget(
+    redis,
+    'signin-start',
+    {
+      perSource: config.SIGN_IN_STARTS_PER_IP,
+      total: config.SIGN_IN_STARTS_TOTAL,
+      windowSeconds: INTERACTION_TTL_SECONDS,
+    },
+    logger,
+  );
+  const providers = new RealmProviders(
+    identity,
+    {
+      config,
+      identity,
+      clientAuth,
+      replay: dpopReplay,
+      logger,
+      metrics: new TokenMetrics(metrics),
+      signInStarts,
+    },
+    {
+      providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024,
+      keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024,
+    },
+  );
+  return { providers, signInStarts };
+}
+
+/** The expired-row sweep, the revocation pruner and the credential change follower, started. */
+export function startBackgroundJobs(
+  config: TokenServiceConfig,
+  repositories: Repositories,
+  identity: IdentityContext,
+  logger: Logger,
+) {
+  const cleanup = startExpiredPayloadSweep(repositories.oidcPayloads, logger);
+  const pruner = new RevocationPruner(identity, config.ACCESS_TOKEN_TTL, logger);
+  pruner.start();
+  const follower = new CredentialChangeFollower(identity, config.ACCESS_TOKEN_TTL, logger);
+  follower.start();
+  return { cleanup, pruner, follower };
+}
+
+/** The Shared Signals transmitters: the signer, delivery (push, long polls) and its wake-ups, started. */
+export async function startSharedSignals(
+  config: TokenServiceConfig,
+  deps: {
+    db: Knex;
+    identity: IdentityContext;
+    inspector: LiveTokenInspector;
+    metrics: Registry;
+    logger: Logger;
+  },
+) {
+  const { db, identity, inspector, metrics, logger } = deps;
+  const signer = new SecurityEventSigner(identity, config.AUTH_URL);
+  const delivery = new SignalDelivery({
+    streams: identity.signalStreams,
+    signer,
+    encryption: identity.encryption,
+    policy: { ...identity.trustPolicy, timeoutMs: config.SSF_PUSH_TIMEOUT_MS },
+    maxWaiters: config.SSF_POLL_MAX_WAITERS,
+    perTenant: config.SSF_PUSH_CONCURRENCY_PER_TENANT,
+    logger,
+    metrics,
+  });
+  const signals: SharedSignalsContext = {
+    streams: identity.signalStreams,
+    inspector,
+    encryption: identity.encryption,
+    signer,
+    delivery,
+    realmExists: async (tenant) => (await identity.realms.find(tenant)) !== undefined,
+    authUrl: config.AUTH_URL,
+    pushPolicy: identity.trustPolicy,
+    limits: {
+      backlog: config.SSF_STREAM_BACKLOG,
+      streamsPerTenant: config.SSF_STREAMS_PER_TENANT,
+      pollWaitSeconds: config.SSF_POLL_WAIT_SECONDS,
+      minVerificationIntervalSeconds: config.SSF_MIN_VERIFICATION_INTERVAL_SECONDS,
+    },
+  };
+  const notifications = new SignalNotifications(
+    db,
+    { onStream: (id) => delivery.onStream(id), onResume: () => delivery.onResume() },
+    logger,
+  );
+  await notifications.start();
+  delivery.start();
+  return { signals, delivery, notifications };
+}
