@@ -22,7 +22,7 @@ import {
   setServiceAccountQuota,
   updateCredentialPolicy,
 } from '../src/credentials/credential-policy.js';
-import { answerLeakReport } from '../src/leak-reports/secret-scanning.js';
+import { answerLeakReport } from '../src/leak-reports/answer-leak-report.js';
 import { removeUser, signOutUserEverywhere, updateUser } from '../src/people/users.js';
 import { resetFactors } from '../src/second-factors/second-factors.js';
 import { kindsOfChange } from '../src/service-accounts/service-account-repository.js';
