@@ -1,7 +1,7 @@
 import { rawJsonBody, type Route } from '@plant/shared/http';
 import type { NextFunction, Request, Response } from 'express';
-import { KeysUnavailable, type SecretScanningKeys } from './secret-scanning-keys.js';
-import { SecretScanningOff } from '../platform/errors.js';
+import type { SecretScanningKeys } from './secret-scanning-keys.js';
+import { KeysUnavailable, SecretScanningOff } from '../platform/errors.js';
 import {
   answerLeakReport,
   assertSignedBy,

@@ -2,7 +2,8 @@ import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
 import { lockRealm } from '../realms/realm-lock.js';
 import { insertSecurityEvent } from './people-audit-repository.js';
-import { DuplicateUserEmail, emailInUse, insertUser, type NewUser } from './user-repository.js';
+import { emailInUse, insertUser, type NewUser } from './user-repository.js';
+import { DuplicateUserEmail, RollBack } from '../platform/errors.js';
 
 export interface InvitationRow {
   id: string;
@@ -96,12 +97,6 @@ const COLUMNS = [
   'i.accepted_at',
   'i.revoked_at',
 ];
-
-class RollBack extends Error {
-  constructor(readonly outcome: AcceptOutcome) {
-    super(outcome.kind);
-  }
-}
 
 function pending(query: Knex.QueryBuilder): Knex.QueryBuilder {
   return query.whereNull('accepted_at').whereNull('revoked_at').whereRaw('expires_at > now()');

@@ -2,6 +2,7 @@ import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, insertPrincipal } from '../service-accounts/principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
+import { DuplicateUserEmail } from '../platform/errors.js';
 
 export interface UserRow {
   sub: string;
@@ -45,8 +46,6 @@ export type UserChange =
 
 /** Refused: the change would leave the realm without an active Account Admin. */
 export type UserChangeRefusal = 'last-admin';
-
-export class DuplicateUserEmail extends Error {}
 
 export interface UserRepository {
   /** The realm's live users (disabled ones included), by email. */

@@ -2,6 +2,7 @@ import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/principal-repository.js';
 import { endRealmSessions } from '../people/user-repository.js';
+import { DuplicateFactor, StaleFactorGeneration } from '../platform/errors.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
 export interface SignInPerson {
@@ -74,11 +75,6 @@ export interface NewPasskey {
   /** As NewTotp's. */
   generation?: number;
 }
-
-export class DuplicateFactor extends Error {}
-
-/** A factor was taken away from the person since the sign-in that enrols began: it must start again. */
-export class StaleFactorGeneration extends Error {}
 
 /**
  * Holds the person's row (a reset or removal, which moves the generation, waits for this

@@ -1,6 +1,7 @@
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
+import { NoLiveAccount } from '../platform/errors.js';
 import { type AccountSignal, recordSignals } from '../signals/signal-outbox.js';
 
 /** How a change of a service account reaches its tokens. */
@@ -12,9 +13,6 @@ export interface AccountChangeEffect {
   /** The Shared Signals events the change causes, queued in its transaction (signal-outbox.ts). */
   signals?: readonly AccountSignal[];
 }
-
-/** Thrown inside a transaction to roll it back when the account vanished under the lock (it cannot: kept as a guard). */
-class NoLiveAccount extends Error {}
 
 /**
  * Runs `apply` on the locked account row in one transaction, counts a credential change

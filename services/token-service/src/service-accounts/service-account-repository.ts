@@ -9,6 +9,7 @@ import type {
 import { changeAccount } from './account-change.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from '../realms/realm-lock.js';
+import { DuplicateServiceAccountName } from '../platform/errors.js';
 import { type AccountSignal, recordSignals } from '../signals/signal-outbox.js';
 
 export interface ServiceAccountRow {
@@ -71,8 +72,6 @@ function signalsOfChange(change: ServiceAccountChange): AccountSignal[] {
     });
   return signals;
 }
-
-export class DuplicateServiceAccountName extends Error {}
 
 export interface ServiceAccountRepository {
   /** The realm's accounts by name (case-insensitive). */

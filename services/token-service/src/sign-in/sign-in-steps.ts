@@ -12,10 +12,8 @@
  */
 import type { Logger } from '@plant/shared/logging';
 import type { Request, Response } from 'express';
-import {
-  StaleFactorGeneration,
-  type SignInPerson,
-} from '../second-factors/user-factor-repository.js';
+import type { SignInPerson } from '../second-factors/user-factor-repository.js';
+import { StaleFactorGeneration } from '../platform/errors.js';
 import {
   finishAuthentication,
   finishRegistration,
