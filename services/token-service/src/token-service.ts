@@ -40,7 +40,7 @@ import { REPUBLISH_MAX_MS, RevocationPublisher } from './revocation/revocation-p
 import { SignInThrottle } from './sign-in/sign-in-throttle.js';
 import { UsageRecorder } from './credentials/usage-recorder.js';
 import { SignalNotifications } from './signals/signal-notifications.js';
-import { SecurityEventSigner } from './signals/security-event-tokens.js';
+import { SecurityEventTokenSigner } from './signals/security-event-tokens.js';
 import type { SharedSignalsContext } from './signals/shared-signals.js';
 import { SignalDelivery } from './signals/signal-delivery.js';
 import { createInternalApp } from './platform/internal-app.js';
@@ -325,7 +325,7 @@ export async function createTokenService(
   const follower = new CredentialChangeFollower(identity, config.ACCESS_TOKEN_TTL, logger);
   follower.start();
 
-  const signer = new SecurityEventSigner(identity, config.AUTH_URL);
+  const signer = new SecurityEventTokenSigner(identity, config.AUTH_URL);
   const delivery = new SignalDelivery({
     streams: repositories.signalStreams,
     signer,

@@ -1,7 +1,7 @@
 import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
 import { lockRealm } from '../realms/realm-lock.js';
-import { insertSecurityEvent } from './people-audit-repository.js';
+import { insertPeopleAuditEvent } from './people-audit-repository.js';
 import { emailInUse, insertUser, type NewUser } from './user-repository.js';
 import { DuplicateUserEmail, RollBack } from '../platform/errors.js';
 
@@ -188,7 +188,7 @@ export function createInvitationRepository(db: Knex): InvitationRepository {
             if (err instanceof DuplicateUserEmail) throw new RollBack({ kind: 'email-taken' });
             throw err;
           }
-          await insertSecurityEvent(trx, {
+          await insertPeopleAuditEvent(trx, {
             realm,
             action: 'invitation.accept',
             actorSub: user.sub,

@@ -32,7 +32,7 @@ import {
   SubjectLimitReached,
   VerificationTooSoon,
 } from '../platform/errors.js';
-import type { SecurityEventSigner } from './security-event-tokens.js';
+import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import type { SignalDelivery } from './signal-delivery.js';
 import {
   type CreateStreamSchema,
@@ -52,7 +52,7 @@ export interface SharedSignalsContext {
   streams: SignalStreamRepository;
   inspector: TokenInspector;
   encryption: KeyEncryption;
-  signer: SecurityEventSigner;
+  signer: SecurityEventTokenSigner;
   delivery: SignalDelivery;
   realmExists(tenant: string): Promise<boolean>;
   authUrl: string;

@@ -27,7 +27,7 @@ import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
 import { pushSecurityEvent } from './signal-push.js';
 import type { ClaimedStream, SignalStreamRepository } from './signal-stream-repository.js';
 import type { KeyEncryption } from '../signing-keys/key-encryption.js';
-import type { SecurityEventSigner } from './security-event-tokens.js';
+import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 
 /** Sweep period: the latest a back-off's end or a missed notification is noticed. */
 const SWEEP_MS = 1000;
@@ -57,7 +57,7 @@ export function backoffMs(attempts: number): number {
 
 export interface SignalDeliveryDeps {
   streams: SignalStreamRepository;
-  signer: SecurityEventSigner;
+  signer: SecurityEventTokenSigner;
   encryption: KeyEncryption;
   /** The trusted-issuer address rules, with the push deadline. */
   policy: IssuerFetchPolicy;
