@@ -34,7 +34,7 @@ import {
   type SigningAlgorithm,
 } from './signing-keys/signing-keys.js';
 import { createTenant } from './realms/tenants.js';
-import { UserNotFound } from './platform/errors.js';
+import { UsageError, UserNotFound } from './platform/errors.js';
 import type { IdentityContext } from './platform/identity-context.js';
 import {
   getFactorPolicy,
@@ -67,8 +67,6 @@ history, process lists and audit logs (kubectl exec), so give it on the command 
 
 /** Longer than any password PasswordSchema accepts, so a wrong file is refused, not read whole. */
 const PASSWORD_FILE_MAX_BYTES = 4096;
-
-class UsageError extends Error {}
 
 const cliShape = {
   DATABASE_URL: configShape.DATABASE_URL,

@@ -41,8 +41,8 @@ import {
   type SignalStreamRepository,
 } from './signals/signal-stream-repository.js';
 import {
-  createSecurityEventRepository,
-  type SecurityEventRepository,
+  createPeopleAuditRepository,
+  type PeopleAuditRepository,
 } from './people/people-audit-repository.js';
 import {
   createSigningKeyRepository,
@@ -72,7 +72,7 @@ export interface Repositories {
   users: UserRepository;
   invitations: InvitationRepository;
   /** The realm-side trail of what happened to people (account-admin merges it into its audit). */
-  securityEvents: SecurityEventRepository;
+  peopleAudit: PeopleAuditRepository;
   /** Second factors, recovery codes, the realm's factor policy. */
   userFactors: UserFactorRepository;
   oidcPayloads: OidcPayloadRepository;
@@ -93,7 +93,7 @@ export function createRepositories(db: Knex): Repositories {
     credentialHygiene: createCredentialHygieneRepository(db),
     users: createUserRepository(db),
     invitations: createInvitationRepository(db),
-    securityEvents: createSecurityEventRepository(db),
+    peopleAudit: createPeopleAuditRepository(db),
     userFactors: createUserFactorRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
     signalStreams: createSignalStreamRepository(db),

@@ -24,7 +24,7 @@ import { RevocationPruner } from './revocation/revocation-feed.js';
 import { SignInThrottle } from './sign-in/sign-in-throttle.js';
 import type { UsageRecorder } from './credentials/usage-recorder.js';
 import { SignalNotifications } from './signals/signal-notifications.js';
-import { SecurityEventSigner } from './signals/security-event-tokens.js';
+import { SecurityEventTokenSigner } from './signals/security-event-tokens.js';
 import type { SharedSignalsContext } from './signals/shared-signals.js';
 import { SignalDelivery } from './signals/signal-delivery.js';
 import type { RedisConnections } from './platform/redis-connections.js';
@@ -198,7 +198,7 @@ export async function startSharedSignals(
   },
 ) {
   const { db, identity, inspector, metrics, logger } = deps;
-  const signer = new SecurityEventSigner(identity, config.AUTH_URL);
+  const signer = new SecurityEventTokenSigner(identity, config.AUTH_URL);
   const delivery = new SignalDelivery({
     streams: identity.signalStreams,
     signer,

@@ -5,10 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { hostileKeys, startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
-import {
-  createFederatedIssuerKeys,
-  IssuerKeysUnavailable,
-} from '../src/client-auth/federated-issuer-keys.js';
+import { createFederatedIssuerKeys } from '../src/client-auth/federated-issuer-keys.js';
+import { IssuerKeysUnavailable } from '../src/platform/errors.js';
 
 const policy = { allowPrivate: true, allowHttp: true, timeoutMs: 1000 };
 let issuers: WorkloadIssuer[];

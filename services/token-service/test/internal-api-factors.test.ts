@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { StaleFactorGeneration } from '../src/second-factors/user-factor-repository.js';
+import { StaleFactorGeneration } from '../src/platform/errors.js';
 import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { AUTH } from './helpers/internal-client.js';
 

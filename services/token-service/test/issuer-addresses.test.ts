@@ -9,9 +9,9 @@ import { startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
 import {
   fetchIssuerJson,
   isNonPublicAddress,
-  IssuerFetchFailed,
   type Resolver,
 } from '../src/client-auth/issuer-fetch.js';
+import { IssuerFetchFailed } from '../src/platform/errors.js';
 
 /** Each family of addresses that reaches our own network, with an example. */
 const NON_PUBLIC: Array<[string, string]> = [

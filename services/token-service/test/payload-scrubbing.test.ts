@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { PayloadHoldsItsId, restorePayload, scrubPayload } from '../src/oidc/payload-scrubbing.js';
+import { restorePayload, scrubPayload } from '../src/oidc/payload-scrubbing.js';
+import { PayloadHoldsItsId } from '../src/platform/errors.js';
 
 const uid = 'Jx3kQ9v_Lm2Pq8Rs4Tu6W';
 const sessionId = 'Zs8Yt7Xu6Wv5Vw4Ux3Ty2';

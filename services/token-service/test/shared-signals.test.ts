@@ -17,7 +17,7 @@ import {
   type VerifiedSet,
 } from '@plant/test-kit';
 import { recordCredentialCompromise } from '../src/signals/signal-outbox.js';
-import { SecurityEventSigner } from '../src/signals/security-event-tokens.js';
+import { SecurityEventTokenSigner } from '../src/signals/security-event-tokens.js';
 import { basic, type Harness, startHarness } from './helpers/harness.js';
 import { type CreatedAccount, internal } from './helpers/internal-client.js';
 import { tokenRequest } from './helpers/token-client.js';
@@ -532,7 +532,7 @@ describe('Shared Signals: order across a receiver outage, status and subjects', 
 
 describe('Shared Signals: the signer’s keys', () => {
   test('When SETs are signed for more realms than the signer holds keys of, then it holds at most its bound and every SET verifies with its realm’s published key', async () => {
-    const signer = new SecurityEventSigner(h.service.identity, h.config.AUTH_URL, 2);
+    const signer = new SecurityEventTokenSigner(h.service.identity, h.config.AUTH_URL, 2);
     const event = {
       seq: '1',
       jti: 'jti-1',

@@ -205,8 +205,11 @@ export interface InvitationPage {
   next_cursor: string | null;
 }
 
-/** `GET /internal/v1/realms/:t/security-events`: what happened at the realm itself. */
-export interface SecurityEvent {
+/**
+ * `GET /internal/v1/realms/:t/security-events`: what happened at the realm itself, one entry of
+ * the token service's people audit trail on the wire. Not a Shared Signals Security Event Token.
+ */
+export interface RealmSecurityEvent {
   id: string;
   occurred_at: string;
   actor_sub: string | null;
@@ -218,6 +221,9 @@ export interface SecurityEvent {
   address: string | null;
   request_id: string | null;
 }
+
+/** @deprecated The former name of `RealmSecurityEvent`, kept until its last importers move. */
+export type SecurityEvent = RealmSecurityEvent;
 
 /** Longest email a person may have (RFC 5321's path limit). */
 export const EMAIL_MAX = 254;

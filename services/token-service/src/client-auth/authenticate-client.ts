@@ -3,22 +3,18 @@ import type {
   ClientCredentialRepository,
   ClientCredentialRow,
 } from '../credentials/client-credential-repository.js';
+import type { ClientAssertionVerifier, UsedCredential } from './client-assertions.js';
+import type { ClientSecretDigester } from '../credentials/client-secrets.js';
 import {
   AssertionRejected,
-  type ClientAssertionVerifier,
-  type UsedCredential,
-} from './client-assertions.js';
-import type { ClientSecretDigester } from '../credentials/client-secrets.js';
-import { SecretExpired, TooManyFailedAuthentications } from '../platform/errors.js';
+  SecretExpired,
+  TooManyFailedAuthentications,
+} from '../platform/errors.js';
 import type { GrantQuotas } from '../quotas/grant-quotas.js';
 import { isSecretExpired, secretExpiresAt } from '../credentials/secret-expiry.js';
 import type { UsageRecorder } from '../credentials/usage-recorder.js';
 
-export {
-  AssertionCheckUnavailable,
-  AssertionRejected,
-  type UsedCredential,
-} from './client-assertions.js';
+export type { UsedCredential } from './client-assertions.js';
 
 /** A service account's credential as the token endpoint reads it: the same object until the account changes. */
 export type ClientCredential = ClientCredentialRow;

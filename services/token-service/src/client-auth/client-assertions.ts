@@ -7,7 +7,12 @@ import type {
   CredentialKey,
   CredentialTrust,
 } from '../credentials/client-credential-repository.js';
-import { IssuerKeysUnavailable, type FederatedIssuerKeys } from './federated-issuer-keys.js';
+import type { FederatedIssuerKeys } from './federated-issuer-keys.js';
+import {
+  AssertionCheckUnavailable,
+  AssertionRejected,
+  IssuerKeysUnavailable,
+} from '../platform/errors.js';
 import {
   ASYMMETRIC_ALGS,
   firstVerifying,
@@ -30,25 +35,6 @@ const MAX_JTI_LENGTH = 256;
 const ALGS = new Set(ASYMMETRIC_ALGS);
 /** Stored keys refused by the key rule that were reported; past this many the set starts over (a key is then reported again). */
 const MAX_REPORTED_KEYS = 10_000;
-
-/**
- * The assertion does not authenticate the client. `counted`: a failure the throttle counts
- * (a wrong or replayed assertion); not counted when the check itself could not be made (a
- * trusted issuer's keys unavailable), which is no guess by the client. `reason` is for logs and
- * tests; the client is told only what RFC 6749 says (`invalid_client`).
- */
-export class AssertionRejected extends Error {
-  constructor(
-    readonly reason: string,
-    readonly counted = true,
-  ) {
-    super(reason);
-    this.name = 'AssertionRejected';
-  }
-}
-
-/** The jti could not be recorded (Redis unavailable): the assertion is refused, since it could be replayed (fail closed). */
-export class AssertionCheckUnavailable extends Error {}
 
 export interface AssertionVerifierDeps {
   replay: AssertionReplayRepository;

@@ -1,14 +1,7 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { verificationKeyProblem } from '@plant/shared/security';
-import {
-  fetchIssuerJson,
-  IssuerFetchFailed,
-  urlProblem,
-  type IssuerFetchPolicy,
-} from './issuer-fetch.js';
-
-/** A trusted issuer's keys could not be had (fetch refused or failed, documents malformed); `message` is for the operator's log. */
-export class IssuerKeysUnavailable extends Error {}
+import { fetchIssuerJson, urlProblem, type IssuerFetchPolicy } from './issuer-fetch.js';
+import { IssuerFetchFailed, IssuerKeysUnavailable } from '../platform/errors.js';
 
 export interface IssuerKeyLimits {
   /** How long fetched keys are used before they are fetched again (10 min). */

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { IssuerFetchFailed } from '../platform/errors.js';
 
 /** What a trusted issuer's documents may be fetched from, and how much they may cost. */
 export interface IssuerFetchPolicy {
@@ -25,9 +26,6 @@ export type Resolver = (
 
 const systemResolver: Resolver = (hostname, options, callback) =>
   lookup(hostname, options, callback);
-
-/** A fetch refused or failed; `message` says why, for the operator's log (never shown to the client). */
-export class IssuerFetchFailed extends Error {}
 
 /**
  * A public issuer is on a global unicast address; anything else would let a trust reach our

@@ -60,8 +60,8 @@ export interface LeakRow {
   secret_current: boolean;
 }
 
-/** A row of the realm's security events (`user_security_events`), which account-admin's trail shows beside its own. */
-export interface SecurityEvent {
+/** A credential change for the people audit trail (`user_security_events`, people/people-audit-repository.ts), which account-admin's trail shows beside its own. */
+export interface CredentialAuditEvent {
   realm: string;
   actorLabel: string;
   action: string;
@@ -109,7 +109,7 @@ export interface CredentialHygieneRepository {
   /** Whether this digest was reported before (a repeated report of a secret already handled). */
   wasReported(digest: string): Promise<boolean>;
   leaks(realm: string, sub: string): Promise<LeakRow[]>;
-  recordEvent(event: SecurityEvent): Promise<void>;
+  recordEvent(event: CredentialAuditEvent): Promise<void>;
 }
 
 const POLICY_COLUMNS = [
@@ -125,7 +125,7 @@ function definedOnly(change: CredentialPolicyChange): Record<string, unknown> {
   return Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
 }
 
-async function insertEvent(db: Knex, event: SecurityEvent): Promise<void> {
+async function insertEvent(db: Knex, event: CredentialAuditEvent): Promise<void> {
   await db('user_security_events').insert({
     realm: event.realm,
     actor_sub: null,

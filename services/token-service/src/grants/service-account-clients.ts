@@ -1,15 +1,19 @@
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import {
-  AssertionCheckUnavailable,
-  AssertionRejected,
-  type ClientAuthentication,
-  type ClientAuthSource,
-  type ClientCredential,
+import type {
+  ClientAuthentication,
+  ClientAuthSource,
+  ClientCredential,
 } from '../client-auth/authenticate-client.js';
 import {
+  AssertionCheckUnavailable,
+  AssertionRefused,
+  AssertionRejected,
+  AssertionUnverifiable,
   GrantQuotaExceeded,
   SecretExpired,
+  SecretExpiredRefusal,
   TooManyFailedAuthentications,
+  TooManyRequests,
 } from '../platform/errors.js';
 import { PORTAL_CLIENT_ID } from '../realms/realm-naming.js';
 import {
@@ -33,39 +37,6 @@ export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-b
 const UNKNOWN_SOURCE: ClientAuthSource = Object.freeze({ ip: 'unknown' });
 /** `client_secret` of an account without a secret: not hex, so no presented secret's digest can equal it. */
 const NO_SECRET_DIGEST = 'no-secret';
-
-/** 429 in the token endpoint's own error format. */
-class TooManyRequests extends errors.OIDCProviderError {
-  constructor(description: string) {
-    super(429, 'too_many_requests');
-    this.error_description = description;
-  }
-}
-
-/** The assertion's jti could not be recorded, so it is refused rather than risk a replay: a dependency unavailable (503, realm-provider.ts). */
-export class AssertionUnverifiable extends errors.OIDCProviderError {
-  constructor(why: Error) {
-    super(503, 'temporarily_unavailable');
-    this.message = why.message;
-  }
-}
-
-/** A refused assertion: the domain counted it already (the `grant.error` listener must not count it as an unknown client). */
-export class AssertionRefused extends errors.InvalidClientAuth {
-  constructor(counted: boolean) {
-    super();
-    // What the workload's operator needs when the check could not be made; a wrong assertion learns nothing more than invalid_client.
-    if (!counted) this.error_description = "the trusted issuer's keys are unavailable";
-  }
-}
-
-/** The right secret, past the tenant's maximum age: invalid_client, saying why (the owner must reset it). */
-export class SecretExpiredRefusal extends errors.InvalidClientAuth {
-  constructor(why: SecretExpired) {
-    super();
-    this.error_description = why.message;
-  }
-}
 
 /** A domain refusal as oidc-provider must see it inside its token endpoint (with Retry-After); anything else unchanged. */
 export function asOidcError(ctx: ProviderContext | undefined, err: unknown): unknown {

@@ -1,13 +1,12 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { KeysUnavailable } from '../platform/errors.js';
 
 /** A key document larger than this is refused (GitHub's holds a few keys: a few KiB). */
 export const KEY_DOCUMENT_MAX_BYTES = 64 * 1024;
 /** Keys read from one document; more are ignored (GitHub publishes a handful). */
 export const MAX_KEYS = 32;
 const FETCH_TIMEOUT_MS = 5_000;
-
-export class KeysUnavailable extends Error {}
 
 export interface SecretScanningKeysOptions {
   /** A file path or an https URL. */

@@ -8,7 +8,8 @@ import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ServiceUnavailable } from '@plant/shared/api';
 import { InvalidReportSignature } from '../platform/errors.js';
-import { KeysUnavailable, type SecretScanningKeys } from './secret-scanning-keys.js';
+import { KeysUnavailable } from '../platform/errors.js';
+import type { SecretScanningKeys } from './secret-scanning-keys.js';
 
 const SIGNATURE_SHAPE = /^[A-Za-z0-9+/]{40,200}={0,2}$/;
 const KEY_ID_SHAPE = /^[\x21-\x7e]{1,256}$/;

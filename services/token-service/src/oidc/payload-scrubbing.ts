@@ -14,18 +14,12 @@
  * sign-out form's CSRF token, useless without the session cookie). Pushed authorization
  * requests and the device flow, whose payloads would carry more, are not enabled.
  */
+import { PayloadHoldsItsId } from '../platform/errors.js';
 
 type Payload = Record<string, unknown>;
 
 /** Where an Interaction's `returnTo` is kept, without the id it ends with. */
 const RETURN_TO_PREFIX = 'returnToPrefix';
-
-/** A payload still holding its row's id after scrubbing: refused rather than stored in clear. */
-export class PayloadHoldsItsId extends Error {
-  constructor(model: string) {
-    super(`refusing to store a ${model} payload that holds its own id`);
-  }
-}
 
 export function scrubPayload(model: string, id: string, payload: Payload): Payload {
   const { jti: _jti, ...stored } = payload;

@@ -12,12 +12,13 @@ import { grantRequestId } from './grant-request-id.js';
 import { pinRequestOrigin, type ProviderContext } from './oidc-provider-internals.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
-import { claimReplaysInStore, ReplayCheckUnavailable } from './replay-detection.js';
+import { claimReplaysInStore } from './replay-detection.js';
 import {
   AssertionRefused,
   AssertionUnverifiable,
-  serveServiceAccountClients,
-} from '../grants/service-account-clients.js';
+  ReplayCheckUnavailable,
+} from '../platform/errors.js';
+import { serveServiceAccountClients } from '../grants/service-account-clients.js';
 import type { NodeSigningKey } from '../signing-keys/signing-key.js';
 import type { TokenMetrics } from '../grants/token-metrics.js';
 

@@ -1,13 +1,6 @@
 import type { DpopReplayStore } from '@plant/resource-auth';
 import Provider from 'oidc-provider';
-
-/** A replay check that could not be made: the grant is answered 503, never let through (realm-provider.ts). */
-export class ReplayCheckUnavailable extends Error {
-  constructor(cause: unknown) {
-    super('the replay store is unavailable', { cause });
-    this.name = 'ReplayCheckUnavailable';
-  }
-}
+import { ReplayCheckUnavailable } from '../platform/errors.js';
 
 /**
  * How far from now oidc-provider accepts a proof's `iat` (without a nonce), and how long a nonce

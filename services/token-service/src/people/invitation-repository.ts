@@ -1,8 +1,9 @@
 import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
 import { lockRealm } from '../realms/realm-lock.js';
-import { insertSecurityEvent } from './people-audit-repository.js';
-import { DuplicateUserEmail, emailInUse, insertUser, type NewUser } from './user-repository.js';
+import { insertPeopleAuditEvent } from './people-audit-repository.js';
+import { emailInUse, insertUser, type NewUser } from './user-repository.js';
+import { DuplicateUserEmail, RollBack } from '../platform/errors.js';
 
 export interface InvitationRow {
   id: string;
@@ -97,12 +98,6 @@ const COLUMNS = [
   'i.revoked_at',
 ];
 
-class RollBack extends Error {
-  constructor(readonly outcome: AcceptOutcome) {
-    super(outcome.kind);
-  }
-}
-
 function pending(query: Knex.QueryBuilder): Knex.QueryBuilder {
   return query.whereNull('accepted_at').whereNull('revoked_at').whereRaw('expires_at > now()');
 }
@@ -193,7 +188,7 @@ export function createInvitationRepository(db: Knex): InvitationRepository {
             if (err instanceof DuplicateUserEmail) throw new RollBack({ kind: 'email-taken' });
             throw err;
           }
-          await insertSecurityEvent(trx, {
+          await insertPeopleAuditEvent(trx, {
             realm,
             action: 'invitation.accept',
             actorSub: user.sub,

@@ -1,7 +1,14 @@
+/**
+ * The people audit trail's table, `user_security_events`: what happened to the realm's people
+ * (an invitation accepted, a factor enrolled or used, a credential policy changed). Written in
+ * the caller's transaction by the wings that change people and accounts (their events:
+ * `FactorAuditEvent`, `CredentialAuditEvent`), read newest first by people-audit.ts. Not Shared
+ * Signals (signals/security-event-tokens.ts).
+ */
 import type { Knex } from '@plant/shared/db';
 
-/** What happened at the realm itself (an invitation accepted, a factor enrolled or used): never a code, password or token. */
-export interface NewSecurityEvent {
+/** One entry to write: never a code, password or token. */
+export interface NewPeopleAuditEvent {
   realm: string;
   action: string;
   actorSub: string | null;
@@ -13,7 +20,8 @@ export interface NewSecurityEvent {
   requestId: string | null;
 }
 
-export interface SecurityEventRow {
+/** One entry as stored. */
+export interface PeopleAuditRow {
   id: string;
   realm: string;
   occurred_at: Date;
@@ -28,7 +36,7 @@ export interface SecurityEventRow {
 }
 
 /** In the caller's transaction: the event exists exactly when the change does. */
-export async function insertSecurityEvent(trx: Knex, event: NewSecurityEvent): Promise<void> {
+export async function insertPeopleAuditEvent(trx: Knex, event: NewPeopleAuditEvent): Promise<void> {
   await trx('user_security_events').insert({
     realm: event.realm,
     action: event.action,
@@ -42,12 +50,12 @@ export async function insertSecurityEvent(trx: Knex, event: NewSecurityEvent): P
   });
 }
 
-export interface SecurityEventRepository {
+export interface PeopleAuditRepository {
   /** The realm's events newest first (by id), with ids below `beforeId` when given. */
-  listNewestFirst(realm: string, limit: number, beforeId?: string): Promise<SecurityEventRow[]>;
+  listNewestFirst(realm: string, limit: number, beforeId?: string): Promise<PeopleAuditRow[]>;
 }
 
-export function createSecurityEventRepository(db: Knex): SecurityEventRepository {
+export function createPeopleAuditRepository(db: Knex): PeopleAuditRepository {
   return {
     async listNewestFirst(realm, limit, beforeId) {
       const query = db('user_security_events')
@@ -56,7 +64,7 @@ export function createSecurityEventRepository(db: Knex): SecurityEventRepository
         .limit(limit)
         .select('*');
       if (beforeId !== undefined) query.andWhere('id', '<', beforeId);
-      return (await query) as SecurityEventRow[];
+      return (await query) as PeopleAuditRow[];
     },
   };
 }

@@ -1,7 +1,12 @@
-/** The realm-side trail of what happened to people (`user_security_events`), read by account-admin beside its own audit trail. */
+/**
+ * The people audit trail: the realm-side record of what happened to people
+ * (`user_security_events`), answered at `GET /internal/v1/realms/:t/security-events` as
+ * `RealmSecurityEvent`s and read by account-admin beside its own audit trail. Not Shared Signals:
+ * the Security Event Tokens sent to receivers are signals/security-event-tokens.ts.
+ */
 import { BadRequest } from '@plant/shared/api';
-import { parseFeedPosition, type SecurityEvent } from '@plant/shared/token-service-client';
-import type { SecurityEventRow } from './people-audit-repository.js';
+import { parseFeedPosition, type RealmSecurityEvent } from '@plant/shared/token-service-client';
+import type { PeopleAuditRow } from './people-audit-repository.js';
 import type { IdentityContext } from '../platform/identity-context.js';
 import { assertTenantExists } from '../realms/tenants.js';
 
@@ -29,7 +34,7 @@ export function parseSecurityEventsQuery(query: Record<string, unknown>): {
   return { before, limit };
 }
 
-function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
+function toRealmSecurityEvent(row: PeopleAuditRow): RealmSecurityEvent {
   return {
     id: String(row.id),
     occurred_at: new Date(row.occurred_at).toISOString(),
@@ -46,11 +51,11 @@ function toSecurityEvent(row: SecurityEventRow): SecurityEvent {
 
 /** Newest first (by id, the order they were written), ids below `before` when given. */
 export async function listSecurityEvents(
-  ctx: Pick<IdentityContext, 'securityEvents' | 'realms'>,
+  ctx: Pick<IdentityContext, 'peopleAudit' | 'realms'>,
   tenant: string,
   query: { before: string | undefined; limit: number },
-): Promise<SecurityEvent[]> {
-  const rows = await ctx.securityEvents.listNewestFirst(tenant, query.limit, query.before);
+): Promise<RealmSecurityEvent[]> {
+  const rows = await ctx.peopleAudit.listNewestFirst(tenant, query.limit, query.before);
   if (rows.length === 0) await assertTenantExists(ctx, tenant);
-  return rows.map(toSecurityEvent);
+  return rows.map(toRealmSecurityEvent);
 }

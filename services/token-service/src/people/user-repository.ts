@@ -1,3 +1,4 @@
+import { DuplicateUserEmail } from '../platform/errors.js';
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, insertPrincipal } from '../service-accounts/principal-repository.js';
@@ -46,8 +47,6 @@ export type UserChange =
 
 /** Refused: the change would leave the realm without an active Account Admin. */
 export type UserChangeRefusal = 'last-admin';
-
-export class DuplicateUserEmail extends Error {}
 
 export interface UserRepository {
   /** The realm's live users (disabled ones included), by email. */

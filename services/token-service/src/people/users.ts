@@ -13,12 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { User, UserChange, UserRole } from '@plant/shared/token-service-client';
+import type { UserChange as StoredChange, UserRow } from './user-repository.js';
 import {
   DuplicateUserEmail,
-  type UserChange as StoredChange,
-  type UserRow,
-} from './user-repository.js';
-import {
   LastAccountAdmin,
   TenantNotFound,
   UserEmailTaken,

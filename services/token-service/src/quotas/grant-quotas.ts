@@ -2,13 +2,13 @@ import type { Logger } from '@plant/shared/logging';
 import { Counter, type Registry } from 'prom-client';
 import type { ClientCredentialRow } from '../credentials/client-credentials.js';
 import type { GrantQuotaCounter } from './grant-quota-counter.js';
-import type { SecurityEvent } from '../credentials/credential-hygiene-repository.js';
+import type { CredentialAuditEvent } from '../credentials/credential-hygiene-repository.js';
 import { GrantQuotaExceeded } from '../platform/errors.js';
 
 export interface GrantQuotasDeps {
   counter: GrantQuotaCounter;
   /** Where the first grant over a quota in a window is recorded (the realm's security events). */
-  recordEvent: (event: SecurityEvent) => Promise<void>;
+  recordEvent: (event: CredentialAuditEvent) => Promise<void>;
   metrics: Registry;
   logger: Logger;
 }

@@ -1,13 +1,12 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import { insertSigningKey, type NewSigningKey } from '../signing-keys/signing-key-repository.js';
 import { insertUser, type NewUser } from '../people/user-repository.js';
+import { RealmExists } from '../platform/errors.js';
 
 export interface RealmRow {
   name: string;
   created_at: Date;
 }
-
-export class RealmExists extends Error {}
 
 export interface RealmRepository {
   find(name: string): Promise<RealmRow | undefined>;

@@ -4,9 +4,13 @@
  * realm never exists half-made; reading one is the check every other module's 404 relies on.
  */
 import { randomUUID } from 'node:crypto';
-import { RealmExists } from './realm-repository.js';
-import { DuplicateUserEmail } from '../people/user-repository.js';
-import { TenantExists, TenantNotFound, UserEmailTaken } from '../platform/errors.js';
+import {
+  DuplicateUserEmail,
+  RealmExists,
+  TenantExists,
+  TenantNotFound,
+  UserEmailTaken,
+} from '../platform/errors.js';
 import type { IdentityContext } from '../platform/identity-context.js';
 import { hashPassword } from '../sign-in/passwords.js';
 import {

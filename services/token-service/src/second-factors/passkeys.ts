@@ -24,7 +24,8 @@ import {
 } from '@simplewebauthn/server';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import type { WebAuthnChallengeRepository } from './webauthn-challenge-repository.js';
-import { DuplicateFactor, type PasskeyRow } from './user-factor-repository.js';
+import type { PasskeyRow } from './user-factor-repository.js';
+import { DuplicateFactor } from '../platform/errors.js';
 import type { IdentityContext } from '../platform/identity-context.js';
 import { AMR, publishAfterCommit } from './second-factors.js';
 import { isRefusal, type SignInThrottle } from '../sign-in/sign-in-throttle.js';

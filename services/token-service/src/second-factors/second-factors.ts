@@ -14,8 +14,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
-import { DuplicateFactor, type FactorView, type SignInPerson } from './user-factor-repository.js';
-import { FactorNotFound, TenantNotFound, UserNotFound } from '../platform/errors.js';
+import type { FactorView, SignInPerson } from './user-factor-repository.js';
+import {
+  DuplicateFactor,
+  FactorNotFound,
+  TenantNotFound,
+  UserNotFound,
+} from '../platform/errors.js';
 import type { IdentityContext } from '../platform/identity-context.js';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeDigest } from './recovery-codes.js';
 import { isRefusal, type SignInThrottle } from '../sign-in/sign-in-throttle.js';

@@ -2,6 +2,7 @@ import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/principal-repository.js';
 import { endRealmSessions } from '../people/user-repository.js';
+import { DuplicateFactor, StaleFactorGeneration } from '../platform/errors.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
 export interface SignInPerson {
@@ -41,8 +42,8 @@ export interface PasskeyRow {
   transports: string[] | null;
 }
 
-/** What happened, for `user_security_events` (never a code, a secret, a challenge or a proof). */
-export interface SecurityEvent {
+/** A factor change for the people audit trail (`user_security_events`, people/people-audit-repository.ts); the realm is the call's. Never a code, a secret, a challenge or a proof. */
+export interface FactorAuditEvent {
   action: string;
   actorSub: string | null;
   actorEmail?: string | null;
@@ -74,11 +75,6 @@ export interface NewPasskey {
   /** As NewTotp's. */
   generation?: number;
 }
-
-export class DuplicateFactor extends Error {}
-
-/** A factor was taken away from the person since the sign-in that enrols began: it must start again. */
-export class StaleFactorGeneration extends Error {}
 
 /**
  * Holds the person's row (a reset or removal, which moves the generation, waits for this
@@ -116,28 +112,28 @@ export interface UserFactorRepository {
     sub: string,
     totp: NewTotp,
     recoveryDigests: string[],
-    event: SecurityEvent,
+    event: FactorAuditEvent,
   ): Promise<RevocationEntry | undefined>;
   /** Replaces the person's recovery codes (the old ones stop working). */
   replaceRecoveryCodes(
     realm: string,
     sub: string,
     digests: string[],
-    event: SecurityEvent,
+    event: FactorAuditEvent,
   ): Promise<void>;
   /** Spends a recovery code: true once per code, whoever asks at the same moment. */
   useRecoveryCode(
     realm: string,
     sub: string,
     digest: string,
-    event: SecurityEvent,
+    event: FactorAuditEvent,
   ): Promise<boolean>;
   /** As `addTotp`: the token version bumped with it. Throws `DuplicateFactor`. */
   addPasskey(
     realm: string,
     sub: string,
     passkey: NewPasskey,
-    event: SecurityEvent,
+    event: FactorAuditEvent,
   ): Promise<RevocationEntry | undefined>;
   passkeysOf(realm: string, sub: string): Promise<PasskeyRow[]>;
   /** The passkey a discoverable sign-in names, in this realm. */
@@ -152,7 +148,7 @@ export interface UserFactorRepository {
     realm: string,
     sub: string,
     factorId: string,
-    event: SecurityEvent,
+    event: FactorAuditEvent,
   ): Promise<{ removed: false } | { removed: true; revocation: RevocationEntry | undefined }>;
   /**
    * Removes every factor and recovery code of the person, moves their factor generation and
@@ -163,7 +159,7 @@ export interface UserFactorRepository {
   reset(
     realm: string,
     sub: string,
-    event: SecurityEvent,
+    event: FactorAuditEvent,
   ): Promise<{ removed: number; revocation: RevocationEntry | undefined }>;
   /** The realm's `require_admin_factor`, undefined for an unknown realm. */
   policy(realm: string): Promise<boolean | undefined>;
@@ -186,7 +182,7 @@ export interface PolicyEvent {
   address?: string | null;
 }
 
-async function insertEvent(trx: Knex, realm: string, event: SecurityEvent): Promise<void> {
+async function insertEvent(trx: Knex, realm: string, event: FactorAuditEvent): Promise<void> {
   await trx('user_security_events').insert({
     realm,
     action: event.action,

@@ -1,3 +1,4 @@
+import { NoLiveAccount } from '../platform/errors.js';
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
@@ -17,9 +18,6 @@ export interface AccountChange {
   kinds: readonly AccountChangeKind[];
   parts?: readonly string[];
 }
-
-/** Thrown inside a transaction to roll it back when the account vanished under the lock (it cannot: kept as a guard). */
-class NoLiveAccount extends Error {}
 
 /**
  * The table's effects, applied in the change's transaction after `apply`: the security events

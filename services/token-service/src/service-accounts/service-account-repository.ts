@@ -1,3 +1,4 @@
+import { DuplicateServiceAccountName } from '../platform/errors.js';
 import { nameKey } from '@plant/shared/api';
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type {
@@ -68,8 +69,6 @@ export function kindsOfChange(change: ServiceAccountChange): AccountChange {
     kinds.push('service-account.settings-change');
   return { kinds, parts };
 }
-
-export class DuplicateServiceAccountName extends Error {}
 
 export interface ServiceAccountRepository {
   /** The realm's accounts by name (case-insensitive). */

@@ -15,9 +15,9 @@ import {
   type ServiceAccountRole,
   type ServiceAccountWithSecret,
 } from '@plant/shared/token-service-client';
-import { DuplicateServiceAccountName } from './service-account-repository.js';
 import { generateClientSecret } from '../credentials/client-secrets.js';
 import {
+  DuplicateServiceAccountName,
   ServiceAccountLimitReached,
   ServiceAccountNameTaken,
   ServiceAccountNotFound,

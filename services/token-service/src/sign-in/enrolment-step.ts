@@ -4,7 +4,7 @@
  * "continue" after recovery codes were shown once.
  */
 import type { SignInPerson } from '../second-factors/user-factor-repository.js';
-import { StaleFactorGeneration } from '../second-factors/user-factor-repository.js';
+import { StaleFactorGeneration } from '../platform/errors.js';
 import { finishRegistration, registrationOptions } from '../second-factors/passkeys.js';
 import {
   AMR,

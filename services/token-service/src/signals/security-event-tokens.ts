@@ -6,6 +6,9 @@
  * stream itself as `opaque` for a verification event. A SET is signed when it is delivered,
  * with the key active then; its `jti` and `iat` are the event's, fixed when it was queued, so a
  * redelivery is the same event (the receiver deduplicates by `jti`).
+ *
+ * Not the people audit trail (people/people-audit.ts), whose entries the internal API also
+ * calls security events (`RealmSecurityEvent`): those stay inside the platform.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
@@ -26,7 +29,7 @@ interface HeldKey {
   readAt: number;
 }
 
-export class SecurityEventSigner {
+export class SecurityEventTokenSigner {
   readonly #keys = new Map<string, HeldKey>();
 
   constructor(

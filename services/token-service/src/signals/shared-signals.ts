@@ -9,7 +9,7 @@
  * delivered by signal-delivery.ts (push) or polled here.
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, BadRequest, createError, NotFound } from '@plant/shared/api';
+import { AppError, BadRequest, NotFound } from '@plant/shared/api';
 import type { Principal } from '@plant/resource-auth';
 import { InsufficientScope, InvalidToken, MissingToken } from '@plant/resource-auth';
 import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
@@ -25,7 +25,14 @@ import type {
 import type { TokenInspector } from '../grants/introspect-token.js';
 import type { KeyEncryption } from '../signing-keys/key-encryption.js';
 import { issuerOf, realmPath } from '../realms/realm-naming.js';
-import type { SecurityEventSigner } from './security-event-tokens.js';
+import {
+  BacklogFull,
+  StreamLimitReached,
+  StreamNotFound,
+  SubjectLimitReached,
+  VerificationTooSoon,
+} from '../platform/errors.js';
+import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import type { SignalDelivery } from './signal-delivery.js';
 import {
   type CreateStreamSchema,
@@ -36,18 +43,6 @@ import {
 } from './signal-validators.js';
 import type { z } from 'zod';
 
-export const StreamNotFound = createError('StreamNotFound', 404, 'Stream not found');
-export const StreamLimitReached = createError(
-  'StreamLimitReached',
-  409,
-  "The tenant's stream limit is reached",
-);
-export const SubjectLimitReached = createError(
-  'SubjectLimitReached',
-  409,
-  'The stream holds the most subjects it may',
-);
-
 /** `WWW-Authenticate: Bearer realm="ssf"`: the protection space, not a tenant. */
 const AUTH_REALM = 'ssf';
 /** The longest bearer value worth verifying: longer is nothing we minted. */
@@ -57,7 +52,7 @@ export interface SharedSignalsContext {
   streams: SignalStreamRepository;
   inspector: TokenInspector;
   encryption: KeyEncryption;
-  signer: SecurityEventSigner;
+  signer: SecurityEventTokenSigner;
   delivery: SignalDelivery;
   realmExists(tenant: string): Promise<boolean>;
   authUrl: string;
@@ -340,13 +335,6 @@ export async function setSubject(
   if (outcome === undefined) throw new StreamNotFound();
   if (outcome === 'limit-reached') throw new SubjectLimitReached();
 }
-
-export const VerificationTooSoon = createError(
-  'VerificationTooSoon',
-  429,
-  'Verification was requested too recently (min_verification_interval)',
-);
-export const BacklogFull = createError('BacklogFull', 409, "The stream's backlog is full");
 
 export async function requestVerification(
   ctx: SharedSignalsContext,

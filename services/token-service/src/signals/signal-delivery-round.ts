@@ -9,7 +9,7 @@ import type { Logger } from '@plant/shared/logging';
 import type { Counter } from 'prom-client';
 import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
 import type { KeyEncryption } from '../signing-keys/key-encryption.js';
-import type { SecurityEventSigner } from './security-event-tokens.js';
+import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import { pushSecurityEvent } from './signal-push.js';
 import type {
   ClaimedStream,
@@ -45,7 +45,7 @@ interface RoundOutcome {
 
 export interface RoundDeps {
   streams: SignalStreamRepository;
-  signer: SecurityEventSigner;
+  signer: SecurityEventTokenSigner;
   encryption: KeyEncryption;
   /** The trusted-issuer address rules, with the push deadline. */
   policy: IssuerFetchPolicy;

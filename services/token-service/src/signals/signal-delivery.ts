@@ -33,7 +33,7 @@ import type { Logger } from '@plant/shared/logging';
 import type { Registry } from 'prom-client';
 import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
 import type { KeyEncryption } from '../signing-keys/key-encryption.js';
-import type { SecurityEventSigner } from './security-event-tokens.js';
+import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import { deliverRound, leaseSeconds, type RoundDeps } from './signal-delivery-round.js';
 import { deliveryMetrics } from './signal-delivery-metrics.js';
 import { PollWaiters } from './signal-poll-waiters.js';
@@ -44,7 +44,7 @@ const SWEEP_MS = 1000;
 
 export interface SignalDeliveryDeps {
   streams: SignalStreamRepository;
-  signer: SecurityEventSigner;
+  signer: SecurityEventTokenSigner;
   encryption: KeyEncryption;
   /** The trusted-issuer address rules, with the push deadline. */
   policy: IssuerFetchPolicy;
