@@ -18,7 +18,7 @@ import {
   parseSecurityEventsQuery,
   SECURITY_EVENTS_QUERY,
 } from './people-audit.js';
-import { getUser, listUsers, removeUser, updateUser } from './users.js';
+import { getUser, listUsers, removeUser, signOutUserEverywhere, updateUser } from './users.js';
 import {
   idOf,
   noStore,
@@ -148,6 +148,20 @@ export function peopleRoutes(
       ],
     },
   ];
+}
+
+/** Ends every session and token of one person (`admin`). */
+export function signOutEverywhereRoute(identity: IdentityContext, base: string): InternalRoute {
+  return {
+    method: 'POST',
+    path: `${base}/users/:id/sign-out-everywhere`,
+    scope: 'admin',
+    handlers: [
+      async (req, res) => {
+        noStore(res).json(await signOutUserEverywhere(identity, tenantOf(req), idOf(req, 'id')));
+      },
+    ],
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -7,13 +7,9 @@ import {
   requireInternalScope,
   type InternalCredentials,
 } from './internal-auth.js';
-import {
-  internalRoutes,
-  publishedKeysRoute,
-  REVOCATION_CHANGES_PATH,
-  type InternalRoute,
-} from './internal-routes.js';
-import { signingRoutes } from '../signing-keys/signing-routes.js';
+import { internalRoutes, type InternalRoute } from './internal-routes.js';
+import { REVOCATION_CHANGES_PATH } from '../revocation/revocation-routes.js';
+import { publishedKeysRoute, signingRoutes } from '../signing-keys/signing-routes.js';
 
 export interface InternalAppDeps {
   logger: Logger;

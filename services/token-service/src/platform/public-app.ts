@@ -9,7 +9,7 @@ import type { RealmProviders } from '../oidc/realm-providers.js';
 import { interactionRoutes, type InteractionDeps } from '../sign-in/interaction-routes.js';
 import { invitationRoutes, type InvitationPageDeps } from '../people/invitation-routes.js';
 import { introspectionRoute, type IntrospectionDeps } from '../grants/introspection-route.js';
-import { publishedKeysRoute } from './internal-routes.js';
+import { publishedKeysRoute } from '../signing-keys/signing-routes.js';
 import { realmMount, tokenRoute } from '../realms/realm-routes.js';
 import { signalRoutes } from '../signals/signal-routes.js';
 import type { SharedSignalsContext } from '../signals/shared-signals.js';

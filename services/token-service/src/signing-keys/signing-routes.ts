@@ -1,6 +1,7 @@
-import { fieldsOf, jsonBody } from '@plant/shared/http';
+import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import type { IdentityContext } from '../platform/identity-context.js';
 import {
+  getPublishedKeys,
   getSigningAlgorithm,
   SetSigningAlgorithmSchema,
   setSigningAlgorithm,
@@ -54,4 +55,23 @@ export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps
       ],
     },
   ];
+}
+
+/** Open: public keys only. */
+export function publishedKeysRoute(
+  identity: Pick<IdentityContext, 'signingKeys' | 'realms'>,
+  accessTokenTtl: number,
+  path: string,
+): Route {
+  return {
+    method: 'GET',
+    path,
+    handlers: [
+      async (req, res) => {
+        const jwks = await getPublishedKeys(identity, tenantOf(req), accessTokenTtl);
+        res.setHeader('cache-control', 'public, max-age=30');
+        res.json(jwks);
+      },
+    ],
+  };
 }
