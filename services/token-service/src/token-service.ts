@@ -9,46 +9,47 @@ import { parseRevocationMessage, REVOCATION_CHANNEL } from '@plant/shared/token-
 import { withTimeout } from '@plant/shared/util';
 import type { Redis } from 'ioredis';
 import { relyingPartyOf, resourceServerTokensOf, type TokenServiceConfig } from './config.js';
-import { createAssertionReplayStore } from './client-auth/assertion-replay-repository.js';
 import {
+  createAssertionReplayStore,
   CLIENT_AUTH_FAILURE_CHANNEL,
   createClientAuthFailureRepository,
-} from './client-auth/client-auth-failure-repository.js';
-import { createFederatedIssuerKeys } from './client-auth/federated-issuer-keys.js';
-import { createGrantQuotaCounter } from './quotas/grant-quota-counter.js';
-import { SecretScanningKeys } from './leak-reports/secret-scanning-keys.js';
+  createFederatedIssuerKeys,
+  ClientAuthentication,
+  ClientAssertionVerifier,
+} from './client-auth/index.js';
+import { createGrantQuotaCounter, GrantQuotas } from './quotas/index.js';
+import { SecretScanningKeys } from './leak-reports/index.js';
 import { SCHEMA } from './migrations/index.js';
 import { createRepositories } from './repositories.js';
-import { createSignInFailureRepository } from './sign-in/sign-in-failure-repository.js';
-import { createWebAuthnChallengeRepository } from './second-factors/webauthn-challenge-repository.js';
-import { ClientAuthentication } from './client-auth/authenticate-client.js';
-import { ClientAssertionVerifier } from './client-auth/client-assertions.js';
-import { ResourceServerAuthentication } from './grants/authenticate-resource-server.js';
-import { createClientSecretDigester } from './credentials/client-secrets.js';
-import type { IdentityContext } from './platform/identity-context.js';
-import { KeyEncryption } from './signing-keys/key-encryption.js';
-import { defaultPasswordCheckers, PasswordCheckers } from './sign-in/password-checkers.js';
 import {
-  KEY_ROTATION_CHANNEL,
-  keyChangeMessage,
-  parseKeyChangeMessage,
-} from './realms/realm-naming.js';
-import { CredentialChangeFollower } from './credentials/follow-credential-changes.js';
-import { GrantQuotas } from './quotas/grant-quotas.js';
-import { RevocationPruner } from './revocation/revocation-feed.js';
-import { REPUBLISH_MAX_MS, RevocationPublisher } from './revocation/revocation-publisher.js';
-import { SignInThrottle } from './sign-in/sign-in-throttle.js';
-import { UsageRecorder } from './credentials/usage-recorder.js';
-import { SignalNotifications } from './signals/signal-notifications.js';
-import { SecurityEventSigner } from './signals/security-event-tokens.js';
-import type { SharedSignalsContext } from './signals/shared-signals.js';
-import { SignalDelivery } from './signals/signal-delivery.js';
-import { createInternalApp } from './platform/internal-app.js';
-import { createPublicApp } from './platform/public-app.js';
-import { INTERACTION_TTL_SECONDS } from './oidc/realm-configuration.js';
-import { RealmProviders } from './oidc/realm-providers.js';
-import { registerServiceGauges } from './platform/service-gauges.js';
-import { TokenMetrics } from './grants/token-metrics.js';
+  createSignInFailureRepository,
+  defaultPasswordCheckers,
+  PasswordCheckers,
+  SignInThrottle,
+} from './sign-in/index.js';
+import { createWebAuthnChallengeRepository } from './second-factors/index.js';
+import { ResourceServerAuthentication, TokenMetrics } from './grants/index.js';
+import {
+  createClientSecretDigester,
+  CredentialChangeFollower,
+  UsageRecorder,
+} from './credentials/index.js';
+import {
+  type IdentityContext,
+  createInternalApp,
+  createPublicApp,
+  registerServiceGauges,
+} from './platform/index.js';
+import { KeyEncryption } from './signing-keys/index.js';
+import { KEY_ROTATION_CHANNEL, keyChangeMessage, parseKeyChangeMessage } from './realms/index.js';
+import { RevocationPruner, REPUBLISH_MAX_MS, RevocationPublisher } from './revocation/index.js';
+import {
+  SignalNotifications,
+  SecurityEventSigner,
+  type SharedSignalsContext,
+  SignalDelivery,
+} from './signals/index.js';
+import { INTERACTION_TTL_SECONDS, RealmProviders } from './oidc/index.js';
 import { LiveTokenInspector } from './token-inspector.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
-import { changeAccount } from '../service-accounts/account-change.js';
-import { lockRealm } from '../realms/realm-lock.js';
-import type { AccountSignal } from '../signals/signal-outbox.js';
+import { changeAccount } from '../service-accounts/index.js';
+import { lockRealm } from '../realms/index.js';
+import type { AccountSignal } from '../signals/index.js';
 
 export interface AccountKeyRow {
   id: string;

@@ -1,31 +1,29 @@
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { PORTAL_CLIENT_ID } from '@plant/shared/api';
 import {
   AssertionCheckUnavailable,
   AssertionRejected,
   type ClientAuthentication,
   type ClientAuthSource,
   type ClientCredential,
-} from '../client-auth/authenticate-client.js';
+} from '../client-auth/index.js';
 import {
   GrantQuotaExceeded,
   SecretExpired,
   TooManyFailedAuthentications,
-} from '../platform/errors.js';
-import { PORTAL_CLIENT_ID } from '../realms/realm-naming.js';
+} from '../platform/index.js';
 import {
   PRINCIPAL_METADATA,
   SIGNAL_SCOPES,
   serviceAccountScope,
   type PrincipalMetadata,
-} from '../oidc/realm-configuration.js';
-import {
   buildClient,
   type Client,
   type ProviderContext,
   replaceClientLookup,
   replaceClientSecretComparison,
-} from '../oidc/oidc-provider-internals.js';
-import type { RealmBinding } from '../oidc/realm-provider.js';
+  type RealmBinding,
+} from '../oidc/index.js';
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
 

@@ -1,7 +1,7 @@
 import { rawJsonBody, type Route } from '@plant/shared/http';
 import type { NextFunction, Request, Response } from 'express';
 import { KeysUnavailable, type SecretScanningKeys } from './secret-scanning-keys.js';
-import { SecretScanningOff } from '../platform/errors.js';
+import { SecretScanningOff } from '../platform/index.js';
 import {
   answerLeakReport,
   assertSignedBy,

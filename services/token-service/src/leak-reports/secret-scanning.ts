@@ -25,10 +25,8 @@
 import { createHash, verify, type KeyObject } from 'node:crypto';
 import { BadRequest } from '@plant/shared/api';
 import { z } from 'zod';
-import { isWellFormedClientSecret } from '../credentials/client-secrets.js';
-import { InvalidReportSignature } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { publishChange } from '../credentials/service-account-credentials.js';
+import { isWellFormedClientSecret, publishChange } from '../credentials/index.js';
+import { InvalidReportSignature, type IdentityContext } from '../platform/index.js';
 
 /** Who the leaks and security events name as the reporter. */
 export const GITHUB_REPORTER = 'GitHub secret scanning';

@@ -8,19 +8,20 @@ import {
   type ExternalSigningKey,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
+import { PORTAL_CLIENT_ID } from '@plant/shared/api';
 import { listOf, type TokenServiceConfig } from '../config.js';
-import type { ClientAuthentication } from '../client-auth/authenticate-client.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import type { ClientAuthentication } from '../client-auth/index.js';
+import type { IdentityContext } from '../platform/index.js';
 import {
   ACR_VALUES,
   FACTOR_ACR,
   hasSecondFactor,
   isPlantAction,
   mustEnrol,
-} from '../second-factors/second-factors.js';
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
-import { PORTAL_CLIENT_ID, realmPath } from '../realms/realm-naming.js';
-import type { SigningAlgorithm } from '../signing-keys/signing-keys.js';
+  type SignInPerson,
+} from '../second-factors/index.js';
+import { realmPath } from '../realms/index.js';
+import type { SigningAlgorithm } from '../signing-keys/index.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';

@@ -1,5 +1,13 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
-import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  type IdentityContext,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+  optionalJsonBody,
+} from '../platform/index.js';
 import {
   createInvitation,
   INVITATIONS_QUERY,
@@ -12,21 +20,13 @@ import {
   ActorBodySchema,
   CreateInvitationSchema,
   UpdateUserSchema,
-} from '../service-accounts/principal-validators.js';
+} from '../service-accounts/index.js';
 import {
   listSecurityEvents,
   parseSecurityEventsQuery,
   SECURITY_EVENTS_QUERY,
 } from './people-audit.js';
 import { getUser, listUsers, removeUser, signOutUserEverywhere, updateUser } from './users.js';
-import {
-  idOf,
-  noStore,
-  REPORT_INPUT,
-  tenantOf,
-  type InternalRoute,
-} from '../platform/internal-route-helpers.js';
-import { optionalJsonBody } from '../platform/optional-json-body.js';
 
 /**
  * People of a realm (account-admin's People page): list, read, change role or status, remove;

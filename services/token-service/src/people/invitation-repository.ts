@@ -1,6 +1,6 @@
 import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
-import { lockRealm } from '../realms/realm-lock.js';
+import { lockRealm } from '../realms/index.js';
 import { insertSecurityEvent } from './people-audit-repository.js';
 import { DuplicateUserEmail, emailInUse, insertUser, type NewUser } from './user-repository.js';
 

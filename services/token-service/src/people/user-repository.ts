@@ -1,7 +1,7 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
-import { bumpTokenVersion, insertPrincipal } from '../service-accounts/principal-repository.js';
-import { lockRealm } from '../realms/realm-lock.js';
+import { bumpTokenVersion, insertPrincipal } from '../service-accounts/index.js';
+import { lockRealm } from '../realms/index.js';
 
 export interface UserRow {
   sub: string;

@@ -1,15 +1,15 @@
 import { createHttpApp, type HttpApp } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { IdentityContext } from './identity-context.js';
-import type { InvitationSettings } from '../people/invitations.js';
+import type { InvitationSettings } from '../people/index.js';
 import {
   authenticateInternalCaller,
   requireInternalScope,
   type InternalCredentials,
 } from './internal-auth.js';
 import { internalRoutes, type InternalRoute } from './internal-routes.js';
-import { REVOCATION_CHANGES_PATH } from '../revocation/revocation-routes.js';
-import { publishedKeysRoute, signingRoutes } from '../signing-keys/signing-routes.js';
+import { REVOCATION_CHANGES_PATH } from '../revocation/index.js';
+import { publishedKeysRoute, signingRoutes } from '../signing-keys/index.js';
 
 export interface InternalAppDeps {
   logger: Logger;

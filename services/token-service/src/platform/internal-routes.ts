@@ -1,10 +1,9 @@
-import type { InvitationSettings } from '../people/invitations.js';
-import { credentialRoutes } from '../credentials/internal-credential-routes.js';
-import { peopleRoutes, signOutEverywhereRoute } from '../people/internal-people-routes.js';
-import { internalRealmRoutes } from '../realms/internal-realm-routes.js';
-import { revocationRoutes } from '../revocation/revocation-routes.js';
-import { factorRoutes } from '../second-factors/internal-factor-routes.js';
-import { serviceAccountRoutes } from '../service-accounts/internal-service-account-routes.js';
+import { type InvitationSettings, peopleRoutes, signOutEverywhereRoute } from '../people/index.js';
+import { credentialRoutes } from '../credentials/index.js';
+import { internalRealmRoutes } from '../realms/index.js';
+import { revocationRoutes } from '../revocation/index.js';
+import { factorRoutes } from '../second-factors/index.js';
+import { serviceAccountRoutes } from '../service-accounts/index.js';
 import type { IdentityContext } from './identity-context.js';
 import type { InternalRoute } from './internal-route-helpers.js';
 

@@ -1,5 +1,4 @@
-import type { IdentityContext } from '../platform/identity-context.js';
-import { noStore, tenantOf, type InternalRoute } from '../platform/internal-route-helpers.js';
+import { type IdentityContext, noStore, tenantOf, type InternalRoute } from '../platform/index.js';
 import { getTenant, listRealms } from './tenants.js';
 
 /** The realms every resource server lists (`verify`), and one realm as account-admin reads it. */

@@ -1,6 +1,6 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
-import { insertSigningKey, type NewSigningKey } from '../signing-keys/signing-key-repository.js';
-import { insertUser, type NewUser } from '../people/user-repository.js';
+import { insertSigningKey, type NewSigningKey } from '../signing-keys/index.js';
+import { insertUser, type NewUser } from '../people/index.js';
 
 export interface RealmRow {
   name: string;

@@ -5,16 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RealmExists } from './realm-repository.js';
-import { DuplicateUserEmail } from '../people/user-repository.js';
-import { TenantExists, TenantNotFound, UserEmailTaken } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { hashPassword } from '../sign-in/passwords.js';
+import { DuplicateUserEmail, type CreatedUser } from '../people/index.js';
+import {
+  TenantExists,
+  TenantNotFound,
+  UserEmailTaken,
+  type IdentityContext,
+} from '../platform/index.js';
+import { hashPassword } from '../sign-in/index.js';
 import {
   createSigningKey,
   DEFAULT_SIGNING_ALGORITHM,
   type SigningAlgorithm,
-} from '../signing-keys/signing-keys.js';
-import type { CreatedUser } from '../people/users.js';
+} from '../signing-keys/index.js';
 
 /** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
 export async function createTenant(

@@ -1,5 +1,10 @@
-import type { IdentityContext } from '../platform/identity-context.js';
-import { idOf, noStore, tenantOf, type InternalRoute } from '../platform/internal-route-helpers.js';
+import {
+  type IdentityContext,
+  idOf,
+  noStore,
+  tenantOf,
+  type InternalRoute,
+} from '../platform/index.js';
 import {
   CHANGES_QUERY,
   getRevocationChanges,

@@ -15,10 +15,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { DuplicateFactor, type FactorView, type SignInPerson } from './user-factor-repository.js';
-import { FactorNotFound, TenantNotFound, UserNotFound } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  FactorNotFound,
+  TenantNotFound,
+  UserNotFound,
+  type IdentityContext,
+} from '../platform/index.js';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeDigest } from './recovery-codes.js';
-import { isRefusal, type SignInThrottle } from '../sign-in/sign-in-throttle.js';
+import { isRefusal, type SignInThrottle } from '../sign-in/index.js';
 import { matchTotp, newTotpSecret, normalizeTotpCode, totpUri } from './totp.js';
 
 export const FACTOR_ACR = 'urn:plantstore:acr:factor';

@@ -1,7 +1,7 @@
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
-import { type AccountSignal, recordSignals } from '../signals/signal-outbox.js';
+import { type AccountSignal, recordSignals } from '../signals/index.js';
 
 /** How a change of a service account reaches its tokens. */
 export interface AccountChangeEffect {

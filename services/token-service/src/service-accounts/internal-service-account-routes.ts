@@ -1,13 +1,13 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
-import type { IdentityContext } from '../platform/identity-context.js';
 import {
+  type IdentityContext,
   accountActionRoute,
   idOf,
   noStore,
   REPORT_INPUT,
   tenantOf,
   type InternalRoute,
-} from '../platform/internal-route-helpers.js';
+} from '../platform/index.js';
 import { CreateServiceAccountSchema, UpdateServiceAccountSchema } from './principal-validators.js';
 import {
   createServiceAccount,

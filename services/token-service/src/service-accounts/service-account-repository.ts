@@ -8,8 +8,8 @@ import type {
 } from '@plant/shared/token-service-client';
 import { changeAccount } from './account-change.js';
 import { insertPrincipal } from './principal-repository.js';
-import { lockRealm } from '../realms/realm-lock.js';
-import { type AccountSignal, recordSignals } from '../signals/signal-outbox.js';
+import { lockRealm } from '../realms/index.js';
+import { type AccountSignal, recordSignals } from '../signals/index.js';
 
 export interface ServiceAccountRow {
   sub: string;

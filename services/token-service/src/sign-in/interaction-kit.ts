@@ -4,7 +4,7 @@ import type { Html } from '@plant/shared/page-look';
 import { constantTimeEquals } from '@plant/shared/security';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
-import { isTenantName } from '../service-accounts/principal-validators.js';
+import { isTenantName } from '@plant/shared/api';
 import {
   messageCard,
   OWN_SCRIPTS,
@@ -12,8 +12,8 @@ import {
   pageHeaders,
   signInAgainLink,
   unknownRealmPage,
-} from '../oidc/provider-pages.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
+  type RealmProviders,
+} from '../oidc/index.js';
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 

@@ -10,12 +10,15 @@ import {
   type SignInDeps,
   type SignInThrottled,
 } from './authenticate-user.js';
-import { authenticationOptions, type PasskeyDeps } from '../second-factors/passkeys.js';
-import type { FactorDeps } from '../second-factors/second-factors.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
-import { passkeyForm } from '../second-factors/factor-pages.js';
+import {
+  authenticationOptions,
+  type PasskeyDeps,
+  type FactorDeps,
+  passkeyForm,
+  passkeyScriptRoutes,
+} from '../second-factors/index.js';
+import type { RealmProviders } from '../oidc/index.js';
 import { interactionKit, type LoadedInteraction } from './interaction-kit.js';
-import { passkeyScriptRoutes } from '../second-factors/passkey-script.js';
 import {
   BUSY,
   EMAIL_MAX,

@@ -15,16 +15,12 @@ import type { Request, Response } from 'express';
 import {
   StaleFactorGeneration,
   type SignInPerson,
-} from '../second-factors/user-factor-repository.js';
-import {
   finishAuthentication,
   finishRegistration,
   authenticationOptions,
   registrationOptions,
   type PasskeyAuthentication,
   type PasskeyDeps,
-} from '../second-factors/passkeys.js';
-import {
   AMR,
   confirmTotpEnrolment,
   FACTOR_ACR,
@@ -39,8 +35,6 @@ import {
   verifyCode,
   type FactorDeps,
   type PlantAction,
-} from '../second-factors/second-factors.js';
-import {
   CODE_MAX,
   continuePage,
   enrolPage,
@@ -50,7 +44,7 @@ import {
   recoveryCodesPage,
   WRONG_CODE,
   type FormTarget,
-} from '../second-factors/factor-pages.js';
+} from '../second-factors/index.js';
 import type { InteractionKit, LoadedInteraction } from './interaction-kit.js';
 import { pausedMessage } from './sign-in-form.js';
 

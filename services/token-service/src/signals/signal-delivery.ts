@@ -23,10 +23,10 @@
  */
 import type { Logger } from '@plant/shared/logging';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
+import type { IssuerFetchPolicy } from '../client-auth/index.js';
 import { pushSecurityEvent } from './signal-push.js';
 import type { ClaimedStream, SignalStreamRepository } from './signal-stream-repository.js';
-import type { KeyEncryption } from '../signing-keys/key-encryption.js';
+import type { KeyEncryption } from '../signing-keys/index.js';
 import type { SecurityEventSigner } from './security-event-tokens.js';
 
 /** Sweep period: the latest a back-off's end or a missed notification is noticed. */

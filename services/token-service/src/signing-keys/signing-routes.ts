@@ -1,17 +1,17 @@
 import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
-import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  type IdentityContext,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from '../platform/index.js';
 import {
   getPublishedKeys,
   getSigningAlgorithm,
   SetSigningAlgorithmSchema,
   setSigningAlgorithm,
 } from './signing-keys.js';
-import {
-  noStore,
-  REPORT_INPUT,
-  tenantOf,
-  type InternalRoute,
-} from '../platform/internal-route-helpers.js';
 
 export interface SigningRoutesDeps {
   identity: IdentityContext;
