@@ -28,5 +28,4 @@ export const LONG_FUNCTIONS_PENDING: readonly string[] = [
   'services/token-service/src/migrations/0008-people-and-second-factors.ts#up',
   'services/token-service/src/people/internal-people-routes.ts#peopleRoutes',
   'services/token-service/src/people/invitation-repository.ts#createInvitationRepository',
-  'services/token-service/src/platform/internal-routes.ts#internalRoutes',
 ];

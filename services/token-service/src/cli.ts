@@ -14,36 +14,24 @@ import type { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './migrations/index.js';
 import { createRepositories } from './repositories.js';
-import { KeyEncryption } from './signing-keys/key-encryption.js';
+import { KeyEncryption, getSigningAlgorithm, rotateSigningKey } from './signing-keys/index.js';
 import {
   EmailSchema,
   PasswordSchema,
   TenantNameSchema,
   UserRoleSchema,
-} from './service-accounts/principal-validators.js';
-import {
-  issuerOf,
-  KEY_ROTATION_CHANNEL,
-  keyChangeMessage,
-  PORTAL_CLIENT_ID,
-} from './realms/realm-naming.js';
-import {
-  getSigningAlgorithm,
-  rotateSigningKey,
-  SIGNING_ALGORITHMS,
-  type SigningAlgorithm,
-} from './signing-keys/signing-keys.js';
-import { createTenant } from './realms/tenants.js';
-import { UsageError, UserNotFound } from './platform/errors.js';
-import type { IdentityContext } from './platform/identity-context.js';
+} from './service-accounts/index.js';
+import { issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage, createTenant } from './realms/index.js';
+import { PORTAL_CLIENT_ID, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared/api';
+import { UsageError, UserNotFound, type IdentityContext } from './platform/index.js';
 import {
   getFactorPolicy,
   resetFactors,
   setFactorPolicy,
   type ChangePublisher,
   type ManageDeps,
-} from './second-factors/second-factors.js';
-import { createUser } from './people/users.js';
+} from './second-factors/index.js';
+import { createUser } from './people/index.js';
 
 /**
  * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on

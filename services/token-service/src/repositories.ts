@@ -2,57 +2,36 @@ import type { Knex } from '@plant/shared/db';
 import {
   createClientCredentialRepository,
   type ClientCredentialRepository,
-} from './credentials/client-credential-repository.js';
-import {
   createCredentialHygieneRepository,
   type CredentialHygieneRepository,
-} from './credentials/credential-hygiene-repository.js';
-import {
   createCredentialUsageRepository,
   type CredentialUsageRepository,
-} from './credentials/credential-usage-repository.js';
+  createServiceAccountCredentialRepository,
+  type ServiceAccountCredentialRepository,
+} from './credentials/index.js';
 import {
   createInvitationRepository,
   type InvitationRepository,
-} from './people/invitation-repository.js';
-import {
-  createOidcPayloadRepository,
-  type OidcPayloadRepository,
-} from './oidc/oidc-payload-repository.js';
+  createPeopleAuditRepository,
+  type PeopleAuditRepository,
+  createUserRepository,
+  type UserRepository,
+} from './people/index.js';
+import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc/index.js';
 import {
   createPrincipalRepository,
   type PrincipalRepository,
-} from './service-accounts/principal-repository.js';
-import { createRealmRepository, type RealmRepository } from './realms/realm-repository.js';
+  createServiceAccountRepository,
+  type ServiceAccountRepository,
+} from './service-accounts/index.js';
+import { createRealmRepository, type RealmRepository } from './realms/index.js';
 import {
   createRevocationFeedRepository,
   type RevocationFeedRepository,
-} from './revocation/revocation-feed-repository.js';
-import {
-  createServiceAccountCredentialRepository,
-  type ServiceAccountCredentialRepository,
-} from './credentials/service-account-credential-repository.js';
-import {
-  createServiceAccountRepository,
-  type ServiceAccountRepository,
-} from './service-accounts/service-account-repository.js';
-import {
-  createSignalStreamRepository,
-  type SignalStreamRepository,
-} from './signals/signal-stream-repository.js';
-import {
-  createPeopleAuditRepository,
-  type PeopleAuditRepository,
-} from './people/people-audit-repository.js';
-import {
-  createSigningKeyRepository,
-  type SigningKeyRepository,
-} from './signing-keys/signing-key-repository.js';
-import {
-  createUserFactorRepository,
-  type UserFactorRepository,
-} from './second-factors/user-factor-repository.js';
-import { createUserRepository, type UserRepository } from './people/user-repository.js';
+} from './revocation/index.js';
+import { createSignalStreamRepository, type SignalStreamRepository } from './signals/index.js';
+import { createSigningKeyRepository, type SigningKeyRepository } from './signing-keys/index.js';
+import { createUserFactorRepository, type UserFactorRepository } from './second-factors/index.js';
 
 /** Every Postgres repository of the token service, over one pool. */
 export interface Repositories {

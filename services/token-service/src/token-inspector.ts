@@ -22,7 +22,7 @@ import { inConsumerSpan } from '@plant/shared/tracing';
 import { redisTargetOf, type RedisConfig } from '@plant/shared/redis';
 import type { Registry } from 'prom-client';
 import { listOf, type TokenServiceConfig } from './config.js';
-import type { TokenInspector } from './grants/introspect-token.js';
+import type { TokenInspector } from './grants/index.js';
 
 type InspectorConfig = Pick<
   TokenServiceConfig,

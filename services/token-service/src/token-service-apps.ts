@@ -4,15 +4,17 @@ import { createSourceBudget } from '@plant/shared/security';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
-import type { ClientAuthFailureRepository } from './client-auth/client-auth-failure-repository.js';
-import { SecretScanningKeys } from './leak-reports/secret-scanning-keys.js';
-import { ResourceServerAuthentication } from './grants/authenticate-resource-server.js';
-import type { IdentityContext } from './platform/identity-context.js';
-import type { SharedSignalsContext } from './signals/shared-signals.js';
-import { createInternalApp } from './platform/internal-app.js';
-import { createPublicApp } from './platform/public-app.js';
-import { keyChangeAnnouncer } from './platform/change-subscriptions.js';
-import type { RealmProviders } from './oidc/realm-providers.js';
+import type { ClientAuthFailureRepository } from './client-auth/index.js';
+import { SecretScanningKeys } from './leak-reports/index.js';
+import { ResourceServerAuthentication } from './grants/index.js';
+import {
+  type IdentityContext,
+  createInternalApp,
+  createPublicApp,
+  keyChangeAnnouncer,
+} from './platform/index.js';
+import type { SharedSignalsContext } from './signals/index.js';
+import type { RealmProviders } from './oidc/index.js';
 import type { LiveTokenInspector } from './token-inspector.js';
 import type { createSignIn } from './token-service-parts.js';
 

@@ -7,31 +7,33 @@ import { createSourceBudget } from '@plant/shared/security';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { relyingPartyOf, type TokenServiceConfig } from './config.js';
-import { createAssertionReplayStore } from './client-auth/assertion-replay-repository.js';
-import { createClientAuthFailureRepository } from './client-auth/client-auth-failure-repository.js';
-import { createFederatedIssuerKeys } from './client-auth/federated-issuer-keys.js';
-import { createGrantQuotaCounter } from './quotas/grant-quota-counter.js';
+import {
+  createAssertionReplayStore,
+  createClientAuthFailureRepository,
+  createFederatedIssuerKeys,
+  ClientAuthentication,
+  ClientAssertionVerifier,
+} from './client-auth/index.js';
+import { createGrantQuotaCounter, GrantQuotas } from './quotas/index.js';
 import type { Repositories } from './repositories.js';
-import { createSignInFailureRepository } from './sign-in/sign-in-failure-repository.js';
-import { createWebAuthnChallengeRepository } from './second-factors/webauthn-challenge-repository.js';
-import { ClientAuthentication } from './client-auth/authenticate-client.js';
-import { ClientAssertionVerifier } from './client-auth/client-assertions.js';
-import type { IdentityContext } from './platform/identity-context.js';
-import { defaultPasswordCheckers, PasswordCheckers } from './sign-in/password-checkers.js';
-import { CredentialChangeFollower } from './credentials/follow-credential-changes.js';
-import { GrantQuotas } from './quotas/grant-quotas.js';
-import { RevocationPruner } from './revocation/revocation-feed.js';
-import { SignInThrottle } from './sign-in/sign-in-throttle.js';
-import type { UsageRecorder } from './credentials/usage-recorder.js';
-import { SignalNotifications } from './signals/signal-notifications.js';
-import { SecurityEventTokenSigner } from './signals/security-event-tokens.js';
-import type { SharedSignalsContext } from './signals/shared-signals.js';
-import { SignalDelivery } from './signals/signal-delivery.js';
-import type { RedisConnections } from './platform/redis-connections.js';
-import { startExpiredPayloadSweep } from './oidc/expired-payload-sweep.js';
-import { INTERACTION_TTL_SECONDS } from './oidc/realm-configuration.js';
-import { RealmProviders } from './oidc/realm-providers.js';
-import { TokenMetrics } from './grants/token-metrics.js';
+import {
+  createSignInFailureRepository,
+  defaultPasswordCheckers,
+  PasswordCheckers,
+  SignInThrottle,
+} from './sign-in/index.js';
+import { createWebAuthnChallengeRepository } from './second-factors/index.js';
+import type { IdentityContext, RedisConnections } from './platform/index.js';
+import { CredentialChangeFollower, type UsageRecorder } from './credentials/index.js';
+import { RevocationPruner } from './revocation/index.js';
+import {
+  SignalNotifications,
+  SecurityEventTokenSigner,
+  type SharedSignalsContext,
+  SignalDelivery,
+} from './signals/index.js';
+import { startExpiredPayloadSweep, INTERACTION_TTL_SECONDS, RealmProviders } from './oidc/index.js';
+import { TokenMetrics } from './grants/index.js';
 import type { LiveTokenInspector } from './token-inspector.js';
 
 /** Client authentication at the token endpoint: failure counters, assertions, grant quotas. */

@@ -5,18 +5,21 @@ import type { Redis } from 'ioredis';
 import type { TokenServiceConfig } from './config.js';
 import { SCHEMA } from './migrations/index.js';
 import { createRepositories, type Repositories } from './repositories.js';
-import { createClientSecretDigester } from './credentials/client-secrets.js';
-import type { IdentityContext } from './platform/identity-context.js';
-import { KeyEncryption } from './signing-keys/key-encryption.js';
-import type { CredentialChangeFollower } from './credentials/follow-credential-changes.js';
-import type { RevocationPruner } from './revocation/revocation-feed.js';
-import { RevocationPublisher } from './revocation/revocation-publisher.js';
-import { UsageRecorder } from './credentials/usage-recorder.js';
-import type { SharedSignalsContext } from './signals/shared-signals.js';
-import { subscribeToChanges } from './platform/change-subscriptions.js';
-import { createRedisConnections } from './platform/redis-connections.js';
-import type { RealmProviders } from './oidc/realm-providers.js';
-import { registerServiceGauges } from './platform/service-gauges.js';
+import {
+  createClientSecretDigester,
+  type CredentialChangeFollower,
+  UsageRecorder,
+} from './credentials/index.js';
+import {
+  type IdentityContext,
+  subscribeToChanges,
+  createRedisConnections,
+  registerServiceGauges,
+} from './platform/index.js';
+import { KeyEncryption } from './signing-keys/index.js';
+import { type RevocationPruner, RevocationPublisher } from './revocation/index.js';
+import type { SharedSignalsContext } from './signals/index.js';
+import type { RealmProviders } from './oidc/index.js';
 import { LiveTokenInspector } from './token-inspector.js';
 import { internalAppOf, publicAppOf } from './token-service-apps.js';
 import {

@@ -16,8 +16,8 @@ import { accountAdminOperations } from '../../../../services/account-admin/src/e
 import { createApp as createAccountAdminApp } from '../../../../services/account-admin/src/entry-points/api/server.js';
 import { plantStoreOperations } from '../../../../services/plant-store/src/entry-points/api/openapi.js';
 import { createApp as createPlantStoreApp } from '../../../../services/plant-store/src/entry-points/api/server.js';
-import { createInternalApp } from '../../../../services/token-service/src/platform/internal-app.js';
-import { createPublicApp } from '../../../../services/token-service/src/platform/public-app.js';
+import { createInternalApp } from '../../../../services/token-service/src/internal-app.js';
+import { createPublicApp } from '../../../../services/token-service/src/public-app.js';
 import type { Platform } from '../../src/index.js';
 
 export interface ServiceApp {
@@ -77,7 +77,7 @@ export function serviceApps(): ServiceApp[] {
     },
     {
       name: 'token-service public',
-      source: 'services/token-service/src/platform/public-app.ts',
+      source: 'services/token-service/src/public-app.ts',
       app: createPublicApp({
         logger,
         metrics: metrics(),
@@ -111,7 +111,7 @@ export function serviceApps(): ServiceApp[] {
     },
     {
       name: 'token-service internal',
-      source: 'services/token-service/src/platform/internal-app.ts',
+      source: 'services/token-service/src/internal-app.ts',
       app: createInternalApp({
         logger,
         identity: inert('identity'),

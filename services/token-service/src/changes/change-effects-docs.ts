@@ -4,8 +4,8 @@
  * differ (run it with UPDATE_CHANGE_EFFECTS=1 to write the section).
  */
 import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
-import { KEY_ROTATION_CHANNEL } from '../realms/realm-naming.js';
-import { EVENT_TYPES, type AccountSignal } from '../signals/signal-outbox.js';
+import { KEY_ROTATION_CHANNEL } from '../realms/index.js';
+import { EVENT_TYPES, type AccountSignal } from '../signals/index.js';
 import {
   CHANGE_EFFECTS,
   CHANGE_KINDS,

@@ -1,18 +1,19 @@
 import type { ClientAuthFailureRepository } from './client-auth-failure-repository.js';
-import type {
-  ClientCredentialRepository,
-  ClientCredentialRow,
-} from '../credentials/client-credential-repository.js';
+import {
+  type ClientCredentialRepository,
+  type ClientCredentialRow,
+  type ClientSecretDigester,
+  isSecretExpired,
+  secretExpiresAt,
+  type UsageRecorder,
+} from '../credentials/index.js';
 import type { ClientAssertionVerifier, UsedCredential } from './client-assertions.js';
-import type { ClientSecretDigester } from '../credentials/client-secrets.js';
 import {
   AssertionRejected,
   SecretExpired,
   TooManyFailedAuthentications,
-} from '../platform/errors.js';
-import type { GrantQuotas } from '../quotas/grant-quotas.js';
-import { isSecretExpired, secretExpiresAt } from '../credentials/secret-expiry.js';
-import type { UsageRecorder } from '../credentials/usage-recorder.js';
+} from '../platform/index.js';
+import type { GrantQuotas } from '../quotas/index.js';
 
 export type { UsedCredential } from './client-assertions.js';
 

@@ -2,17 +2,18 @@ import type { KeyObject } from 'node:crypto';
 import type { Logger } from '@plant/shared/logging';
 import { Counter, type Registry } from 'prom-client';
 import type { AssertionReplayRepository } from './assertion-replay-repository.js';
-import type {
-  ClientCredentialRow,
-  CredentialKey,
-  CredentialTrust,
-} from '../credentials/client-credential-repository.js';
+import {
+  type ClientCredentialRow,
+  type CredentialKey,
+  type CredentialTrust,
+  keyObjectOf,
+} from '../credentials/index.js';
 import type { FederatedIssuerKeys } from './federated-issuer-keys.js';
 import {
   AssertionCheckUnavailable,
   AssertionRejected,
   IssuerKeysUnavailable,
-} from '../platform/errors.js';
+} from '../platform/index.js';
 import {
   ASYMMETRIC_ALGS,
   firstVerifying,
@@ -20,7 +21,6 @@ import {
   parseCompactJws,
   type CompactJws,
 } from './jws.js';
-import { keyObjectOf } from '../credentials/public-keys.js';
 
 /** The credential that authenticated a grant. */
 export type UsedCredential =

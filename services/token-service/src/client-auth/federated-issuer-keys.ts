@@ -1,7 +1,7 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { verificationKeyProblem } from '@plant/shared/security';
 import { fetchIssuerJson, urlProblem, type IssuerFetchPolicy } from './issuer-fetch.js';
-import { IssuerFetchFailed, IssuerKeysUnavailable } from '../platform/errors.js';
+import { IssuerFetchFailed, IssuerKeysUnavailable } from '../platform/index.js';
 
 export interface IssuerKeyLimits {
   /** How long fetched keys are used before they are fetched again (10 min). */

@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { IssuerFetchFailed } from '../platform/errors.js';
+import { IssuerFetchFailed } from '../platform/index.js';
 
 /** What a trusted issuer's documents may be fetched from, and how much they may cost. */
 export interface IssuerFetchPolicy {

@@ -4,8 +4,7 @@ import type {
   ClientCredentialRow,
   CredentialCacheLimits,
 } from './client-credentials.js';
-import { RealmClientIds } from '../service-accounts/realm-client-id-repository.js';
-import { GRANTS_JSON } from '../service-accounts/service-account-repository.js';
+import { RealmClientIds, GRANTS_JSON } from '../service-accounts/index.js';
 
 export type {
   ClientCredentialRepository,

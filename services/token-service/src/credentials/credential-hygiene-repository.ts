@@ -5,10 +5,9 @@ import type {
   QuotaMode,
   RevocationEntry,
 } from '@plant/shared/token-service-client';
-import { changeAccount } from '../service-accounts/account-change.js';
-import { effectsOf } from '../changes/change-effects.js';
-import { findLiveEntry } from '../service-accounts/principal-repository.js';
-import { lockRealm } from '../realms/realm-lock.js';
+import { changeAccount, findLiveEntry } from '../service-accounts/index.js';
+import { effectsOf } from '../changes/index.js';
+import { lockRealm } from '../realms/index.js';
 
 /** A realm's credential policy as stored; a realm without a row has the defaults. */
 export interface CredentialPolicyRow {

@@ -12,11 +12,10 @@ import type {
   ServiceAccount,
 } from '@plant/shared/token-service-client';
 import type { CredentialPolicyRow } from './credential-hygiene-repository.js';
-import { TenantNotFound } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { TenantNotFound, type IdentityContext } from '../platform/index.js';
 import { publishChange } from './service-account-credentials.js';
-import { getServiceAccount } from '../service-accounts/service-accounts.js';
-import { assertTenantExists } from '../realms/tenants.js';
+import { getServiceAccount } from '../service-accounts/index.js';
+import { assertTenantExists } from '../realms/index.js';
 
 function toCredentialPolicy(row: CredentialPolicyRow): CredentialPolicy {
   return {

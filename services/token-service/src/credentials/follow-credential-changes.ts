@@ -1,6 +1,6 @@
 import type { Logger } from '@plant/shared/logging';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { revocationHorizonSeconds } from '../revocation/revocation-feed.js';
+import type { IdentityContext } from '../platform/index.js';
+import { revocationHorizonSeconds } from '../revocation/index.js';
 
 /** How often the feed is read: the longest a credential change whose event was lost stays cached here. */
 export const FOLLOW_MS = 5_000;

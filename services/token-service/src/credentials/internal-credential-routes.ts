@@ -9,8 +9,17 @@ import {
   AddTrustSchema,
   SetQuotaSchema,
   UpdateCredentialPolicySchema,
-} from '../service-accounts/principal-validators.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+  setServiceAccountDisabled,
+} from '../service-accounts/index.js';
+import {
+  type IdentityContext,
+  accountActionRoute,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+} from '../platform/index.js';
 import {
   addServiceAccountKey,
   addServiceAccountTrust,
@@ -19,15 +28,6 @@ import {
   removeServiceAccountSecret,
   removeServiceAccountTrust,
 } from './service-account-credentials.js';
-import { setServiceAccountDisabled } from '../service-accounts/service-accounts.js';
-import {
-  accountActionRoute,
-  idOf,
-  noStore,
-  REPORT_INPUT,
-  tenantOf,
-  type InternalRoute,
-} from '../platform/internal-route-helpers.js';
 
 /**
  * A service account's credentials beyond the secret (keys, trusted workloads), the secret's

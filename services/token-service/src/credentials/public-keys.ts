@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { SUPPORTED_VERIFICATION_KEYS, verificationKeyProblem } from '@plant/shared/security';
-import { algFits } from '../client-auth/jws.js';
-import { InvalidPublicKey } from '../platform/errors.js';
+import { algFits } from '../client-auth/index.js';
+import { InvalidPublicKey } from '../platform/index.js';
 
 /** A service account's public key as it is stored: normalised public JWK, its id and algorithm. */
 export interface ImportedPublicKey {

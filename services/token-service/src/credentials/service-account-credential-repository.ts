@@ -1,7 +1,7 @@
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
-import { changeAccount } from '../service-accounts/account-change.js';
-import { lockRealm } from '../realms/realm-lock.js';
+import { changeAccount } from '../service-accounts/index.js';
+import { lockRealm } from '../realms/index.js';
 
 export interface AccountKeyRow {
   id: string;

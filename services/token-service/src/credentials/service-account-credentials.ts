@@ -14,7 +14,7 @@ import {
   type ServiceAccountKey,
   type ServiceAccountTrust,
 } from '@plant/shared/token-service-client';
-import { urlProblem } from '../client-auth/issuer-fetch.js';
+import { urlProblem } from '../client-auth/index.js';
 import {
   DuplicateKey,
   DuplicateTrust,
@@ -27,15 +27,15 @@ import {
   TrustedIssuerLimitReached,
   TrustLimitReached,
   TrustNotFound,
-} from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+  type IdentityContext,
+} from '../platform/index.js';
 import { importPublicKey } from './public-keys.js';
 import {
   toServiceAccountCredentials,
   toServiceAccountKey,
   toServiceAccountTrust,
-} from '../service-accounts/service-account-view.js';
-import { assertTenantExists } from '../realms/tenants.js';
+} from '../service-accounts/index.js';
+import { assertTenantExists } from '../realms/index.js';
 
 type ErrorClass = new () => Error;
 

@@ -1,8 +1,7 @@
 import { Unauthorized } from '@plant/shared/api';
 import { constantTimeEquals } from '@plant/shared/security';
-import type { ClientAuthFailureRepository } from '../client-auth/client-auth-failure-repository.js';
-import type { ClientAuthSource } from '../client-auth/authenticate-client.js';
-import { TooManyFailedAuthentications } from '../platform/errors.js';
+import type { ClientAuthFailureRepository, ClientAuthSource } from '../client-auth/index.js';
+import { TooManyFailedAuthentications } from '../platform/index.js';
 
 /** The `realm` of the introspection endpoint's challenges. */
 const REALM = 'token-introspection';

@@ -1,21 +1,24 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { ExternalSigningKey } from 'oidc-provider';
-import { issuerOf, PORTAL_CLIENT_ID } from '../realms/realm-naming.js';
 import {
   DEFAULT_SIGNING_ALGORITHM,
   SIGNING_ALGORITHMS,
   type SigningAlgorithm,
-} from '../signing-keys/signing-keys.js';
+} from '@plant/shared/api';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { ExternalSigningKey } from 'oidc-provider';
+import { PORTAL_CLIENT_ID } from '@plant/shared/api';
+import { issuerOf } from '../realms/index.js';
+import type { NodeSigningKey } from '../signing-keys/index.js';
 import {
   buildClient,
   type Client,
   replaceClientLookup,
   serveIssuerPerRequest,
-} from '../oidc/oidc-provider-internals.js';
-import { realmConfiguration } from '../oidc/realm-configuration.js';
-import { wireProvider, type RealmBinding, type RealmProviderDeps } from '../oidc/realm-provider.js';
-import type { NodeSigningKey } from '../signing-keys/signing-key.js';
+  realmConfiguration,
+  wireProvider,
+  type RealmBinding,
+  type RealmProviderDeps,
+} from '../oidc/index.js';
 
 /** The realm a token request is for, and its signing key: set on the request by the token route's handler. */
 export interface RealmRequestBinding {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { NotFound } from '@plant/shared/api';
+import { NotFound, isTenantName } from '@plant/shared/api';
 import {
   clientAddress,
   formBody,
@@ -10,8 +10,7 @@ import {
 } from '@plant/shared/http';
 import type { ResourceServerAuthentication } from './authenticate-resource-server.js';
 import { introspectToken, type TokenInspector } from './introspect-token.js';
-import { INTROSPECTION_PATH } from '../realms/realm-naming.js';
-import { isTenantName } from '../service-accounts/principal-validators.js';
+import { INTROSPECTION_PATH } from '../realms/index.js';
 
 export interface IntrospectionDeps {
   authenticator: ResourceServerAuthentication;

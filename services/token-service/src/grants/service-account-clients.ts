@@ -1,9 +1,10 @@
+import { PORTAL_CLIENT_ID } from '@plant/shared/api';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type {
   ClientAuthentication,
   ClientAuthSource,
   ClientCredential,
-} from '../client-auth/authenticate-client.js';
+} from '../client-auth/index.js';
 import {
   AssertionCheckUnavailable,
   AssertionRefused,
@@ -14,22 +15,19 @@ import {
   SecretExpiredRefusal,
   TooManyFailedAuthentications,
   TooManyRequests,
-} from '../platform/errors.js';
-import { PORTAL_CLIENT_ID } from '../realms/realm-naming.js';
+} from '../platform/index.js';
 import {
   PRINCIPAL_METADATA,
   SIGNAL_SCOPES,
   serviceAccountScope,
   type PrincipalMetadata,
-} from '../oidc/realm-configuration.js';
-import {
   buildClient,
   type Client,
   type ProviderContext,
   replaceClientLookup,
   replaceClientSecretComparison,
-} from '../oidc/oidc-provider-internals.js';
-import type { RealmBinding } from '../oidc/realm-provider.js';
+  type RealmBinding,
+} from '../oidc/index.js';
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
 

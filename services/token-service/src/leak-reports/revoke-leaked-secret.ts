@@ -13,9 +13,8 @@
  * it with the actor "GitHub secret scanning". A repeated report of a secret already revoked is
  * recognised by its digest among the recorded leaks and changes nothing.
  */
-import { isWellFormedClientSecret } from '../credentials/client-secrets.js';
-import { publishChange } from '../credentials/service-account-credentials.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { isWellFormedClientSecret, publishChange } from '../credentials/index.js';
+import type { IdentityContext } from '../platform/index.js';
 import type { LeakReportEntry } from './parse-report.js';
 
 /** Who the leaks and security events name as the reporter. */

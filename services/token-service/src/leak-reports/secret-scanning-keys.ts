@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { KeysUnavailable } from '../platform/errors.js';
+import { KeysUnavailable } from '../platform/index.js';
 
 /** A key document larger than this is refused (GitHub's holds a few keys: a few KiB). */
 export const KEY_DOCUMENT_MAX_BYTES = 64 * 1024;

@@ -15,7 +15,7 @@
 import { rawJsonBody, type Route } from '@plant/shared/http';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, type Registry } from 'prom-client';
-import { SecretScanningOff } from '../platform/errors.js';
+import { SecretScanningOff } from '../platform/index.js';
 import { answerLeakReport } from './answer-leak-report.js';
 import { parseReport, REPORT_MAX_BYTES } from './parse-report.js';
 import type { LeakContext } from './revoke-leaked-secret.js';

@@ -7,8 +7,7 @@
 import { verify, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ServiceUnavailable } from '@plant/shared/api';
-import { InvalidReportSignature } from '../platform/errors.js';
-import { KeysUnavailable } from '../platform/errors.js';
+import { InvalidReportSignature, KeysUnavailable } from '../platform/index.js';
 import type { SecretScanningKeys } from './secret-scanning-keys.js';
 
 const SIGNATURE_SHAPE = /^[A-Za-z0-9+/]{40,200}={0,2}$/;

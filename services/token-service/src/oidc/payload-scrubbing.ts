@@ -14,7 +14,7 @@
  * sign-out form's CSRF token, useless without the session cookie). Pushed authorization
  * requests and the device flow, whose payloads would carry more, are not enabled.
  */
-import { PayloadHoldsItsId } from '../platform/errors.js';
+import { PayloadHoldsItsId } from '../platform/index.js';
 
 type Payload = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { IdentityContext } from '../platform/identity-context.js';
+import type { IdentityContext } from '../platform/index.js';
 import { restorePayload, scrubPayload } from './payload-scrubbing.js';
 
 type OidcPayloads = IdentityContext['oidcPayloads'];

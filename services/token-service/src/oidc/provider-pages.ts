@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { html, Html, renderPage } from '@plant/shared/page-look';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { isTenantName } from '../service-accounts/principal-validators.js';
+import { isTenantName } from '@plant/shared/api';
 
 /**
  * Where this service serves the shared stylesheet: under `/realms/`, the only prefix the ingress

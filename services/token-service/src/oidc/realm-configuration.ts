@@ -1,3 +1,4 @@
+import { PORTAL_CLIENT_ID, type SigningAlgorithm } from '@plant/shared/api';
 import { createHash } from 'node:crypto';
 import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
@@ -8,12 +9,11 @@ import {
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import { listOf, type TokenServiceConfig } from '../config.js';
-import type { ClientAuthentication } from '../client-auth/authenticate-client.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { ACR_VALUES, hasSecondFactor } from '../second-factors/second-factors.js';
-import { signInPolicy } from '../sign-in/sign-in-policy.js';
-import { PORTAL_CLIENT_ID, realmPath } from '../realms/realm-naming.js';
-import type { SigningAlgorithm } from '../signing-keys/signing-keys.js';
+import type { ClientAuthentication } from '../client-auth/index.js';
+import type { IdentityContext } from '../platform/index.js';
+import { ACR_VALUES, hasSecondFactor } from '../second-factors/index.js';
+import { signInPolicy } from '../sign-in/index.js';
+import { realmPath } from '../realms/index.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';

@@ -4,10 +4,13 @@ import type { Logger } from '@plant/shared/logging';
 import type { SourceBudget } from '@plant/shared/security';
 import type { IncomingMessage } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
-import type { ClientAuthentication, ClientCredential } from '../client-auth/authenticate-client.js';
-import { ASYMMETRIC_ALGS } from '../client-auth/jws.js';
+import {
+  type ClientAuthentication,
+  type ClientCredential,
+  ASYMMETRIC_ALGS,
+} from '../client-auth/index.js';
 import { guardAuthorizationRequests } from './authorization-request-guard.js';
-import { INTROSPECTION_PATH, issuerOf, realmPath } from '../realms/realm-naming.js';
+import { INTROSPECTION_PATH, issuerOf, realmPath } from '../realms/index.js';
 import { grantRequestId } from './grant-request-id.js';
 import { pinRequestOrigin, type ProviderContext } from './oidc-provider-internals.js';
 import type { RealmPageContext } from './provider-pages.js';
@@ -17,10 +20,9 @@ import {
   AssertionRefused,
   AssertionUnverifiable,
   ReplayCheckUnavailable,
-} from '../platform/errors.js';
-import { serveServiceAccountClients } from '../grants/service-account-clients.js';
-import type { NodeSigningKey } from '../signing-keys/signing-key.js';
-import type { TokenMetrics } from '../grants/token-metrics.js';
+} from '../platform/index.js';
+import { serveServiceAccountClients, type TokenMetrics } from '../grants/index.js';
+import type { NodeSigningKey } from '../signing-keys/index.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
   logger: Logger;

@@ -1,16 +1,11 @@
 import { SizedLru } from '@plant/shared/util';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { decryptSigningKey } from '../signing-keys/signing-keys.js';
-import { issuerOf } from '../realms/realm-naming.js';
-import {
-  createGrantEngine,
-  type GrantEngine,
-  type RealmRequestBinding,
-} from '../grants/grant-engine.js';
+import type { IdentityContext } from '../platform/index.js';
+import { decryptSigningKey, NodeSigningKey } from '../signing-keys/index.js';
+import { issuerOf } from '../realms/index.js';
+import { createGrantEngine, type GrantEngine, type RealmRequestBinding } from '../grants/index.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
-import { NodeSigningKey } from '../signing-keys/signing-key.js';
 
 /** How often the cached keys are checked against Postgres (a rotation event may be missed). */
 export const RECHECK_MS = 30_000;

@@ -1,6 +1,6 @@
 import type { DpopReplayStore } from '@plant/resource-auth';
 import Provider from 'oidc-provider';
-import { ReplayCheckUnavailable } from '../platform/errors.js';
+import { ReplayCheckUnavailable } from '../platform/index.js';
 
 /**
  * How far from now oidc-provider accepts a proof's `iat` (without a nonce), and how long a nonce

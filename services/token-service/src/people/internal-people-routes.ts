@@ -1,5 +1,13 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
-import type { IdentityContext } from '../platform/identity-context.js';
+import {
+  type IdentityContext,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+  optionalJsonBody,
+} from '../platform/index.js';
 import {
   createInvitation,
   INVITATIONS_QUERY,
@@ -12,21 +20,13 @@ import {
   ActorBodySchema,
   CreateInvitationSchema,
   UpdateUserSchema,
-} from '../service-accounts/principal-validators.js';
+} from '../service-accounts/index.js';
 import {
   listSecurityEvents,
   parseSecurityEventsQuery,
   SECURITY_EVENTS_QUERY,
 } from './people-audit.js';
-import { getUser, listUsers, removeUser, updateUser } from './users.js';
-import {
-  idOf,
-  noStore,
-  REPORT_INPUT,
-  tenantOf,
-  type InternalRoute,
-} from '../platform/internal-route-helpers.js';
-import { optionalJsonBody } from '../platform/optional-json-body.js';
+import { getUser, listUsers, removeUser, signOutUserEverywhere, updateUser } from './users.js';
 
 /**
  * People of a realm (account-admin's People page): list, read, change role or status, remove;
@@ -148,6 +148,20 @@ export function peopleRoutes(
       ],
     },
   ];
+}
+
+/** Ends every session and token of one person (`admin`). */
+export function signOutEverywhereRoute(identity: IdentityContext, base: string): InternalRoute {
+  return {
+    method: 'POST',
+    path: `${base}/users/:id/sign-out-everywhere`,
+    scope: 'admin',
+    handlers: [
+      async (req, res) => {
+        noStore(res).json(await signOutUserEverywhere(identity, tenantOf(req), idOf(req, 'id')));
+      },
+    ],
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

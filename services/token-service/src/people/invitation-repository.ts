@@ -1,9 +1,9 @@
 import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
-import { lockRealm } from '../realms/realm-lock.js';
+import { lockRealm } from '../realms/index.js';
 import { insertPeopleAuditEvent } from './people-audit-repository.js';
 import { emailInUse, insertUser, type NewUser } from './user-repository.js';
-import { DuplicateUserEmail, RollBack } from '../platform/errors.js';
+import { DuplicateUserEmail, RollBack } from '../platform/index.js';
 
 export interface InvitationRow {
   id: string;

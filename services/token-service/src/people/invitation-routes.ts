@@ -14,19 +14,18 @@ import { keepingRequestContext, type Route } from '@plant/shared/http';
 import { requestIdOf } from '@plant/shared/logging';
 import { constantTimeEquals, type SourceBudget } from '@plant/shared/security';
 import express, { type Request, type Response } from 'express';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { isTenantName } from '@plant/shared/api';
+import type { IdentityContext } from '../platform/index.js';
 import { acceptInvitation, findInvitation } from './invitations.js';
-import type { PasswordCheckers } from '../sign-in/password-checkers.js';
-import { isTenantName } from '../service-accounts/principal-validators.js';
+import { type PasswordCheckers, BUSY, PASSWORD_MAX, waitWording } from '../sign-in/index.js';
 import type { Html } from '@plant/shared/page-look';
-import { messageCard, page, pageHeaders, unknownRealmPage } from '../oidc/provider-pages.js';
+import { messageCard, page, pageHeaders, unknownRealmPage } from '../oidc/index.js';
 import {
   invitationFormPage,
   linkStatePage,
   PASSWORD_MIN,
   type LinkState,
 } from './invitation-page.js';
-import { BUSY, PASSWORD_MAX, waitWording } from '../sign-in/sign-in-form.js';
 
 export interface InvitationPageDeps {
   identity: Pick<IdentityContext, 'invitations' | 'secrets' | 'realms'>;

@@ -26,10 +26,10 @@ import {
   InvitationNotFound,
   TenantNotFound,
   UserEmailTaken,
-} from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import type { PasswordCheckers } from '../sign-in/password-checkers.js';
-import { assertTenantExists } from '../realms/tenants.js';
+  type IdentityContext,
+} from '../platform/index.js';
+import type { PasswordCheckers } from '../sign-in/index.js';
+import { assertTenantExists } from '../realms/index.js';
 
 /** 32 random bytes in base64url: 43 characters, nothing else. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;

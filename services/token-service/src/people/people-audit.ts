@@ -7,8 +7,8 @@
 import { BadRequest } from '@plant/shared/api';
 import { parseFeedPosition, type RealmSecurityEvent } from '@plant/shared/token-service-client';
 import type { PeopleAuditRow } from './people-audit-repository.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { assertTenantExists } from '../realms/tenants.js';
+import type { IdentityContext } from '../platform/index.js';
+import { assertTenantExists } from '../realms/index.js';
 
 export const SECURITY_EVENTS_QUERY = ['before', 'limit'] as const;
 export const SECURITY_EVENTS_PAGE_MAX = 200;

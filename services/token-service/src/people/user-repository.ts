@@ -1,9 +1,9 @@
-import { DuplicateUserEmail } from '../platform/errors.js';
+import { DuplicateUserEmail } from '../platform/index.js';
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
-import { bumpTokenVersion, insertPrincipal } from '../service-accounts/principal-repository.js';
-import { lockRealm } from '../realms/realm-lock.js';
-import { effectsOf } from '../changes/change-effects.js';
+import { bumpTokenVersion, insertPrincipal } from '../service-accounts/index.js';
+import { lockRealm } from '../realms/index.js';
+import { effectsOf } from '../changes/index.js';
 
 export interface UserRow {
   sub: string;

@@ -20,10 +20,10 @@ import {
   TenantNotFound,
   UserEmailTaken,
   UserNotFound,
-} from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { hashPassword } from '../sign-in/passwords.js';
-import { assertTenantExists } from '../realms/tenants.js';
+  type IdentityContext,
+} from '../platform/index.js';
+import { hashPassword } from '../sign-in/index.js';
+import { assertTenantExists } from '../realms/index.js';
 
 /** A user as the create commands answer it. */
 export interface CreatedUser {

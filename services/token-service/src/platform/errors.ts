@@ -26,7 +26,7 @@ import {
   MAX_TRUSTS_PER_SERVICE_ACCOUNT,
 } from '@plant/shared/token-service-client';
 import { errors } from 'oidc-provider';
-import type { AcceptOutcome } from '../people/invitation-repository.js';
+import type { AcceptOutcome } from '../people/index.js';
 
 type WireErrorClass = new (message?: string, options?: AppErrorOptions) => AppError;
 

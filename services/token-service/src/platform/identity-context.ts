@@ -1,8 +1,7 @@
 import type { Repositories } from '../repositories.js';
-import type { TrustPolicy } from '../credentials/service-account-credentials.js';
-import type { ClientSecretDigester } from '../credentials/client-secrets.js';
-import type { KeyEncryption } from '../signing-keys/key-encryption.js';
-import type { RevocationPublisher } from '../revocation/revocation-publisher.js';
+import type { TrustPolicy, ClientSecretDigester } from '../credentials/index.js';
+import type { KeyEncryption } from '../signing-keys/index.js';
+import type { RevocationPublisher } from '../revocation/index.js';
 
 /**
  * What the use cases work with: repositories (objects that own their queries and

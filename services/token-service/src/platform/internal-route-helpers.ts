@@ -1,11 +1,7 @@
-import { NotFound } from '@plant/shared/api';
+import { NotFound, isTenantName } from '@plant/shared/api';
 import { fieldsOf, type ExpressRoute } from '@plant/shared/http';
 import type { Request, Response } from 'express';
-import {
-  ActorBodySchema,
-  isStorableText,
-  isTenantName,
-} from '../service-accounts/principal-validators.js';
+import { ActorBodySchema, isStorableText } from '../service-accounts/index.js';
 import type { InternalScope } from './internal-auth.js';
 import { optionalJsonBody } from './optional-json-body.js';
 

@@ -1,9 +1,8 @@
 import type { Logger } from '@plant/shared/logging';
 import { Counter, type Registry } from 'prom-client';
-import type { ClientCredentialRow } from '../credentials/client-credentials.js';
+import type { ClientCredentialRow, CredentialAuditEvent } from '../credentials/index.js';
 import type { GrantQuotaCounter } from './grant-quota-counter.js';
-import type { CredentialAuditEvent } from '../credentials/credential-hygiene-repository.js';
-import { GrantQuotaExceeded } from '../platform/errors.js';
+import { GrantQuotaExceeded } from '../platform/index.js';
 
 export interface GrantQuotasDeps {
   counter: GrantQuotaCounter;

@@ -1,7 +1,7 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
-import { insertSigningKey, type NewSigningKey } from '../signing-keys/signing-key-repository.js';
-import { insertUser, type NewUser } from '../people/user-repository.js';
-import { RealmExists } from '../platform/errors.js';
+import { insertSigningKey, type NewSigningKey } from '../signing-keys/index.js';
+import { insertUser, type NewUser } from '../people/index.js';
+import { RealmExists } from '../platform/index.js';
 
 export interface RealmRow {
   name: string;

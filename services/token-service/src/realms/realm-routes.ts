@@ -1,12 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { NotFound } from '@plant/shared/api';
+import { NotFound, isTenantName } from '@plant/shared/api';
 import type { ExpressLayer, NodeHandler, Route } from '@plant/shared/http';
 import { refusalDelay, type SourceBudget } from '@plant/shared/security';
-import { isTenantName } from '../service-accounts/principal-validators.js';
-import { isAuthorizationPath, TOO_MANY_STARTS } from '../oidc/authorization-request-guard.js';
-import { errorPage, pageHeaders, unknownRealmPage } from '../oidc/provider-pages.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
+import {
+  isAuthorizationPath,
+  TOO_MANY_STARTS,
+  errorPage,
+  pageHeaders,
+  unknownRealmPage,
+  type RealmProviders,
+} from '../oidc/index.js';
 
 type RealmRequest = IncomingMessage & {
   params: { tenant: string };

@@ -3,6 +3,7 @@
  * Creating one makes its first signing key and first Account Admin in one transaction, so a
  * realm never exists half-made; reading one is the check every other module's 404 relies on.
  */
+import { DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '@plant/shared/api';
 import { randomUUID } from 'node:crypto';
 import {
   DuplicateUserEmail,
@@ -10,15 +11,11 @@ import {
   TenantExists,
   TenantNotFound,
   UserEmailTaken,
-} from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { hashPassword } from '../sign-in/passwords.js';
-import {
-  createSigningKey,
-  DEFAULT_SIGNING_ALGORITHM,
-  type SigningAlgorithm,
-} from '../signing-keys/signing-keys.js';
-import type { CreatedUser } from '../people/users.js';
+  type IdentityContext,
+} from '../platform/index.js';
+import { hashPassword } from '../sign-in/index.js';
+import { createSigningKey } from '../signing-keys/index.js';
+import type { CreatedUser } from '../people/index.js';
 
 /** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
 export async function createTenant(

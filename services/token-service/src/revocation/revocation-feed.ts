@@ -14,8 +14,7 @@ import {
   type RevocationEntry,
   type RevocationSnapshot,
 } from '@plant/shared/token-service-client';
-import { PrincipalNotFound } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { PrincipalNotFound, type IdentityContext } from '../platform/index.js';
 
 /**
  * How long a revocation entry is needed (docs/architecture.md, "Revocation on resource servers"). A token minted

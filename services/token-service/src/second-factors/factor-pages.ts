@@ -5,7 +5,7 @@
  * the passkey forms are run by the service's own script (passkey-script.ts).
  */
 import { html, type Html } from '@plant/shared/page-look';
-import { page } from '../oidc/provider-pages.js';
+import { page } from '../oidc/index.js';
 import { PASSKEY_SCRIPTS } from './passkey-script.js';
 
 /** Longest code read (a recovery code with its hyphens and some spaces). */

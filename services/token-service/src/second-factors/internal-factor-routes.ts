@@ -1,6 +1,14 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { ActorBodySchema, FactorPolicySchema } from '../service-accounts/principal-validators.js';
+import {
+  type IdentityContext,
+  idOf,
+  noStore,
+  REPORT_INPUT,
+  tenantOf,
+  type InternalRoute,
+  optionalJsonBody,
+} from '../platform/index.js';
+import { ActorBodySchema, FactorPolicySchema } from '../service-accounts/index.js';
 import {
   getFactorPolicy,
   listFactors,
@@ -8,14 +16,6 @@ import {
   resetFactors,
   setFactorPolicy,
 } from './second-factors.js';
-import {
-  idOf,
-  noStore,
-  REPORT_INPUT,
-  tenantOf,
-  type InternalRoute,
-} from '../platform/internal-route-helpers.js';
-import { optionalJsonBody } from '../platform/optional-json-body.js';
 
 /**
  * A person's second factors and the realm's policy, for account-admin (scope `admin`): list,

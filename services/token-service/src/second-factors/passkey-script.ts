@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Request, Response } from 'express';
 import type { Route } from '@plant/shared/http';
-import { SIGN_IN_ASSETS } from '../oidc/provider-pages.js';
+import { SIGN_IN_ASSETS } from '../oidc/index.js';
 
 export const WEBAUTHN_BROWSER_SCRIPT = `${SIGN_IN_ASSETS}/simplewebauthn-browser.js`;
 export const PASSKEY_SCRIPT = `${SIGN_IN_ASSETS}/passkey.js`;

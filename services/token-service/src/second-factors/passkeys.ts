@@ -25,10 +25,9 @@ import {
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import type { WebAuthnChallengeRepository } from './webauthn-challenge-repository.js';
 import type { PasskeyRow } from './user-factor-repository.js';
-import { DuplicateFactor } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { DuplicateFactor, type IdentityContext } from '../platform/index.js';
 import { AMR, publishAfterCommit } from './second-factors.js';
-import { isRefusal, type SignInThrottle } from '../sign-in/sign-in-throttle.js';
+import { isRefusal, type SignInThrottle } from '../sign-in/index.js';
 
 export interface RelyingParty {
   /** The RP ID: a registrable domain suffix of the origin's host. */

@@ -6,7 +6,7 @@
  * cannot be checked against guesses without the pepper.
  */
 import { randomBytes } from 'node:crypto';
-import type { ClientSecretDigester } from '../credentials/client-secrets.js';
+import type { ClientSecretDigester } from '../credentials/index.js';
 
 export const RECOVERY_CODES_PER_SET = 10;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';

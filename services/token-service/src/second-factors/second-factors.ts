@@ -20,10 +20,10 @@ import {
   FactorNotFound,
   TenantNotFound,
   UserNotFound,
-} from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+  type IdentityContext,
+} from '../platform/index.js';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeDigest } from './recovery-codes.js';
-import { isRefusal, type SignInThrottle } from '../sign-in/sign-in-throttle.js';
+import { isRefusal, type SignInThrottle } from '../sign-in/index.js';
 import { matchTotp, newTotpSecret, normalizeTotpCode, totpUri } from './totp.js';
 
 export const FACTOR_ACR = 'urn:plantstore:acr:factor';

@@ -1,8 +1,8 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
-import { bumpTokenVersion } from '../service-accounts/principal-repository.js';
-import { endRealmSessions } from '../people/user-repository.js';
-import { DuplicateFactor, StaleFactorGeneration } from '../platform/errors.js';
+import { bumpTokenVersion } from '../service-accounts/index.js';
+import { endRealmSessions } from '../people/index.js';
+import { DuplicateFactor, StaleFactorGeneration } from '../platform/index.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
 export interface SignInPerson {

@@ -1,13 +1,9 @@
-import { NoLiveAccount } from '../platform/errors.js';
+import { NoLiveAccount } from '../platform/index.js';
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
-import {
-  type AccountEffects,
-  accountEffectsOf,
-  type AccountChangeKind,
-} from '../changes/change-effects.js';
-import { recordSignals } from '../signals/signal-outbox.js';
+import { type AccountEffects, accountEffectsOf, type AccountChangeKind } from '../changes/index.js';
+import { recordSignals } from '../signals/index.js';
 
 /**
  * A change of one service account, by kind (changes/change-effects.ts says what each kind

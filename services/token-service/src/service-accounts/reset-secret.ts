@@ -12,10 +12,9 @@
  * 4. `answerWithSecret`: the account as it is now, with the secret.
  */
 import type { RevocationEntry, ServiceAccountWithSecret } from '@plant/shared/token-service-client';
-import { generateClientSecret } from '../credentials/client-secrets.js';
-import { ServiceAccountNotFound } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { assertTenantExists } from '../realms/tenants.js';
+import { generateClientSecret } from '../credentials/index.js';
+import { ServiceAccountNotFound, type IdentityContext } from '../platform/index.js';
+import { assertTenantExists } from '../realms/index.js';
 import { getServiceAccount } from './service-accounts.js';
 
 type ResetContext = Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'secrets' | 'publisher'>;

@@ -1,4 +1,4 @@
-import { DuplicateServiceAccountName } from '../platform/errors.js';
+import { DuplicateServiceAccountName } from '../platform/index.js';
 import { nameKey } from '@plant/shared/api';
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type {
@@ -8,10 +8,10 @@ import type {
   ServiceAccountRole,
 } from '@plant/shared/token-service-client';
 import { type AccountChange, changeAccount } from './account-change.js';
-import { type AccountChangeKind, effectsOf } from '../changes/change-effects.js';
+import { type AccountChangeKind, effectsOf } from '../changes/index.js';
 import { insertPrincipal } from './principal-repository.js';
-import { lockRealm } from '../realms/realm-lock.js';
-import { recordSignals } from '../signals/signal-outbox.js';
+import { lockRealm } from '../realms/index.js';
+import { recordSignals } from '../signals/index.js';
 
 export interface ServiceAccountRow {
   sub: string;

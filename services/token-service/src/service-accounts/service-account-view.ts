@@ -5,14 +5,14 @@ import type {
   ServiceAccountKey,
   ServiceAccountTrust,
 } from '@plant/shared/token-service-client';
-import type {
-  AccountCredentialsRow,
-  AccountKeyRow,
-  AccountTrustRow,
-} from '../credentials/service-account-credential-repository.js';
-import type { LeakRow } from '../credentials/credential-hygiene-repository.js';
+import {
+  type AccountCredentialsRow,
+  type AccountKeyRow,
+  type AccountTrustRow,
+  type LeakRow,
+  secretExpiresAt,
+} from '../credentials/index.js';
 import type { ServiceAccountRow } from './service-account-repository.js';
-import { secretExpiresAt } from '../credentials/secret-expiry.js';
 
 const iso = (at: Date | string | null): string | null =>
   at === null ? null : new Date(at).toISOString();

@@ -15,18 +15,17 @@ import {
   type ServiceAccountRole,
   type ServiceAccountWithSecret,
 } from '@plant/shared/token-service-client';
-import { generateClientSecret } from '../credentials/client-secrets.js';
+import { generateClientSecret, publishChange } from '../credentials/index.js';
 import {
   DuplicateServiceAccountName,
   ServiceAccountLimitReached,
   ServiceAccountNameTaken,
   ServiceAccountNotFound,
   TenantNotFound,
-} from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { publishChange } from '../credentials/service-account-credentials.js';
+  type IdentityContext,
+} from '../platform/index.js';
 import { toServiceAccount } from './service-account-view.js';
-import { assertTenantExists } from '../realms/tenants.js';
+import { assertTenantExists } from '../realms/index.js';
 
 /** client_ids are opaque and random (128 bits): never derived from the name, so renames and reuse leak nothing. */
 function newClientId(): string {

@@ -1,8 +1,8 @@
-import type { SignInCredentialRow } from '../people/user-repository.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import type { SignInCredentialRow } from '../people/index.js';
+import type { IdentityContext } from '../platform/index.js';
 import type { CheckerSlot, PasswordCheckers } from './password-checkers.js';
 import { DUMMY_PASSWORD_HASH } from './passwords.js';
-import { isStorableText } from '../service-accounts/principal-validators.js';
+import { isStorableText } from '../service-accounts/index.js';
 import { isRefusal, type SignInReservation, type SignInThrottle } from './sign-in-throttle.js';
 
 export interface SignInDeps {

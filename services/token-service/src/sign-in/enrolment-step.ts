@@ -3,17 +3,20 @@
  * page, an authenticator app confirmed by its first code, a passkey registered, and the
  * "continue" after recovery codes were shown once.
  */
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
-import { StaleFactorGeneration } from '../platform/errors.js';
-import { finishRegistration, registrationOptions } from '../second-factors/passkeys.js';
 import {
+  type SignInPerson,
+  finishRegistration,
+  registrationOptions,
   AMR,
   confirmTotpEnrolment,
   mustEnrol,
   pendingTotp,
   startTotpEnrolment,
-} from '../second-factors/second-factors.js';
-import { CODE_MAX, enrolPage, PASSKEY_RESPONSE_MAX } from '../second-factors/factor-pages.js';
+  CODE_MAX,
+  enrolPage,
+  PASSKEY_RESPONSE_MAX,
+} from '../second-factors/index.js';
+import { StaleFactorGeneration } from '../platform/index.js';
 import { advance, showNewCodes } from './next-step.js';
 import {
   atStep,

@@ -1,13 +1,12 @@
+import { isTenantName } from '@plant/shared/api';
 import { createHmac } from 'node:crypto';
 import { isDatabaseUnavailable } from '@plant/shared/db';
 import type { Html } from '@plant/shared/page-look';
 import { constantTimeEquals } from '@plant/shared/security';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
-import { isTenantName } from '../service-accounts/principal-validators.js';
-import { unknownRealmPage } from '../oidc/provider-pages.js';
+import { unknownRealmPage, type RealmProviders } from '../oidc/index.js';
 import { interactionPages } from './interaction-pages.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 

@@ -4,13 +4,7 @@
  * sign-in with the way to start a new one.
  */
 import type { Response } from 'express';
-import {
-  messageCard,
-  OWN_SCRIPTS,
-  page,
-  pageHeaders,
-  signInAgainLink,
-} from '../oidc/provider-pages.js';
+import { messageCard, OWN_SCRIPTS, page, pageHeaders, signInAgainLink } from '../oidc/index.js';
 import type { PageAnswers } from './interaction-kit.js';
 
 export function interactionPages(portalUrl: string): PageAnswers {

@@ -14,8 +14,9 @@ import {
   mustEnrol,
   PASSWORD_ACR,
   replaceRecoveryCodes,
-} from '../second-factors/second-factors.js';
-import { continuePage, recoveryCodesPage } from '../second-factors/factor-pages.js';
+  continuePage,
+  recoveryCodesPage,
+} from '../second-factors/index.js';
 import { ANSWERED, flow, type SignInContext, type StepResult } from './sign-in-flow.js';
 import { goTo, livePerson, save, target } from './shared-steps.js';
 import type { SignInState } from './sign-in-state.js';

@@ -3,8 +3,12 @@
  * from the password form ("Use a passkey"). The assertion itself is verified in
  * second-factors/passkeys.ts (`finishAuthentication`); this is the flow around it.
  */
-import { finishAuthentication, type PasskeyAuthentication } from '../second-factors/passkeys.js';
-import { PASSKEY_REFUSED, PASSKEY_RESPONSE_MAX } from '../second-factors/factor-pages.js';
+import {
+  finishAuthentication,
+  type PasskeyAuthentication,
+  PASSKEY_REFUSED,
+  PASSKEY_RESPONSE_MAX,
+} from '../second-factors/index.js';
 import { advance } from './next-step.js';
 import { factorPageFor } from './second-factor-step.js';
 import { field, livePerson, loadPostedForm } from './shared-steps.js';

@@ -20,9 +20,12 @@ import {
   type SignInDeps,
   type SignInThrottled,
 } from './authenticate-user.js';
-import { authenticationOptions, type PasskeyDeps } from '../second-factors/passkeys.js';
-import { AMR } from '../second-factors/second-factors.js';
-import { passkeyForm } from '../second-factors/factor-pages.js';
+import {
+  authenticationOptions,
+  type PasskeyDeps,
+  AMR,
+  passkeyForm,
+} from '../second-factors/index.js';
 import type { InteractionKit, LoadedInteraction } from './interaction-kit.js';
 import { advance } from './next-step.js';
 import {
@@ -185,12 +188,21 @@ async function checkPassword(ctx: PasswordContext): Promise<StepResult> {
   return undefined;
 }
 
+/**
+ * 5. What the person must do next. A function declaration, read when a sign-in runs: next-step.ts
+ * reaches this module back through the second-factors wing, so `advance` is not yet initialised
+ * while this module loads when next-step.ts is the first module imported.
+ */
+function askNext(ctx: PasswordContext): StepResult | Promise<StepResult> {
+  return advance(ctx);
+}
+
 const passwordSteps: Step<PasswordContext> = flow<PasswordContext>(
   answerForeignForm,
   admitAtDoor,
   loadAdmittedInteraction,
   checkPassword,
-  advance, // 5.
+  askNext, // 5.
 );
 
 /** POST …/login: the password form. */

@@ -3,10 +3,14 @@
  * code (second-factors/second-factors.ts `verifyCode`), and the factor page both are typed
  * into. A passkey as the second factor is passkey-step.ts.
  */
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
-import { authenticationOptions } from '../second-factors/passkeys.js';
-import { verifyCode } from '../second-factors/second-factors.js';
-import { CODE_MAX, factorPage, WRONG_CODE } from '../second-factors/factor-pages.js';
+import {
+  type SignInPerson,
+  authenticationOptions,
+  verifyCode,
+  CODE_MAX,
+  factorPage,
+  WRONG_CODE,
+} from '../second-factors/index.js';
 import { advance } from './next-step.js';
 import {
   atStep,

@@ -3,7 +3,7 @@
  * state, the live person, saving the state, and the pages that end a sign-in.
  */
 import type { Request } from 'express';
-import type { FormTarget } from '../second-factors/factor-pages.js';
+import type { FormTarget } from '../second-factors/index.js';
 import type { LoadedInteraction } from './interaction-kit.js';
 import { ANSWERED, type SignInContext, type Step, type StepResult } from './sign-in-flow.js';
 import { stateOf, type SignInState } from './sign-in-state.js';

@@ -7,9 +7,7 @@
  */
 import type { Logger } from '@plant/shared/logging';
 import type { Request, Response } from 'express';
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
-import type { PasskeyDeps } from '../second-factors/passkeys.js';
-import type { FactorDeps } from '../second-factors/second-factors.js';
+import type { SignInPerson, PasskeyDeps, FactorDeps } from '../second-factors/index.js';
 import type { InteractionKit, LoadedInteraction } from './interaction-kit.js';
 import type { SignInState } from './sign-in-state.js';
 

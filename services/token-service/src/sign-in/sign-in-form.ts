@@ -6,8 +6,8 @@
  * the `Retry-After` header already does.
  */
 import { html, type Html } from '@plant/shared/page-look';
-import { page } from '../oidc/provider-pages.js';
-import { PASSKEY_SCRIPTS } from '../second-factors/passkey-script.js';
+import { page } from '../oidc/index.js';
+import { PASSKEY_SCRIPTS } from '../second-factors/index.js';
 
 /** Longest password read (longer is cut: a scrypt input of any size costs the same). */
 export const PASSWORD_MAX = 1024;

@@ -6,7 +6,7 @@
  * 4. a realm session's person with something left to verify starts there (step-up-flow.ts);
  * 5. otherwise the password form.
  */
-import { continuePage } from '../second-factors/factor-pages.js';
+import { continuePage } from '../second-factors/index.js';
 import { enrolPageFor } from './enrolment-step.js';
 import { passwordForm } from './password-step.js';
 import { factorPageFor } from './second-factor-step.js';

@@ -14,8 +14,12 @@
  * sign-in then asks is step-up-flow.ts and next-step.ts.
  */
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import { FACTOR_ACR, isPlantAction, mustEnrol } from '../second-factors/second-factors.js';
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
+import {
+  FACTOR_ACR,
+  isPlantAction,
+  mustEnrol,
+  type SignInPerson,
+} from '../second-factors/index.js';
 
 type PersonOf = (sub: string) => Promise<SignInPerson | undefined>;
 

@@ -4,7 +4,7 @@
  * is written once every step is done (next-step.ts), so resuming the authorization early only
  * starts a new sign-in.
  */
-import { isPlantAction, type PlantAction } from '../second-factors/second-factors.js';
+import { isPlantAction, type PlantAction } from '../second-factors/index.js';
 import type { LoadedInteraction } from './interaction-kit.js';
 
 /** A sign-in's progress, in its interaction. */

@@ -5,7 +5,7 @@ import type {
   TakenPoint,
 } from './sign-in-failure-repository.js';
 import { addressKey } from '@plant/shared/security';
-import type { ClientSecretDigester } from '../credentials/client-secrets.js';
+import type { ClientSecretDigester } from '../credentials/index.js';
 
 /** The points a sign-in attempt holds: spent if its password is wrong, returned otherwise. */
 export interface SignInReservation {

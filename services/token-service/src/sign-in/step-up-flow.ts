@@ -6,8 +6,7 @@
  * than at the password form, `stepUpPerson` (with `nextStep`, second-factors/second-factors.ts);
  * what is asked, `advance` (next-step.ts).
  */
-import type { SignInPerson } from '../second-factors/user-factor-repository.js';
-import { AMR, hasSecondFactor, nextStep } from '../second-factors/second-factors.js';
+import { type SignInPerson, AMR, hasSecondFactor, nextStep } from '../second-factors/index.js';
 import { advance } from './next-step.js';
 import type { SignInContext, StepResult } from './sign-in-flow.js';
 import { actionOf } from './sign-in-state.js';

@@ -13,9 +13,9 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { QueuedEventRow } from './signal-stream-repository.js';
-import type { IdentityContext } from '../platform/identity-context.js';
-import { issuerOf } from '../realms/realm-naming.js';
-import { decryptSigningKey } from '../signing-keys/signing-keys.js';
+import type { IdentityContext } from '../platform/index.js';
+import { issuerOf } from '../realms/index.js';
+import { decryptSigningKey } from '../signing-keys/index.js';
 
 /** How long a realm's key is used before it is read again (a rotation reaches SETs that late; the retired key stays published longer). */
 const KEY_TTL_MS = 30_000;

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, BadRequest, NotFound } from '@plant/shared/api';
 import type { Principal } from '@plant/resource-auth';
 import { InsufficientScope, InvalidToken, MissingToken } from '@plant/resource-auth';
-import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
+import type { IssuerFetchPolicy } from '../client-auth/index.js';
 import { SUPPORTED_EVENT_TYPES } from './signal-outbox.js';
 import { pushUrlProblem } from './signal-push.js';
 import type {
@@ -22,16 +22,16 @@ import type {
   StreamSettings,
   StreamStatus,
 } from './signal-stream-repository.js';
-import type { TokenInspector } from '../grants/introspect-token.js';
-import type { KeyEncryption } from '../signing-keys/key-encryption.js';
-import { issuerOf, realmPath } from '../realms/realm-naming.js';
+import type { TokenInspector } from '../grants/index.js';
+import type { KeyEncryption } from '../signing-keys/index.js';
+import { issuerOf, realmPath } from '../realms/index.js';
 import {
   BacklogFull,
   StreamLimitReached,
   StreamNotFound,
   SubjectLimitReached,
   VerificationTooSoon,
-} from '../platform/errors.js';
+} from '../platform/index.js';
 import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import type { SignalDelivery } from './signal-delivery.js';
 import {

@@ -7,8 +7,8 @@
  */
 import type { Logger } from '@plant/shared/logging';
 import type { Counter } from 'prom-client';
-import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
-import type { KeyEncryption } from '../signing-keys/key-encryption.js';
+import type { IssuerFetchPolicy } from '../client-auth/index.js';
+import type { KeyEncryption } from '../signing-keys/index.js';
 import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import { pushSecurityEvent } from './signal-push.js';
 import type {

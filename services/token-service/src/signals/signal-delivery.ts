@@ -31,8 +31,8 @@
  */
 import type { Logger } from '@plant/shared/logging';
 import type { Registry } from 'prom-client';
-import type { IssuerFetchPolicy } from '../client-auth/issuer-fetch.js';
-import type { KeyEncryption } from '../signing-keys/key-encryption.js';
+import type { IssuerFetchPolicy } from '../client-auth/index.js';
+import type { KeyEncryption } from '../signing-keys/index.js';
 import type { SecurityEventTokenSigner } from './security-event-tokens.js';
 import { deliverRound, leaseSeconds, type RoundDeps } from './signal-delivery-round.js';
 import { deliveryMetrics } from './signal-delivery-metrics.js';

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { checkedLookup, type IssuerFetchPolicy, urlProblem } from '../client-auth/issuer-fetch.js';
+import { checkedLookup, type IssuerFetchPolicy, urlProblem } from '../client-auth/index.js';
 
 /** What a push came to (RFC 8935 §2.2-2.4). */
 export type PushOutcome =

@@ -1,7 +1,6 @@
-import { NotFound } from '@plant/shared/api';
+import { NotFound, isTenantName } from '@plant/shared/api';
 import { type ExpressRoute, fieldsOf, jsonBody } from '@plant/shared/http';
 import type { Request, RequestHandler, Response } from 'express';
-import { isTenantName } from '../service-accounts/principal-validators.js';
 import {
   authenticateReceiver,
   createStream,

@@ -1,5 +1,5 @@
 import type { Knex } from '@plant/shared/db';
-import { lockRealm } from '../realms/realm-lock.js';
+import { lockRealm } from '../realms/index.js';
 
 export interface SigningKeyRow {
   kid: string;

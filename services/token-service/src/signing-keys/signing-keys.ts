@@ -13,10 +13,9 @@ import {
   type SigningAlgorithm,
 } from '@plant/shared/api';
 import { z } from 'zod';
-import { TenantNotFound } from '../platform/errors.js';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { TenantNotFound, type IdentityContext } from '../platform/index.js';
 import type { KeyEncryption } from './key-encryption.js';
-import { THUMBPRINT_MEMBERS, thumbprintOf } from '../credentials/public-keys.js';
+import { THUMBPRINT_MEMBERS, thumbprintOf } from '../credentials/index.js';
 
 export {
   DEFAULT_SIGNING_ALGORITHM,

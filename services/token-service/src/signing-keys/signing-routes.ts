@@ -1,16 +1,17 @@
-import { fieldsOf, jsonBody } from '@plant/shared/http';
-import type { IdentityContext } from '../platform/identity-context.js';
+import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import {
-  getSigningAlgorithm,
-  SetSigningAlgorithmSchema,
-  setSigningAlgorithm,
-} from './signing-keys.js';
-import {
+  type IdentityContext,
   noStore,
   REPORT_INPUT,
   tenantOf,
   type InternalRoute,
-} from '../platform/internal-route-helpers.js';
+} from '../platform/index.js';
+import {
+  getPublishedKeys,
+  getSigningAlgorithm,
+  SetSigningAlgorithmSchema,
+  setSigningAlgorithm,
+} from './signing-keys.js';
 
 export interface SigningRoutesDeps {
   identity: IdentityContext;
@@ -54,4 +55,23 @@ export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps
       ],
     },
   ];
+}
+
+/** Open: public keys only. */
+export function publishedKeysRoute(
+  identity: Pick<IdentityContext, 'signingKeys' | 'realms'>,
+  accessTokenTtl: number,
+  path: string,
+): Route {
+  return {
+    method: 'GET',
+    path,
+    handlers: [
+      async (req, res) => {
+        const jwks = await getPublishedKeys(identity, tenantOf(req), accessTokenTtl);
+        res.setHeader('cache-control', 'public, max-age=30');
+        res.json(jwks);
+      },
+    ],
+  };
 }

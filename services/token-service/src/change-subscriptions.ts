@@ -11,15 +11,11 @@ import type { Redis } from 'ioredis';
 import {
   CLIENT_AUTH_FAILURE_CHANNEL,
   type ClientAuthFailureRepository,
-} from '../client-auth/client-auth-failure-repository.js';
-import type { ClientCredentialRepository } from '../credentials/client-credential-repository.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
-import {
-  KEY_ROTATION_CHANNEL,
-  keyChangeMessage,
-  parseKeyChangeMessage,
-} from '../realms/realm-naming.js';
-import { REPUBLISH_MAX_MS, type RevocationPublisher } from '../revocation/revocation-publisher.js';
+} from './client-auth/index.js';
+import type { ClientCredentialRepository } from './credentials/index.js';
+import type { RealmProviders } from './oidc/index.js';
+import { KEY_ROTATION_CHANNEL, keyChangeMessage, parseKeyChangeMessage } from './realms/index.js';
+import { REPUBLISH_MAX_MS, type RevocationPublisher } from './revocation/index.js';
 
 /** How long a key change's answer waits for Redis to take its announcement (replicas re-check every 30 s anyway). */
 const ANNOUNCE_TIMEOUT_MS = 1_000;

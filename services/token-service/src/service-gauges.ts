@@ -1,9 +1,9 @@
 import { registerCacheMetrics } from '@plant/shared/http';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { withTimeout } from '@plant/shared/util';
-import type { SigningKeyRepository } from '../signing-keys/signing-key-repository.js';
-import type { RevocationPublisher } from '../revocation/revocation-publisher.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
+import type { SigningKeyRepository } from './signing-keys/index.js';
+import type { RevocationPublisher } from './revocation/index.js';
+import type { RealmProviders } from './oidc/index.js';
 
 /** A scrape waits this long for the signing-key age before it reports none (the database is slow or down). */
 const KEY_AGE_TIMEOUT_MS = 1000;

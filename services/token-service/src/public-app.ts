@@ -2,21 +2,16 @@ import { createHttpApp, type HttpApp, type TrustProxy } from '@plant/shared/http
 import type { Logger } from '@plant/shared/logging';
 import { stylesheetRoute } from '@plant/shared/page-look';
 import type { SourceBudget } from '@plant/shared/security';
-import type { IdentityContext } from './identity-context.js';
+import type { IdentityContext } from './platform/index.js';
 import type { Registry } from 'prom-client';
-import { SIGN_IN_ASSETS } from '../oidc/provider-pages.js';
-import type { RealmProviders } from '../oidc/realm-providers.js';
-import { interactionRoutes, type InteractionDeps } from '../sign-in/interaction-routes.js';
-import { invitationRoutes, type InvitationPageDeps } from '../people/invitation-routes.js';
-import { introspectionRoute, type IntrospectionDeps } from '../grants/introspection-route.js';
-import { publishedKeysRoute } from './internal-routes.js';
-import { realmMount, tokenRoute } from '../realms/realm-routes.js';
-import { signalRoutes } from '../signals/signal-routes.js';
-import type { SharedSignalsContext } from '../signals/shared-signals.js';
-import {
-  secretScanningRoute,
-  type SecretScanningDeps,
-} from '../leak-reports/secret-scanning-route.js';
+import { SIGN_IN_ASSETS, type RealmProviders } from './oidc/index.js';
+import { interactionRoutes, type InteractionDeps } from './sign-in/index.js';
+import { invitationRoutes, type InvitationPageDeps } from './people/index.js';
+import { introspectionRoute, type IntrospectionDeps } from './grants/index.js';
+import { publishedKeysRoute } from './signing-keys/index.js';
+import { realmMount, tokenRoute } from './realms/index.js';
+import { signalRoutes, type SharedSignalsContext } from './signals/index.js';
+import { secretScanningRoute, type SecretScanningDeps } from './leak-reports/index.js';
 
 export interface PublicAppDeps {
   logger: Logger;

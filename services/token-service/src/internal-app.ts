@@ -1,19 +1,15 @@
 import { createHttpApp, type HttpApp } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
-import type { IdentityContext } from './identity-context.js';
-import type { InvitationSettings } from '../people/invitations.js';
 import {
+  type IdentityContext,
   authenticateInternalCaller,
   requireInternalScope,
   type InternalCredentials,
-} from './internal-auth.js';
-import {
-  internalRoutes,
-  publishedKeysRoute,
-  REVOCATION_CHANGES_PATH,
-  type InternalRoute,
-} from './internal-routes.js';
-import { signingRoutes } from '../signing-keys/signing-routes.js';
+} from './platform/index.js';
+import type { InvitationSettings } from './people/index.js';
+import { internalRoutes, type InternalRoute } from './internal-routes.js';
+import { REVOCATION_CHANGES_PATH } from './revocation/index.js';
+import { publishedKeysRoute, signingRoutes } from './signing-keys/index.js';
 
 export interface InternalAppDeps {
   logger: Logger;

@@ -1,0 +1,39 @@
+import { type InvitationSettings, peopleRoutes, signOutEverywhereRoute } from './people/index.js';
+import { credentialRoutes } from './credentials/index.js';
+import { internalRealmRoutes } from './realms/index.js';
+import { revocationRoutes } from './revocation/index.js';
+import { factorRoutes } from './second-factors/index.js';
+import { serviceAccountRoutes } from './service-accounts/index.js';
+import type { IdentityContext, InternalRoute } from './platform/index.js';
+
+export type { InternalRoute } from './platform/index.js';
+
+export interface InternalRoutesDeps {
+  identity: IdentityContext;
+  accessTokenTtl: number;
+  /** Where invitation links point and how long they work. */
+  invitations: InvitationSettings;
+}
+
+/**
+ * Routes behind the internal credentials (the JWKS route is declared separately, open). A route
+ * is `admin` unless every resource server must call it to verify tokens.
+ */
+export function internalRoutes({
+  identity,
+  accessTokenTtl,
+  invitations,
+}: InternalRoutesDeps): InternalRoute[] {
+  const base = '/internal/v1/realms/:tenant';
+  const account = `${base}/service-accounts/:client_id`;
+  // Each wing declares its own routes; the table keeps the order they were declared in here.
+  return [
+    ...internalRealmRoutes(identity, base),
+    ...serviceAccountRoutes(identity, base, account),
+    ...credentialRoutes(identity, account),
+    ...peopleRoutes(identity, invitations, base),
+    signOutEverywhereRoute(identity, base),
+    ...factorRoutes(identity, base),
+    ...revocationRoutes(identity, accessTokenTtl, base),
+  ];
+}

@@ -1,0 +1,42 @@
+/**
+ * The oidc wing. Owns: the oidc-provider boundary (decision 0013): each realm's provider and its
+ * configuration, the Postgres adapter and payload scrubbing, replay detection, the authorization-
+ * request guard, the provider's pages, and oidc-provider-internals.ts, the one module that relies
+ * on its internals.
+ *
+ * Other wings import it through this module only; it imports other wings only through theirs.
+ *
+ * May call: client-auth, grants, platform, realms, second-factors, sign-in, signing-keys
+ */
+export { TOO_MANY_STARTS, isAuthorizationPath } from './authorization-request-guard.js';
+export { startExpiredPayloadSweep } from './expired-payload-sweep.js';
+export { createOidcPayloadRepository } from './oidc-payload-repository.js';
+export type { OidcPayloadRepository } from './oidc-payload-repository.js';
+export {
+  buildClient,
+  replaceClientLookup,
+  replaceClientSecretComparison,
+  serveIssuerPerRequest,
+} from './oidc-provider-internals.js';
+export type { Client, ProviderContext } from './oidc-provider-internals.js';
+export {
+  OWN_SCRIPTS,
+  SIGN_IN_ASSETS,
+  errorPage,
+  messageCard,
+  page,
+  pageHeaders,
+  signInAgainLink,
+  unknownRealmPage,
+} from './provider-pages.js';
+export {
+  INTERACTION_TTL_SECONDS,
+  PRINCIPAL_METADATA,
+  SIGNAL_SCOPES,
+  realmConfiguration,
+  serviceAccountScope,
+} from './realm-configuration.js';
+export type { PrincipalMetadata } from './realm-configuration.js';
+export { wireProvider } from './realm-provider.js';
+export type { RealmBinding, RealmProviderDeps } from './realm-provider.js';
+export { RealmProviders } from './realm-providers.js';

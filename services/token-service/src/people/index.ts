@@ -1,0 +1,20 @@
+/**
+ * The people wing. Owns: the people of a realm: users, invitations (their pages and routes), the
+ * people audit and security events, and their internal routes.
+ *
+ * Other wings import it through this module only; it imports other wings only through theirs.
+ *
+ * May call: changes, oidc, platform, realms, service-accounts, sign-in
+ */
+export { peopleRoutes, signOutEverywhereRoute } from './internal-people-routes.js';
+export { createInvitationRepository } from './invitation-repository.js';
+export type { AcceptOutcome, InvitationRepository } from './invitation-repository.js';
+export { invitationRoutes } from './invitation-routes.js';
+export type { InvitationPageDeps } from './invitation-routes.js';
+export type { InvitationSettings } from './invitations.js';
+export { createPeopleAuditRepository } from './people-audit-repository.js';
+export type { PeopleAuditRepository } from './people-audit-repository.js';
+export { createUserRepository, endRealmSessions, insertUser } from './user-repository.js';
+export type { NewUser, SignInCredentialRow, UserRepository } from './user-repository.js';
+export { createUser } from './users.js';
+export type { CreatedUser } from './users.js';
