@@ -18,3 +18,15 @@ export function describeCredentialDetails(details: Record<string, unknown>): str
   if (trust?.subject) parts.push(`${trust.subject}${trust.issuer ? ` from ${trust.issuer}` : ''}`);
   return parts;
 }
+
+/** `DPoP required` / `DPoP not required` (and whether it receives signals) for an update that changed it. */
+export function describeTokenBinding(details: Record<string, unknown>): string | undefined {
+  const change = details.dpop_bound_access_tokens as { to?: unknown } | undefined;
+  const signals = details.receive_signals as { from?: unknown; to?: unknown } | undefined;
+  const parts: string[] = [];
+  if (typeof change?.to === 'boolean')
+    parts.push(change.to ? 'DPoP required' : 'DPoP not required');
+  if (typeof signals?.to === 'boolean' && signals.to !== signals.from)
+    parts.push(signals.to ? 'receives signals' : 'no longer receives signals');
+  return parts.length === 0 ? undefined : parts.join('; ');
+}

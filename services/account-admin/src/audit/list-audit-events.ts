@@ -7,8 +7,7 @@
  */
 import type { SecurityEvent } from '@plant/shared/token-service-client';
 import type { AuditEventRow, AuditTargetType } from './audit-repository.js';
-import type { Actor } from '../platform/actor.js';
-import { TokenServiceUnavailable } from '../platform/errors.js';
+import { type Actor, TokenServiceUnavailable } from '../platform/index.js';
 import { type AuditPosition, encodeAuditCursor } from './audit-event-validators.js';
 
 /** Every action the audit trail records (the API documents the same list). */

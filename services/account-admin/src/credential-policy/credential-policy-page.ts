@@ -13,9 +13,8 @@ import {
   type ServiceAccount,
   type ServiceAccountCredentials,
 } from '@plant/shared/token-service-client';
-import type { Session } from '../sessions/portal-sessions.js';
-import { layout } from '../portal/pages.js';
-import { timeOf } from '../portal/time-of.js';
+import type { Session } from '../sessions/index.js';
+import { layout, timeOf } from '../portal/index.js';
 
 const DAY_MS = 86_400_000;
 /** Secrets expiring within this many days are called out (and expired ones). */

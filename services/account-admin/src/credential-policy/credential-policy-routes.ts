@@ -7,13 +7,12 @@ import {
 } from '@plant/shared/http';
 import { getCredentialPolicy, updateCredentialPolicy } from './credential-policy.js';
 import { UpdateCredentialPolicyBody } from './credential-policy-validators.js';
-import type { ServiceAccountDeps } from '../service-accounts/managed-service-accounts.js';
-import { actorOf } from '../sessions/authenticate.js';
-import { CredentialPolicySchema } from '../service-accounts/service-account-schemas.js';
-import { noStore, requestMeta } from '../platform/route-helpers.js';
+import type { ManagementDeps } from '../audit/index.js';
+import { actorOf, noStore, requestMeta } from '../platform/index.js';
+import { CredentialPolicySchema } from './credential-policy-schemas.js';
 
 /** `/api/v1/settings/credentials`: the tenant's credential policy. Read: every role; change: Account Admin with a recent second factor. */
-export function credentialPolicyRoutes(accounts: ServiceAccountDeps, apiBase: string): Route[] {
+export function credentialPolicyRoutes(accounts: ManagementDeps, apiBase: string): Route[] {
   const path = `${apiBase}/settings/credentials`;
   return [
     {

@@ -1,11 +1,19 @@
 /** Edge validation of the credential policy and of a service account's quota (the token service checks the same bounds). */
 import {
   credentialPolicyFields,
+  GrantQuotaSchema,
   hasPolicyChange,
   POLICY_CHANGE_REQUIRED,
 } from '@plant/shared/token-service-client';
 import { z } from 'zod';
-import { GrantQuotaBody, unknownFieldMessage } from '../service-accounts/service-account-validators.js';
+import { unknownFieldMessage } from '../platform/index.js';
+
+/** A grant quota: the policy's default, and a service account's own (service-account-validators.ts). */
+export const GrantQuotaBody = GrantQuotaSchema.meta({
+  id: 'GrantQuota',
+  description:
+    'Client-credentials grants per minute, counted across every token-service replica: off (not counted), log (a metric and an audit event when over, nothing refused) or enforce (429 with Retry-After when over)',
+});
 
 export const UpdateCredentialPolicyBody = z
   .strictObject(

@@ -6,13 +6,18 @@
  * worse than a refused change).
  */
 import type { CredentialPolicy, CredentialPolicyChange } from '@plant/shared/token-service-client';
-import { actorLabel, assertCanManage, type Actor, type RequestMeta } from '../platform/actor.js';
+import {
+  actorLabel,
+  assertCanManage,
+  type Actor,
+  type RequestMeta,
+  assertRecentFactor,
+} from '../platform/index.js';
 import type { UpdateCredentialPolicyInput } from './credential-policy-validators.js';
-import { recordOrUndo, type ServiceAccountDeps } from '../service-accounts/managed-service-accounts.js';
-import { assertRecentFactor } from '../platform/step-up.js';
+import { recordOrUndo, type ManagementDeps } from '../audit/index.js';
 
 export function getCredentialPolicy(
-  deps: Pick<ServiceAccountDeps, 'tokenService'>,
+  deps: Pick<ManagementDeps, 'tokenService'>,
   actor: Actor,
 ): Promise<CredentialPolicy> {
   return deps.tokenService.getCredentialPolicy(actor.tenant);
@@ -32,7 +37,7 @@ function changeOf(input: UpdateCredentialPolicyInput): CredentialPolicyChange {
 }
 
 export async function updateCredentialPolicy(
-  deps: ServiceAccountDeps,
+  deps: ManagementDeps,
   actor: Actor,
   meta: RequestMeta,
   input: UpdateCredentialPolicyInput,

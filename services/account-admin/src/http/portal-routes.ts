@@ -3,35 +3,39 @@ import type { Route } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import { INVITATION_PAGE_MAX } from '@plant/shared/token-service-client';
 import type { NextFunction, Request, Response } from 'express';
-import { canManage } from '../platform/actor.js';
-import { parseAuditCursor } from '../audit/audit-event-validators.js';
-import { listAuditEvents, type AuditTrail } from '../audit/list-audit-events.js';
+import { canManage } from '../platform/index.js';
+import {
+  parseAuditCursor,
+  listAuditEvents,
+  type AuditTrail,
+  activityPage,
+} from '../audit/index.js';
 import {
   getServiceAccount,
   getServiceAccountCredentials,
   listServiceAccounts,
   type ServiceAccountDeps,
-} from '../service-accounts/managed-service-accounts.js';
-import { getPeopleSettings, listMyFactors } from '../second-factors/managed-factors.js';
+  credentialsPage,
+  serviceAccountsPage,
+} from '../service-accounts/index.js';
+import {
+  getPeopleSettings,
+  listMyFactors,
+  securityPage,
+  policyPage,
+} from '../second-factors/index.js';
 import {
   actorFromSession,
   listOwnSessions,
   type Session,
   type SessionStore,
-} from '../sessions/portal-sessions.js';
-import { listInvitations, listPeople, type PeopleDeps } from '../people/people.js';
-import { pageRoutes } from '../portal/page-errors.js';
-import { getCredentialPolicy } from '../credential-policy/credential-policy.js';
-import { peoplePage } from '../people/people-pages.js';
-import { credentialsPage } from '../service-accounts/credential-pages.js';
-import { credentialPolicyPage } from '../credential-policy/credential-policy-page.js';
-import { securityPage } from '../second-factors/security-pages.js';
-import { sessionsPage } from '../sessions/session-pages.js';
-import { activityPage, serviceAccountsPage, tenantPickerPage } from '../portal/pages.js';
-import { policyPage } from '../second-factors/policy-page.js';
-import { safeReturnTo } from '../sign-in/return-to.js';
-import type { PortalSessions } from '../sessions/session-cookies.js';
-import { sendPage } from '../sign-in/sign-in-routes.js';
+  sessionsPage,
+  type PortalSessions,
+} from '../sessions/index.js';
+import { listInvitations, listPeople, type PeopleDeps, peoplePage } from '../people/index.js';
+import { pageRoutes, sendPage } from '../portal/index.js';
+import { getCredentialPolicy, credentialPolicyPage } from '../credential-policy/index.js';
+import { tenantPickerPage, safeReturnTo } from '../sign-in/index.js';
 
 export interface PortalDeps {
   accounts: ServiceAccountDeps;

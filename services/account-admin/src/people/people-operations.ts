@@ -14,7 +14,7 @@ import {
   UpdateUserBody,
   UserPath,
 } from './people-validators.js';
-import { InvitationCreatedSchema, InvitationSchema, UserSchema } from '../service-accounts/service-account-schemas.js';
+import { InvitationCreatedSchema, InvitationSchema, UserSchema } from './people-schemas.js';
 
 export function registerPeopleOperations(
   registry: OpenAPIRegistry,

@@ -6,9 +6,8 @@
 import { html, type Html } from '@plant/shared/page-look';
 import { EMAIL_MAX, type Invitation } from '@plant/shared/token-service-client';
 import type { Person } from './people.js';
-import type { Session } from '../sessions/portal-sessions.js';
-import { ASSETS_PATH, layout } from '../portal/pages.js';
-import { timeOf } from '../portal/time-of.js';
+import type { Session } from '../sessions/index.js';
+import { ASSETS_PATH, layout, timeOf } from '../portal/index.js';
 
 const ROLES = ['View', 'Edit', 'Account Admin'] as const;
 

@@ -15,8 +15,7 @@ import {
   parseInvitationsQuery,
   UpdateUserBody,
 } from './people-validators.js';
-import { actorOf } from '../sessions/authenticate.js';
-import { noStore, requestMeta } from '../platform/route-helpers.js';
+import { actorOf, noStore, requestMeta } from '../platform/index.js';
 
 /** `/users` and `/invitations` under the API base: parse, one use case, answer. `portalUrl` makes the next page's link. */
 export function peopleRoutes(people: PeopleDeps, base: string, portalUrl: string): RouteTable {

@@ -2,7 +2,7 @@
 import { BadRequest, mailboxAddress, pageLimit } from '@plant/shared/api';
 import { EMAIL_MAX, INVITATION_PAGE_MAX } from '@plant/shared/token-service-client';
 import { z } from 'zod';
-import { unknownFieldMessage } from '../service-accounts/service-account-validators.js';
+import { unknownFieldMessage } from '../platform/index.js';
 
 export const UserRoleBody = z
   .enum(['View', 'Edit', 'Account Admin'], {

@@ -21,29 +21,36 @@ import type {
   TokenServiceClient,
   User,
 } from '@plant/shared/token-service-client';
-import type { AuditRepository, NewAuditEvent } from '../audit/audit-repository.js';
-import type { Mailer } from './smtp-mailer.js';
-import { actorLabel, assertCanManagePeople, type Actor, type RequestMeta } from '../platform/actor.js';
-import { InvitationNotFound, UserNotFound } from '../platform/errors.js';
 import {
+  type AuditRepository,
+  type NewAuditEvent,
   recordIrreversible,
   recordOrUndo,
-  type ServiceAccountDeps,
-} from '../service-accounts/managed-service-accounts.js';
+  type ManagementDeps,
+} from '../audit/index.js';
+import type { Mailer } from './smtp-mailer.js';
+import {
+  actorLabel,
+  assertCanManagePeople,
+  type Actor,
+  type RequestMeta,
+  InvitationNotFound,
+  UserNotFound,
+  assertRecentFactor,
+} from '../platform/index.js';
 import {
   isPeopleId,
   type InvitationsQuery,
   type InviteInput,
   type UpdateUserInput,
 } from './people-validators.js';
-import { assertRecentFactor } from '../platform/step-up.js';
 
 export type EmailOutcome = 'sent' | 'failed' | 'not_configured';
 
 export interface PeopleDeps {
   tokenService: TokenServiceClient;
   audit: AuditRepository;
-  logger: ServiceAccountDeps['logger'];
+  logger: ManagementDeps['logger'];
   onAuditWriteFailure?: () => void;
   /** Undefined when SMTP_URL is not set. */
   mailer: Mailer | undefined;
@@ -200,7 +207,7 @@ export async function invitePerson(
     actorLabel(actor),
   );
   await recordOrUndo(
-    deps as ServiceAccountDeps,
+    deps as ManagementDeps,
     peopleEvent(
       actor,
       meta,

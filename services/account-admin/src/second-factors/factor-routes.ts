@@ -9,8 +9,7 @@ import {
   updatePeopleSettings,
   type FactorDeps,
 } from './managed-factors.js';
-import { actorOf } from '../sessions/authenticate.js';
-import { noStore, requestMeta } from '../platform/route-helpers.js';
+import { actorOf, noStore, requestMeta } from '../platform/index.js';
 
 /**
  * Second factors and the people policy (`base` is `/api/v1`): a person's own factors

@@ -6,17 +6,26 @@
  * so its audit event is written after it with retries (`recordIrreversible`).
  */
 import type { TokenServiceClient, UserFactors } from '@plant/shared/token-service-client';
-import type { AuditRepository, NewAuditEvent } from '../audit/audit-repository.js';
-import type { SessionStore } from '../sessions/session-store.js';
-import { actorLabel, type Actor, type RequestMeta } from '../platform/actor.js';
-import { NotAPerson, NotPeopleAdmin } from '../platform/errors.js';
-import { recordIrreversible, type ServiceAccountDeps } from '../service-accounts/managed-service-accounts.js';
-import { assertRecentFactor } from '../platform/step-up.js';
+import {
+  type AuditRepository,
+  type NewAuditEvent,
+  recordIrreversible,
+  type ManagementDeps,
+} from '../audit/index.js';
+import type { SessionStore } from '../sessions/index.js';
+import {
+  actorLabel,
+  type Actor,
+  type RequestMeta,
+  NotAPerson,
+  NotPeopleAdmin,
+  assertRecentFactor,
+} from '../platform/index.js';
 
 export interface FactorDeps {
   tokenService: TokenServiceClient;
   audit: AuditRepository;
-  logger: ServiceAccountDeps['logger'];
+  logger: ManagementDeps['logger'];
   onAuditWriteFailure?: () => void;
   /**
    * The portal sessions, when the change is made here: a factor taken away ends the person's

@@ -1,7 +1,7 @@
 import { html } from '@plant/shared/page-look';
 import type { PeopleSettings } from './managed-factors.js';
-import type { Session } from '../sessions/portal-sessions.js';
-import { ASSETS_PATH, layout } from '../portal/pages.js';
+import type { Session } from '../sessions/index.js';
+import { ASSETS_PATH, layout } from '../portal/index.js';
 
 /**
  * Settings → Policy: whether the tenant's Account Admins must hold a second factor. The change

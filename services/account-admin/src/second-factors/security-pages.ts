@@ -6,9 +6,8 @@
  */
 import { html, type Html } from '@plant/shared/page-look';
 import type { UserFactor, UserFactors } from '@plant/shared/token-service-client';
-import type { Session } from '../sessions/portal-sessions.js';
-import { ASSETS_PATH, confirmDialog, layout } from '../portal/pages.js';
-import { timeOf } from '../portal/time-of.js';
+import type { Session } from '../sessions/index.js';
+import { ASSETS_PATH, confirmDialog, layout, timeOf } from '../portal/index.js';
 
 const RETURN = encodeURIComponent('/settings/security');
 const stepUp = (action: string) => `/step-up?action=${action}&return_to=${RETURN}`;

@@ -19,6 +19,7 @@ import {
   ServiceAccountKeyPath,
   ServiceAccountTrustPath,
 } from './service-account-credential-validators.js';
+import type { OperationErrors } from '../platform/index.js';
 import { ServiceAccountPath } from './service-account-validators.js';
 import {
   ServiceAccountCredentialsSchema,
@@ -26,13 +27,6 @@ import {
   ServiceAccountSchema,
   ServiceAccountTrustSchema,
 } from './service-account-schemas.js';
-
-export interface OperationErrors {
-  /** 401 and 503. */
-  common: Record<number, string>;
-  /** Those and 403 (not an Account Admin user, or CSRF). */
-  management: Record<number, string>;
-}
 
 export function registerCredentialOperations(
   registry: OpenAPIRegistry,

@@ -9,10 +9,10 @@ import {
   type ServiceAccount,
   type ServiceAccountCredentials,
 } from '@plant/shared/token-service-client';
-import type { Session } from '../sessions/portal-sessions.js';
-import { leaksCard, quotaCard, secretExpiryNote } from '../credential-policy/credential-policy-page.js';
-import { timeOf } from '../portal/time-of.js';
-import { layout, managementDialogs } from '../portal/pages.js';
+import type { Session } from '../sessions/index.js';
+import { leaksCard, quotaCard, secretExpiryNote } from '../credential-policy/index.js';
+import { timeOf, layout } from '../portal/index.js';
+import { managementDialogs } from './service-accounts-page.js';
 
 /** When to use which credential: the portal's help text (services/token-service/README.md says the same at length). */
 const whichCredential = html`<details class="card help" id="which-credential">

@@ -10,8 +10,7 @@ import {
   type ServiceAccountDeps,
 } from './managed-service-accounts.js';
 import { AddKeyBody, AddTrustBody } from './service-account-credential-validators.js';
-import { actorOf } from '../sessions/authenticate.js';
-import { clientIdOf, noStore, requestMeta } from '../platform/route-helpers.js';
+import { actorOf, clientIdOf, noStore, requestMeta } from '../platform/index.js';
 
 /**
  * A service account's credentials beyond the secret, the secret's removal, and disabling

@@ -23,7 +23,6 @@
  * remove credentials: they also need a recent second factor (step-up.ts) from a person who has one.
  */
 import { NotFound } from '@plant/shared/api';
-import type { Logger } from '@plant/shared/logging';
 import type {
   ServiceAccount,
   ServiceAccountChange,
@@ -31,16 +30,23 @@ import type {
   ServiceAccountKey,
   ServiceAccountTrust,
   ServiceAccountWithSecret,
-  TokenServiceClient,
 } from '@plant/shared/token-service-client';
-import type {
-  AuditAction,
-  AuditRepository,
-  NewAuditEvent,
-} from '../audit/audit-repository.js';
-import { actorLabel, assertCanManage, type Actor, type RequestMeta } from '../platform/actor.js';
-import { AuditUnavailable, ServiceAccountNotFound } from '../platform/errors.js';
-import { assertRecentFactor } from '../platform/step-up.js';
+import {
+  recordIrreversible,
+  recordOrUndo,
+  type AuditAction,
+  type ManagementDeps,
+  type NewAuditEvent,
+} from '../audit/index.js';
+import {
+  actorLabel,
+  assertCanManage,
+  type Actor,
+  type RequestMeta,
+  AuditUnavailable,
+  ServiceAccountNotFound,
+  assertRecentFactor,
+} from '../platform/index.js';
 import {
   isKeyId,
   isTrustId,
@@ -53,13 +59,8 @@ import {
   type UpdateServiceAccountInput,
 } from './service-account-validators.js';
 
-export interface ServiceAccountDeps {
-  tokenService: TokenServiceClient;
-  audit: AuditRepository;
-  logger: Logger;
-  /** Counts audit events that could not be written after an irreversible action. */
-  onAuditWriteFailure?: () => void;
-}
+/** What every use case of this wing needs: the token service and the audit trail. */
+export type ServiceAccountDeps = ManagementDeps;
 
 export function assertClientId(clientId: string): void {
   if (!isClientId(clientId)) throw new ServiceAccountNotFound();
@@ -84,65 +85,6 @@ export function auditEvent(
     requestId: meta.requestId,
     address: meta.address,
   };
-}
-
-/**
- * For actions that grant access (a key or trusted workload added, an account enabled): the
- * event is written, or the action is undone (`undo`) and the caller gets 503. An access
- * nobody can trace is worse than a refused change.
- */
-export async function recordOrUndo(
-  deps: ServiceAccountDeps,
-  event: NewAuditEvent,
-  undo: () => Promise<unknown>,
-): Promise<void> {
-  try {
-    await deps.audit.insert(event);
-  } catch (auditError) {
-    const context = {
-      tenant: event.tenant,
-      client_id: event.targetClientId,
-      action: event.action,
-      err: { message: (auditError as Error)?.message },
-    };
-    try {
-      await undo();
-      deps.logger.warn(context, 'audit event could not be written; the change was undone');
-    } catch (err) {
-      deps.onAuditWriteFailure?.();
-      deps.logger.error(
-        { ...context, auditEvent: event, undoError: { message: (err as Error)?.message } },
-        'audit event could not be written and the change could not be undone',
-      );
-    }
-    throw new AuditUnavailable(undefined, { cause: auditError });
-  }
-}
-
-/** For actions that already happened: a few attempts, then a replayable error log line. */
-export async function recordIrreversible(
-  deps: ServiceAccountDeps,
-  event: NewAuditEvent,
-): Promise<void> {
-  for (let attempt = 1; attempt <= 3; attempt += 1) {
-    try {
-      await deps.audit.insert(event);
-      return;
-    } catch (err) {
-      if (attempt === 3) {
-        deps.onAuditWriteFailure?.();
-        deps.logger.error(
-          {
-            err: { message: (err as Error).message, code: (err as { code?: unknown }).code },
-            auditEvent: event,
-          },
-          'audit event not persisted',
-        );
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
 }
 
 /** The caller's tenant's service accounts (name order); anyone signed in to the tenant may list them. */

@@ -9,11 +9,8 @@ import {
   TRUST_FIELD_MAX,
 } from '@plant/shared/token-service-client';
 import { z } from 'zod';
-import {
-  requiredText,
-  ServiceAccountPath,
-  unknownFieldMessage,
-} from './service-account-validators.js';
+import { unknownFieldMessage } from '../platform/index.js';
+import { requiredText, ServiceAccountPath } from './service-account-validators.js';
 
 const KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const TRUST_ID = /^trust-[0-9a-f]{16}$/;

@@ -5,12 +5,13 @@
  */
 import { boundedText, NAME_RULE, nameText, PLANT_TAG_MAX } from '@plant/shared/api';
 import {
-  GrantQuotaSchema,
   grantsSchema,
   SERVICE_ACCOUNT_NAME_MAX,
   ServiceAccountRoleSchema,
 } from '@plant/shared/token-service-client';
 import { z } from 'zod';
+import { GrantQuotaBody } from '../credential-policy/index.js';
+import { unknownFieldMessage } from '../platform/index.js';
 
 const CLIENT_ID_MAX = 128;
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -46,14 +47,6 @@ function required(field: string, text: ReturnType<typeof boundedText>) {
     .meta(text.meta() ?? {});
 }
 
-/** The error of a strict body: its unknown fields named, or that it must be an object of this shape. */
-export function unknownFieldMessage(shape: string) {
-  return (issue: { code?: string; keys?: string[] }) =>
-    issue.code === 'unrecognized_keys'
-      ? `Unknown field ${(issue.keys ?? []).map((k) => `"${k}"`).join(', ')}; the body is ${shape}`
-      : `Body must be a JSON object ${shape}`;
-}
-
 export const CreateServiceAccountBody = z
   .strictObject(
     {
@@ -75,12 +68,6 @@ export const GrantBody = z
     { error: 'each grant must be an object {tag, permission: "edit"}' },
   )
   .meta({ id: 'Grant' });
-
-export const GrantQuotaBody = GrantQuotaSchema.meta({
-  id: 'GrantQuota',
-  description:
-    'Client-credentials grants per minute, counted across every token-service replica: off (not counted), log (a metric and an audit event when over, nothing refused) or enforce (429 with Retry-After when over)',
-});
 
 export const UpdateServiceAccountBody = z
   .strictObject(

@@ -1,7 +1,7 @@
 /**
  * The portal's view of a service account's token binding (RFC 9449 DPoP) and of whether it
  * may receive Shared Signals (the `ssf.*` scopes its tokens may carry): the cell of the
- * accounts table, the edit dialog's choice, and how the audit trail says a change of it.
+ * accounts table and the edit dialog's choice (audit/credential-activity.ts says a change of it).
  */
 import { html, type Html } from '@plant/shared/page-look';
 import type { ServiceAccount } from '@plant/shared/token-service-client';
@@ -20,15 +20,3 @@ export const tokenBindingFieldset = html`<fieldset>
       <label class="choice"><input type="checkbox" id="edit-signals" name="receive_signals" aria-describedby="edit-signals-help"> Receive Shared Signals</label>
       <p id="edit-signals-help" class="hint">The account may then subscribe to this tenant's security events (OpenID Shared Signals: CAEP and RISC) with tokens of scope ssf.manage or ssf.read.</p>
     </fieldset>`;
-
-/** `DPoP required` / `DPoP not required` (and whether it receives signals) for an update that changed it. */
-export function describeTokenBinding(details: Record<string, unknown>): string | undefined {
-  const change = details.dpop_bound_access_tokens as { to?: unknown } | undefined;
-  const signals = details.receive_signals as { from?: unknown; to?: unknown } | undefined;
-  const parts: string[] = [];
-  if (typeof change?.to === 'boolean')
-    parts.push(change.to ? 'DPoP required' : 'DPoP not required');
-  if (typeof signals?.to === 'boolean' && signals.to !== signals.from)
-    parts.push(signals.to ? 'receives signals' : 'no longer receives signals');
-  return parts.length === 0 ? undefined : parts.join('; ');
-}

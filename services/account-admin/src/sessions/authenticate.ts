@@ -1,39 +1,22 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { bearerChallenge, type BearerAuth } from '@plant/resource-auth';
 import type { TokenServiceClient } from '@plant/shared/token-service-client';
-import type { Actor } from '../platform/actor.js';
 import {
+  type Actor,
   CsrfRejected,
   FACTOR_ACR,
   NotAccountAdmin,
   NotSignedIn,
   TokenServiceUnavailable,
-} from '../platform/errors.js';
+  hasSecondFactor,
+} from '../platform/index.js';
 import { actorFromSession } from './portal-sessions.js';
-import { hasSecondFactor } from '../platform/step-up.js';
 import type { PortalSessions } from './session-cookies.js';
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** Who is asking, set by `authenticateApi`. */
-      actor?: Actor;
-      /** The handle of the portal session asking (unset for a bearer caller). */
-      sessionHandle?: string;
-    }
-  }
-}
 
 /** The `realm` of this API's `WWW-Authenticate: Bearer` challenges. */
 export const API_REALM = 'account-admin';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-export function actorOf(req: Request): Actor {
-  if (req.actor === undefined) throw new Error('actorOf called on a route without authentication');
-  return req.actor;
-}
 
 /**
  * `Authorization: Bearer` (verified by the shared middleware) wins when present; otherwise

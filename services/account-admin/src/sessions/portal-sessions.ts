@@ -40,10 +40,19 @@ import {
   type Session,
   type SessionStore,
 } from './session-store.js';
-import { type Actor, actorLabel, assertCanManage, type RequestMeta } from '../platform/actor.js';
-import { FACTOR_ACR, PersonNotFound, SessionNotFound, TokenServiceUnavailable } from '../platform/errors.js';
-import { recordIrreversible, type ServiceAccountDeps } from '../service-accounts/managed-service-accounts.js';
-import { assertRecentFactor, hasSecondFactor } from '../platform/step-up.js';
+import {
+  type Actor,
+  actorLabel,
+  assertCanManage,
+  type RequestMeta,
+  FACTOR_ACR,
+  PersonNotFound,
+  SessionNotFound,
+  TokenServiceUnavailable,
+  assertRecentFactor,
+  hasSecondFactor,
+} from '../platform/index.js';
+import { recordIrreversible, type ManagementDeps } from '../audit/index.js';
 
 export type {
   ListedSession,
@@ -249,7 +258,7 @@ export async function listOwnSessions(
 const HANDLE = /^[A-Za-z0-9_-]{43}$/;
 
 /** The audited use cases' deps (as the service-account ones have them) and the session store. */
-export interface SessionAdminDeps extends ServiceAccountDeps {
+export interface SessionAdminDeps extends ManagementDeps {
   store: SessionStore;
 }
 

@@ -10,7 +10,7 @@ import {
 } from '@plant/shared/http';
 import { z } from 'zod';
 import type { SessionView } from './portal-sessions.js';
-import type { OperationErrors } from '../service-accounts/credential-operations.js';
+import type { OperationErrors } from '../platform/index.js';
 
 export const SessionSchema = responseSchema<SessionView>()(
   z

@@ -1,8 +1,7 @@
 /** Settings → Sessions: the signed-in person's portal sessions, each of which they may end. */
 import { html, type Html } from '@plant/shared/page-look';
 import type { Session, SessionView } from './portal-sessions.js';
-import { ASSETS_PATH, confirmDialog, layout } from '../portal/pages.js';
-import { timeOf } from '../portal/time-of.js';
+import { ASSETS_PATH, confirmDialog, layout, timeOf } from '../portal/index.js';
 
 const BROWSERS: Array<[RegExp, string]> = [
   [/Edg\/(\d+)/, 'Edge'],

@@ -6,8 +6,7 @@ import {
   type SessionAdminDeps,
   signOutEverywhere,
 } from './portal-sessions.js';
-import { actorOf } from './authenticate.js';
-import { noStore, requestMeta } from '../platform/route-helpers.js';
+import { actorOf, noStore, requestMeta } from '../platform/index.js';
 
 export function sessionRoutes(deps: SessionAdminDeps, apiBase: string): RouteTable {
   return [

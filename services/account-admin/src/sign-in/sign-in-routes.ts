@@ -16,9 +16,12 @@ import { constantTimeEquals, refusalDelay, type SourceBudget } from '@plant/shar
 import type { TokenServiceClient, User } from '@plant/shared/token-service-client';
 import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
-import type { Role } from '../platform/actor.js';
-import { FACTOR_ACR, TokenServiceUnavailable } from '../platform/errors.js';
-import { hasSecondFactor } from '../platform/step-up.js';
+import {
+  type Role,
+  FACTOR_ACR,
+  TokenServiceUnavailable,
+  hasSecondFactor,
+} from '../platform/index.js';
 import {
   factorStateOf,
   type PendingSignIn,
@@ -28,18 +31,16 @@ import {
   sessionVoidedByFactors,
   type SessionStore,
   takePendingSignIn,
-} from '../sessions/portal-sessions.js';
-import type { OidcClients } from './oidc-clients.js';
-import { pageRoutes } from '../portal/page-errors.js';
-import { messagePage, signOutPage, tenantPickerPage } from '../portal/pages.js';
-import { safeReturnTo } from './return-to.js';
-import {
   bindingHash,
   randomBinding,
   readCookies,
   SIGNIN_COOKIE,
   type PortalSessions,
-} from '../sessions/session-cookies.js';
+} from '../sessions/index.js';
+import type { OidcClients } from './oidc-clients.js';
+import { pageRoutes, messagePage, sendPage } from '../portal/index.js';
+import { signOutPage, tenantPickerPage } from './sign-in-pages.js';
+import { safeReturnTo } from './return-to.js';
 
 export interface SignInDeps {
   oidc: OidcClients;
@@ -66,10 +67,6 @@ const unavailablePage = () =>
     'Sign-in is unavailable',
     'Sign-in is temporarily unavailable. Try again in a moment.',
   );
-
-export function sendPage(res: Response, status: number, body: string): void {
-  res.status(status).setHeader('cache-control', 'no-store').type('html').send(body);
-}
 
 /** "a minute", "7 minutes", "30 seconds". */
 function waitText(seconds: number): string {
