@@ -1,6 +1,7 @@
 /**
- * account-admin's errors. A store names its own failure where it happens
- * (`SessionStoreUnavailable` in data-access/session-store.ts): data-access/ never imports domain/.
+ * account-admin's errors, every wing's in one catalogue (wings import them from platform/).
+ * Each keeps its name and wire answer as before; the 503s set `expose: true`, the flag that
+ * says the message may be shown to the caller.
  */
 import { AppError, createError } from '@plant/shared/api';
 import type { InternalApiError } from '@plant/shared/token-service-client';
@@ -83,6 +84,18 @@ export class AuditUnavailable extends AppError {
   ) {
     super(503, message, { expose: true, headers: { 'retry-after': '1' }, cause: options.cause });
     this.name = 'AuditUnavailable';
+  }
+}
+
+/** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
+export class SessionStoreUnavailable extends AppError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(503, 'Sessions are temporarily unavailable; try again', {
+      expose: true,
+      headers: { 'retry-after': '1' },
+      cause: options.cause,
+    });
+    this.name = 'SessionStoreUnavailable';
   }
 }
 

@@ -13,6 +13,7 @@ export {
   PersonNotFound,
   ServiceAccountNotFound,
   SessionNotFound,
+  SessionStoreUnavailable,
   TokenServiceUnavailable,
   UserNotFound,
   toAdminError,

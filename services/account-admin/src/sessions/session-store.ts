@@ -34,19 +34,7 @@ import {
   timingSafeEqual,
 } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError } from '@plant/shared/api';
-
-/** Redis (sessions, pending sign-ins) cannot be reached: 503, sign in or try again shortly. */
-export class SessionStoreUnavailable extends AppError {
-  constructor(options: { cause?: unknown } = {}) {
-    super(503, 'Sessions are temporarily unavailable; try again', {
-      expose: true,
-      headers: { 'retry-after': '1' },
-      cause: options.cause,
-    });
-    this.name = 'SessionStoreUnavailable';
-  }
-}
+import { SessionStoreUnavailable } from '../platform/index.js';
 
 export interface Session {
   tenant: string;
