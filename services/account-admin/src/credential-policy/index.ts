@@ -1,10 +1,6 @@
 // ---- public surface (generated from what other wings import) ----
-export {
-  credentialPolicyPage,
-  leaksCard,
-  quotaCard,
-  secretExpiryNote,
-} from './credential-policy-page.js';
+export { credentialSettingsPageHandler } from './credential-policy-page-routes.js';
+export { leaksCard, quotaCard, secretExpiryNote } from './credential-policy-page.js';
 export {
   credentialPolicyRoutes,
   registerCredentialPolicyOperations,

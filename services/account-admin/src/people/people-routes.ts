@@ -18,6 +18,7 @@ import {
 import { actorOf, noStore, requestMeta } from '../platform/index.js';
 
 /** `/users` and `/invitations` under the API base: parse, one use case, answer. `portalUrl` makes the next page's link. */
+// long: one route table, an entry per operation; each handler is parse, one use case, answer.
 export function peopleRoutes(people: PeopleDeps, base: string, portalUrl: string): RouteTable {
   const user = `${base}/users/:id`;
   const idOf = (params: Record<string, unknown>) => String(params.id);

@@ -17,6 +17,7 @@ import { actorOf, clientIdOf, noStore, requestMeta } from '../platform/index.js'
  * (`accountPath` is `/api/v1/service-accounts/:client_id`). Read: every role; changes: a user
  * with Account Admin, as for every other change.
  */
+// long: one route table, an entry per operation; each handler is parse, one use case, answer.
 export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: string): Route[] {
   const removal = (path: string, removed: (req: Request) => RemovedCredential): Route => ({
     method: 'DELETE',

@@ -4,7 +4,6 @@ export {
   SIGN_IN_TTL_SECONDS,
   actorFromSession,
   factorStateOf,
-  listOwnSessions,
   recordStepUp,
   savePendingSignIn,
   sessionVoidedByFactors,
@@ -19,7 +18,7 @@ export {
 } from './session-cookies.js';
 export type { PortalSessions } from './session-cookies.js';
 export { registerSessionOperations } from './session-operations.js';
-export { sessionsPage } from './session-pages.js';
+export { sessionsPageHandler } from './session-page-routes.js';
 export { sessionRoutes } from './session-routes.js';
 export { createSessionStore } from './session-store.js';
 export type { PendingSignIn, Session, SessionStore } from './session-store.js';

@@ -16,6 +16,16 @@ import {
   type Session,
 } from './portal-sessions.js';
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The portal session of a page request, set by the portal's `requireSession`. */
+      portalSession?: Session;
+    }
+  }
+}
+
 export const SESSION_COOKIE = 'aa_session';
 export const CSRF_COOKIE = 'csrf_token';
 export const SIGNIN_COOKIE = 'aa_signin';

@@ -202,6 +202,7 @@ function idTokenBox(secret: string) {
   };
 }
 
+// long: the SessionStore object, one short method per operation, over the Redis keys they share.
 export function createSessionStore(redis: Redis, secret: string): SessionStore {
   const mac = (input: string) => createHmac('sha256', secret).update(input).digest('base64url');
   const key = (kind: string, id: string) => `${PREFIX}${kind}:${mac(`${kind}:${id}`)}`;
