@@ -54,7 +54,7 @@ function origin(url: string): string {
 
 /**
  * account-admin's public request listener: the portal pages, sign-in, and the REST API under
- * /api/v1 (`routes.ts`); probes and metrics are the management port's.
+ * /api/v1 (`api-routes.ts`); probes and metrics are the management port's.
  */
 export function createApp(deps: AppDependencies): HttpApp {
   const { logger, metrics, portalUrl } = deps;

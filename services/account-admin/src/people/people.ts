@@ -4,7 +4,7 @@
  * (its users.ts); each use case here checks who may act (an Account Admin, with a recent second
  * factor for every change), asks the token service, and records what happened.
  *
- * As for service accounts (managed-service-accounts.ts): a refused call writes no event; an
+ * As for service accounts (audit/record-audit-event.ts): a refused call writes no event; an
  * invitation, which grants access once accepted, is revoked again when its event cannot be
  * written (`recordOrUndo`); role changes, disabling, enabling and removals have revoked tokens
  * already and cannot be undone, so their event is retried and logged for replay

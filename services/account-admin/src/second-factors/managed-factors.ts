@@ -2,7 +2,7 @@
  * People's second factors and the tenant's policy, as the portal and the API manage them. The
  * factors themselves live at the realm (the token service), which also records what happened
  * there; this side checks who may act, asks for a recent second factor before any change
- * (step-up.ts), and writes the portal's audit event. A change at the realm cannot be taken back,
+ * (platform/step-up.ts), and writes the portal's audit event. A change at the realm cannot be taken back,
  * so its audit event is written after it with retries (`recordIrreversible`).
  */
 import type { TokenServiceClient, UserFactors } from '@plant/shared/token-service-client';

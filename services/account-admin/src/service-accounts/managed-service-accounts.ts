@@ -2,7 +2,7 @@
  * The audited administration of service accounts, as the account admin API and portal offer
  * it. The token service owns the accounts and every credential (its service-accounts.ts); each
  * change here checks who may act, asks the token
- * service, and records what happened in the audit trail through the helpers at the top. Reads
+ * service, and records what happened in the audit trail (audit/record-audit-event.ts). Reads
  * record nothing.
  *
  * Nothing half-done:
@@ -20,7 +20,7 @@
  *   reach its owner, or the account stays unusable).
  *
  * Creating, resetting and deleting an account and adding a key or a trusted workload mint or
- * remove credentials: they also need a recent second factor (step-up.ts) from a person who has one.
+ * remove credentials: they also need a recent second factor (platform/step-up.ts) from a person who has one.
  */
 import { NotFound } from '@plant/shared/api';
 import type {
@@ -88,7 +88,7 @@ export function auditEvent(
 }
 
 /** The caller's tenant's service accounts (name order); anyone signed in to the tenant may list them. */
-/** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (managed-service-accounts.ts). */
+/** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (audit/record-audit-event.ts). */
 export async function createServiceAccount(
   deps: ServiceAccountDeps,
   actor: Actor,

@@ -1,7 +1,7 @@
 /**
  * Portal sessions: who signed in, from which browser and address, and the role, token version
  * and factor generation the token service last confirmed. Sessions and pending sign-ins live server-side
- * (data-access/session-store.ts; the browser holds only a random id); the portal opens, loads
+ * (session-store.ts; the browser holds only a random id); the portal opens, loads
  * and ends them here, and keeps a sign-in in progress (saved at the start, taken once at the
  * callback).
  *
