@@ -1,4 +1,14 @@
-// ---- public surface (generated from what other wings import) ----
+/**
+ * The `audit` wing's public module: other wings import it from here only.
+ *
+ * The audit trail: its Postgres table and migrations (the service's only tables), writing
+ * events after a change (`recordOrUndo`, `recordIrreversible`, `ManagementDeps`), reading it
+ * merged with the realm's events, its API route and OpenAPI operation, and the Activity page's
+ * wording.
+ *
+ * May call: platform, portal.
+ */
+// What other wings use:
 export { activityPage } from './activity-page.js';
 export { parseAuditCursor } from './audit-event-validators.js';
 export { registerAuditOperations } from './audit-operations.js';

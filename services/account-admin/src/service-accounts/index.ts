@@ -1,4 +1,13 @@
-// ---- public surface (generated from what other wings import) ----
+/**
+ * The `service-accounts` wing's public module: other wings import it from here only.
+ *
+ * Service accounts and their credentials (secret, keys, trusted workloads, disabled state): use
+ * cases, validators, API routes, OpenAPI operations and response schemas, the Service accounts
+ * page and an account's own page.
+ *
+ * May call: platform, audit, portal, sessions, credential-policy.
+ */
+// What other wings use:
 export { registerCredentialOperations } from './credential-operations.js';
 export { credentialRoutes } from './credential-routes.js';
 export { listServiceAccounts } from './managed-service-accounts.js';

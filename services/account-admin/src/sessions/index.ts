@@ -1,4 +1,13 @@
-// ---- public surface (generated from what other wings import) ----
+/**
+ * The `sessions` wing's public module: other wings import it from here only.
+ *
+ * Portal sessions: the Redis store, the session model (open, load, confirm, end; pending sign-
+ * ins), the session cookie and CSRF, authenticating API requests (bearer token or session), and
+ * the person's own sessions (API, page).
+ *
+ * May call: platform, audit, portal.
+ */
+// What other wings use:
 export { API_REALM, authenticateApi, bearerForbiddenChallenge } from './authenticate.js';
 export {
   SIGN_IN_TTL_SECONDS,

@@ -1,4 +1,13 @@
-// ---- public surface (generated from what other wings import) ----
+/**
+ * The `sign-in` wing's public module: other wings import it from here only.
+ *
+ * Sign-in, step-up and sign-out at the tenant's realm (OpenID Connect code + PKCE): the flows
+ * as pipelines of named steps, the OIDC clients, `safeReturnTo`, the tenant picker and sign-out
+ * pages.
+ *
+ * May call: platform, portal, sessions.
+ */
+// What other wings use:
 export { createOidcClients } from './oidc-clients.js';
 export type { OidcClients } from './oidc-clients.js';
 export { safeReturnTo } from './return-to.js';
