@@ -1,7 +1,7 @@
 /**
  * The `audit` wing's public module: other wings import it from here only.
  *
- * The audit trail: its Postgres table and migrations (the service's only tables), writing
+ * The audit trail (its table's migrations are in src/migrations, as in every service): writing
  * events after a change (`recordOrUndo`, `recordIrreversible`, `ManagementDeps`), reading it
  * merged with the realm's events, its API route and OpenAPI operation, and the Activity page's
  * wording.
