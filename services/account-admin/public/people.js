@@ -4,58 +4,74 @@
 // dialog shows it: never stored.
 import { api, messageOf } from './portal-api.js';
 
-(function people() {
-  const $ = (selector, root = document) => root.querySelector(selector);
-  const table = $('#people');
-  if (!table) return;
-  const AFTER_RELOAD = 'plant-portal:people-after-reload';
+const $ = (selector, root = document) => root.querySelector(selector);
+const AFTER_RELOAD = 'plant-portal:people-after-reload';
 
-  // The shared form helpers of portal.js (loaded first, as every page's own script assumes).
-  const { showError, clearError, busy } = window.plantPortal;
+// The shared form helpers of portal.js (loaded first, as every page's own script assumes), read
+// when the page starts.
+let showError;
+let clearError;
+let busy;
 
-  /** Reloads; afterwards focus returns to the same action of the same row (or Invite) and the message is announced. */
-  function reloadAfter(row, action, message) {
-    const focus = row ? { id: row.dataset.personId || row.dataset.invitationId, action } : null;
-    try {
-      sessionStorage.setItem(AFTER_RELOAD, JSON.stringify({ focus, message }));
-    } catch {
-      // Storage refused: the reload starts at the top of the page.
-    }
-    window.location.reload();
+// The dialogs the steps below share (found when the page starts), and what each is in the middle of.
+let roleDialog = null;
+let roleForm = null;
+let roleRow = null;
+let confirmDialog = null;
+let confirmForm = null;
+let confirmAction = null;
+let invited = '';
+
+/** Reloads; afterwards focus returns to the same action of the same row (or Invite) and the message is announced. */
+function reloadAfter(row, action, message) {
+  const focus = row ? { id: row.dataset.personId || row.dataset.invitationId, action } : null;
+  try {
+    sessionStorage.setItem(AFTER_RELOAD, JSON.stringify({ focus, message }));
+  } catch {
+    // Storage refused: the reload starts at the top of the page.
   }
+  window.location.reload();
+}
 
-  function restoreAfterReload() {
-    let saved = null;
-    try {
-      saved = JSON.parse(sessionStorage.getItem(AFTER_RELOAD) || 'null');
-      sessionStorage.removeItem(AFTER_RELOAD);
-    } catch {
-      saved = null;
-    }
-    if (!saved || typeof saved !== 'object') return;
-    const rows = [...document.querySelectorAll('tr[data-person-id], tr[data-invitation-id]')];
-    const row = saved.focus
-      ? rows.find((r) => (r.dataset.personId || r.dataset.invitationId) === saved.focus.id)
+function restoreAfterReload() {
+  let saved = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(AFTER_RELOAD) || 'null');
+    sessionStorage.removeItem(AFTER_RELOAD);
+  } catch {
+    saved = null;
+  }
+  if (!saved || typeof saved !== 'object') return;
+  const rows = [...document.querySelectorAll('tr[data-person-id], tr[data-invitation-id]')];
+  const row = saved.focus
+    ? rows.find((r) => (r.dataset.personId || r.dataset.invitationId) === saved.focus.id)
+    : null;
+  const action = row && saved.focus ? row.querySelector('[data-action]') : null;
+  const same =
+    row && saved.focus
+      ? [...row.querySelectorAll('[data-action]')].find(
+          (b) => b.dataset.action === saved.focus.action,
+        )
       : null;
-    const action = row && saved.focus ? row.querySelector('[data-action]') : null;
-    const same =
-      row && saved.focus
-        ? [...row.querySelectorAll('[data-action]')].find(
-            (b) => b.dataset.action === saved.focus.action,
-          )
-        : null;
-    const target = same || action || $('[data-action="invite"]');
-    if (target) target.focus();
-    if (typeof saved.message === 'string') $('#page-status').textContent = saved.message;
-  }
+  const target = same || action || $('[data-action="invite"]');
+  if (target) target.focus();
+  if (typeof saved.message === 'string') $('#page-status').textContent = saved.message;
+}
 
+function wireCloseButtons() {
   for (const button of document.querySelectorAll('dialog [data-close]')) {
     button.addEventListener('click', () => button.closest('dialog').close());
   }
+}
 
-  restoreAfterReload();
+const EMAIL_WORDS = {
+  sent: (to) => `The invitation was e-mailed to ${to}. You can also send the link yourself.`,
+  failed: (to) => `The e-mail to ${to} could not be sent. Copy the link and send it yourself.`,
+  not_configured: () => 'E-mail is not set up for this portal. Copy the link and send it yourself.',
+};
 
-  // Invite, and the link shown once.
+// Invite, and the link shown once.
+function wireInvite() {
   const inviteDialog = $('#invite-dialog');
   const inviteForm = $('form', inviteDialog);
   const linkDialog = $('#link-dialog');
@@ -65,13 +81,6 @@ import { api, messageOf } from './portal-api.js';
     inviteDialog.showModal();
     $('#invite-email').focus();
   });
-  const EMAIL_WORDS = {
-    sent: (to) => `The invitation was e-mailed to ${to}. You can also send the link yourself.`,
-    failed: (to) => `The e-mail to ${to} could not be sent. Copy the link and send it yourself.`,
-    not_configured: () =>
-      'E-mail is not set up for this portal. Copy the link and send it yourself.',
-  };
-  let invited = '';
   inviteForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     clearError($('#invite-error'));
@@ -114,11 +123,12 @@ import { api, messageOf } from './portal-api.js';
     $('#link-value').value = '';
     reloadAfter(null, 'invite', `${invited} invited.`);
   });
+}
 
-  // Change role.
-  const roleDialog = $('#role-dialog');
-  const roleForm = $('form', roleDialog);
-  let roleRow = null;
+// Change role.
+function wireRoleDialog() {
+  roleDialog = $('#role-dialog');
+  roleForm = $('form', roleDialog);
   roleForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     const role = roleForm.querySelector('input[name="role"]:checked')?.value;
@@ -137,22 +147,23 @@ import { api, messageOf } from './portal-api.js';
       reloadAfter(roleRow, 'role', `${roleRow.dataset.email} is now ${role}.`);
     } else showError($('#role-error'), messageOf(result));
   });
+}
 
-  // Confirmations: disable, enable, remove, reset factors, revoke.
-  const confirmDialog = $('#people-confirm-dialog');
-  const confirmForm = $('form', confirmDialog);
-  let confirmAction = null;
-  function confirm({ title, message, button, danger, action }) {
-    $('#people-confirm-title').textContent = title;
-    $('#people-confirm-message').textContent = message;
-    const confirmButton = $('#people-confirm-button');
-    confirmButton.textContent = button;
-    confirmButton.className = danger ? 'button button-danger-solid' : 'button button-primary';
-    clearError($('#people-confirm-error'));
-    confirmAction = action;
-    confirmDialog.showModal();
-    $('[data-close]', confirmDialog).focus();
-  }
+// Confirmations: disable, enable, remove, reset factors, revoke.
+function confirm({ title, message, button, danger, action }) {
+  $('#people-confirm-title').textContent = title;
+  $('#people-confirm-message').textContent = message;
+  const confirmButton = $('#people-confirm-button');
+  confirmButton.textContent = button;
+  confirmButton.className = danger ? 'button button-danger-solid' : 'button button-primary';
+  clearError($('#people-confirm-error'));
+  confirmAction = action;
+  confirmDialog.showModal();
+  $('[data-close]', confirmDialog).focus();
+}
+function wireConfirmDialog() {
+  confirmDialog = $('#people-confirm-dialog');
+  confirmForm = $('form', confirmDialog);
   confirmForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!confirmAction) return;
@@ -161,109 +172,124 @@ import { api, messageOf } from './portal-api.js';
     busy(confirmForm, false);
     if (error) showError($('#people-confirm-error'), error);
   });
+}
 
-  /** Runs the call; on success reloads announcing `done`, else answers the error for the dialog. */
-  async function change(row, action, method, path, body, done) {
-    const result = await api(method, path, body);
-    if (result.status >= 200 && result.status < 300) {
-      reloadAfter(row, action, done);
-      return null;
-    }
-    return messageOf(result);
+/** Runs the call; on success reloads announcing `done`, else answers the error for the dialog. */
+async function change(row, action, method, path, body, done) {
+  const result = await api(method, path, body);
+  if (result.status >= 200 && result.status < 300) {
+    reloadAfter(row, action, done);
+    return null;
   }
+  return messageOf(result);
+}
 
-  const ACTIONS = {
-    role(row) {
-      roleRow = row;
-      clearError($('#role-error'));
-      for (const input of roleForm.querySelectorAll('input[name="role"]'))
-        input.checked = input.value === row.dataset.role;
-      roleDialog.showModal();
-      roleForm.querySelector('input[name="role"]:checked')?.focus();
-    },
-    disable(row, path) {
-      confirm({
-        title: `Disable ${row.dataset.email}?`,
-        message: 'They are signed out and cannot sign in until enabled again. Nothing is deleted.',
-        button: 'Disable',
-        danger: true,
-        action: () =>
-          change(
-            row,
-            'enable',
-            'PATCH',
-            path,
-            { status: 'disabled' },
-            `${row.dataset.email} disabled.`,
-          ),
-      });
-    },
-    enable(row, path) {
-      confirm({
-        title: `Enable ${row.dataset.email}?`,
-        message: 'They can sign in again with their password and second factors.',
-        button: 'Enable',
-        action: () =>
-          change(
-            row,
-            'disable',
-            'PATCH',
-            path,
-            { status: 'active' },
-            `${row.dataset.email} enabled.`,
-          ),
-      });
-    },
-    remove(row, path) {
-      confirm({
-        title: `Remove ${row.dataset.email}?`,
-        message:
-          'They lose access at once; their second factors are deleted. To let them back in, invite them again.',
-        button: 'Remove',
-        danger: true,
-        action: () =>
-          change(row, 'remove', 'DELETE', path, undefined, `${row.dataset.email} removed.`),
-      });
-    },
-    'reset-factors'(row, path) {
-      confirm({
-        title: `Reset the second factors of ${row.dataset.email}?`,
-        message:
-          'Their passkeys, authenticator app and recovery codes are deleted; they set up a new factor at their next sign-in.',
-        button: 'Reset second factors',
-        danger: true,
-        action: () =>
-          change(
-            row,
-            'reset-factors',
-            'DELETE',
-            `${path}/factors`,
-            undefined,
-            `Second factors of ${row.dataset.email} reset.`,
-          ),
-      });
-    },
-    revoke(row) {
-      const path = `/api/v1/invitations/${encodeURIComponent(row.dataset.invitationId)}`;
-      confirm({
-        title: `Revoke the invitation of ${row.dataset.email}?`,
-        message: 'Its link stops working at once.',
-        button: 'Revoke',
-        danger: true,
-        action: () => change(null, 'invite', 'DELETE', path, undefined, 'Invitation revoked.'),
-      });
-    },
-  };
-
-  document.addEventListener('click', (event) => {
-    const button = event.target.closest('tr [data-action]');
-    if (!button) return;
-    const row = button.closest('tr');
-    const run = ACTIONS[button.dataset.action];
-    if (!run) return;
-    const path = row.dataset.personId
-      ? `/api/v1/users/${encodeURIComponent(row.dataset.personId)}`
-      : '';
-    run(row, path);
+// What each row button asks (`path`: the person's, empty for an invitation).
+function askRole(row) {
+  roleRow = row;
+  clearError($('#role-error'));
+  for (const input of roleForm.querySelectorAll('input[name="role"]'))
+    input.checked = input.value === row.dataset.role;
+  roleDialog.showModal();
+  roleForm.querySelector('input[name="role"]:checked')?.focus();
+}
+function askDisable(row, path) {
+  confirm({
+    title: `Disable ${row.dataset.email}?`,
+    message: 'They are signed out and cannot sign in until enabled again. Nothing is deleted.',
+    button: 'Disable',
+    danger: true,
+    action: () =>
+      change(
+        row,
+        'enable',
+        'PATCH',
+        path,
+        { status: 'disabled' },
+        `${row.dataset.email} disabled.`,
+      ),
   });
-})();
+}
+function askEnable(row, path) {
+  confirm({
+    title: `Enable ${row.dataset.email}?`,
+    message: 'They can sign in again with their password and second factors.',
+    button: 'Enable',
+    action: () =>
+      change(row, 'disable', 'PATCH', path, { status: 'active' }, `${row.dataset.email} enabled.`),
+  });
+}
+function askRemove(row, path) {
+  confirm({
+    title: `Remove ${row.dataset.email}?`,
+    message:
+      'They lose access at once; their second factors are deleted. To let them back in, invite them again.',
+    button: 'Remove',
+    danger: true,
+    action: () => change(row, 'remove', 'DELETE', path, undefined, `${row.dataset.email} removed.`),
+  });
+}
+function askResetFactors(row, path) {
+  confirm({
+    title: `Reset the second factors of ${row.dataset.email}?`,
+    message:
+      'Their passkeys, authenticator app and recovery codes are deleted; they set up a new factor at their next sign-in.',
+    button: 'Reset second factors',
+    danger: true,
+    action: () =>
+      change(
+        row,
+        'reset-factors',
+        'DELETE',
+        `${path}/factors`,
+        undefined,
+        `Second factors of ${row.dataset.email} reset.`,
+      ),
+  });
+}
+function askRevoke(row) {
+  const path = `/api/v1/invitations/${encodeURIComponent(row.dataset.invitationId)}`;
+  confirm({
+    title: `Revoke the invitation of ${row.dataset.email}?`,
+    message: 'Its link stops working at once.',
+    button: 'Revoke',
+    danger: true,
+    action: () => change(null, 'invite', 'DELETE', path, undefined, 'Invitation revoked.'),
+  });
+}
+
+const ACTIONS = {
+  role: askRole,
+  disable: askDisable,
+  enable: askEnable,
+  remove: askRemove,
+  'reset-factors': askResetFactors,
+  revoke: askRevoke,
+};
+
+function onRowAction(event) {
+  const button = event.target.closest('tr [data-action]');
+  if (!button) return;
+  const row = button.closest('tr');
+  const run = ACTIONS[button.dataset.action];
+  if (!run) return;
+  const path = row.dataset.personId
+    ? `/api/v1/users/${encodeURIComponent(row.dataset.personId)}`
+    : '';
+  run(row, path);
+}
+
+// The page: each step wires one part, in the order their listeners must be added.
+function people() {
+  const table = $('#people');
+  if (!table) return;
+  ({ showError, clearError, busy } = window.plantPortal);
+  wireCloseButtons();
+  restoreAfterReload();
+  wireInvite();
+  wireRoleDialog();
+  wireConfirmDialog();
+  document.addEventListener('click', onRowAction);
+}
+
+people();

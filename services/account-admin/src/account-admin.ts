@@ -22,17 +22,19 @@ import { createRedisClient, redisTargetOf } from '@plant/shared/redis';
 import { createSourceBudget } from '@plant/shared/security';
 import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { Counter } from 'prom-client';
-import { createSmtpMailer } from './data-access/smtp-mailer.js';
+import { createSmtpMailer } from './people/index.js';
 import type { AccountAdminConfig } from './config.js';
-import { createAuditRepository } from './data-access/audit-repository.js';
+import { createAuditRepository } from './audit/index.js';
 import { SCHEMA } from './migrations/index.js';
-import { createSessionStore } from './data-access/session-store.js';
-import { toAdminError } from './domain/errors.js';
-import { API_REALM } from './entry-points/api/authenticate.js';
-import { SIGN_IN_TTL_SECONDS } from './domain/portal-sessions.js';
-import { createApp } from './entry-points/api/server.js';
-import { createOidcClients } from './entry-points/web/oidc-clients.js';
-import { createPortalSessions } from './entry-points/web/session-cookies.js';
+import {
+  createSessionStore,
+  API_REALM,
+  SIGN_IN_TTL_SECONDS,
+  createPortalSessions,
+} from './sessions/index.js';
+import { toAdminError } from './platform/index.js';
+import { createApp } from './http/index.js';
+import { createOidcClients } from './sign-in/index.js';
 
 export interface AccountAdminOptions {
   /** Without it, bearer tokens are checked for signature and claims only (some component tests). */

@@ -8,12 +8,12 @@ import { createDatabase } from '@plant/shared/db';
 import { createLogger } from '@plant/shared/logging';
 import { TokenServiceClient } from '@plant/shared/token-service-client';
 import { TEST_DATABASE_URL } from '@plant/test-kit';
-import { createAuditRepository } from '../src/data-access/audit-repository.js';
+import { createAuditRepository } from '../src/audit/audit-repository.js';
 import { SCHEMA } from '../src/migrations/index.js';
-import type { Actor } from '../src/domain/actor.js';
-import { updateCredentialPolicy } from '../src/domain/credential-policy.js';
-import { StepUpRequired, toAdminError } from '../src/domain/errors.js';
-import { updateServiceAccount } from '../src/domain/managed-service-accounts.js';
+import type { Actor } from '../src/platform/actor.js';
+import { updateCredentialPolicy } from '../src/credential-policy/credential-policy.js';
+import { StepUpRequired, toAdminError } from '../src/platform/errors.js';
+import { updateServiceAccount } from '../src/service-accounts/managed-service-accounts.js';
 
 const NOWHERE = 'http://127.0.0.1:9';
 const meta = { requestId: null, address: null };

@@ -8,7 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import { createHmac, randomUUID } from 'node:crypto';
 import { freePort, TEST_DATABASE_URL, TEST_SECRETS } from '@plant/test-kit';
 import { Redis } from 'ioredis';
-import { createSessionStore } from '../src/data-access/session-store.js';
+import { createSessionStore } from '../src/sessions/session-store.js';
 import { CookieJar, follow, type PortalSession, signIn } from './helpers/browser-client.js';
 import { arraySchemaErrors, schemaErrors } from './helpers/openapi-check.js';
 import { createTenant, startPortal } from './helpers/platform.js';

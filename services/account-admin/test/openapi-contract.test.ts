@@ -9,7 +9,7 @@ import { describe, expect, test } from '@jest/globals';
 import { BadRequest } from '@plant/shared/api';
 import { parseJsonLossless } from '@plant/shared/http';
 import { MAX_GRANTS } from '@plant/shared/token-service-client';
-import { AuditEventsQuery, parseAuditLimit } from '../src/domain/audit-event-validators.js';
+import { AuditEventsQuery, parseAuditLimit } from '../src/audit/audit-event-validators.js';
 import {
   AddKeyBody,
   AddTrustBody,
@@ -17,14 +17,14 @@ import {
   isTrustId,
   ServiceAccountKeyPath,
   ServiceAccountTrustPath,
-} from '../src/domain/service-account-credential-validators.js';
+} from '../src/service-accounts/service-account-credential-validators.js';
 import {
   CreateServiceAccountBody,
   isClientId,
   ServiceAccountPath,
   UpdateServiceAccountBody,
-} from '../src/domain/service-account-validators.js';
-import { accountAdminOperations } from '../src/entry-points/api/openapi.js';
+} from '../src/service-accounts/service-account-validators.js';
+import { accountAdminOperations } from '../src/http/openapi.js';
 import { document, documentSchema, schemaErrors } from './helpers/openapi-check.js';
 
 const operations = accountAdminOperations().definitions.flatMap((d) =>

@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import type { TokenServiceClient } from '@plant/shared/token-service-client';
-import type { Actor } from '../src/domain/actor.js';
-import { StepUpRequired } from '../src/domain/errors.js';
+import type { Actor } from '../src/platform/actor.js';
+import { StepUpRequired } from '../src/platform/errors.js';
 import {
   changePerson,
   invitePerson,
@@ -14,7 +14,7 @@ import {
   removePerson,
   revokeInvitation,
   type PeopleDeps,
-} from '../src/domain/people.js';
+} from '../src/people/people.js';
 
 const calls: string[] = [];
 /** A token service that records what was asked and answers nothing useful. */

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { TEST_SECRETS } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
-import { createSessionStore, type SessionStore } from '../src/data-access/session-store.js';
+import { createSessionStore, type SessionStore } from '../src/sessions/session-store.js';
 import { shot, signInThroughPortal, useBrowser, type Where } from './helpers/browser.js';
 import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 

@@ -15,7 +15,7 @@ import { eventually, TEST_SECRETS } from '@plant/test-kit';
 import { Redis } from 'ioredis';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
-import { createSessionStore, type SessionStore } from '../src/data-access/session-store.js';
+import { createSessionStore, type SessionStore } from '../src/sessions/session-store.js';
 import { expectAccessible, shot, useBrowser } from './helpers/browser.js';
 import { createTenant, type Platform, type TestTenant } from './helpers/platform.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { DEFAULT_LANDING, safeReturnTo } from '../src/entry-points/web/return-to.js';
+import { DEFAULT_LANDING, safeReturnTo } from '../src/sign-in/return-to.js';
 
 describe('safeReturnTo', () => {
   test.each([

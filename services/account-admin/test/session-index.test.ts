@@ -11,7 +11,7 @@ import {
   createSessionStore,
   MAX_SESSIONS_PER_PERSON,
   type Session,
-} from '../src/data-access/session-store.js';
+} from '../src/sessions/session-store.js';
 
 const SECRET = 'session-index-test-secret-0123456789abcdef';
 const redis = new Redis(TEST_REDIS_URL);

@@ -29,7 +29,7 @@ import {
   type Platform,
 } from '@plant/test-kit';
 import { Redis } from 'ioredis';
-import { createSessionStore } from '../src/data-access/session-store.js';
+import { createSessionStore } from '../src/sessions/session-store.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = join(import.meta.dirname, '../../..');

@@ -10,7 +10,7 @@ import {
   createSessionStore,
   type PendingSignIn,
   type Session,
-} from '../src/data-access/session-store.js';
+} from '../src/sessions/session-store.js';
 
 const SECRET = 'session-store-test-secret-0123456789abcdef';
 const redis = new Redis(TEST_REDIS_URL);

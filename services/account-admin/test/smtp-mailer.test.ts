@@ -1,7 +1,7 @@
 /** The SMTP mailer against the test kit's real SMTP listener: credentials from the URL, refusals, and the listener's own bound. */
 import { describe, expect, test } from '@jest/globals';
 import { startSmtpListener } from '@plant/test-kit';
-import { createSmtpMailer } from '../src/data-access/smtp-mailer.js';
+import { createSmtpMailer } from '../src/people/smtp-mailer.js';
 
 const MAIL = { to: 'b@example.test', subject: 'Hi' };
 

@@ -1,7 +1,7 @@
 /** What the portal makes of an ID token's factor claims and of a user view's factor counts (pure rules). */
 import { describe, expect, test } from '@jest/globals';
-import { factorStateOf, userAgentOf } from '../src/domain/portal-sessions.js';
-import { hasSecondFactor } from '../src/domain/step-up.js';
+import { factorStateOf, userAgentOf } from '../src/sessions/portal-sessions.js';
+import { hasSecondFactor } from '../src/platform/step-up.js';
 
 describe('factor claims', () => {
   test('When the ID token says acr factor with an auth_time, then the factor time is auth_time in ms', () => {

@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { clientKeyPair, TEST_SECRETS, uniqueName } from '@plant/test-kit';
 import { Redis } from 'ioredis';
-import { createSessionStore, type Session } from '../src/data-access/session-store.js';
+import { createSessionStore, type Session } from '../src/sessions/session-store.js';
 import {
   CookieJar,
   follow,

@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { MAX_SERVICE_ACCOUNTS } from '@plant/shared/token-service-client';
 import { dpopKey } from '@plant/test-kit';
-import { ASSETS_DIR } from '../../../../services/account-admin/src/entry-points/api/server.js';
+import { ASSETS_DIR } from '../../../../services/account-admin/src/http/server.js';
 import { clientAssertion, clientKeyPair } from '@plant/test-kit';
 import {
   ACCOUNT_ADMIN_AUDIENCE,

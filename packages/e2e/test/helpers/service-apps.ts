@@ -12,8 +12,8 @@ import {
   type RouteConfig,
 } from '@plant/shared/http';
 import { createLogger } from '@plant/shared/logging';
-import { accountAdminOperations } from '../../../../services/account-admin/src/entry-points/api/openapi.js';
-import { createApp as createAccountAdminApp } from '../../../../services/account-admin/src/entry-points/api/server.js';
+import { accountAdminOperations } from '../../../../services/account-admin/src/http/openapi.js';
+import { createApp as createAccountAdminApp } from '../../../../services/account-admin/src/http/server.js';
 import { plantStoreOperations } from '../../../../services/plant-store/src/entry-points/api/openapi.js';
 import { createApp as createPlantStoreApp } from '../../../../services/plant-store/src/entry-points/api/server.js';
 import { createInternalApp } from '../../../../services/token-service/src/internal-app.js';
@@ -127,7 +127,7 @@ export function serviceApps(): ServiceApp[] {
     },
     {
       name: 'account-admin',
-      source: 'services/account-admin/src/entry-points/api/server.ts',
+      source: 'services/account-admin/src/http/server.ts',
       app: createAccountAdminApp({
         accounts: inert('accounts'),
         people: inert('people'),

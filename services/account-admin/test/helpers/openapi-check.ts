@@ -4,7 +4,7 @@
  */
 import type { OpenApiDocument } from '@plant/shared/http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { openApiDocument } from '../../src/entry-points/api/openapi.js';
+import { openApiDocument } from '../../src/http/openapi.js';
 
 const DOC_ID = 'https://account-admin.test/openapi.json';
 export const document: OpenApiDocument = openApiDocument('http://portal.test');

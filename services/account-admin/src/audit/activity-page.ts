@@ -1,0 +1,83 @@
+/** The Activity page: the tenant's audit trail merged with the realm's sign-in events, newest first. */
+import { html } from '@plant/shared/page-look';
+import { layout, timeOf, type PageViewer } from '../portal/index.js';
+import {
+  CREDENTIAL_ACTION_TEXT,
+  describeCredentialDetails,
+  describeTokenBinding,
+} from './credential-activity.js';
+import type { AuditEvent } from './list-audit-events.js';
+import { PEOPLE_ACTION_TEXT } from './people-activity.js';
+
+const ACTION_TEXT: Record<string, string> = {
+  ...PEOPLE_ACTION_TEXT,
+  'service_account.create': 'Created',
+  'service_account.update': 'Changed role or grants of',
+  'service_account.reset_secret': 'Reset the secret of',
+  'service_account.delete': 'Deleted',
+  'session.end': 'Ended a portal session of',
+  'user.sign_out_everywhere': 'Signed out everywhere',
+  ...CREDENTIAL_ACTION_TEXT,
+  'factor.remove': 'Removed a second factor of',
+  'user.factors_reset': 'Reset the second factors of',
+  'tenant.policy_change': 'Changed the people policy',
+};
+
+const TARGET_TEXT: Record<string, string> = {
+  user: 'person',
+  invitation: 'invitation',
+  session: 'session',
+};
+
+function describeDetails(event: AuditEvent): string {
+  const parts: string[] = [];
+  const role = event.details.role as { from?: string; to?: string } | string | undefined;
+  if (typeof role === 'object' && role !== null) parts.push(`role ${role.from} → ${role.to}`);
+  const grants = event.details.grants as { from?: string[]; to?: string[] } | undefined;
+  if (grants && Array.isArray(grants.to))
+    parts.push(`grants: ${grants.to.length === 0 ? 'none' : grants.to.join(', ')}`);
+  const binding = describeTokenBinding(event.details);
+  if (binding !== undefined) parts.push(binding);
+  return [...parts, ...describeCredentialDetails(event.details)].join('; ');
+}
+
+export function activityPage({
+  session,
+  events,
+  nextHref,
+  firstHref,
+}: {
+  session: PageViewer;
+  events: AuditEvent[];
+  nextHref?: string | undefined;
+  firstHref?: string | undefined;
+}): string {
+  return layout({
+    title: 'Activity',
+    session,
+    active: 'activity',
+    body: html`<p class="breadcrumb">Settings</p>
+<div class="page-head"><div><h1>Activity</h1><p class="muted">Every change to service accounts and people, and what happened at sign-in, newest first.</p></div></div>
+${
+  events.length === 0
+    ? html`<div class="card empty"><h2>No activity yet</h2><p class="muted">Changes to service accounts and people appear here.</p></div>`
+    : html`<div class="table-wrap"><table class="table" id="activity">
+  <caption class="sr-only">Audit trail</caption>
+  <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">From</th></tr></thead>
+  <tbody>${events.map(
+    (e) => html`<tr>
+    <td data-label="When">${timeOf(e.occurred_at)}</td>
+    <td data-label="Who">${e.actor_email ?? e.actor_sub}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}</td>
+    <td data-label="What">${ACTION_TEXT[e.action] ?? e.action}${describeDetails(e) ? html` <span class="muted">(${describeDetails(e)})</span>` : ''}</td>
+    <td data-label="Target">${e.name ?? ''} ${e.target_type === 'service_account' ? html`<code class="client-id">${e.client_id}</code>` : html`<span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`}</td>
+    <td data-label="From"><span title="Request ${e.request_id ?? ''}">${e.address ?? 'Unknown'}</span></td>
+  </tr>`,
+  )}</tbody>
+</table></div>`
+}
+<nav class="pager" aria-label="Pages">
+  ${firstHref ? html`<a class="button" href="${firstHref}">Newest</a>` : ''}
+  ${nextHref ? html`<a class="button" href="${nextHref}" rel="next">Older</a>` : ''}
+</nav>`,
+  });
+}

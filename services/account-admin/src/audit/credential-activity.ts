@@ -1,0 +1,32 @@
+/** How the Activity page words the credential actions of the audit trail (keys, trusts, the secret, the state). */
+export const CREDENTIAL_ACTION_TEXT: Record<string, string> = {
+  'service_account.key_add': 'Added a key to',
+  'service_account.key_remove': 'Removed a key of',
+  'service_account.trust_add': 'Trusted a workload for',
+  'service_account.trust_remove': 'Removed a trusted workload of',
+  'service_account.secret_remove': 'Removed the secret of',
+  'service_account.disable': 'Disabled',
+  'service_account.enable': 'Enabled',
+};
+
+/** The key or trust an event names, as short text parts. */
+export function describeCredentialDetails(details: Record<string, unknown>): string[] {
+  const key = details.key as { id?: string; alg?: string | null } | undefined;
+  const trust = details.trust as { issuer?: string | null; subject?: string | null } | undefined;
+  const parts: string[] = [];
+  if (key?.id) parts.push(`key ${key.id}${key.alg ? ` (${key.alg})` : ''}`);
+  if (trust?.subject) parts.push(`${trust.subject}${trust.issuer ? ` from ${trust.issuer}` : ''}`);
+  return parts;
+}
+
+/** `DPoP required` / `DPoP not required` (and whether it receives signals) for an update that changed it. */
+export function describeTokenBinding(details: Record<string, unknown>): string | undefined {
+  const change = details.dpop_bound_access_tokens as { to?: unknown } | undefined;
+  const signals = details.receive_signals as { from?: unknown; to?: unknown } | undefined;
+  const parts: string[] = [];
+  if (typeof change?.to === 'boolean')
+    parts.push(change.to ? 'DPoP required' : 'DPoP not required');
+  if (typeof signals?.to === 'boolean' && signals.to !== signals.from)
+    parts.push(signals.to ? 'receives signals' : 'no longer receives signals');
+  return parts.length === 0 ? undefined : parts.join('; ');
+}

@@ -1,0 +1,78 @@
+import type { RouteTable } from '@plant/shared/http';
+import type { TokenServiceClient } from '@plant/shared/token-service-client';
+import type { BearerAuth } from '@plant/resource-auth';
+import { auditRoutes, type AuditTrail } from '../audit/index.js';
+import { credentialPolicyRoutes } from '../credential-policy/index.js';
+import { peopleRoutes, type PeopleDeps } from '../people/index.js';
+import { canManage, noStore, actorOf } from '../platform/index.js';
+import { factorRoutes } from '../second-factors/index.js';
+import {
+  credentialRoutes,
+  serviceAccountRoutes,
+  type ServiceAccountDeps,
+} from '../service-accounts/index.js';
+import {
+  authenticateApi,
+  bearerForbiddenChallenge,
+  sessionRoutes,
+  type PortalSessions,
+  type SessionStore,
+} from '../sessions/index.js';
+
+export interface ApiRoutesDeps {
+  accounts: ServiceAccountDeps;
+  people: PeopleDeps;
+  audit: AuditTrail;
+  portalUrl: string;
+  auth: BearerAuth;
+  sessions: PortalSessions;
+  tokenService: TokenServiceClient;
+  store: SessionStore;
+}
+
+/** The REST API's base path. */
+export const API_BASE = '/api/v1';
+
+/**
+ * The REST API: authenticate (every request under `/api/v1`, before any 404 or 405), then per
+ * route parse, one use case, answer; a bearer caller refused for its role gets the challenge.
+ */
+export function apiRoutes({
+  accounts,
+  people,
+  audit,
+  portalUrl,
+  auth,
+  sessions,
+  tokenService,
+  store,
+}: ApiRoutesDeps): RouteTable {
+  return [
+    { path: API_BASE, use: [authenticateApi(auth, sessions, tokenService)] },
+    {
+      method: 'GET',
+      path: `${API_BASE}/me`,
+      handlers: [
+        (req, res) => {
+          const actor = actorOf(req);
+          noStore(res).json({
+            tenant: actor.tenant,
+            sub: actor.sub,
+            email: actor.email,
+            principal_type: actor.type,
+            role: actor.role,
+            can_manage_service_accounts: canManage(actor),
+          });
+        },
+      ],
+    },
+    ...serviceAccountRoutes(accounts, API_BASE),
+    ...credentialRoutes(accounts, `${API_BASE}/service-accounts/:client_id`),
+    ...credentialPolicyRoutes(accounts, API_BASE),
+    ...peopleRoutes(people, API_BASE, portalUrl),
+    ...sessionRoutes({ ...accounts, store }, API_BASE),
+    ...factorRoutes({ ...accounts, store }, API_BASE),
+    ...auditRoutes(audit, API_BASE, portalUrl),
+    { path: API_BASE, use: [bearerForbiddenChallenge()] },
+  ];
+}

@@ -1,0 +1,11 @@
+/**
+ * The `http` wing's public module: other wings import it from here only.
+ *
+ * The assembly of the public listener: the Express app (server.ts), the API route table (api-
+ * routes.ts, with /me), the page route table (portal-routes.ts, with the Activity page handler)
+ * and the OpenAPI document. Only the composition root (account-admin.ts) and tests import it.
+ *
+ * May call: every wing.
+ */
+// What other wings use:
+export { createApp } from './server.js';
