@@ -65,6 +65,12 @@ const platformCycle =
 
 /** The services whose wings are checked, with their allowed exceptions. */
 export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
+  'account-admin': {
+    storageImporters: {
+      'sessions/session-store.ts':
+        'the portal sessions, their per-person index and step-up marks live in Redis: the store is the client',
+    },
+  },
   'token-service': {
     cycleEdges: {
       'platform -> credentials': platformCycle,

@@ -52,6 +52,7 @@ export interface AccountAdmin {
   close(): Promise<void>;
 }
 
+// long: the composition root: it only wires, one construction per part in the order they depend on each other.
 export function createAccountAdmin(
   config: AccountAdminConfig,
   logger: Logger,

@@ -71,6 +71,7 @@ export interface BearerAuth {
 }
 
 /** Builds the bearer verification of one resource server; see the module comment for the checks. */
+// long: the bearer pipeline: its numbered checks (the module comment) share one closure over the options and caches, in the order they run.
 export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   const { audience, realm, revocation, logger } = options;
   const authUrl = options.authUrl.replace(/\/+$/, '');

@@ -53,11 +53,13 @@ function namedError(name: string, message: string): Error {
 }
 
 /** Sends the request; resolves once the status and headers have arrived. */
+// long: one request with its bounds (timeout, body size, status), callbacks of node:http that share the same request and answer.
 export function httpCall(url: string, options: HttpCallOptions): Promise<HttpCallAnswer> {
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     return Promise.reject(new TypeError(`unsupported protocol ${target.protocol}`));
   const transport = target.protocol === 'https:' ? https : http;
+  // long: the request itself: its events (response, data, end, error, timeout) close over one answer.
   return new Promise((resolve, reject) => {
     const request = transport.request(target, {
       method: options.method ?? 'GET',

@@ -35,6 +35,7 @@ export interface RevocationGauges {
  * Registers the revocation metrics on `registry`. One revocation sync per registry: prom-client
  * refuses a second metric of the same name.
  */
+// long: one declaration per metric (name, help, labels, collect): data.
 export function createRevocationMetrics(
   registry: Registry,
   gauges: RevocationGauges,

@@ -222,9 +222,6 @@ export interface RealmSecurityEvent {
   request_id: string | null;
 }
 
-/** @deprecated The former name of `RealmSecurityEvent`, kept until its last importers move. */
-export type SecurityEvent = RealmSecurityEvent;
-
 /** Longest email a person may have (RFC 5321's path limit). */
 export const EMAIL_MAX = 254;
 /**

@@ -3,7 +3,7 @@ import type {
   Invitation,
   InvitationPage,
   InvitationWithUrl,
-  SecurityEvent,
+  RealmSecurityEvent,
   User,
   UserChange,
   UserRole,
@@ -103,11 +103,11 @@ export function listSecurityEvents(
   api: ManagementApi,
   tenant: string,
   query: { before?: string | undefined; limit: number },
-): Promise<SecurityEvent[]> {
+): Promise<RealmSecurityEvent[]> {
   const params = new URLSearchParams({ limit: String(query.limit) });
   if (query.before !== undefined) params.set('before', query.before);
   return api.mapped(() =>
-    api.json<SecurityEvent[]>('GET', `${realm(tenant)}/security-events?${params}`),
+    api.json<RealmSecurityEvent[]>('GET', `${realm(tenant)}/security-events?${params}`),
   );
 }
 

@@ -22,7 +22,7 @@ import type {
   Invitation,
   InvitationPage,
   InvitationWithUrl,
-  SecurityEvent,
+  RealmSecurityEvent,
   User,
   UserChange,
   UserRole,
@@ -213,7 +213,7 @@ export class TokenServiceClient extends TokenServiceReader {
   listSecurityEvents(
     tenant: string,
     query: { before?: string | undefined; limit: number },
-  ): Promise<SecurityEvent[]> {
+  ): Promise<RealmSecurityEvent[]> {
     return people.listSecurityEvents(this.#api, tenant, query);
   }
 

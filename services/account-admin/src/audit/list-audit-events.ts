@@ -5,7 +5,7 @@
  * first. A k-way merge by time over both, each read by id below its own position; the cursor
  * carries both positions, so one page never repeats or skips an event of either.
  */
-import type { SecurityEvent } from '@plant/shared/token-service-client';
+import type { RealmSecurityEvent } from '@plant/shared/token-service-client';
 import type { AuditEventRow, AuditTargetType } from './audit-repository.js';
 import { type Actor, TokenServiceUnavailable } from '../platform/index.js';
 import { type AuditPosition, encodeAuditCursor } from './audit-event-validators.js';
@@ -39,7 +39,7 @@ export interface AuditPage {
 /** What listing reads: both trails, each newest first by id, below an id when given. */
 export interface AuditTrail {
   listNewestFirst(tenant: string, limit: number, beforeId?: string): Promise<AuditEventRow[]>;
-  listRealmEvents(tenant: string, limit: number, beforeId?: string): Promise<SecurityEvent[]>;
+  listRealmEvents(tenant: string, limit: number, beforeId?: string): Promise<RealmSecurityEvent[]>;
 }
 
 /** Realm event ids are the realm's own sequence: prefixed so no id of the merged trail names two events. */
@@ -63,7 +63,7 @@ function fromAdmin(row: AuditEventRow): AuditEvent {
   };
 }
 
-function fromRealm(event: SecurityEvent): AuditEvent {
+function fromRealm(event: RealmSecurityEvent): AuditEvent {
   return {
     id: `${REALM_ID_PREFIX}${event.id}`,
     occurred_at: event.occurred_at,

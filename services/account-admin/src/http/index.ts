@@ -5,7 +5,7 @@
  * routes.ts, with /me), the page route table (portal-routes.ts, with the Activity page handler)
  * and the OpenAPI document. Only the composition root (account-admin.ts) and tests import it.
  *
- * May call: every wing.
+ * May call: platform, audit, credential-policy, people, portal, second-factors, service-accounts, sessions, sign-in.
  */
 // What other wings use:
 export { createApp } from './server.js';

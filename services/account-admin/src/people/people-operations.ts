@@ -16,6 +16,7 @@ import {
 } from './people-validators.js';
 import { InvitationCreatedSchema, InvitationSchema, UserSchema } from './people-schemas.js';
 
+// long: the OpenAPI registrations of this wing's operations, one registerPath entry each (data).
 export function registerPeopleOperations(
   registry: OpenAPIRegistry,
   { common }: { common: Record<number, string> },

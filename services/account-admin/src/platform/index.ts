@@ -6,7 +6,7 @@
  * helpers (`actorOf`, `requestMeta`, `noStore`), edge-validation helpers and the OpenAPI error-
  * response shape.
  *
- * May call: none.
+ * May call: nothing
  */
 // What other wings use:
 export { actorLabel, assertCanManage, assertCanManagePeople, canManage } from './actor.js';

@@ -28,6 +28,7 @@ import {
   ServiceAccountTrustSchema,
 } from './service-account-schemas.js';
 
+// long: the OpenAPI registrations of this wing's operations, one registerPath entry each (data).
 export function registerCredentialOperations(
   registry: OpenAPIRegistry,
   { common, management }: OperationErrors,

@@ -7,6 +7,7 @@ import type { Knex, Migration } from '@plant/shared/db';
  */
 export const authSchema: Migration = {
   name: '001-auth-schema',
+  // long: a migration: the DDL of the tables it creates, statement after statement.
   async up(knex: Knex) {
     await knex.schema.createTable('realms', (t) => {
       t.text('name').primary();

@@ -21,6 +21,7 @@ import type { Knex, Migration } from '@plant/shared/db';
  */
 export const peopleAndSecondFactors: Migration = {
   name: '008-people-and-second-factors',
+  // long: a migration: the DDL of the tables it creates, statement after statement.
   async up(knex: Knex) {
     await knex.schema.alterTable('users', (t) => {
       t.timestamp('disabled_at', { useTz: true });

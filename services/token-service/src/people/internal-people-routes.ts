@@ -32,6 +32,7 @@ import { getUser, listUsers, removeUser, signOutUserEverywhere, updateUser } fro
  * People of a realm (account-admin's People page): list, read, change role or status, remove;
  * invitations; the realm's security events. Only account-admin's credential (`admin`).
  */
+// long: one route table, an entry per operation; each handler is parse, one use case, answer.
 export function peopleRoutes(
   identity: IdentityContext,
   invitations: InvitationSettings,

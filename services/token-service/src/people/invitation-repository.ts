@@ -102,6 +102,7 @@ function pending(query: Knex.QueryBuilder): Knex.QueryBuilder {
   return query.whereNull('accepted_at').whereNull('revoked_at').whereRaw('expires_at > now()');
 }
 
+// long: a repository: one short method per query over the invitations table.
 export function createInvitationRepository(db: Knex): InvitationRepository {
   async function whyNotPending(trx: Knex, realm: string, digest: string): Promise<AcceptOutcome> {
     const row = await trx('user_invitations as i')
