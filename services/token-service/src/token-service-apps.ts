@@ -7,16 +7,14 @@ import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import type { ClientAuthFailureRepository } from './client-auth/index.js';
 import { SecretScanningKeys } from './leak-reports/index.js';
 import { ResourceServerAuthentication } from './grants/index.js';
-import {
-  type IdentityContext,
-  createInternalApp,
-  createPublicApp,
-  keyChangeAnnouncer,
-} from './platform/index.js';
+import type { IdentityContext } from './platform/index.js';
 import type { SharedSignalsContext } from './signals/index.js';
 import type { RealmProviders } from './oidc/index.js';
 import type { LiveTokenInspector } from './token-inspector.js';
 import type { createSignIn } from './token-service-parts.js';
+import { keyChangeAnnouncer } from './change-subscriptions.js';
+import { createInternalApp } from './internal-app.js';
+import { createPublicApp } from './public-app.js';
 
 /** The public listener's app: the realms, sign-in, invitations, leak reports, Shared Signals, introspection. */
 export function publicAppOf(

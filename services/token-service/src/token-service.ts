@@ -10,12 +10,7 @@ import {
   type CredentialChangeFollower,
   UsageRecorder,
 } from './credentials/index.js';
-import {
-  type IdentityContext,
-  subscribeToChanges,
-  createRedisConnections,
-  registerServiceGauges,
-} from './platform/index.js';
+import { type IdentityContext, createRedisConnections } from './platform/index.js';
 import { KeyEncryption } from './signing-keys/index.js';
 import { type RevocationPruner, RevocationPublisher } from './revocation/index.js';
 import type { SharedSignalsContext } from './signals/index.js';
@@ -29,6 +24,8 @@ import {
   startBackgroundJobs,
   startSharedSignals,
 } from './token-service-parts.js';
+import { subscribeToChanges } from './change-subscriptions.js';
+import { registerServiceGauges } from './service-gauges.js';
 
 export interface TokenService {
   /** The public listener: the realms' endpoints and sign-in pages. */

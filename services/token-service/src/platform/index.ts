@@ -1,15 +1,13 @@
 /**
- * The platform wing. Owns: what every wing shares and what serves them: errors, the identity
- * context, internal authentication and route helpers, optional JSON bodies, the internal and
- * public express apps, the joined internal route table, and the service gauges. It mounts every
- * wing's routes, hence its long May call list.
+ * The platform wing. Owns what every wing shares: the error catalogue, the identity context
+ * (the parts a use case is handed), internal authentication and route helpers, optional JSON
+ * bodies. The apps that mount every wing are composition roots (src/internal-app.ts,
+ * src/public-app.ts, src/internal-routes.ts).
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: client-auth, credentials, grants, leak-reports, oidc, people, realms, revocation, second-factors, service-accounts, sign-in, signals, signing-keys
+ * May call: credentials, people, revocation, service-accounts, signing-keys
  */
-export { keyChangeAnnouncer, subscribeToChanges } from './../change-subscriptions.js';
-export { createInternalApp } from './../internal-app.js';
 export {
   AssertionCheckUnavailable,
   AssertionRefused,
@@ -78,5 +76,3 @@ export type { InternalRoute } from './internal-route-helpers.js';
 export { optionalJsonBody } from './optional-json-body.js';
 export { createRedisConnections } from './redis-connections.js';
 export type { RedisConnections } from './redis-connections.js';
-export { createPublicApp } from './../public-app.js';
-export { registerServiceGauges } from './../service-gauges.js';
