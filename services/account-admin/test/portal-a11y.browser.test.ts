@@ -1,9 +1,9 @@
 /**
  * Every portal page and dialog in a real browser, checked by axe-core (WCAG 2.1 A/AA and best
- * practices: no serious or critical violation), in the `demo` tenant the README's walkthrough
+ * practices: no serious or critical violation), in the `demo` tenant docs/walkthrough.md
  * starts from, on a Postgres cluster of this file's own (so the tenant can be named `demo`).
  *
- * It also takes the README's screenshots (the Service Accounts page, the secret-once dialog, the
+ * It also takes the walkthrough's screenshots (docs/walkthrough.md) (the Service Accounts page, the secret-once dialog, the
  * People page): always into test-output/, and into docs/images/ when UPDATE_SCREENSHOTS=1, so the committed
  * images are the ones this test made (`UPDATE_SCREENSHOTS=1 pnpm test --selectProjects
  * account-admin --testPathPatterns portal-a11y`).

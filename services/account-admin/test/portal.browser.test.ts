@@ -4,7 +4,7 @@
  * its secret from the page, uses it at the token endpoint and the Plant Store, resets it,
  * deletes it; a View user sees the list without actions. Screenshots of every step go to
  * services/account-admin/test-output/ (gitignored). Keyboard-only use, accessibility (axe-core)
- * and the README's screenshots: the other `*.browser.test.ts` files.
+ * and the walkthrough's screenshots (docs/walkthrough.md): the other `*.browser.test.ts` files.
  */
 import { describe, expect, test } from '@jest/globals';
 import type { ServiceProcess } from '@plant/test-kit';

@@ -276,11 +276,11 @@ describe('POST /secret-scanning/github', () => {
   });
 });
 
-describe("POST /secret-scanning/github signed as the README's walkthrough signs", () => {
+describe("POST /secret-scanning/github signed as docs/walkthrough.md's leak report signs", () => {
   let h: Harness;
   let dir: string;
   beforeAll(async () => {
-    // The README's commands: an EC P-256 key and its public half, in a GitHub-shaped document.
+    // The walkthrough's commands (docs/walkthrough.md): an EC P-256 key and its public half, in a GitHub-shaped document.
     dir = mkdtempSync(join(tmpdir(), 'openssl-keys-'));
     execFileSync('openssl', [
       'ecparam',

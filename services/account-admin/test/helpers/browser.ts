@@ -30,7 +30,7 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** The window every browser test uses (and the README's screenshots are). */
+/** The window every browser test uses (and the walkthrough's screenshots (docs/walkthrough.md) are). */
 export const VIEWPORT = { width: 1280, height: 800 };
 
 export interface BrowserFixture {
