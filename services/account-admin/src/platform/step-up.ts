@@ -10,7 +10,9 @@
  * STEP_UP_MAX_AGE_SECONDS, so a stolen session cookie (or token) alone changes nothing; the
  * refusal is StepUpRequired, RFC 9470's challenge (errors.ts). The factor is verified at the
  * realm (the portal never sees it); `actor.factorAt` is the `auth_time` of the realm's last
- * sign-in with acr factor. The realm's side of step-up (when a sign-in asks the factor again)
+ * sign-in with acr factor, and `actor.stepUpRequired` says the person has a factor (both set
+ * where the actor is made: a portal session's sign-in or step-up, sessions/portal-sessions.ts;
+ * a bearer token's `acr`/`auth_time`, sessions/authenticate.ts). The realm's side of step-up (when a sign-in asks the factor again)
  * is decided in the token service's sign-in/sign-in-policy.ts.
  */
 import type { Actor } from './actor.js';
