@@ -1,5 +1,5 @@
 /**
- * Every People change asks for a recent second factor before anything else (domain/step-up.ts):
+ * Every People change asks for a recent second factor before anything else (platform/step-up.ts):
  * a person who needs step-up and has not verified a factor in the last 10 minutes gets 401 with
  * RFC 9470's challenge, and the token service is never asked. Reads only need the role.
  */

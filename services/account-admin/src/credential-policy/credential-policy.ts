@@ -43,7 +43,7 @@ export async function updateCredentialPolicy(
   input: UpdateCredentialPolicyInput,
 ): Promise<CredentialPolicy> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'update-credential-policy');
   const change = changeOf(input);
   const before = await deps.tokenService.getCredentialPolicy(actor.tenant);
   const after = await deps.tokenService.updateCredentialPolicy(

@@ -121,7 +121,7 @@ export async function changePerson(
   input: UpdateUserInput,
 ): Promise<Person> {
   assertCanManagePeople(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'change-person');
   assertPersonId(id);
   const before = await deps.tokenService.getUser(actor.tenant, id);
   const after = await deps.tokenService.updateUser(
@@ -158,7 +158,7 @@ export async function removePerson(
   id: string,
 ): Promise<void> {
   assertCanManagePeople(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'remove-person');
   assertPersonId(id);
   const person = await deps.tokenService.getUser(actor.tenant, id);
   await deps.tokenService.removeUser(actor.tenant, id, actorLabel(actor));
@@ -200,7 +200,7 @@ export async function invitePerson(
   input: InviteInput,
 ): Promise<InvitationAnswer> {
   assertCanManagePeople(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'invite');
   const invitation = await deps.tokenService.createInvitation(
     actor.tenant,
     { email: input.email, role: input.role },
@@ -269,7 +269,7 @@ export async function revokeInvitation(
   id: string,
 ): Promise<void> {
   assertCanManagePeople(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'revoke-invitation');
   if (!isPeopleId(id)) throw new InvitationNotFound();
   // The token service answers the invitation it revoked (404 when none is pending): no list is read.
   const revoked = await deps.tokenService.revokeInvitation(actor.tenant, id);

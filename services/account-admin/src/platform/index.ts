@@ -2,9 +2,9 @@
  * The `platform` wing's public module: other wings import it from here only.
  *
  * What every wing shares and no business capability owns: the error catalogue (errors.ts), who
- * is asking and the role rules (actor.ts), the recent-second-factor rule (step-up.ts), request
- * helpers (`actorOf`, `requestMeta`, `noStore`), edge-validation helpers and the OpenAPI error-
- * response shape.
+ * is asking and the role rules (actor.ts), the recent-second-factor rule and the table of the
+ * sensitive actions that ask for it (step-up.ts), request helpers (`actorOf`, `requestMeta`,
+ * `noStore`), edge-validation helpers and the OpenAPI error-response shape.
  *
  * May call: nothing
  */

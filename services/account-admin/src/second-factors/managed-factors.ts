@@ -105,7 +105,7 @@ export async function removeMyFactor(
   factorId: string,
 ): Promise<void> {
   assertPerson(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'remove-own-factor');
   await deps.tokenService.removeUserFactor(actor.tenant, actor.sub, factorId, actorLabel(actor));
   await recordIrreversible(
     deps,
@@ -142,7 +142,7 @@ export async function resetUserFactors(
   userId: string,
 ): Promise<{ removed: number }> {
   assertPeopleAdmin(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'reset-factors');
   const reset = await deps.tokenService.resetUserFactors(actor.tenant, userId, actorLabel(actor));
   await recordIrreversible(
     deps,
@@ -172,7 +172,7 @@ export async function updatePeopleSettings(
   input: PeopleSettings,
 ): Promise<PeopleSettings> {
   assertPeopleAdmin(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'update-people-settings');
   const policy = await deps.tokenService.setFactorPolicy(
     actor.tenant,
     input.require_admin_second_factor,

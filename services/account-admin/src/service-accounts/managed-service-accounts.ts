@@ -96,7 +96,7 @@ export async function createServiceAccount(
   input: CreateServiceAccountInput,
 ): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'create-service-account');
   const created = await deps.tokenService.createServiceAccount(
     actor.tenant,
     input.name,
@@ -180,7 +180,7 @@ export async function updateServiceAccount(
 ): Promise<ServiceAccount> {
   assertCanManage(actor);
   assertClientId(clientId);
-  if (input.quota !== undefined) assertRecentFactor(actor);
+  if (input.quota !== undefined) assertRecentFactor(actor, 'change-quota');
   const change = accountChangeOf(input);
   const before = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   let updated = before;
@@ -253,7 +253,7 @@ export async function resetServiceAccountSecret(
   clientId: string,
 ): Promise<ServiceAccountWithSecret> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'reset-secret');
   assertClientId(clientId);
   const reset = await deps.tokenService.resetSecret(actor.tenant, clientId, actorLabel(actor));
   await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.reset_secret', reset));
@@ -304,7 +304,7 @@ export async function deleteServiceAccount(
   clientId: string,
 ): Promise<void> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'delete-service-account');
   assertClientId(clientId);
   // Read first: the audit trail names what was deleted, and an unknown id is a 404 before any change.
   const existing = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
@@ -321,7 +321,7 @@ export async function addServiceAccountKey(
   input: AddKeyInput,
 ): Promise<ServiceAccountKey> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'add-key');
   assertClientId(clientId);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const key = await deps.tokenService.addKey(
@@ -348,7 +348,7 @@ export async function addServiceAccountTrust(
   input: AddTrustInput,
 ): Promise<ServiceAccountTrust> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'add-trust');
   assertClientId(clientId);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const trust = await deps.tokenService.addTrust(

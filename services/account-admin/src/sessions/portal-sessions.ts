@@ -304,7 +304,7 @@ export async function signOutEverywhere(
   personId: string,
 ): Promise<{ sessions_ended: number }> {
   assertCanManage(actor);
-  assertRecentFactor(actor);
+  assertRecentFactor(actor, 'sign-out-everywhere');
   if (!PERSON_ID.test(personId)) throw new PersonNotFound();
   const person = await deps.tokenService.signOutEverywhere(actor.tenant, personId);
   const ended = await deps.store.destroyAllForPerson(actor.tenant, personId);
