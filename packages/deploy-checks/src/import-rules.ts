@@ -98,6 +98,8 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
       'people -> sign-in':
         "an invitation's page sets a password as the sign-in form does (its limits, wording and checkers)",
       'second-factors -> sign-in': 'factor and passkey checks count against the sign-in throttle',
+      'credentials -> people':
+        "a credential change is written to the people audit trail in its transaction, by people's one writer (insertPeopleAuditEvent)",
       'changes -> signals':
         'the table names the Shared Signals each change queues by the types signals defines (AccountSignal, EVENT_TYPES)',
       'oidc -> sign-in':

@@ -2,6 +2,7 @@
 import {
   errorResponses,
   JSON_BODY_ERRORS,
+  jsonPageResponse,
   jsonRequestBody,
   jsonResponse,
   type OpenAPIRegistry,
@@ -104,13 +105,11 @@ export function registerPeopleOperations(
     operationId: 'listInvitations',
     request: { query: InvitationsQueryParams },
     responses: {
-      200: jsonResponse('A page of pending invitations', z.array(InvitationSchema), {
-        Link: {
-          description:
-            '`<{portal_url}/api/v1/invitations?limit=N&cursor=...>; rel="next"` when older invitations are pending',
-          schema: { type: 'string' },
-        },
-      }),
+      200: jsonPageResponse(
+        'A page of pending invitations',
+        InvitationSchema,
+        '`<{portal_url}/api/v1/invitations?limit=N&cursor=...>; rel="next"` when older invitations are pending',
+      ),
       ...errorResponses({ 400: 'Invalid limit or cursor', ...people }),
     },
   });

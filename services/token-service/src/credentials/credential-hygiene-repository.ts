@@ -8,6 +8,7 @@ import type {
 import { changeAccount, findLiveEntry } from '../service-accounts/index.js';
 import { effectsOf } from '../changes/index.js';
 import { lockRealm } from '../realms/index.js';
+import { insertPeopleAuditEvent } from '../people/index.js';
 
 /** A realm's credential policy as stored; a realm without a row has the defaults. */
 export interface CredentialPolicyRow {
@@ -124,14 +125,17 @@ function definedOnly(change: CredentialPolicyChange): Record<string, unknown> {
   return Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
 }
 
-async function insertEvent(db: Knex, event: CredentialAuditEvent): Promise<void> {
-  await db('user_security_events').insert({
+function insertEvent(db: Knex, event: CredentialAuditEvent): Promise<void> {
+  return insertPeopleAuditEvent(db, {
     realm: event.realm,
-    actor_sub: null,
-    actor_email: event.actorLabel,
     action: event.action,
-    target_sub: event.targetSub,
-    details: JSON.stringify(event.details),
+    actorSub: null,
+    actorEmail: event.actorLabel,
+    targetSub: event.targetSub,
+    targetEmail: null,
+    details: event.details,
+    address: null,
+    requestId: null,
   });
 }
 

@@ -12,7 +12,7 @@ export type { AcceptOutcome, InvitationRepository } from './invitation-repositor
 export { invitationRoutes } from './invitation-routes.js';
 export type { InvitationPageDeps } from './invitation-routes.js';
 export type { InvitationSettings } from './invitations.js';
-export { createPeopleAuditRepository } from './people-audit-repository.js';
+export { createPeopleAuditRepository, insertPeopleAuditEvent } from './people-audit-repository.js';
 export type { PeopleAuditRepository } from './people-audit-repository.js';
 export { createUserRepository, endRealmSessions, insertUser } from './user-repository.js';
 export type { NewUser, SignInCredentialRow, UserRepository } from './user-repository.js';

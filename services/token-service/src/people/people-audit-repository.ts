@@ -1,8 +1,9 @@
 /**
  * The people audit trail's table, `user_security_events`: what happened to the realm's people
  * (an invitation accepted, a factor enrolled or used, a credential policy changed). Written in
- * the caller's transaction by the wings that change people and accounts (their events:
- * `FactorAuditEvent`, `CredentialAuditEvent`), read newest first by people-audit.ts. Not Shared
+ * the caller's transaction by the wings that change people and accounts, all through
+ * `insertPeopleAuditEvent` (their own shapes, `FactorAuditEvent` and `CredentialAuditEvent`, map
+ * onto `NewPeopleAuditEvent`), read newest first by people-audit.ts. Not Shared
  * Signals (signals/security-event-tokens.ts).
  */
 import type { Knex } from '@plant/shared/db';

@@ -1,7 +1,7 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/index.js';
-import { endRealmSessions } from '../people/index.js';
+import { endRealmSessions, insertPeopleAuditEvent } from '../people/index.js';
 import { DuplicateFactor, StaleFactorGeneration } from '../platform/index.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
@@ -182,16 +182,17 @@ export interface PolicyEvent {
   address?: string | null;
 }
 
-async function insertEvent(trx: Knex, realm: string, event: FactorAuditEvent): Promise<void> {
-  await trx('user_security_events').insert({
+function insertEvent(trx: Knex, realm: string, event: FactorAuditEvent): Promise<void> {
+  return insertPeopleAuditEvent(trx, {
     realm,
     action: event.action,
-    actor_sub: event.actorSub,
-    actor_email: event.actorEmail ?? null,
-    target_sub: event.targetSub,
-    target_email: event.targetEmail ?? null,
-    details: JSON.stringify(event.details ?? {}),
+    actorSub: event.actorSub,
+    actorEmail: event.actorEmail ?? null,
+    targetSub: event.targetSub,
+    targetEmail: event.targetEmail ?? null,
+    details: event.details ?? {},
     address: event.address ?? null,
+    requestId: null,
   });
 }
 
@@ -424,13 +425,16 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           .update({ require_admin_factor: requireAdminFactor });
         if (updated !== 1) return false;
         const affected = requireAdminFactor ? await adminsWithoutFactor(trx, realm) : [];
-        await trx('user_security_events').insert({
+        await insertPeopleAuditEvent(trx, {
           realm,
           action: 'tenant.policy_change',
-          actor_sub: event.actorSub,
-          actor_email: event.actorEmail ?? null,
-          details: JSON.stringify({ require_admin_factor: requireAdminFactor }),
+          actorSub: event.actorSub,
+          actorEmail: event.actorEmail ?? null,
+          targetSub: null,
+          targetEmail: null,
+          details: { require_admin_factor: requireAdminFactor },
           address: event.address ?? null,
+          requestId: null,
         });
         const entries: RevocationEntry[] = [];
         for (const sub of affected) {
