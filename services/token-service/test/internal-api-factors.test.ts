@@ -39,10 +39,9 @@ async function withFactors(tenant: string, sub: string): Promise<string> {
       aaguid: '00000000-0000-0000-0000-000000000000',
       backedUp: false,
     },
-    { action: 'factor.enrol', actorSub: sub, targetSub: sub, details: { kind: 'passkey' } },
+    { actorSub: sub, targetSub: sub, details: { kind: 'passkey' } },
   );
   await h.service.identity.userFactors.replaceRecoveryCodes(tenant, sub, ['d1', 'd2'], {
-    action: 'factor.recovery_codes_new',
     actorSub: sub,
     targetSub: sub,
   });
@@ -149,7 +148,7 @@ describe('internal API: second factors', () => {
         backedUp: false,
         generation: begun,
       },
-      { action: 'factor.enrol', actorSub: adminId, targetSub: adminId },
+      { actorSub: adminId, targetSub: adminId },
     );
 
     expect(res.status).toBe(200);

@@ -3,7 +3,9 @@
  * issued before it (the principal's token version, and with it the revocation feed's row), what
  * it publishes after commit, which Shared Signals events it queues in its transaction, and what
  * it writes to the realm's security trail (`user_security_events`). The code that applies a
- * change reads its entry here (`changeAccount` applies a service account's generically); a new
+ * change reads its entry here (`changeAccount` applies a service account's generically, the
+ * factor repository a person's factor changes and the factor policy, the user repository a
+ * person's role, disable, enable and removal); a new
  * kind of change is a new `ChangeKind` and an entry, which the compiler asks for. The table is
  * rendered into docs/change-effects.md (change-effects-docs.ts), and a test holds the two equal
  * and checks a change of each service-account kind against Postgres.

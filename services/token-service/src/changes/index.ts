@@ -6,4 +6,4 @@
  * May call: realms, signals
  */
 export { accountEffectsOf, effectsOf } from './change-effects.js';
-export type { AccountChangeKind, AccountEffects } from './change-effects.js';
+export type { AccountChangeKind, AccountEffects, ChangeKind } from './change-effects.js';

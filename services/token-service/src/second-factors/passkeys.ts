@@ -147,7 +147,6 @@ export async function finishRegistration(
         generation: input.generation,
       },
       {
-        action: 'factor.enrol',
         actorSub: input.sub,
         actorEmail: input.email,
         targetSub: input.sub,

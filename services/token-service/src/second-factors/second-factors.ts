@@ -240,7 +240,6 @@ export async function confirmTotpEnrolment(
       },
       recoveryCodes.map((c) => recoveryCodeDigest(secrets, input.sub, c)),
       {
-        action: 'factor.enrol',
         actorSub: input.sub,
         actorEmail: input.email,
         targetSub: input.sub,
@@ -269,7 +268,6 @@ export async function replaceRecoveryCodes(
     input.sub,
     codes.map((c) => recoveryCodeDigest(secrets, input.sub, c)),
     {
-      action: 'factor.recovery_codes_new',
       actorSub: input.sub,
       actorEmail: input.email,
       targetSub: input.sub,
@@ -341,7 +339,6 @@ export async function removeFactor(
   // Factor ids are UUIDs: anything else names no factor (and never reaches a uuid column).
   if (!UUID.test(input.factorId)) throw new FactorNotFound();
   const outcome = await deps.identity.userFactors.remove(input.tenant, input.sub, input.factorId, {
-    action: 'factor.remove',
     actorSub: input.actor.sub,
     actorEmail: input.actor.email ?? null,
     targetSub: input.sub,
@@ -360,7 +357,6 @@ export async function resetFactors(
 ): Promise<{ removed: number }> {
   const person = await personOrNotFound(deps, input.tenant, input.sub);
   const { removed, revocation } = await deps.identity.userFactors.reset(input.tenant, input.sub, {
-    action: 'user.factors_reset',
     actorSub: input.actor.sub,
     actorEmail: input.actor.email ?? null,
     targetSub: input.sub,

@@ -3,6 +3,7 @@ import type { RevocationEntry, UserRole } from '@plant/shared/token-service-clie
 import { bumpTokenVersion } from '../service-accounts/index.js';
 import { endRealmSessions, insertPeopleAuditEvent } from '../people/index.js';
 import { DuplicateFactor, StaleFactorGeneration } from '../platform/index.js';
+import { type ChangeKind, effectsOf } from '../changes/index.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
 export interface SignInPerson {
@@ -52,6 +53,9 @@ export interface FactorAuditEvent {
   details?: Record<string, unknown>;
   address?: string | null;
 }
+
+/** A factor change's event: its action is the effects table's (changes/change-effects.ts). */
+export type FactorChangeEvent = Omit<FactorAuditEvent, 'action'>;
 
 export interface NewTotp {
   id: string;
@@ -112,14 +116,14 @@ export interface UserFactorRepository {
     sub: string,
     totp: NewTotp,
     recoveryDigests: string[],
-    event: FactorAuditEvent,
+    event: FactorChangeEvent,
   ): Promise<RevocationEntry | undefined>;
   /** Replaces the person's recovery codes (the old ones stop working). */
   replaceRecoveryCodes(
     realm: string,
     sub: string,
     digests: string[],
-    event: FactorAuditEvent,
+    event: FactorChangeEvent,
   ): Promise<void>;
   /** Spends a recovery code: true once per code, whoever asks at the same moment. */
   useRecoveryCode(
@@ -133,7 +137,7 @@ export interface UserFactorRepository {
     realm: string,
     sub: string,
     passkey: NewPasskey,
-    event: FactorAuditEvent,
+    event: FactorChangeEvent,
   ): Promise<RevocationEntry | undefined>;
   passkeysOf(realm: string, sub: string): Promise<PasskeyRow[]>;
   /** The passkey a discoverable sign-in names, in this realm. */
@@ -148,7 +152,7 @@ export interface UserFactorRepository {
     realm: string,
     sub: string,
     factorId: string,
-    event: FactorAuditEvent,
+    event: FactorChangeEvent,
   ): Promise<{ removed: false } | { removed: true; revocation: RevocationEntry | undefined }>;
   /**
    * Removes every factor and recovery code of the person, moves their factor generation and
@@ -159,7 +163,7 @@ export interface UserFactorRepository {
   reset(
     realm: string,
     sub: string,
-    event: FactorAuditEvent,
+    event: FactorChangeEvent,
   ): Promise<{ removed: number; revocation: RevocationEntry | undefined }>;
   /** The realm's `require_admin_factor`, undefined for an unknown realm. */
   policy(realm: string): Promise<boolean | undefined>;
@@ -220,12 +224,31 @@ async function takeFactorAway(
   trx: Knex,
   realm: string,
   sub: string,
+  kind: 'person.factor-remove' | 'person.factors-reset',
+  event: FactorChangeEvent,
 ): Promise<RevocationEntry | undefined> {
   await trx('users')
     .where({ realm, sub })
     .update({ factor_generation: trx.raw('factor_generation + 1') });
-  await endRealmSessions(trx, realm, sub);
-  return bumpTokenVersion(trx, realm, sub);
+  return applyPersonChange(trx, realm, sub, kind, event);
+}
+
+/**
+ * What the effects table says a change of one person's factors does besides itself, in the
+ * change's transaction: its audit row, the end of their realm sessions, their token version
+ * bumped (returned, for the caller to publish after commit).
+ */
+async function applyPersonChange(
+  trx: Knex,
+  realm: string,
+  sub: string,
+  kind: ChangeKind,
+  event: FactorChangeEvent,
+): Promise<RevocationEntry | undefined> {
+  const effects = effectsOf(kind);
+  if (effects.audit !== null) await insertEvent(trx, realm, { ...event, action: effects.audit });
+  if (effects.endsRealmSessions) await endRealmSessions(trx, realm, sub);
+  return effects.revokes === 'none' ? undefined : bumpTokenVersion(trx, realm, sub);
 }
 
 /** The realm's active Account Admins who hold no second factor (bounded by the realm's people). */
@@ -330,14 +353,13 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           throw err;
         }
         await insertRecoveryCodes(trx, sub, recoveryDigests);
-        await insertEvent(trx, realm, event);
-        return bumpTokenVersion(trx, realm, sub);
+        return applyPersonChange(trx, realm, sub, 'person.factor-enrol', event);
       });
     },
     async replaceRecoveryCodes(realm, sub, digests, event) {
       await db.transaction(async (trx) => {
         await insertRecoveryCodes(trx, sub, digests);
-        await insertEvent(trx, realm, event);
+        await applyPersonChange(trx, realm, sub, 'person.recovery-codes-new', event);
       });
     },
     async useRecoveryCode(realm, sub, digest, event) {
@@ -373,8 +395,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           if (isUniqueViolation(err)) throw new DuplicateFactor();
           throw err;
         }
-        await insertEvent(trx, realm, event);
-        return bumpTokenVersion(trx, realm, sub);
+        return applyPersonChange(trx, realm, sub, 'person.factor-enrol', event);
       });
     },
     async passkeysOf(realm, sub) {
@@ -402,16 +423,19 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
         // The codes back up the authenticator app: with no factor left they would be a factor of their own.
         const left = await trx('user_factors').where({ realm, sub }).first('id');
         if (!left) await trx('user_recovery_codes').where({ sub }).delete();
-        await insertEvent(trx, realm, event);
-        return { removed: true as const, revocation: await takeFactorAway(trx, realm, sub) };
+        const revocation = await takeFactorAway(trx, realm, sub, 'person.factor-remove', event);
+        return { removed: true as const, revocation };
       });
     },
     async reset(realm, sub, event) {
       return db.transaction(async (trx) => {
         const removed = await trx('user_factors').where({ realm, sub }).delete();
         await trx('user_recovery_codes').where({ sub }).delete();
-        await insertEvent(trx, realm, { ...event, details: { ...event.details, removed } });
-        return { removed, revocation: await takeFactorAway(trx, realm, sub) };
+        const counted = { ...event, details: { ...event.details, removed } };
+        return {
+          removed,
+          revocation: await takeFactorAway(trx, realm, sub, 'person.factors-reset', counted),
+        };
       });
     },
     async policy(realm) {
@@ -419,33 +443,44 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
       return row?.require_admin_factor;
     },
     async setPolicy(realm, requireAdminFactor, event) {
-      return db.transaction(async (trx) => {
-        const updated = await trx('realms')
-          .where({ name: realm })
-          .update({ require_admin_factor: requireAdminFactor });
-        if (updated !== 1) return false;
-        const affected = requireAdminFactor ? await adminsWithoutFactor(trx, realm) : [];
-        await insertPeopleAuditEvent(trx, {
-          realm,
-          action: 'tenant.policy_change',
-          actorSub: event.actorSub,
-          actorEmail: event.actorEmail ?? null,
-          targetSub: null,
-          targetEmail: null,
-          details: { require_admin_factor: requireAdminFactor },
-          address: event.address ?? null,
-          requestId: null,
-        });
-        const entries: RevocationEntry[] = [];
-        for (const sub of affected) {
-          const entry = await bumpTokenVersion(trx, realm, sub);
-          if (entry) entries.push(entry);
-        }
-        return entries;
-      });
+      return db.transaction((trx) => setFactorPolicy(trx, realm, requireAdminFactor, event));
     },
     async recordSignIn(realm, sub) {
       await db('users').where({ realm, sub }).update({ last_sign_in_at: db.fn.now() });
     },
   };
+}
+
+/** The realm's factor policy set, with what the effects table says the change does besides. */
+async function setFactorPolicy(
+  trx: Knex,
+  realm: string,
+  requireAdminFactor: boolean,
+  event: PolicyEvent,
+): Promise<RevocationEntry[] | false> {
+  const updated = await trx('realms')
+    .where({ name: realm })
+    .update({ require_admin_factor: requireAdminFactor });
+  if (updated !== 1) return false;
+  const effects = effectsOf('realm.factor-policy');
+  const affected = requireAdminFactor ? await adminsWithoutFactor(trx, realm) : [];
+  if (effects.audit !== null)
+    await insertPeopleAuditEvent(trx, {
+      realm,
+      action: effects.audit,
+      actorSub: event.actorSub,
+      actorEmail: event.actorEmail ?? null,
+      targetSub: null,
+      targetEmail: null,
+      details: { require_admin_factor: requireAdminFactor },
+      address: event.address ?? null,
+      requestId: null,
+    });
+  const entries: RevocationEntry[] = [];
+  if (effects.revokes === 'none') return entries;
+  for (const sub of affected) {
+    const entry = await bumpTokenVersion(trx, realm, sub);
+    if (entry) entries.push(entry);
+  }
+  return entries;
 }
