@@ -636,6 +636,57 @@ describe('Shared Signals: streams are their owner’s', () => {
   });
 });
 
+describe('Shared Signals: text Postgres cannot store', () => {
+  test('When a receiver sends NUL in a stream id, a subject, a state or a description, in a body, a query or the poll path, then 400 or 404 in the Error shape, never a 500, and the stream is unchanged', async () => {
+    // A tenant of its own: the file's shared one is near its 25 accounts.
+    const { tenant: own } = await h.createTenant();
+    const r = await newReceiver(own);
+    const { id, url } = await pollStream(r);
+    const nul = 'a\u0000b';
+    const attempts = [
+      call(r, 'get', `?stream_id=${encodeURIComponent(nul)}`),
+      call(r, 'get', `/status?stream_id=${encodeURIComponent(nul)}`),
+      call(r, 'delete', `?stream_id=${encodeURIComponent(nul)}`),
+      call(r, 'post', '/verify').send({ stream_id: nul }),
+      call(r, 'post', '/verify').send({ stream_id: id, state: nul }),
+      call(r, 'patch', '').send({ stream_id: id, description: nul }),
+      call(r, 'post', '/status').send({ stream_id: nul, status: 'paused' }),
+      call(r, 'post', '/status').send({ stream_id: id, status: 'paused', reason: nul }),
+      call(r, 'post', '/subjects/add').send({
+        stream_id: id,
+        subject: { format: 'iss_sub', iss: h.issuer(own), sub: nul },
+      }),
+      call(r, 'post', '').send({ delivery: { method: POLL }, description: nul }),
+      call(r, 'post', '').send({ delivery: { method: POLL }, [nul]: true }),
+      request(h.publicUrl)
+        .post(`${new URL(url).pathname.replace(id, encodeURIComponent(nul))}`)
+        .set('authorization', `Bearer ${r.token}`)
+        .send({ returnImmediately: true }),
+      request(h.publicUrl)
+        .post(new URL(url).pathname)
+        .set('authorization', `Bearer ${r.token}`)
+        .send({ returnImmediately: true, ack: [nul] }),
+    ];
+    // Each answer by its place in `attempts`, so a failure names the attempt.
+    const answers = (await Promise.all(attempts)).map((res, attempt) => ({
+      attempt,
+      refused: res.status === 400 || res.status === 404,
+      body: res.body,
+    }));
+    expect(answers).toEqual(
+      answers.map(({ attempt }) => ({
+        attempt,
+        refused: true,
+        body: { error: expect.any(Number), message: expect.any(String) },
+      })),
+    );
+    const stream = await call(r, 'get', `?stream_id=${id}`);
+    expect(stream.status).toBe(200);
+    expect(stream.body.description).toBeUndefined();
+    expect((await call(r, 'get', `/status?stream_id=${id}`)).body.status).toBe('enabled');
+  });
+});
+
 describe('Shared Signals: stream configuration', () => {
   test('When a stream is created, read, patched, replaced and deleted, then each answer is the SSF configuration; the push Authorization header is never shown and is sealed at rest', async () => {
     // A tenant of its own: the file's first tenant is near its 25 accounts.

@@ -5,4 +5,5 @@ export * from './mailbox-address.js';
 export * from './name-text.js';
 export * from './page-limit.js';
 export * from './position-cursor.js';
+export * from './storable-text.js';
 export * from '@plant/resource-auth/platform/realm-names';

@@ -1,7 +1,8 @@
 import { NotFound, isTenantName } from '@plant/shared/api';
 import { fieldsOf, type ExpressRoute } from '@plant/shared/http';
 import type { Request, Response } from 'express';
-import { ActorBodySchema, isStorableText } from '../service-accounts/index.js';
+import { isStorableText } from '@plant/shared/api';
+import { ActorBodySchema } from '../service-accounts/index.js';
 import type { InternalScope } from './internal-auth.js';
 import { optionalJsonBody } from './optional-json-body.js';
 

@@ -29,7 +29,6 @@ export {
   UpdateCredentialPolicySchema,
   UpdateUserSchema,
   UserRoleSchema,
-  isStorableText,
 } from './principal-validators.js';
 export { RealmClientIds } from './realm-client-id-repository.js';
 export { GRANTS_JSON, createServiceAccountRepository } from './service-account-repository.js';

@@ -23,15 +23,6 @@ export { isTenantName } from '@plant/shared/api';
 
 export const ACTOR_MAX = 320;
 
-/**
- * Postgres text cannot hold NUL: a query with one fails (22021) instead of matching nothing.
- * Identifiers from requests (paths, cookies, form fields, client ids) go through this before
- * a lookup, so such input simply names nothing that exists.
- */
-export function isStorableText(value: string): boolean {
-  return !value.includes('\u0000');
-}
-
 export const TenantNameSchema = z.string().regex(TENANT_NAME_PATTERN, {
   error: 'tenant must be 1-63 characters of a-z, 0-9 and inner hyphens',
 });

@@ -5,7 +5,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: credentials, oidc, people, platform, second-factors, service-accounts
+ * May call: credentials, oidc, people, platform, second-factors
  */
 export { interactionRoutes } from './interaction-routes.js';
 export type { InteractionDeps } from './interaction-routes.js';

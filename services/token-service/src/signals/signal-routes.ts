@@ -1,6 +1,13 @@
-import { NotFound, isTenantName } from '@plant/shared/api';
+import {
+  BadRequest,
+  holdsUnstorableText,
+  isStorableText,
+  isTenantName,
+  NotFound,
+} from '@plant/shared/api';
 import { type ExpressRoute, fieldsOf, jsonBody } from '@plant/shared/http';
 import type { Request, RequestHandler, Response } from 'express';
+import { StreamNotFound } from '../platform/index.js';
 import {
   authenticateReceiver,
   createStream,
@@ -62,6 +69,15 @@ function answer(res: Response, status: number, body?: unknown): void {
   else res.status(status).json(body);
 }
 
+/** What a receiver sends is stored (streams, subjects, verification state): NUL anywhere in it cannot be. */
+const storableBody: RequestHandler = (req, _res, next) => {
+  next(
+    holdsUnstorableText(req.body)
+      ? new BadRequest('body must not contain NUL (U+0000)')
+      : undefined,
+  );
+};
+
 function discovery(ctx: SharedSignalsContext, path: string): ExpressRoute {
   return {
     method: 'GET',
@@ -80,6 +96,8 @@ interface Guards {
   manage: RequestHandler;
   read: RequestHandler;
   body: RequestHandler;
+  /** After `body`: a body holding NUL is refused before anything reads it. */
+  storable: RequestHandler;
 }
 
 /**
@@ -92,6 +110,7 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
     manage: receiverOf(ctx, 'manage'),
     read: receiverOf(ctx, 'read'),
     body: jsonBody(),
+    storable: storableBody,
   };
   return [
     discovery(ctx, '/.well-known/ssf-configuration/realms/:tenant'),
@@ -113,6 +132,7 @@ function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): E
       handlers: [
         guards.manage,
         guards.body,
+        guards.storable,
         async (req, res) => {
           const input = CreateStreamSchema.parse(req.body, REPORT_INPUT);
           answer(res, 201, await createStream(ctx, receiver(req), input));
@@ -144,6 +164,7 @@ function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): E
       handlers: [
         guards.manage,
         guards.body,
+        guards.storable,
         async (req, res) => {
           const { stream_id: id, ...input } = UpdateStreamSchema.parse(req.body, REPORT_INPUT);
           answer(res, 200, await updateStream(ctx, receiver(req), id, input, false));
@@ -157,6 +178,7 @@ function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): E
       handlers: [
         guards.manage,
         guards.body,
+        guards.storable,
         async (req, res) => {
           const { stream_id: id, ...input } = ReplaceStreamSchema.parse(req.body, REPORT_INPUT);
           answer(res, 200, await updateStream(ctx, receiver(req), id, input, true));
@@ -201,6 +223,7 @@ function streamStatusRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressR
       handlers: [
         guards.manage,
         guards.body,
+        guards.storable,
         async (req, res) => {
           const input = StatusUpdateSchema.parse(req.body, REPORT_INPUT);
           answer(
@@ -219,6 +242,7 @@ function streamStatusRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressR
         handlers: [
           guards.manage,
           guards.body,
+          guards.storable,
           async (req, res) => {
             const input = SubjectRequestSchema.parse(req.body, REPORT_INPUT);
             const mode = action === 'add' ? 'added' : 'removed';
@@ -242,6 +266,7 @@ function verificationAndPollRoutes(ctx: SharedSignalsContext, guards: Guards): E
       handlers: [
         guards.read,
         guards.body,
+        guards.storable,
         async (req, res) => {
           const input = VerificationRequestSchema.parse(req.body, REPORT_INPUT);
           await requestVerification(ctx, receiver(req), input.stream_id, input.state);
@@ -256,12 +281,14 @@ function verificationAndPollRoutes(ctx: SharedSignalsContext, guards: Guards): E
       handlers: [
         guards.read,
         guards.body,
+        guards.storable,
         async (req, res) => {
           const input = PollRequestSchema.parse(req.body, REPORT_INPUT);
           // A client that gave up ends the wait (and frees its waiter slot) at once.
           const gone = new AbortController();
           res.on('close', () => gone.abort());
           const id = String(req.params.stream_id).slice(0, 64);
+          if (!isStorableText(id)) throw new StreamNotFound();
           answer(res, 200, await pollStream(ctx, receiver(req), id, input, gone.signal));
         },
       ],

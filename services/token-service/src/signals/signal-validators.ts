@@ -1,3 +1,4 @@
+import { isStorableText } from '@plant/shared/api';
 import { isLosslessNumber } from '@plant/shared/http';
 import { z } from 'zod';
 
@@ -23,7 +24,8 @@ export const STREAM_BOUNDS = {
 const streamId = z
   .string({ error: 'stream_id must be a string' })
   .min(1, { error: 'stream_id must not be empty' })
-  .max(64, { error: 'stream_id is not a stream of this transmitter' });
+  .max(64, { error: 'stream_id is not a stream of this transmitter' })
+  .refine(isStorableText, { error: 'stream_id is not a stream of this transmitter' });
 
 /** No control characters: an Authorization header with CR or LF would split the request. */
 const headerValue = z
