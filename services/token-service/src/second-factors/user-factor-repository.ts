@@ -443,7 +443,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
       return row?.require_admin_factor;
     },
     async setPolicy(realm, requireAdminFactor, event) {
-      return db.transaction((trx) => setFactorPolicy(trx, realm, requireAdminFactor, event));
+      return db.transaction((trx) => writeFactorPolicy(trx, realm, requireAdminFactor, event));
     },
     async recordSignIn(realm, sub) {
       await db('users').where({ realm, sub }).update({ last_sign_in_at: db.fn.now() });
@@ -452,7 +452,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
 }
 
 /** The realm's factor policy set, with what the effects table says the change does besides. */
-async function setFactorPolicy(
+async function writeFactorPolicy(
   trx: Knex,
   realm: string,
   requireAdminFactor: boolean,
