@@ -14,7 +14,12 @@ import type { z } from 'zod';
 import { configShape } from './config.js';
 import { SCHEMA } from './migrations/index.js';
 import { createRepositories } from './repositories.js';
-import { KeyEncryption, getSigningAlgorithm, rotateSigningKey } from './signing-keys/index.js';
+import {
+  KeyEncryption,
+  getSigningAlgorithm,
+  publishRotation,
+  rotateSigningKey,
+} from './signing-keys/index.js';
 import {
   EmailSchema,
   PasswordSchema,
@@ -302,7 +307,8 @@ async function runCommand(
     });
   if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
   const rotated = await rotateSigningKey(ctx, tenant, alg);
-  if (config.CLI_PUBLISH_EVENTS) await announceRotation(redisTargetOf(config), tenant);
+  if (config.CLI_PUBLISH_EVENTS)
+    await publishRotation((realm) => announceRotation(redisTargetOf(config), realm), tenant);
   return rotated;
 }
 

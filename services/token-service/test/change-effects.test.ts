@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
@@ -32,6 +32,15 @@ import { type CreatedAccount, internal } from './helpers/internal-client.js';
 import { tokenRequest } from './helpers/token-client.js';
 
 const DOC = join(dirname(fileURLToPath(import.meta.url)), '../../../docs/change-effects.md');
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '../src');
+
+/** The token service's product code outside the table's own wing, one string. */
+function codeOutsideTheTable(): string {
+  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('changes/'))
+    .map((file) => readFileSync(join(SRC, file), 'utf8'))
+    .join('\n');
+}
 
 describe('the change-effects table', () => {
   test('When the kinds are listed, then each has exactly one entry and the table has no other', () => {
@@ -47,6 +56,19 @@ describe('the change-effects table', () => {
         writeFileSync(DOC, document.replace(section, renderChangeEffects()));
     }
     expect(generatedSection(readFileSync(DOC, 'utf8'))).toBe(renderChangeEffects());
+  });
+
+  test('When the product code is read, then every kind is named where it is applied and no audit action is written past the table', () => {
+    const code = codeOutsideTheTable();
+    // A kind nobody names is an entry nobody reads: its change applies effects of its own.
+    expect(CHANGE_KINDS.filter((kind) => !code.includes(`'${kind}'`))).toEqual([]);
+    // An audit action written as a literal is a change that decides its trail itself.
+    const actions = CHANGE_KINDS.flatMap((kind) => effectsOf(kind).audit ?? []);
+    expect(actions.filter((action) => code.includes(`'${action}'`))).toEqual([]);
+    // A person's change applies its entry through applyPersonChange, which queues no signals.
+    expect(
+      CHANGE_KINDS.filter((k) => k.startsWith('person.') && effectsOf(k).signals.length > 0),
+    ).toEqual([]);
   });
 
   test('When a service account change is patched, then its kinds are a reset, a settings change, or both', () => {

@@ -3,12 +3,14 @@
  * issued before it (the principal's token version, and with it the revocation feed's row), what
  * it publishes after commit, which Shared Signals events it queues in its transaction, and what
  * it writes to the realm's security trail (`user_security_events`). The code that applies a
- * change reads its entry here (`changeAccount` applies a service account's generically, the
- * factor repository a person's factor changes and the factor policy, the user repository a
- * person's role, disable, enable and removal); a new
+ * change reads its entry here: `changeAccount` a service account's, `applyPersonChange` every
+ * person's (the user repository's changes and sign-out everywhere, an invitation's acceptance,
+ * the factor repository's), the factor repository the factor policy, the credential hygiene
+ * repository the credential policy and a leak's audit, `publishRotation` a key rotation's. A new
  * kind of change is a new `ChangeKind` and an entry, which the compiler asks for. The table is
- * rendered into docs/change-effects.md (change-effects-docs.ts), and a test holds the two equal
- * and checks a change of each service-account kind against Postgres.
+ * rendered into docs/change-effects.md (change-effects-docs.ts), and a test holds the two equal,
+ * fails when a kind is named nowhere it would be applied or an audited action is written past
+ * the table, and checks a change of each service-account kind against Postgres.
  *
  * The changes span service accounts, people and realms, so the table is a wing of its own
  * (changes/) rather than one of theirs: each of those wings reads it.

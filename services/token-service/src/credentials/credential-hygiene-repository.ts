@@ -5,7 +5,7 @@ import type {
   QuotaMode,
   RevocationEntry,
 } from '@plant/shared/token-service-client';
-import { changeAccount, findLiveEntry } from '../service-accounts/index.js';
+import { bumpTokenVersion, changeAccount, findLiveEntry } from '../service-accounts/index.js';
 import { effectsOf } from '../changes/index.js';
 import { lockRealm } from '../realms/index.js';
 import { insertPeopleAuditEvent } from '../people/index.js';
@@ -152,15 +152,22 @@ function updatePolicy(
       .onConflict('realm')
       .merge({ ...definedOnly(change), updated_at: trx.fn.now(), updated_by: actor })
       .returning(POLICY_COLUMNS);
-    // Every account's cached credential carries the policy: each is counted changed and announced.
-    const subs: string[] = await trx('service_accounts')
-      .where({ realm })
-      .increment('credentials_revision', 1)
-      .returning('sub')
-      .then((rows: { sub: string }[]) => rows.map((r) => r.sub));
+    // Every account's cached credential carries the policy: the table's entry for
+    // `realm.credential-policy` says each is counted changed and announced, none revoked.
+    const effects = effectsOf('realm.credential-policy');
+    const accounts = trx('service_accounts').where({ realm });
+    const subs: string[] = effects.countsCredentialChange
+      ? await accounts
+          .increment('credentials_revision', 1)
+          .returning('sub')
+          .then((rows: { sub: string }[]) => rows.map((r) => r.sub))
+      : await accounts.pluck('sub');
     const entries: RevocationEntry[] = [];
     for (const sub of subs) {
-      const entry = await findLiveEntry(trx, realm, sub);
+      const entry =
+        effects.revokes === 'none'
+          ? await findLiveEntry(trx, realm, sub)
+          : await bumpTokenVersion(trx, realm, sub);
       if (entry !== undefined) entries.push(entry);
     }
     return { policy: policy as CredentialPolicyRow, entries };

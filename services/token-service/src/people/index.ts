@@ -14,7 +14,12 @@ export type { InvitationPageDeps } from './invitation-routes.js';
 export type { InvitationSettings } from './invitations.js';
 export { createPeopleAuditRepository, insertPeopleAuditEvent } from './people-audit-repository.js';
 export type { PeopleAuditRepository } from './people-audit-repository.js';
-export { createUserRepository, endRealmSessions, insertUser } from './user-repository.js';
-export type { NewUser, SignInCredentialRow, UserRepository } from './user-repository.js';
+export { applyPersonChange, createUserRepository, insertUser } from './user-repository.js';
+export type {
+  NewUser,
+  PersonChangeEvent,
+  SignInCredentialRow,
+  UserRepository,
+} from './user-repository.js';
 export { createUser } from './users.js';
 export type { CreatedUser } from './users.js';

@@ -1,8 +1,7 @@
 import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
 import { lockRealm } from '../realms/index.js';
-import { insertPeopleAuditEvent } from './people-audit-repository.js';
-import { emailInUse, insertUser, type NewUser } from './user-repository.js';
+import { applyPersonChange, emailInUse, insertUser, type NewUser } from './user-repository.js';
 import { DuplicateUserEmail, RollBack } from '../platform/index.js';
 
 export interface InvitationRow {
@@ -70,8 +69,9 @@ export interface InvitationRepository {
   findByDigest(realm: string, tokenDigest: string): Promise<InvitationLookup | undefined>;
   /**
    * One transaction: the invitation is consumed by a conditional update (only a pending one
-   * changes), the person is created with it, and `invitation.accept` is written to the realm's
-   * security events. Two acceptances at once: one updates the row, the other finds it used.
+   * changes), the person is created with it, and the effects the table lists for
+   * `person.invitation-accept` are applied (its `invitation.accept` row in the realm's security
+   * events). Two acceptances at once: one updates the row, the other finds it used.
    */
   accept(
     realm: string,
@@ -189,9 +189,7 @@ export function createInvitationRepository(db: Knex): InvitationRepository {
             if (err instanceof DuplicateUserEmail) throw new RollBack({ kind: 'email-taken' });
             throw err;
           }
-          await insertPeopleAuditEvent(trx, {
-            realm,
-            action: 'invitation.accept',
+          await applyPersonChange(trx, realm, user.sub, 'person.invitation-accept', {
             actorSub: user.sub,
             actorEmail: invitation.email,
             targetSub: user.sub,

@@ -3,7 +3,8 @@ import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, insertPrincipal } from '../service-accounts/index.js';
 import { lockRealm } from '../realms/index.js';
-import { effectsOf } from '../changes/index.js';
+import { type ChangeKind, effectsOf } from '../changes/index.js';
+import { insertPeopleAuditEvent, type NewPeopleAuditEvent } from './people-audit-repository.js';
 
 export interface UserRow {
   sub: string;
@@ -156,6 +157,45 @@ async function dropRealmGrants(trx: Knex, realm: string, sub: string): Promise<v
     .delete();
 }
 
+/** The kinds of change that are a person's (changes/change-effects.ts). */
+export type PersonChangeKind = Extract<ChangeKind, `person.${string}`>;
+
+/** The kind of change each `UserChange` is, for its entry in the effects table. */
+const KIND_OF_CHANGE: Record<UserChange['kind'], PersonChangeKind> = {
+  role: 'person.role',
+  disable: 'person.disable',
+  enable: 'person.enable',
+  remove: 'person.remove',
+};
+
+/** The people audit row of a person change, but its realm and action (the call's and the table's). */
+export type PersonChangeEvent = Omit<NewPeopleAuditEvent, 'realm' | 'action'>;
+
+/**
+ * What the effects table says a change of one person does besides itself, in the change's
+ * transaction: its audit row (`event` says who and what, the table the action), the end of
+ * their realm sessions, their token version bumped (the principal marked deleted for a
+ * removal); the new entry, for the caller to publish after commit, undefined when the kind
+ * revokes nothing (or there is no such live principal). Every person change applies its effects
+ * here: the user repository's, an invitation's acceptance, the factor repository's.
+ */
+export async function applyPersonChange(
+  trx: Knex,
+  realm: string,
+  sub: string,
+  kind: PersonChangeKind,
+  event?: PersonChangeEvent,
+): Promise<RevocationEntry | undefined> {
+  const effects = effectsOf(kind);
+  if (effects.audit !== null) {
+    if (event === undefined) throw new Error(`a ${kind} change is audited: its event is needed`);
+    await insertPeopleAuditEvent(trx, { ...event, realm, action: effects.audit });
+  }
+  if (effects.endsRealmSessions) await endRealmSessions(trx, realm, sub);
+  if (effects.revokes === 'none') return undefined;
+  return bumpTokenVersion(trx, realm, sub, { deleted: effects.revokes === 'deleted' });
+}
+
 async function applyChange(trx: Knex, sub: string, change: UserChange): Promise<void> {
   if (change.kind === 'role') await trx('users').where({ sub }).update({ role: change.role });
   // Disabling twice keeps the first time.
@@ -216,13 +256,7 @@ export function createUserRepository(db: Knex): UserRepository {
       return db.transaction(async (trx) => {
         const user = await trx('users').where({ realm, sub }).first('sub');
         if (user === undefined) return undefined;
-        const entry = await bumpTokenVersion(trx, realm, sub);
-        if (entry === undefined) return undefined;
-        await trx('oidc_payloads')
-          .where({ realm, model: 'Session' })
-          .whereRaw("payload->>'accountId' = ?", [sub])
-          .del();
-        return entry;
+        return applyPersonChange(trx, realm, sub, 'person.sign-out-everywhere');
       });
     },
     create(realm, user) {
@@ -244,10 +278,8 @@ export function createUserRepository(db: Knex): UserRepository {
         if (endsAdminship(current, change) && (await otherActiveAdmins(trx, realm, sub)) === 0)
           return 'last-admin' as const;
         await applyChange(trx, sub, change);
-        const effects = effectsOf(`person.${change.kind}`);
-        if (effects.endsRealmSessions) await endRealmSessions(trx, realm, sub);
         await dropRealmGrants(trx, realm, sub);
-        return bumpTokenVersion(trx, realm, sub, { deleted: effects.revokes === 'deleted' });
+        return applyPersonChange(trx, realm, sub, KIND_OF_CHANGE[change.kind]);
       });
     },
   };

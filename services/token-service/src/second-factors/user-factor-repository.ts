@@ -1,9 +1,13 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/index.js';
-import { endRealmSessions, insertPeopleAuditEvent } from '../people/index.js';
+import {
+  applyPersonChange,
+  insertPeopleAuditEvent,
+  type PersonChangeEvent,
+} from '../people/index.js';
 import { DuplicateFactor, StaleFactorGeneration } from '../platform/index.js';
-import { type ChangeKind, effectsOf } from '../changes/index.js';
+import { effectsOf } from '../changes/index.js';
 
 /** A person as a sign-in needs them: who, whether they may sign in, what they hold, what the realm requires. */
 export interface SignInPerson {
@@ -186,10 +190,9 @@ export interface PolicyEvent {
   address?: string | null;
 }
 
-function insertEvent(trx: Knex, realm: string, event: FactorAuditEvent): Promise<void> {
-  return insertPeopleAuditEvent(trx, {
-    realm,
-    action: event.action,
+/** A factor change's event as the people audit trail takes it (no request id). */
+function personEvent(event: FactorChangeEvent): PersonChangeEvent {
+  return {
     actorSub: event.actorSub,
     actorEmail: event.actorEmail ?? null,
     targetSub: event.targetSub,
@@ -197,7 +200,11 @@ function insertEvent(trx: Knex, realm: string, event: FactorAuditEvent): Promise
     details: event.details ?? {},
     address: event.address ?? null,
     requestId: null,
-  });
+  };
+}
+
+function insertEvent(trx: Knex, realm: string, event: FactorAuditEvent): Promise<void> {
+  return insertPeopleAuditEvent(trx, { ...personEvent(event), realm, action: event.action });
 }
 
 async function insertRecoveryCodes(trx: Knex, sub: string, digests: string[]): Promise<void> {
@@ -230,25 +237,7 @@ async function takeFactorAway(
   await trx('users')
     .where({ realm, sub })
     .update({ factor_generation: trx.raw('factor_generation + 1') });
-  return applyPersonChange(trx, realm, sub, kind, event);
-}
-
-/**
- * What the effects table says a change of one person's factors does besides itself, in the
- * change's transaction: its audit row, the end of their realm sessions, their token version
- * bumped (returned, for the caller to publish after commit).
- */
-async function applyPersonChange(
-  trx: Knex,
-  realm: string,
-  sub: string,
-  kind: ChangeKind,
-  event: FactorChangeEvent,
-): Promise<RevocationEntry | undefined> {
-  const effects = effectsOf(kind);
-  if (effects.audit !== null) await insertEvent(trx, realm, { ...event, action: effects.audit });
-  if (effects.endsRealmSessions) await endRealmSessions(trx, realm, sub);
-  return effects.revokes === 'none' ? undefined : bumpTokenVersion(trx, realm, sub);
+  return applyPersonChange(trx, realm, sub, kind, personEvent(event));
 }
 
 /** The realm's active Account Admins who hold no second factor (bounded by the realm's people). */
@@ -353,13 +342,13 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           throw err;
         }
         await insertRecoveryCodes(trx, sub, recoveryDigests);
-        return applyPersonChange(trx, realm, sub, 'person.factor-enrol', event);
+        return applyPersonChange(trx, realm, sub, 'person.factor-enrol', personEvent(event));
       });
     },
     async replaceRecoveryCodes(realm, sub, digests, event) {
       await db.transaction(async (trx) => {
         await insertRecoveryCodes(trx, sub, digests);
-        await applyPersonChange(trx, realm, sub, 'person.recovery-codes-new', event);
+        await applyPersonChange(trx, realm, sub, 'person.recovery-codes-new', personEvent(event));
       });
     },
     async useRecoveryCode(realm, sub, digest, event) {
@@ -395,7 +384,7 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
           if (isUniqueViolation(err)) throw new DuplicateFactor();
           throw err;
         }
-        return applyPersonChange(trx, realm, sub, 'person.factor-enrol', event);
+        return applyPersonChange(trx, realm, sub, 'person.factor-enrol', personEvent(event));
       });
     },
     async passkeysOf(realm, sub) {

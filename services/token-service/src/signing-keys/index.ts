@@ -4,7 +4,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: credentials, platform, realms
+ * May call: changes, credentials, platform, realms
  */
 export { KeyEncryption } from './key-encryption.js';
 export { createSigningKeyRepository, insertSigningKey } from './signing-key-repository.js';
@@ -14,6 +14,7 @@ export {
   createSigningKey,
   decryptSigningKey,
   getSigningAlgorithm,
+  publishRotation,
   rotateSigningKey,
 } from './signing-keys.js';
 export { publishedKeysRoute, signingRoutes } from './signing-routes.js';

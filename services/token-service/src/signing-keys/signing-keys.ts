@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { TenantNotFound, type IdentityContext } from '../platform/index.js';
 import type { KeyEncryption } from './key-encryption.js';
 import { THUMBPRINT_MEMBERS, thumbprintOf } from '../credentials/index.js';
+import { effectsOf } from '../changes/index.js';
 
 export {
   DEFAULT_SIGNING_ALGORITHM,
@@ -155,6 +156,20 @@ export interface RotatedKey {
   kid: string;
   alg: SigningAlgorithm;
   retired: number;
+}
+
+/**
+ * What a rotation publishes after commit, as the effects table lists it for
+ * `realm.signing-key-rotate` (changes/change-effects.ts): the realm on the key channel, which
+ * `announceKeyChange` sends, so every replica reloads the realm's keys. Both that rotate, the
+ * internal route and the CLI, publish through this.
+ */
+export async function publishRotation(
+  announceKeyChange: (tenant: string) => Promise<void>,
+  tenant: string,
+): Promise<void> {
+  if (effectsOf('realm.signing-key-rotate').publishes === 'key-change')
+    await announceKeyChange(tenant);
 }
 
 /** A plain rotation that lost to a concurrent change of algorithm is tried again this often. */

@@ -9,6 +9,7 @@ import {
 import {
   getPublishedKeys,
   getSigningAlgorithm,
+  publishRotation,
   SetSigningAlgorithmSchema,
   setSigningAlgorithm,
 } from './signing-keys.js';
@@ -49,7 +50,7 @@ export function signingRoutes({ identity, announceKeyChange }: SigningRoutesDeps
           const tenant = tenantOf(req);
           const { alg } = SetSigningAlgorithmSchema.parse(req.body, REPORT_INPUT);
           const change = await setSigningAlgorithm(identity, tenant, alg);
-          if (change.rotated) await announceKeyChange(tenant);
+          if (change.rotated) await publishRotation(announceKeyChange, tenant);
           noStore(res).json(change);
         },
       ],
