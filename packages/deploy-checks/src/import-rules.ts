@@ -80,8 +80,6 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
       'platform -> signing-keys': platformCycle,
       'credentials -> client-auth':
         "a new key's algorithm and a trust's issuer URL are checked by client-auth's rules (algFits, urlProblem), which belong with the credentials they check",
-      'service-accounts -> signals':
-        'a change to an account records its Shared Signals in the same transaction (signal-outbox.ts, the low half of signals)',
       'service-accounts -> credentials':
         "an account's view shows its credentials, creating one generates its secret, and each change is published to the credential cache: an account and its credentials are one aggregate cut in two",
       'oidc -> grants':
@@ -100,8 +98,6 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
       'second-factors -> sign-in': 'factor and passkey checks count against the sign-in throttle',
       'credentials -> people':
         "a credential change is written to the people audit trail in its transaction, by people's one writer (insertPeopleAuditEvent)",
-      'changes -> signals':
-        'the table names the Shared Signals each change queues by the types signals defines (AccountSignal, EVENT_TYPES)',
       'oidc -> sign-in':
         "the realm configuration installs sign-in's login checks (sign-in-policy.ts) as its interaction policy",
     },
@@ -124,7 +120,8 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
       'realms/realm-lock.ts': "the realm's row lock, taken inside the caller's transaction",
       'service-accounts/account-change.ts':
         "a change to an account and its signals in one transaction of the caller's",
-      'signals/signal-outbox.ts': "the Shared Signals outbox, written in the caller's transaction",
+      'signal-outbox/signal-outbox.ts':
+        "the Shared Signals outbox, written in the caller's transaction",
       'signals/signal-notifications.ts': 'listens for outbox rows on a database connection',
     },
   },

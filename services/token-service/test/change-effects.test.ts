@@ -26,7 +26,7 @@ import { answerLeakReport } from '../src/leak-reports/answer-leak-report.js';
 import { removeUser, signOutUserEverywhere, updateUser } from '../src/people/users.js';
 import { resetFactors } from '../src/second-factors/second-factors.js';
 import { kindsOfChange } from '../src/service-accounts/service-account-repository.js';
-import { eventOf } from '../src/signals/signal-outbox.js';
+import { eventOf } from '../src/signal-outbox/signal-outbox.js';
 import { basic, type Harness, startHarness } from './helpers/harness.js';
 import { type CreatedAccount, internal } from './helpers/internal-client.js';
 import { tokenRequest } from './helpers/token-client.js';

@@ -16,7 +16,7 @@ import {
   startSignalReceiver,
   type VerifiedSet,
 } from '@plant/test-kit';
-import { recordCredentialCompromise } from '../src/signals/signal-outbox.js';
+import { recordCredentialCompromise } from '../src/signal-outbox/signal-outbox.js';
 import { SecurityEventTokenSigner } from '../src/signals/security-event-tokens.js';
 import { basic, type Harness, startHarness } from './helpers/harness.js';
 import { type CreatedAccount, internal } from './helpers/internal-client.js';

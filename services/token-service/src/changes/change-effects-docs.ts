@@ -5,7 +5,7 @@
  */
 import { REVOCATION_CHANNEL } from '@plant/shared/token-service-client';
 import { KEY_ROTATION_CHANNEL } from '../realms/index.js';
-import { EVENT_TYPES, type AccountSignal } from '../signals/index.js';
+import { EVENT_TYPES, type AccountSignal } from '../signal-outbox/index.js';
 import {
   CHANGE_EFFECTS,
   CHANGE_KINDS,

@@ -15,7 +15,7 @@
  * The changes span service accounts, people and realms, so the table is a wing of its own
  * (changes/) rather than one of theirs: each of those wings reads it.
  */
-import type { AccountSignal, InitiatingEntity } from '../signals/index.js';
+import type { AccountSignal, InitiatingEntity } from '../signal-outbox/index.js';
 
 /** Every kind of change whose effects reach tokens, caches, receivers or the trail. */
 export const CHANGE_KINDS = [

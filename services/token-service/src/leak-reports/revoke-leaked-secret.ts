@@ -4,7 +4,7 @@
  * checksum is answered without a database read; only a well-formed one is digested (HMAC under
  * the pepper) and looked up. A live secret is handled by its tenant's `leak_response`:
  *  - `revoke` (the default): the secret is removed and the token version bumped in one
- *    transaction (which queues the RISC credential-compromise event, signals/signal-outbox.ts),
+ *    transaction (which queues the RISC credential-compromise event, the signal-outbox wing),
  *    then published (publishChange): every replica's credential cache and every resource
  *    server hear it, so the secret and the tokens minted with it stop at once; the account keeps
  *    its keys and trusted workloads;

@@ -3,7 +3,7 @@ import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
 import { type AccountEffects, accountEffectsOf, type AccountChangeKind } from '../changes/index.js';
-import { recordSignals } from '../signals/index.js';
+import { recordSignals } from '../signal-outbox/index.js';
 
 /**
  * A change of one service account, by kind (changes/change-effects.ts says what each kind

@@ -5,7 +5,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: changes, credentials, platform, realms, signals
+ * May call: changes, credentials, platform, realms, signal-outbox
  */
 export { changeAccount } from './account-change.js';
 export { serviceAccountRoutes } from './internal-service-account-routes.js';

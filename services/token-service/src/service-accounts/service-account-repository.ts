@@ -11,7 +11,7 @@ import { type AccountChange, changeAccount } from './account-change.js';
 import { type AccountChangeKind, effectsOf } from '../changes/index.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from '../realms/index.js';
-import { recordSignals } from '../signals/index.js';
+import { recordSignals } from '../signal-outbox/index.js';
 
 export interface ServiceAccountRow {
   sub: string;

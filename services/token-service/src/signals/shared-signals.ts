@@ -5,7 +5,7 @@
  * token of the realm carrying `ssf.manage` (configuring streams) or `ssf.read` (reading them,
  * their status, polling). A stream belongs to the account that created it: every other caller,
  * of this realm or another, finds no such stream (404, nothing told). Events are queued by the
- * outbox (signals/signal-outbox.ts) in the transaction of the change they report, and
+ * outbox (signal-outbox/signal-outbox.ts) in the transaction of the change they report, and
  * delivered by signal-delivery.ts (push) or polled here.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { AppError, BadRequest, NotFound } from '@plant/shared/api';
 import type { Principal } from '@plant/resource-auth';
 import { InsufficientScope, InvalidToken, MissingToken } from '@plant/resource-auth';
 import type { IssuerFetchPolicy } from '../client-auth/index.js';
-import { SUPPORTED_EVENT_TYPES } from './signal-outbox.js';
+import { SUPPORTED_EVENT_TYPES } from '../signal-outbox/index.js';
 import { pushUrlProblem } from './signal-push.js';
 import type {
   SignalStreamRepository,

@@ -1,6 +1,6 @@
 import type { Knex } from '@plant/shared/db';
 import type { Logger } from '@plant/shared/logging';
-import { SIGNAL_CHANNEL } from './signal-outbox.js';
+import { SIGNAL_CHANNEL } from '../signal-outbox/index.js';
 
 interface RawConnection {
   query(sql: string): Promise<unknown>;

@@ -1,6 +1,6 @@
 import type { Knex } from '@plant/shared/db';
 import { lockRealm } from '../realms/index.js';
-import { ownerMayReceive, recordVerification } from './signal-outbox.js';
+import { ownerMayReceive, recordVerification } from '../signal-outbox/index.js';
 
 export type DeliveryMethod = 'push' | 'poll';
 export type StreamStatus = 'enabled' | 'paused' | 'disabled';
