@@ -86,13 +86,6 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
         "a realm's provider serves service accounts as its clients (service-account-clients.ts) and realm-providers builds the grant engine: the provider's wiring and the grant engine are one unit across two wings",
       'oidc -> second-factors':
         "the realm configuration's sign-in policy (acr values, factor checks) is second-factors'; second-factors' pages use oidc's page shell (provider-pages.ts), which sign-in and people use too and would sit better in a wing of its own",
-      'realms -> oidc':
-        "the public realm mount (realm-routes.ts) serves each realm's provider, guard and error pages; the realm naming below it is what oidc uses",
-      'realms -> people':
-        'creating a realm (tenants.ts, realm-repository.ts) creates its first user; people take the realm lock and existence check from realms',
-      'realms -> sign-in': "creating a realm hashes its first user's password",
-      'realms -> signing-keys':
-        'creating a realm creates its first signing key; signing keys take the realm lock from realms',
       'people -> sign-in':
         "an invitation's page sets a password as the sign-in form does (its limits, wording and checkers)",
       'second-factors -> sign-in': 'factor and passkey checks count against the sign-in throttle',

@@ -4,12 +4,11 @@ import { stylesheetRoute } from '@plant/shared/page-look';
 import type { SourceBudget } from '@plant/shared/security';
 import type { IdentityContext } from './platform/index.js';
 import type { Registry } from 'prom-client';
-import { SIGN_IN_ASSETS, type RealmProviders } from './oidc/index.js';
+import { SIGN_IN_ASSETS, type RealmProviders, realmMount, tokenRoute } from './oidc/index.js';
 import { interactionRoutes, type InteractionDeps } from './sign-in/index.js';
 import { invitationRoutes, type InvitationPageDeps } from './people/index.js';
 import { introspectionRoute, type IntrospectionDeps } from './grants/index.js';
 import { publishedKeysRoute } from './signing-keys/index.js';
-import { realmMount, tokenRoute } from './realms/index.js';
 import { signalRoutes, type SharedSignalsContext } from './signals/index.js';
 import { secretScanningRoute, type SecretScanningDeps } from './leak-reports/index.js';
 

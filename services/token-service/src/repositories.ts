@@ -26,6 +26,10 @@ import {
 } from './service-accounts/index.js';
 import { createRealmRepository, type RealmRepository } from './realms/index.js';
 import {
+  createRealmCreationRepository,
+  type RealmCreationRepository,
+} from './realm-creation/index.js';
+import {
   createRevocationFeedRepository,
   type RevocationFeedRepository,
 } from './revocation/index.js';
@@ -36,6 +40,8 @@ import { createUserFactorRepository, type UserFactorRepository } from './second-
 /** Every Postgres repository of the token service, over one pool. */
 export interface Repositories {
   realms: RealmRepository;
+  /** A realm made with its first key and person. */
+  realmCreation: RealmCreationRepository;
   signingKeys: SigningKeyRepository;
   principals: PrincipalRepository;
   /** The revocation change feed and its pruning. */
@@ -62,6 +68,7 @@ export interface Repositories {
 export function createRepositories(db: Knex): Repositories {
   return {
     realms: createRealmRepository(db),
+    realmCreation: createRealmCreationRepository(db),
     signingKeys: createSigningKeyRepository(db),
     principals: createPrincipalRepository(db),
     revocationFeed: createRevocationFeedRepository(db),

@@ -1,8 +1,9 @@
 /**
  * The oidc wing. Owns: the oidc-provider boundary (decision 0013): each realm's provider and its
  * configuration, the Postgres adapter and payload scrubbing, replay detection, the authorization-
- * request guard, the provider's pages, and oidc-provider-internals.ts, the one module that relies
- * on its internals.
+ * request guard, the provider's pages, the public realm mount and token route that hand a
+ * request to its realm's provider (`realm-routes.ts`), and oidc-provider-internals.ts, the one
+ * module that relies on its internals.
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
@@ -40,3 +41,4 @@ export type { PrincipalMetadata } from './realm-configuration.js';
 export { wireProvider } from './realm-provider.js';
 export type { RealmBinding, RealmProviderDeps } from './realm-provider.js';
 export { RealmProviders } from './realm-providers.js';
+export { realmMount, tokenRoute } from './realm-routes.js';

@@ -1,61 +1,10 @@
 /**
  * Tenants: a tenant is a realm (its own issuer, signing keys, users and service accounts).
- * Creating one makes its first signing key and first Account Admin in one transaction, so a
- * realm never exists half-made; reading one is the check every other module's 404 relies on.
+ * Reading one is the check every other module's 404 relies on. Creating one, with its first
+ * signing key and first Account Admin, is the realm-creation wing's (it sits above people and
+ * signing keys, which take the realm's lock and naming from here).
  */
-import { DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '@plant/shared/api';
-import { randomUUID } from 'node:crypto';
-import {
-  DuplicateUserEmail,
-  RealmExists,
-  TenantExists,
-  TenantNotFound,
-  UserEmailTaken,
-  type IdentityContext,
-} from '../platform/index.js';
-import { hashPassword } from '../sign-in/index.js';
-import { createSigningKey } from '../signing-keys/index.js';
-import type { CreatedUser } from '../people/index.js';
-
-/** The realm, its first signing key (RS256 unless `alg` says otherwise) and its first Account Admin, all or nothing. */
-export async function createTenant(
-  ctx: Pick<IdentityContext, 'realms' | 'encryption'>,
-  input: {
-    tenant: string;
-    adminEmail: string;
-    adminPassword: string;
-    alg?: SigningAlgorithm;
-    /** The realm's policy: must an Account Admin hold a second factor? (default: yes) */
-    requireAdminFactor?: boolean;
-  },
-): Promise<{ tenant: string; kid: string; alg: SigningAlgorithm; admin: CreatedUser }> {
-  const alg = input.alg ?? DEFAULT_SIGNING_ALGORITHM;
-  const [key, passwordHash] = await Promise.all([
-    createSigningKey(ctx.encryption, alg),
-    hashPassword(input.adminPassword),
-  ]);
-  const admin: CreatedUser = { id: randomUUID(), email: input.adminEmail, role: 'Account Admin' };
-  try {
-    await ctx.realms.create(
-      input.tenant,
-      key,
-      {
-        sub: admin.id,
-        email: admin.email,
-        role: admin.role,
-        passwordHash,
-        createdBy: 'cli',
-      },
-      { requireAdminFactor: input.requireAdminFactor ?? true },
-    );
-  } catch (err) {
-    if (err instanceof RealmExists)
-      throw new TenantExists(`Tenant "${input.tenant}" already exists`);
-    if (err instanceof DuplicateUserEmail) throw new UserEmailTaken();
-    throw err;
-  }
-  return { tenant: input.tenant, kid: key.kid, alg, admin };
-}
+import { TenantNotFound, type IdentityContext } from '../platform/index.js';
 
 export async function getTenant(
   ctx: Pick<IdentityContext, 'realms'>,

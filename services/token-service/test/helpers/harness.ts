@@ -5,7 +5,7 @@ import { startWebServer, type WebServer } from '@plant/shared/http';
 import { captureLogs, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '@plant/test-kit';
 import { loadTokenServiceConfig, type TokenServiceConfig } from '../../src/config.js';
 import type { SigningAlgorithm } from '../../src/signing-keys/signing-keys.js';
-import { createTenant } from '../../src/realms/tenants.js';
+import { createTenant } from '../../src/realm-creation/create-realm.js';
 import { createUser } from '../../src/people/users.js';
 import { createTokenService, type TokenService } from '../../src/token-service.js';
 

@@ -3,14 +3,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { NotFound, isTenantName } from '@plant/shared/api';
 import type { ExpressLayer, NodeHandler, Route } from '@plant/shared/http';
 import { refusalDelay, type SourceBudget } from '@plant/shared/security';
-import {
-  isAuthorizationPath,
-  TOO_MANY_STARTS,
-  errorPage,
-  pageHeaders,
-  unknownRealmPage,
-  type RealmProviders,
-} from '../oidc/index.js';
+import { isAuthorizationPath, TOO_MANY_STARTS } from './authorization-request-guard.js';
+import { errorPage, pageHeaders, unknownRealmPage } from './provider-pages.js';
+import type { RealmProviders } from './realm-providers.js';
 
 type RealmRequest = IncomingMessage & {
   params: { tenant: string };
