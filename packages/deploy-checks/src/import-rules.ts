@@ -60,8 +60,8 @@ const ROUTE_OR_PAGE = /-(routes?|pages?|form)\.ts$/;
 
 const platformCycle =
   'the platform holds what every wing uses (errors, the identity context, route helpers); the ' +
-  'identity context names the shared parts by their types, an invitation error carries its ' +
-  "outcome's type, and the route helpers validate the actor with service-accounts' schema";
+  "identity context, the composition's shape every use case is handed, names the keys and the " +
+  'publisher it holds by their types';
 
 /** The services whose wings are checked, with their allowed exceptions. */
 export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
@@ -74,9 +74,7 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
   'token-service': {
     cycleEdges: {
       'platform -> credentials': platformCycle,
-      'platform -> people': platformCycle,
       'platform -> revocation': platformCycle,
-      'platform -> service-accounts': platformCycle,
       'platform -> signing-keys': platformCycle,
       'credentials -> client-auth':
         "a new key's algorithm and a trust's issuer URL are checked by client-auth's rules (algFits, urlProblem), which belong with the credentials they check",

@@ -1,5 +1,6 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
 import {
+  ActorBodySchema,
   type IdentityContext,
   idOf,
   noStore,
@@ -16,11 +17,7 @@ import {
   revokeInvitation,
   type InvitationSettings,
 } from './invitations.js';
-import {
-  ActorBodySchema,
-  CreateInvitationSchema,
-  UpdateUserSchema,
-} from '../service-accounts/index.js';
+import { CreateInvitationSchema, UpdateUserSchema } from '../service-accounts/index.js';
 import {
   listSecurityEvents,
   parseSecurityEventsQuery,

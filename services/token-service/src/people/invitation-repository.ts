@@ -201,7 +201,7 @@ export function createInvitationRepository(db: Knex): InvitationRepository {
           return { kind: 'accepted' as const, sub: user.sub };
         });
       } catch (err) {
-        if (err instanceof RollBack) return err.outcome;
+        if (err instanceof RollBack) return err.outcome as AcceptOutcome;
         throw err;
       }
     },

@@ -26,7 +26,6 @@ import {
   MAX_TRUSTS_PER_SERVICE_ACCOUNT,
 } from '@plant/shared/token-service-client';
 import { errors } from 'oidc-provider';
-import type { AcceptOutcome } from '../people/index.js';
 
 type WireErrorClass = new (message?: string, options?: AppErrorOptions) => AppError;
 
@@ -292,9 +291,13 @@ export const InvitationLimitReached = wireError(
 /** Internal: the email is a live person's (unique violation); users.ts and tenants.ts answer `UserEmailTaken`, an invitation's acceptance rolls back as 'email-taken'. */
 export class DuplicateUserEmail extends Error {}
 
-/** Internal: thrown inside an invitation's acceptance to roll its transaction back, carrying the outcome to answer (invitation-repository.ts). */
+/**
+ * Internal: thrown inside a transaction to roll it back, carrying the outcome to answer (an
+ * invitation's acceptance, invitation-repository.ts, which throws and catches it, so knows the
+ * outcome's type: the catalogue names no wing's types).
+ */
 export class RollBack extends Error {
-  constructor(readonly outcome: AcceptOutcome) {
+  constructor(readonly outcome: { kind: string }) {
     super(outcome.kind);
   }
 }

@@ -1,12 +1,12 @@
 /**
  * The platform wing. Owns what every wing shares: the error catalogue, the identity context
- * (the parts a use case is handed), internal authentication and route helpers, optional JSON
- * bodies. The apps that mount every wing are composition roots (src/internal-app.ts,
- * src/public-app.ts, src/internal-routes.ts).
+ * (the parts a use case is handed), internal authentication and route helpers, the `{actor}`
+ * body, optional JSON bodies. The apps that mount every wing are composition roots
+ * (src/internal-app.ts, src/public-app.ts, src/internal-routes.ts).
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: credentials, people, revocation, service-accounts, signing-keys
+ * May call: credentials, revocation, signing-keys
  */
 export {
   AssertionCheckUnavailable,
@@ -62,6 +62,7 @@ export {
   UserNotFound,
   VerificationTooSoon,
 } from './errors.js';
+export { Actor, ActorBodySchema } from './actor-body.js';
 export type { IdentityContext } from './identity-context.js';
 export { authenticateInternalCaller, requireInternalScope } from './internal-auth.js';
 export type { InternalCredentials } from './internal-auth.js';

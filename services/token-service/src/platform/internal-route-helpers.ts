@@ -2,7 +2,7 @@ import { NotFound, isTenantName } from '@plant/shared/api';
 import { fieldsOf, type ExpressRoute } from '@plant/shared/http';
 import type { Request, Response } from 'express';
 import { isStorableText } from '@plant/shared/api';
-import { ActorBodySchema } from '../service-accounts/index.js';
+import { ActorBodySchema } from './actor-body.js';
 import type { InternalScope } from './internal-auth.js';
 import { optionalJsonBody } from './optional-json-body.js';
 

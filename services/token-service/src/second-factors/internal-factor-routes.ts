@@ -1,5 +1,6 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
 import {
+  ActorBodySchema,
   type IdentityContext,
   idOf,
   noStore,
@@ -8,7 +9,7 @@ import {
   type InternalRoute,
   optionalJsonBody,
 } from '../platform/index.js';
-import { ActorBodySchema, FactorPolicySchema } from '../service-accounts/index.js';
+import { FactorPolicySchema } from '../service-accounts/index.js';
 import {
   getFactorPolicy,
   listFactors,

@@ -17,7 +17,6 @@ export {
 } from './principal-repository.js';
 export type { PrincipalRepository } from './principal-repository.js';
 export {
-  ActorBodySchema,
   AddKeySchema,
   AddTrustSchema,
   CreateInvitationSchema,

@@ -18,16 +18,13 @@ import {
   ServiceAccountRoleSchema,
 } from '@plant/shared/token-service-client';
 import { z } from 'zod';
+import { Actor, ActorBodySchema } from '../platform/index.js';
 
 export { isTenantName } from '@plant/shared/api';
-
-export const ACTOR_MAX = 320;
 
 export const TenantNameSchema = z.string().regex(TENANT_NAME_PATTERN, {
   error: 'tenant must be 1-63 characters of a-z, 0-9 and inner hyphens',
 });
-
-const Actor = boundedText('actor', ACTOR_MAX);
 
 export const GrantSchema = z.object(
   {
@@ -77,11 +74,6 @@ export const FactorPolicySchema = z.object(
     require_admin_factor: z.boolean({ error: 'require_admin_factor must be true or false' }),
     actor: Actor.optional(),
   },
-  { error: 'body must be a JSON object' },
-);
-
-export const ActorBodySchema = z.object(
-  { actor: Actor.optional() },
   { error: 'body must be a JSON object' },
 );
 
