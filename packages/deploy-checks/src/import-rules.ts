@@ -87,8 +87,6 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
       'people -> sign-in':
         "an invitation's page sets a password as the sign-in form does (its limits, wording and checkers)",
       'second-factors -> sign-in': 'factor and passkey checks count against the sign-in throttle',
-      'credentials -> people':
-        "a credential change is written to the people audit trail in its transaction, by people's one writer (insertPeopleAuditEvent)",
       'oidc -> sign-in':
         "the realm configuration installs sign-in's login checks (sign-in-policy.ts) as its interaction policy",
     },

@@ -12,11 +12,10 @@ import {
 import {
   createInvitationRepository,
   type InvitationRepository,
-  createPeopleAuditRepository,
-  type PeopleAuditRepository,
   createUserRepository,
   type UserRepository,
 } from './people/index.js';
+import { createPeopleAuditRepository, type PeopleAuditRepository } from './people-audit/index.js';
 import { createOidcPayloadRepository, type OidcPayloadRepository } from './oidc/index.js';
 import {
   createPrincipalRepository,

@@ -8,7 +8,7 @@ import type {
 import { bumpTokenVersion, changeAccount, findLiveEntry } from '../service-accounts/index.js';
 import { effectsOf } from '../changes/index.js';
 import { lockRealm } from '../realms/index.js';
-import { insertPeopleAuditEvent } from '../people/index.js';
+import { insertPeopleAuditEvent } from '../people-audit/index.js';
 
 /** A realm's credential policy as stored; a realm without a row has the defaults. */
 export interface CredentialPolicyRow {
@@ -60,7 +60,7 @@ export interface LeakRow {
   secret_current: boolean;
 }
 
-/** A credential change for the people audit trail (`user_security_events`, people/people-audit-repository.ts), which account-admin's trail shows beside its own. */
+/** A credential change for the people audit trail (`user_security_events`, people-audit/people-audit-repository.ts), which account-admin's trail shows beside its own. */
 export interface CredentialAuditEvent {
   realm: string;
   actorLabel: string;

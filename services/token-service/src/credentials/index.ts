@@ -6,7 +6,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: changes, client-auth, people, platform, realms, revocation, service-accounts
+ * May call: changes, client-auth, people-audit, platform, realms, revocation, service-accounts
  */
 export { createClientCredentialRepository } from './client-credential-repository.js';
 export type {

@@ -1,10 +1,11 @@
 /**
  * The people wing. Owns: the people of a realm: users, invitations (their pages and routes), the
- * people audit and security events, and their internal routes.
+ * people audit trail's reader (its table and writer are people-audit's), and their internal
+ * routes.
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: changes, oidc, platform, realms, service-accounts, sign-in
+ * May call: changes, oidc, people-audit, platform, realms, service-accounts, sign-in
  */
 export { peopleRoutes, signOutEverywhereRoute } from './internal-people-routes.js';
 export { createInvitationRepository } from './invitation-repository.js';
@@ -12,8 +13,6 @@ export type { AcceptOutcome, InvitationRepository } from './invitation-repositor
 export { invitationRoutes } from './invitation-routes.js';
 export type { InvitationPageDeps } from './invitation-routes.js';
 export type { InvitationSettings } from './invitations.js';
-export { createPeopleAuditRepository, insertPeopleAuditEvent } from './people-audit-repository.js';
-export type { PeopleAuditRepository } from './people-audit-repository.js';
 export { applyPersonChange, createUserRepository, insertUser } from './user-repository.js';
 export type {
   NewUser,

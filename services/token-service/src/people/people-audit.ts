@@ -6,7 +6,7 @@
  */
 import { BadRequest } from '@plant/shared/api';
 import { parseFeedPosition, type RealmSecurityEvent } from '@plant/shared/token-service-client';
-import type { PeopleAuditRow } from './people-audit-repository.js';
+import type { PeopleAuditRow } from '../people-audit/index.js';
 import type { IdentityContext } from '../platform/index.js';
 import { assertTenantExists } from '../realms/index.js';
 

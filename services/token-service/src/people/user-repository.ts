@@ -4,7 +4,7 @@ import type { RevocationEntry, UserRole } from '@plant/shared/token-service-clie
 import { bumpTokenVersion, insertPrincipal } from '../service-accounts/index.js';
 import { lockRealm } from '../realms/index.js';
 import { type ChangeKind, effectsOf } from '../changes/index.js';
-import { insertPeopleAuditEvent, type NewPeopleAuditEvent } from './people-audit-repository.js';
+import { insertPeopleAuditEvent, type NewPeopleAuditEvent } from '../people-audit/index.js';
 
 export interface UserRow {
   sub: string;

@@ -5,7 +5,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: changes, credentials, oidc, people, platform, service-accounts, sign-in
+ * May call: changes, credentials, oidc, people, people-audit, platform, service-accounts, sign-in
  */
 export {
   CODE_MAX,

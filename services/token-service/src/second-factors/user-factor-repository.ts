@@ -1,11 +1,8 @@
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/index.js';
-import {
-  applyPersonChange,
-  insertPeopleAuditEvent,
-  type PersonChangeEvent,
-} from '../people/index.js';
+import { applyPersonChange, type PersonChangeEvent } from '../people/index.js';
+import { insertPeopleAuditEvent } from '../people-audit/index.js';
 import { DuplicateFactor, StaleFactorGeneration } from '../platform/index.js';
 import { effectsOf } from '../changes/index.js';
 
@@ -47,7 +44,7 @@ export interface PasskeyRow {
   transports: string[] | null;
 }
 
-/** A factor change for the people audit trail (`user_security_events`, people/people-audit-repository.ts); the realm is the call's. Never a code, a secret, a challenge or a proof. */
+/** A factor change for the people audit trail (`user_security_events`, people-audit/people-audit-repository.ts); the realm is the call's. Never a code, a secret, a challenge or a proof. */
 export interface FactorAuditEvent {
   action: string;
   actorSub: string | null;
