@@ -244,12 +244,13 @@ describe('Token exchange: what an attacker tries', () => {
 
   test('When the audience is widened (two audiences, an unknown one, account-admin), then invalid_target', async () => {
     const { inventory, subjectToken } = await parties();
-    for (const form of [
+    const widened: Record<string, string | string[]>[] = [
       { audience: [PLANTS, INVENTORY] },
       { audience: PLANTS, resource: INVENTORY },
       { audience: 'https://elsewhere.test' },
       { audience: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE },
-    ]) {
+    ];
+    for (const form of widened) {
       const res = await exchange(inventory, { subject_token: subjectToken, ...form });
       expect({ form, error: res.body.error }).toEqual({ form, error: 'invalid_target' });
     }
@@ -282,7 +283,7 @@ describe('Token exchange: what an attacker tries', () => {
     const stranger = await api.createServiceAccount(other);
     const foreign = await tokenOf(stranger, {}, other);
     const [head, body] = subjectToken.split('.');
-    for (const form of [
+    const refused: Record<string, string>[] = [
       { subject_token: foreign },
       { subject_token: `${head}.${body}.AAAA` },
       {
@@ -294,7 +295,8 @@ describe('Token exchange: what an attacker tries', () => {
         subject_token: subjectToken,
         requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token',
       },
-    ]) {
+    ];
+    for (const form of refused) {
       const res = await exchange(inventory, form);
       expect({ status: res.status, error: res.body.error }).toEqual({
         status: 400,
@@ -316,7 +318,10 @@ describe('Token exchange: what an attacker tries', () => {
     const exchanged = (await exchange(inventory, { subject_token: subjectToken }).expect(200)).body
       .access_token;
     await api.reset(tenant, caller.client_id).expect(200);
-    await eventually(async () => (await introspect(exchanged)).body.active === false);
+    await eventually(
+      async () => (await introspect(exchanged)).body.active === false,
+      'introspection refuses it',
+    );
     const replay = await exchange(inventory, { subject_token: subjectToken });
     expect(replay.body.error).toBe('invalid_request');
   });
@@ -327,13 +332,19 @@ describe('Token exchange: what an attacker tries', () => {
       await exchange(first.inventory, { subject_token: first.subjectToken }).expect(200)
     ).body.access_token;
     await api.reset(tenant, first.inventory.client_id).expect(200);
-    await eventually(async () => (await introspect(token)).body.active === false);
+    await eventually(
+      async () => (await introspect(token)).body.active === false,
+      'introspection refuses it',
+    );
     const second = await parties();
     const kept = (
       await exchange(second.inventory, { subject_token: second.subjectToken }).expect(200)
     ).body.access_token;
     await delegate(tenant, second.inventory.client_id, []).expect(200);
-    await eventually(async () => (await introspect(kept)).body.active === false);
+    await eventually(
+      async () => (await introspect(kept)).body.active === false,
+      'introspection refuses it',
+    );
     const again = await exchange(second.inventory, { subject_token: second.subjectToken });
     expect(again.body.error).toBe('unauthorized_client');
   });
