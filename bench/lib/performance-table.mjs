@@ -56,6 +56,8 @@ const AGAINST = /** @type {Record<string, string>} */ ({
   flood: 'the same grants, quiet',
   dpop: 'the bearer list',
   introspect: 'the bearer list',
+  exchange: 'our client-credentials grant',
+  chain: 'the same list, plain token',
   'token-es256': 'stock oidc-provider signing ES256',
   'token-alg': 'our RS256 grant',
   'list-es256': 'the list with an RS256 token',

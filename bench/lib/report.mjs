@@ -92,6 +92,8 @@ export const TARGETS = {
   create: 0.9,
   dpop: 0.8,
   introspect: 1.0,
+  exchange: 0.8,
+  chain: 0.95,
   'token-es256': 1.0,
   'token-alg': 1.6,
   'list-es256': 0.95,

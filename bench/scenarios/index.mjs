@@ -15,6 +15,8 @@ import * as tokenAlgScenario from './token-alg.mjs';
 import * as listEs256Scenario from './list-es256.mjs';
 import * as signalsScenario from './signals.mjs';
 import * as pushFairScenario from './push-fair.mjs';
+import * as exchangeScenario from './exchange.mjs';
+import * as chainScenario from './chain.mjs';
 
 /**
  * What a scenario's `targets`, `check` and `prepare` get.
@@ -41,6 +43,8 @@ export const SCENARIOS = [
   floodScenario,
   dpopScenario,
   introspectScenario,
+  exchangeScenario,
+  chainScenario,
   tokenEs256Scenario,
   tokenAlgScenario,
   listEs256Scenario,

@@ -5,6 +5,7 @@
  * give the same verdict; each case also states the verdict, so two parsers that both refuse
  * everything cannot pass.
  */
+import { SetDelegationsBody } from '../src/service-accounts/delegation-routes.js';
 import { describe, expect, test } from '@jest/globals';
 import { BadRequest } from '@plant/shared/api';
 import { parseJsonLossless } from '@plant/shared/http';
@@ -47,6 +48,7 @@ test('When the operations are registered, then each carries the schema object it
   expect(operation('get', '/audit-events')?.request?.query).toBe(AuditEventsQuery);
   expect(bodySchemaOf('post', '/service-accounts/{client_id}/keys')).toBe(AddKeyBody);
   expect(bodySchemaOf('post', '/service-accounts/{client_id}/trusts')).toBe(AddTrustBody);
+  expect(bodySchemaOf('put', '/service-accounts/{client_id}/delegations')).toBe(SetDelegationsBody);
   const withClientId = operations.filter((r) => r.path.includes('{client_id}'));
   expect(withClientId.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
     'delete /service-accounts/{client_id}',
@@ -55,12 +57,14 @@ test('When the operations are registered, then each carries the schema object it
     'delete /service-accounts/{client_id}/trusts/{trust_id}',
     'get /service-accounts/{client_id}',
     'get /service-accounts/{client_id}/credentials',
+    'get /service-accounts/{client_id}/delegations',
     'patch /service-accounts/{client_id}',
     'post /service-accounts/{client_id}/disable',
     'post /service-accounts/{client_id}/enable',
     'post /service-accounts/{client_id}/keys',
     'post /service-accounts/{client_id}/reset-secret',
     'post /service-accounts/{client_id}/trusts',
+    'put /service-accounts/{client_id}/delegations',
   ]);
   const pathOf: Record<string, unknown> = {
     key_id: ServiceAccountKeyPath,

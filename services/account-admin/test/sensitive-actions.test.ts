@@ -83,6 +83,7 @@ const callOf = (
     `/service-accounts/${clientId}/trusts`,
     { issuer: 'https://issuer.example.test', subject: 'x', audience: 'y' },
   ],
+  'change-delegations': ['PUT', `/service-accounts/${clientId}/delegations`, { delegations: [] }],
   'update-credential-policy': ['PATCH', '/settings/credentials', { leak_response: 'notify' }],
   invite: ['POST', '/users', { email: `${uniqueName('invitee')}@acme.test`, role: 'View' }],
   'change-person': ['PATCH', `/users/${nobody}`, { role: 'Edit' }],

@@ -84,6 +84,7 @@ describe('the OpenAPI document', () => {
       '/service-accounts': ['get', 'post'],
       '/service-accounts/{client_id}': ['delete', 'get', 'patch'],
       '/service-accounts/{client_id}/credentials': ['get'],
+      '/service-accounts/{client_id}/delegations': ['get', 'put'],
       '/service-accounts/{client_id}/disable': ['post'],
       '/service-accounts/{client_id}/enable': ['post'],
       '/service-accounts/{client_id}/keys': ['post'],

@@ -279,3 +279,10 @@ export function listOf(value: string): string[] {
     .map((item) => item.trim())
     .filter(Boolean);
 }
+
+/** The APIs a service account's token may be for, and so the targets of a token exchange: the Plant Store and `API_AUDIENCES`. */
+export function exchangeAudiencesOf(
+  config: Pick<TokenServiceConfig, 'PLANT_STORE_AUDIENCE' | 'API_AUDIENCES'>,
+): string[] {
+  return [config.PLANT_STORE_AUDIENCE, ...listOf(config.API_AUDIENCES)];
+}

@@ -18,6 +18,8 @@ export interface InternalAppDeps {
   credentials: InternalCredentials;
   accessTokenTtl: number;
   invitations: InvitationSettings;
+  /** The APIs a service account may be allowed to act for others at (token exchange). */
+  exchangeAudiences: readonly string[];
   /** After a realm's key changed (its signing algorithm set): every replica rebuilds the realm. */
   announceKeyChange(tenant: string): Promise<void>;
 }
@@ -45,6 +47,7 @@ export function createInternalApp(deps: InternalAppDeps): HttpApp {
         identity: deps.identity,
         accessTokenTtl: deps.accessTokenTtl,
         invitations: deps.invitations,
+        exchangeAudiences: deps.exchangeAudiences,
       }).map(scoped),
       ...signingRoutes({ identity: deps.identity, announceKeyChange: deps.announceKeyChange }).map(
         scoped,

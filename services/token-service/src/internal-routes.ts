@@ -5,6 +5,7 @@ import { revocationRoutes } from './revocation/index.js';
 import { factorRoutes } from './second-factors/index.js';
 import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { IdentityContext, InternalRoute } from './platform/index.js';
+import { delegationRoutes } from './token-exchange/index.js';
 
 export type { InternalRoute } from './platform/index.js';
 
@@ -13,6 +14,8 @@ export interface InternalRoutesDeps {
   accessTokenTtl: number;
   /** Where invitation links point and how long they work. */
   invitations: InvitationSettings;
+  /** The APIs a service account may be allowed to act for others at (token exchange). */
+  exchangeAudiences: readonly string[];
 }
 
 /**
@@ -23,6 +26,7 @@ export function internalRoutes({
   identity,
   accessTokenTtl,
   invitations,
+  exchangeAudiences,
 }: InternalRoutesDeps): InternalRoute[] {
   const base = '/internal/v1/realms/:tenant';
   const account = `${base}/service-accounts/:client_id`;
@@ -31,6 +35,7 @@ export function internalRoutes({
     ...internalRealmRoutes(identity, base),
     ...serviceAccountRoutes(identity, base, account),
     ...credentialRoutes(identity, account),
+    ...delegationRoutes(identity, account, exchangeAudiences),
     ...peopleRoutes(identity, invitations, base),
     signOutEverywhereRoute(identity, base),
     ...factorRoutes(identity, base),

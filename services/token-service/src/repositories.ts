@@ -35,6 +35,7 @@ import {
 import { createSignalStreamRepository, type SignalStreamRepository } from './signals/index.js';
 import { createSigningKeyRepository, type SigningKeyRepository } from './signing-keys/index.js';
 import { createUserFactorRepository, type UserFactorRepository } from './second-factors/index.js';
+import { createDelegationRepository, type DelegationRepository } from './token-exchange/index.js';
 
 /** Every Postgres repository of the token service, over one pool. */
 export interface Repositories {
@@ -62,6 +63,8 @@ export interface Repositories {
   oidcPayloads: OidcPayloadRepository;
   /** Shared Signals streams, their subjects and queues (the outbox is signal-outbox.ts). */
   signalStreams: SignalStreamRepository;
+  /** Who may act for others at which audience (token exchange). */
+  delegations: DelegationRepository;
 }
 
 export function createRepositories(db: Knex): Repositories {
@@ -82,5 +85,6 @@ export function createRepositories(db: Knex): Repositories {
     userFactors: createUserFactorRepository(db),
     oidcPayloads: createOidcPayloadRepository(db),
     signalStreams: createSignalStreamRepository(db),
+    delegations: createDelegationRepository(db),
   };
 }

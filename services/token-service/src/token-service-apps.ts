@@ -3,7 +3,7 @@ import type { Logger } from '@plant/shared/logging';
 import { createSourceBudget } from '@plant/shared/security';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { resourceServerTokensOf, type TokenServiceConfig } from './config.js';
+import { exchangeAudiencesOf, resourceServerTokensOf, type TokenServiceConfig } from './config.js';
 import type { ClientAuthFailureRepository } from './client-auth/index.js';
 import { SecretScanningKeys } from './leak-reports/index.js';
 import { ResourceServerAuthentication } from './grants/index.js';
@@ -115,6 +115,7 @@ export function internalAppOf(
     },
     accessTokenTtl: config.ACCESS_TOKEN_TTL,
     invitations: { authUrl: config.AUTH_URL, ttlSeconds: config.INVITATION_TTL_SECONDS },
+    exchangeAudiences: exchangeAudiencesOf(config),
     announceKeyChange: keyChangeAnnouncer(redis, providers, logger),
   });
 }

@@ -33,7 +33,7 @@ import {
   SignalDelivery,
 } from './signals/index.js';
 import { startExpiredPayloadSweep, INTERACTION_TTL_SECONDS, RealmProviders } from './oidc/index.js';
-import { TokenMetrics } from './grants/index.js';
+import { TokenMetrics, type TokenInspector } from './grants/index.js';
 import type { LiveTokenInspector } from './token-inspector.js';
 
 /** Client authentication at the token endpoint: failure counters, assertions, grant quotas. */
@@ -135,12 +135,13 @@ export function createRealmProviders(
   deps: {
     identity: IdentityContext;
     clientAuth: ClientAuthentication;
+    tokenInspector: TokenInspector;
     redis: Redis;
     metrics: Registry;
     logger: Logger;
   },
 ) {
-  const { identity, clientAuth, redis, metrics, logger } = deps;
+  const { identity, clientAuth, tokenInspector, redis, metrics, logger } = deps;
   // DPoP proof ids at the token endpoint: one atomic claim in Redis, shared by every replica.
   const dpopReplay = createRedisReplayStore({ redis, logger });
   // Sign-ins started (interaction rows) per source and in total, over the interaction's lifetime.
@@ -161,6 +162,7 @@ export function createRealmProviders(
       identity,
       clientAuth,
       replay: dpopReplay,
+      tokenInspector,
       logger,
       metrics: new TokenMetrics(metrics),
       signInStarts,

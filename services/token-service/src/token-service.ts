@@ -74,15 +74,17 @@ export async function createTokenService(
   const metrics = createMetricsRegistry('token-service');
   const client = createClientAuth(config, { identity, usage, connections, metrics, logger });
   const signIn = createSignIn(config, identity, redis, logger);
+  // Before the providers: token exchange verifies subject tokens with it.
+  const inspector = new LiveTokenInspector({ config, logger, metrics });
   const { providers, signInStarts } = createRealmProviders(config, {
     identity,
     clientAuth: client.clientAuth,
+    tokenInspector: inspector,
     redis,
     metrics,
     logger,
   });
   registerServiceGauges(metrics, publisher, providers, repositories.signingKeys);
-  const inspector = new LiveTokenInspector({ config, logger, metrics });
   const credentials = repositories.clientCredentials;
   const failures = client.failures;
   await subscribeToChanges({ subscriber, publisher, credentials, failures, providers, logger });

@@ -121,6 +121,7 @@ export function serviceApps(): ServiceApp[] {
         },
         accessTokenTtl: 300,
         invitations: { authUrl: URL_OF_NOTHING, ttlSeconds: 604_800 },
+        exchangeAudiences: [URL_OF_NOTHING],
         announceKeyChange: inert('announceKeyChange'),
       }),
       url: (p) => p.internalUrl,

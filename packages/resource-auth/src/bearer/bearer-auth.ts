@@ -14,7 +14,8 @@
  *    public key, and an ES256 token naming an RSA key or the reverse are refused);
  * 5. `aud`, `exp`, `nbf`, `iat`, `ver`, role and grants are well formed (`principalFromClaims`);
  * 6. on EVERY request, even when steps 1-5 come from the verified-token cache, the
- *    revocation checker accepts (tenant, sub, ver);
+ *    revocation checker accepts (tenant, sub, ver), and for an exchanged token (RFC 8693 `act`)
+ *    the same (tenant, sub, ver) of every actor in its chain;
  * 7. a token bound to a key (`cnf.jkt`, RFC 9449) comes with `Authorization: DPoP` and a proof
  *    that the `dpop` option's checks accept (dpop/dpop-check.ts); with `Bearer` it is refused.
  * The token's own checks (1-3, 5) are in bearer-token-checks.ts; this module is the pipeline
@@ -129,24 +130,55 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     throw new AuthUnavailable();
   }
 
+  const unavailable = (err: unknown): never => {
+    logger.warn({ err: { message: (err as Error)?.message } }, 'revocation check failed');
+    throw new AuthUnavailable();
+  };
+
+  /** One principal's verdict (the subject's, or one actor's), synchronous when the checker answers from memory. */
+  function verdictOf(
+    checker: NonNullable<typeof revocation>,
+    tenant: string,
+    sub: string,
+    ver: number,
+  ): RevocationVerdict | Promise<RevocationVerdict> {
+    try {
+      return checker.check(tenant, sub, ver);
+    } catch (err) {
+      return unavailable(err);
+    }
+  }
+
+  /**
+   * Step 6 for an exchanged token: the subject and every actor of its chain, each through the
+   * same check a plain token's subject gets; any one revoked refuses it, any one unknown (503)
+   * before that is unavailable.
+   */
+  function checkChain(
+    checker: NonNullable<typeof revocation>,
+    principal: Principal,
+    actors: readonly { sub: string; ver: number }[],
+  ): Principal | Promise<Principal> {
+    const verdicts = [
+      verdictOf(checker, principal.tenant, principal.sub, principal.ver),
+      ...actors.map((actor) => verdictOf(checker, principal.tenant, actor.sub, actor.ver)),
+    ];
+    const combine = (all: RevocationVerdict[]): RevocationVerdict => {
+      if (all.includes('revoked')) return 'revoked';
+      return all.includes('unavailable') ? 'unavailable' : 'valid';
+    };
+    if (verdicts.every((v) => typeof v === 'string'))
+      return settle(combine(verdicts as RevocationVerdict[]), principal);
+    return Promise.all(verdicts).then((all) => settle(combine(all), principal), unavailable);
+  }
+
   /** Step 6, synchronous when the checker answers from memory. */
   function checkRevocation(principal: Principal): Principal | Promise<Principal> {
     if (revocation === undefined) return principal;
-    let verdict: RevocationVerdict | Promise<RevocationVerdict>;
-    try {
-      verdict = revocation.check(principal.tenant, principal.sub, principal.ver);
-    } catch (err) {
-      logger.warn({ err: { message: (err as Error).message } }, 'revocation check failed');
-      throw new AuthUnavailable();
-    }
+    if (principal.actors !== undefined) return checkChain(revocation, principal, principal.actors);
+    const verdict = verdictOf(revocation, principal.tenant, principal.sub, principal.ver);
     if (typeof verdict === 'string') return settle(verdict, principal);
-    return verdict.then(
-      (v) => settle(v, principal),
-      (err: unknown) => {
-        logger.warn({ err: { message: (err as Error)?.message } }, 'revocation check failed');
-        throw new AuthUnavailable();
-      },
-    );
+    return verdict.then((v) => settle(v, principal), unavailable);
   }
 
   function authenticate(token: string): Principal | Promise<Principal> {

@@ -122,6 +122,7 @@ export class BearerTokenChecks {
 function deepFreeze(principal: Principal): Principal {
   for (const grant of principal.grants) Object.freeze(grant);
   Object.freeze(principal.grants);
+  if (principal.actors !== undefined) Object.freeze(principal.actors);
   return Object.freeze(principal);
 }
 

@@ -19,6 +19,19 @@ export interface Grant {
   permission: 'edit';
 }
 
+/**
+ * One party of an exchanged token's chain (RFC 8693 §4.1 `act`): the service account that
+ * obtained it for the subject, and its token version then. Revocation checks each one as it
+ * checks the subject: a reset, disable or deletion of any actor refuses the token.
+ */
+export interface Actor {
+  sub: string;
+  ver: number;
+}
+
+/** The deepest chain of actors a token may carry (a token exchanged from an exchanged one, and so on). */
+export const MAX_ACTOR_DEPTH = 3;
+
 export interface Principal {
   /** The realm the token was issued by; the only source of the caller's tenant. */
   tenant: string;
@@ -43,6 +56,12 @@ export interface Principal {
   acr?: string;
   /** A user token's `auth_time`: when the person authenticated (seconds since the epoch). */
   authTime?: number;
+  /**
+   * Who acts for `sub` (token exchange, RFC 8693 `act`): the current actor first (also the
+   * token's `clientId`), then the one it acted for, and so on. Absent on a token the subject
+   * obtained itself. Role, grants and scope are still the subject's (narrowed by the exchange).
+   */
+  actors?: readonly Actor[];
 }
 
 const ROLE_RANK: Record<Role, number> = { View: 1, Edit: 2, 'Account Admin': 3 };
@@ -167,7 +186,7 @@ export function principalFromClaims(
   };
   if (jti !== undefined) principal.jti = jti;
   if (jkt !== undefined) principal.jkt = jkt;
-  return Object.assign(principal, authContextOf(claims));
+  return withActors(Object.assign(principal, authContextOf(claims)), claims.act);
 }
 
 /** `acr` and `auth_time`, informational (step-up reads them): a malformed value is as good as none, never a refusal. */
@@ -177,6 +196,35 @@ function authContextOf(claims: Record<string, unknown>): Pick<Principal, 'acr' |
     ...(isText(acr) ? { acr } : {}),
     ...(typeof authTime === 'number' && Number.isFinite(authTime) ? { authTime } : {}),
   };
+}
+
+/**
+ * The `act` chain, outermost (current) actor first, or undefined when it is malformed or deeper
+ * than MAX_ACTOR_DEPTH: such a token is refused, never read as one without actors (that would
+ * skip the actors' revocation). Members besides `sub`, `ver` and `act` are informational.
+ */
+function readActors(value: unknown): Actor[] | undefined {
+  const actors: Actor[] = [];
+  let act = value;
+  while (act !== undefined) {
+    if (actors.length === MAX_ACTOR_DEPTH) return undefined;
+    if (typeof act !== 'object' || act === null || Array.isArray(act)) return undefined;
+    const { sub, ver } = act as { sub?: unknown; ver?: unknown };
+    if (!isText(sub) || typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 1)
+      return undefined;
+    actors.push(Object.freeze({ sub, ver }));
+    act = (act as { act?: unknown }).act;
+  }
+  return actors;
+}
+
+/** The principal with its actor chain (an exchanged token), or the reason `act` is unusable. */
+function withActors(principal: Principal, act: unknown): Principal | string {
+  if (act === undefined) return principal;
+  const actors = readActors(act);
+  if (actors === undefined) return 'Token act claim is invalid';
+  principal.actors = actors;
+  return principal;
 }
 
 /** A SHA-256 thumbprint in base64url. */

@@ -316,3 +316,68 @@ export const hasPolicyChange = (body: CredentialPolicyChange) =>
   body.default_quota !== undefined;
 export const POLICY_CHANGE_REQUIRED =
   'secret_max_age_days, leak_response or default_quota is required';
+
+/** The scopes a service account may be allowed to delegate (token exchange): the resource scopes. */
+export const DELEGABLE_SCOPES = ['plants:read', 'plants:write'] as const;
+
+/**
+ * A service account's permission to act for others (OAuth 2.0 Token Exchange, RFC 8693): it may
+ * exchange a subject's token of its realm for one for `audience`, with at most `scope`
+ * (space-separated, of `DELEGABLE_SCOPES`) and never more than the subject's own token had.
+ */
+export interface Delegation {
+  audience: string;
+  scope: string;
+  created_at: string | null;
+  created_by: string | null;
+}
+
+/** One entry of the whole set `setDelegations` puts in place. */
+export interface DelegationChange {
+  audience: string;
+  scope: string;
+}
+
+/** At most this many target audiences per account (a realm issues for few: the Plant Store and `API_AUDIENCES`). */
+export const MAX_DELEGATIONS_PER_SERVICE_ACCOUNT = 20;
+
+const DELEGATION_AUDIENCE_MAX = 2048;
+const DELEGABLE = new Set<string>(DELEGABLE_SCOPES);
+
+/** One permission to act for others: an absolute URL (a resource indicator, RFC 8707) and a non-empty subset of `DELEGABLE_SCOPES`. */
+export const DelegationChangeSchema = z.object(
+  {
+    audience: z
+      .string({ error: 'audience must be a string' })
+      .min(1, { error: 'audience is required' })
+      .max(DELEGATION_AUDIENCE_MAX, {
+        error: `audience must be at most ${DELEGATION_AUDIENCE_MAX} characters`,
+      })
+      .refine((audience) => URL.canParse(audience), { error: 'audience must be an absolute URL' }),
+    scope: z
+      .string({ error: 'scope must be a string' })
+      .max(64, { error: 'scope must be "plants:read", "plants:write" or both' })
+      .refine(
+        (scope) => {
+          const values = scope.split(' ');
+          return (
+            values.length > 0 &&
+            values.every((v) => DELEGABLE.has(v)) &&
+            new Set(values).size === values.length
+          );
+        },
+        { error: 'scope must be "plants:read", "plants:write" or both, space-separated' },
+      ),
+  },
+  { error: 'each delegation must be an object {audience, scope}' },
+);
+
+/** The whole set of an account's permissions to act for others, each audience once. */
+export const DelegationsSchema = z
+  .array(DelegationChangeSchema, { error: 'delegations must be an array' })
+  .max(MAX_DELEGATIONS_PER_SERVICE_ACCOUNT, {
+    error: `delegations must have at most ${MAX_DELEGATIONS_PER_SERVICE_ACCOUNT} entries`,
+  })
+  .refine((list) => new Set(list.map((d) => d.audience)).size === list.length, {
+    error: 'delegations must not repeat an audience',
+  });

@@ -8,6 +8,8 @@
  */
 import type {
   CredentialPolicy,
+  Delegation,
+  DelegationChange,
   CredentialPolicyChange,
   GrantQuota,
   FactorPolicy,
@@ -34,6 +36,7 @@ import {
 } from '@plant/resource-auth/platform/token-service-reader';
 import { currentRequestId } from '../logging/index.js';
 import * as credentials from './credential-calls.js';
+import * as delegations from './delegation-calls.js';
 import * as factors from './factor-calls.js';
 import { type ManagementApi, managementJson } from './management-call.js';
 import * as people from './people-calls.js';
@@ -164,6 +167,21 @@ export class TokenServiceClient extends TokenServiceReader {
     actor: string,
   ): Promise<ServiceAccount> {
     return accounts.setQuota(this.#api, tenant, clientId, quota, actor);
+  }
+
+  /** Where the account may act for others (token exchange), per target audience. */
+  getDelegations(tenant: string, clientId: string): Promise<Delegation[]> {
+    return delegations.getDelegations(this.#api, tenant, clientId);
+  }
+
+  /** Puts the whole set in place; an audience removed or a scope narrowed revokes the account's older tokens. */
+  setDelegations(
+    tenant: string,
+    clientId: string,
+    change: DelegationChange[],
+    actor: string,
+  ): Promise<Delegation[]> {
+    return delegations.setDelegations(this.#api, tenant, clientId, change, actor);
   }
 
   getUser(tenant: string, id: string): Promise<User> {

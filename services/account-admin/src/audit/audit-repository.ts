@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'service_account.secret_remove',
   'service_account.disable',
   'service_account.enable',
+  'service_account.delegation_change',
   'credential_policy.update',
   'user.invite',
   'user.role_change',

@@ -7,6 +7,7 @@ export const CREDENTIAL_ACTION_TEXT: Record<string, string> = {
   'service_account.secret_remove': 'Removed the secret of',
   'service_account.disable': 'Disabled',
   'service_account.enable': 'Enabled',
+  'service_account.delegation_change': 'Changed where others may be acted for by',
 };
 
 /** The key or trust an event names, as short text parts. */
@@ -16,6 +17,13 @@ export function describeCredentialDetails(details: Record<string, unknown>): str
   const parts: string[] = [];
   if (key?.id) parts.push(`key ${key.id}${key.alg ? ` (${key.alg})` : ''}`);
   if (trust?.subject) parts.push(`${trust.subject}${trust.issuer ? ` from ${trust.issuer}` : ''}`);
+  const delegations = (details.delegations as { to?: unknown } | undefined)?.to;
+  if (Array.isArray(delegations))
+    parts.push(
+      delegations.length === 0
+        ? 'acts for no one'
+        : `acts for others at ${delegations.map((d: { audience?: string; scope?: string }) => `${d.audience} (${d.scope})`).join(', ')}`,
+    );
   return parts;
 }
 

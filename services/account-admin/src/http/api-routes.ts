@@ -8,6 +8,7 @@ import { canManage, noStore, actorOf } from '../platform/index.js';
 import { factorRoutes } from '../second-factors/index.js';
 import {
   credentialRoutes,
+  delegationRoutes,
   serviceAccountRoutes,
   type ServiceAccountDeps,
 } from '../service-accounts/index.js';
@@ -68,6 +69,7 @@ export function apiRoutes({
     },
     ...serviceAccountRoutes(accounts, API_BASE),
     ...credentialRoutes(accounts, `${API_BASE}/service-accounts/:client_id`),
+    ...delegationRoutes(accounts, `${API_BASE}/service-accounts/:client_id`),
     ...credentialPolicyRoutes(accounts, API_BASE),
     ...peopleRoutes(people, API_BASE, portalUrl),
     ...sessionRoutes({ ...accounts, store }, API_BASE),

@@ -19,6 +19,7 @@ import { registerPeopleOperations } from '../people/index.js';
 import { registerFactorOperations } from '../second-factors/index.js';
 import {
   registerCredentialOperations,
+  registerDelegationOperations,
   registerServiceAccountOperations,
 } from '../service-accounts/index.js';
 import { registerSessionOperations } from '../sessions/index.js';
@@ -49,6 +50,7 @@ export function accountAdminOperations(): OpenAPIRegistry {
   });
   registerServiceAccountOperations(registry, { common, management: sensitive });
   registerCredentialOperations(registry, { common, management: sensitive });
+  registerDelegationOperations(registry, { common, management: sensitive });
   registerCredentialPolicyOperations(registry, { common, management: sensitive });
   registerPeopleOperations(registry, { common });
   registerSessionOperations(registry, { common, management: sensitive });

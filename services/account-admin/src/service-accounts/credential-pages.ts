@@ -1,5 +1,6 @@
 /** The portal's page of one service account: its credentials, their actions, and when to use which. */
 import { html, type Html } from '@plant/shared/page-look';
+import type { Delegation } from '@plant/shared/token-service-client';
 import {
   MAX_KEYS_PER_SERVICE_ACCOUNT,
   MAX_TRUSTS_PER_SERVICE_ACCOUNT,
@@ -13,6 +14,7 @@ import type { Session } from '../sessions/index.js';
 import { leaksCard, quotaCard, secretExpiryNote } from '../credential-policy/index.js';
 import { timeOf, layout } from '../portal/index.js';
 import { managementDialogs } from './service-accounts-page.js';
+import { delegationDialog, delegationsCard } from './delegation-pages.js';
 
 /** When to use which credential: the portal's help text (services/token-service/README.md says the same at length). */
 const whichCredential = html`<details class="card help" id="which-credential">
@@ -135,6 +137,8 @@ export interface CredentialsPageOptions {
   issuer: string;
   /** The tenant's default quota, shown when the account has none of its own. */
   defaultQuota: GrantQuota;
+  /** Where it may act for others (token exchange). */
+  delegations: readonly Delegation[];
 }
 
 export function credentialsPage({
@@ -144,6 +148,7 @@ export function credentialsPage({
   canManage,
   issuer,
   defaultQuota,
+  delegations,
 }: CredentialsPageOptions): string {
   const state = account.disabled
     ? html`<span class="badge badge-off" id="account-state">Disabled</span>`
@@ -174,7 +179,8 @@ ${secretCard(account, credentials, canManage)}
 ${keysCard(credentials, canManage)}
 ${trustsCard(credentials, canManage)}
 ${quotaCard(account, defaultQuota, canManage)}
+${delegationsCard(delegations, canManage)}
 ${whichCredential}
-${canManage ? html`${managementDialogs}${credentialDialogs(issuer)}<script src="/assets/credentials.js" defer></script>` : ''}`,
+${canManage ? html`${managementDialogs}${credentialDialogs(issuer)}${delegationDialog}<script src="/assets/credentials.js" defer></script><script src="/assets/delegations.js" defer></script>` : ''}`,
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The `service-accounts` wing's public module: other wings import it from here only.
  *
- * Service accounts and their credentials (secret, keys, trusted workloads, disabled state): use
+ * Service accounts, their credentials (secret, keys, trusted workloads, disabled state) and
+ * their permissions to act for others (token exchange): use
  * cases, validators, API routes, OpenAPI operations and response schemas, the Service accounts
  * page and an account's own page.
  *
@@ -10,6 +11,8 @@
 // What other wings use:
 export { registerCredentialOperations } from './credential-operations.js';
 export { credentialRoutes } from './credential-routes.js';
+export { registerDelegationOperations } from './delegation-operations.js';
+export { delegationRoutes } from './delegation-routes.js';
 export { listServiceAccounts } from './managed-service-accounts.js';
 export type { ServiceAccountDeps } from './managed-service-accounts.js';
 export { registerServiceAccountOperations } from './service-account-operations.js';

@@ -5,6 +5,7 @@ import { canManage } from '../platform/index.js';
 import { sendPage } from '../portal/index.js';
 import { actorFromSession } from '../sessions/index.js';
 import { credentialsPage } from './credential-pages.js';
+import { getDelegations } from './managed-delegations.js';
 import {
   getServiceAccount,
   getServiceAccountCredentials,
@@ -33,10 +34,11 @@ export function accountCredentialsPageHandler(accounts: ServiceAccountDeps, auth
     const session = req.portalSession!;
     const actor = actorFromSession(session);
     const clientId = String(req.params.client_id);
-    const [account, credentials, policy] = await Promise.all([
+    const [account, credentials, policy, delegations] = await Promise.all([
       getServiceAccount(accounts, actor, clientId),
       getServiceAccountCredentials(accounts, actor, clientId),
       getCredentialPolicy(accounts, actor),
+      getDelegations(accounts, actor, clientId),
     ]);
     const issuer = `${authUrl.replace(/\/+$/, '')}/realms/${session.tenant}`;
     sendPage(
@@ -49,6 +51,7 @@ export function accountCredentialsPageHandler(accounts: ServiceAccountDeps, auth
         canManage: canManage(actor),
         issuer,
         defaultQuota: policy.default_quota,
+        delegations,
       }),
     );
   };

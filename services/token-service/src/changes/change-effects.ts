@@ -33,6 +33,8 @@ export const CHANGE_KINDS = [
   'service-account.secret-remove',
   'service-account.leak-revoke',
   'service-account.leak-notify',
+  'service-account.delegation-grant',
+  'service-account.delegation-revoke',
   'realm.credential-policy',
   'person.role',
   'person.disable',
@@ -221,6 +223,22 @@ export const CHANGE_EFFECTS: Readonly<Record<ChangeKind, ChangeEffects>> = {
     ...ACCOUNT,
     what: "A leak report names the account's secret, and the realm only notifies",
     audit: 'service_account.secret_leak_reported',
+  },
+  'service-account.delegation-grant': {
+    ...ACCOUNT,
+    what: 'The account may act for others at more audiences or with more scope (token exchange)',
+  },
+  'service-account.delegation-revoke': {
+    ...ACCOUNT,
+    what: 'The account may no longer act for others at an audience, or with less scope (its tokens, exchanged ones among them, are revoked)',
+    revokes: 'older-tokens',
+    signals: [
+      {
+        type: 'session-revoked',
+        reason:
+          "The service account's permission to act for others was narrowed; its older tokens are revoked",
+      },
+    ],
   },
   'realm.credential-policy': {
     ...NOTHING,

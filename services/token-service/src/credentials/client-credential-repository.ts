@@ -51,6 +51,9 @@ const KEYS_JSON = `coalesce((select json_agg(json_build_object('id', k.id, 'alg'
   from service_account_keys k where k.sub = sa.sub), '[]'::json) as keys`;
 const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'issuer', t.issuer, 'subject', t.subject, 'audience', t.audience) order by t.created_at, t.id)
   from service_account_trusts t where t.sub = sa.sub), '[]'::json) as trusts`;
+/** Token exchange's permissions ride with the credential: a change to them is a change of the account, announced like any (token-exchange/). */
+const DELEGATIONS_JSON = `coalesce((select json_agg(json_build_object('audience', d.audience, 'scope', d.scope) order by d.audience)
+  from service_account_delegations d where d.sub = sa.sub), '[]'::json) as delegations`;
 
 /**
  * Service-account credentials, cached so a token costs no query in the steady state. Every
@@ -202,6 +205,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         this.db.raw(GRANTS_JSON),
         this.db.raw(KEYS_JSON),
         this.db.raw(TRUSTS_JSON),
+        this.db.raw(DELEGATIONS_JSON),
       );
   }
 

@@ -38,6 +38,8 @@ export interface ClientCredentialRow {
   dpop_bound_access_tokens: boolean;
   /** May ask for the Shared Signals scopes (`ssf.manage`, `ssf.read`). */
   receive_signals: boolean;
+  /** Where it may act for others (token exchange): target audience and the most scope it may delegate there. */
+  delegations: { audience: string; scope: string }[];
 }
 
 export interface ClientCredentialRepository {

@@ -12,6 +12,7 @@ import type { NodeSigningKey } from '../signing-keys/index.js';
 import {
   buildClient,
   type Client,
+  exchangeGrant,
   replaceClientLookup,
   serveIssuerPerRequest,
   realmConfiguration,
@@ -188,6 +189,7 @@ export function createGrantEngine(deps: RealmProviderDeps): GrantEngine {
   // oidc-provider reads `issuer` whenever it needs it (token `iss`, errors): the request's realm's.
   serveIssuerPerRequest(provider, () => requestBinding().issuer);
   wireProvider(provider, binding, deps);
+  exchangeGrant(provider, { realm: () => requestBinding().tenant, algorithm }, deps);
   signPortalIdTokensWithRealmAlgorithm(provider, algorithm);
   const callback = provider.callback();
   return {

@@ -5,7 +5,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: client-auth, oidc, platform, realms, signing-keys
+ * May call: client-auth, oidc, platform, realms, signing-keys, token-exchange
  */
 export { ResourceServerAuthentication } from './authenticate-resource-server.js';
 export { createGrantEngine } from './grant-engine.js';

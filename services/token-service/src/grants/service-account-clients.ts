@@ -28,6 +28,7 @@ import {
   replaceClientSecretComparison,
   type RealmBinding,
 } from '../oidc/index.js';
+import { TOKEN_EXCHANGE_GRANT } from '../token-exchange/index.js';
 
 const TOKEN_PATH = '/protocol/openid-connect/token';
 
@@ -64,6 +65,7 @@ function serviceAccountClientMetadata(
     grants: credential.grants,
     version: credential.token_version,
     receiveSignals: credential.receive_signals,
+    delegations: credential.delegations,
   };
   return {
     client_id: credential.sub,
@@ -73,7 +75,11 @@ function serviceAccountClientMetadata(
           client_secret: credential.secret_digest ?? NO_SECRET_DIGEST,
           token_endpoint_auth_method: 'client_secret_basic',
         }),
-    grant_types: ['client_credentials'],
+    // Token exchange only for an account an Account Admin allowed to act for others (unauthorized_client otherwise).
+    grant_types:
+      credential.delegations.length > 0
+        ? ['client_credentials', TOKEN_EXCHANGE_GRANT]
+        : ['client_credentials'],
     response_types: [],
     redirect_uris: [],
     // oidc-provider then refuses a grant without a DPoP proof, and binds the token to the proof's key.

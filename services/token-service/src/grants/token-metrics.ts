@@ -1,6 +1,12 @@
 import { Counter, type Registry } from 'prom-client';
+import { TOKEN_EXCHANGE_GRANT } from '../token-exchange/index.js';
 
-const GRANT_TYPES = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
+const GRANT_TYPES = new Set([
+  'client_credentials',
+  'authorization_code',
+  'refresh_token',
+  TOKEN_EXCHANGE_GRANT,
+]);
 
 /** Unknown grant types from clients must not become new label values. */
 export function grantTypeLabel(value: unknown): string {

@@ -2,12 +2,13 @@
  * The oidc wing. Owns: the oidc-provider boundary (decision 0013): each realm's provider and its
  * configuration, the Postgres adapter and payload scrubbing, replay detection, the authorization-
  * request guard, the provider's pages, the public realm mount and token route that hand a
- * request to its realm's provider (`realm-routes.ts`), and oidc-provider-internals.ts, the one
- * module that relies on its internals.
+ * request to its realm's provider (`realm-routes.ts`), the token-exchange grant
+ * (token-exchange-grant.ts), and oidc-provider-internals.ts, the one module that relies on its
+ * internals.
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: client-auth, grants, platform, realms, second-factors, sign-in, signing-keys
+ * May call: client-auth, grants, platform, realms, second-factors, sign-in, signing-keys, token-exchange
  */
 export { TOO_MANY_STARTS, isAuthorizationPath } from './authorization-request-guard.js';
 export { startExpiredPayloadSweep } from './expired-payload-sweep.js';
@@ -38,7 +39,7 @@ export {
   serviceAccountScope,
 } from './realm-configuration.js';
 export type { PrincipalMetadata } from './realm-configuration.js';
-export { wireProvider } from './realm-provider.js';
+export { exchangeGrant, wireProvider } from './realm-provider.js';
 export type { RealmBinding, RealmProviderDeps } from './realm-provider.js';
 export { RealmProviders } from './realm-providers.js';
 export { realmMount, tokenRoute } from './realm-routes.js';

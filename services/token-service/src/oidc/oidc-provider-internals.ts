@@ -13,13 +13,20 @@
  *   it names on it (a DPoP proof's expected `htu`, discovery, redirects);
  * - `ExternalSigningKey` under the experimental `externalSigningSupport` feature, whose `ack`
  *   names the version of the experiment implemented; the provider reads a key's `kty`, `crv`
- *   and `keyObject()` when it is built.
+ *   and `keyObject()` when it is built;
+ * - three of its grant helpers (`validateDpop`, `checkDpopRequired`, `applyDpopBinding`) for the
+ *   token-exchange grant registered with `registerGrantType` (token-exchange-grant.ts), so its
+ *   DPoP proof is checked, replay-claimed and bound exactly as client credentials' is: the
+ *   built-in grants get them bound, a registered one does not.
  *
  * package.json pins oidc-provider's exact version, and test/oidc-provider-internals.test.ts
  * checks each point above against the installed one: an upgrade that changes what is patched
  * fails there, not in a grant.
  */
 import type Provider from 'oidc-provider';
+import { applyDpopBinding } from 'oidc-provider/lib/helpers/grant_common.js';
+import { checkDpopRequired } from 'oidc-provider/lib/helpers/sender_constraints.js';
+import validateDpop from 'oidc-provider/lib/helpers/validate_dpop.js';
 
 /** The oidc-provider version whose internals this module was written against (package.json pins it). */
 export const OIDC_PROVIDER_VERSION = '9.13.3';
@@ -104,5 +111,29 @@ export function pinRequestOrigin(origin: string) {
       configurable: true,
     });
     await next();
+  };
+}
+
+/** A DPoP proof oidc-provider validated: the key's thumbprint and the proof's id. */
+export interface ValidatedProof {
+  thumbprint: string;
+  jti: string;
+}
+
+/** What a registered grant needs of oidc-provider's DPoP handling, bound to `provider` (its built-in grants get the same). */
+export interface GrantDpopHelpers {
+  /** The request's proof checked (signature, `htm`/`htu`, `iat`, nonce), or undefined without one. */
+  validate(ctx: ProviderContext): Promise<ValidatedProof | undefined>;
+  /** Refuses (invalid_grant) when the client requires DPoP and sent no proof. */
+  requireIfClientDoes(ctx: ProviderContext, proof: ValidatedProof | undefined): void;
+  /** Claims the proof's id (replay) and binds `token` to the proof's key (`cnf.jkt`). */
+  bind(ctx: ProviderContext, proof: ValidatedProof | undefined, token: unknown): Promise<void>;
+}
+
+export function grantDpopHelpers(provider: Provider): GrantDpopHelpers {
+  return {
+    validate: (ctx) => validateDpop(provider, ctx),
+    requireIfClientDoes: (ctx, proof) => checkDpopRequired(provider, ctx, proof),
+    bind: (ctx, proof, token) => applyDpopBinding(provider, ctx, proof, token),
   };
 }

@@ -17,6 +17,7 @@ import { realmPath } from '../realms/index.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';
+import { exchangedClaimsOf } from './token-exchange-grant.js';
 
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
@@ -53,6 +54,8 @@ export interface PrincipalMetadata {
   version: number;
   /** May ask for the Shared Signals scopes. */
   receiveSignals: boolean;
+  /** Where it may act for others (token exchange), per target audience. */
+  delegations: readonly { audience: string; scope: string }[];
 }
 
 export const ROLE_SCOPES: Record<string, string> = {
@@ -142,7 +145,7 @@ function signInContextOf(ctx: KoaContextWithOIDC): { acr?: string; auth_time?: n
   };
 }
 
-function principalOf(client: unknown): PrincipalMetadata | undefined {
+export function principalOf(client: unknown): PrincipalMetadata | undefined {
   return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as
     | PrincipalMetadata
     | undefined;
@@ -322,6 +325,12 @@ function serviceAccountClaims(
     if (!principal) return;
     deps.clientAuth.recordUse(token.clientId!, ctx);
     const claims = jwt.payload as Record<string, unknown>;
+    // An exchanged token speaks for its subject, with the actor chain in `act` (token-exchange-grant.ts).
+    const exchanged = exchangedClaimsOf(token);
+    if (exchanged !== undefined) {
+      Object.assign(claims, exchanged);
+      return;
+    }
     claims.tenant = realmOf();
     claims.principal_type = 'service_account';
     claims.role = principal.role;

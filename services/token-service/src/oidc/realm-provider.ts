@@ -1,3 +1,4 @@
+import type { SigningAlgorithm } from '@plant/shared/api';
 import { isDatabaseUnavailable } from '@plant/shared/db';
 import { forwardedTrust } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
@@ -21,10 +22,18 @@ import {
   AssertionUnverifiable,
   ReplayCheckUnavailable,
 } from '../platform/index.js';
-import { serveServiceAccountClients, type TokenMetrics } from '../grants/index.js';
+import {
+  serveServiceAccountClients,
+  type TokenInspector,
+  type TokenMetrics,
+} from '../grants/index.js';
+import { exchangeAudiencesOf } from '../config.js';
+import { registerTokenExchange } from './token-exchange-grant.js';
 import type { NodeSigningKey } from '../signing-keys/index.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
+  /** Verifies subject and actor tokens of a token exchange as a resource server would (token-inspector.ts). */
+  tokenInspector: TokenInspector;
   logger: Logger;
   metrics: TokenMetrics;
   /** Sign-ins started at the authorization endpoint, per source and in total (authorization-request-guard.ts). */
@@ -230,6 +239,8 @@ export function createRealmProvider(
     cookiePath: realmPath(tenant),
   };
   const provider = new Provider(issuer, realmConfiguration(signing, [signingKey], deps));
+  // The grant engine serves the token endpoint; registered here too, so discovery names the grant.
+  exchangeGrant(provider, { realm: () => tenant, algorithm: () => signingKey.algorithm }, deps);
   // Read by the page renderers (provider-pages.ts): the tenant in the header, the way back to the portal, the CSP.
   const pageContext: RealmPageContext = { tenant, portalUrl: deps.config.PORTAL_URL };
   Object.defineProperty(provider, 'pageContext', { value: pageContext });
@@ -290,4 +301,23 @@ export function wireProvider(
   });
 
   return provider;
+}
+
+/** Registers the token-exchange grant (token-exchange-grant.ts) with what its decision reads. */
+export function exchangeGrant(
+  provider: Provider,
+  binding: { realm(): string; algorithm(): SigningAlgorithm },
+  deps: RealmProviderDeps,
+): void {
+  const { config, tokenInspector } = deps;
+  registerTokenExchange(provider, {
+    ...binding,
+    context: {
+      audiences: exchangeAudiencesOf(config),
+      portalAudience: config.ACCOUNT_ADMIN_AUDIENCE,
+      ttl: config.ACCESS_TOKEN_TTL,
+      inspect: (token) => tokenInspector.inspect(token),
+      nowSeconds: () => Date.now() / 1000,
+    },
+  });
 }

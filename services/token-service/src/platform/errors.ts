@@ -243,6 +243,23 @@ export class SecretExpiredRefusal extends errors.InvalidClientAuth {
   }
 }
 
+// --- token-exchange/: token exchange's refusals — wire (token endpoint, oidc-provider errors) ---
+
+/** The RFC 8693 §2.2.2 and RFC 6749 §5.2 codes a token exchange is refused with. */
+export type ExchangeRefusalCode =
+  | 'invalid_request'
+  | 'invalid_target'
+  | 'invalid_scope'
+  | 'unauthorized_client';
+
+/** Wire: 400 with the RFC's code and a description that names no token content; exposed. */
+export class ExchangeRefused extends errors.OIDCProviderError {
+  constructor(code: ExchangeRefusalCode, description: string) {
+    super(400, code);
+    this.error_description = description;
+  }
+}
+
 // --- oidc/: the oidc-provider boundary — internal ---
 
 /** Internal: a payload still holding its row's id after scrubbing: refused rather than stored in clear (payload-scrubbing.ts). */

@@ -19,6 +19,7 @@ export {
   DuplicateServiceAccountName,
   DuplicateTrust,
   DuplicateUserEmail,
+  ExchangeRefused,
   FactorNotFound,
   GrantQuotaExceeded,
   InvalidPublicKey,

@@ -8,7 +8,12 @@ import {
   type NodeHandler,
   type Route,
 } from '@plant/shared/http';
-import { principalOf, type AuthenticatedRequest, type BearerAuth } from '@plant/resource-auth';
+import {
+  principalOf,
+  type AuthenticatedRequest,
+  type BearerAuth,
+  type Principal,
+} from '@plant/resource-auth';
 import { createPlant, type PlantWriter } from '../../domain/create-plant.js';
 import { listPlants, type PlantReader } from '../../domain/list-plants.js';
 import {
@@ -18,12 +23,33 @@ import {
   parseNewPlant,
 } from '../../domain/plant-validators.js';
 import { openApiDocument } from './openapi.js';
+import type { Logger } from '@plant/shared/logging';
+
+/**
+ * A call on someone's behalf (an exchanged token, RFC 8693 `act`) is logged with both: whose
+ * grants it used and which services acted. A plain token logs nothing more than its access line,
+ * so the hot path pays nothing for it.
+ */
+function logOnBehalf(logger: Logger | undefined, principal: Principal, action: string): void {
+  if (principal.actors === undefined || logger === undefined) return;
+  logger.info(
+    {
+      tenant: principal.tenant,
+      sub: principal.sub,
+      actors: principal.actors.map((actor) => actor.sub),
+      action,
+    },
+    'plants call on behalf of another',
+  );
+}
 
 export interface PlantRoutesDependencies {
   plants: PlantReader & PlantWriter;
   auth: BearerAuth;
   /** Base URL clients use ({base_url}): the `Link` header and the OpenAPI `servers` entry. */
   publicUrl: string;
+  /** Where a call made on someone's behalf is logged, naming the subject and its actors. */
+  logger?: Logger;
 }
 
 type PlantsRequest = AuthenticatedRequest & { body?: unknown };
@@ -32,7 +58,7 @@ type PlantsRequest = AuthenticatedRequest & { body?: unknown };
  * The Plant Store's routes: authenticate, parse, one use case, answer. `GET` and `POST /plants`
  * are the hot path, so their handlers are node-level (`createHttpApp` may serve them without express).
  */
-export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies): Route[] {
+export function plantRoutes({ plants, auth, publicUrl, logger }: PlantRoutesDependencies): Route[] {
   const base = publicUrl.replace(/\/+$/, '');
   // A read: with a DPoP proof, the page is read while the proof's jti is claimed, and sent only once the claim succeeded.
   const list = auth.readHandler(
@@ -40,6 +66,7 @@ export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies
       const query = queryOf(req);
       const limit = parseLimit(query);
       const page = await listPlants(plants, principal, { limit, afterId: parseCursor(query) });
+      logOnBehalf(logger, principal, 'list');
       return { limit, page };
     },
     (res, { limit, page }) => {
@@ -55,7 +82,9 @@ export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies
   );
   const create: NodeHandler<PlantsRequest> = async (req, res) => {
     const input = parseNewPlant(req.body);
-    const plant = await createPlant(plants, principalOf(req), input);
+    const principal = principalOf(req);
+    const plant = await createPlant(plants, principal, input);
+    logOnBehalf(logger, principal, 'create');
     res.setHeader('cache-control', 'no-store');
     sendJson(res, 200, plant);
   };
