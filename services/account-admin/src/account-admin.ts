@@ -175,6 +175,7 @@ export function createAccountAdmin(
     metrics,
     portalUrl: config.PORTAL_URL,
     authUrl: config.AUTH_URL,
+    audience: config.ACCOUNT_ADMIN_AUDIENCE,
     sessionSecret: config.SESSION_SECRET,
     trustProxy: config.TRUST_PROXY,
   });
