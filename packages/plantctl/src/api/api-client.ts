@@ -35,12 +35,12 @@ export class ApiClient {
     options: RequestOptions = {},
   ): Promise<ApiAnswer<T>> {
     let res = await this.send(method, path, options, false);
-    if (res.status === 401) {
+    if (res.status === 401 || res.status === 403) {
       const challenge = parseChallenge(res.headers.get('www-authenticate') ?? '');
       if (challenge.error === 'insufficient_user_authentication') {
         await this.session.stepUp(stepUpOf(challenge));
         res = await this.send(method, path, options, false);
-      } else if (challenge.error === 'invalid_token') {
+      } else if (res.status === 401 && challenge.error === 'invalid_token') {
         res = await this.send(method, path, options, true);
       }
     }

@@ -48,7 +48,6 @@ export async function loopbackSignIn(request: LoopbackRequest): Promise<TokenRes
       code_challenge_method: 'S256',
       state,
       resource: request.audience,
-      prompt: 'consent',
       dpop_jkt: await request.key.thumbprint(),
       ...(request.acrValues === undefined ? {} : { acr_values: request.acrValues }),
       ...(request.maxAge === undefined ? {} : { max_age: String(request.maxAge) }),

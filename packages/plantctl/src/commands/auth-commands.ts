@@ -1,7 +1,7 @@
 /** login, logout, whoami. */
 import type { Command } from 'commander';
-import { login } from '../auth/session.js';
-import { Session } from '../auth/session.js';
+import { login, Session } from '../auth/session.js';
+import { CliError, EXIT } from '../exit-codes.js';
 import { printResult } from '../output/output.js';
 import type { CommandContext } from './context.js';
 
@@ -11,26 +11,30 @@ export function registerAuthCommands(program: Command, ctx: CommandContext): voi
     .description(
       "Sign in to a tenant's realm as yourself: the device grant (RFC 8628) by default, your browser with --browser",
     )
-    .requiredOption('--tenant <tenant>', 'the tenant (account) to sign in to')
+    .usage('--tenant <tenant> --portal <url> [--browser]')
     .requiredOption('--portal <url>', "the tenant's portal, e.g. https://portal.example.com")
     .option(
       '--browser',
       'sign in in a browser on this machine (loopback redirect with PKCE, RFC 8252)',
     )
     .option('--no-open', 'with --browser: print the URL instead of opening the browser')
-    .action(
-      async (options: { tenant: string; portal: string; browser?: boolean; open: boolean }) => {
-        const profile = await login(ctx.store, {
-          tenant: options.tenant,
-          portal: options.portal,
-          browser: options.browser === true,
-          open: options.open,
-          tell: ctx.tell,
-        });
-        const me = await (await ctx.api()).request<{ email: string; role: string }>('GET', '/me');
-        ctx.tell(`Signed in to ${profile.tenant} as ${me.body.email} (${me.body.role}).`);
-      },
-    );
+    .addHelpText(
+      'after',
+      '\n--tenant <tenant> (the global option) names the tenant to sign in to; it is required here.',
+    )
+    .action(async (options: { portal: string; browser?: boolean; open: boolean }) => {
+      const tenant = ctx.tenant;
+      if (tenant === undefined) throw new CliError('login needs --tenant <tenant>', EXIT.usage);
+      const profile = await login(ctx.store, {
+        tenant,
+        portal: options.portal,
+        browser: options.browser === true,
+        open: options.open,
+        tell: ctx.tell,
+      });
+      const me = await (await ctx.api()).request<{ email: string; role: string }>('GET', '/me');
+      ctx.tell(`Signed in to ${profile.tenant} as ${me.body.email} (${me.body.role}).`);
+    });
 
   program
     .command('logout')

@@ -5,12 +5,9 @@
  * lookup, nothing stored), so it costs an anonymous caller nothing and tells no one whether a
  * tenant exists: the realm's own discovery answers that (404).
  */
-import { BadRequest, isTenantName } from '@plant/shared/api';
+import { BadRequest, isTenantName, PLANTCTL_CLIENT_ID } from '@plant/shared/api';
 import type { Route } from '@plant/shared/http';
 import { API_BASE } from './api-routes.js';
-
-/** The public OAuth client each realm has for plantctl (device grant, loopback redirect). */
-export const PLANTCTL_CLIENT_ID = 'plantctl';
 
 export const PLANTCTL_CONFIGURATION_PATH = '/.well-known/plantctl-configuration';
 
