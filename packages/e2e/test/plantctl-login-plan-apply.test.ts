@@ -232,4 +232,25 @@ describe('plantctl from a fresh shell', () => {
     expectExit(withOtherKey, 3);
     expect(withOtherKey.stdout).toBe('');
   });
+
+  test('When anyone asks the portal for plantctl’s configuration, then it names the realm, the client and the audience from configuration alone; a name that cannot be a tenant is 400', async () => {
+    const url = `${platform.portalUrl}/.well-known/plantctl-configuration`;
+    const known = await fetch(`${url}?tenant=${tenant}`);
+    expect(known.status).toBe(200);
+    expect(await known.json()).toEqual({
+      issuer: `${authUrl}/realms/${tenant}`,
+      client_id: 'plantctl',
+      audience: expect.any(String),
+      api: `${platform.portalUrl}/api/v1`,
+    });
+    // No lookup: an unknown tenant reads the same (the realm's discovery says 404), so the
+    // answer tells no one which tenants exist.
+    const unknown = await fetch(`${url}?tenant=no-such-${tenant}`);
+    expect(unknown.status).toBe(200);
+    for (const bad of ['?tenant=../x', '?tenant=A', '', `?tenant=${tenant}&tenant=${tenant}`]) {
+      const res = await fetch(`${url}${bad}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 400, message: expect.any(String) });
+    }
+  });
 });

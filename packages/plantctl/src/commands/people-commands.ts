@@ -54,6 +54,7 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
 
   people
     .command('list')
+    .description('Everyone in the tenant')
     .action(async () =>
       printResult(ctx.io, ctx.output, await call<User[]>('GET', '/users'), USER_COLUMNS),
     );
@@ -97,6 +98,11 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
   ] as const)
     people
       .command(`${verb} <person>`)
+      .description(
+        verb === 'disable'
+          ? 'Disable a person: their sessions and tokens end'
+          : 'Enable a disabled person',
+      )
       .action(async (ref: string) =>
         printResult(
           ctx.io,
@@ -107,6 +113,7 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
       );
   people
     .command('remove <person>')
+    .description('Remove a person and their second factors')
     .option('--yes', 'do it (without --yes nothing is removed)')
     .action(async (ref: string, o: { yes?: boolean }) => {
       if (o.yes !== true) throw new CliError('Removing needs --yes', EXIT.usage);
@@ -117,6 +124,7 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
   const invitations = program.command('invitations').description('Pending invitations');
   invitations
     .command('list')
+    .description('Pending invitations, newest first (never the link)')
     .action(async () =>
       printResult(
         ctx.io,

@@ -65,7 +65,12 @@ export function registerPlanCommands(program: Command, ctx: CommandContext): voi
     )
     .option('--out <plan.json>', 'save the plan, with the ETags it read, for apply --plan')
     .action(async (o: { file: string; prune?: boolean; out?: string }) => {
-      const plan = await makePlan(await ctx.api(), o.file, o.prune === true);
+      // plan keeps to three exit codes (0, 2, 1), as Terraform's -detailed-exitcode does.
+      const plan = await makePlan(await ctx.api(), o.file, o.prune === true).catch(
+        (error: unknown) => {
+          throw error instanceof CliError ? new CliError(error.message, EXIT.error) : error;
+        },
+      );
       if (ctx.output === 'json')
         ctx.io.out(`${JSON.stringify({ steps: plan.steps, kept: plan.kept }, null, 2)}\n`);
       else ctx.io.out(renderPlan(plan, plan.tenant));

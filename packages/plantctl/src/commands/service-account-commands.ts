@@ -212,15 +212,18 @@ function registerCredentialCommands(sa: Command, ctx: CommandContext): void {
   const keys = sa
     .command('keys')
     .description("An account's public keys (private_key_jwt, RFC 7523)");
-  keys.command('list <account>').action(async (ref: string) =>
-    printResult(ctx.io, ctx.output, (await credentials(ref)).keys, [
-      ['ID', (k) => k.id],
-      ['ALG', (k) => k.alg],
-      ['THUMBPRINT', (k) => k.thumbprint],
-      ['ADDED', (k) => k.created_at],
-      ['LAST USED', (k) => k.last_used_at],
-    ]),
-  );
+  keys
+    .command('list <account>')
+    .description("The account's keys")
+    .action(async (ref: string) =>
+      printResult(ctx.io, ctx.output, (await credentials(ref)).keys, [
+        ['ID', (k) => k.id],
+        ['ALG', (k) => k.alg],
+        ['THUMBPRINT', (k) => k.thumbprint],
+        ['ADDED', (k) => k.created_at],
+        ['LAST USED', (k) => k.last_used_at],
+      ]),
+    );
   keys
     .command('add <account> <file>')
     .description('Add a public key from a file: a JWK (JSON) or a BEGIN PUBLIC KEY PEM')
@@ -250,17 +253,23 @@ function registerCredentialCommands(sa: Command, ctx: CommandContext): void {
   const trusts = sa
     .command('trusts')
     .description('Workloads trusted to act as the account (federation)');
-  trusts.command('list <account>').action(async (ref: string) =>
-    printResult(ctx.io, ctx.output, (await credentials(ref)).trusts, [
-      ['ID', (t) => t.id],
-      ['ISSUER', (t) => t.issuer],
-      ['SUBJECT', (t) => t.subject],
-      ['AUDIENCE', (t) => t.audience],
-      ['LAST USED', (t) => t.last_used_at],
-    ]),
-  );
+  trusts
+    .command('list <account>')
+    .description("The account's trusted workloads")
+    .action(async (ref: string) =>
+      printResult(ctx.io, ctx.output, (await credentials(ref)).trusts, [
+        ['ID', (t) => t.id],
+        ['ISSUER', (t) => t.issuer],
+        ['SUBJECT', (t) => t.subject],
+        ['AUDIENCE', (t) => t.audience],
+        ['LAST USED', (t) => t.last_used_at],
+      ]),
+    );
   trusts
     .command('add <account>')
+    .description(
+      'Trust a workload: its platform tokens with this issuer, subject and audience authenticate the account',
+    )
     .requiredOption('--issuer <url>', "the workload platform's OIDC issuer (https)")
     .requiredOption('--subject <sub>', 'the sub its tokens carry')
     .requiredOption('--audience <aud>', 'the aud its tokens carry for us')

@@ -80,6 +80,18 @@ function clientIdOf(ref: AccountRef, ctx: ApplyContext): string {
   return id;
 }
 
+/**
+ * An answer without an ETag (a key or trust added or removed: 201 with the credential, 204):
+ * the account's ETag is read again, so the plan's next step on it is still conditional. Only a
+ * change made between this plan's own write and this read could go unseen.
+ */
+async function reread(api: ApiClient, path: string, ctx: ApplyContext): Promise<void> {
+  if (!ctx.etags.has(path)) return;
+  const res = await api.request('GET', path);
+  if (res.etag) ctx.etags.set(path, res.etag);
+  else ctx.etags.delete(path);
+}
+
 // long: one case per kind of step, each a single API call (data-like).
 async function applyStep(api: ApiClient, step: Step, ctx: ApplyContext): Promise<void> {
   if (step.kind === 'create') {
@@ -99,7 +111,7 @@ async function applyStep(api: ApiClient, step: Step, ctx: ApplyContext): Promise
       ...(ifMatch === undefined ? {} : { ifMatch }),
     });
     if (res.etag) ctx.etags.set(path, res.etag);
-    else ctx.etags.delete(path);
+    else if (method !== 'DELETE' || sub !== '') await reread(api, path, ctx);
   };
   switch (step.kind) {
     case 'update':

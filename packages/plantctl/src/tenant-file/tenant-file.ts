@@ -83,7 +83,13 @@ export async function parseTenantFile(text: string, source = 'the file'): Promis
   const document = parseDocument(text, { uniqueKeys: true });
   if (document.errors.length > 0)
     throw new CliError(`${source}: ${document.errors[0]!.message}`, EXIT.usage);
-  const value = document.toJS({ maxAliasCount: 100 }) as unknown;
+  let value: unknown;
+  try {
+    // Aliases are bounded: nested ones would make a small file a huge value (a "billion laughs").
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new CliError(`${source}: ${(error as Error).message}`, EXIT.usage);
+  }
   const errors = await validate(value);
   if (errors.length > 0)
     throw new CliError(
