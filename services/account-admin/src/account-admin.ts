@@ -4,6 +4,7 @@
  */
 import {
   createBearerAuth,
+  createRedisReplayStore,
   revocationSyncFromConfig,
   type RevocationSync,
 } from '@plant/resource-auth';
@@ -108,9 +109,13 @@ export function createAccountAdmin(
           consumerSpan: inConsumerSpan,
           requestId: currentRequestId,
         });
+  // plantctl's tokens are DPoP-bound (docs/device-flow.md): proofs for `{PORTAL_URL}/api/v1/...`,
+  // their ids claimed in Redis so a proof is accepted once across every replica.
+  const dpopReplay = createRedisReplayStore({ redis: redisTargetOf(config), logger });
   const auth = createBearerAuth({
     authUrl: config.AUTH_URL,
     audience: config.ACCOUNT_ADMIN_AUDIENCE,
+    dpop: { publicUrl: config.PORTAL_URL, replay: dpopReplay },
     jwksBaseUrl: options.jwksBaseUrl ?? config.TOKEN_SERVICE_INTERNAL_URL,
     internalToken: config.INTERNAL_API_TOKEN,
     realm: API_REALM,
@@ -175,6 +180,7 @@ export function createAccountAdmin(
     metrics,
     portalUrl: config.PORTAL_URL,
     authUrl: config.AUTH_URL,
+    audience: config.ACCOUNT_ADMIN_AUDIENCE,
     sessionSecret: config.SESSION_SECRET,
     trustProxy: config.TRUST_PROXY,
   });
@@ -202,6 +208,7 @@ export function createAccountAdmin(
     async close() {
       await revocation?.stop();
       auth.close();
+      await dpopReplay.close();
       redis.disconnect();
       mailer?.close();
       await db.destroy();

@@ -106,6 +106,26 @@ export const configShape = {
     .describe(
       'Authorization requests from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After',
     ),
+  DEVICE_CODES_PER_IP: env
+    .int(30, 1, 1_000_000)
+    .describe(
+      'Device authorization requests (plantctl login; each stores a device code for 10 minutes) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After',
+    ),
+  DEVICE_CODES_TOTAL: env
+    .int(2_000, 1, 10_000_000)
+    .describe(
+      'Device authorization requests from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After: the bound on live device codes',
+    ),
+  DEVICE_CODE_ENTRIES_PER_IP: env
+    .int(20, 1, 1_000_000)
+    .describe(
+      "Codes entered on a realm's device page (each a guess at a live user code) per IP (IPv6: its /64) per 10 minutes, before 429 + Retry-After",
+    ),
+  DEVICE_CODE_ENTRIES_TOTAL: env
+    .int(10_000, 1, 10_000_000)
+    .describe(
+      'Codes entered on the device pages from all IPs together per replica (process) per 10 minutes, before 429 + Retry-After',
+    ),
   THROTTLE_WINDOW_SECONDS: env
     .int(900, 1, 86_400)
     .describe('Window (and block time) of the failure counters, seconds'),

@@ -32,7 +32,12 @@ import {
   type SharedSignalsContext,
   SignalDelivery,
 } from './signals/index.js';
-import { startExpiredPayloadSweep, INTERACTION_TTL_SECONDS, RealmProviders } from './oidc/index.js';
+import {
+  DEVICE_CODE_TTL_SECONDS,
+  INTERACTION_TTL_SECONDS,
+  RealmProviders,
+  startExpiredPayloadSweep,
+} from './oidc/index.js';
 import { TokenMetrics, type TokenInspector } from './grants/index.js';
 import type { LiveTokenInspector } from './token-inspector.js';
 
@@ -155,6 +160,29 @@ export function createRealmProviders(
     },
     logger,
   );
+  // Device codes stored, and user codes tried, per source and in total, over a code's lifetime.
+  const deviceFlow = {
+    deviceCodes: createSourceBudget(
+      redis,
+      'device-code',
+      {
+        perSource: config.DEVICE_CODES_PER_IP,
+        total: config.DEVICE_CODES_TOTAL,
+        windowSeconds: DEVICE_CODE_TTL_SECONDS,
+      },
+      logger,
+    ),
+    codeEntries: createSourceBudget(
+      redis,
+      'device-code-entry',
+      {
+        perSource: config.DEVICE_CODE_ENTRIES_PER_IP,
+        total: config.DEVICE_CODE_ENTRIES_TOTAL,
+        windowSeconds: DEVICE_CODE_TTL_SECONDS,
+      },
+      logger,
+    ),
+  };
   const providers = new RealmProviders(
     identity,
     {
@@ -166,6 +194,7 @@ export function createRealmProviders(
       logger,
       metrics: new TokenMetrics(metrics),
       signInStarts,
+      deviceFlow,
     },
     {
       providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024,

@@ -143,6 +143,7 @@ export function serviceApps(): ServiceApp[] {
         metrics: metrics(),
         portalUrl: URL_OF_NOTHING,
         authUrl: URL_OF_NOTHING,
+        audience: URL_OF_NOTHING,
         sessionSecret: 'unused',
         trustProxy: 0,
       }),

@@ -11,6 +11,18 @@ export function isTenantName(value: string): boolean {
 export const PORTAL_CLIENT_ID = 'portal';
 
 /**
+ * The public OAuth client each realm has for `plantctl`, the admin CLI: a person's device
+ * authorization grant (RFC 8628) or loopback redirect (RFC 8252), docs/device-flow.md.
+ */
+export const PLANTCTL_CLIENT_ID = 'plantctl';
+
+/** The realms' static clients, which sign people in (every other client id is a service account's). */
+export const PERSON_CLIENT_IDS: ReadonlySet<string> = new Set([
+  PORTAL_CLIENT_ID,
+  PLANTCTL_CLIENT_ID,
+]);
+
+/**
  * The algorithms a realm may sign its access and ID tokens with (docs/architecture.md, "Access
  * tokens"): RS256, the default every RFC 9068 party supports, or ES256 (P-256), cheaper to sign
  * and smaller. Resource servers and the portal accept exactly these.

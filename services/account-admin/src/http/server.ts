@@ -23,6 +23,7 @@ import { ASSETS_PATH } from '../portal/index.js';
 import { portalRoutes } from './portal-routes.js';
 import { openApiDocument } from './openapi.js';
 import { API_BASE, apiRoutes } from './api-routes.js';
+import { plantctlConfigurationRoute } from './plantctl-configuration.js';
 
 export interface AppDependencies {
   accounts: ServiceAccountDeps;
@@ -40,6 +41,8 @@ export interface AppDependencies {
   metrics: Registry;
   portalUrl: string;
   authUrl: string;
+  /** The `aud` this API's bearer tokens carry (ACCOUNT_ADMIN_AUDIENCE), told to plantctl. */
+  audience: string;
   sessionSecret: string;
   /** Proxy hops whose X-Forwarded-For to trust (the audit address). */
   trustProxy: TrustProxy;
@@ -82,6 +85,7 @@ export function createApp(deps: AppDependencies): HttpApp {
         ],
       },
       { method: 'GET', path: `${API_BASE}/openapi.json`, handlers: [describeApi] },
+      plantctlConfigurationRoute({ authUrl: deps.authUrl, portalUrl, audience: deps.audience }),
       ...apiRoutes({
         accounts: deps.accounts,
         people: deps.people,

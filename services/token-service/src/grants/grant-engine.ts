@@ -6,7 +6,7 @@ import {
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { ExternalSigningKey } from 'oidc-provider';
-import { PORTAL_CLIENT_ID } from '@plant/shared/api';
+import { PERSON_CLIENT_IDS } from '@plant/shared/api';
 import { issuerOf } from '../realms/index.js';
 import type { NodeSigningKey } from '../signing-keys/index.js';
 import {
@@ -131,23 +131,28 @@ export interface GrantEngine {
 }
 
 /**
- * The portal's code exchange gets an ID token in its realm's algorithm: the static portal client
- * names the default (RS256), so a realm of another algorithm gets a copy naming its own, built
- * once per algorithm.
+ * A person's ID token (the portal's code exchange, plantctl's grants) is in its realm's
+ * algorithm: the static clients name the default (RS256), so a realm of another algorithm gets
+ * a copy of each naming its own, built once per client and algorithm.
  */
 function signPortalIdTokensWithRealmAlgorithm(
   provider: Provider,
   algorithm: () => SigningAlgorithm,
 ): void {
-  const portals = new Map<SigningAlgorithm, Client>();
+  const portals = new Map<string, Client>();
   replaceClientLookup(
     provider,
     (find) =>
       async function findClient(id: unknown): Promise<Client | undefined> {
         const alg = algorithm();
         // The clients were built outside any request, with the default algorithm: only the portal client of another needs its own.
-        if (id !== PORTAL_CLIENT_ID || alg === DEFAULT_SIGNING_ALGORITHM) return find(id);
-        let portal = portals.get(alg);
+        if (
+          typeof id !== 'string' ||
+          !PERSON_CLIENT_IDS.has(id) ||
+          alg === DEFAULT_SIGNING_ALGORITHM
+        )
+          return find(id);
+        let portal = portals.get(`${id} ${alg}`);
         if (portal === undefined) {
           const stock = await find(id);
           if (stock === undefined) return undefined;
@@ -155,7 +160,7 @@ function signPortalIdTokensWithRealmAlgorithm(
             ...stock.metadata(),
             id_token_signed_response_alg: alg,
           });
-          portals.set(alg, portal);
+          portals.set(`${id} ${alg}`, portal);
         }
         return portal;
       },

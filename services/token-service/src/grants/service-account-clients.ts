@@ -1,4 +1,4 @@
-import { PORTAL_CLIENT_ID } from '@plant/shared/api';
+import { PERSON_CLIENT_IDS } from '@plant/shared/api';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type {
   ClientAuthentication,
@@ -157,7 +157,7 @@ export function serveServiceAccountClients(
     provider,
     (findStatic) =>
       async function findClient(id: unknown): Promise<Client | undefined> {
-        if (typeof id !== 'string' || id.length === 0 || id === PORTAL_CLIENT_ID)
+        if (typeof id !== 'string' || id.length === 0 || PERSON_CLIENT_IDS.has(id))
           return findStatic(id);
         const ctx = Provider.ctx;
         const source = ctx ?? UNKNOWN_SOURCE;

@@ -11,6 +11,12 @@
  * May call: client-auth, grants, platform, realms, second-factors, sign-in, signing-keys, token-exchange
  */
 export { TOO_MANY_STARTS, isAuthorizationPath } from './authorization-request-guard.js';
+export {
+  DEVICE_CODE_TTL_SECONDS,
+  TOO_MANY_CODE_ENTRIES,
+  TOO_MANY_DEVICE_CODES,
+} from './device-flow.js';
+export type { DeviceFlowBudgets } from './device-flow.js';
 export { startExpiredPayloadSweep } from './expired-payload-sweep.js';
 export { createOidcPayloadRepository } from './oidc-payload-repository.js';
 export type { OidcPayloadRepository } from './oidc-payload-repository.js';

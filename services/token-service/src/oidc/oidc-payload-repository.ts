@@ -34,6 +34,22 @@ export interface OidcPayloadRepository {
   deleteExpired(limit: number): Promise<number>;
 }
 
+/**
+ * The id a device code found by its user code (on the realm's device page) goes by: the table
+ * cannot give back the device code itself (it holds its digest only), so oidc-provider gets
+ * this reference instead, and every later write or read with it (the approval, the resumed
+ * sign-in) goes to the row of that user code. The device, which has the device code, reads
+ * and redeems the same row by its id.
+ */
+export const USER_CODE_REF = 'user-code:';
+
+/** The row an id names: its digest, or for a USER_CODE_REF the digest of the user code. */
+function keyOf(id: string): Record<string, Buffer> {
+  return id.startsWith(USER_CODE_REF)
+    ? { user_code_digest: digest(id.slice(USER_CODE_REF.length)) }
+    : { id_digest: digest(id) };
+}
+
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
@@ -61,6 +77,19 @@ export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
 
   return {
     async upsert(realm, model, id, payload, expiresIn) {
+      if (id.startsWith(USER_CODE_REF)) {
+        // A device code written back after its approval: the row exists (it is never created so).
+        await db('oidc_payloads')
+          .where({ realm, model, ...keyOf(id) })
+          .update({
+            payload: JSON.stringify(payload),
+            grant_id_digest: digestOrNull(payload.grantId),
+            ...(expiresIn
+              ? { expires_at: db.raw('now() + make_interval(secs => ?)', [expiresIn]) }
+              : {}),
+          });
+        return;
+      }
       await db('oidc_payloads')
         .insert({
           realm,
@@ -75,18 +104,18 @@ export function createOidcPayloadRepository(db: Knex): OidcPayloadRepository {
         .onConflict(['realm', 'model', 'id_digest'])
         .merge(['payload', 'grant_id_digest', 'user_code_digest', 'uid_digest', 'expires_at']);
     },
-    find: (realm, model, id) => findBy(realm, model, { id_digest: digest(id) }),
+    find: (realm, model, id) => findBy(realm, model, keyOf(id)),
     findByUid: (realm, model, uid) => findBy(realm, model, { uid_digest: digest(uid) }),
     findByUserCode: (realm, model, userCode) =>
       findBy(realm, model, { user_code_digest: digest(userCode) }),
     async consume(realm, model, id) {
       await db('oidc_payloads')
-        .where({ realm, model, id_digest: digest(id) })
+        .where({ realm, model, ...keyOf(id) })
         .update({ consumed_at: db.fn.now() });
     },
     async destroy(realm, model, id) {
       await db('oidc_payloads')
-        .where({ realm, model, id_digest: digest(id) })
+        .where({ realm, model, ...keyOf(id) })
         .delete();
     },
     async revokeByGrant(realm, grantId) {

@@ -9,10 +9,13 @@
  *
  * Kept in clear, because none lets anyone act: a session's `uid` and the `sessionUid` /
  * `session.uid` pointing to it (never sent to a browser; `findByUid` must return it), grant ids
- * (no endpoint takes one: revocation and introspection are off), `sid` (in ID tokens), the
+ * (no endpoint takes one: revocation takes a token, introspection is off), `sid` (in ID tokens), the
  * client's own `state`, `nonce` and PKCE challenge, and a session's `state.secret` (the
- * sign-out form's CSRF token, useless without the session cookie). Pushed authorization
- * requests and the device flow, whose payloads would carry more, are not enabled.
+ * sign-out form's CSRF token, useless without the session cookie), and a device code's
+ * `userCode` (and the USER_CODE_REF an interaction names it by, oidc-payload-repository.ts):
+ * it only lets whoever enters it approve the device as themselves, for the code's ten minutes;
+ * the device code, which redeems the tokens, is the row's id and stored as its digest. Pushed
+ * authorization requests, whose payloads would carry more, are not enabled.
  */
 import { PayloadHoldsItsId } from '../platform/index.js';
 

@@ -1,6 +1,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { IdentityContext } from '../platform/index.js';
 import { restorePayload, scrubPayload } from './payload-scrubbing.js';
+import { USER_CODE_REF } from './oidc-payload-repository.js';
 
 type OidcPayloads = IdentityContext['oidcPayloads'];
 
@@ -39,9 +40,10 @@ class PostgresAdapter implements Adapter {
     return stored && (restorePayload(undefined, stored) as AdapterPayload);
   }
 
+  /** Device codes only: it comes back under USER_CODE_REF (the table has no device code to give back). */
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
     const stored = await this.payloads.findByUserCode(this.realmOf(), this.model, userCode);
-    return stored && (restorePayload(undefined, stored) as AdapterPayload);
+    return stored && (restorePayload(`${USER_CODE_REF}${userCode}`, stored) as AdapterPayload);
   }
 
   async consume(id: string): Promise<void> {

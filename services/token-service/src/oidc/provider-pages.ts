@@ -98,7 +98,8 @@ function pageContextOf(ctx: KoaContextWithOIDC): RealmPageContext | undefined {
     ?.pageContext;
 }
 
-function setPageHeaders(
+/** Sets a page's headers on an oidc-provider answer (the realm's CSP); its page context, if any. */
+export function setPageHeaders(
   ctx: KoaContextWithOIDC,
   scriptHash?: string,
 ): RealmPageContext | undefined {
@@ -112,7 +113,14 @@ function setPageHeaders(
 }
 
 /** Routes whose callers are programs: their errors stay JSON (RFC 6749 §5.2) whatever Accept says. */
-const API_ROUTES = new Set(['token', 'userinfo', 'jwks', 'discovery']);
+const API_ROUTES = new Set([
+  'token',
+  'userinfo',
+  'jwks',
+  'discovery',
+  'device_authorization',
+  'revocation',
+]);
 
 export async function renderErrorPage(
   ctx: KoaContextWithOIDC,

@@ -1,4 +1,9 @@
-import { PORTAL_CLIENT_ID, type SigningAlgorithm } from '@plant/shared/api';
+import {
+  PERSON_CLIENT_IDS,
+  PLANTCTL_CLIENT_ID,
+  PORTAL_CLIENT_ID,
+  type SigningAlgorithm,
+} from '@plant/shared/api';
 import { createHash } from 'node:crypto';
 import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
 import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
@@ -16,6 +21,7 @@ import { signInPolicy } from '../sign-in/index.js';
 import { realmPath } from '../realms/index.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
+import { DEVICE_CODE_TTL_SECONDS, PLANTCTL_CLIENT, deviceFlowFeature } from './device-flow.js';
 import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';
 import { exchangedClaimsOf } from './token-exchange-grant.js';
 
@@ -133,11 +139,15 @@ function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']
  * `auth_time`), copied from the authorization code the token is exchanged for, as the ID
  * token's are. A resource server's step-up (account-admin's, RFC 9470) counts a bearer token's
  * own sign-in by these: without them no bearer token could ever pass it. The portal client asks
- * for no refresh tokens (no `offline_access`), so a code is the only grant a person's token
- * comes from; a token without one carries neither claim and counts as no factor.
+ * for no refresh tokens (no `offline_access`); plantctl's come from a device code or its
+ * refresh token, which carry the approval's sign-in (a refresh keeps the original `auth_time`,
+ * so a refreshed token passes step-up no longer than the sign-in did). A token without any
+ * carries neither claim and counts as no factor.
  */
 function signInContextOf(ctx: KoaContextWithOIDC): { acr?: string; auth_time?: number } {
-  const code = ctx.oidc.entities.AuthorizationCode;
+  const { AuthorizationCode, DeviceCode, RefreshToken } = ctx.oidc.entities;
+  // plantctl's tokens come from a device code or a refresh token, which keep the sign-in's.
+  const code = AuthorizationCode ?? DeviceCode ?? RefreshToken;
   if (code === undefined) return {};
   return {
     ...(typeof code.acr === 'string' ? { acr: code.acr } : {}),
@@ -185,6 +195,7 @@ export function realmConfiguration(
         post_logout_redirect_uris: [`${portalUrl}/`],
         scope: 'openid email profile plants:read plants:write',
       },
+      PLANTCTL_CLIENT,
     ],
     // ID tokens in the realm's algorithm (oidc-provider's default, RS256, is refused as client
     // metadata by a realm that signs ES256 only); the grant engine picks the portal client of the
@@ -202,7 +213,15 @@ export function realmConfiguration(
     // introspection_endpoint is added per request (realm-provider.ts, advertiseOwnEndpoints): our own route serves it.
     discovery: { claim_types_supported: ['normal'] },
     responseTypes: ['code'],
-    scopes: ['openid', 'email', 'profile', 'plants:read', 'plants:write', ...SIGNAL_SCOPES],
+    scopes: [
+      'openid',
+      'email',
+      'profile',
+      'offline_access',
+      'plants:read',
+      'plants:write',
+      ...SIGNAL_SCOPES,
+    ],
     // acr, amr and auth_time ride with `openid`: oidc-provider writes them into the ID token
     // only when a scope or the request names them, and the portal needs them on every sign-in.
     claims: {
@@ -229,6 +248,10 @@ export function realmConfiguration(
       jwks: '/protocol/openid-connect/certs',
       userinfo: '/protocol/openid-connect/userinfo',
       end_session: '/protocol/openid-connect/logout',
+      // Keycloak's paths for the device grant and revocation.
+      device_authorization: '/protocol/openid-connect/auth/device',
+      code_verification: '/device',
+      revocation: '/protocol/openid-connect/revoke',
     },
     pkce: { required: () => true },
     ttl: {
@@ -237,6 +260,9 @@ export function realmConfiguration(
       AuthorizationCode: 60,
       IdToken: config.ACCESS_TOKEN_TTL,
       Interaction: INTERACTION_TTL_SECONDS,
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
+      // plantctl's refresh token: a working day's sessions, then sign in again.
+      RefreshToken: 8 * 3600,
       Session: 8 * 3600,
       Grant: 8 * 3600,
     },
@@ -270,8 +296,10 @@ function realmFeatures(
     dPoP: dPoPFeature(config),
     externalSigningSupport: EXTERNAL_SIGNING,
     clientCredentials: { enabled: true },
+    deviceFlow: deviceFlowFeature(),
     introspection: { enabled: false },
-    revocation: { enabled: false },
+    // plantctl's `logout` revokes its refresh token (RFC 7009); a public client only its own.
+    revocation: { enabled: true },
     userinfo: { enabled: true },
     rpInitiatedLogout: {
       enabled: true,
@@ -283,10 +311,14 @@ function realmFeatures(
       // Service accounts default to the Plant Store. The portal gets a userinfo token unless it names a resource.
       defaultResource: (_ctx, client, oneOf) => {
         if (oneOf && oneOf.length > 0) return oneOf;
-        return client.clientId === PORTAL_CLIENT_ID ? undefined : config.PLANT_STORE_AUDIENCE;
+        return PERSON_CLIENT_IDS.has(client.clientId) ? undefined : config.PLANT_STORE_AUDIENCE;
       },
+      // plantctl's token requests (device code, refresh) get the resource its sign-in was for
+      // without naming it again: one audience, account-admin (docs/device-flow.md).
+      useGrantedResource: (ctx) => ctx.oidc.client?.clientId === PLANTCTL_CLIENT_ID,
       getResourceServerInfo: (ctx, indicator, client) => {
-        const isPortal = client.clientId === PORTAL_CLIENT_ID;
+        // A person's clients (the portal, plantctl) may ask for account-admin tokens.
+        const isPortal = PERSON_CLIENT_IDS.has(client.clientId);
         let audience: string | undefined;
         if (sameResource(indicator, config.PLANT_STORE_AUDIENCE))
           audience = config.PLANT_STORE_AUDIENCE;
@@ -386,17 +418,17 @@ function accountFinder(
   };
 }
 
-/** The portal's grant, from the person's role (no consent screen). */
+/** The portal's and plantctl's grant, from the person's role (no consent screen). */
 function portalGrantLoader(
   config: RealmConfigurationDeps['config'],
   users: RealmConfigurationDeps['identity']['users'],
   realmOf: () => string,
 ): Configuration['loadExistingGrant'] {
   return async (ctx) => {
-    // The portal is first-party: sign-in alone grants what the user's role allows, no consent screen.
+    // The portal and plantctl are first-party: sign-in alone grants what the user's role allows, no consent screen.
     const accountId = ctx.oidc.session?.accountId;
     const client = ctx.oidc.client;
-    if (!accountId || !client || client.clientId !== PORTAL_CLIENT_ID) return undefined;
+    if (!accountId || !client || !PERSON_CLIENT_IDS.has(client.clientId)) return undefined;
     const user = await users.find(realmOf(), accountId);
     if (!user || user.disabled_at !== null) return undefined;
     const existingId = ctx.oidc.session!.grantIdFor(client.clientId);
@@ -405,7 +437,9 @@ function portalGrantLoader(
     const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId });
     const roleScope = ROLE_SCOPES[user.role]!;
     // plants:* are registered scopes, so oidc-provider counts them among the OIDC scopes of the grant too.
-    grant.addOIDCScope(`openid email profile ${roleScope}`);
+    // plantctl keeps a refresh token (offline_access), DPoP-bound to its key (device-flow.ts).
+    const offline = client.clientId === PLANTCTL_CLIENT_ID ? ' offline_access' : '';
+    grant.addOIDCScope(`openid email profile ${roleScope}${offline}`);
     grant.addResourceScope(config.PLANT_STORE_AUDIENCE, roleScope);
     grant.addResourceScope(config.ACCOUNT_ADMIN_AUDIENCE, roleScope);
     await grant.save();

@@ -13,6 +13,7 @@ import {
 import { guardAuthorizationRequests } from './authorization-request-guard.js';
 import { INTROSPECTION_PATH, issuerOf, realmPath } from '../realms/index.js';
 import { grantRequestId } from './grant-request-id.js';
+import { guardDeviceFlow, type DeviceFlowBudgets } from './device-flow.js';
 import { pinRequestOrigin, type ProviderContext } from './oidc-provider-internals.js';
 import type { RealmPageContext } from './provider-pages.js';
 import { realmConfiguration, type RealmConfigurationDeps } from './realm-configuration.js';
@@ -38,6 +39,8 @@ export interface RealmProviderDeps extends RealmConfigurationDeps {
   metrics: TokenMetrics;
   /** Sign-ins started at the authorization endpoint, per source and in total (authorization-request-guard.ts). */
   signInStarts: SourceBudget;
+  /** Device codes started and user codes entered, per source and in total (device-flow.ts). */
+  deviceFlow: DeviceFlowBudgets;
 }
 
 /**
@@ -248,6 +251,7 @@ export function createRealmProvider(
   // Inside the realm guard (its 503 for an outage wraps it), before oidc-provider reads anything;
   // here rather than in wireProvider: the grant engine never serves the authorization endpoint.
   provider.use(guardAuthorizationRequests({ budget: deps.signInStarts, pageContext }));
+  provider.use(guardDeviceFlow(deps.deviceFlow, tenant));
   return provider;
 }
 

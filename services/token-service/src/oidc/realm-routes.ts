@@ -55,7 +55,7 @@ export function tokenRoute(providers: RealmProviders): Route {
     hot: true,
     otherMethods: 'pass',
     errors: ['oauth'],
-    // What the grants a realm offers read (client credentials, by secret or assertion; the portal's authorization code).
+    // What the grants a realm offers read (client credentials, by secret or assertion; the portal's and plantctl's authorization code, plantctl's device code and refresh token).
     input: {
       body: {
         type: 'form',
@@ -70,6 +70,9 @@ export function tokenRoute(providers: RealmProviders): Route {
           'code',
           'redirect_uri',
           'code_verifier',
+          // plantctl's grants (device-flow.ts in the oidc wing).
+          'device_code',
+          'refresh_token',
         ],
       },
     },

@@ -9,10 +9,17 @@
  * 3. `admin_factor`: the session names an Account Admin without a factor where the policy
  *    requires one (promoted, or the policy switched on, since that session began): every
  *    sign-in of theirs enrols first, a silent one too (`prompt=none` is answered
- *    `login_required`).
+ *    `login_required`);
+ * 4. `plantctl_sign_in`: plantctl's sign-ins (a device grant's approval, its loopback
+ *    redirect: oidc/device-flow.ts) sign in afresh.
+ * oidc-provider's `native_client_prompt` (a consent prompt for every native client) is taken out:
+ * these pages never ask consent (sign-in-page-flow.ts), and what it guards against, another
+ * program on the machine posing as plantctl and taking the browser's session silently, is
+ * answered by check 4.
  * Each check stands down once this sign-in has its result, as oidc-provider's do. What the
  * sign-in then asks is step-up-flow.ts and next-step.ts.
  */
+import { PLANTCTL_CLIENT_ID } from '@plant/shared/api';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import {
   FACTOR_ACR,
@@ -54,7 +61,18 @@ function adminMustEnrol(personOf: PersonOf) {
   };
 }
 
-/** oidc-provider's sign-in policy with our three checks added to its login prompt. */
+/**
+ * 4. plantctl's sign-in (its device grant's approval, or its loopback redirect) is always one of
+ *    its own: whoever has the browser's realm session, the person signs in (password and second
+ *    factor, or a passkey) for this device.
+ */
+function plantctlSignIn(ctx: KoaContextWithOIDC) {
+  return ctx.oidc.client?.clientId === PLANTCTL_CLIENT_ID && !ctx.oidc.result?.login
+    ? Check.REQUEST_PROMPT
+    : Check.NO_NEED_TO_PROMPT;
+}
+
+/** oidc-provider's sign-in policy with our four checks added to its login prompt. */
 export function signInPolicy(personOf: PersonOf) {
   const policy = base();
   const login = policy.get('login');
@@ -67,6 +85,10 @@ export function signInPolicy(personOf: PersonOf) {
     ),
   );
   login.checks.add(new Check('factor_acr', 'a second factor is required', factorAcrUnmet));
+  login.checks.add(
+    new Check('plantctl_sign_in', 'a plantctl sign-in signs in afresh', plantctlSignIn),
+  );
+  policy.get('consent')?.checks.remove('native_client_prompt');
   login.checks.add(
     // `login_required` for a silent sign-in: the enrolment asks the password again.
     new Check(

@@ -1,0 +1,97 @@
+/**
+ * The shapes `/api/v1` answers with, as far as plantctl reads them (the OpenAPI document at
+ * `{portal}/api/v1/openapi.json` is the whole contract).
+ */
+export type Role = 'View' | 'Edit';
+export type QuotaMode = 'off' | 'log' | 'enforce';
+
+export interface Grant {
+  tag: string;
+  permission: 'edit';
+}
+
+export interface Quota {
+  per_minute: number;
+  mode: QuotaMode;
+}
+
+export interface ServiceAccount {
+  name: string;
+  client_id: string;
+  role: Role;
+  grants: Grant[];
+  dpop_bound_access_tokens: boolean;
+  receive_signals: boolean;
+  created_at: string;
+  created_by: string | null;
+  last_used_at: string | null;
+  disabled: boolean;
+  disabled_at: string | null;
+  secret_expires_at: string | null;
+  quota: Quota | null;
+}
+
+export interface ServiceAccountWithSecret extends ServiceAccount {
+  secret: string;
+}
+
+export interface ServiceAccountKey {
+  id: string;
+  alg: string;
+  thumbprint: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface ServiceAccountTrust {
+  id: string;
+  issuer: string;
+  subject: string;
+  audience: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface ServiceAccountCredentials {
+  client_id: string;
+  disabled: boolean;
+  secret: { created_at: string; last_used_at: string | null; expires_at: string | null } | null;
+  keys: ServiceAccountKey[];
+  trusts: ServiceAccountTrust[];
+}
+
+export interface User {
+  id: string;
+  email: string;
+  role: string;
+  status: string;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: string;
+  created_at: string;
+  created_by: string | null;
+  expires_at: string;
+  url?: string;
+}
+
+export interface AuditEvent {
+  id: string;
+  occurred_at: string;
+  actor_email: string | null;
+  actor_type: string;
+  action: string;
+  client_id: string | null;
+  name: string | null;
+  details: unknown;
+  address: string | null;
+}
+
+/** `/service-accounts/{client_id}` with the id escaped. */
+export function accountPath(clientId: string, rest = ''): string {
+  return `/service-accounts/${encodeURIComponent(clientId)}${rest}`;
+}
