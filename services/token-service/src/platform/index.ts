@@ -46,6 +46,8 @@ export {
   ServiceAccountLimitReached,
   ServiceAccountNameTaken,
   ServiceAccountNotFound,
+  PreconditionFailed,
+  InvalidIfMatch,
   StaleFactorGeneration,
   StreamLimitReached,
   StreamNotFound,
