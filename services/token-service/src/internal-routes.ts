@@ -4,7 +4,8 @@ import { internalRealmRoutes } from './realms/index.js';
 import { revocationRoutes } from './revocation/index.js';
 import { factorRoutes } from './second-factors/index.js';
 import { serviceAccountRoutes } from './service-accounts/index.js';
-import type { IdentityContext, InternalRoute } from './platform/index.js';
+import { conditionalRoute } from '@plant/shared/http';
+import { InvalidIfMatch, type IdentityContext, type InternalRoute } from './platform/index.js';
 import { delegationRoutes } from './token-exchange/index.js';
 
 export type { InternalRoute } from './platform/index.js';
@@ -30,13 +31,25 @@ export function internalRoutes({
 }: InternalRoutesDeps): InternalRoute[] {
   const base = '/internal/v1/realms/:tenant';
   const account = `${base}/service-accounts/:client_id`;
+  // A change of one service account, or of one person's role or status, may be conditional
+  // (`If-Match`, checked under the lock the change takes: changeAccount, the user repository's
+  // change): account-admin's ETag / If-Match (docs/decisions/0043-etag-from-revisions.md).
+  const user = `${base}/users/:id`;
+  const conditional = (route: InternalRoute): InternalRoute =>
+    route.method !== 'GET' &&
+    (route.path.startsWith(account) || (route.path === user && route.method !== 'POST'))
+      ? conditionalRoute(route, () => new InvalidIfMatch())
+      : route;
   // Each wing declares its own routes; the table keeps the order they were declared in here.
   return [
     ...internalRealmRoutes(identity, base),
-    ...serviceAccountRoutes(identity, base, account),
-    ...credentialRoutes(identity, account),
-    ...delegationRoutes(identity, account, exchangeAudiences),
-    ...peopleRoutes(identity, invitations, base),
+    ...[
+      ...serviceAccountRoutes(identity, base, account),
+      ...credentialRoutes(identity, account),
+      ...delegationRoutes(identity, account, exchangeAudiences),
+    ].map(conditional),
+    // A person's role and status (PATCH, DELETE of one person) may be conditional too.
+    ...peopleRoutes(identity, invitations, base).map(conditional),
     signOutEverywhereRoute(identity, base),
     ...factorRoutes(identity, base),
     ...revocationRoutes(identity, accessTokenTtl, base),

@@ -15,7 +15,7 @@ import {
   uniqueIp,
   type Harness,
 } from './helpers/harness.js';
-import { portalDriver, type Browser } from './helpers/portal-driver.js';
+import { pkce, portalDriver, type Browser } from './helpers/portal-driver.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -204,6 +204,71 @@ describe('device authorization grant for plantctl', () => {
     });
     expect(revoked.status).toBe(200);
     expect(afterRevocation.body.error).toBe('invalid_grant');
+  });
+
+  test('When the realm signs ES256, then plantctl’s tokens and ID token are ES256 too', async () => {
+    const { body: started } = await startDevice(other.tenant);
+    await approve(browser(), other.tenant, started.user_code, other.adminEmail);
+
+    const tokens = await redeem(started.device_code, dpopKey(), other.tenant);
+
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(tokens.body.access_token).header.alg).toBe('ES256');
+    expect(decodeJwt(tokens.body.id_token).header.alg).toBe('ES256');
+  });
+
+  test('When plantctl signs in by loopback redirect (--browser), then any loopback port is accepted, the person signs in afresh although the browser has a session, and the code gives a DPoP-bound token (no refresh token yet: see docs/device-flow.md)', async () => {
+    const b = browser();
+    const { body: started } = await startDevice();
+    await approve(b, tenant, started.user_code, adminEmail);
+    const { verifier, challenge } = pkce();
+    const redirectUri = 'http://127.0.0.1:54321/callback';
+    const query = new URLSearchParams({
+      client_id: 'plantctl',
+      response_type: 'code',
+      redirect_uri: redirectUri,
+      scope: 'openid offline_access',
+      resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'st',
+    });
+
+    const auth = await b.get(`/realms/${tenant}/protocol/openid-connect/auth?${query}`);
+    const interactionPath = pathOf(auth.headers.location!);
+    const signIn = await b.get(interactionPath);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(signIn.text)![1]!;
+    const login = await b
+      .post(`${interactionPath}/login`)
+      .type('form')
+      .send({ csrf, email: adminEmail, password: ADMIN_PASSWORD });
+    let res = await b.get(pathOf(login.headers.location!));
+    while (res.status === 303 && !res.headers.location!.startsWith(redirectUri))
+      res = await b.get(pathOf(res.headers.location!));
+    const callback = new URL(res.headers.location!);
+    const key = dpopKey();
+    const htu = `${h.publicUrl}${h.tokenUrl(tenant)}`;
+    const tokens = await request(h.publicUrl)
+      .post(h.tokenUrl(tenant))
+      .set('dpop', key.proof({ htm: 'POST', htu }))
+      .type('form')
+      .send({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: 'plantctl',
+        resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      });
+
+    expect(signIn.text).toContain('name="password"');
+    expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
+    expect(callback.searchParams.get('state')).toBe('st');
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(tokens.body.access_token).payload).toMatchObject({
+      aud: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      cnf: { jkt: key.thumbprint },
+    });
   });
 
   test('When a device code is redeemed a second time, then it is refused', async () => {

@@ -68,6 +68,8 @@ describe('service accounts', () => {
       receive_signals: false,
       secret_expires_at: null,
       quota: null,
+      // Counted up by every change: account-admin's ETag.
+      revision: 1,
     };
     expect(created.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
     expect(list.status).toBe(200);
@@ -295,6 +297,7 @@ describe('service accounts', () => {
       receive_signals: false,
       secret_expires_at: null,
       quota: null,
+      revision: 2,
     });
     expect(principal.body).toEqual({ tenant, sub: account.client_id, version: 2, deleted: false });
     expect(await waitForEvents(account.client_id, 1)).toEqual([
@@ -358,7 +361,11 @@ describe('service accounts', () => {
 
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body).toEqual({ ...account, secret: expect.stringMatching(SECRET) });
+    expect(res.body).toEqual({
+      ...account,
+      revision: account.revision + 1,
+      secret: expect.stringMatching(SECRET),
+    });
     expect(res.body.secret).not.toBe(account.secret);
     expect(withoutBody.status).toBe(200);
     expect(await waitForEvents(account.client_id, 2)).toEqual([

@@ -179,6 +179,7 @@ const PERSON = {
   token_version: expect.any(Number),
   factor_generation: 0,
   factor_required: false,
+  revision: 1,
 };
 
 describe('users', () => {

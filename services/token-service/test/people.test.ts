@@ -81,6 +81,7 @@ describe('the User view', () => {
         token_version: expect.any(Number),
         factor_generation: 0,
         factor_required: false,
+        revision: 1,
       },
     ]);
   });

@@ -55,6 +55,8 @@ export interface InternalApiCall {
   path: string;
   /** Sent as JSON. */
   body?: unknown;
+  /** Further request headers (a change's `if-match`). */
+  headers?: Readonly<Record<string, string>>;
   timeoutMs: number;
   /** Whether the body of an answer with this status is read (as JSON). Other bodies are discarded unread. */
   readsBody(status: number): boolean;
@@ -74,6 +76,7 @@ export async function callInternalApi(
   call: InternalApiCall,
 ): Promise<InternalApiAnswer> {
   const headers: Record<string, string> = {
+    ...call.headers,
     authorization: `Bearer ${target.internalToken}`,
     accept: 'application/json',
   };

@@ -14,6 +14,7 @@ export * from './management-app.js';
 export * from './metrics.js';
 export * from '@plant/resource-auth/platform/node-route';
 export * from './openapi-document.js';
+export * from './precondition.js';
 export * from './proxy-trust.js';
 export * from './route-table.js';
 export * from './web-server.js';

@@ -28,7 +28,7 @@ type Headers = Record<string, { description: string; schema: { type: 'string' } 
 export const BEARER_JWT: SecurityScheme = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
 
 /** The statuses the services answer in the `Error` shape. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 429 | 503;
 
 /** A response in the `Error` shape. */
 export function errorResponse(description: string, headers?: Headers): ResponseConfig {
@@ -142,4 +142,62 @@ export function apiDocumentHandler(generate: () => OpenApiDocument): RequestHand
     document ??= JSON.stringify(generate());
     res.type('application/json').send(document);
   };
+}
+
+/** What a resource's conditional requests look like in the document (precondition.ts). */
+export interface ConditionalRequestsDoc {
+  /** Whether the operation (a path of the document, `/service-accounts/{client_id}/keys`) changes the resource. */
+  changes(method: string, path: string): boolean;
+  /** Whether the operation's 2xx answers carry the resource's `ETag`. */
+  answersEtag(method: string, path: string): boolean;
+  /** The 412's description. */
+  preconditionFailed: string;
+}
+
+const IF_MATCH_DOC =
+  'Apply the change only if the resource is still at this state: the `ETag` it answered (a strong entity tag, `"v7"`), a comma-separated list of them, or `*`. A mismatch is 412 and changes nothing; without If-Match the change is unconditional. Malformed: 400.';
+const ETAG_DOC =
+  "The resource's current state as a strong entity tag (RFC 9110 §8.8.3): send it back in If-Match to change exactly this state.";
+
+const ETAG: Headers = { ETag: { description: ETAG_DOC, schema: { type: 'string' } } };
+const IF_MATCH = z.object({
+  'If-Match': z.string().max(1024).optional().meta({ description: IF_MATCH_DOC }),
+});
+
+/** Each 2xx answer with a body also carries `ETag`. */
+function withEtag(responses: Record<string, ResponseConfig>): void {
+  for (const [status, response] of Object.entries(responses))
+    if (status.startsWith('2') && response.content !== undefined)
+      responses[status] = { ...response, headers: { ...response.headers, ...ETAG } };
+}
+
+/** The operation's request headers, and If-Match among them. */
+function withIfMatch(route: RouteConfig): void {
+  const headers = route.request?.headers;
+  const list = headers === undefined ? [] : Array.isArray(headers) ? headers : [headers];
+  route.request = {
+    ...route.request,
+    headers: (list.length === 0 ? IF_MATCH : [...list, IF_MATCH]) as never,
+  };
+}
+
+/**
+ * RFC 9110's conditional requests, documented on the operations already registered in
+ * `registry`: every change `doc.changes` names takes `If-Match` and may answer 412; the reads
+ * and changes `answersEtag` names answer `ETag`. Name them as the code's `conditionalRoute`
+ * covers them, by path, so a route added there is documented here too.
+ */
+export function documentConditionalRequests(
+  registry: OpenAPIRegistry,
+  doc: ConditionalRequestsDoc,
+): void {
+  for (const definition of registry.definitions) {
+    if (definition.type !== 'route') continue;
+    const route = definition.route;
+    const responses = route.responses as Record<string, ResponseConfig>;
+    if (doc.answersEtag(route.method, route.path)) withEtag(responses);
+    if (route.method === 'get' || !doc.changes(route.method, route.path)) continue;
+    withIfMatch(route);
+    responses['412'] = errorResponse(doc.preconditionFailed);
+  }
 }

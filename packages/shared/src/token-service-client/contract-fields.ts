@@ -29,6 +29,7 @@ export function serviceAccountOf(body: ServiceAccount): ServiceAccount {
     disabled_at: body.disabled_at ?? null,
     secret_expires_at: body.secret_expires_at ?? null,
     quota: body.quota == null ? null : quotaOf(body.quota),
+    revision: body.revision,
   };
 }
 
@@ -93,6 +94,7 @@ export function userOf(body: User): User {
     token_version: Number(body.token_version ?? 0),
     factor_generation: Number(body.factor_generation ?? 0),
     factor_required: body.factor_required === true,
+    revision: Number(body.revision ?? 0),
   };
 }
 

@@ -47,6 +47,8 @@ export interface ServiceAccount {
   secret_expires_at: string | null;
   /** This account's grant quota; null: the tenant's default applies. */
   quota: GrantQuota | null;
+  /** Counted up by every change of the account (settings, credentials, state): its `ETag` (http/precondition.ts). */
+  revision: number;
 }
 
 /** What happens to grants over a quota: nothing (`off`), a metric and an audit event (`log`), or 429 (`enforce`). */
@@ -169,6 +171,8 @@ export interface User {
   factor_generation: number;
   /** The realm requires this person to hold a second factor (an Account Admin where the policy is on); internal. */
   factor_required: boolean;
+  /** Counted up by every change of the person's role or status: their `ETag` (http/precondition.ts). */
+  revision: number;
 }
 
 export type UserStatus = 'active' | 'disabled';

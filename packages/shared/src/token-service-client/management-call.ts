@@ -12,6 +12,7 @@ import {
   type InternalApiTarget,
 } from '@plant/resource-auth/platform/internal-api-request';
 import { realmPath as realm } from '@plant/resource-auth/platform/token-service-reader';
+import { ifMatchHeader, takePrecondition } from '../http/precondition.js';
 
 export { realm };
 
@@ -28,7 +29,11 @@ export const seg = encodeURIComponent;
 export const account = (tenant: string, clientId: string) =>
   `${realm(tenant)}/service-accounts/${seg(clientId)}`;
 
-/** A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and the answer's message. */
+/**
+ * A management call: the 2xx body (none for 204), else an `InternalApiError` with the status and
+ * the answer's message. The request's first change carries its `If-Match`, if any
+ * (http/precondition.ts): the token service decides it in the change's transaction.
+ */
 export async function managementJson<T>(
   target: InternalApiTarget,
   timeoutMs: number,
@@ -36,10 +41,12 @@ export async function managementJson<T>(
   path: string,
   body?: unknown,
 ): Promise<T> {
+  const precondition = method === 'GET' ? undefined : takePrecondition();
   const answer: InternalApiAnswer = await callInternalApi(target, {
     method,
     path,
     body,
+    ...(precondition === undefined ? {} : { headers: { 'if-match': ifMatchHeader(precondition) } }),
     timeoutMs,
     readsBody: readsAnyButNoContent,
   });

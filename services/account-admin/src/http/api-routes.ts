@@ -4,7 +4,7 @@ import type { BearerAuth } from '@plant/resource-auth';
 import { auditRoutes, type AuditTrail } from '../audit/index.js';
 import { credentialPolicyRoutes } from '../credential-policy/index.js';
 import { peopleRoutes, type PeopleDeps } from '../people/index.js';
-import { canManage, noStore, actorOf } from '../platform/index.js';
+import { canManage, conditional, noStore, actorOf } from '../platform/index.js';
 import { factorRoutes } from '../second-factors/index.js';
 import {
   credentialRoutes,
@@ -33,6 +33,24 @@ export interface ApiRoutesDeps {
 
 /** The REST API's base path. */
 export const API_BASE = '/api/v1';
+/** One service account, and everything under it: the resource `ETag` / `If-Match` cover. */
+const ACCOUNT_PATH = `${API_BASE}/service-accounts/:client_id`;
+/** One person: their role and status (their factors and sessions are theirs, not covered). */
+const PERSON_PATH = `${API_BASE}/users/:id`;
+
+/**
+ * Every change of one service account (its settings, credentials, state: any route under
+ * ACCOUNT_PATH but reads), and of one person's role or status (PATCH, DELETE of PERSON_PATH),
+ * takes `If-Match`, decided in the token service's transaction (platform/etag.ts); a route added
+ * under ACCOUNT_PATH adopts it here.
+ */
+function conditionalChange(entry: RouteTable[number]): RouteTable[number] {
+  if (!('method' in entry) || entry.hot === true || entry.method === 'GET') return entry;
+  const covered =
+    entry.path.startsWith(ACCOUNT_PATH) ||
+    (entry.path === PERSON_PATH && (entry.method === 'PATCH' || entry.method === 'DELETE'));
+  return covered ? conditional(entry) : entry;
+}
 
 /**
  * The REST API: authenticate (every request under `/api/v1`, before any 404 or 405), then per
@@ -67,11 +85,13 @@ export function apiRoutes({
         },
       ],
     },
-    ...serviceAccountRoutes(accounts, API_BASE),
-    ...credentialRoutes(accounts, `${API_BASE}/service-accounts/:client_id`),
-    ...delegationRoutes(accounts, `${API_BASE}/service-accounts/:client_id`),
+    ...[
+      ...serviceAccountRoutes(accounts, API_BASE),
+      ...credentialRoutes(accounts, ACCOUNT_PATH),
+      ...delegationRoutes(accounts, ACCOUNT_PATH),
+    ].map(conditionalChange),
     ...credentialPolicyRoutes(accounts, API_BASE),
-    ...peopleRoutes(people, API_BASE, portalUrl),
+    ...peopleRoutes(people, API_BASE, portalUrl).map(conditionalChange),
     ...sessionRoutes({ ...accounts, store }, API_BASE),
     ...factorRoutes({ ...accounts, store }, API_BASE),
     ...auditRoutes(audit, API_BASE, portalUrl),

@@ -6,6 +6,7 @@
  */
 import {
   BEARER_JWT,
+  documentConditionalRequests,
   errorResponses,
   generateApiDocument,
   jsonResponse,
@@ -56,6 +57,23 @@ export function accountAdminOperations(): OpenAPIRegistry {
   registerSessionOperations(registry, { common, management: sensitive });
   registerFactorOperations(registry, { common, management: sensitive });
   registerAuditOperations(registry, { common });
+  // ETag / If-Match on one service account and everything under it (http/api-routes.ts).
+  documentConditionalRequests(registry, {
+    changes: (_method, path) => path.startsWith('/service-accounts/{client_id}'),
+    answersEtag: (method, path) =>
+      path === '/service-accounts/{client_id}' ||
+      (method === 'post' && /\/(reset-secret|disable|enable)$/.test(path)),
+    preconditionFailed:
+      'If-Match names another state than the account is at (it changed since): read it again, then retry; nothing was changed',
+  });
+  // …and on one person's role and status.
+  documentConditionalRequests(registry, {
+    changes: (method, path) =>
+      path === '/users/{id}' && (method === 'patch' || method === 'delete'),
+    answersEtag: (_method, path) => path === '/users/{id}',
+    preconditionFailed:
+      "If-Match names another state than the person's role and status are at (they changed since): read them again, then retry; nothing was changed",
+  });
   return registry;
 }
 

@@ -15,7 +15,7 @@ import {
   parseInvitationsQuery,
   UpdateUserBody,
 } from './people-validators.js';
-import { actorOf, noStore, requestMeta } from '../platform/index.js';
+import { actorOf, etagged, noStore, requestMeta } from '../platform/index.js';
 
 /** `/users` and `/invitations` under the API base: parse, one use case, answer. `portalUrl` makes the next page's link. */
 // long: one route table, an entry per operation; each handler is parse, one use case, answer.
@@ -56,7 +56,7 @@ export function peopleRoutes(people: PeopleDeps, base: string, portalUrl: string
       path: user,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getPerson(people, actorOf(req), idOf(req.params)));
+          noStore(res).json(etagged(res, await getPerson(people, actorOf(req), idOf(req.params))));
         },
       ],
     },
@@ -68,9 +68,14 @@ export function peopleRoutes(people: PeopleDeps, base: string, portalUrl: string
         jsonBody(),
         async (req, res) => {
           const input = UpdateUserBody.parse(req.body);
-          noStore(res).json(
-            await changePerson(people, actorOf(req), requestMeta(req), idOf(req.params), input),
+          const changed = await changePerson(
+            people,
+            actorOf(req),
+            requestMeta(req),
+            idOf(req.params),
+            input,
           );
+          noStore(res).json(etagged(res, changed));
         },
       ],
     },

@@ -58,8 +58,11 @@ export interface PeopleDeps {
   onEmail?: (outcome: EmailOutcome) => void;
 }
 
-/** A person as the account admin API shows them: the token version and factor generation stay internal. */
-export type Person = Omit<User, 'token_version' | 'factor_generation' | 'factor_required'>;
+/** A person as the account admin API shows them: the token version and factor generation stay internal, the revision is the `ETag`. */
+export type Person = Omit<
+  User,
+  'token_version' | 'factor_generation' | 'factor_required' | 'revision'
+>;
 
 export interface InvitationAnswer {
   invitation: InvitationWithUrl;
@@ -70,6 +73,7 @@ function toPerson({
   token_version: _version,
   factor_generation: _generation,
   factor_required: _required,
+  revision: _revision,
   ...person
 }: User): Person {
   return person;
@@ -106,10 +110,22 @@ export async function listPeople(deps: PeopleDeps, actor: Actor): Promise<Person
   return (await deps.tokenService.listUsers(actor.tenant)).map(toPerson);
 }
 
-export async function getPerson(deps: PeopleDeps, actor: Actor, id: string): Promise<Person> {
+/** A person as one resource: their answer and the revision that is its `ETag` (platform/etag.ts). */
+export type RevisedPerson = Person & { revision: number };
+
+const revised = (user: User): RevisedPerson => ({
+  ...toPerson(user),
+  revision: user.revision,
+});
+
+export async function getPerson(
+  deps: PeopleDeps,
+  actor: Actor,
+  id: string,
+): Promise<RevisedPerson> {
   assertCanManagePeople(actor);
   assertPersonId(id);
-  return toPerson(await deps.tokenService.getUser(actor.tenant, id));
+  return revised(await deps.tokenService.getUser(actor.tenant, id));
 }
 
 /** A new role or status: each its own audited action; the token service refuses the last active admin (409). */
@@ -119,7 +135,7 @@ export async function changePerson(
   meta: RequestMeta,
   id: string,
   input: UpdateUserInput,
-): Promise<Person> {
+): Promise<RevisedPerson> {
   assertCanManagePeople(actor);
   assertRecentFactor(actor, 'change-person');
   assertPersonId(id);
@@ -148,7 +164,7 @@ export async function changePerson(
         target,
       ),
     );
-  return toPerson(after);
+  return revised(after);
 }
 
 export async function removePerson(

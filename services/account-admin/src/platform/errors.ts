@@ -44,6 +44,18 @@ export const NotSignedIn = createError(
   'Authentication required: sign in to the portal or send Authorization: Bearer <access token>',
 );
 
+/** A change's `If-Match` names another state than the resource's (RFC 9110 §13.1.1): read it again. */
+export const PreconditionFailed = createError(
+  'PreconditionFailed',
+  412,
+  'The resource changed since the ETag you sent (If-Match): read it again, then retry',
+);
+export const InvalidIfMatch = createError(
+  'InvalidIfMatch',
+  400,
+  'If-Match must be * or a comma-separated list of entity tags ("v7")',
+);
+
 /** RFC 9470: the acr the realm names for a sign-in in which a second factor was verified. */
 export const FACTOR_ACR = 'urn:plantstore:acr:factor';
 /** How long a verified second factor counts for sensitive actions (seconds). */
@@ -108,5 +120,6 @@ export function toAdminError(err: InternalApiError): Error {
   const { status } = err;
   if (status === undefined || err.unavailable)
     return new TokenServiceUnavailable(undefined, { cause: err.cause ?? err });
+  if (status === 412) return new PreconditionFailed();
   return new AppError(status, err.answerMessage ?? 'Request refused by the token service');
 }

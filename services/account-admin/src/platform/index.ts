@@ -4,7 +4,8 @@
  * What every wing shares and no business capability owns: the error catalogue (errors.ts), who
  * is asking and the role rules (actor.ts), the recent-second-factor rule and the table of the
  * sensitive actions that ask for it (step-up.ts), request helpers (`actorOf`, `requestMeta`,
- * `noStore`), edge-validation helpers and the OpenAPI error-response shape.
+ * `noStore`), `ETag` / `If-Match` (etag.ts), edge-validation helpers and the OpenAPI
+ * error-response shape.
  *
  * May call: nothing
  */
@@ -15,12 +16,14 @@ export {
   AuditUnavailable,
   CsrfRejected,
   FACTOR_ACR,
+  InvalidIfMatch,
   InvitationNotFound,
   NotAPerson,
   NotAccountAdmin,
   NotPeopleAdmin,
   NotSignedIn,
   PersonNotFound,
+  PreconditionFailed,
   ServiceAccountNotFound,
   SessionNotFound,
   SessionStoreUnavailable,
@@ -31,4 +34,5 @@ export {
 export type { OperationErrors } from './operation-errors.js';
 export { actorOf, clientIdOf, noStore, requestMeta } from './route-helpers.js';
 export { assertRecentFactor, hasSecondFactor } from './step-up.js';
+export { conditional, etagged, withoutRevision } from './etag.js';
 export { unknownFieldMessage } from './validation.js';

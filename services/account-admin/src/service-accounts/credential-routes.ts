@@ -10,7 +10,7 @@ import {
   type ServiceAccountDeps,
 } from './managed-service-accounts.js';
 import { AddKeyBody, AddTrustBody } from './service-account-credential-validators.js';
-import { actorOf, clientIdOf, noStore, requestMeta } from '../platform/index.js';
+import { actorOf, clientIdOf, etagged, noStore, requestMeta } from '../platform/index.js';
 
 /**
  * A service account's credentials beyond the secret, the secret's removal, and disabling
@@ -40,15 +40,14 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
     path: `${accountPath}/${disabled ? 'disable' : 'enable'}`,
     handlers: [
       async (req, res) => {
-        noStore(res).json(
-          await setServiceAccountDisabled(
-            accounts,
-            actorOf(req),
-            requestMeta(req),
-            clientIdOf(req),
-            disabled,
-          ),
+        const account = await setServiceAccountDisabled(
+          accounts,
+          actorOf(req),
+          requestMeta(req),
+          clientIdOf(req),
+          disabled,
         );
+        noStore(res).json(etagged(res, account));
       },
     ],
   });

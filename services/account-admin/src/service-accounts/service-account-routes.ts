@@ -1,5 +1,12 @@
 import { fieldsOf, jsonBody, type RouteTable } from '@plant/shared/http';
-import { clientIdOf, noStore, requestMeta, actorOf } from '../platform/index.js';
+import {
+  clientIdOf,
+  etagged,
+  noStore,
+  requestMeta,
+  actorOf,
+  withoutRevision,
+} from '../platform/index.js';
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -17,6 +24,8 @@ import {
 /**
  * The service accounts themselves under `apiBase` (`/api/v1`): list and create, read, change
  * and delete one, reset its secret. Reads: every role; changes: a user with Account Admin.
+ * An account answers its `ETag`; its changes take `If-Match` (api-routes.ts makes them
+ * `conditional`).
  */
 // long: one route table, an entry per operation; each handler is parse, one use case, answer.
 export function serviceAccountRoutes(accounts: ServiceAccountDeps, apiBase: string): RouteTable {
@@ -27,7 +36,9 @@ export function serviceAccountRoutes(accounts: ServiceAccountDeps, apiBase: stri
       path: `${apiBase}/service-accounts`,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await listServiceAccounts(accounts, actorOf(req)));
+          noStore(res).json(
+            (await listServiceAccounts(accounts, actorOf(req))).map(withoutRevision),
+          );
         },
       ],
     },
@@ -51,7 +62,7 @@ export function serviceAccountRoutes(accounts: ServiceAccountDeps, apiBase: stri
               'location',
               `${apiBase}/service-accounts/${encodeURIComponent(created.client_id)}`,
             )
-            .json(created);
+            .json(etagged(res, created));
         },
       ],
     },
@@ -60,7 +71,9 @@ export function serviceAccountRoutes(accounts: ServiceAccountDeps, apiBase: stri
       path: accountPath,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getServiceAccount(accounts, actorOf(req), clientIdOf(req)));
+          noStore(res).json(
+            etagged(res, await getServiceAccount(accounts, actorOf(req), clientIdOf(req))),
+          );
         },
       ],
     },
@@ -72,15 +85,14 @@ export function serviceAccountRoutes(accounts: ServiceAccountDeps, apiBase: stri
         jsonBody(),
         async (req, res) => {
           const input = UpdateServiceAccountBody.parse(req.body);
-          noStore(res).json(
-            await updateServiceAccount(
-              accounts,
-              actorOf(req),
-              requestMeta(req),
-              clientIdOf(req),
-              input,
-            ),
+          const updated = await updateServiceAccount(
+            accounts,
+            actorOf(req),
+            requestMeta(req),
+            clientIdOf(req),
+            input,
           );
+          noStore(res).json(etagged(res, updated));
         },
       ],
     },
@@ -99,14 +111,13 @@ export function serviceAccountRoutes(accounts: ServiceAccountDeps, apiBase: stri
       path: `${accountPath}/reset-secret`,
       handlers: [
         async (req, res) => {
-          noStore(res).json(
-            await resetServiceAccountSecret(
-              accounts,
-              actorOf(req),
-              requestMeta(req),
-              clientIdOf(req),
-            ),
+          const reset = await resetServiceAccountSecret(
+            accounts,
+            actorOf(req),
+            requestMeta(req),
+            clientIdOf(req),
           );
+          noStore(res).json(etagged(res, reset));
         },
       ],
     },

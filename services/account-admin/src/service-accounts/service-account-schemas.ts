@@ -18,7 +18,8 @@ import { z } from 'zod';
 import { GrantQuotaBody } from '../credential-policy/index.js';
 import { GrantBody } from './service-account-validators.js';
 
-export const ServiceAccountSchema = responseSchema<ServiceAccount>()(
+/** The public body: the revision is the `ETag` header (platform/etag.ts), not a field. */
+export const ServiceAccountSchema = responseSchema<Omit<ServiceAccount, 'revision'>>()(
   z
     .object({
       name: z.string(),
@@ -120,6 +121,6 @@ export const ServiceAccountCredentialsSchema = responseSchema<ServiceAccountCred
     .meta({ id: 'ServiceAccountCredentials' }),
 );
 
-export const ServiceAccountWithSecretSchema = responseSchema<ServiceAccountWithSecret>()(
-  ServiceAccountSchema.extend({ secret: z.string() }).meta({ id: 'ServiceAccountWithSecret' }),
-);
+export const ServiceAccountWithSecretSchema = responseSchema<
+  Omit<ServiceAccountWithSecret, 'revision'>
+>()(ServiceAccountSchema.extend({ secret: z.string() }).meta({ id: 'ServiceAccountWithSecret' }));

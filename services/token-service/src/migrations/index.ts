@@ -12,6 +12,7 @@ import { sharedSignals } from './0010-shared-signals.js';
 import { factorGeneration } from './0011-factor-generation.js';
 import { invitationPages } from './0012-invitation-pages.js';
 import { tokenExchangeDelegations } from './0014-token-exchange-delegations.js';
+import { resourceRevisions } from './0015-resource-revisions.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   factorGeneration,
   invitationPages,
   tokenExchangeDelegations,
+  resourceRevisions,
 ];

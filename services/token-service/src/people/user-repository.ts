@@ -1,4 +1,5 @@
-import { DuplicateUserEmail } from '../platform/index.js';
+import { type IfMatch, meets, takePrecondition } from '@plant/shared/http';
+import { DuplicateUserEmail, PreconditionFailed } from '../platform/index.js';
 import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, insertPrincipal } from '../service-accounts/index.js';
@@ -22,6 +23,8 @@ export interface UserRow {
   passkeys: number;
   totp: boolean;
   recovery_codes_left: number;
+  /** Counted up by every change of the person's role or status (`change`): their `ETag`; bigint, read as a string by pg. */
+  revision: number | string;
 }
 
 /** An email as the store matches it (`lower()` in Postgres), and the live user it names, if any. */
@@ -66,7 +69,9 @@ export interface UserRepository {
   /**
    * Applies the change under the realm lock (every change of a realm's people runs one after
    * another, so the last-admin rule holds under any concurrency) and bumps the token version in
-   * the same transaction. Undefined when there is no such live user.
+   * the same transaction. Undefined when there is no such live user. The request's `If-Match`
+   * (`conditionalRoute`) is checked against the person's revision under that lock (412
+   * `PreconditionFailed`), and the revision is counted up.
    */
   change(
     realm: string,
@@ -214,6 +219,35 @@ async function applyChange(trx: Knex, sub: string, change: UserChange): Promise<
   }
 }
 
+/**
+ * One person's change under the realm lock: the last-admin rule, the request's `If-Match`
+ * against their revision (412), the change, its effects, the revision counted up, the token
+ * version bumped.
+ */
+async function changeUser(
+  trx: Knex.Transaction,
+  realm: string,
+  sub: string,
+  change: UserChange,
+  precondition: IfMatch | undefined,
+): Promise<RevocationEntry | UserChangeRefusal | undefined> {
+  if (!(await lockRealm(trx, realm))) return undefined;
+  const current = await trx('users as u')
+    .join('principals as p', 'p.sub', 'u.sub')
+    .where({ 'u.realm': realm, 'u.sub': sub })
+    .whereNull('p.deleted_at')
+    .first('u.role', 'u.disabled_at', 'u.revision');
+  if (current === undefined) return undefined;
+  if (precondition !== undefined && !meets(precondition, Number(current.revision)))
+    throw new PreconditionFailed();
+  if (endsAdminship(current, change) && (await otherActiveAdmins(trx, realm, sub)) === 0)
+    return 'last-admin' as const;
+  await applyChange(trx, sub, change);
+  if (change.kind !== 'remove') await trx('users').where({ sub }).increment('revision', 1);
+  await dropRealmGrants(trx, realm, sub);
+  return applyPersonChange(trx, realm, sub, KIND_OF_CHANGE[change.kind]);
+}
+
 export function createUserRepository(db: Knex): UserRepository {
   const selectUsers = () =>
     db('users as u')
@@ -229,6 +263,7 @@ export function createUserRepository(db: Knex): UserRepository {
         'u.last_sign_in_at',
         'p.token_version',
         'u.factor_generation',
+        'u.revision',
         db.raw(
           '(select r.require_admin_factor from realms r where r.name = u.realm) as require_admin_factor',
         ),
@@ -267,20 +302,8 @@ export function createUserRepository(db: Knex): UserRepository {
       });
     },
     change(realm, sub, change) {
-      return db.transaction(async (trx) => {
-        if (!(await lockRealm(trx, realm))) return undefined;
-        const current = await trx('users as u')
-          .join('principals as p', 'p.sub', 'u.sub')
-          .where({ 'u.realm': realm, 'u.sub': sub })
-          .whereNull('p.deleted_at')
-          .first('u.role', 'u.disabled_at');
-        if (current === undefined) return undefined;
-        if (endsAdminship(current, change) && (await otherActiveAdmins(trx, realm, sub)) === 0)
-          return 'last-admin' as const;
-        await applyChange(trx, sub, change);
-        await dropRealmGrants(trx, realm, sub);
-        return applyPersonChange(trx, realm, sub, KIND_OF_CHANGE[change.kind]);
-      });
+      const precondition = takePrecondition();
+      return db.transaction((trx) => changeUser(trx, realm, sub, change, precondition));
     },
   };
 }

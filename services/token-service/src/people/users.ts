@@ -50,6 +50,7 @@ export function toUser(row: UserRow): User {
     token_version: Number(row.token_version),
     factor_generation: Number(row.factor_generation),
     factor_required: row.role === 'Account Admin' && row.require_admin_factor === true,
+    revision: Number(row.revision),
   };
 }
 

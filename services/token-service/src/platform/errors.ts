@@ -76,6 +76,20 @@ export const ServiceAccountLimitReached = wireError(
 );
 export const PrincipalNotFound = wireError('PrincipalNotFound', 404, 'Principal not found', true);
 
+/** A change's `If-Match` names another revision than the account's (http/precondition.ts of @plant/shared). */
+export const PreconditionFailed = wireError(
+  'PreconditionFailed',
+  412,
+  'The resource changed since the ETag you sent: read it again, then retry',
+  true,
+);
+export const InvalidIfMatch = wireError(
+  'InvalidIfMatch',
+  400,
+  'If-Match must be * or a list of entity tags',
+  true,
+);
+
 /** Internal: the name is taken (unique violation); service-accounts.ts answers `ServiceAccountNameTaken`. */
 export class DuplicateServiceAccountName extends Error {}
 

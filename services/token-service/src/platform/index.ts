@@ -47,6 +47,8 @@ export {
   ServiceAccountLimitReached,
   ServiceAccountNameTaken,
   ServiceAccountNotFound,
+  PreconditionFailed,
+  InvalidIfMatch,
   StaleFactorGeneration,
   StreamLimitReached,
   StreamNotFound,

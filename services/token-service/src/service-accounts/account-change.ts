@@ -1,4 +1,5 @@
-import { NoLiveAccount } from '../platform/index.js';
+import { meets, takePrecondition } from '@plant/shared/http';
+import { NoLiveAccount, PreconditionFailed } from '../platform/index.js';
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
@@ -38,9 +39,12 @@ async function applyEffects(
 
 /**
  * Runs `apply` on the locked account row in one transaction, then applies the change's effects
- * as the table lists them (`applyEffects`). `apply` may answer a refusal (a string), which rolls
- * nothing back because it wrote nothing, and applies no effect. Undefined when there is no such
- * account.
+ * as the table lists them (`applyEffects`) and counts the account's revision up (its `ETag`).
+ * `apply` may answer a refusal (a string), which rolls nothing back because it wrote nothing,
+ * and applies no effect. Undefined when there is no such account. The request's `If-Match`, if
+ * it has one (`conditionalRoute`), is checked here, under the row's lock: of two changes naming
+ * the same revision one finds it and counts it up, the other waits for the lock, then finds
+ * another and gets `PreconditionFailed` (412).
  */
 export async function changeAccount<R extends string = never>(
   db: Knex,
@@ -50,12 +54,19 @@ export async function changeAccount<R extends string = never>(
   apply: (trx: Knex.Transaction) => Promise<R | undefined>,
 ): Promise<RevocationEntry | R | undefined> {
   const effects = accountEffectsOf(change.kinds, change.parts);
+  const precondition = takePrecondition();
   try {
     return await db.transaction(async (trx) => {
-      const locked = await trx('service_accounts').where({ realm, sub }).forUpdate().first('sub');
+      const locked = await trx('service_accounts')
+        .where({ realm, sub })
+        .forUpdate()
+        .first('sub', 'revision');
       if (locked === undefined) return undefined;
+      if (precondition !== undefined && !meets(precondition, Number(locked.revision)))
+        throw new PreconditionFailed();
       const refusal = await apply(trx);
       if (typeof refusal === 'string') return refusal;
+      await trx('service_accounts').where({ sub }).increment('revision', 1);
       const entry = await applyEffects(trx, realm, sub, effects);
       if (!entry) throw new NoLiveAccount();
       return entry;

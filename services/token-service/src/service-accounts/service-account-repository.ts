@@ -31,6 +31,8 @@ export interface ServiceAccountRow {
   /** The account's own quota (both null: the realm's default). */
   quota_per_minute: number | null;
   quota_mode: QuotaMode | null;
+  /** Counted up by every change (account-change.ts); bigint, read as a string by pg. */
+  revision: number | string;
 }
 
 export interface NewServiceAccount {
@@ -116,6 +118,7 @@ function selectAccounts(db: Knex) {
       'cp.secret_max_age_days',
       'sa.quota_per_minute',
       'sa.quota_mode',
+      'sa.revision',
       db.raw(GRANTS_JSON),
     );
 }

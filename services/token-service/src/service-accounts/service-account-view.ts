@@ -35,6 +35,7 @@ export function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
       row.quota_mode === null || row.quota_per_minute === null
         ? null
         : { per_minute: row.quota_per_minute, mode: row.quota_mode },
+    revision: Number(row.revision),
   };
 }
 

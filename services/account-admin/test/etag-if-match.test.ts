@@ -1,0 +1,251 @@
+/**
+ * Optimistic concurrency on a service account and a person (RFC 9110 `ETag` / `If-Match`): the
+ * resource answers its revision as a strong ETag, a change with a stale one is 412 and changes
+ * nothing, a change without one works as before (the portal), and of a burst of changes sent
+ * with the same ETag exactly one wins, whatever route each takes.
+ */
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { uniqueName } from '@plant/test-kit';
+import { userAccessToken } from './helpers/browser-client.js';
+import { useSignedInPortal } from './helpers/portal-api.js';
+import { openApiDocument } from '../src/http/openapi.js';
+
+const p = useSignedInPortal();
+let adminToken: string;
+
+beforeAll(async () => {
+  adminToken = await userAccessToken(p.ts.authUrl, p.portal.url, p.acme.tenant, p.acme.admin);
+}, 60_000);
+
+const ETAG = /^"v[1-9][0-9]*"$/;
+
+function call(method: string, path: string, body?: unknown, ifMatch?: string) {
+  return p.call(undefined, method, path, {
+    body,
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }),
+    },
+  });
+}
+
+async function etagOf(clientId: string): Promise<string> {
+  const res = await call('GET', `/service-accounts/${clientId}`);
+  expect(res.status).toBe(200);
+  return res.headers.get('etag')!;
+}
+
+describe('ETag and If-Match on a service account', () => {
+  test('When an account is read, then it answers a strong ETag and no revision field; a change answers a new one', async () => {
+    const created = await p.createAccount('etag-read');
+    const res = await call('GET', `/service-accounts/${created.client_id}`);
+    const body = (await res.json()) as Record<string, unknown>;
+    const before = res.headers.get('etag')!;
+
+    const changed = await call(
+      'PATCH',
+      `/service-accounts/${created.client_id}`,
+      { role: 'Edit' },
+      before,
+    );
+
+    expect(before).toMatch(ETAG);
+    expect(body).not.toHaveProperty('revision');
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).toMatch(ETAG);
+    expect(changed.headers.get('etag')).not.toBe(before);
+    expect(await etagOf(created.client_id!)).toBe(changed.headers.get('etag'));
+  });
+
+  test('When a change names a stale ETag, then it is 412 in the Error shape and nothing changed', async () => {
+    const created = await p.createAccount('etag-stale');
+    const stale = await etagOf(created.client_id!);
+    await call('PATCH', `/service-accounts/${created.client_id}`, { role: 'Edit' }, stale);
+
+    const refused = await call(
+      'PATCH',
+      `/service-accounts/${created.client_id}`,
+      { role: 'View' },
+      stale,
+    );
+    const disable = await call(
+      'POST',
+      `/service-accounts/${created.client_id}/disable`,
+      undefined,
+      stale,
+    );
+    const weak = await call(
+      'PATCH',
+      `/service-accounts/${created.client_id}`,
+      { role: 'View' },
+      `W/${await etagOf(created.client_id!)}`,
+    );
+    const account = await (await call('GET', `/service-accounts/${created.client_id}`)).json();
+
+    expect(refused.status).toBe(412);
+    expect(await refused.json()).toEqual({
+      error: 412,
+      message: 'The resource changed since the ETag you sent (If-Match): read it again, then retry',
+    });
+    expect(disable.status).toBe(412);
+    // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches.
+    expect(weak.status).toBe(412);
+    expect(account).toMatchObject({ role: 'Edit', disabled: false });
+  });
+
+  test('When a change sends no If-Match, or *, then it works as before; a malformed one is 400', async () => {
+    const created = await p.createAccount('etag-none');
+
+    const portal = await p.asAdminSession('PATCH', `/service-accounts/${created.client_id}`, {
+      role: 'Edit',
+    });
+    const any = await call(
+      'PATCH',
+      `/service-accounts/${created.client_id}`,
+      { role: 'View' },
+      '*',
+    );
+    const malformed = await call(
+      'PATCH',
+      `/service-accounts/${created.client_id}`,
+      { role: 'Edit' },
+      'v1',
+    );
+    const unknownTag = await call(
+      'PATCH',
+      `/service-accounts/${created.client_id}`,
+      { role: 'Edit' },
+      '"someone-elses-tag"',
+    );
+
+    expect(portal.status).toBe(200);
+    expect(any.status).toBe(200);
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error).toBe(400);
+    expect(unknownTag.status).toBe(412);
+  });
+
+  test('When a burst of changes of one account all send the same ETag, then exactly one is 2xx and the others 412', async () => {
+    const created = await p.createAccount('etag-race');
+    const etag = await etagOf(created.client_id!);
+    const path = `/service-accounts/${created.client_id}`;
+
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        call('PATCH', path, { dpop_bound_access_tokens: i % 2 === 0 }, etag),
+      ),
+    );
+
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 412)).toHaveLength(11);
+  });
+
+  test('When changes by different routes race with the same ETag (settings, disable, reset, delete), then exactly one wins', async () => {
+    const created = await p.createAccount('etag-race-routes');
+    const etag = await etagOf(created.client_id!);
+    const path = `/service-accounts/${created.client_id}`;
+
+    const answers = await Promise.all([
+      call('PATCH', path, { role: 'Edit' }, etag),
+      call('POST', `${path}/disable`, undefined, etag),
+      call('PATCH', path, { receive_signals: true }, etag),
+      call('POST', `${path}/reset-secret`, undefined, etag),
+      call('DELETE', path, undefined, etag),
+      call('PATCH', path, { role: 'Edit' }, etag),
+    ]);
+
+    const won = answers.filter((a) => a.status >= 200 && a.status < 300);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 412)).toHaveLength(5);
+  });
+});
+
+describe('ETag and If-Match on a person', () => {
+  async function personId(): Promise<string> {
+    const email = `${uniqueName('etag-person')}@example.test`;
+    await p.ts.createUser(p.acme.tenant, 'View', email);
+    const list = (await (await call('GET', '/users')).json()) as Array<{
+      id: string;
+      email: string;
+    }>;
+    return list.find((u) => u.email === email)!.id;
+  }
+
+  test('When a person is read and changed, then each answers a strong ETag; a stale one is 412 and changes nothing', async () => {
+    const id = await personId();
+    const read = await call('GET', `/users/${id}`);
+    const etag = read.headers.get('etag')!;
+
+    const changed = await call('PATCH', `/users/${id}`, { role: 'Edit' }, etag);
+    const stale = await call('PATCH', `/users/${id}`, { status: 'disabled' }, etag);
+    const staleRemove = await call('DELETE', `/users/${id}`, undefined, etag);
+    const after = await call('GET', `/users/${id}`);
+
+    expect(etag).toMatch(ETAG);
+    expect(await read.json()).not.toHaveProperty('revision');
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect([stale.status, staleRemove.status]).toEqual([412, 412]);
+    expect(await after.json()).toMatchObject({ role: 'Edit', status: 'active' });
+  });
+
+  test('When a burst of changes of one person all send the same ETag, then exactly one wins', async () => {
+    const id = await personId();
+    const etag = (await call('GET', `/users/${id}`)).headers.get('etag')!;
+
+    const answers = await Promise.all([
+      call('PATCH', `/users/${id}`, { role: 'Edit' }, etag),
+      call('PATCH', `/users/${id}`, { status: 'disabled' }, etag),
+      call('PATCH', `/users/${id}`, { role: 'Account Admin' }, etag),
+      call('DELETE', `/users/${id}`, undefined, etag),
+      call('PATCH', `/users/${id}`, { role: 'Edit' }, etag),
+    ]);
+
+    expect(answers.filter((a) => a.status >= 200 && a.status < 300)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 412)).toHaveLength(4);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  test('When the document is generated, then account reads name the ETag header and every change of an account takes If-Match and may answer 412', () => {
+    const doc = openApiDocument('http://portal.test') as unknown as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: Array<{ name: string; in: string }>;
+            responses: Record<string, { headers?: Record<string, unknown> }>;
+          }
+        >
+      >;
+    };
+    const account = doc.paths['/service-accounts/{client_id}']!;
+    const changes = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/service-accounts/{client_id}'))
+      .flatMap(([path, ops]) =>
+        Object.entries(ops)
+          .filter(([method]) => method !== 'get')
+          .map(([method, op]) => ({ at: `${method} ${path}`, op })),
+      );
+
+    expect(account.get!.responses['200']!.headers).toHaveProperty('ETag');
+    expect(account.patch!.responses['200']!.headers).toHaveProperty('ETag');
+    expect(changes.length).toBeGreaterThanOrEqual(9);
+    const person = doc.paths['/users/{id}']!;
+    expect(person.get!.responses['200']!.headers).toHaveProperty('ETag');
+    for (const method of ['patch', 'delete'])
+      expect(person[method]!.parameters?.some((q) => q.name === 'If-Match')).toBe(true);
+    expect(doc.paths['/users/{id}/factors']!.delete!.parameters ?? []).not.toContainEqual(
+      expect.objectContaining({ name: 'If-Match' }),
+    );
+    for (const { at, op } of changes) {
+      expect({
+        at,
+        ifMatch: op.parameters?.some((q) => q.in === 'header' && q.name === 'If-Match'),
+      }).toEqual({ at, ifMatch: true });
+      expect({ at, has412: '412' in op.responses }).toEqual({ at, has412: true });
+    }
+  });
+});
