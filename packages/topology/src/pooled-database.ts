@@ -32,8 +32,19 @@ export interface PooledDatabase {
   drop(): Promise<void>;
 }
 
-export async function startPooledDatabase(): Promise<PooledDatabase> {
-  const server = new URL(TEST_DATABASE_URL);
+export interface PooledDatabaseOptions {
+  /** The Postgres server, as its superuser (default the shared test server). */
+  serverUrl?: string;
+  /** PgBouncer's wait after a failed server login, in seconds (see `startPgBouncer`). */
+  serverLoginRetry?: number;
+}
+
+// long: the database, its roles and the pooler, each undone when a later step fails.
+export async function startPooledDatabase({
+  serverUrl = TEST_DATABASE_URL,
+  serverLoginRetry,
+}: PooledDatabaseOptions = {}): Promise<PooledDatabase> {
+  const server = new URL(serverUrl);
   const database = uniqueName('topo_pool').replace(/-/g, '_');
   const roles = Object.fromEntries(
     SERVICES.map((s) => [s, `${database}_${s.replace(/-/g, '_')}`]),
@@ -48,7 +59,7 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
   const psql = (sql: string) =>
     run('psql', ['-v', 'ON_ERROR_STOP=1', '-qAt', '-d', 'postgres', '-c', sql], { env: adminEnv });
   const directUrlOf = (service: ServiceName) => {
-    const url = new URL(TEST_DATABASE_URL);
+    const url = new URL(serverUrl);
     url.username = roles[service];
     url.password = password;
     url.pathname = `/${database}`;
@@ -73,7 +84,8 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
     }
     await run('bash', [join(REPO_ROOT, 'deploy/postgres/init-roles.sh')], { env: initEnv });
     pgbouncer = await startPgBouncer({
-      serverUrl: TEST_DATABASE_URL,
+      serverUrl,
+      ...(serverLoginRetry === undefined ? {} : { serverLoginRetry }),
       databases: { [database]: { dbname: database } },
       users: Object.fromEntries(Object.values(roles).map((role) => [role, password])),
     });
