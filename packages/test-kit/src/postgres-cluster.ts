@@ -341,7 +341,11 @@ export async function startPostgresCluster(
           recovery_target_timeline: 'latest',
           ...(targetTime === undefined
             ? {}
-            : { recovery_target_time: targetTime, recovery_target_action: 'promote' }),
+            : {
+                // Postgres reads `2026-01-02 03:04:05.678+00`, not ISO 8601's T and Z.
+                recovery_target_time: targetTime.replace('T', ' ').replace(/Z$/, '+00'),
+                recovery_target_action: 'promote',
+              }),
         });
         nodes.push(restored);
         await restored.start();
