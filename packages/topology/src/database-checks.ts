@@ -9,6 +9,17 @@ import { sleep, uniqueName } from '@plant/test-kit';
 import type { LoadAccounts, MixedLoad } from './mixed-load.js';
 import type { PortalUser, Topology } from './topology-platform.js';
 
+/**
+ * The token service's failure throttles out of the way of `checkAcknowledged`, which presents
+ * every replaced secret (hundreds in a long run) of one client from one address: each must be
+ * answered 401, not 429.
+ */
+export const UNTHROTTLED_SECRET_CHECKS = {
+  CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000',
+  CLIENT_AUTH_FAILURES_PER_IP: '100000',
+  CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000',
+};
+
 /** Service accounts created and deleted by one worker, each state as the portal acknowledged it. */
 export interface AccountChurn {
   /** Client ids whose create was answered 201 and that were not deleted since. */

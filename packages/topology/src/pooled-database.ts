@@ -27,8 +27,10 @@ export interface PooledDatabase {
   /** A service's role straight to Postgres (migrations), and through PgBouncer (the service). */
   directUrlOf(service: ServiceName): string;
   pooledUrlOf(service: ServiceName): string;
-  /** Each service's built migrations, given both URLs as production gives them. */
-  migrate(): Promise<void>;
+  /** Each service's built migrations (of `root`, default this checkout), given both URLs as production gives them. */
+  migrate(root?: string): Promise<void>;
+  /** One query on the database as the server's superuser, straight to Postgres (psql -At): its rows. */
+  sql(query: string): Promise<string>;
   drop(): Promise<void>;
 }
 
@@ -99,9 +101,9 @@ export async function startPooledDatabase({
     pgbouncer: pooled,
     directUrlOf,
     pooledUrlOf: (service) => pooled.urlOf(database, roles[service]),
-    async migrate() {
+    async migrate(root = REPO_ROOT) {
       for (const service of SERVICES) {
-        await run(process.execPath, [join(REPO_ROOT, 'services', service, 'dist/migrate.js')], {
+        await run(process.execPath, [join(root, 'services', service, 'dist/migrate.js')], {
           env: {
             PATH: process.env.PATH ?? '',
             DATABASE_URL: pooled.urlOf(database, roles[service]),
@@ -110,6 +112,14 @@ export async function startPooledDatabase({
           },
         });
       }
+    },
+    async sql(query) {
+      const { stdout } = await run(
+        'psql',
+        ['-v', 'ON_ERROR_STOP=1', '-qAt', '-d', database, '-c', query],
+        { env: adminEnv },
+      );
+      return stdout.trim();
     },
     async drop() {
       await pooled.stop();

@@ -21,6 +21,7 @@ import {
   type MixedLoad,
   type PooledDatabase,
   type Topology,
+  UNTHROTTLED_SECRET_CHECKS,
 } from '../src/index.js';
 
 let cluster: PostgresCluster;
@@ -36,8 +37,7 @@ beforeAll(async () => {
     platform: {
       databaseUrl: db.pooledUrlOf('token-service'),
       serviceEnv: {
-        // The checks present every replaced secret: wrong secrets of one client and address, counted.
-        'token-service': { CLIENT_AUTH_FAILURES_PER_CLIENT_IP: '100000' },
+        'token-service': UNTHROTTLED_SECRET_CHECKS,
         'plant-store': {
           DATABASE_URL: db.pooledUrlOf('plant-store'),
           DATABASE_NAMED_STATEMENTS: 'false',
@@ -105,7 +105,7 @@ describe('Postgres: backup under load, the primary lost, restored', () => {
     expect(acknowledged.accountsDeletedBack).toEqual([]);
     expect(acknowledged.resetAuditMissing).toEqual([]);
     expect(acknowledged.retiredSecretAnswers).toEqual(Array(acknowledged.retiredSecrets).fill(401));
-  });
+  }, 300_000);
 
   test('When the same backup is restored to a point before later resets, then the secret current at that point works again until `cli service-accounts reset-secrets` gives the tenant new ones', async () => {
     const { tenant, rotated } = accounts;
@@ -147,5 +147,5 @@ describe('Postgres: backup under load, the primary lost, restored', () => {
     expect(after).toBe(401);
     expect(freshGrant).toBe(200);
     expect(reset.map((r) => r.client_id)).toContain(accounts.editor.clientId);
-  });
+  }, 300_000);
 });
