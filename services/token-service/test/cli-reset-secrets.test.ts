@@ -65,96 +65,116 @@ async function introspect(token: string): Promise<boolean> {
   return (res.body as { active: boolean }).active;
 }
 
+/** Each test starts the CLI as processes: seconds apiece on a busy machine. */
+const CLI_TEST_MS = 120_000;
+
 describe('operator CLI: service-accounts reset-secrets', () => {
-  test("When it runs for a tenant, then every account's old secret and tokens stop working, the printed secrets work, and another tenant's account is untouched", async () => {
-    const api = internal(h);
-    const [a, b] = [await api.createServiceAccount(tenant), await api.createServiceAccount(tenant)];
-    const other = await h.createTenant();
-    const elsewhere = await api.createServiceAccount(other.tenant);
-    const token = (
-      await request(h.publicUrl)
-        .post(h.tokenUrl(tenant))
-        .set('x-forwarded-for', uniqueIp())
-        .type('form')
-        .send({ grant_type: 'client_credentials', client_id: a.client_id, client_secret: a.secret })
-    ).body as { access_token: string };
+  test(
+    "When it runs for a tenant, then every account's old secret and tokens stop working, the printed secrets work, and another tenant's account is untouched",
+    async () => {
+      const api = internal(h);
+      const [a, b] = [
+        await api.createServiceAccount(tenant),
+        await api.createServiceAccount(tenant),
+      ];
+      const other = await h.createTenant();
+      const elsewhere = await api.createServiceAccount(other.tenant);
+      const token = (
+        await request(h.publicUrl)
+          .post(h.tokenUrl(tenant))
+          .set('x-forwarded-for', uniqueIp())
+          .type('form')
+          .send({
+            grant_type: 'client_credentials',
+            client_id: a.client_id,
+            client_secret: a.secret,
+          })
+      ).body as { access_token: string };
 
-    const res = await cli(withPepper, 'service-accounts', 'reset-secrets', tenant);
-    const printed = JSON.parse(res.stdout) as {
-      tenant: string;
-      reset: Array<{ client_id: string; name: string; secret: string }>;
-    };
-    const fresh = new Map(printed.reset.map((r) => [r.client_id, r.secret]));
+      const res = await cli(withPepper, 'service-accounts', 'reset-secrets', tenant);
+      const printed = JSON.parse(res.stdout) as {
+        tenant: string;
+        reset: Array<{ client_id: string; name: string; secret: string }>;
+      };
+      const fresh = new Map(printed.reset.map((r) => [r.client_id, r.secret]));
 
-    expect([res.code, printed.tenant]).toEqual([0, tenant]);
-    expect([...fresh.keys()].sort()).toEqual(
-      expect.arrayContaining([a.client_id, b.client_id].sort()),
-    );
-    expect(await grant(tenant, a.client_id, a.secret)).toBe(401);
-    expect(await grant(tenant, b.client_id, b.secret)).toBe(401);
-    expect(await grant(tenant, a.client_id, fresh.get(a.client_id)!)).toBe(200);
-    expect(await grant(tenant, b.client_id, fresh.get(b.client_id)!)).toBe(200);
-    expect(await introspect(token.access_token)).toBe(false);
-    expect(await grant(other.tenant, elsewhere.client_id, elsewhere.secret)).toBe(200);
-    // Nothing but the answer carries a secret: not the error stream, not the service's logs.
-    expect(res.stderr).toBe('');
-    for (const secret of fresh.values())
-      expect(h.logs.some((line) => line.includes(secret))).toBe(false);
-  });
+      expect([res.code, printed.tenant]).toEqual([0, tenant]);
+      expect([...fresh.keys()].sort()).toEqual(
+        expect.arrayContaining([a.client_id, b.client_id].sort()),
+      );
+      expect(await grant(tenant, a.client_id, a.secret)).toBe(401);
+      expect(await grant(tenant, b.client_id, b.secret)).toBe(401);
+      expect(await grant(tenant, a.client_id, fresh.get(a.client_id)!)).toBe(200);
+      expect(await grant(tenant, b.client_id, fresh.get(b.client_id)!)).toBe(200);
+      expect(await introspect(token.access_token)).toBe(false);
+      expect(await grant(other.tenant, elsewhere.client_id, elsewhere.secret)).toBe(200);
+      // Nothing but the answer carries a secret: not the error stream, not the service's logs.
+      expect(res.stderr).toBe('');
+      for (const secret of fresh.values())
+        expect(h.logs.some((line) => line.includes(secret))).toBe(false);
+    },
+    CLI_TEST_MS,
+  );
 
-  test('When --client-id names some accounts, then only they get new secrets', async () => {
-    const api = internal(h);
-    const [a, b] = [await api.createServiceAccount(tenant), await api.createServiceAccount(tenant)];
+  test(
+    'When --client-id names some accounts, then only they get new secrets',
+    async () => {
+      const api = internal(h);
+      const [a, b] = [
+        await api.createServiceAccount(tenant),
+        await api.createServiceAccount(tenant),
+      ];
 
-    const res = await cli(
-      withPepper,
-      'service-accounts',
-      'reset-secrets',
-      tenant,
-      '--client-id',
-      a.client_id,
-    );
-    const printed = JSON.parse(res.stdout) as { reset: Array<{ client_id: string }> };
+      const res = await cli(
+        withPepper,
+        'service-accounts',
+        'reset-secrets',
+        tenant,
+        '--client-id',
+        a.client_id,
+      );
+      const printed = JSON.parse(res.stdout) as { reset: Array<{ client_id: string }> };
 
-    expect(printed.reset.map((r) => r.client_id)).toEqual([a.client_id]);
-    expect(await grant(tenant, a.client_id, a.secret)).toBe(401);
-    expect(await grant(tenant, b.client_id, b.secret)).toBe(200);
-  });
+      expect(printed.reset.map((r) => r.client_id)).toEqual([a.client_id]);
+      expect(await grant(tenant, a.client_id, a.secret)).toBe(401);
+      expect(await grant(tenant, b.client_id, b.secret)).toBe(200);
+    },
+    CLI_TEST_MS,
+  );
 
-  test("When the client id is another tenant's, the tenant is unknown, or SECRET_PEPPER is missing, then it exits non-zero with one line and changes nothing", async () => {
-    const api = internal(h);
-    const other = await h.createTenant();
-    const theirs = await api.createServiceAccount(other.tenant);
+  test(
+    "When the client id is another tenant's, the tenant is unknown, or SECRET_PEPPER is missing, then it exits non-zero with one line and changes nothing",
+    async () => {
+      const api = internal(h);
+      const other = await h.createTenant();
+      const theirs = await api.createServiceAccount(other.tenant);
 
-    const crossTenant = await cli(
-      withPepper,
-      'service-accounts',
-      'reset-secrets',
-      tenant,
-      '--client-id',
-      theirs.client_id,
-    );
-    const unknownTenant = await cli(
-      withPepper,
-      'service-accounts',
-      'reset-secrets',
-      'no-such-tenant-x',
-    );
-    const noPepper = await cli({}, 'service-accounts', 'reset-secrets', other.tenant);
+      const [crossTenant, unknownTenant, noPepper] = await Promise.all([
+        cli(
+          withPepper,
+          'service-accounts',
+          'reset-secrets',
+          tenant,
+          '--client-id',
+          theirs.client_id,
+        ),
+        cli(withPepper, 'service-accounts', 'reset-secrets', 'no-such-tenant-x'),
+        cli({}, 'service-accounts', 'reset-secrets', other.tenant),
+      ]);
 
-    expect([crossTenant.code, crossTenant.stdout, crossTenant.stderr.trim().split('\n')]).toEqual([
-      1,
-      '',
-      [expect.stringMatching(/^error: /)],
-    ]);
-    expect([unknownTenant.code, unknownTenant.stdout]).toEqual([1, '']);
-    expect(unknownTenant.stderr).toMatch(/^error: /);
-    expect([noPepper.code, noPepper.stdout]).toEqual([2, '']);
-    expect(noPepper.stderr).toMatch(/SECRET_PEPPER/);
-    expect(await grant(other.tenant, theirs.client_id, theirs.secret)).toBe(200);
-    const listed = await request(h.internalUrl)
-      .get(`/internal/v1/realms/${other.tenant}/service-accounts`)
-      .set('authorization', AUTH);
-    expect(listed.status).toBe(200);
-  });
+      expect([crossTenant.code, crossTenant.stdout, crossTenant.stderr.trim().split('\n')]).toEqual(
+        [1, '', [expect.stringMatching(/^error: /)]],
+      );
+      expect([unknownTenant.code, unknownTenant.stdout]).toEqual([1, '']);
+      expect(unknownTenant.stderr).toMatch(/^error: /);
+      expect([noPepper.code, noPepper.stdout]).toEqual([2, '']);
+      expect(noPepper.stderr).toMatch(/SECRET_PEPPER/);
+      expect(await grant(other.tenant, theirs.client_id, theirs.secret)).toBe(200);
+      const listed = await request(h.internalUrl)
+        .get(`/internal/v1/realms/${other.tenant}/service-accounts`)
+        .set('authorization', AUTH);
+      expect(listed.status).toBe(200);
+    },
+    CLI_TEST_MS,
+  );
 });
