@@ -8,7 +8,7 @@
  * the next run on this machine; a fresh CI runner builds it once per run.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,6 +44,22 @@ function extract(commit: string, dir: string): Promise<void> {
   });
 }
 
+/** pnpm as the suite was started with (`pnpm test:topology` sets npm_execpath), else the one on PATH. */
+function pnpm(cwd: string, args: string[]) {
+  const options = { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 };
+  const execPath = process.env.npm_execpath;
+  return execPath?.includes('pnpm')
+    ? run(process.execPath, [execPath, ...args], options)
+    : run('pnpm', args, options);
+}
+
+/** Dependencies from pnpm's store alone when it has them all, else only what it lacks from the registry. */
+async function install(cwd: string): Promise<void> {
+  await pnpm(cwd, ['install', '--frozen-lockfile', '--offline']).catch(() =>
+    pnpm(cwd, ['install', '--frozen-lockfile', '--prefer-offline']),
+  );
+}
+
 export async function buildPreviousRelease(commit: string): Promise<PreviousRelease> {
   // A shallow clone lacks the commit: the test says so instead of failing somewhere later.
   await run('git', ['-C', REPO_ROOT, 'cat-file', '-e', `${commit}^{commit}`]).catch(() => {
@@ -55,16 +71,15 @@ export async function buildPreviousRelease(commit: string): Promise<PreviousRele
   const done = join(root, '.built');
   if (existsSync(done)) return { commit, root, buildMs: 0, reused: true };
   const started = Date.now();
-  rmSync(root, { recursive: true, force: true });
-  mkdirSync(root, { recursive: true });
-  await extract(commit, root);
-  const options = { cwd: root, env: process.env, maxBuffer: 64 * 1024 * 1024 };
-  await run('pnpm', ['install', '--frozen-lockfile', '--offline'], options).catch(() =>
-    run('pnpm', ['install', '--frozen-lockfile', '--prefer-offline'], options),
-  );
-  await run(
-    'pnpm',
-    [
+  // Built under a name of this process's, then renamed into place whole: a run that finds the
+  // directory finds a finished build, and two runs building at once never share a tree.
+  const building = `${root}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  try {
+    await extract(commit, building);
+    await install(building);
+    await pnpm(building, [
       'exec',
       'tsc',
       '-b',
@@ -73,10 +88,13 @@ export async function buildPreviousRelease(commit: string): Promise<PreviousRele
       'services/account-admin',
       // Its black-box smoke (the seed flow), run against the current schema.
       'packages/topology',
-    ],
-    options,
-  );
-  writeFileSync(done, `${new Date().toISOString()}\n`);
+    ]);
+    writeFileSync(join(building, '.built'), `${new Date().toISOString()}\n`);
+    rmSync(root, { recursive: true, force: true });
+    renameSync(building, root);
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
   return { commit, root, buildMs: Date.now() - started, reused: false };
 }
 

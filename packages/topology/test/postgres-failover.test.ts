@@ -20,7 +20,9 @@ import {
   startPooledDatabase,
   startTopology,
   summarise,
+  type AccountChurn,
   type LoadAccounts,
+  type MixedLoad,
   type PooledDatabase,
   type Topology,
   UNTHROTTLED_SECRET_CHECKS,
@@ -30,6 +32,9 @@ let cluster: PostgresCluster;
 let db: PooledDatabase;
 let t: Topology;
 let accounts: LoadAccounts;
+/** The test's load, stopped in afterAll too: a test that throws midway must not leave it running. */
+let load: MixedLoad;
+let churn: AccountChurn;
 
 beforeAll(async () => {
   cluster = await startPostgresCluster({ withStandby: true });
@@ -52,6 +57,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  await load?.stop();
+  await churn?.stop();
   await t?.close();
   // The old primary is gone: the database is not dropped, the whole cluster is.
   await db?.pgbouncer.stop();
@@ -61,8 +68,8 @@ afterAll(async () => {
 describe('Postgres: the primary dies under load and the standby is promoted', () => {
   test('When the primary is SIGKILLed under mixed load and the standby promoted, then service comes back, nothing acknowledged is lost, every replaced secret stays refused and no revoked token is accepted', async () => {
     const { primary, standby } = cluster;
-    const load = startMixedLoad(t, accounts);
-    const churn = startAccountChurn(t, accounts.admin);
+    load = startMixedLoad(t, accounts);
+    churn = startAccountChurn(t, accounts.admin);
     await eventually(
       () => load.retired.length >= 3 && churn.deleted.size >= 2,
       'resets and deletes acknowledged before the kill',

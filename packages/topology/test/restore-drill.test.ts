@@ -17,6 +17,7 @@ import {
   startMixedLoad,
   startPooledDatabase,
   startTopology,
+  type AccountChurn,
   type LoadAccounts,
   type MixedLoad,
   type PooledDatabase,
@@ -28,6 +29,9 @@ let cluster: PostgresCluster;
 let db: PooledDatabase;
 let t: Topology;
 let accounts: LoadAccounts;
+/** The test's load, stopped in afterAll too: a test that throws midway must not leave it running. */
+let load: MixedLoad;
+let churn: AccountChurn;
 
 beforeAll(async () => {
   cluster = await startPostgresCluster({ withArchive: true });
@@ -50,6 +54,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  await load?.stop();
+  await churn?.stop();
   await t?.close();
   await db?.pgbouncer.stop();
   await cluster?.destroy();
@@ -57,12 +63,11 @@ afterAll(async () => {
 
 let backup: string;
 let backupDoneAt: number;
-let load: MixedLoad;
 
 describe('Postgres: backup under load, the primary lost, restored', () => {
   test('When the base backup is taken under load, changes go on and the primary is lost, then the restore to the latest point has every acknowledged change and every replaced secret stays refused', async () => {
     load = startMixedLoad(t, accounts);
-    const churn = startAccountChurn(t, accounts.admin);
+    churn = startAccountChurn(t, accounts.admin);
     await eventually(() => load.retired.length >= 2, 'resets before the backup', 60_000);
     const backupAt = Date.now();
     backup = await cluster.baseBackup();

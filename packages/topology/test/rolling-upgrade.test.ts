@@ -1,15 +1,21 @@
 /**
  * Topology 7: a rolling upgrade across migrations, as a cluster rolls a release. The previous
  * release (PREVIOUS_RELEASE, built beside this checkout) runs every service's replicas behind
- * nginx, through PgBouncer, on its own schema, under mixed load; this checkout's migrations
- * are applied while it serves (the migration Job runs first), the previous release's own
- * black-box smoke (its seed flow) then runs against the new schema, and each replica is
- * replaced by this checkout's build, one by one. Nothing that worked before fails, no revoked
- * token is accepted, nothing acknowledged is lost. The migration rules that make this hold
- * are CONTRIBUTING.md's ("Migrations: expand, then contract").
+ * nginx, through PgBouncer, on a Postgres of the test's own, under mixed load; this checkout's
+ * migrations are applied while it serves (the migration Job runs first), the previous
+ * release's own black-box smoke (its seed flow) then runs against the new schema, and each
+ * replica is replaced by this checkout's build, one by one. Nothing that worked before fails,
+ * no revoked token is accepted, nothing acknowledged is lost. The migration rules that make
+ * this hold are CONTRIBUTING.md's ("Migrations: expand, then contract").
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { eventually, REPO_ROOT, type ServiceName } from '@plant/test-kit';
+import {
+  eventually,
+  REPO_ROOT,
+  startPostgresCluster,
+  type PostgresCluster,
+  type ServiceName,
+} from '@plant/test-kit';
 import {
   appliedMigrations,
   buildPreviousRelease,
@@ -26,8 +32,10 @@ import {
   startPooledDatabase,
   startTopology,
   summarise,
+  type AccountChurn,
   type FaultEvent,
   type LoadAccounts,
+  type MixedLoad,
   type PooledDatabase,
   type PreviousRelease,
   type Topology,
@@ -43,13 +51,20 @@ const PREVIOUS_RELEASE = '80fdb6e65549134cd4d593d4b7ec0cc55fd06519';
 const SERVICES: ServiceName[] = ['token-service', 'plant-store', 'account-admin'];
 
 let release: PreviousRelease;
+let cluster: PostgresCluster;
 let db: PooledDatabase;
 let t: Topology;
 let accounts: LoadAccounts;
+/** The test's load, stopped in afterAll too: a test that throws midway must not leave it running. */
+let load: MixedLoad;
+let churn: AccountChurn;
 
 beforeAll(async () => {
   release = await buildPreviousRelease(PREVIOUS_RELEASE);
-  db = await startPooledDatabase();
+  // A Postgres of its own: the previous release, the current one and the migrations between
+  // them hold many connections at once, which the shared server may not have to spare.
+  cluster = await startPostgresCluster();
+  db = await startPooledDatabase({ serverUrl: cluster.primary.urlOf() });
   await db.migrate(release.root);
   t = await startTopology({
     platform: {
@@ -70,15 +85,18 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  await load?.stop();
+  await churn?.stop();
   await t?.close();
-  await db?.drop();
+  await db?.pgbouncer.stop();
+  await cluster?.destroy();
 });
 
 describe('a rolling upgrade across migrations under load', () => {
   test('When the current migrations are applied while the previous release serves and each replica is then replaced by the current build, then nothing fails, nothing acknowledged is lost and no revoked token is accepted; the previous release passes its own smoke on the new schema', async () => {
     const before = await appliedMigrations(db.sql);
-    const load = startMixedLoad(t, accounts);
-    const churn = startAccountChurn(t, accounts.admin);
+    load = startMixedLoad(t, accounts);
+    churn = startAccountChurn(t, accounts.admin);
     await eventually(() => load.retired.length >= 2, 'resets on the previous release', 60_000);
     const failingBefore = load.requests.filter((r) => !r.ok).length;
 
