@@ -27,3 +27,4 @@ export * from './workload-issuer.js';
 export * from './leak-reporter.js';
 export * from './smtp-listener.js';
 export * from './packed-package.js';
+export * from './postgres-cluster.js';

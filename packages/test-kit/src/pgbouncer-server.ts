@@ -28,6 +28,11 @@ export interface PgBouncerOptions {
   poolMode?: 'transaction' | 'session';
   /** Server connections per database and user (default 20). */
   poolSize?: number;
+  /**
+   * Seconds PgBouncer waits after a failed server login before it tries again (its default
+   * 15): a pooler in front of a failing-over primary retries within a second.
+   */
+  serverLoginRetry?: number;
 }
 
 export interface PgBouncerServer {
@@ -38,6 +43,12 @@ export interface PgBouncerServer {
   urlOf(database: string, user: string): string;
   /** The log lines so far (errors such as a missing prepared statement are the server's, not PgBouncer's). */
   logFile: string;
+  /**
+   * Points every database at another server (a promoted standby) and reloads (SIGHUP):
+   * PgBouncer closes each server connection to the old one as its client releases it, and
+   * opens the next ones to the new server. What a failover manager does to its pooler.
+   */
+  repoint(serverUrl: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,20 +61,23 @@ export async function startPgBouncer({
   users,
   poolMode = 'transaction',
   poolSize = 20,
+  serverLoginRetry = 15,
 }: PgBouncerOptions): Promise<PgBouncerServer> {
   // PgBouncer refuses to run as root: as root it switches to the postgres user, which must own its files.
   const asRoot = process.getuid?.() === 0;
   const dir = await daemonDir('pgbouncer', asRoot ? 'postgres' : undefined);
-  const server = new URL(serverUrl);
   const port = await freePort();
   const logFile = join(dir.path, 'pgbouncer.log');
-  const dbLines = Object.entries(databases).map(([alias, db]) => {
-    const connect =
-      db.connectQuery === undefined
-        ? ''
-        : ` connect_query='${db.connectQuery.replace(/'/g, "''")}'`;
-    return `${alias} = host=${serverSocketDir ?? server.hostname} port=${server.port || '5432'} dbname=${db.dbname}${connect}`;
-  });
+  const dbLines = (target: string) => {
+    const server = new URL(target);
+    return Object.entries(databases).map(([alias, db]) => {
+      const connect =
+        db.connectQuery === undefined
+          ? ''
+          : ` connect_query='${db.connectQuery.replace(/'/g, "''")}'`;
+      return `${alias} = host=${serverSocketDir ?? server.hostname} port=${server.port || '5432'} dbname=${db.dbname}${connect}`;
+    });
+  };
   writeFileSync(
     join(dir.path, 'users.txt'),
     Object.entries(users)
@@ -71,29 +85,32 @@ export async function startPgBouncer({
       .join(''),
     { mode: 0o644 },
   );
-  writeFileSync(
-    join(dir.path, 'pgbouncer.ini'),
-    [
-      '[databases]',
-      ...dbLines,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = scram-sha-256',
-      `auth_file = ${join(dir.path, 'users.txt')}`,
-      `pool_mode = ${poolMode}`,
-      `default_pool_size = ${poolSize}`,
-      'max_client_conn = 1000',
-      // node-postgres sends none of these, but other clients (psql, JDBC) may.
-      'ignore_startup_parameters = extra_float_digits',
-      `logfile = ${logFile}`,
-      'log_connections = 0',
-      'log_disconnections = 0',
-      '',
-    ].join('\n'),
-    { mode: 0o644 },
-  );
+  const writeConfig = (target: string) =>
+    writeFileSync(
+      join(dir.path, 'pgbouncer.ini'),
+      [
+        '[databases]',
+        ...dbLines(target),
+        '[pgbouncer]',
+        'listen_addr = 127.0.0.1',
+        `listen_port = ${port}`,
+        'unix_socket_dir =',
+        'auth_type = scram-sha-256',
+        `auth_file = ${join(dir.path, 'users.txt')}`,
+        `pool_mode = ${poolMode}`,
+        `default_pool_size = ${poolSize}`,
+        'max_client_conn = 1000',
+        // node-postgres sends none of these, but other clients (psql, JDBC) may.
+        'ignore_startup_parameters = extra_float_digits',
+        `logfile = ${logFile}`,
+        'log_connections = 0',
+        'log_disconnections = 0',
+        `server_login_retry = ${serverLoginRetry}`,
+        '',
+      ].join('\n'),
+      { mode: 0o644 },
+    );
+  writeConfig(serverUrl);
   let daemon: Daemon | undefined;
   try {
     daemon = spawnDaemon(
@@ -114,6 +131,10 @@ export async function startPgBouncer({
     logFile,
     urlOf: (database, user) =>
       `postgres://${encodeURIComponent(user)}:${encodeURIComponent(users[user] ?? '')}@127.0.0.1:${port}/${database}`,
+    async repoint(target) {
+      writeConfig(target);
+      process.kill(daemon.pid, 'SIGHUP');
+    },
     async stop() {
       await daemon.stop('SIGTERM');
       dir.remove();

@@ -99,6 +99,8 @@ export function cliEnv(s: PlatformSettings): Record<string, string> {
     REDIS_URL: s.redisUrl,
     AUTH_URL: s.authUrl,
     KEY_ENCRYPTION_KEY: s.secrets.KEY_ENCRYPTION_KEY,
+    // `service-accounts reset-secrets` digests the new secrets with it.
+    SECRET_PEPPER: s.secrets.SECRET_PEPPER,
     PORTAL_URL: `http://127.0.0.1:${s.portalPort}`,
     CLI_PUBLISH_EVENTS: 'false',
   };

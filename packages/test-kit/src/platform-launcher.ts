@@ -61,6 +61,8 @@ export interface PlatformOptions {
   ports?: Partial<PlatformPorts>;
   /** PORTAL_URL of the token service and account-admin (default: where account-admin listens). */
   portalUrl?: string;
+  /** The checkout whose built services run (default REPO_ROOT): another release's, for a rolling upgrade. */
+  serviceRoot?: string;
 }
 
 export interface Platform extends PlatformAdmin {
@@ -90,8 +92,15 @@ export interface Platform extends PlatformAdmin {
   startPlantStore(env?: Record<string, string>): Promise<ServiceProcess>;
   /** Another token service process on its own ephemeral ports (same database and Redis). */
   startTokenServiceReplica(): Promise<ServiceProcess>;
-  /** Stops it and starts the service again, with the environment it had (a process on a chosen port comes back there). */
-  restart(svc: ServiceProcess, signal?: NodeJS.Signals): Promise<ServiceProcess>;
+  /**
+   * Stops it and starts the service again, with the environment it had (a process on a chosen
+   * port comes back there); with `root`, that checkout's build from then on (a rolling upgrade).
+   */
+  restart(
+    svc: ServiceProcess,
+    signal?: NodeJS.Signals,
+    options?: { root?: string },
+  ): Promise<ServiceProcess>;
   stopTokenService(): Promise<void>;
   startTokenService(): Promise<void>;
   /** Stops every process (SIGKILL unless told otherwise: nothing to drain in a teardown) and the private servers. */
@@ -162,6 +171,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const processes: ServiceProcess[] = [];
   /** What each process name was started with over its service's environment: a restart gets it again. */
   const overrides = new Map<string, Record<string, string>>();
+  /** The checkout each process name runs from (`restart` with a root changes it). */
+  const roots = new Map<string, string>();
   const spawn = async (
     service: ServiceName,
     name: string,
@@ -174,10 +185,12 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       if (env.MANAGEMENT_PORT === undefined || env.MANAGEMENT_PORT === '0')
         env.MANAGEMENT_PORT = String(await freePort());
     }
+    const root = roots.get(name) ?? options.serviceRoot;
     const svc = await spawnService(service, {
       env,
       name,
       timeoutMs,
+      ...(root === undefined ? {} : { root }),
       nodeArgs: nodeArgs(name),
       ...(logDir === undefined ? {} : { logDir }),
     });
@@ -248,8 +261,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     startTokenServiceReplica() {
       return spawn('token-service', 'token-service-replica', { PORT: '0', INTERNAL_PORT: '0' });
     },
-    async restart(svc, signal = 'SIGTERM') {
+    async restart(svc, signal = 'SIGTERM', { root } = {}) {
       await svc.stop(signal);
+      if (root !== undefined) roots.set(svc.name, root);
       // Chosen ports (the token service's, account-admin's, `ports`) come back on the same address; other stores get a new one.
       const next = await spawn(svc.service, svc.name);
       replace(svc, next);

@@ -59,6 +59,11 @@ export interface SpawnServiceOptions {
   /** Default: the service's name. */
   name?: string;
   /**
+   * The checkout whose built service runs (default REPO_ROOT): a rolling upgrade starts the
+   * previous release's build, then the current one's.
+   */
+  root?: string;
+  /**
    * The node binary (default `process.execPath`: the suite's own, the pinned one). Only a
    * benchmark comparing runtimes gives another (`pnpm bench -- --runtime-baseline=<node>`).
    */
@@ -294,7 +299,7 @@ export async function spawnService(
     ...options,
     env,
     name: options.name ?? service,
-    script: join(REPO_ROOT, 'services', service, 'dist/start.js'),
+    script: join(options.root ?? REPO_ROOT, 'services', service, 'dist/start.js'),
   });
   const { managementPort, managementUrl } = server;
   if (managementPort === undefined || managementUrl === undefined) {

@@ -6,3 +6,6 @@ export * from './fault-report.js';
 export * from './ingress-config.js';
 export * from './pooled-database.js';
 export * from './seed-flow.js';
+export * from './database-checks.js';
+export * from './previous-release.js';
+export * from './rolling.js';

@@ -68,6 +68,8 @@ export interface MixedLoad {
   /** Ids of plants whose create was answered 200. */
   acknowledgedIds: string[];
   revoked: Array<{ token: string; revokedAt: number }>;
+  /** Each secret of the rotated account a reset answered 200 replaced, with that reset's request id: it must never work again. */
+  retired: Array<{ secret: string; retiredAt: number; requestId: string }>;
   probes: { sent: number; accepted: Array<{ at: number; revokedAt: number; where: string }> };
   /** Stops every worker and waits for their last requests. */
   stop(): Promise<void>;
@@ -93,6 +95,7 @@ export function startMixedLoad(
     requests: [],
     acknowledgedIds: [],
     revoked: [],
+    retired: [],
     probes: { sent: 0, accepted: [] },
     stop: async () => undefined,
   };
@@ -100,9 +103,9 @@ export function startMixedLoad(
   async function timed(
     op: LoadOp,
     send: (requestId: string) => Promise<Answer>,
-    expected = 200,
+    requestId = uniqueName(`topo-${op}`),
   ): Promise<Answer | undefined> {
-    const requestId = uniqueName(`topo-${op}`);
+    const expected = 200;
     const startedAt = Date.now();
     try {
       const res = await send(requestId);
@@ -158,16 +161,21 @@ export function startMixedLoad(
     if (granted?.status !== 200) return;
     const victim = (granted.body as { access_token: string }).access_token;
     while (running) {
-      const res = await timed('reset', (requestId) =>
-        t.portalApi(
-          admin,
-          'POST',
-          `/api/v1/service-accounts/${rotated.clientId}/reset-secret`,
-          undefined,
-          requestId,
-        ),
+      const requestId = uniqueName('topo-reset');
+      const res = await timed(
+        'reset',
+        () =>
+          t.portalApi(
+            admin,
+            'POST',
+            `/api/v1/service-accounts/${rotated.clientId}/reset-secret`,
+            undefined,
+            requestId,
+          ),
+        requestId,
       );
       if (res?.status === 200) {
+        load.retired.push({ secret: rotated.secret, retiredAt: Date.now(), requestId });
         rotated.secret = (res.body as { secret: string }).secret;
         load.revoked.push({ token: victim, revokedAt: Date.now() });
         return;

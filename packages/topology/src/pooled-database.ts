@@ -27,13 +27,26 @@ export interface PooledDatabase {
   /** A service's role straight to Postgres (migrations), and through PgBouncer (the service). */
   directUrlOf(service: ServiceName): string;
   pooledUrlOf(service: ServiceName): string;
-  /** Each service's built migrations, given both URLs as production gives them. */
-  migrate(): Promise<void>;
+  /** Each service's built migrations (of `root`, default this checkout), given both URLs as production gives them. */
+  migrate(root?: string): Promise<void>;
+  /** One query on the database as the server's superuser, straight to Postgres (psql -At): its rows. */
+  sql(query: string): Promise<string>;
   drop(): Promise<void>;
 }
 
-export async function startPooledDatabase(): Promise<PooledDatabase> {
-  const server = new URL(TEST_DATABASE_URL);
+export interface PooledDatabaseOptions {
+  /** The Postgres server, as its superuser (default the shared test server). */
+  serverUrl?: string;
+  /** PgBouncer's wait after a failed server login, in seconds (see `startPgBouncer`). */
+  serverLoginRetry?: number;
+}
+
+// long: the database, its roles and the pooler, each undone when a later step fails.
+export async function startPooledDatabase({
+  serverUrl = TEST_DATABASE_URL,
+  serverLoginRetry,
+}: PooledDatabaseOptions = {}): Promise<PooledDatabase> {
+  const server = new URL(serverUrl);
   const database = uniqueName('topo_pool').replace(/-/g, '_');
   const roles = Object.fromEntries(
     SERVICES.map((s) => [s, `${database}_${s.replace(/-/g, '_')}`]),
@@ -48,7 +61,7 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
   const psql = (sql: string) =>
     run('psql', ['-v', 'ON_ERROR_STOP=1', '-qAt', '-d', 'postgres', '-c', sql], { env: adminEnv });
   const directUrlOf = (service: ServiceName) => {
-    const url = new URL(TEST_DATABASE_URL);
+    const url = new URL(serverUrl);
     url.username = roles[service];
     url.password = password;
     url.pathname = `/${database}`;
@@ -73,7 +86,8 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
     }
     await run('bash', [join(REPO_ROOT, 'deploy/postgres/init-roles.sh')], { env: initEnv });
     pgbouncer = await startPgBouncer({
-      serverUrl: TEST_DATABASE_URL,
+      serverUrl,
+      ...(serverLoginRetry === undefined ? {} : { serverLoginRetry }),
       databases: { [database]: { dbname: database } },
       users: Object.fromEntries(Object.values(roles).map((role) => [role, password])),
     });
@@ -87,9 +101,9 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
     pgbouncer: pooled,
     directUrlOf,
     pooledUrlOf: (service) => pooled.urlOf(database, roles[service]),
-    async migrate() {
+    async migrate(root = REPO_ROOT) {
       for (const service of SERVICES) {
-        await run(process.execPath, [join(REPO_ROOT, 'services', service, 'dist/migrate.js')], {
+        await run(process.execPath, [join(root, 'services', service, 'dist/migrate.js')], {
           env: {
             PATH: process.env.PATH ?? '',
             DATABASE_URL: pooled.urlOf(database, roles[service]),
@@ -98,6 +112,14 @@ export async function startPooledDatabase(): Promise<PooledDatabase> {
           },
         });
       }
+    },
+    async sql(query) {
+      const { stdout } = await run(
+        'psql',
+        ['-v', 'ON_ERROR_STOP=1', '-qAt', '-d', database, '-c', query],
+        { env: adminEnv },
+      );
+      return stdout.trim();
     },
     async drop() {
       await pooled.stop();

@@ -7,17 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
+import { sleep, TEST_DATABASE_URL, type ServiceName, type ServiceProcess } from '@plant/test-kit';
 import {
-  sleep,
-  TEST_DATABASE_URL,
-  waitReady,
-  type ServiceName,
-  type ServiceProcess,
-} from '@plant/test-kit';
-import {
+  cycleReplica,
   formatSummary,
   loadAccounts,
   REVOCATION_DEADLINE_MS,
+  replicasOf as replicasOfTopology,
+  rollReplica,
   startMixedLoad,
   startTopology,
   summarise,
@@ -38,53 +35,9 @@ beforeAll(async () => {
 
 afterAll(() => t?.close());
 
-const replicasOf = (service: ServiceName): ServiceProcess[] =>
-  service === 'plant-store'
-    ? t.platform.plantStores
-    : service === 'token-service'
-      ? t.platform.tokenServices
-      : t.platform.accountAdmins;
-
-/** Stops the replica with `signal`, starts it again at its address and waits until it is ready. */
-async function cycle(replica: ServiceProcess, signal: NodeJS.Signals): Promise<FaultEvent> {
-  const at = Date.now();
-  await replica.stop(signal);
-  const exitedAt = Date.now();
-  const next = await t.platform.restart(replica, signal);
-  const readyMs = await waitReady(next);
-  return {
-    service: next.service,
-    replica: next.name,
-    address: `127.0.0.1:${next.port}`,
-    signal,
-    at,
-    exitedAt,
-    spawnedAt: next.spawnedAt,
-    readyMs,
-  };
-}
-
-/**
- * The Deployments' preStop delay (k8s/base: 5 s), shorter here: long enough for a request the
- * ingress routed just before the endpoint left to reach the replica. Without it, such a request
- * can still sit in the listener's accept queue when SIGTERM closes the listener, and the kernel
- * resets it: a POST then fails (seen at a load average of 22; docs/deploy.md, "Scaling").
- */
-const PRE_STOP_MS = 1000;
-
-/**
- * One step of a rolling update, as a cluster takes it: the replica's endpoint leaves the
- * ingress's and the Services' pools, the preStop delay, SIGTERM (the service stops listening
- * and drains what it has); the new process starts at the same address and rejoins the pools
- * once its readiness probe passes.
- */
-async function roll(service: ServiceName, index: number): Promise<FaultEvent> {
-  t.ingress.removeEndpoint(service, index);
-  await sleep(PRE_STOP_MS);
-  const event = await cycle(replicasOf(service)[index]!, 'SIGTERM');
-  t.ingress.restoreEndpoint(service, index);
-  return event;
-}
+const replicasOf = (service: ServiceName) => replicasOfTopology(t, service);
+const cycle = (replica: ServiceProcess, signal: NodeJS.Signals) => cycleReplica(t, replica, signal);
+const roll = (service: ServiceName, index: number) => rollReplica(t, service, index);
 
 /** Every id of the tenant's plants, read from Postgres itself. */
 async function storedIds(tenant: string): Promise<Set<string>> {

@@ -23,10 +23,11 @@ import {
 import {
   EmailSchema,
   PasswordSchema,
+  resetServiceAccountSecret,
   TenantNameSchema,
   UserRoleSchema,
 } from './service-accounts/index.js';
-import { issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage } from './realms/index.js';
+import { assertTenantExists, issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage } from './realms/index.js';
 import { createTenant } from './realm-creation/index.js';
 import { PORTAL_CLIENT_ID, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared/api';
 import { UsageError, UserNotFound, type IdentityContext } from './platform/index.js';
@@ -38,6 +39,7 @@ import {
   type ManageDeps,
 } from './second-factors/index.js';
 import { createUser } from './people/index.js';
+import { createClientSecretDigester } from './credentials/index.js';
 
 /**
  * Operator CLI (no UI): `pnpm --silent cli <command>`. Each command prints one JSON line on
@@ -50,12 +52,17 @@ const USAGE = `usage:
   cli user reset-factors <tenant> --email <email>
   cli keys rotate <tenant> [--alg RS256|ES256]
   cli keys show <tenant>
+  cli service-accounts reset-secrets <tenant> [--client-id <id>]...
 --alg is the algorithm the realm signs its tokens with (default RS256; keys rotate keeps the realm's
 unless told): switching is a rotation, the old key stays published until its tokens have expired.
 --admin-factor: must an Account Admin hold a second factor (passkey or authenticator app)? New
 tenants: required unless told; tenant policy without it prints the policy.
 user reset-factors removes every second factor and recovery code of a person (a locked-out last
 admin): their next sign-in enrols a new one where the policy requires it.
+service-accounts reset-secrets gives every service account of the tenant (or each --client-id) a new
+secret, as a portal reset does: the old secret fails and its tokens are revoked. It prints the new
+secrets once; run it after restoring the database to an earlier point (docs/deploy.md, "Restore").
+It needs SECRET_PEPPER.
 A password file of "-" is read from standard input; a password on the command line lands in shell
 history, process lists and audit logs (kubectl exec), so give it on the command line only on a laptop.`;
 
@@ -70,6 +77,8 @@ const cliShape = {
   REDIS_SENTINEL_PASSWORD: configShape.REDIS_SENTINEL_PASSWORD,
   AUTH_URL: configShape.AUTH_URL,
   KEY_ENCRYPTION_KEY: configShape.KEY_ENCRYPTION_KEY,
+  // Only `service-accounts reset-secrets` digests secrets; the other commands run without it.
+  SECRET_PEPPER: configShape.SECRET_PEPPER.optional(),
   PORTAL_URL: configShape.PORTAL_URL,
   CLI_PUBLISH_EVENTS: env
     .bool(true)
@@ -194,6 +203,7 @@ const COMMANDS = [
   'user reset-factors',
   'keys rotate',
   'keys show',
+  'service-accounts reset-secrets',
 ];
 
 /** A command line understood: its command, tenant and options, all checked before any connection. */
@@ -249,6 +259,7 @@ function parseCommandLine(argv: string[]): CommandLine {
       role: { type: 'string' },
       alg: { type: 'string' },
       'admin-factor': { type: 'string' },
+      'client-id': { type: 'string', multiple: true },
     },
   });
   const [noun, verb, tenantArg, ...rest] = positionals;
@@ -307,10 +318,49 @@ async function runCommand(
       announce: config.CLI_PUBLISH_EVENTS ? redisTargetOf(config) : undefined,
     });
   if (command === 'keys show') return await getSigningAlgorithm(ctx, tenant);
+  if (command === 'service-accounts reset-secrets')
+    return await resetSecretsCommand(tenant, values, ctx, config);
   const rotated = await rotateSigningKey(ctx, tenant, alg);
   if (config.CLI_PUBLISH_EVENTS)
     await publishRotation((realm) => announceRotation(redisTargetOf(config), realm), tenant);
   return rotated;
+}
+
+/**
+ * New secrets for the tenant's service accounts (each `--client-id`, else all of them), each
+ * through the one Reset Secret (the old secret fails, its tokens are revoked, the change's
+ * effects applied); the revocations are announced after, so every replica drops them at once.
+ * One account after another: a failure stops the command, and what it printed so far is lost
+ * with it, so the JSON line comes only once every reset is done.
+ */
+async function resetSecretsCommand(
+  tenant: string,
+  values: Record<string, unknown>,
+  ctx: CliContext,
+  config: ReturnType<typeof loadConfig<typeof cliShape>>,
+): Promise<unknown> {
+  if (config.SECRET_PEPPER === undefined)
+    throw new UsageError("service-accounts reset-secrets needs SECRET_PEPPER (the services' own)");
+  const given = values['client-id'] as string[] | undefined;
+  await assertTenantExists(ctx, tenant);
+  const clientIds = given ?? (await ctx.serviceAccounts.list(tenant)).map((account) => account.sub);
+  const changed: RevocationEntry[] = [];
+  const identity = {
+    ...ctx,
+    secrets: createClientSecretDigester(config.SECRET_PEPPER),
+    publisher: { publish: async (entry: RevocationEntry) => void changed.push(entry) },
+  };
+  const reset: Array<{ client_id: string; name: string; secret: string }> = [];
+  try {
+    for (const clientId of clientIds) {
+      const account = await resetServiceAccountSecret(identity, tenant, clientId);
+      reset.push({ client_id: account.client_id, name: account.name, secret: account.secret });
+    }
+  } finally {
+    if (config.CLI_PUBLISH_EVENTS && changed.length > 0)
+      await announceRevocations(redisTargetOf(config), changed);
+  }
+  return { tenant, reset };
 }
 
 /**

@@ -29,6 +29,7 @@ export {
   UpdateUserSchema,
   UserRoleSchema,
 } from './principal-validators.js';
+export { resetServiceAccountSecret } from './reset-secret.js';
 export { RealmClientIds } from './realm-client-id-repository.js';
 export { GRANTS_JSON, createServiceAccountRepository } from './service-account-repository.js';
 export type { ServiceAccountRepository } from './service-account-repository.js';

@@ -17,7 +17,10 @@ import { ServiceAccountNotFound, type IdentityContext } from '../platform/index.
 import { assertTenantExists } from '../realms/index.js';
 import { getServiceAccount } from './service-accounts.js';
 
-type ResetContext = Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'secrets' | 'publisher'>;
+/** Only `publish` of the publisher: the operator CLI collects the entries and announces them itself. */
+type ResetContext = Pick<IdentityContext, 'serviceAccounts' | 'realms' | 'secrets'> & {
+  publisher: Pick<IdentityContext['publisher'], 'publish'>;
+};
 
 interface NewSecret {
   secret: string;
