@@ -81,6 +81,11 @@ LABEL org.opencontainers.image.title="token-service" \
       org.opencontainers.image.description="Token service: the OAuth 2 / OpenID Connect authorization server (oidc-provider)"
 COPY --from=build /out/token-service ./
 ENV PORT=8082 MANAGEMENT_PORT=9182
+# The V8 heap its pod (768 Mi) gives it, on any host: Node sizes the heap from the memory
+# limit it finds (here 16 MB semi-spaces and a 384 MB old generation; 64 MB and 4 GB on a large
+# host without a limit). Written out so the bench, the suite and compose run the pod's heap;
+# resize it with the limit (docs/deploy.md, "Memory"; decision 0034).
+ENV NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size=384"
 EXPOSE 8082 9082 9182
 
 FROM runtime AS account-admin

@@ -1,23 +1,30 @@
 #!/usr/bin/env node
-// `pnpm bench:soak [-- --duration=60 --warmup=120 --workers=16 --heap-snapshots]`: the platform
+// `pnpm bench:soak [-- --duration=60 --warmup=120 --workers=16 --idle-after=60 --node=<binary> --heap-snapshots]`: the platform
 // as production runs it under a mixed load for a minute: token grants, creates, lists, and
 // secret resets through the internal API (each checked: new secret works, older token
 // refused). Reports throughput, p50/p99 per operation, unexpected outcomes (must be 0; the
 // refused old tokens are intended and counted apart) and every process's RSS, sampled every
-// second with the V8 heap in use; growth compares the medians of the window's two halves.
+// second with the V8 heap in use and its young and old generations' committed sizes; growth
+// compares the medians of the window's two halves. After the load, each process is left idle
+// for `--idle-after` seconds and measured again: what it gives back once the load is gone.
+// `--node=<binary>` runs the services on another runtime (the load generator stays on the pinned
+// one): the same soak on Node 20 and Node 24, one after the other ("Memory" in docs/performance.md).
 // The warm-up is 120 s because V8 keeps enlarging its heaps for 60-90 s at this allocation
 // rate (a 240 s run: the token service's post-GC RSS rose from 132 to ~145 MB by 60-90 s,
 // then stayed there for the rest); growth after it is what a leak would show.
 // `--heap-snapshots` also measures the live heap (V8 snapshots after a full GC) at the start
 // and the end: the leak check proper (it pauses each service and inflates its RSS, so its
 // RSS figures are not the ones to quote). Writes bench/results/<date>-soak.json. Build first.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { grantToken, INTERNAL_API_TOKEN, missingServices, ROOT } from './lib/platform.mjs';
 import { cpuSeconds, rssMb, runLoadGenerator } from './lib/processes.mjs';
 import { fmt, machine, table, TARGETS } from './lib/report.mjs';
+import { imageNodeOptions } from '@plant/test-kit';
 import { openSession } from './lib/session.mjs';
 import { heapMb, liveHeapMb, snapshotNodeArgs } from './lib/heap-snapshots.mjs';
 
@@ -28,6 +35,10 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '120' },
     workers: { type: 'string', default: '16' },
     'reset-every-ms': { type: 'string', default: '250' },
+    'idle-after': { type: 'string', default: '60' },
+    node: { type: 'string' },
+    // NODE_OPTIONS of every service instead of its image's (`--node-options=` for none).
+    'node-options': { type: 'string' },
     // Live heap (after a full GC, from V8 heap snapshots) at the start and end of the measured
     // window; each snapshot pauses its service for about a second.
     'heap-snapshots': { type: 'boolean', default: false },
@@ -49,6 +60,8 @@ if (missing.length > 0) {
 }
 
 const started = Date.now();
+const serviceNode = args.node ?? process.execPath;
+const runtime = execFileSync(serviceNode, ['--version'], { encoding: 'utf8' }).trim();
 const snapshotDir = join(resultsDir, 'profiles', `${stamp}-soak-heap`);
 if (args['heap-snapshots']) mkdirSync(snapshotDir, { recursive: true });
 const session = await openSession({
@@ -58,6 +71,17 @@ const session = await openSession({
   accounts: { reader: 'View', writer: 'Edit', rotator: 'Edit' },
   plants: 10_000,
   log,
+  ...(args.node === undefined ? {} : { node: args.node }),
+  ...(args['node-options'] === undefined
+    ? {}
+    : {
+        serviceEnv: Object.fromEntries(
+          ['token-service', 'plant-store', 'account-admin'].map((s) => [
+            s,
+            { NODE_OPTIONS: /** @type {string} */ (args['node-options']) },
+          ]),
+        ),
+      }),
 });
 const { platform, tenant, accounts } = session;
 const processes = [
@@ -90,7 +114,7 @@ try {
   );
   const idle = processes.map((p) => rssMb(p.pid));
 
-  /** @type {{atSec: number, rssMb: Record<string, number>, heapUsedMb: Record<string, number | null>, heapTotalMb: Record<string, number | null>, externalMb: Record<string, number | null>}[]} */
+  /** @type {{atSec: number, rssMb: Record<string, number>, heapUsedMb: Record<string, number | null>, heapTotalMb: Record<string, number | null>, externalMb: Record<string, number | null>, newSpaceMb: Record<string, number | null>, oldSpaceMb: Record<string, number | null>}[]} */
   const samples = [];
   /** @type {number[]} */
   let cpuBefore = [];
@@ -108,6 +132,8 @@ try {
       heapUsedMb: /** @type {Record<string, number | null>} */ ({}),
       heapTotalMb: /** @type {Record<string, number | null>} */ ({}),
       externalMb: /** @type {Record<string, number | null>} */ ({}),
+      newSpaceMb: /** @type {Record<string, number | null>} */ ({}),
+      oldSpaceMb: /** @type {Record<string, number | null>} */ ({}),
     };
     samples.push(entry);
     return Promise.all(
@@ -116,6 +142,8 @@ try {
         entry.heapUsedMb[p.name] = heap.used;
         entry.heapTotalMb[p.name] = heap.total;
         entry.externalMb[p.name] = heap.external;
+        entry.newSpaceMb[p.name] = heap.newSpace;
+        entry.oldSpaceMb[p.name] = heap.oldSpace;
       }),
     );
   };
@@ -148,6 +176,16 @@ try {
   const liveStart = (await liveHeap.start) ?? [];
   const liveEnd = args['heap-snapshots'] ? await snapshotAll() : [];
   if (args['heap-snapshots']) rmSync(snapshotDir, { recursive: true, force: true });
+  // The load is over: what each process holds once it has been idle a while (V8 shrinks its
+  // heap, and Node 24's V8 gives pooled pages back, only at a memory-reducing collection).
+  const idleAfterSec = Number(args['idle-after']);
+  await sleep(idleAfterSec * 1000);
+  const afterIdle = await Promise.all(
+    processes.map(async (p) => ({
+      rssMb: Number(rssMb(p.pid).toFixed(1)),
+      heap: await heapMb(p.managementUrl),
+    })),
+  );
 
   const first = samples[0]?.rssMb ?? {};
   const last = samples[samples.length - 1]?.rssMb ?? {};
@@ -227,6 +265,15 @@ try {
       heapFloorFirst15sMb: heapFloor(p.name, 0, 15),
       heapFloorLast15sMb: heapFloor(p.name, span - 15, span + 1),
       cpuSec: Number(((cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0)).toFixed(2)),
+      rssMaxMb: Math.max(...samples.map((x) => x.rssMb[p.name] ?? 0)),
+      heapTotalMaxMb: Math.max(...samples.map((x) => x.heapTotalMb[p.name] ?? 0)),
+      newSpaceMaxMb: Math.max(...samples.map((x) => x.newSpaceMb[p.name] ?? 0)),
+      oldSpaceMaxMb: Math.max(...samples.map((x) => x.oldSpaceMb[p.name] ?? 0)),
+      afterIdle: {
+        seconds: idleAfterSec,
+        rssMb: afterIdle[i]?.rssMb ?? null,
+        heapTotalMb: afterIdle[i]?.heap.total ?? null,
+      },
       ...(args['heap-snapshots']
         ? { liveHeapStartMb: liveStart[i] ?? null, liveHeapEndMb: liveEnd[i] ?? null }
         : {}),
@@ -235,6 +282,10 @@ try {
   const output = {
     date: new Date(started).toISOString(),
     machine: machine(),
+    runtime,
+    nodeOptions: Object.fromEntries(
+      processes.map((p) => [p.name, imageNodeOptions(p.service) ?? null]),
+    ),
     environment:
       'built JS, NODE_ENV=production, LOG_LEVEL=info, one process per service, loopback, load generator in its own process',
     workload: {
@@ -249,12 +300,15 @@ try {
     rssSamples: samples,
   };
   mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${stamp}-soak.json`);
+  const file = join(
+    resultsDir,
+    `${stamp}-soak${args.node === undefined ? '' : `-${runtime}`}.json`,
+  );
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
   const r = /** @type {any} */ (result);
   process.stdout.write(
-    `\nPlant Store platform soak, ${output.date}, ${output.machine.cores} cores, node ${process.version}\n`,
+    `\nPlant Store platform soak, ${output.date}, ${output.machine.cores} cores, services on node ${runtime}\n`,
   );
   process.stdout.write(
     `${spec.durationSec}s measured after ${spec.warmupSec}s warm-up: ${fmt(r.perSec)} req/s, p50 ${fmt(r.p50Ms, 2)} ms, p99 ${fmt(r.p99Ms, 2)} ms, ${r.errors} unexpected, ${r.intendedRefusals} intended refusals (old tokens after a reset)\n\n`,
@@ -294,6 +348,24 @@ try {
         `${fmt(m.nativeStartMb, 1)} → ${fmt(m.nativeEndMb, 1)}`,
         `${fmt(m.heapFloorFirst15sMb, 1)} → ${fmt(m.heapFloorLast15sMb, 1)}`,
         fmt(m.cpuSec, 1),
+      ]),
+    )}\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      [
+        'process',
+        'RSS max MB',
+        'V8 heap committed max MB (young; old)',
+        `RSS ${idleAfterSec} s after the load MB`,
+        'V8 heap committed then MB',
+      ],
+      memory.map((m) => [
+        m.service,
+        fmt(m.rssMaxMb, 1),
+        `${fmt(m.heapTotalMaxMb, 1)} (${fmt(m.newSpaceMaxMb, 1)}; ${fmt(m.oldSpaceMaxMb, 1)})`,
+        fmt(m.afterIdle.rssMb, 1),
+        fmt(m.afterIdle.heapTotalMb, 1),
       ]),
     )}\n\n`,
   );

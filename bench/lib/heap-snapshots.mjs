@@ -63,14 +63,15 @@ function liveBytes(snapshot) {
 }
 
 /**
- * The V8 heap in use and committed, and memory outside the V8 heap (buffers), from a
- * service's /metrics (prom-client's default metrics), in MB.
+ * The V8 heap in use and committed, its young (new space) and old generations' committed
+ * sizes, and memory outside the V8 heap (buffers), from a service's /metrics (prom-client's
+ * default metrics), in MB.
  * @param {string} url a service's management base URL (probes and metrics)
- * @returns {Promise<{used: number | null, total: number | null, external: number | null}>}
+ * @returns {Promise<{used: number | null, total: number | null, external: number | null, newSpace: number | null, oldSpace: number | null}>}
  */
 export async function heapMb(url) {
-  const read = (/** @type {string} */ text, /** @type {string} */ name) => {
-    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
+  const read = (/** @type {string} */ text, /** @type {string} */ name, label = '') => {
+    const match = new RegExp(`^${name}(?:\\{${label}[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
     return match ? Number((Number(match[1]) / 2 ** 20).toFixed(1)) : null;
   };
   try {
@@ -79,8 +80,10 @@ export async function heapMb(url) {
       used: read(text, 'nodejs_heap_size_used_bytes'),
       total: read(text, 'nodejs_heap_size_total_bytes'),
       external: read(text, 'nodejs_external_memory_bytes'),
+      newSpace: read(text, 'nodejs_heap_space_size_total_bytes', 'space="new"'),
+      oldSpace: read(text, 'nodejs_heap_space_size_total_bytes', 'space="old"'),
     };
   } catch {
-    return { used: null, total: null, external: null };
+    return { used: null, total: null, external: null, newSpace: null, oldSpace: null };
   }
 }

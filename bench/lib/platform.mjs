@@ -71,7 +71,8 @@ export function migrate() {
  * Issuers name the fixed AUTH_URL (the baselines are given it) unless `listenerIssuers`: then
  * they name where the token service listens, which account-admin's sign-in must reach.
  * `serviceEnv`: a service's environment over the platform's (fixed ports for a restart measure).
- * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string, listenerIssuers?: boolean, serviceEnv?: Record<string, Record<string, string>>}} options
+ * `node`: the node binary of the services (default: this process's).
+ * @param {{logDir: string, plantStoreCount?: number, accountAdmin?: boolean, ownRedis?: boolean, resyncMs?: number, nodeArgs?: (name: string) => string[], logLevel?: string, listenerIssuers?: boolean, serviceEnv?: Record<string, Record<string, string>>, node?: string}} options
  * @returns {Promise<Platform>}
  */
 export function startPlatform({
@@ -84,6 +85,7 @@ export function startPlatform({
   logLevel = 'info',
   listenerIssuers = false,
   serviceEnv,
+  node,
 }) {
   return startProcesses({
     plantStores: plantStoreCount,
@@ -96,6 +98,7 @@ export function startPlatform({
     logDir,
     ...(resyncMs === undefined ? {} : { resyncMs }),
     ...(nodeArgs === undefined ? {} : { nodeArgs }),
+    ...(node === undefined ? {} : { node }),
     serviceEnv: withProductionBudgets(serviceEnv ?? {}),
   });
 }

@@ -26,7 +26,8 @@ import {
  */
 
 /**
- * @param {{stamp: string, logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], accounts: Record<string, 'View' | 'Edit'>, plants: number, log: (msg: string) => void, logLevel?: string, es256?: boolean, serviceEnv?: Record<string, Record<string, string>>}} options
+ * @param {{stamp: string, logDir: string, plantStoreCount?: number, nodeArgs?: (name: string) => string[], accounts: Record<string, 'View' | 'Edit'>, plants: number, log: (msg: string) => void, logLevel?: string, es256?: boolean, serviceEnv?: Record<string, Record<string, string>>, node?: string}} options
+ *   `node`: the services' node binary (default: this process's)
  * @returns {Promise<BenchSession>}
  */
 export async function openSession({
@@ -40,6 +41,7 @@ export async function openSession({
   logLevel = 'info',
   es256 = false,
   serviceEnv,
+  node,
 }) {
   await migrate();
   const cleared = await clearThrottleState();
@@ -55,6 +57,7 @@ export async function openSession({
     logLevel,
     ...(nodeArgs ? { nodeArgs } : {}),
     ...(serviceEnv ? { serviceEnv } : {}),
+    ...(node ? { node } : {}),
   });
   try {
     await Promise.all([ensureBaselineTable(db), starting]);

@@ -49,6 +49,8 @@ export interface PlatformOptions {
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Node options of a process, by its name (`plant-store-2`). */
   nodeArgs?: (name: string) => string[];
+  /** The node binary of every service (default: this process's; `pnpm bench:soak -- --node`). */
+  node?: string;
   /** Each process's output into `<logDir>/<name>.log` instead of a pipe (see `spawnService`). */
   logDir?: string;
   /** Per process start; generous: on a busy 2-core machine a start can take many seconds. */
@@ -193,6 +195,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       ...(root === undefined ? {} : { root }),
       nodeArgs: nodeArgs(name),
       ...(logDir === undefined ? {} : { logDir }),
+      ...(options.node === undefined ? {} : { node: options.node }),
     });
     processes.push(svc);
     return svc;

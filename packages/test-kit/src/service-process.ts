@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './env.js';
 import { eventually, sleep } from './waiting.js';
@@ -286,15 +286,42 @@ export async function spawnServer({
 }
 
 /**
+ * The NODE_OPTIONS a service's image sets (`ENV NODE_OPTIONS="..."` in its target of the root
+ * Dockerfile), if any: the heap settings production runs it with. The deploy checks hold this
+ * reading to the Dockerfile parser's (dockerfiles.test.ts).
+ */
+export function imageNodeOptions(
+  service: string,
+  dockerfile = existsSync(join(REPO_ROOT, 'Dockerfile'))
+    ? readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')
+    : '',
+): string | undefined {
+  let inTarget = false;
+  for (const line of dockerfile.split('\n')) {
+    const from = /^FROM\s+\S+\s+AS\s+(\S+)\s*$/i.exec(line);
+    if (from) inTarget = from[1] === service;
+    const env = inTarget ? /^ENV\s+NODE_OPTIONS="([^"]*)"\s*$/.exec(line) : null;
+    if (env) return env[1];
+  }
+  return undefined;
+}
+
+/**
  * Starts a built service (`services/<name>/dist/start.js`) as its own process, exactly as
- * production runs it. Services listen on PORT=0 and MANAGEMENT_PORT=0 (and INTERNAL_PORT=0) in
- * tests, so parallel files never collide.
+ * production runs it: with its image's NODE_OPTIONS unless `env` gives its own. Services listen
+ * on PORT=0 and MANAGEMENT_PORT=0 (and INTERNAL_PORT=0) in tests, so parallel files never
+ * collide.
  */
 export async function spawnService(
   service: ServiceName,
   options: SpawnServiceOptions,
 ): Promise<ServiceProcess> {
-  const env = { MANAGEMENT_PORT: '0', ...options.env };
+  const nodeOptions = imageNodeOptions(service);
+  const env = {
+    MANAGEMENT_PORT: '0',
+    ...(nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions }),
+    ...options.env,
+  };
   const server = await spawnServer({
     ...options,
     env,
