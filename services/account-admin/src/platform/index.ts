@@ -18,6 +18,7 @@ export {
   InvitationNotFound,
   NotAPerson,
   NotAccountAdmin,
+  NoFactorsToReset,
   NotPeopleAdmin,
   NotSignedIn,
   PersonNotFound,
