@@ -26,6 +26,7 @@ function openDialog(dialog, focusSelector) {
   if (target) target.focus();
 }
 
+const onAccountPage = () => window.location.pathname.startsWith('/settings/service-accounts/');
 // A row of the list, or the head of an account's own page.
 const rowOf = (element) => element.closest('[data-client-id]');
 // What opened the last dialog: focus returns there when it closes.
@@ -193,7 +194,9 @@ function onActionClick(event) {
       action: async () => {
         const result = await api('DELETE', path);
         if (result.status !== 204) return messageOf(result);
-        reloadAfter(lastTrigger, `Service account “${name}” deleted.`);
+        // The account's own page is gone with it: back to the list.
+        if (onAccountPage()) window.location.assign('/settings/service-accounts');
+        else reloadAfter(lastTrigger, `Service account “${name}” deleted.`);
         return null;
       },
     });
@@ -285,8 +288,7 @@ function showReplayed({ method, path, result }) {
     );
   } else if (method === 'DELETE' && /^\/api\/v1\/service-accounts\/[^/]+$/.test(path)) {
     // The account's own page is gone with it: back to the list.
-    if (window.location.pathname.startsWith('/settings/service-accounts/'))
-      window.location.assign('/settings/service-accounts');
+    if (onAccountPage()) window.location.assign('/settings/service-accounts');
     else reloadAfter(null, 'Service account deleted.');
   } else {
     reloadAfter(null, 'Done.');

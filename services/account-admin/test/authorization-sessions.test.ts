@@ -142,10 +142,10 @@ describe('sessions and sign-in', () => {
     );
 
     expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toContain('There is no Plant Store account named');
+    expect(await unknown.text()).toContain('There is no Plant Store tenant named');
     expect(malformed.status).toBe(400);
     const text = await malformed.text();
-    expect(text).toContain('Account names are 1 to 63 lower-case letters');
+    expect(text).toContain('Tenant names are 1 to 63 lower-case letters');
     expect(text).not.toContain('<script>');
   });
 

@@ -98,7 +98,7 @@ describe('an invited Account Admin who enrols a passkey', () => {
     await page.goto(invitation.url);
     await page.getByRole('heading', { name: 'Set your password' }).waitFor();
     await expect(page.locator('section p.muted').first().textContent()).resolves.toBe(
-      `You are invited to the Plant Store account ${tenant} as ${invitee}.`,
+      `You are invited to the Plant Store tenant ${tenant} as ${invitee}.`,
     );
     await shot(page, 'invitation-passkey-1-set-password');
     await page.getByLabel('New password').fill(INVITEE_PASSWORD);
@@ -127,7 +127,7 @@ describe('an invited Account Admin who enrols a passkey', () => {
     // Signed out, back with the passkey alone: no password is typed.
     await page.context().clearCookies();
     await page.goto(`${platform.portalUrl}/`);
-    await page.getByLabel('Account name').fill(tenant);
+    await page.getByLabel('Tenant name').fill(tenant);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${authUrl}/realms/${tenant}/interaction/**`);
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();

@@ -142,6 +142,24 @@ describe("an Account Admin and other people's factors", () => {
     });
   });
 
+  test('When the admin resets a person who holds no factor and no recovery code, then 409, nothing is audited and their session goes on', async () => {
+    const person = await newPerson();
+    const before = (await p.auditEvents()).filter((e) => e.action === 'user.factors_reset').length;
+
+    const reset = await json(await p.asAdminSession('DELETE', `/users/${person.sub}/factors`));
+
+    expect(reset).toEqual({
+      status: 409,
+      body: {
+        error: 409,
+        message: 'This person has no second factor and no recovery code to reset',
+      },
+    });
+    const after = (await p.auditEvents()).filter((e) => e.action === 'user.factors_reset').length;
+    expect(after).toBe(before);
+    expect((await p.call(person.session, 'GET', '/me')).status).toBe(200);
+  });
+
   test("When a View user asks for another person's factors, their reset or the policy, then 403", async () => {
     const answers = await Promise.all([
       p.call(viewer, 'GET', `/users/${adminSub}/factors`),

@@ -38,7 +38,7 @@ const shot = (p: Page, name: string) =>
 
 async function signIn(p: Page, user: { email: string; password: string }): Promise<void> {
   await p.goto(`${platform.portalUrl}/`);
-  await p.getByLabel('Account name').fill(acme.tenant);
+  await p.getByLabel('Tenant name').fill(acme.tenant);
   await p.getByRole('button', { name: 'Continue' }).click();
   await p.getByLabel('Email').fill(user.email);
   await p.getByLabel('Password').fill(user.password);
@@ -129,7 +129,7 @@ describe('Settings → Credentials in the portal', () => {
     await page.getByLabel('Mode').selectOption('log');
     await Promise.all([
       page.waitForEvent('load'),
-      page.getByRole('button', { name: 'Set its own quota' }).click(),
+      page.getByRole('button', { name: 'Save quota' }).click(),
     ]);
 
     expect(await page.locator('#quota-text').textContent()).toContain('5 a minute, log (its own)');

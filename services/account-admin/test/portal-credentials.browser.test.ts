@@ -72,7 +72,7 @@ const plants = (token: string) =>
 
 async function signIn(p: Page, user: { email: string; password: string }): Promise<void> {
   await p.goto(`${platform.portalUrl}/`);
-  await p.getByLabel('Account name').fill(acme.tenant);
+  await p.getByLabel('Tenant name').fill(acme.tenant);
   await p.getByRole('button', { name: 'Continue' }).click();
   await p.getByLabel('Email').fill(user.email);
   await p.getByLabel('Password').fill(user.password);

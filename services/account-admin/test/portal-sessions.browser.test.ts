@@ -84,7 +84,7 @@ describe('the Sessions page', () => {
     await expect(page.locator('#page-status').textContent()).resolves.toMatch(/was ended/);
     await otherPage.goto(`${platform.portalUrl}/settings/service-accounts`);
     expect(new URL(otherPage.url()).pathname).toBe('/');
-    await expect(otherPage.getByLabel('Account name').count()).resolves.toBe(1);
+    await expect(otherPage.getByLabel('Tenant name').count()).resolves.toBe(1);
   });
 
   test('When the admin presses Escape in the confirmation, then nothing ends and focus returns to the button', async () => {
@@ -99,7 +99,7 @@ describe('the Sessions page', () => {
     expect(await rows(page)).toHaveLength(1);
   });
 
-  test('When the admin opens Security with the keyboard, then the ways to add a factor go through /step-up back to Security, and axe finds no serious violation', async () => {
+  test('When the admin opens Security with the keyboard, then the ways to add a factor go through /step-up back to Security (no new recovery codes without a factor), and axe finds no serious violation', async () => {
     await page.locator('#main').focus();
     await tabTo(page, 'Security', { back: true });
     await page.keyboard.press('Enter');
@@ -114,7 +114,6 @@ describe('the Sessions page', () => {
         'Set up an authenticator app',
         '/step-up?action=enrol-totp&return_to=%2Fsettings%2Fsecurity',
       ],
-      ['New recovery codes', '/step-up?action=recovery-codes&return_to=%2Fsettings%2Fsecurity'],
       ['Your sessions', '/settings/sessions'],
     ]);
     await shot(page, 'security-1-page');

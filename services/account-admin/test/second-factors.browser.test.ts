@@ -78,7 +78,7 @@ async function nextStep(): Promise<void> {
 /** The portal's tenant picker, then the realm's sign-in form. */
 async function toSignInForm(p: Page): Promise<void> {
   await p.goto(`${platform.portalUrl}/`);
-  await p.getByLabel('Account name').fill(tenant);
+  await p.getByLabel('Tenant name').fill(tenant);
   await p.getByRole('button', { name: 'Continue' }).click();
   await p.waitForURL(`${authUrl}/realms/${tenant}/interaction/**`);
 }
@@ -190,7 +190,7 @@ describe('the people policy in the portal', () => {
 
     await tabTo(page, 'Require a second factor for Account Admins');
     await page.keyboard.press('Space');
-    await tabTo(page, 'Save');
+    await tabTo(page, 'Save policy');
     await page.keyboard.press('Enter');
 
     await page.getByText('Saved: Account Admins may sign in with a password alone.').waitFor();

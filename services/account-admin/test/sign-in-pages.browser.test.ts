@@ -67,7 +67,7 @@ describe('the sign-in pages, as a person sees them', () => {
   test('When the portal sends a person to sign in, then the form has the portal look (stylesheet allowed by the CSP) and no serious accessibility violation', async () => {
     await page.goto(`${platform.portalUrl}/`);
     const portalLook = await lookOf(page);
-    await page.getByLabel('Account name').fill(acme.tenant);
+    await page.getByLabel('Tenant name').fill(acme.tenant);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${platform.authUrl}/realms/${acme.tenant}/interaction/**`);
     interactionUrl = page.url();
@@ -76,7 +76,7 @@ describe('the sign-in pages, as a person sees them', () => {
     expect(portalLook.rules).toBe(true);
     expect(blocked).toEqual([]);
     await expect(page.locator('.topbar .tenant').textContent()).resolves.toBe(
-      `Account ${acme.tenant}`,
+      `Tenant ${acme.tenant}`,
     );
     await expectAccessible(page, 'sign-in form');
     await shot(page, 'sign-in-1-form');
@@ -143,7 +143,7 @@ describe('the sign-in pages, as a person sees them', () => {
       'Unknown account',
     );
     await expect(page.locator('main').textContent()).resolves.toContain(
-      `There is no Plant Store account named no-such-${acme.tenant}.`,
+      `There is no Plant Store tenant named no-such-${acme.tenant}.`,
     );
     await expect(
       page.getByRole('link', { name: 'Go to the admin portal' }).getAttribute('href'),

@@ -163,7 +163,7 @@ describe('an unknown tenant', () => {
         scripts: false,
       });
       expect(page.text).toContain(
-        `There is no Plant Store account named <strong>no-such-${tenant}</strong>.`,
+        `There is no Plant Store tenant named <strong>no-such-${tenant}</strong>.`,
       );
       expect(page.text).toContain(`href="${TEST_ENV.PORTAL_URL}/"`);
     }
@@ -228,7 +228,7 @@ describe('an unknown tenant', () => {
 
     for (const page of pages) {
       expect(page.status).toBe(404);
-      expect(page.text).toContain('This address does not lead to a Plant Store account.');
+      expect(page.text).toContain('This address does not lead to a Plant Store tenant.');
       expect(page.text).not.toMatch(/<script|onmouseover|etc|-x-/i);
     }
   });

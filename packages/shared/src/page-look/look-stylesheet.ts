@@ -4,6 +4,19 @@
  * fonts, a calm palette, visible focus, and a table that becomes cards on narrow screens. A
  * string module rather than a file, so it is inside every service's build (and image) with no
  * copy step; each service serves it itself (`stylesheetRoute`).
+ *
+ * One component set, so every page reads alike:
+ * - page header: `.breadcrumb` (where the page sits) above `.page-head` (h1, a `.muted` lead,
+ *   and the page's own actions on the right);
+ * - buttons, one hierarchy: `.button-primary` (the one thing the page, form or dialog is for),
+ *   `.button` (everything else), `.button-danger` (destructive, asks first) and
+ *   `.button-danger-solid` (the confirmation of a destructive act), `.button-quiet` (sign out);
+ *   `.button-small` inside tables and card heads; a form's buttons sit in `.form-actions`,
+ *   never stretched to the form's width;
+ * - every control (text, email, password, url, number, select, textarea, checkbox, radio) has
+ *   the same border, radius, padding and focus ring.
+ * Nothing may make a page wider than the window at 360 px and up: long names, emails, ids and
+ * URLs break anywhere, and tables become labelled cards below 960 px.
  */
 export const STYLESHEET = `:root {
   --bg: #f6f7f5;
@@ -27,11 +40,13 @@ export const STYLESHEET = `:root {
   line-height: 1.5;
 }
 * { box-sizing: border-box; }
-body { margin: 0; min-height: 100vh; }
+body { margin: 0; min-height: 100vh; overflow-wrap: break-word; }
 a { color: var(--brand-strong); }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
-h1 { font-size: 1.6rem; margin: 0 0 0.25rem; letter-spacing: -0.01em; }
+h1 { font-size: 1.6rem; margin: 0 0 0.25rem; letter-spacing: -0.01em; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 0 0 0.5rem; }
+h2.section { margin: 2rem 0 0.75rem; }
+code { overflow-wrap: anywhere; }
 .muted, .hint { color: var(--muted); }
 .hint { font-size: 0.875rem; margin: 0; }
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
@@ -47,31 +62,43 @@ h2 { font-size: 1.2rem; margin: 0 0 0.5rem; }
 .brand-sub { font-weight: 500; color: var(--muted); }
 .logo { color: var(--brand); font-size: 1.3rem; }
 .tenant { font-weight: 600; font-size: 0.8rem; background: var(--brand-soft); color: var(--brand-strong); padding: 0.1rem 0.5rem; border-radius: 999px; }
-.nav { display: flex; gap: 0.25rem; flex: 1; }
+/* The navigation has a row of its own under the brand and the account at every width, so a long email never pushes it onto three lines. */
+.nav { display: flex; flex-wrap: wrap; gap: 0.25rem; order: 3; flex-basis: 100%; min-width: 0; margin: 0 -0.75rem; }
 .nav a { text-decoration: none; color: var(--muted); padding: 0.4rem 0.75rem; border-radius: 8px; font-weight: 500; }
 .nav a:hover { background: var(--bg); color: var(--text); }
 .nav a[aria-current="page"] { background: var(--brand-soft); color: var(--brand-strong); }
-.account { display: flex; align-items: center; gap: 0.75rem; font-size: 0.9rem; }
-.who { display: flex; align-items: center; gap: 0.4rem; }
+.account { display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem; font-size: 0.9rem; min-width: 0; margin-left: auto; }
+.who { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem; min-width: 0; overflow-wrap: anywhere; }
 
 main { max-width: 1320px; margin: 0 auto; padding: 1.5rem; }
 main:focus { outline: none; }
 .breadcrumb { margin: 0 0 0.25rem; color: var(--muted); font-size: 0.85rem; text-transform: uppercase; letter-spacing: 0.06em; }
 .page-head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: flex-end; gap: 1rem; margin-bottom: 1rem; }
+.page-head > div:first-child { min-width: 0; flex: 1 1 20rem; }
 .page-head p { margin: 0; }
+.page-head .actions { display: flex; flex-wrap: wrap; gap: 0.5rem; }
 
-.card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.5rem; box-shadow: var(--shadow); }
+.card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.5rem; box-shadow: var(--shadow); min-width: 0; }
+.card + .card, .card + .table-wrap, .table-wrap + .card { margin-top: 1rem; }
 .card.narrow { max-width: 28rem; margin: 3rem auto; }
 .card.empty { text-align: center; padding: 3rem 1.5rem; }
 .stack { display: flex; flex-direction: column; gap: 0.5rem; }
 .stack > label, fieldset legend { font-weight: 600; margin-top: 0.5rem; }
-fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0; }
-.choice { display: flex; gap: 0.5rem; align-items: baseline; padding: 0.25rem 0; }
+/* A form's buttons keep their own width; only a narrow card's single button (sign in) spans it. */
+.stack > .button, .stack > button { align-self: flex-start; }
+.card.narrow .stack > .button { align-self: stretch; }
+.form-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.5rem 0 0; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0; min-width: 0; display: flex; flex-direction: column; gap: 0.35rem; }
+fieldset > label { font-weight: 600; }
+.choice, fieldset > label:has(> input[type="radio"]), fieldset > label:has(> input[type="checkbox"]), .check { display: flex; gap: 0.5rem; align-items: baseline; padding: 0.25rem 0; font-weight: 400; }
 
-input[type="text"], input[type="email"], input[type="password"] {
-  font: inherit; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; background: #fff; width: 100%; min-width: 0;
+input[type="text"], input[type="email"], input[type="password"], input[type="url"], input[type="number"], input[type="search"], select {
+  font: inherit; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; background: #fff; color: var(--text); width: 100%; min-width: 0;
 }
-input[aria-invalid="true"] { border-color: var(--danger); }
+input[type="number"] { max-width: 12rem; }
+select { width: auto; min-width: 12rem; max-width: 100%; cursor: pointer; }
+input[type="checkbox"], input[type="radio"] { accent-color: var(--brand); width: 1.05rem; height: 1.05rem; margin: 0; flex: none; position: relative; top: 0.15rem; }
+input[aria-invalid="true"], select[aria-invalid="true"] { border-color: var(--danger); }
 input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85rem; }
 
 .button {
@@ -103,12 +130,19 @@ input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regul
 .table td .client-id { display: inline-block; min-width: 9rem; max-width: 10.5rem; }
 
 .table-wrap { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); overflow-x: auto; }
+.table-wrap + h2, .table-wrap + .section { margin-top: 2rem; }
 .table { width: 100%; border-collapse: collapse; font-size: 0.92rem; }
-.table th, .table td { text-align: left; padding: 0.7rem 0.9rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+.table th, .table td { text-align: left; padding: 0.65rem 0.7rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+/*
+ * A long value (an email, a URL, a name of 64 characters) wraps in its cell rather than widening
+ * the table (a time breaks between its date and its time, timeOf).
+ */
+.table td { overflow-wrap: anywhere; }
+.table-wrap + dl { margin-top: 0.75rem; }
 .table thead th { font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); background: #fafbfa; }
 .table tbody tr:last-child > * { border-bottom: 0; }
 .table tbody tr:hover { background: #fbfcfb; }
-.table tbody th { font-weight: 600; white-space: nowrap; }
+.table tbody th { font-weight: 600; min-width: 8rem; overflow-wrap: anywhere; }
 /* The cell stays a table cell (a flex cell would leave the row's borders); its buttons are the flex box. */
 .actions { text-align: right; white-space: nowrap; }
 .action-buttons { display: inline-flex; gap: 0.35rem; }
@@ -120,23 +154,39 @@ dialog {
 dialog::backdrop { background: rgba(20, 28, 24, 0.45); }
 dialog h2 { margin-bottom: 0.25rem; }
 .dialog-actions { display: flex; justify-content: flex-end; gap: 0.5rem; margin-top: 1rem; flex-wrap: wrap; }
-.copy-row { display: flex; gap: 0.5rem; }
+.copy-row { display: flex; gap: 0.5rem; min-width: 0; }
 .button-row { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-top: 1rem; }
 
-@media (max-width: 760px) {
-  .topbar { padding: 0.75rem 1rem; }
-  .nav { order: 3; flex-basis: 100%; }
-  main { padding: 1rem; }
+/*
+ * Below 960 px (phones and tablets) a table's rows are cards: each cell on its own line behind
+ * its label (data-label), the label set beside the cell rather than as a grid column, so a cell
+ * of several parts (a name and its "you" badge) stays one value.
+ */
+@media (max-width: 960px) {
   .table thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   .table, .table tbody, .table tr, .table th, .table td { display: block; width: 100%; }
   .table tr { border-bottom: 1px solid var(--line); padding: 0.5rem 0; }
-  .table tbody th, .table td { border: 0; padding: 0.3rem 1rem; display: grid; grid-template-columns: 7.5rem 1fr; gap: 0.5rem; }
-  .table tbody th::before, .table td::before { content: attr(data-label); font-weight: 600; color: var(--muted); font-size: 0.8rem; }
-  .actions { display: block !important; text-align: left; white-space: normal; }
+  .table tbody tr:last-child { border-bottom: 0; }
+  /* The label floats in the cell's left padding; flow-root makes the cell as tall as a label of two lines. */
+  .table tbody th, .table td { border: 0; display: flow-root; padding: 0.3rem 1rem 0.3rem 9rem; white-space: normal; overflow-wrap: anywhere; }
+  .table tbody th::before, .table td::before { content: attr(data-label); float: left; width: 7.5rem; margin-left: -8rem; padding-top: 0.1rem; font-weight: 600; color: var(--muted); font-size: 0.8rem; overflow-wrap: normal; }
+  .table td.actions { padding-left: 1rem; text-align: left; white-space: normal; }
+  .table tbody th { min-width: 0; }
   .action-buttons { flex-wrap: wrap; }
   .actions::before { display: none; }
-  .table td .client-id { max-width: none; }
-  .page-head .button { width: 100%; }
+  .table td .client-id { display: inline; min-width: 0; max-width: none; }
+  .card .table { margin: 0 -1.5rem; width: calc(100% + 3rem); }
+}
+@media (max-width: 760px) {
+  .topbar { padding: 0.75rem 1rem; }
+  main { padding: 1rem; }
+  .card { padding: 1rem; }
+  .card .table { margin: 0 -1rem; width: calc(100% + 2rem); }
+  .page-head > .button, .page-head .actions { width: 100%; }
+  .facts { grid-template-columns: 1fr; gap: 0 1rem; }
+  .facts dd { margin-bottom: 0.4rem; }
+  .table tbody th, .table td { padding-left: 7.5rem; }
+  .table tbody th::before, .table td::before { width: 6rem; margin-left: -6.5rem; }
 }
 
 /* An account's own page: its credentials. */
@@ -146,10 +196,10 @@ dialog h2 { margin-bottom: 0.25rem; }
 .card-head h2 { margin: 0; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.35rem 1rem; margin: 0; }
 .facts dt { font-weight: 600; color: var(--muted); }
-.facts dd { margin: 0; }
+.facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .help summary { cursor: pointer; }
 .help summary h2 { display: inline; font-size: 1.05rem; }
 .help dt { font-weight: 600; margin-top: 0.75rem; }
 .help dd { margin: 0.25rem 0 0; }
-textarea { font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.82rem; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; width: 100%; resize: vertical; }
+textarea { max-width: 100%; font: inherit; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.82rem; padding: 0.55rem 0.7rem; border: 1px solid #b9c2bc; border-radius: 8px; width: 100%; resize: vertical; }
 `;

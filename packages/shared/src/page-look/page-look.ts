@@ -61,7 +61,7 @@ export interface HeaderOptions {
 /** The bar at the top of every page: the product's name, its area, the tenant. */
 export function renderHeader({ area, tenant, end }: HeaderOptions): Html {
   return html`<header class="topbar">
-  <div class="brand"><span class="logo" aria-hidden="true">❦</span> ${PRODUCT_NAME}${area ? html` <span class="brand-sub">${area}</span>` : ''}${tenant ? html` <span class="tenant"><span class="sr-only">Account </span>${tenant}</span>` : ''}</div>
+  <div class="brand"><span class="logo" aria-hidden="true">❦</span> ${PRODUCT_NAME}${area ? html` <span class="brand-sub">${area}</span>` : ''}${tenant ? html` <span class="tenant"><span class="sr-only">Tenant </span>${tenant}</span>` : ''}</div>
   ${end}
 </header>`;
 }

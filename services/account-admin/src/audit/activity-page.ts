@@ -20,14 +20,36 @@ const ACTION_TEXT: Record<string, string> = {
   ...CREDENTIAL_ACTION_TEXT,
   'factor.remove': 'Removed a second factor of',
   'user.factors_reset': 'Reset the second factors of',
-  'tenant.policy_change': 'Changed the people policy',
+  'tenant.policy_change': 'Changed the sign-in policy of',
 };
 
 const TARGET_TEXT: Record<string, string> = {
   user: 'person',
   invitation: 'invitation',
   session: 'session',
+  tenant: 'tenant',
 };
+
+/** The token service's command line records itself as `cli`: an operator, outside the portal. */
+const OPERATOR = 'cli';
+
+function who(e: AuditEvent) {
+  if (e.actor_email === OPERATOR) return html`Operator <span class="badge">command line</span>`;
+  const name = e.actor_email ?? e.actor_sub;
+  return html`${name === '' ? html`<span class="muted">Not recorded</span>` : name}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}`;
+}
+
+function target(e: AuditEvent) {
+  if (e.target_type === 'service_account')
+    return html`${e.name ?? ''} <code class="client-id">${e.client_id}</code>`;
+  if (e.target_type === 'tenant') return html`<span class="badge">tenant</span>`;
+  return html`${e.name ?? ''} <span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`;
+}
+
+const legend = html`<dl class="facts hint" id="activity-legend">
+  <dt>Operator</dt><dd>A change made with the token service's command line (creating a tenant, resetting factors), outside the portal.</dd>
+  <dt>Not recorded</dt><dd>The event came from no network address (the command line), or from before addresses were kept.</dd>
+</dl>`;
 
 function describeDetails(event: AuditEvent): string {
   const parts: string[] = [];
@@ -57,7 +79,7 @@ export function activityPage({
     session,
     active: 'activity',
     body: html`<p class="breadcrumb">Settings</p>
-<div class="page-head"><div><h1>Activity</h1><p class="muted">Every change to service accounts and people, and what happened at sign-in, newest first.</p></div></div>
+<div class="page-head"><div><h1>Activity</h1><p class="muted">Every change to service accounts, people and the tenant's policies, and the second factors people enrolled, newest first. Sign-ins are not listed here: see People (last sign-in) and Sessions.</p></div></div>
 ${
   events.length === 0
     ? html`<div class="card empty"><h2>No activity yet</h2><p class="muted">Changes to service accounts and people appear here.</p></div>`
@@ -67,13 +89,14 @@ ${
   <tbody>${events.map(
     (e) => html`<tr>
     <td data-label="When">${timeOf(e.occurred_at)}</td>
-    <td data-label="Who">${e.actor_email ?? e.actor_sub}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}</td>
+    <td data-label="Who">${who(e)}</td>
     <td data-label="What">${ACTION_TEXT[e.action] ?? e.action}${describeDetails(e) ? html` <span class="muted">(${describeDetails(e)})</span>` : ''}</td>
-    <td data-label="Target">${e.name ?? ''} ${e.target_type === 'service_account' ? html`<code class="client-id">${e.client_id}</code>` : html`<span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`}</td>
-    <td data-label="From"><span title="Request ${e.request_id ?? ''}">${e.address ?? 'Unknown'}</span></td>
+    <td data-label="Target">${target(e)}</td>
+    <td data-label="From">${e.address === null ? html`<span class="muted">Not recorded</span>` : html`<span title="Request ${e.request_id ?? ''}">${e.address}</span>`}</td>
   </tr>`,
   )}</tbody>
-</table></div>`
+</table></div>
+${legend}`
 }
 <nav class="pager" aria-label="Pages">
   ${firstHref ? html`<a class="button" href="${firstHref}">Newest</a>` : ''}

@@ -71,7 +71,8 @@ function fromRealm(event: RealmSecurityEvent): AuditEvent {
     actor_email: event.actor_email,
     actor_type: 'user',
     action: event.action,
-    target_type: 'user',
+    // The realm's policy is the tenant's, not a person's.
+    target_type: event.action.startsWith('tenant.') ? 'tenant' : 'user',
     client_id: event.target_sub ?? '',
     name: event.target_email,
     details: event.details ?? {},

@@ -69,19 +69,19 @@ function policyCard(policy: CredentialPolicy, canManage: boolean): Html {
     <dt>Changed</dt><dd>${timeOf(policy.updated_at)}${policy.updated_by ? html` <span class="muted">by ${policy.updated_by}</span>` : ''}</dd>
   </dl>`;
   if (!canManage)
-    return html`<section class="card" aria-labelledby="policy-heading"><h2 id="policy-heading">Policy</h2>${facts}</section>`;
-  return html`<section class="card" aria-labelledby="policy-heading"><h2 id="policy-heading">Policy</h2>${facts}
+    return html`<section class="card" aria-labelledby="policy-heading"><h2 id="policy-heading">Credential policy</h2>${facts}</section>`;
+  return html`<section class="card" aria-labelledby="policy-heading"><h2 id="policy-heading">Credential policy</h2>${facts}
   <form class="stack" data-form="credential-policy">
     <label for="max-age">Maximum secret age (days)</label>
     <input id="max-age" name="secret_max_age_days" type="number" min="1" max="${SECRET_MAX_AGE_DAYS_MAX}" step="1" value="${policy.secret_max_age_days ?? ''}" aria-describedby="max-age-help">
     <p id="max-age-help" class="hint">1 to ${SECRET_MAX_AGE_DAYS_MAX}; empty for none. Applies to existing secrets at once, counted from when each was created: an older secret stops working immediately.</p>
     <fieldset><legend>When GitHub reports a leaked secret</legend>
-      <label><input type="radio" name="leak_response" value="revoke" ${policy.leak_response === 'revoke' ? html`checked` : ''}> Revoke it at once</label>
-      <label><input type="radio" name="leak_response" value="notify" ${policy.leak_response === 'notify' ? html`checked` : ''}> Report it only</label>
+      <label class="choice"><input type="radio" name="leak_response" value="revoke" ${policy.leak_response === 'revoke' ? html`checked` : ''}> Revoke it at once</label>
+      <label class="choice"><input type="radio" name="leak_response" value="notify" ${policy.leak_response === 'notify' ? html`checked` : ''}> Report it only</label>
     </fieldset>
     <fieldset><legend>Default grant quota</legend>${quotaFields('default-quota', policy.default_quota)}</fieldset>
     <p class="alert alert-error" role="alert" hidden></p>
-    <button type="submit" class="button button-primary">Save policy</button>
+    <div class="form-actions"><button type="submit" class="button button-primary">Save policy</button></div>
   </form></section>`;
 }
 
@@ -132,7 +132,8 @@ export function credentialPolicyPage({
     title: 'Credentials · Settings',
     session,
     active: 'credentials',
-    body: html`<div class="page-head"><div><h1>Credentials</h1>
+    body: html`<p class="breadcrumb">Settings</p>
+<div class="page-head"><div><h1>Credentials</h1>
   <p class="muted">How the service accounts of this tenant may keep and use their credentials.</p></div></div>
 ${policyCard(policy, canManage)}
 ${expiringCard(accounts, now)}
@@ -180,7 +181,7 @@ export function quotaCard(
   <form class="stack" data-form="quota" data-client-id="${account.client_id}">
     ${quotaFields('quota', effective)}
     <p class="alert alert-error" role="alert" hidden></p>
-    <div class="actions"><button type="submit" class="button button-primary">Set its own quota</button>
+    <div class="form-actions"><button type="submit" class="button button-primary">Save quota</button>
     ${account.quota === null ? '' : html`<button type="button" class="button" data-action="clear-quota">Use the tenant's default</button>`}</div>
   </form>${SCRIPT}</section>`;
 }

@@ -19,7 +19,7 @@ import type { SessionStore, PortalSessions } from '../sessions/index.js';
 import type { ServiceAccountDeps } from '../service-accounts/index.js';
 import type { PeopleDeps } from '../people/index.js';
 import { type OidcClients, signInRoutes } from '../sign-in/index.js';
-import { ASSETS_PATH } from '../portal/index.js';
+import { ASSETS_PATH, browserErrorPages } from '../portal/index.js';
 import { portalRoutes } from './portal-routes.js';
 import { openApiDocument } from './openapi.js';
 import { API_BASE, apiRoutes } from './api-routes.js';
@@ -115,6 +115,10 @@ export function createApp(deps: AppDependencies): HttpApp {
         logger,
         authUrl: deps.authUrl,
       }),
+      // Last: an unknown path or another route's error is a page for a browser, JSON for the rest.
+      {
+        use: browserErrorPages(logger, async (req) => (await deps.sessions.load(req))?.session),
+      },
     ],
   });
 }

@@ -20,20 +20,36 @@ function factorsOf(person: Person): Html {
   return parts.length === 0 ? html`<span class="muted">None</span>` : html`${parts.join(', ')}`;
 }
 
-function personRow(person: Person, self: boolean): Html {
+const hasFactors = ({ factors }: Person) =>
+  factors.passkeys > 0 || factors.totp || factors.recovery_codes_left > 0;
+
+/** Active Account Admins: the last of them cannot be demoted, disabled or removed (the API refuses it too). */
+const activeAdmins = (people: Person[]) =>
+  people.filter((p) => p.role === 'Account Admin' && p.status !== 'disabled').length;
+
+/**
+ * A person's row. What cannot be done is not offered: the last active Account Admin keeps their
+ * role and access (the API answers 409), and a person without factors has none to reset.
+ */
+function personRow(person: Person, self: boolean, lastAdmin: boolean): Html {
   const disabled = person.status === 'disabled';
   const who = person.email;
+  const locked = lastAdmin && person.role === 'Account Admin' && !disabled;
   return html`<tr data-person-id="${person.id}" data-email="${who}" data-role="${person.role}" data-status="${person.status}">
-  <th scope="row" data-label="Email">${who}${self ? html` <span class="badge">you</span>` : ''}</th>
+  <th scope="row" data-label="Email">${who}${self ? html` <span class="badge">you</span>` : ''}${locked ? html`<p class="hint" id="last-admin-note">The only Account Admin: invite or promote another before changing this role or access.</p>` : ''}</th>
   <td data-label="Role"><span class="badge">${person.role}</span></td>
   <td data-label="Second factors">${factorsOf(person)}</td>
   <td data-label="Status">${disabled ? html`<span class="badge badge-off">Disabled</span>` : 'Active'}</td>
   <td data-label="Last sign-in">${timeOf(person.last_sign_in_at)}</td>
   <td class="actions" data-label="Actions"><div class="action-buttons">
-    <button type="button" class="button button-small" data-action="role" aria-label="Change role of ${who}">Change role</button>
-    <button type="button" class="button button-small" data-action="${disabled ? 'enable' : 'disable'}" aria-label="${disabled ? 'Enable' : 'Disable'} ${who}">${disabled ? 'Enable' : 'Disable'}</button>
-    <button type="button" class="button button-small" data-action="reset-factors" aria-label="Reset second factors of ${who}">Reset second factors</button>
-    <button type="button" class="button button-small button-danger" data-action="remove" aria-label="Remove ${who}">Remove</button>
+    ${
+      locked
+        ? ''
+        : html`<button type="button" class="button button-small" data-action="role" aria-label="Change role of ${who}">Change role</button>
+    <button type="button" class="button button-small${disabled ? '' : ' button-danger'}" data-action="${disabled ? 'enable' : 'disable'}" aria-label="${disabled ? 'Enable' : 'Disable'} ${who}">${disabled ? 'Enable' : 'Disable'}</button>`
+    }
+    ${hasFactors(person) ? html`<button type="button" class="button button-small button-danger" data-action="reset-factors" aria-label="Reset second factors of ${who}">Reset second factors</button>` : ''}
+    ${locked ? '' : html`<button type="button" class="button button-small button-danger" data-action="remove" aria-label="Remove ${who}">Remove</button>`}
   </div></td>
 </tr>`;
 }
@@ -127,7 +143,7 @@ export function peoplePage({
 <div class="page-head">
   <div>
     <h1>People</h1>
-    <p class="muted">The people who sign in to this account, their roles and second factors. An account always keeps at least one active Account Admin.</p>
+    <p class="muted">The people who sign in to this tenant, their roles and second factors. A tenant always keeps at least one active Account Admin.</p>
   </div>
   <button type="button" class="button button-primary" data-action="invite">Invite a person</button>
 </div>
@@ -135,9 +151,9 @@ export function peoplePage({
 <div class="table-wrap"><table class="table" id="people">
   <caption class="sr-only">People</caption>
   <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Second factors</th><th scope="col">Status</th><th scope="col">Last sign-in</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-  <tbody>${people.map((p) => personRow(p, p.id === session.sub))}</tbody>
+  <tbody>${people.map((p) => personRow(p, p.id === session.sub, activeAdmins(people) === 1))}</tbody>
 </table></div>
-<h2>Pending invitations</h2>
+<h2 class="section">Pending invitations</h2>
 ${
   invitations.length === 0
     ? html`<p class="muted" id="no-invitations">No pending invitations.</p>`

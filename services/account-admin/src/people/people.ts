@@ -266,9 +266,9 @@ export function invitationMail(actor: Actor, invitation: InvitationWithUrl) {
   const inviter = actor.email ?? 'An Account Admin';
   return {
     to: invitation.email,
-    subject: `You are invited to the Plant Store account ${actor.tenant}`,
+    subject: `You are invited to the Plant Store tenant ${actor.tenant}`,
     text: [
-      `${inviter} invited you to the Plant Store account "${actor.tenant}" with the role ${invitation.role}.`,
+      `${inviter} invited you to the Plant Store tenant "${actor.tenant}" with the role ${invitation.role}.`,
       '',
       'Set your password here (the link works once):',
       invitation.url,

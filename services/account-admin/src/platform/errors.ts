@@ -33,6 +33,12 @@ export const NotPeopleAdmin = createError(
   403,
   "Managing people's second factors and the tenant's policy needs a signed-in user with the Account Admin role",
 );
+/** A reset of a person who holds no factor and no recovery code: nothing would go, so nothing is done (or audited). */
+export const NoFactorsToReset = createError(
+  'NoFactorsToReset',
+  409,
+  'This person has no second factor and no recovery code to reset',
+);
 export const CsrfRejected = createError(
   'CsrfRejected',
   403,

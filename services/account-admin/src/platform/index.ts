@@ -20,6 +20,7 @@ export {
   InvitationNotFound,
   NotAPerson,
   NotAccountAdmin,
+  NoFactorsToReset,
   NotPeopleAdmin,
   NotSignedIn,
   PersonNotFound,

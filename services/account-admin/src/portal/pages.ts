@@ -44,7 +44,7 @@ export function layout({ title, session, active, body, scripts = [] }: LayoutOpt
         <a href="/activity" ${current('activity')}>Activity</a>
         <a href="/settings/sessions" ${current('sessions')}>Sessions</a>
         <a href="/settings/security" ${current('security')}>Security</a>
-        ${session.role === 'Account Admin' ? html`<a href="/settings/policy" ${current('policy')}>Policy</a>` : ''}
+        ${session.role === 'Account Admin' ? html`<a href="/settings/policy" ${current('policy')}>Sign-in policy</a>` : ''}
       </nav>
       <div class="account">
         <span class="who"><span class="email">${session.email ?? session.sub}</span> <span class="badge">${session.role}</span></span>

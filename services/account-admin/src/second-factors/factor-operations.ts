@@ -28,6 +28,9 @@ const PeopleSettingsSchema = z.object({
 const stepUp =
   'Your second factor is needed again (RFC 9470 WWW-Authenticate: insufficient_user_authentication, acr_values, max_age=600)';
 
+const unknown = 'Unknown in this tenant';
+const nothingToReset = 'The person has no factor and no recovery code to reset';
+
 /** The documented factor and people-policy operations. */
 export function registerFactorOperations(
   registry: OpenAPIRegistry,
@@ -78,7 +81,7 @@ export function registerFactorOperations(
         'Reset',
         z.object({ removed: z.number().int().describe('Factors removed') }),
       ),
-      ...errorResponses({ 404: 'Unknown in this tenant', ...management, 401: stepUp }),
+      ...errorResponses({ 404: unknown, 409: nothingToReset, ...management, 401: stepUp }),
     },
   });
   registry.registerPath({

@@ -18,6 +18,7 @@ import {
   type Actor,
   type RequestMeta,
   NotAPerson,
+  NoFactorsToReset,
   NotPeopleAdmin,
   assertRecentFactor,
 } from '../platform/index.js';
@@ -143,6 +144,9 @@ export async function resetUserFactors(
 ): Promise<{ removed: number }> {
   assertPeopleAdmin(actor);
   assertRecentFactor(actor, 'reset-factors');
+  // The portal does not offer it; a caller who asks anyway is told, and nothing is audited.
+  const held = await deps.tokenService.listUserFactors(actor.tenant, userId);
+  if (held.factors.length === 0 && held.recovery_codes_left === 0) throw new NoFactorsToReset();
   const reset = await deps.tokenService.resetUserFactors(actor.tenant, userId, actorLabel(actor));
   await recordIrreversible(
     deps,

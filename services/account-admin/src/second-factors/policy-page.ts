@@ -4,7 +4,7 @@ import type { Session } from '../sessions/index.js';
 import { ASSETS_PATH, layout } from '../portal/index.js';
 
 /**
- * Settings → Policy: whether the tenant's Account Admins must hold a second factor. The change
+ * Settings → Sign-in policy: whether the tenant's Account Admins must hold a second factor. The change
  * goes through the API (people-policy.js, portal-api.js), so it asks for a recent second factor
  * as every other change does.
  */
@@ -16,19 +16,19 @@ export function policyPage({
   settings: PeopleSettings;
 }): string {
   return layout({
-    title: 'Policy',
+    title: 'Sign-in policy',
     session,
     active: 'policy',
     scripts: [`${ASSETS_PATH}/people-policy.js`],
     body: html`<p class="breadcrumb">Settings</p>
-<div class="page-head"><div><h1>Policy</h1><p class="muted">How the people of this account sign in.</p></div></div>
+<div class="page-head"><div><h1>Sign-in policy</h1><p class="muted">How the people of this tenant sign in.</p></div></div>
 <section class="card">
   <form id="people-policy" class="stack">
     <h2>Second factor for Account Admins</h2>
     <p class="muted">When required, an Account Admin without a passkey or an authenticator app adds one at their next sign-in, before it completes.</p>
-    <label><input type="checkbox" id="require-admin-second-factor" name="require_admin_second_factor"${settings.require_admin_second_factor ? html` checked` : ''}> Require a second factor for Account Admins</label>
+    <label class="check"><input type="checkbox" id="require-admin-second-factor" name="require_admin_second_factor"${settings.require_admin_second_factor ? html` checked` : ''}> Require a second factor for Account Admins</label>
     <p id="policy-error" class="alert alert-error" role="alert" hidden></p>
-    <p><button type="submit" class="button button-primary">Save</button></p>
+    <div class="form-actions"><button type="submit" class="button button-primary">Save policy</button></div>
   </form>
   <div id="policy-status" role="status" aria-live="polite"></div>
 </section>`,

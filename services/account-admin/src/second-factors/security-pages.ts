@@ -30,6 +30,16 @@ function factorRow(f: UserFactor): Html {
 </tr>`;
 }
 
+/** The ways to add a factor; new recovery codes only once there is a factor they stand in for. */
+function addButtons({ factors }: UserFactors): Html {
+  return html`<p class="action-buttons">
+    <a class="button" href="${stepUp('enrol-passkey')}">Add a passkey</a>
+    ${factors.some((f) => f.kind === 'totp') ? '' : html`<a class="button" href="${stepUp('enrol-totp')}">Set up an authenticator app</a>`}
+    ${factors.length === 0 ? '' : html`<a class="button" href="${stepUp('recovery-codes')}">New recovery codes</a>`}
+  </p>
+  <p class="hint">${factors.length === 0 ? 'Each opens your tenant’s sign-in page. Recovery codes come with your first factor.' : 'Each opens your tenant’s sign-in page, which asks for a factor you already have first.'}</p>`;
+}
+
 function factorList({ factors, recovery_codes_left }: UserFactors): Html {
   const table =
     factors.length === 0
@@ -56,17 +66,12 @@ export function securityPage({
     active: 'security',
     scripts: [`${ASSETS_PATH}/security.js`],
     body: html`<p class="breadcrumb">Settings</p>
-<div class="page-head"><div><h1>Security</h1><p class="muted">A second factor keeps your account safe when your password is not: sensitive actions ask for it again after 10 minutes.</p></div></div>
+<div class="page-head"><div><h1>Security</h1><p class="muted">A second factor keeps your sign-in safe when your password is not: sensitive actions ask for it again after 10 minutes.</p></div></div>
 <div id="page-status" role="status" aria-live="polite" class="sr-only"></div>
 <section class="card" aria-labelledby="factors-title">
   <h2 id="factors-title">Second factors</h2>
   ${factorList(factors)}
-  <p class="action-buttons">
-    <a class="button" href="${stepUp('enrol-passkey')}">Add a passkey</a>
-    <a class="button" href="${stepUp('enrol-totp')}">Set up an authenticator app</a>
-    <a class="button" href="${stepUp('recovery-codes')}">New recovery codes</a>
-  </p>
-  <p class="hint">Each opens your account's sign-in page, which asks for a factor you already have first.</p>
+  ${addButtons(factors)}
 </section>
 <section class="card" aria-labelledby="sessions-title">
   <h2 id="sessions-title">Sessions</h2>

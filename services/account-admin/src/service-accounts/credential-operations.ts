@@ -68,7 +68,7 @@ export function registerCredentialOperations(
   registry.registerPath({
     method: 'delete',
     path: `${base}/keys/{key_id}`,
-    summary: 'Remove a key; the tokens the account got before are revoked',
+    summary: 'Remove a key; the tokens the service account got before are revoked',
     operationId: 'removeServiceAccountKey',
     request: { params: ServiceAccountKeyPath },
     responses: {
@@ -97,7 +97,7 @@ export function registerCredentialOperations(
   registry.registerPath({
     method: 'delete',
     path: `${base}/trusts/{trust_id}`,
-    summary: 'Remove a trusted workload; the tokens the account got before are revoked',
+    summary: 'Remove a trusted workload; the tokens the service account got before are revoked',
     operationId: 'removeServiceAccountTrust',
     request: { params: ServiceAccountTrustPath },
     responses: {

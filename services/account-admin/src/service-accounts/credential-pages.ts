@@ -121,7 +121,7 @@ function credentialDialogs(issuer: string): Html {
     <p id="trust-subject-help" class="hint">Exactly the <code>sub</code> its tokens carry, for example <code>system:serviceaccount:&lt;namespace&gt;:&lt;name&gt;</code> or <code>repo:&lt;org&gt;/&lt;repo&gt;:ref:refs/heads/main</code>.</p>
     <label for="trust-audience">Audience</label>
     <input id="trust-audience" name="audience" type="text" required maxlength="${TRUST_FIELD_MAX}" autocomplete="off" spellcheck="false" value="${issuer}" aria-describedby="trust-audience-help">
-    <p id="trust-audience-help" class="hint">The <code>aud</code> the platform puts in the token it makes for us; by default this account's realm.</p>
+    <p id="trust-audience-help" class="hint">The <code>aud</code> the platform puts in the token it makes for us; by default this tenant's issuer.</p>
     <p id="trust-error" class="alert alert-error" role="alert" hidden></p>
     <div class="dialog-actions"><button type="button" class="button" data-close>Cancel</button><button type="submit" class="button button-primary">Add trust</button></div>
   </form>
@@ -166,8 +166,9 @@ export function credentialsPage({
   ${
     canManage
       ? html`<div class="actions">
-    <button type="button" class="button" data-action="edit" aria-label="Edit role and grants of ${account.name}">Edit role and grants</button>
-    ${account.disabled ? html`<button type="button" class="button button-primary" data-action="enable">Enable</button>` : html`<button type="button" class="button button-danger" data-action="disable">Disable</button>`}
+    <button type="button" class="button" data-action="edit" aria-label="Edit role and grants of ${account.name}">Edit</button>
+    ${account.disabled ? html`<button type="button" class="button" data-action="enable">Enable</button>` : html`<button type="button" class="button button-danger" data-action="disable">Disable</button>`}
+    <button type="button" class="button button-danger" data-action="delete" aria-label="Delete ${account.name}">Delete</button>
   </div>`
       : ''
   }

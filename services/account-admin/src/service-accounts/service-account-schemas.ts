@@ -46,7 +46,7 @@ export const ServiceAccountSchema = responseSchema<Omit<ServiceAccount, 'revisio
           "When the secret stops working under the tenant's maximum secret age; null: no secret, or no maximum",
       }),
       quota: GrantQuotaBody.nullable().meta({
-        description: "This account's own grant quota; null: the tenant's default applies",
+        description: "The service account's own grant quota; null: the tenant's default applies",
       }),
     })
     .meta({ id: 'ServiceAccount' }),

@@ -43,7 +43,7 @@ export const managementDialogs = html`
     <p class="muted">A new service account has the View role. You can change its role and grants afterwards.</p>
     <label for="create-name">Name</label>
     <input id="create-name" name="name" type="text" required maxlength="${SERVICE_ACCOUNT_NAME_MAX}" autocomplete="off" aria-describedby="create-help create-error" autofocus>
-    <p id="create-help" class="hint">Unique in this account (names that look alike count as one), up to ${SERVICE_ACCOUNT_NAME_MAX} characters, for example <code>nightly-import</code>; no invisible or bidi characters.</p>
+    <p id="create-help" class="hint">Unique in this tenant (names that look alike count as one), up to ${SERVICE_ACCOUNT_NAME_MAX} characters, for example <code>nightly-import</code>; no invisible or bidi characters.</p>
     <p id="create-error" class="alert alert-error" role="alert" hidden></p>
     <div class="dialog-actions">
       <button type="button" class="button" data-close>Cancel</button>
@@ -77,7 +77,7 @@ ${confirmDialog}
     </fieldset>
     <label for="edit-grants">Edit grants (plant tags)</label>
     <input id="edit-grants" name="grants" type="text" autocomplete="off" aria-describedby="edit-grants-help">
-    <p id="edit-grants-help" class="hint">Tags this account may create plants with even as View, separated by commas, for example <code>roses, tulips</code>. Leave empty for none.</p>
+    <p id="edit-grants-help" class="hint">Tags this service account may create plants with even as View, separated by commas, for example <code>roses, tulips</code>. Leave empty for none.</p>
     ${tokenBindingFieldset}
     <p class="hint">Saving revokes the account's current tokens; it gets new ones with the new rights.</p>
     <p id="edit-error" class="alert alert-error" role="alert" hidden></p>
@@ -110,7 +110,7 @@ export function serviceAccountsPage({
   </div>
   ${canManage ? html`<button type="button" class="button button-primary" data-action="create" ${atCap ? html`aria-describedby="cap-note"` : ''}>Create service account</button>` : ''}
 </div>
-${canManage && atCap ? html`<p id="cap-note" class="alert alert-info">This account has the maximum of ${MAX_SERVICE_ACCOUNTS} service accounts. Delete one before creating another.</p>` : ''}
+${canManage && atCap ? html`<p id="cap-note" class="alert alert-info">This tenant has the maximum of ${MAX_SERVICE_ACCOUNTS} service accounts. Delete one before creating another.</p>` : ''}
 ${canManage ? '' : html`<p class="alert alert-info" id="read-only-note">You have read-only access. Ask an Account Admin to create, change or delete service accounts.</p>`}
 <div id="page-status" role="status" aria-live="polite" class="sr-only"></div>
 ${

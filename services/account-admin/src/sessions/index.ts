@@ -19,6 +19,7 @@ export {
   takePendingSignIn,
 } from './portal-sessions.js';
 export {
+  SESSION_COOKIE,
   SIGNIN_COOKIE,
   bindingHash,
   createPortalSessions,

@@ -38,7 +38,7 @@ function tenantToSignInTo(req: Request, res: Response, returnTo: string): string
       res,
       400,
       tenantPickerPage({
-        error: 'Account names are 1 to 63 lower-case letters, digits and inner hyphens.',
+        error: 'Tenant names are 1 to 63 lower-case letters, digits and inner hyphens.',
         tenant: typeof tenantParam === 'string' ? tenantParam.slice(0, 63) : '',
         returnTo,
       }),
@@ -67,7 +67,7 @@ async function tenantExists(
       res,
       404,
       tenantPickerPage({
-        error: `There is no Plant Store account named “${tenant}”. Check the name and try again.`,
+        error: `There is no Plant Store tenant named “${tenant}”. Check the name and try again.`,
         tenant,
         returnTo,
       }),

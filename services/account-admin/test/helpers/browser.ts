@@ -86,7 +86,7 @@ export async function signInThroughPortal(
 ): Promise<void> {
   await p.goto(`${portalUrl}/`);
   if (prefix) await shot(p, `${prefix}-1-tenant-picker`);
-  await p.getByLabel('Account name').fill(tenant);
+  await p.getByLabel('Tenant name').fill(tenant);
   await p.getByRole('button', { name: 'Continue' }).click();
   await p.waitForURL(`${authUrl}/realms/${tenant}/interaction/**`);
   await p.getByLabel('Email').fill(user.email);

@@ -88,8 +88,8 @@ export const signInAgainLink = (portalUrl: string, tenant: string): PageLink => 
  */
 export function unknownRealmPage(tenant: string, portalUrl: string): string {
   const message = isTenantName(tenant)
-    ? html`There is no Plant Store account named <strong>${tenant}</strong>. Check the account name, or ask your administrator for the sign-in address.`
-    : 'This address does not lead to a Plant Store account. Check the link, or start from the admin portal.';
+    ? html`There is no Plant Store tenant named <strong>${tenant}</strong>. Check the tenant name, or ask your administrator for the sign-in address.`
+    : 'This address does not lead to a Plant Store tenant. Check the link, or start from the admin portal.';
   return page('Unknown account', messageCard('Unknown account', message, portalLink(portalUrl)));
 }
 
@@ -229,7 +229,7 @@ export async function renderLogoutPage(ctx: KoaContextWithOIDC, form: string): P
   // `form` is oidc-provider's hidden form (its action and xsrf field); the buttons submit it.
   const body = html`<section class="card narrow">
   <h1>Sign out?</h1>
-  <p>End your sign-in to the Plant Store account${context ? html` <strong>${context.tenant}</strong>` : ''} on this browser.</p>
+  <p>End your sign-in to the Plant Store tenant${context ? html` <strong>${context.tenant}</strong>` : ''} on this browser.</p>
   ${new Html(form)}
   <div class="button-row">
     <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Yes, sign me out</button>
@@ -248,7 +248,7 @@ function renderSigningOutPage(ctx: KoaContextWithOIDC, form: string): void {
   const context = setPageHeaders(ctx, SIGN_OUT_SCRIPT_HASH);
   const body = html`<section class="card narrow">
   <h1>Signing you out</h1>
-  <p>Ending your sign-in to the Plant Store account${context ? html` <strong>${context.tenant}</strong>` : ''} on this browser.</p>
+  <p>Ending your sign-in to the Plant Store tenant${context ? html` <strong>${context.tenant}</strong>` : ''} on this browser.</p>
   ${new Html(form)}
   <p><button autofocus id="sign-out" type="submit" form="op.logoutForm" value="yes" name="logout" class="button button-primary">Sign out</button></p>
 </section>

@@ -22,7 +22,7 @@ export function invitationFormPage(
     'Set your password',
     html`<section class="card narrow">
   <h1>Set your password</h1>
-  <p class="muted">You are invited to the Plant Store account <strong>${tenant}</strong> as <strong>${email}</strong>.</p>
+  <p class="muted">You are invited to the Plant Store tenant <strong>${tenant}</strong> as <strong>${email}</strong>.</p>
   ${error === undefined ? '' : html`<p id="invitation-error" class="alert alert-error" role="alert">${error}</p>`}
   <form method="post" action="/realms/${tenant}/invitation" autocomplete="on" class="stack">
     <input type="hidden" name="token" value="${fields.token}">

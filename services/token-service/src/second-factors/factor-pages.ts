@@ -74,7 +74,7 @@ export function factorPage(t: FormTarget, state: FactorPageState): string {
     'Confirm it is you',
     html`<section class="card narrow">
   <h1>Confirm it is you</h1>
-  <p class="muted">Use your second factor for the Plant Store account <strong>${t.tenant}</strong>.</p>
+  <p class="muted">Use your second factor for the Plant Store tenant <strong>${t.tenant}</strong>.</p>
   ${errorLine(state.error)}
   ${passkey}
   ${passkey !== '' && code !== '' ? html`<p class="muted">Or</p>` : ''}

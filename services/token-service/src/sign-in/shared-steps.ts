@@ -43,7 +43,7 @@ export function refuseDisabled(ctx: SignInContext): typeof ANSWERED {
     403,
     ctx.loaded.tenant,
     'This account cannot sign in',
-    'Your access to this Plant Store account is disabled or was removed. Ask an Account Admin of the account.',
+    'Your access to this Plant Store tenant is disabled or was removed. Ask an Account Admin of the tenant.',
   );
   return ANSWERED;
 }

@@ -65,7 +65,7 @@ export function signInFormPage(
     'Sign in',
     html`<section class="card narrow">
   <h1>Sign in</h1>
-  <p class="muted">to the Plant Store account <strong>${tenant}</strong></p>
+  <p class="muted">to the Plant Store tenant <strong>${tenant}</strong></p>
   ${error === undefined ? '' : html`<p id="sign-in-error" class="alert alert-error" role="alert">${error}</p>`}
   <form method="post" action="/realms/${tenant}/interaction/${uid}/login" autocomplete="on" class="stack">
     <input type="hidden" name="csrf" value="${csrf}">
