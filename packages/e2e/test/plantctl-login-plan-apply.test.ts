@@ -111,7 +111,7 @@ afterAll(async () => {
 async function enrolPasskey(): Promise<void> {
   await platform.cli('tenant', 'policy', tenant, '--admin-factor', 'required');
   await page.goto(`${platform.portalUrl}/`);
-  await page.getByLabel('Account name').fill(tenant);
+  await page.getByLabel('Tenant name').fill(tenant);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.waitForURL(`${authUrl}/realms/${tenant}/interaction/**`);
   await page.getByLabel('Email').fill(admin);

@@ -121,7 +121,7 @@ function renderCodeEntry(
     'Sign in a device',
     html`<section class="card narrow">
   <h1>Sign in a device</h1>
-  <p class="muted">Enter the code your device shows to let it act for you in the Plant Store account${tenant === undefined ? '' : html` <strong>${tenant}</strong>`}.</p>
+  <p class="muted">Enter the code your device shows to let it act for you in the Plant Store tenant${tenant === undefined ? '' : html` <strong>${tenant}</strong>`}.</p>
   ${message === undefined ? '' : html`<p id="device-error" class="alert alert-error" role="alert">${message}</p>`}
   ${form}
 </section>`,
@@ -170,7 +170,7 @@ const userCodeConfirmSource: NonNullable<
     'Approve a device',
     html`<section class="card narrow">
   <h1>Approve this device?</h1>
-  <p class="muted">It asks to act for you in the Plant Store account${tenant === undefined ? '' : html` <strong>${tenant}</strong>`}, with everything your role allows.</p>
+  <p class="muted">It asks to act for you in the Plant Store tenant${tenant === undefined ? '' : html` <strong>${tenant}</strong>`}, with everything your role allows.</p>
   <dl class="details">
     <dt>Client</dt><dd>${client.clientName ?? client.clientId}</dd>
     <dt>Address</dt><dd>${info.ip ?? 'unknown'}</dd>
