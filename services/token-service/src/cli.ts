@@ -27,7 +27,12 @@ import {
   TenantNameSchema,
   UserRoleSchema,
 } from './service-accounts/index.js';
-import { assertTenantExists, issuerOf, KEY_ROTATION_CHANNEL, keyChangeMessage } from './realms/index.js';
+import {
+  assertTenantExists,
+  issuerOf,
+  KEY_ROTATION_CHANNEL,
+  keyChangeMessage,
+} from './realms/index.js';
 import { createTenant } from './realm-creation/index.js';
 import { PORTAL_CLIENT_ID, SIGNING_ALGORITHMS, type SigningAlgorithm } from '@plant/shared/api';
 import { UsageError, UserNotFound, type IdentityContext } from './platform/index.js';

@@ -1,6 +1,7 @@
 import { fieldsOf, jsonBody } from '@plant/shared/http';
 import { DelegationsSchema } from '@plant/shared/token-service-client';
 import {
+  ActorBodySchema,
   type IdentityContext,
   idOf,
   noStore,
@@ -8,7 +9,6 @@ import {
   tenantOf,
   type InternalRoute,
 } from '../platform/index.js';
-import { ActorBodySchema } from '../service-accounts/index.js';
 import { getDelegations, setDelegations } from './delegations.js';
 
 /** Built when the routes are (the validators' module is still loading when this one is). */
