@@ -16,6 +16,7 @@ export interface CreatedAccount {
   disabled: boolean;
   disabled_at: string | null;
   secret: string;
+  revision: number;
 }
 
 /** The internal API as account-admin calls it. */
