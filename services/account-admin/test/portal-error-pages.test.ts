@@ -54,6 +54,29 @@ describe('error pages', () => {
     ]);
   });
 
+  test('When a browser errs on the assets or a discovery document, then it gets the Error JSON: machines read there', async () => {
+    const asset = await send(p.admin.jar, `${p.portal.url}/assets/portal.js`, {
+      method: 'POST',
+      headers: BROWSER,
+    });
+    const discovery = await send(
+      p.admin.jar,
+      `${p.portal.url}/.well-known/plantctl-configuration?tenant[a]=x`,
+      { headers: BROWSER },
+    );
+
+    for (const [res, status] of [
+      [asset, 405],
+      [discovery, 400],
+    ] as const) {
+      expect([res.status, res.headers.get('content-type')]).toEqual([
+        status,
+        'application/json; charset=utf-8',
+      ]);
+      expect(await res.json()).toMatchObject({ error: status, message: expect.any(String) });
+    }
+  });
+
   test('When a signed-out browser opens an unknown path holding markup, then the 404 page leads to sign-in and echoes nothing of the path', async () => {
     const path = `/%3Cscript%3Ealert(1)%3C%2Fscript%3E/${'x'.repeat(4000)}`;
 

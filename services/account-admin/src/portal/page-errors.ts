@@ -54,10 +54,11 @@ export function errorPage(
   });
 }
 
-/** The error's message when it may be shown (an `AppError` a person can act on), else the status's own text. */
-function shownMessage(err: unknown, status: number, body: { message: string }): string | undefined {
-  if (status === 503) return undefined;
-  if (err instanceof AppError && status < 500) return body.message;
+/** The error's message when its catalogue entry may be shown, else the status's own text. */
+function shownMessage(err: unknown, body: { message: string }): string | undefined {
+  // The catalogue's flag decides, not the status: a 503 such as "Sessions are temporarily
+  // unavailable" is written for people; an unexpected error's message never is.
+  if (err instanceof AppError && err.expose) return body.message;
   return undefined;
 }
 
@@ -80,7 +81,7 @@ function renderErrorPage(
   sendErrorPage(
     res,
     mapped.status,
-    errorPage(mapped.status, shownMessage(err, mapped.status, mapped.body), viewer),
+    errorPage(mapped.status, shownMessage(err, mapped.body), viewer),
   );
 }
 
@@ -95,9 +96,18 @@ export function pageErrorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** A browser asking for a page (`Accept: text/html` before JSON), outside the API: API clients keep the `Error` JSON. */
+/**
+ * Where machines read, whatever their Accept header says: the API, the static assets (a wrong
+ * method there is a script's mistake, not a person's) and the discovery documents.
+ */
+const MACHINE_PATHS = ['/api/', '/assets/', '/.well-known/'];
+
+/** A browser asking for a page (`Accept: text/html` before JSON), outside the machines' paths: API clients keep the `Error` JSON. */
 export function wantsPage(req: Request): boolean {
-  return !req.path.startsWith('/api/') && req.accepts(['json', 'html']) === 'html';
+  return (
+    !MACHINE_PATHS.some((prefix) => req.path.startsWith(prefix)) &&
+    req.accepts(['json', 'html']) === 'html'
+  );
 }
 
 /**
