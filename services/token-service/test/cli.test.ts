@@ -105,6 +105,7 @@ describe('operator CLI (built dist/cli.js)', () => {
         token_version: 1,
         factor_generation: 0,
         factor_required: true,
+        revision: 1,
       },
     ]);
   });

@@ -15,6 +15,7 @@ import {
   uniqueIp,
   type Harness,
 } from './helpers/harness.js';
+import { internal } from './helpers/internal-client.js';
 import { pkce, portalDriver, type Browser } from './helpers/portal-driver.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -269,6 +270,22 @@ describe('device authorization grant for plantctl', () => {
       aud: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
       cnf: { jkt: key.thumbprint },
     });
+  });
+
+  test('When a GET of the device authorization address (the resume route) names a real client and odd parameters, then it is a 400 page, not a 500', async () => {
+    const account = await internal(h).createServiceAccount(tenant);
+    const basic = `Basic ${Buffer.from(`${account.client_id}:${account.secret}`).toString('base64')}`;
+    const query = `token%5B0%5D=%09%0A%0D&ui_locales&token='%20OR%20'1'%3D'1&code_challenge=djE6&client_id=${account.client_id}&login_hint`;
+    for (const path of ['auth/device', 'auth/not-an-interaction'])
+      for (const authorization of [undefined, basic]) {
+        const req = request(h.publicUrl)
+          .get(`/realms/${tenant}/protocol/openid-connect/${path}?${query}`)
+          .set('accept', 'application/xml');
+        if (authorization !== undefined) req.set('authorization', authorization);
+        const res = await req;
+        expect(res.status).toBe(400);
+        expect(res.text).toContain('authorization request has expired');
+      }
   });
 
   test('When a device code is redeemed a second time, then it is refused', async () => {

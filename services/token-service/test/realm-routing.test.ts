@@ -67,7 +67,13 @@ describe('realms', () => {
       authorization_endpoint: `${h.issuer(late)}/protocol/openid-connect/auth`,
       userinfo_endpoint: `${h.issuer(late)}/protocol/openid-connect/userinfo`,
       end_session_endpoint: `${h.issuer(late)}/protocol/openid-connect/logout`,
-      grant_types_supported: ['authorization_code', 'client_credentials'],
+      grant_types_supported: [
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
       token_endpoint_auth_methods_supported: [
         'client_secret_basic',
         'client_secret_post',

@@ -18,6 +18,15 @@ import { renderRefusalPage, type RealmPageContext } from './provider-pages.js';
  */
 const AUTHORIZATION_PATH = /^\/protocol\/openid-connect\/auth\/?$/i;
 
+/**
+ * oidc-provider's resume route (`/auth/:uid`, which a GET of `/auth/device`, the device
+ * authorization address, also matches). It reads the interaction and its cookies, never the
+ * query; but when it fails, oidc-provider's error handler looks up a `client_id` from the query
+ * and then reads parameters a resume does not have (a TypeError: a 500). So a resume's query is
+ * dropped before oidc-provider sees it: the failure is its 400 page, whatever the query holds.
+ */
+const RESUME_PATH = /^\/protocol\/openid-connect\/auth\/[^/]+\/?$/i;
+
 /** Whether a path under a realm (`/protocol/...`) is its authorization endpoint, as oidc-provider routes it. */
 export const isAuthorizationPath = (path: string): boolean => AUTHORIZATION_PATH.test(path);
 
@@ -83,6 +92,7 @@ export function guardAuthorizationRequests(deps: AuthorizationRequestGuardDeps) 
     next: () => Promise<unknown>,
   ): Promise<void> {
     if (!isAuthorizationPath(ctx.path)) {
+      if (ctx.method === 'GET' && RESUME_PATH.test(ctx.path)) ctx.querystring = '';
       await next();
       return;
     }
