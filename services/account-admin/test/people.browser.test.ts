@@ -173,16 +173,16 @@ describe('an Account Admin managing people with the keyboard', () => {
     await page.goto(`${platform.portalUrl}/settings/people`);
   });
 
-  test('When the only admin tries to demote themselves, then the dialog says why and nothing changes', async () => {
-    await openWith(`Change role of ${acme.admin.email}`, 'role-dialog');
-    await page.keyboard.press('ArrowDown');
-    await tabTo(page, 'Save');
-    await page.keyboard.press('Enter');
-    await page.locator('#role-error:not([hidden])').waitFor();
+  test('When the only admin looks at their own row, then no change of role or access is offered and the row says why', async () => {
+    const own = page.locator('tr', { hasText: acme.admin.email });
+    await own.locator('#last-admin-note').waitFor();
 
-    await expect(page.locator('#role-error').textContent()).resolves.toContain(
-      'last active Account Admin',
+    await expect(own.locator('#last-admin-note').textContent()).resolves.toContain(
+      'The only Account Admin',
     );
-    await expectAccessible(page, 'Role dialog with its error');
+    await expect(
+      page.getByRole('button', { name: `Change role of ${acme.admin.email}` }).count(),
+    ).resolves.toBe(0);
+    await expectAccessible(page, 'People with the only admin locked');
   });
 });

@@ -122,7 +122,7 @@ describe('the 25-account cap', () => {
       })
     ).text();
     expect(page).toContain(
-      'This account has the maximum of 25 service accounts. Delete one before creating another.',
+      'This tenant has the maximum of 25 service accounts. Delete one before creating another.',
     );
 
     // 26 events: the Activity page shows 25, newest first, and links to the older one.
