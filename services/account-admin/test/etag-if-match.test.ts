@@ -141,6 +141,21 @@ describe('ETag and If-Match on a service account', () => {
     expect(statuses.filter((s) => s === 412)).toHaveLength(11);
   });
 
+  test('When an account was deleted, then a change with the ETag read before is 412, not 404', async () => {
+    const created = await p.createAccount('etag-after-delete');
+    const etag = await etagOf(created.client_id!);
+    const path = `/service-accounts/${created.client_id}`;
+
+    const deleted = await call('DELETE', path, undefined, etag);
+    const late = await call('PATCH', path, { role: 'Edit' }, etag);
+    const lateReset = await call('POST', `${path}/reset-secret`, undefined, etag);
+    const unconditional = await call('PATCH', path, { role: 'Edit' });
+
+    expect([deleted.status, late.status, lateReset.status, unconditional.status]).toEqual([
+      204, 412, 412, 404,
+    ]);
+  });
+
   test('When changes by different routes race with the same ETag (settings, disable, reset, delete), then exactly one wins', async () => {
     const created = await p.createAccount('etag-race-routes');
     const etag = await etagOf(created.client_id!);
@@ -188,6 +203,17 @@ describe('ETag and If-Match on a person', () => {
     expect(changed.headers.get('etag')).not.toBe(etag);
     expect([stale.status, staleRemove.status]).toEqual([412, 412]);
     expect(await after.json()).toMatchObject({ role: 'Edit', status: 'active' });
+  });
+
+  test('When a person was removed, then a change with the ETag read before is 412, not 404', async () => {
+    const id = await personId();
+    const etag = (await call('GET', `/users/${id}`)).headers.get('etag')!;
+
+    const removed = await call('DELETE', `/users/${id}`, undefined, etag);
+    const late = await call('PATCH', `/users/${id}`, { role: 'Edit' }, etag);
+    const unconditional = await call('PATCH', `/users/${id}`, { role: 'Edit' });
+
+    expect([removed.status, late.status, unconditional.status]).toEqual([204, 412, 404]);
   });
 
   test('When a burst of changes of one person all send the same ETag, then exactly one wins', async () => {

@@ -5,7 +5,12 @@ import { revocationRoutes } from './revocation/index.js';
 import { factorRoutes } from './second-factors/index.js';
 import { serviceAccountRoutes } from './service-accounts/index.js';
 import { conditionalRoute } from '@plant/shared/http';
-import { InvalidIfMatch, type IdentityContext, type InternalRoute } from './platform/index.js';
+import {
+  InvalidIfMatch,
+  PreconditionFailed,
+  type IdentityContext,
+  type InternalRoute,
+} from './platform/index.js';
 import { delegationRoutes } from './token-exchange/index.js';
 
 export type { InternalRoute } from './platform/index.js';
@@ -38,7 +43,11 @@ export function internalRoutes({
   const conditional = (route: InternalRoute): InternalRoute =>
     route.method !== 'GET' &&
     (route.path.startsWith(account) || (route.path === user && route.method !== 'POST'))
-      ? conditionalRoute(route, () => new InvalidIfMatch())
+      ? conditionalRoute(
+          route,
+          () => new InvalidIfMatch(),
+          () => new PreconditionFailed(),
+        )
       : route;
   // Each wing declares its own routes; the table keeps the order they were declared in here.
   return [

@@ -86,19 +86,34 @@ export function takePrecondition(): IfMatch | undefined {
  * `route` with its use case (its last handler, after the body was read) run under the request's
  * `If-Match` (`conditionalCall`); a malformed header is `invalid()` (the service's own 400).
  * A route of a resource whose changes check their precondition (where the data lives) adopts
- * `If-Match` by this alone.
+ * `If-Match` by this alone. A precondition on a resource that is not there is false (RFC 9110
+ * §13.1.1): with `If-Match`, the use case's 404 is `failed()` (the 412), so a change that lost
+ * to a racing delete is told so as one that lost to any other change, whichever took the lock
+ * first; without `If-Match` a 404 stays a 404.
  */
 export function conditionalRoute<R extends { handlers: readonly RequestHandler[] }>(
   route: R,
   invalid: () => Error,
+  failed: () => Error,
 ): R {
   const handlers = [...route.handlers];
   const useCase = handlers.pop();
   if (useCase === undefined) return route;
-  const conditional: RequestHandler = (req, res, next) => {
+  const conditional: RequestHandler = async (req, res, next) => {
     const precondition = parseIfMatch(req.headers['if-match']);
     if (precondition === null) return next(invalid());
-    return conditionalCall(precondition, () => useCase(req, res, next));
+    const onError = (err?: unknown) =>
+      next(precondition !== undefined && statusOf(err) === 404 ? failed() : err);
+    try {
+      await conditionalCall(precondition, () => useCase(req, res, onError));
+    } catch (err) {
+      onError(err);
+    }
   };
   return { ...route, handlers: [...handlers, conditional] };
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
 }

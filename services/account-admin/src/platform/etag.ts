@@ -7,7 +7,7 @@
  */
 import { conditionalRoute, etagOf } from '@plant/shared/http';
 import type { Response } from 'express';
-import { InvalidIfMatch } from './errors.js';
+import { InvalidIfMatch, PreconditionFailed } from './errors.js';
 
 /** Sets the resource's `ETag` and answers its body without the revision (the header carries it). */
 export function etagged<T extends { revision: number }>(
@@ -26,5 +26,9 @@ export function withoutRevision<T extends { revision: number }>(resource: T): Om
 
 /** A change route of a resource with a revision: `If-Match` honoured, a malformed one 400. */
 export function conditional<R extends Parameters<typeof conditionalRoute>[0]>(route: R): R {
-  return conditionalRoute(route, () => new InvalidIfMatch());
+  return conditionalRoute(
+    route,
+    () => new InvalidIfMatch(),
+    () => new PreconditionFailed(),
+  );
 }
