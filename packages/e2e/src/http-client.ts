@@ -43,7 +43,24 @@ export function httpRequest(
     // then reads as the next request on the keep-alive connection: always frame it.
     if (body !== undefined && !Object.keys(clean).some((k) => k.toLowerCase() === 'content-length'))
       clean['content-length'] = String(Buffer.byteLength(body));
-    const req = request(url, { method, headers: clean, agent, timeout: timeoutMs }, (res) => {
+    // The path goes out as written: a URL parser would resolve `%2e%2e` and `..` segments
+    // before sending, so a hostile path would reach some other route than the one under test.
+    // What cannot go on the request line as is (spaces, non-ASCII) is left to the parser to encode.
+    const target = new URL(url);
+    const written = url.startsWith(target.origin)
+      ? (url.slice(target.origin.length).split('#')[0] ?? '')
+      : '';
+    const path = /^\/[\x21-\x7e]*$/.test(written) ? written : `${target.pathname}${target.search}`;
+    const options = {
+      method,
+      headers: clean,
+      agent,
+      timeout: timeoutMs,
+      host: target.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: target.port,
+      path,
+    };
+    const req = request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
