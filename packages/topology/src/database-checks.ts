@@ -7,7 +7,8 @@
  */
 import { sleep, uniqueName } from '@plant/test-kit';
 import type { LoadAccounts, MixedLoad } from './mixed-load.js';
-import type { PortalUser, Topology } from './topology-platform.js';
+import type { PooledDatabase } from './pooled-database.js';
+import type { PortalUser, Topology, TopologyOptions } from './topology-platform.js';
 
 /**
  * The token service's failure throttles out of the way of `checkAcknowledged`, which presents
@@ -19,6 +20,29 @@ export const UNTHROTTLED_SECRET_CHECKS = {
   CLIENT_AUTH_FAILURES_PER_IP: '100000',
   CLIENT_AUTH_FAILURES_PER_CLIENT: '1000000',
 };
+
+/**
+ * The platform of a database topology: each service through the pooler as its own role (the
+ * token service's role for the operator CLI too), plant-store without named statements
+ * (transaction pooling), the secret-check throttles out of the way.
+ */
+export function pooledPlatform(
+  db: PooledDatabase,
+  options: { serviceRoot?: string } = {},
+): NonNullable<TopologyOptions['platform']> {
+  return {
+    ...options,
+    databaseUrl: db.pooledUrlOf('token-service'),
+    serviceEnv: {
+      'token-service': UNTHROTTLED_SECRET_CHECKS,
+      'plant-store': {
+        DATABASE_URL: db.pooledUrlOf('plant-store'),
+        DATABASE_NAMED_STATEMENTS: 'false',
+      },
+      'account-admin': { DATABASE_URL: db.pooledUrlOf('account-admin') },
+    },
+  };
+}
 
 /** Service accounts created and deleted by one worker, each state as the portal acknowledged it. */
 export interface AccountChurn {

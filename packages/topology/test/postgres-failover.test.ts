@@ -15,6 +15,7 @@ import {
   formatAcknowledged,
   formatSummary,
   loadAccounts,
+  pooledPlatform,
   startAccountChurn,
   startMixedLoad,
   startPooledDatabase,
@@ -25,7 +26,6 @@ import {
   type MixedLoad,
   type PooledDatabase,
   type Topology,
-  UNTHROTTLED_SECRET_CHECKS,
 } from '../src/index.js';
 
 let cluster: PostgresCluster;
@@ -40,19 +40,7 @@ beforeAll(async () => {
   cluster = await startPostgresCluster({ withStandby: true });
   db = await startPooledDatabase({ serverUrl: cluster.primary.urlOf(), serverLoginRetry: 1 });
   await db.migrate();
-  t = await startTopology({
-    platform: {
-      databaseUrl: db.pooledUrlOf('token-service'),
-      serviceEnv: {
-        'token-service': UNTHROTTLED_SECRET_CHECKS,
-        'plant-store': {
-          DATABASE_URL: db.pooledUrlOf('plant-store'),
-          DATABASE_NAMED_STATEMENTS: 'false',
-        },
-        'account-admin': { DATABASE_URL: db.pooledUrlOf('account-admin') },
-      },
-    },
-  });
+  t = await startTopology({ platform: pooledPlatform(db) });
   accounts = await loadAccounts(t, 'pgfail');
 }, 240_000);
 

@@ -13,6 +13,7 @@ import {
   checkAcknowledged,
   formatAcknowledged,
   loadAccounts,
+  pooledPlatform,
   startAccountChurn,
   startMixedLoad,
   startPooledDatabase,
@@ -22,7 +23,6 @@ import {
   type MixedLoad,
   type PooledDatabase,
   type Topology,
-  UNTHROTTLED_SECRET_CHECKS,
 } from '../src/index.js';
 
 let cluster: PostgresCluster;
@@ -37,19 +37,7 @@ beforeAll(async () => {
   cluster = await startPostgresCluster({ withArchive: true });
   db = await startPooledDatabase({ serverUrl: cluster.primary.urlOf(), serverLoginRetry: 1 });
   await db.migrate();
-  t = await startTopology({
-    platform: {
-      databaseUrl: db.pooledUrlOf('token-service'),
-      serviceEnv: {
-        'token-service': UNTHROTTLED_SECRET_CHECKS,
-        'plant-store': {
-          DATABASE_URL: db.pooledUrlOf('plant-store'),
-          DATABASE_NAMED_STATEMENTS: 'false',
-        },
-        'account-admin': { DATABASE_URL: db.pooledUrlOf('account-admin') },
-      },
-    },
-  });
+  t = await startTopology({ platform: pooledPlatform(db) });
   accounts = await loadAccounts(t, 'restore');
 }, 240_000);
 

@@ -23,6 +23,7 @@ import {
   formatAcknowledged,
   formatSummary,
   loadAccounts,
+  pooledPlatform,
   previousSeedFlow,
   replicasOf,
   rollReplica,
@@ -39,7 +40,6 @@ import {
   type PooledDatabase,
   type PreviousRelease,
   type Topology,
-  UNTHROTTLED_SECRET_CHECKS,
 } from '../src/index.js';
 
 /**
@@ -66,20 +66,7 @@ beforeAll(async () => {
   cluster = await startPostgresCluster();
   db = await startPooledDatabase({ serverUrl: cluster.primary.urlOf() });
   await db.migrate(release.root);
-  t = await startTopology({
-    platform: {
-      serviceRoot: release.root,
-      databaseUrl: db.pooledUrlOf('token-service'),
-      serviceEnv: {
-        'token-service': UNTHROTTLED_SECRET_CHECKS,
-        'plant-store': {
-          DATABASE_URL: db.pooledUrlOf('plant-store'),
-          DATABASE_NAMED_STATEMENTS: 'false',
-        },
-        'account-admin': { DATABASE_URL: db.pooledUrlOf('account-admin') },
-      },
-    },
-  });
+  t = await startTopology({ platform: pooledPlatform(db, { serviceRoot: release.root }) });
   accounts = await loadAccounts(t, 'upgrade');
   // A fresh runner builds the previous release (install from the store, tsc): minutes on two busy cores.
 }, 900_000);
