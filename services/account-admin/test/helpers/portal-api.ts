@@ -70,9 +70,13 @@ export class SignedInApi implements SignedInPortal {
 
   /** Creates a service account named `uniqueName(prefix)` as the admin; its answer, secret included. */
   async createAccount(prefix: string): Promise<Record<string, string>> {
-    return (await (
-      await this.asAdminSession('POST', '/service-accounts', { name: uniqueName(prefix) })
-    ).json()) as Record<string, string>;
+    const res = await this.asAdminSession('POST', '/service-accounts', {
+      name: uniqueName(prefix),
+    });
+    // A test that goes on with an answer that is not the account fails far from the cause.
+    if (res.status !== 201)
+      throw new Error(`creating ${prefix}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, string>;
   }
 
   /** The newest 100 audit events `session` may read. */
