@@ -13,9 +13,11 @@ export type { DelegationRepository } from './delegation-repository.js';
 export { delegationRoutes } from './internal-delegation-routes.js';
 export {
   ACCESS_TOKEN_TYPE,
+  JWT_TOKEN_TYPE,
   TOKEN_EXCHANGE_GRANT,
   TOKEN_EXCHANGE_PARAMETERS,
   planExchange,
+  WorkloadTokenRefused,
 } from './exchange-policy.js';
 export type {
   ExchangeContext,
