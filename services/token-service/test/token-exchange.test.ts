@@ -438,7 +438,7 @@ describe("Token exchange: a trusted workload's platform token as the subject", (
   test('When the actor exchanges a platform token of a trusted job, then the token speaks for the trusting account, names the actor, and lives no longer than the platform token', async () => {
     const { job, inventory } = await workloadParties();
     const exp = Math.floor(Date.now() / 1000) + 120;
-    const subjectToken = platformTokenOf(job, { exp });
+    const subjectToken = platformTokenOf(job, { exp, may_act: { sub: inventory.client_id } });
 
     const res = await exchange(inventory, { subject_token: subjectToken, subject_token_type: JWT });
 
@@ -489,7 +489,7 @@ describe("Token exchange: a trusted workload's platform token as the subject", (
     );
   });
 
-  test('When the platform token is forged, foreign, expired, for another audience or trusted elsewhere, then 400 invalid_request in the RFC 6749 body', async () => {
+  test('When the platform token is forged, foreign, expired, for another audience, trusted elsewhere or names another actor, then 400 invalid_request in the RFC 6749 body', async () => {
     const { job, inventory } = await workloadParties();
     const foreign = await startWorkloadIssuer();
     try {
@@ -526,6 +526,8 @@ describe("Token exchange: a trusted workload's platform token as the subject", (
             audience: elsewhere.audience,
           }),
         },
+        // The platform says who may act for the job (RFC 8693 §4.4): someone else.
+        { subject_token: platformTokenOf(job, { may_act: { sub: 'sa-someone-else' } }) },
         // The realm's own access token is no workload's, and a platform token is no access token.
         { subject_token: realmToken },
         { subject_token: platformTokenOf(job), subject_token_type: AT },
