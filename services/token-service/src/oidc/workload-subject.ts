@@ -7,8 +7,7 @@
  */
 import type { Principal } from '@plant/resource-auth';
 import type { ClientAuthentication } from '../client-auth/index.js';
-import { AssertionRejected } from '../platform/index.js';
-import { WorkloadTokenRefused } from '../token-exchange/index.js';
+import { AssertionRejected, WorkloadTokenRefused } from '../platform/index.js';
 import { serviceAccountScope } from './realm-configuration.js';
 
 export async function workloadSubject(

@@ -28,7 +28,7 @@ import {
   type Principal,
 } from '@plant/resource-auth';
 import { AppError } from '@plant/shared/api';
-import { ExchangeRefused } from '../platform/index.js';
+import { ExchangeRefused, WorkloadTokenRefused } from '../platform/index.js';
 import { sameAudience } from './delegations.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -114,11 +114,6 @@ function single(params: ExchangeParams, name: keyof ExchangeParams): string | un
 
 const listOf = (value: unknown): string[] =>
   value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string];
-
-/** A workload token the realm's trusts do not vouch for (unknown workload, forged, expired): the policy answers invalid_request. */
-export class WorkloadTokenRefused extends Error {
-  override readonly name = 'WorkloadTokenRefused';
-}
 
 /** What the subject token is: one of this realm's access tokens, or a trusted workload's platform token. */
 export type SubjectTokenType = typeof ACCESS_TOKEN_TYPE | typeof JWT_TOKEN_TYPE;

@@ -17,7 +17,6 @@ export {
   TOKEN_EXCHANGE_GRANT,
   TOKEN_EXCHANGE_PARAMETERS,
   planExchange,
-  WorkloadTokenRefused,
 } from './exchange-policy.js';
 export type {
   ExchangeContext,
