@@ -64,7 +64,8 @@ export interface ClientCredentialRepository {
    * The accounts of the realm with a trust of exactly this workload (issuer, subject, one of
    * the audiences), at most two (two: it names no single account). Not cached: only a token
    * exchange with a workload's token as subject asks, and the answer's credential comes
-   * from `find` (cached, following changes) so a trust removed meanwhile is missed there.
+   * from `find` (cached, following changes), whose trusts the token is then checked against: a
+   * trust removed since the query is refused there.
    */
   trustingAccounts(
     realm: string,
