@@ -5,7 +5,8 @@
  * it (RFC 8693) that names both; the Plant Store enforces the caller's grants, narrowed to what
  * was asked; and resetting the caller's or the inventory API's service account refuses the
  * exchanged token at its next use on both Plant Store replicas and at introspection. The
- * exchange itself is also made by an unmodified openid-client (`genericGrantRequest`).
+ * exchange itself is also made by an unmodified openid-client (`genericGrantRequest`), with a
+ * caller's access token and with a trusted workload's platform token as the subject.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
@@ -16,7 +17,9 @@ import {
   packResourceAuth,
   PLANT_STORE_AUDIENCE,
   spawnServer,
+  startWorkloadIssuer,
   TEST_SECRETS,
+  type WorkloadIssuer,
   type ServerProcess,
   type ServiceAccount,
 } from '@plant/test-kit';
@@ -26,10 +29,13 @@ const INVENTORY = 'http://inventory.test';
 const INVENTORY_CREDENTIAL = 'test-inventory-api-internal-token-3b8d5e07';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
+const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 
 let p: Platform;
 let api: ServerProcess;
 let tenant: string;
+/** The platform the callers' jobs run on (a cluster): its tokens are trusted workloads' credentials. */
+let cluster: WorkloadIssuer;
 /** The inventory API's own service account, allowed to act for others at the Plant Store. */
 let inventoryAccount: ServiceAccount;
 const scratch = outsideWorkspace('inventory-api-exchange');
@@ -55,10 +61,13 @@ async function allowToActForOthers(clientId: string): Promise<void> {
 beforeAll(async () => {
   const tarball = await packResourceAuth(scratch.dir);
   const server = await buildExampleFromTarball(`${scratch.dir}/inventory-api`, tarball);
+  cluster = await startWorkloadIssuer();
   p = await startPlatform({
     plantStores: 2,
     serviceEnv: {
       'token-service': {
+        FEDERATION_ALLOW_PRIVATE_ISSUERS: 'true',
+        FEDERATION_ALLOW_HTTP_ISSUERS: 'true',
         API_AUDIENCES: INVENTORY,
         RESOURCE_SERVER_TOKENS: `${TEST_SECRETS.PLANT_STORE_INTERNAL_TOKEN},${INVENTORY_CREDENTIAL}`,
       },
@@ -92,6 +101,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
   await p?.close();
+  await cluster?.close();
   scratch.remove();
 });
 
@@ -109,6 +119,7 @@ async function exchangeWithOpenidClient(
   actor: ServiceAccount,
   subjectToken: string,
   scope = 'plants:read',
+  subjectTokenType = AT,
 ): Promise<oidc.TokenEndpointResponse> {
   const config = await oidc.discovery(
     new URL(`${p.authUrl}/realms/${tenant}`),
@@ -119,7 +130,7 @@ async function exchangeWithOpenidClient(
   );
   return oidc.genericGrantRequest(config, GRANT, {
     subject_token: subjectToken,
-    subject_token_type: AT,
+    subject_token_type: subjectTokenType,
     audience: PLANT_STORE_AUDIENCE,
     scope,
   });
@@ -242,4 +253,64 @@ describe('Calls on behalf of others', () => {
       ]);
     },
   );
+
+  test("When openid-client exchanges a trusted job's platform token, then the Plant Store applies the trusting account's grants for it until that account is reset", async () => {
+    const { account } = await caller();
+    const subject = `system:serviceaccount:jobs:${account.clientId.slice(-8)}`;
+    const audience = `${p.authUrl}/realms/${tenant}`;
+    const trusted = await fetch(
+      `${p.internalUrl}/internal/v1/realms/${tenant}/service-accounts/${account.clientId}/trusts`,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_SECRETS.ACCOUNT_ADMIN_INTERNAL_TOKEN}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ issuer: cluster.issuer, subject, audience, actor: 'admin@test' }),
+      },
+    );
+    expect(trusted.status).toBe(201);
+    const platformToken = cluster.mint({ subject, audience });
+    const tokens = await exchangeWithOpenidClient(
+      inventoryAccount,
+      platformToken,
+      'plants:read plants:write',
+      JWT,
+    );
+    expect(tokens).toMatchObject({ issued_token_type: AT, scope: 'plants:read plants:write' });
+    expect(claimsOf(tokens.access_token)).toMatchObject({
+      sub: account.clientId,
+      act: { sub: inventoryAccount.clientId },
+      grants: [{ tag: 'ferns', permission: 'edit' }],
+    });
+    const create = (tag: string, id: number) =>
+      fetch(`${p.plantStores[1]!.url}/plants`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.access_token}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ id, name: `job's ${tag}`, tag }),
+      });
+    expect((await create('ferns', 11)).status).toBe(200);
+    expect((await create('roses', 12)).status).toBe(403);
+    await p.resetSecret(tenant, account.clientId);
+    await Promise.all(
+      p.plantStores.map((replica) =>
+        eventually(
+          async () => (await statusAt(replica.url, tokens.access_token)) === 401,
+          `${replica.url} refuses it`,
+        ),
+      ),
+    );
+    // Forged: signed by a key the cluster does not publish.
+    await expect(
+      exchangeWithOpenidClient(
+        inventoryAccount,
+        cluster.mintWithUnpublishedKey({ subject, audience }),
+        'plants:read',
+        JWT,
+      ),
+    ).rejects.toMatchObject({ error: 'invalid_request', status: 400 });
+  });
 });

@@ -202,6 +202,10 @@ describe("Traces of a service account's life across the processes", () => {
     expect(new Set(grant.map((s) => s.service))).toEqual(new Set(['token-service']));
     const list = assertOneTree(flow.list!);
     expect(list.find((s) => s.parentSpanId === flow.list!.parentId)?.service).toBe('plant-store');
+    // A token the account obtained itself: nothing of a call on behalf of another on its span.
+    expect(
+      list.find((s) => s.parentSpanId === flow.list!.parentId)?.attributes['plantstore.actors'],
+    ).toBeUndefined();
     // The store meets the tenant's key for the first time here: its fetch is in the same trace.
     expect(hop(list, 'plant-store', 'token-service').map((s) => s.name)).toContain(
       'GET /internal/v1/realms/:tenant/jwks',
@@ -306,6 +310,101 @@ describe("Traces of a service account's life across the processes", () => {
           (s) => management.test(s.name) || management.test(String(s.attributes['http.route'])),
         ),
     ).toEqual([]);
+  });
+});
+
+describe('Traces of a call on behalf of another (token exchange)', () => {
+  let tenant: string;
+  let caller: { clientId: string; secret: string };
+  let actor: { clientId: string; secret: string };
+  const flow: Record<string, Sent> = {};
+  const values: string[] = [];
+
+  beforeAll(async () => {
+    tenant = await p.createTenant('trx');
+    caller = await p.createServiceAccount(tenant, { role: 'Edit' });
+    actor = await p.createServiceAccount(tenant, { name: 'inventory-api' });
+    const allowed = await fetch(
+      `${p.internalUrl}/internal/v1/realms/${tenant}/service-accounts/${actor.clientId}/delegations`,
+      {
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${TEST_SECRETS.ACCOUNT_ADMIN_INTERNAL_TOKEN}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          delegations: [{ audience: PLANT_STORE_AUDIENCE, scope: 'plants:read plants:write' }],
+          actor: 'admin@test',
+        }),
+      },
+    );
+    expect(allowed.status).toBe(200);
+    const subjectToken = await p.grantToken(tenant, caller);
+    values.push(caller.secret, actor.secret, subjectToken);
+    flow.exchange = await send(`${p.authUrl}/realms/${tenant}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        client_id: actor.clientId,
+        client_secret: actor.secret,
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        audience: PLANT_STORE_AUDIENCE,
+      }).toString(),
+    });
+    const exchanged = (flow.exchange.body as { access_token: string }).access_token;
+    values.push(exchanged);
+    flow.list = await send(`${p.plantStores[0]!.url}/plants`, {
+      headers: { authorization: `Bearer ${exchanged}` },
+    });
+    await eventually(
+      () =>
+        Object.values(flow).every((sent) =>
+          spansOf(sent.traceId).some((s) => s.parentSpanId === sent.parentId),
+        ),
+      'the spans of the exchange and of the call with its token were exported',
+    );
+  }, 120_000);
+
+  const rootOf = (sent: Sent) =>
+    spansOf(sent.traceId).find((s) => s.parentSpanId === sent.parentId);
+
+  test("When a service exchanges a caller's token, then the grant's span names the subject, the actor chain and its depth", () => {
+    expect(flow.exchange!.status).toBe(200);
+    expect(rootOf(flow.exchange!)).toMatchObject({
+      service: 'token-service',
+      attributes: expect.objectContaining({
+        'http.response.status_code': 200,
+        'plantstore.tenant': tenant,
+        'plantstore.subject': caller.clientId,
+        'plantstore.actors': [actor.clientId],
+        'plantstore.chain_depth': 1,
+        'plantstore.exchange.subject_token_type': 'access_token',
+      }),
+    });
+  });
+
+  test('When the exchanged token is used at the Plant Store, then its request span names both', () => {
+    expect(flow.list!.status).toBe(200);
+    expect(rootOf(flow.list!)).toMatchObject({
+      service: 'plant-store',
+      attributes: expect.objectContaining({
+        'plantstore.tenant': tenant,
+        'plantstore.subject': caller.clientId,
+        'plantstore.actors': [actor.clientId],
+        'plantstore.chain_depth': 1,
+      }),
+    });
+  });
+
+  test('When the spans of the exchange are read, then no secret or token value is in them', () => {
+    const exported = receiver.bodies().join('\n');
+    for (const value of values)
+      expect({ found: exported.includes(value), length: value.length }).toEqual({
+        found: false,
+        length: value.length,
+      });
   });
 });
 

@@ -32,6 +32,7 @@ const at = (now: number): ExchangeContext => ({
   portalAudience: 'http://portal.test',
   ttl: 300,
   inspect: () => Promise.reject(new Error('not used')),
+  inspectWorkload: () => Promise.reject(new Error('not used')),
   nowSeconds: () => now,
 });
 const codeOf = (run: () => unknown) => {

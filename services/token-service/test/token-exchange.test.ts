@@ -3,12 +3,15 @@
  * allowed to act for others at an audience exchanges a subject's token for one naming both;
  * and every way an attacker would use it otherwise: another realm's token, a portal token, a
  * wider scope or audience, a revoked or expired subject, an actor without the permission, a
- * chain deeper than the bound, a subject token replayed after the subject's reset.
+ * chain deeper than the bound, a subject token replayed after the subject's reset; and a
+ * trusted workload's platform token as the subject (RFC 8693 `jwt` type), forged, foreign or
+ * untrusted ones refused.
  */
-import { beforeEach, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { dpopKey, eventually } from '@plant/test-kit';
 import {
+  ADMIN_PASSWORD,
   basic,
   decodeJwt,
   TEST_ENV,
@@ -17,12 +20,21 @@ import {
   type Harness,
 } from './helpers/harness.js';
 import { AUTH, internal, type CreatedAccount } from './helpers/internal-client.js';
+import { portalDriver, REDIRECT_URI } from './helpers/portal-driver.js';
+import {
+  FEDERATION_TEST_ENV,
+  startWorkloadIssuer,
+  trustedWorkload,
+  type TrustedWorkload,
+} from './helpers/workload-client.js';
+import type { WorkloadIssuer } from '@plant/test-kit';
 import { tokenRequest } from './helpers/token-client.js';
 
 const INVENTORY = 'http://inventory.test';
 const PLANTS = TEST_ENV.PLANT_STORE_AUDIENCE;
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
+const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 const [PLANT_STORE_CREDENTIAL] = TEST_ENV.RESOURCE_SERVER_TOKENS.split(',');
 
 let h: Harness;
@@ -35,13 +47,47 @@ useHarness(
     tenant = first;
     api = internal(h);
   },
-  { API_AUDIENCES: INVENTORY },
+  { API_AUDIENCES: INVENTORY, ...FEDERATION_TEST_ENV },
 );
+
+// The platform of the callers' workloads (a CI system, a cluster): a local issuer of the test kit.
+let platform: WorkloadIssuer;
+beforeAll(async () => {
+  platform = await startWorkloadIssuer();
+});
+afterAll(() => platform.close());
+
+let adminEmail: string;
 
 // A realm of each test's own: the tests make many accounts, and a realm holds 25.
 beforeEach(async () => {
-  ({ tenant } = await h.createTenant());
+  ({ tenant, adminEmail } = await h.createTenant());
 });
+
+/** A person's portal token: the Account Admin signed in to the portal, a token for account-admin's API. */
+async function portalToken(): Promise<string> {
+  const driver = portalDriver(h, tenant);
+  const b = driver.browser();
+  const resource = TEST_ENV.ACCOUNT_ADMIN_AUDIENCE;
+  const started = await driver.startSignIn(b, {
+    resource,
+    scope: 'openid email profile plants:read plants:write',
+  });
+  const { callback } = await driver.completeSignIn(b, started, adminEmail, ADMIN_PASSWORD);
+  const res = await request(h.publicUrl)
+    .post(h.tokenUrl(tenant))
+    .type('form')
+    .send({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: REDIRECT_URI,
+      client_id: 'portal',
+      code_verifier: started.verifier,
+      resource,
+    });
+  expect(res.status).toBe(200);
+  return res.body.access_token as string;
+}
 
 function delegate(realm: string, clientId: string, delegations: object[]) {
   return api.raw
@@ -305,6 +351,28 @@ describe('Token exchange: what an attacker tries', () => {
     }
   });
 
+  test("When a person's portal token is the subject or actor token, then invalid_request: the portal's power never passes to automation", async () => {
+    const { inventory, subjectToken } = await parties();
+    const portal = await portalToken();
+    const person = decodeJwt(portal).payload;
+    expect(person).toMatchObject({ aud: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE, principal_type: 'user' });
+    // The portal token is live: introspection answers it, so only the exchange's rule refuses it.
+    expect((await introspect(portal).expect(200)).body.active).toBe(true);
+    const forms: Record<string, string>[] = [
+      { subject_token: portal },
+      { subject_token: portal, scope: 'plants:read' },
+      { subject_token: subjectToken, actor_token: portal, actor_token_type: AT },
+    ];
+    for (const form of forms) {
+      const res = await exchange(inventory, form);
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 400,
+        body: { error: 'invalid_request', error_description: expect.any(String) },
+      });
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
   test('When the subject token is exchanged in another realm, then the actor is unknown there', async () => {
     const { inventory, subjectToken } = await parties();
     const { tenant: other } = await h.createTenant();
@@ -347,5 +415,161 @@ describe('Token exchange: what an attacker tries', () => {
     );
     const again = await exchange(second.inventory, { subject_token: second.subjectToken });
     expect(again.body.error).toBe('unauthorized_client');
+  });
+});
+
+/** A job of the workload platform, trusted by an Edit account, and an inventory account allowed to act for others at the Plant Store. */
+async function workloadParties() {
+  const job = await trustedWorkload(h, tenant, platform);
+  await api.patch(tenant, job.account.client_id, { role: 'Edit' }).expect(200);
+  const inventory = await api.createServiceAccount(tenant);
+  await delegate(tenant, inventory.client_id, [
+    { audience: PLANTS, scope: 'plants:read plants:write' },
+  ]).expect(200);
+  return { job, inventory };
+}
+
+const platformTokenOf = (job: TrustedWorkload, claims: Record<string, unknown> = {}) =>
+  platform.mint({ subject: job.subject, audience: job.audience, claims });
+
+const refusedBody = { error: 'invalid_request', error_description: expect.any(String) };
+
+describe("Token exchange: a trusted workload's platform token as the subject", () => {
+  test('When the actor exchanges a platform token of a trusted job, then the token speaks for the trusting account, names the actor, and lives no longer than the platform token', async () => {
+    const { job, inventory } = await workloadParties();
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    const subjectToken = platformTokenOf(job, { exp, may_act: { sub: inventory.client_id } });
+
+    const res = await exchange(inventory, { subject_token: subjectToken, subject_token_type: JWT });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      issued_token_type: AT,
+      token_type: 'Bearer',
+      expires_in: expect.any(Number),
+      scope: 'plants:read plants:write',
+    });
+    const { payload } = decodeJwt(res.body.access_token);
+    expect(payload).toMatchObject({
+      iss: h.issuer(tenant),
+      aud: PLANTS,
+      sub: job.account.client_id,
+      client_id: inventory.client_id,
+      tenant,
+      principal_type: 'service_account',
+      role: 'Edit',
+      act: { sub: inventory.client_id, ver: expect.any(Number) },
+    });
+    expect(payload.exp).toBeLessThanOrEqual(exp);
+    expect((await introspect(res.body.access_token).expect(200)).body).toMatchObject({
+      active: true,
+      sub: job.account.client_id,
+      act: { sub: inventory.client_id },
+    });
+  });
+
+  test('When the trusting account is reset, then what was exchanged is refused; once the trust is removed, the platform token is no subject', async () => {
+    const { job, inventory } = await workloadParties();
+    const subjectToken = platformTokenOf(job);
+    const form = { subject_token: subjectToken, subject_token_type: JWT };
+    const exchanged = (await exchange(inventory, form).expect(200)).body.access_token;
+    await api.reset(tenant, job.account.client_id).expect(200);
+    await eventually(
+      async () => (await introspect(exchanged)).body.active === false,
+      'introspection refuses it',
+    );
+    // Minted after the reset, with the account's new version: live again.
+    const again = (await exchange(inventory, form).expect(200)).body.access_token;
+    expect((await introspect(again)).body.active).toBe(true);
+    await api.removeTrust(tenant, job.account.client_id, job.trustId).expect(204);
+    await eventually(
+      async () => (await exchange(inventory, form)).body.error === 'invalid_request',
+      'the platform token is refused once the trust is gone',
+    );
+  });
+
+  test('When the platform token is forged, foreign, expired, for another audience, trusted elsewhere or names another actor, then 400 invalid_request in the RFC 6749 body', async () => {
+    const { job, inventory } = await workloadParties();
+    const foreign = await startWorkloadIssuer();
+    try {
+      const { tenant: other } = await h.createTenant();
+      const elsewhere = await trustedWorkload(h, other, platform);
+      const [head, body] = platformTokenOf(job).split('.');
+      const realmToken = await tokenOf(inventory);
+      const now = Math.floor(Date.now() / 1000);
+      const refused: Record<string, string>[] = [
+        // Signed by a key the platform does not publish.
+        {
+          subject_token: platform.mintWithUnpublishedKey({
+            subject: job.subject,
+            audience: job.audience,
+          }),
+        },
+        { subject_token: `${head}.${body}.AAAA` },
+        // Another platform's token about the same workload name: the trust names its issuer.
+        { subject_token: foreign.mint({ subject: job.subject, audience: job.audience }) },
+        { subject_token: platformTokenOf(job, { exp: now - 60, iat: now - 120 }) },
+        {
+          subject_token: platform.mint({
+            subject: job.subject,
+            audience: 'https://elsewhere.test',
+          }),
+        },
+        {
+          subject_token: platform.mint({ subject: `${job.subject}-other`, audience: job.audience }),
+        },
+        // Trusted by an account of another realm only.
+        {
+          subject_token: platform.mint({
+            subject: elsewhere.subject,
+            audience: elsewhere.audience,
+          }),
+        },
+        // The platform says who may act for the job (RFC 8693 §4.4): someone else.
+        { subject_token: platformTokenOf(job, { may_act: { sub: 'sa-someone-else' } }) },
+        // The realm's own access token is no workload's, and a platform token is no access token.
+        { subject_token: realmToken },
+        { subject_token: platformTokenOf(job), subject_token_type: AT },
+        { subject_token: 'not-a-jwt' },
+      ];
+      for (const form of refused) {
+        const res = await exchange(inventory, { subject_token_type: JWT, ...form });
+        expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: refusedBody });
+      }
+    } finally {
+      await foreign.close();
+    }
+  });
+
+  test('When two accounts trust the same workload, then its platform token names no single account: invalid_request', async () => {
+    const { job, inventory } = await workloadParties();
+    const twin = await api.createServiceAccount(tenant);
+    const added = await api.addTrust(tenant, twin.client_id, {
+      issuer: platform.issuer,
+      subject: job.subject,
+      audience: job.audience,
+    });
+    expect(added.status).toBe(201);
+    const res = await exchange(inventory, {
+      subject_token: platformTokenOf(job),
+      subject_token_type: JWT,
+    });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: refusedBody });
+  });
+
+  test('When the trusting account is disabled, then its platform token is no subject', async () => {
+    const { job, inventory } = await workloadParties();
+    await api.setDisabled(tenant, job.account.client_id, true).expect(200);
+    await eventually(
+      async () =>
+        (
+          await exchange(inventory, {
+            subject_token: platformTokenOf(job),
+            subject_token_type: JWT,
+          })
+        ).body.error === 'invalid_request',
+      'the disabled account stands for no one',
+    );
   });
 });

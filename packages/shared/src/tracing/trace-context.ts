@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  type AttributeValue,
   context,
   type Context,
   isSpanContextValid,
@@ -48,6 +49,16 @@ export function traceLogFields(
   // An unsampled span's ids are still worth logging (they are the caller's trace); an invalid one's are not.
   if (!isSpanContextValid(spanContext)) return undefined;
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
+
+/**
+ * Sets `attributes` on the active span: in a route, the request's SERVER span. For what a
+ * request was about (principal ids, counts), never a token, secret or proof value. A no-op
+ * with tracing off or in a request the sampler left out (it has no span).
+ */
+export function annotateActiveSpan(attributes: Record<string, AttributeValue>): void {
+  if (!started) return;
+  trace.getSpan(context.active())?.setAttributes(attributes);
 }
 
 /** W3C trace context as a message carries it: the two headers' values, as fields. */

@@ -8,6 +8,7 @@ import {
   type UsageRecorder,
 } from '../credentials/index.js';
 import type { ClientAssertionVerifier, UsedCredential } from './client-assertions.js';
+import { parseCompactJws } from './jws.js';
 import {
   AssertionRejected,
   SecretExpired,
@@ -42,6 +43,9 @@ const SECRET: UsedCredential = Object.freeze({ kind: 'secret' });
  * realm's list of accounts, so a burst of guessed ids costs a bounded number of queries.
  */
 const LOOKUPS_PER_ADDRESS = 4;
+
+/** Audiences of a workload token looked up as trusts: a token naming more is read by its first ones (a trust names one). */
+const MAX_WORKLOAD_AUDIENCES = 8;
 
 /**
  * Client authentication at the token endpoint: client_secret_basic and client_secret_post, and
@@ -198,6 +202,45 @@ export class ClientAuthentication {
     await this.#quotas.check(credential);
     this.#verdicts.set(source, used);
     return used;
+  }
+
+  /**
+   * The account a trusted workload's platform token stands for, as a token exchange's subject
+   * token (RFC 8693 §2.1, type `jwt`): the one account of the realm with a trust of exactly
+   * this workload (`iss`, `sub`, an `aud`), enabled and not deleted, and the token verified as
+   * that trust's client assertion would be (issuer keys, times). Cheap checks (shape, a trust
+   * at all) come before the one query and the signature. Rejects with `AssertionRejected`;
+   * a failure is not counted against anyone's budget: the client presenting it authenticated.
+   */
+  async workloadSubject(
+    realm: string,
+    token: string,
+  ): Promise<{ credential: ClientCredential; exp: number }> {
+    const jws = parseCompactJws(token);
+    if (jws === undefined) throw new AssertionRejected('the token is not a compact JWS', false);
+    const { iss, sub, aud } = jws.payload;
+    const audiences = (Array.isArray(aud) ? aud : [aud])
+      .filter((a): a is string => typeof a === 'string')
+      .slice(0, MAX_WORKLOAD_AUDIENCES);
+    if (typeof iss !== 'string' || typeof sub !== 'string' || audiences.length === 0)
+      throw new AssertionRejected('iss, sub and aud are required', false);
+    const accounts = await this.#credentials.trustingAccounts(realm, {
+      issuer: iss,
+      subject: sub,
+      audiences,
+    });
+    if (accounts.length !== 1)
+      throw new AssertionRejected(
+        accounts.length === 0
+          ? 'no account of the realm trusts this workload'
+          : 'more than one account trusts this workload',
+        false,
+      );
+    const credential = await this.#credentials.find(realm, accounts[0]!);
+    if (credential === undefined)
+      throw new AssertionRejected('the trusting account is disabled or gone', false);
+    const exp = await this.#assertions.verifyWorkloadSubject(credential, jws);
+    return { credential, exp };
   }
 
   /** What authenticated this request's assertion, when one did (oidc-provider may look its client up again). */

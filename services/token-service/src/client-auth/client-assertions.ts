@@ -122,6 +122,20 @@ export class ClientAssertionVerifier {
     return this.#verifyWorkloadToken(credential, jws, alg, now);
   }
 
+  /**
+   * A trusted workload's platform token presented as a token exchange's subject token (not as
+   * the client's own credential): only the trust form is accepted, so an account's
+   * `private_key_jwt` assertion can never stand for it here (nor burn its jti). Resolves to the
+   * token's `exp`.
+   */
+  async verifyWorkloadSubject(credential: ClientCredentialRow, jws: CompactJws): Promise<number> {
+    const { alg } = jws.header;
+    if (typeof alg !== 'string' || !ALGS.has(alg) || jws.header.crit !== undefined)
+      throw new AssertionRejected('unsupported alg or crit header');
+    await this.#verifyWorkloadToken(credential, jws, alg, Math.floor(Date.now() / 1000));
+    return jws.payload.exp as number;
+  }
+
   async #verifyKeyAssertion(
     credential: ClientCredentialRow,
     jws: CompactJws,

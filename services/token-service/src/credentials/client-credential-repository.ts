@@ -183,6 +183,23 @@ class CachedClientCredentials implements ClientCredentialRepository {
     }
   }
 
+  async trustingAccounts(
+    realm: string,
+    workload: { issuer: string; subject: string; audiences: readonly string[] },
+  ): Promise<string[]> {
+    const { issuer, subject, audiences } = workload;
+    // Postgres text cannot hold NUL: such a claim names no trust (and must not fail the query).
+    if ([issuer, subject, ...audiences].some((v) => v.includes(NUL)) || audiences.length === 0)
+      return [];
+    const rows: { sub: string }[] = await this.db('service_account_trusts')
+      .where({ realm, issuer, subject })
+      .whereIn('audience', [...audiences])
+      .distinct('sub')
+      .orderBy('sub')
+      .limit(2);
+    return rows.map((r) => r.sub);
+  }
+
   #query(realm: string, clientId: string): Promise<ClientCredentialRow | undefined> {
     return this.db('service_accounts as sa')
       .join('principals as p', 'p.sub', 'sa.sub')

@@ -60,6 +60,17 @@ export interface ClientCredentialRepository {
    * is answered "no such client" without a query of its own.
    */
   findListed(realm: string, clientId: string): Promise<ClientCredentialRow | undefined>;
+  /**
+   * The accounts of the realm with a trust of exactly this workload (issuer, subject, one of
+   * the audiences), at most two (two: it names no single account). Not cached: only a token
+   * exchange with a workload's token as subject asks, and the answer's credential comes
+   * from `find` (cached, following changes), whose trusts the token is then checked against: a
+   * trust removed since the query is refused there.
+   */
+  trustingAccounts(
+    realm: string,
+    workload: { issuer: string; subject: string; audiences: readonly string[] },
+  ): Promise<string[]>;
   /** False once `row` stopped being the account's credential here (changed, or no longer vouched for): no token may be issued with it. */
   isCurrent(row: ClientCredentialRow): boolean;
   /** The account changed or was created: its entry goes, a grant holding its row issues nothing, a read in flight is read again, the realm is listed again. */

@@ -30,6 +30,7 @@ import {
 } from '../grants/index.js';
 import { exchangeAudiencesOf } from '../config.js';
 import { registerTokenExchange } from './token-exchange-grant.js';
+import { workloadSubject } from './workload-subject.js';
 import type { NodeSigningKey } from '../signing-keys/index.js';
 
 export interface RealmProviderDeps extends RealmConfigurationDeps {
@@ -313,7 +314,7 @@ export function exchangeGrant(
   binding: { realm(): string; algorithm(): SigningAlgorithm },
   deps: RealmProviderDeps,
 ): void {
-  const { config, tokenInspector } = deps;
+  const { config, tokenInspector, clientAuth } = deps;
   registerTokenExchange(provider, {
     ...binding,
     context: {
@@ -321,6 +322,7 @@ export function exchangeGrant(
       portalAudience: config.ACCOUNT_ADMIN_AUDIENCE,
       ttl: config.ACCESS_TOKEN_TTL,
       inspect: (token) => tokenInspector.inspect(token),
+      inspectWorkload: (token) => workloadSubject(clientAuth, binding.realm(), token),
       nowSeconds: () => Date.now() / 1000,
     },
   });

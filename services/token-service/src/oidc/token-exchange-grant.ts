@@ -11,11 +11,13 @@
  *    model, the realm's key, RFC 9068): for the one audience, with the decided scope and
  *    lifetime, bound to the actor's DPoP key when it sent a proof (its id claimed once across
  *    replicas), and the subject's claims with `act` (realm-configuration.ts writes them);
- * 4. answers RFC 8693 §2.2.1's response, with `issued_token_type`.
+ * 4. answers RFC 8693 §2.2.1's response, with `issued_token_type`; the request's span names
+ *    the subject and the actor chain (ids, never a token).
  */
 import type { SigningAlgorithm } from '@plant/shared/api';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { annotateActiveSpan } from '@plant/shared/tracing';
 import { ExchangeRefused } from '../platform/index.js';
 import {
   ACCESS_TOKEN_TYPE,
@@ -35,6 +37,28 @@ const EXCHANGED = new WeakMap<object, ExchangePlan['claims']>();
 /** The subject's claims and `act` of a token minted by this grant; undefined for any other. */
 export function exchangedClaimsOf(token: object): ExchangePlan['claims'] | undefined {
   return EXCHANGED.get(token);
+}
+
+/** The ids of the `act` chain, the current actor first. */
+function actorsOf(act: ExchangePlan['claims']['act']): string[] {
+  const actors: string[] = [];
+  for (let a: typeof act | undefined = act; a !== undefined; a = a.act) actors.push(a.sub);
+  return actors;
+}
+
+/**
+ * What the request's trace says of an exchange: who is the subject, who acts (the chain, and
+ * its depth), which kind of subject token; principal ids only, never a token's value.
+ */
+function exchangeSpanAttributes(plan: ExchangePlan, subjectTokenType: unknown) {
+  const actors = actorsOf(plan.claims.act);
+  return {
+    'plantstore.tenant': plan.claims.tenant,
+    'plantstore.subject': plan.claims.sub,
+    'plantstore.actors': actors,
+    'plantstore.chain_depth': actors.length,
+    'plantstore.exchange.subject_token_type': String(subjectTokenType).split(':').at(-1) ?? '',
+  };
 }
 
 export interface TokenExchangeDeps {
@@ -71,6 +95,7 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
       { sub: client.clientId, version: principal.version, delegations: principal.delegations },
       { ...deps.context, tenant: deps.realm() },
     );
+    annotateActiveSpan(exchangeSpanAttributes(plan, ctx.oidc.params?.subject_token_type));
     const Token = provider.ClientCredentials as unknown as TokenModelClass;
     const token = new Token({ client, scope: plan.scope, expiresIn: plan.expiresIn });
     token.resourceServer = new provider.ResourceServer(plan.audience, {

@@ -274,6 +274,18 @@ export class ExchangeRefused extends errors.OIDCProviderError {
   }
 }
 
+/**
+ * Internal: a trusted workload's platform token presented as an exchange's subject names no
+ * account of the realm, or does not verify (`reason`, for tests and debugging); the exchange
+ * answers `invalid_request` without saying which.
+ */
+export class WorkloadTokenRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'WorkloadTokenRefused';
+  }
+}
+
 // --- oidc/: the oidc-provider boundary — internal ---
 
 /** Internal: a payload still holding its row's id after scrubbing: refused rather than stored in clear (payload-scrubbing.ts). */

@@ -64,6 +64,7 @@ export {
   UserEmailTaken,
   UserNotFound,
   VerificationTooSoon,
+  WorkloadTokenRefused,
 } from './errors.js';
 export { Actor, ActorBodySchema } from './actor-body.js';
 export type { IdentityContext } from './identity-context.js';

@@ -11,7 +11,10 @@
  * 3. the actor's permission there (an Account Admin's, token-exchange/delegations.ts);
  * 4. the subject token: live in this realm, verified exactly as a resource server verifies it
  *    (signature, claims, and the revocation of its subject and every actor already in it);
- *    never a portal (account-admin) token;
+ *    never a portal (account-admin) token; or (type `jwt`) a trusted workload's platform token,
+ *    standing for the one service account whose trust names that workload, verified as that
+ *    trust's client assertion is (the workload could authenticate as the account with it
+ *    anyway: exchanging it only ever narrows what it is worth);
  * 5. `may_act` (§4.4) when the subject token carries one; the chain's depth;
  * 6. the actor token, when given: a live token of the same actor;
  * 7. the scope: the subject token's, what the actor may delegate there and what was asked;
@@ -25,11 +28,13 @@ import {
   type Principal,
 } from '@plant/resource-auth';
 import { AppError } from '@plant/shared/api';
-import { ExchangeRefused } from '../platform/index.js';
+import { ExchangeRefused, WorkloadTokenRefused } from '../platform/index.js';
 import { sameAudience } from './delegations.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** RFC 8693 §3: a JWT of another issuer; here a trusted workload's platform token. */
+export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 /** The form parameters of the grant (RFC 8693 §2.1); `audience` and `resource` may repeat (then they must agree). */
 export const TOKEN_EXCHANGE_PARAMETERS = [
   'audience',
@@ -64,6 +69,12 @@ export interface ExchangeContext {
   ttl: number;
   /** Verifies a token as a resource server would (the introspection verifier, token-inspector.ts). */
   inspect(token: string): Promise<Principal>;
+  /**
+   * The service account a trusted workload's platform token stands for (the one account of the
+   * realm whose trust names exactly that workload), as a principal of the account's own role,
+   * grants and version, expiring with the platform token; rejects with `WorkloadTokenRefused`.
+   */
+  inspectWorkload(token: string): Promise<Principal>;
   nowSeconds(): number;
 }
 
@@ -104,13 +115,24 @@ function single(params: ExchangeParams, name: keyof ExchangeParams): string | un
 const listOf = (value: unknown): string[] =>
   value === undefined ? [] : Array.isArray(value) ? (value as string[]) : [value as string];
 
+/** What the subject token is: one of this realm's access tokens, or a trusted workload's platform token. */
+export type SubjectTokenType = typeof ACCESS_TOKEN_TYPE | typeof JWT_TOKEN_TYPE;
+
 /** Step 1: the request's form. */
-export function readForm(params: ExchangeParams): { subjectToken: string; actorToken?: string } {
+export function readForm(params: ExchangeParams): {
+  subjectToken: string;
+  subjectTokenType: SubjectTokenType;
+  actorToken?: string;
+} {
   const subjectToken = single(params, 'subject_token');
   if (subjectToken === undefined || subjectToken === '')
     throw refuse('invalid_request', 'subject_token is required');
-  if (single(params, 'subject_token_type') !== ACCESS_TOKEN_TYPE)
-    throw refuse('invalid_request', `subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  const subjectTokenType = single(params, 'subject_token_type');
+  if (subjectTokenType !== ACCESS_TOKEN_TYPE && subjectTokenType !== JWT_TOKEN_TYPE)
+    throw refuse(
+      'invalid_request',
+      `subject_token_type must be ${ACCESS_TOKEN_TYPE} or ${JWT_TOKEN_TYPE}`,
+    );
   const actorToken = single(params, 'actor_token');
   const actorTokenType = single(params, 'actor_token_type');
   if ((actorToken === undefined) !== (actorTokenType === undefined))
@@ -121,8 +143,8 @@ export function readForm(params: ExchangeParams): { subjectToken: string; actorT
   if (requested !== undefined && requested !== ACCESS_TOKEN_TYPE)
     throw refuse('invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   return actorToken === undefined || actorToken === ''
-    ? { subjectToken }
-    : { subjectToken, actorToken };
+    ? { subjectToken, subjectTokenType }
+    : { subjectToken, subjectTokenType, actorToken };
 }
 
 /** Step 2: exactly one target, one of this realm's APIs, written as configured. */
@@ -166,11 +188,32 @@ function claimsOf(token: string): Record<string, unknown> {
   >;
 }
 
+/** Step 4, a workload's platform token: the account whose trust names the workload, as that account. */
+async function readWorkloadSubject(
+  ctx: ExchangeContext,
+  token: string,
+): Promise<{ subject: Principal; claims: Record<string, unknown> }> {
+  let subject: Principal;
+  try {
+    subject = await ctx.inspectWorkload(token);
+  } catch (err) {
+    if (err instanceof WorkloadTokenRefused)
+      throw refuse(
+        'invalid_request',
+        'subject_token is not a token of a workload this realm trusts',
+      );
+    throw err;
+  }
+  return { subject, claims: claimsOf(token) };
+}
+
 /** Step 4: the subject token, live and of this realm, never a portal token. */
 async function readSubject(
   ctx: ExchangeContext,
   token: string,
+  type: SubjectTokenType,
 ): Promise<{ subject: Principal; claims: Record<string, unknown> }> {
+  if (type === JWT_TOKEN_TYPE) return readWorkloadSubject(ctx, token);
   const subject = await verified(ctx, token, 'subject_token');
   if (subject.tenant !== ctx.tenant)
     throw refuse('invalid_request', 'subject_token is not an active access token of this realm');
@@ -263,7 +306,7 @@ export async function planExchange(
   const form = readForm(params);
   const audience = readTarget(params, ctx.audiences);
   const permitted = permittedScope(actor, audience);
-  const { subject, claims } = await readSubject(ctx, form.subjectToken);
+  const { subject, claims } = await readSubject(ctx, form.subjectToken, form.subjectTokenType);
   assertMayAct(claims, subject, actor);
   const actorToken = await readActorToken(ctx, form.actorToken, actor);
   const scope = narrowedScope(subject, permitted, params.scope);

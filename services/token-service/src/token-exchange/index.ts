@@ -13,6 +13,7 @@ export type { DelegationRepository } from './delegation-repository.js';
 export { delegationRoutes } from './internal-delegation-routes.js';
 export {
   ACCESS_TOKEN_TYPE,
+  JWT_TOKEN_TYPE,
   TOKEN_EXCHANGE_GRANT,
   TOKEN_EXCHANGE_PARAMETERS,
   planExchange,

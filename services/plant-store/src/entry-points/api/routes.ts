@@ -24,21 +24,25 @@ import {
 } from '../../domain/plant-validators.js';
 import { openApiDocument } from './openapi.js';
 import type { Logger } from '@plant/shared/logging';
+import { annotateActiveSpan } from '@plant/shared/tracing';
 
 /**
- * A call on someone's behalf (an exchanged token, RFC 8693 `act`) is logged with both: whose
- * grants it used and which services acted. A plain token logs nothing more than its access line,
- * so the hot path pays nothing for it.
+ * A call on someone's behalf (an exchanged token, RFC 8693 `act`) is logged and traced with
+ * both: whose grants it used and which services acted (ids only, as the token service's span of
+ * the exchange names them). A plain token logs nothing more than its access line, so the hot
+ * path pays nothing for it.
  */
 function logOnBehalf(logger: Logger | undefined, principal: Principal, action: string): void {
-  if (principal.actors === undefined || logger === undefined) return;
-  logger.info(
-    {
-      tenant: principal.tenant,
-      sub: principal.sub,
-      actors: principal.actors.map((actor) => actor.sub),
-      action,
-    },
+  if (principal.actors === undefined) return;
+  const actors = principal.actors.map((actor) => actor.sub);
+  annotateActiveSpan({
+    'plantstore.tenant': principal.tenant,
+    'plantstore.subject': principal.sub,
+    'plantstore.actors': actors,
+    'plantstore.chain_depth': actors.length,
+  });
+  logger?.info(
+    { tenant: principal.tenant, sub: principal.sub, actors, action },
     'plants call on behalf of another',
   );
 }
