@@ -84,9 +84,6 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
         "a realm's provider serves service accounts as its clients (service-account-clients.ts) and realm-providers builds the grant engine: the provider's wiring and the grant engine are one unit across two wings",
       'oidc -> second-factors':
         "the realm configuration's sign-in policy (acr values, factor checks) is second-factors'; second-factors' pages use oidc's page shell (provider-pages.ts), which sign-in and people use too and would sit better in a wing of its own",
-      'people -> sign-in':
-        "an invitation's page sets a password as the sign-in form does (its limits, wording and checkers)",
-      'second-factors -> sign-in': 'factor and passkey checks count against the sign-in throttle',
       'oidc -> sign-in':
         "the realm configuration installs sign-in's login checks (sign-in-policy.ts) as its interaction policy",
     },

@@ -16,12 +16,8 @@ import {
 } from './client-auth/index.js';
 import { createGrantQuotaCounter, GrantQuotas } from './quotas/index.js';
 import type { Repositories } from './repositories.js';
-import {
-  createSignInFailureRepository,
-  defaultPasswordCheckers,
-  PasswordCheckers,
-  SignInThrottle,
-} from './sign-in/index.js';
+import { defaultPasswordCheckers, PasswordCheckers } from './passwords/index.js';
+import { createSignInFailureRepository, SignInThrottle } from './sign-in/index.js';
 import { createWebAuthnChallengeRepository } from './second-factors/index.js';
 import type { IdentityContext, RedisConnections } from './platform/index.js';
 import { CredentialChangeFollower, type UsageRecorder } from './credentials/index.js';

@@ -27,7 +27,7 @@ import type { WebAuthnChallengeRepository } from './webauthn-challenge-repositor
 import type { PasskeyRow } from './user-factor-repository.js';
 import { DuplicateFactor, type IdentityContext } from '../platform/index.js';
 import { AMR, publishAfterCommit } from './second-factors.js';
-import { isRefusal, type SignInThrottle } from '../sign-in/index.js';
+import { type AttemptBudget, isRefusal } from './attempt-budget.js';
 
 export interface RelyingParty {
   /** The RP ID: a registrable domain suffix of the origin's host. */
@@ -40,7 +40,7 @@ export interface RelyingParty {
 export interface PasskeyDeps {
   identity: Pick<IdentityContext, 'userFactors'> & Partial<Pick<IdentityContext, 'publisher'>>;
   challenges: WebAuthnChallengeRepository;
-  throttle: SignInThrottle;
+  throttle: AttemptBudget;
   rp: RelyingParty;
 }
 
