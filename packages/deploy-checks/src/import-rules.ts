@@ -80,12 +80,6 @@ export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
         "a new key's algorithm and a trust's issuer URL are checked by client-auth's rules (algFits, urlProblem), which belong with the credentials they check",
       'service-accounts -> credentials':
         "an account's view shows its credentials, creating one generates its secret, and each change is published to the credential cache: an account and its credentials are one aggregate cut in two",
-      'oidc -> grants':
-        "a realm's provider serves service accounts as its clients (service-account-clients.ts) and realm-providers builds the grant engine: the provider's wiring and the grant engine are one unit across two wings",
-      'oidc -> second-factors':
-        "the realm configuration's sign-in policy (acr values, factor checks) is second-factors'; second-factors' pages use oidc's page shell (provider-pages.ts), which sign-in and people use too and would sit better in a wing of its own",
-      'oidc -> sign-in':
-        "the realm configuration installs sign-in's login checks (sign-in-policy.ts) as its interaction policy",
     },
     oidcProviderImporters: {
       'grants/grant-engine.ts':

@@ -10,5 +10,5 @@
 export { interactionRoutes } from './interaction-routes.js';
 export type { InteractionDeps } from './interaction-routes.js';
 export { createSignInFailureRepository } from './sign-in-failure-repository.js';
-export { signInPolicy } from './sign-in-policy.js';
+export { signInRules } from './sign-in-policy.js';
 export { SignInThrottle } from './sign-in-throttle.js';
