@@ -24,7 +24,7 @@ import {
 } from '@simplewebauthn/server';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import type { WebAuthnChallengeRepository } from './webauthn-challenge-repository.js';
-import type { PasskeyRow } from './user-factor-repository.js';
+import type { PasskeyRow } from './passkey-repository.js';
 import { DuplicateFactor, type IdentityContext } from '../platform/index.js';
 import { AMR, publishAfterCommit } from './second-factors.js';
 import { type AttemptBudget, isRefusal } from './attempt-budget.js';
