@@ -37,7 +37,7 @@ export const labels = ['200 sign-ins', 'quiet'];
 const CLIENTS = 200;
 const HAMMER = fileURLToPath(new URL('../load/sign-in-client.mjs', import.meta.url));
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-/** The password checkers' nice value (services/token-service/src/sign-in/password-checkers.ts). */
+/** The password checkers' nice value (services/token-service/src/passwords/password-checkers.ts). */
 const CHECKER_NICENESS = 19;
 
 /**

@@ -1,199 +1,27 @@
 /**
- * The boundaries between a service's wings, read from its import statements.
- *
- * A wing is a top-level folder of the service's src/ (migrations/ is not one); files directly in
- * src/ are the composition roots and may import anything. The rules:
- *
- * - entry: a file of wing A imports wing B through `../B/index.js` only, never B's other files;
- * - calls: each wing's index.ts opens with a header comment saying what the wing owns and a line
- *   `May call: <wing>, <wing>` (or `May call: nothing`); a wing imports only the wings it lists,
- *   and lists only wings that exist;
- * - cycles: no cycle between wings, except through an edge allowed below with its reason;
- * - layers: a repository (`*-repository.ts`) never imports a route or page (`*-route(s).ts`,
- *   `*-page(s).ts`, `*-form.ts`);
- * - oidc-provider: imported only by the `oidc` wing (decision 0013: oidc-provider beyond its
- *   documented configuration is used in one module, `oidc/oidc-provider-internals.ts`, and its
- *   patching calls appear nowhere else), the other importers listed below with their reasons;
- * - storage: the database and Redis clients only from repositories, the `platform` wing, the
- *   composition roots and migrations, the other importers listed below with their reasons.
- *
- * Adding a service is one entry in SERVICE_WING_RULES.
+ * Checks a service's wings against the wing rules (wing-rules.ts says what they are and which
+ * exceptions each service is allowed), from the imports import-reading.ts reads. A check is a run
+ * of numbered steps over every file; the cycles rule is wing-cycles.ts.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import ts from 'typescript';
+import { type ImportOf, importsOf, sourceFiles } from './import-reading.js';
 import { repoRoot } from './repo-paths.js';
-
-/** What a service's wings are allowed beyond the rules above, each with the reason it is allowed. */
-export interface WingExceptions {
-  /** Wing edges `from -> to` that close a cycle, each with why it is not cut yet. */
-  cycleEdges?: Record<string, string>;
-  /** Files (relative to src/) outside the oidc wing that import oidc-provider, and why. */
-  oidcProviderImporters?: Record<string, string>;
-  /** Files (relative to src/) outside repositories, platform and roots that import a storage client, and why. */
-  storageImporters?: Record<string, string>;
-}
-
-/** Folders of src/ that are not wings. */
-export const NOT_WINGS = ['migrations'];
-/** The wing that owns oidc-provider. */
-export const PROVIDER_WING = 'oidc';
-/** The wing of platform plumbing, allowed the storage clients. */
-export const PLATFORM_WING = 'platform';
-/** The storage clients: the database (knex and pg, through @plant/shared/db) and Redis. */
-export const STORAGE_MODULES = ['ioredis', 'knex', 'pg', '@plant/shared/db', '@plant/shared/redis'];
-/** Names of a storage module that classify an error and open no connection: free to import. */
-export const STORAGE_FREE_NAMES: Record<string, string[]> = {
-  '@plant/shared/db': ['isDatabaseUnavailable'],
-};
-/** The oidc-provider patches decision 0013 keeps in its one module (code, not comments). */
-export const PROVIDER_INTERNALS = [
-  /\.Client\.prototype\b/,
-  /\bclients?\.find\s*=/i,
-  /\bcompareClientSecret\s*=/,
-  /Object\.defineProperty\(\s*\w+\s*,\s*['"](issuer|href)['"]/,
-];
-export const PROVIDER_INTERNALS_MODULE = 'oidc/oidc-provider-internals.ts';
-
-const REPOSITORY = /-repository\.ts$/;
-const ROUTE_OR_PAGE = /-(routes?|pages?|form)\.ts$/;
-
-const platformCycle =
-  'the platform holds what every wing uses (errors, the identity context, route helpers); the ' +
-  "identity context, the composition's shape every use case is handed, names the keys and the " +
-  'publisher it holds by their types';
-
-/** The services whose wings are checked, with their allowed exceptions. */
-export const SERVICE_WING_RULES: Record<string, WingExceptions> = {
-  'account-admin': {
-    storageImporters: {
-      'sessions/session-store.ts':
-        'the portal sessions, their per-person index and step-up marks live in Redis: the store is the client',
-    },
-  },
-  'token-service': {
-    cycleEdges: {
-      'platform -> credentials': platformCycle,
-      'platform -> revocation': platformCycle,
-      'platform -> signing-keys': platformCycle,
-      'credentials -> client-auth':
-        "a new key's algorithm and a trust's issuer URL are checked by client-auth's rules (algFits, urlProblem), which belong with the credentials they check",
-      'service-accounts -> credentials':
-        "an account's view shows its credentials, creating one generates its secret, and each change is published to the credential cache: an account and its credentials are one aggregate cut in two",
-      'oidc -> grants':
-        "a realm's provider serves service accounts as its clients (service-account-clients.ts) and realm-providers builds the grant engine: the provider's wiring and the grant engine are one unit across two wings",
-      'oidc -> second-factors':
-        "the realm configuration's sign-in policy (acr values, factor checks) is second-factors'; second-factors' pages use oidc's page shell (provider-pages.ts), which sign-in and people use too and would sit better in a wing of its own",
-      'people -> sign-in':
-        "an invitation's page sets a password as the sign-in form does (its limits, wording and checkers)",
-      'second-factors -> sign-in': 'factor and passkey checks count against the sign-in throttle',
-      'oidc -> sign-in':
-        "the realm configuration installs sign-in's login checks (sign-in-policy.ts) as its interaction policy",
-    },
-    oidcProviderImporters: {
-      'grants/grant-engine.ts':
-        'builds the one Provider of every realm and its realm-bound ExternalSigningKey (decision 0005); the patching itself goes through oidc-provider-internals',
-      'grants/service-account-clients.ts':
-        "raises oidc-provider's documented error classes inside its token endpoint and reads Provider.ctx",
-      'signing-keys/signing-key.ts':
-        "a realm's key is an ExternalSigningKey, the class oidc-provider signs through",
-      'sign-in/interaction-kit.ts': "types only: the interaction oidc-provider's API returns",
-      'sign-in/sign-in-policy.ts':
-        "the login checks are oidc-provider's documented interactionPolicy Check objects",
-      'platform/errors.ts':
-        "the catalogue's token-endpoint refusals subclass oidc-provider's documented error classes",
-    },
-    storageImporters: {
-      'quotas/grant-quota-counter.ts': 'the Redis counter of grant quotas is the store itself',
-      'revocation/revocation-publisher.ts': 'publishes revocation events on Redis (decision 0002)',
-      'realms/realm-lock.ts': "the realm's row lock, taken inside the caller's transaction",
-      'service-accounts/account-change.ts':
-        "a change to an account and its signals in one transaction of the caller's",
-      'signal-outbox/signal-outbox.ts':
-        "the Shared Signals outbox, written in the caller's transaction",
-      'signals/signal-notifications.ts': 'listens for outbox rows on a database connection',
-    },
-  },
-};
-
-export interface ImportOf {
-  /** The importing file, relative to src/ with forward slashes. */
-  file: string;
-  specifier: string;
-  /** The names taken (`default` for a default import, `*` for a namespace or `export *`). */
-  names: string[];
-  typeOnly: boolean;
-  line: number;
-}
-
-/** The names an import or export-from declaration takes (`default`, `*` for a namespace or `export *`). */
-function namesOf(node: ts.ImportDeclaration | ts.ExportDeclaration): string[] {
-  if (ts.isExportDeclaration(node)) {
-    const clause = node.exportClause;
-    return clause && ts.isNamedExports(clause)
-      ? clause.elements.map((el) => (el.propertyName ?? el.name).text)
-      : ['*'];
-  }
-  const clause = node.importClause;
-  const bindings = clause?.namedBindings;
-  const names = clause?.name ? ['default'] : [];
-  if (bindings && ts.isNamespaceImport(bindings)) return [...names, '*'];
-  if (bindings) names.push(...bindings.elements.map((el) => (el.propertyName ?? el.name).text));
-  return names;
-}
-
-/** The module a node imports, with its names and whether only types; undefined for any other node. */
-function importOfNode(
-  node: ts.Node,
-): { spec: ts.Expression; names: string[]; typeOnly: boolean } | undefined {
-  if (ts.isImportDeclaration(node)) {
-    const typeOnly = node.importClause?.isTypeOnly ?? false;
-    return { spec: node.moduleSpecifier, names: namesOf(node), typeOnly };
-  }
-  if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
-    return { spec: node.moduleSpecifier, names: namesOf(node), typeOnly: node.isTypeOnly };
-  }
-  if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
-    return { spec: node.moduleReference.expression, names: ['*'], typeOnly: node.isTypeOnly };
-  }
-  const dynamic = ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword;
-  return dynamic && node.arguments[0]
-    ? { spec: node.arguments[0], names: ['*'], typeOnly: false }
-    : undefined;
-}
-
-/** Every import, export-from, dynamic import and import-equals of a TypeScript source. */
-export function importsOf(file: string, text: string): ImportOf[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const found: ImportOf[] = [];
-  const visit = (node: ts.Node): void => {
-    const imp = importOfNode(node);
-    if (imp && ts.isStringLiteralLike(imp.spec)) {
-      const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-      found.push({
-        file,
-        specifier: imp.spec.text,
-        names: imp.names,
-        typeOnly: imp.typeOnly,
-        line,
-      });
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
-}
-
-/** The .ts files under `dir`, relative to it with forward slashes. */
-export function sourceFiles(dir: string): string[] {
-  const walk = (d: string): string[] =>
-    readdirSync(join(dir, d), { withFileTypes: true }).flatMap((e) => {
-      const rel = d ? `${d}/${e.name}` : e.name;
-      if (e.isDirectory()) return walk(rel);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [rel] : [];
-    });
-  return walk('').sort();
-}
+import { cycleViolations } from './wing-cycles.js';
+import {
+  NOT_WINGS,
+  PLATFORM_WING,
+  PROVIDER_INTERNALS,
+  PROVIDER_INTERNALS_MODULE,
+  PROVIDER_WING,
+  REPOSITORY,
+  ROUTE_OR_PAGE,
+  STORAGE_FREE_NAMES,
+  STORAGE_MODULES,
+  type Violation,
+  type WingExceptions,
+} from './wing-rules.js';
 
 /** The wing of a src-relative path, or undefined for a composition root or a migration. */
 export function wingOf(file: string): string | undefined {
@@ -217,17 +45,6 @@ export function mayCallOf(indexText: string): string[] | undefined {
     .map((w) => w.trim().replace(/\.$/, ''))
     .filter(Boolean);
 }
-
-export interface Violation {
-  file: string;
-  specifier: string;
-  rule: 'entry' | 'calls' | 'cycles' | 'layers' | 'oidc-provider' | 'storage' | 'exceptions';
-  message: string;
-}
-
-/** `file:line imports 'specifier': message [rule]`, one line. */
-export const describeViolation = (v: Violation): string =>
-  `${v.file} imports '${v.specifier}': ${v.message} [${v.rule}]`;
 
 interface Checked {
   violations: Violation[];
@@ -401,47 +218,6 @@ export function checkWings(srcDir: string, exceptions: WingExceptions = {}): Che
   return { violations: run.violations, edges: run.edges };
 }
 
-/** A cycle of the wing graph not broken by an allowed edge, one per cycle found; and allowed edges that no longer exist. */
-function cycleViolations(
-  edges: Map<string, Set<string>>,
-  allowed: Record<string, string>,
-): Violation[] {
-  const violations: Violation[] = [];
-  for (const edge of Object.keys(allowed)) {
-    const [from, to] = edge.split(' -> ');
-    if (!from || !to || !edges.get(from)?.has(to)) {
-      violations.push({
-        file: '-',
-        specifier: edge,
-        rule: 'exceptions',
-        message: `the allowed cycle edge '${edge}' is no longer an import: remove it from the rules`,
-      });
-    }
-  }
-  const next = (w: string) => [...(edges.get(w) ?? [])].filter((t) => !(`${w} -> ${t}` in allowed));
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (w: string): void => {
-    state.set(w, 'open');
-    path.push(w);
-    for (const t of next(w).sort()) {
-      if (state.get(t) === 'open') {
-        const cycle = [...path.slice(path.indexOf(t)), t];
-        violations.push({
-          file: `${cycle[0]}/`,
-          specifier: cycle.join(' -> '),
-          rule: 'cycles',
-          message: `the wings import each other in a cycle: ${cycle.join(' -> ')}; move the file that closes it, or allow the edge with its reason`,
-        });
-      } else if (!state.has(t)) visit(t);
-    }
-    path.pop();
-    state.set(w, 'done');
-  };
-  for (const w of [...edges.keys()].sort()) if (!state.has(w)) visit(w);
-  return violations;
-}
-
 /** Listed importers that no longer import what they are allowed: a stale exception hides nothing but misleads. */
 function staleExceptions(exceptions: WingExceptions, used: Set<string>): Violation[] {
   const stale = (kind: string, list: Record<string, string> | undefined) =>
@@ -460,9 +236,6 @@ function staleExceptions(exceptions: WingExceptions, used: Set<string>): Violati
     ...stale('storage', exceptions.storageImporters),
   ];
 }
-
-/** The src/ directory of a service, absolute. */
-export const serviceSrc = (service: string): string => join(repoRoot, 'services', service, 'src');
 
 /** A path relative to the repository root, with forward slashes (for messages). */
 export const repoRelative = (path: string): string => relative(repoRoot, path).split(sep).join('/');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { imageNodeOptions } from '@plant/test-kit';
 import { environmentOf, loadCompose } from '../src/compose-checks.js';
 import { imageEnv } from '../src/dockerfile-checks.js';
-import { containerEnv } from '../src/k8s-checks.js';
+import { containerEnv } from '../src/k8s-env.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { base, containerOf, OVERLAYS } from './helpers/rendered.js';
 

@@ -1,5 +1,5 @@
 /**
- * The wings of each service keep their boundaries (src/import-rules.ts says which): a wing is
+ * The wings of each service keep their boundaries (src/wing-rules.ts says which): a wing is
  * entered by its index.js, imports only the wings its header lists, no cycle between wings,
  * repositories import no routes or pages, oidc-provider and the storage clients only where the
  * rules allow. A synthetic tree proves the checker finds each kind of break.
@@ -8,17 +8,16 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { importsOf } from '../src/import-reading.js';
+import { checkWings, mayCallOf } from '../src/import-rules.js';
 import {
-  checkWings,
   describeViolation,
-  importsOf,
-  mayCallOf,
   PROVIDER_INTERNALS,
   PROVIDER_INTERNALS_MODULE,
   SERVICE_WING_RULES,
   serviceSrc,
   type Violation,
-} from '../src/import-rules.js';
+} from '../src/wing-rules.js';
 
 describe.each(Object.keys(SERVICE_WING_RULES))('the wings of %s', (service) => {
   const { violations, edges } = checkWings(serviceSrc(service), SERVICE_WING_RULES[service]);

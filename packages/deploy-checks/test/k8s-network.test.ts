@@ -2,7 +2,8 @@
 // of their own that only the monitoring namespace (and the kubelet) reaches, public ports only
 // from the ingress controller, the token service's internal API only from its callers.
 import { describe, expect, test } from '@jest/globals';
-import { admittedTo, find, objectsOf, type K8sObject } from '../src/k8s-checks.js';
+import { admittedTo } from '../src/k8s-network-policies.js';
+import { find, objectsOf, type K8sObject } from '../src/k8s-objects.js';
 import { SERVICES, type ServiceName } from '../src/repo-paths.js';
 import {
   containerOf,

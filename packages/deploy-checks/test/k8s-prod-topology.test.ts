@@ -7,14 +7,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { join } from 'node:path';
 import { parseSentinels } from '@plant/shared/redis';
-import {
-  containerEnv,
-  disruptionsAllowed,
-  find,
-  objectsOf,
-  renderKustomization,
-  type K8sContainer,
-} from '../src/k8s-checks.js';
+import { containerEnv } from '../src/k8s-env.js';
+import { find, objectsOf, renderKustomization, type K8sContainer } from '../src/k8s-objects.js';
+import { disruptionsAllowed } from '../src/k8s-production-rules.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 
 const prod = renderKustomization(join(repoRoot, 'k8s/overlays/prod'));

@@ -8,18 +8,10 @@ import { describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  egressFlows,
-  find,
-  imagesNotFromOnePlace,
-  isDefaultDeny,
-  objectsOf,
-  replicasBesideAutoscaler,
-  restrictedProblems,
-  type EgressFlow,
-  type K8sKind,
-  type K8sObject,
-} from '../src/k8s-checks.js';
+import { imagesNotFromOnePlace } from '../src/k8s-images.js';
+import { egressFlows, isDefaultDeny, type EgressFlow } from '../src/k8s-network-policies.js';
+import { find, objectsOf, type K8sKind, type K8sObject } from '../src/k8s-objects.js';
+import { replicasBesideAutoscaler, restrictedProblems } from '../src/k8s-production-rules.js';
 import { repoRoot, SERVICES, type ServiceName } from '../src/repo-paths.js';
 import { base, containerOf, OVERLAYS, type OverlayName } from './helpers/rendered.js';
 import { requirementsOf } from './helpers/service-configs.js';

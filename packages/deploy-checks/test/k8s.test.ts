@@ -2,16 +2,16 @@ import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingVariables } from '../src/config-requirements.js';
+import { containerEnv } from '../src/k8s-env.js';
 import {
-  containerEnv,
-  crossReferences,
-  disruptionsAllowed,
   find,
   objectsOf,
   unknownFields,
   validateWithModels,
   type K8sContainer,
-} from '../src/k8s-checks.js';
+} from '../src/k8s-objects.js';
+import { disruptionsAllowed } from '../src/k8s-production-rules.js';
+import { crossReferences } from '../src/k8s-references.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { base, containerOf, OVERLAYS, SECRET } from './helpers/rendered.js';
 import { requirementsOf } from './helpers/service-configs.js';

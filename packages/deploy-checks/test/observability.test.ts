@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { metricNamesOf } from '@plant/test-kit';
 import { parse } from 'yaml';
 import { environmentOf, loadCompose } from '../src/compose-checks.js';
-import { find } from '../src/k8s-checks.js';
+import { find } from '../src/k8s-objects.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { OVERLAYS } from './helpers/rendered.js';
 import { requirementsOf } from './helpers/service-configs.js';

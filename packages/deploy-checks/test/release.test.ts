@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { kustomizeImages } from '../src/k8s-checks.js';
+import { kustomizeImages } from '../src/k8s-images.js';
 import { repoRoot, SERVICES } from '../src/repo-paths.js';
 
 const SCRIPT = join(repoRoot, 'scripts/release.mjs');

@@ -16,12 +16,8 @@ import {
 } from './client-auth/index.js';
 import { createGrantQuotaCounter, GrantQuotas } from './quotas/index.js';
 import type { Repositories } from './repositories.js';
-import {
-  createSignInFailureRepository,
-  defaultPasswordCheckers,
-  PasswordCheckers,
-  SignInThrottle,
-} from './sign-in/index.js';
+import { defaultPasswordCheckers, PasswordCheckers } from './passwords/index.js';
+import { createSignInFailureRepository, SignInThrottle, signInRules } from './sign-in/index.js';
 import { createWebAuthnChallengeRepository } from './second-factors/index.js';
 import type { IdentityContext, RedisConnections } from './platform/index.js';
 import { CredentialChangeFollower, type UsageRecorder } from './credentials/index.js';
@@ -38,7 +34,12 @@ import {
   RealmProviders,
   startExpiredPayloadSweep,
 } from './oidc/index.js';
-import { TokenMetrics, type TokenInspector } from './grants/index.js';
+import {
+  createGrantEngine,
+  serveServiceAccountClients,
+  TokenMetrics,
+  type TokenInspector,
+} from './grants/index.js';
 import type { LiveTokenInspector } from './token-inspector.js';
 
 /** Client authentication at the token endpoint: failure counters, assertions, grant quotas. */
@@ -183,23 +184,27 @@ export function createRealmProviders(
       logger,
     ),
   };
+  const providerDeps = {
+    config,
+    identity,
+    clientAuth,
+    replay: dpopReplay,
+    signInRules,
+    tokenInspector,
+    logger,
+    metrics: new TokenMetrics(metrics),
+    serveClients: serveServiceAccountClients,
+    signInStarts,
+    deviceFlow,
+  };
   const providers = new RealmProviders(
     identity,
-    {
-      config,
-      identity,
-      clientAuth,
-      replay: dpopReplay,
-      tokenInspector,
-      logger,
-      metrics: new TokenMetrics(metrics),
-      signInStarts,
-      deviceFlow,
-    },
+    providerDeps,
     {
       providerBytes: config.REALM_PROVIDER_CACHE_MB * 1024 * 1024,
       keyBytes: config.REALM_KEY_CACHE_MB * 1024 * 1024,
     },
+    createGrantEngine(providerDeps),
   );
   return { providers, signInStarts };
 }

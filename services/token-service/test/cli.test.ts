@@ -8,7 +8,7 @@ import { REPO_ROOT, uniqueName } from '@plant/test-kit';
 import request from 'supertest';
 import { startHarness, TEST_ENV, type Harness } from './helpers/harness.js';
 import { AUTH } from './helpers/internal-client.js';
-import { verifyPassword } from '../src/sign-in/passwords.js';
+import { verifyPassword } from '../src/passwords/passwords.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, 'services/token-service/dist/cli.js');

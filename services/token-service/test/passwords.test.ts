@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
-import { defaultPasswordCheckers, PasswordCheckers } from '../src/sign-in/password-checkers.js';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../src/sign-in/passwords.js';
+import { defaultPasswordCheckers, PasswordCheckers } from '../src/passwords/password-checkers.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../src/passwords/passwords.js';
 
 const checkers: PasswordCheckers[] = [];
 afterAll(async () => {

@@ -207,6 +207,38 @@ describe('Shared Signals: receivers and scopes', () => {
     expect((await call(reader, 'get', '')).status).toBe(200);
   });
 
+  test('When every body endpoint gets malformed JSON, NUL or a wrong shape without a valid token, then 401 before the body is read, and with one each is 400 in the Error shape', async () => {
+    // A tenant of its own: the file's shared one is near its 25 accounts.
+    const { tenant: own } = await h.createTenant();
+    const r = await newReceiver(own);
+    const endpoints = [
+      ['post', ''],
+      ['patch', ''],
+      ['put', ''],
+      ['post', '/status'],
+      ['post', '/subjects/add'],
+      ['post', '/subjects/remove'],
+      ['post', '/verify'],
+      ['post', '/poll/no-such-stream'],
+    ] as const;
+    const bodies = ['{"delivery":', '{"description":"a\\u0000b"}', '[1,2,3]'];
+    const forged = { tenant: r.tenant, token: 'forged.token.value' };
+    const unauthenticated = await Promise.all(
+      endpoints.flatMap(([method, path]) =>
+        bodies.map((body) => call(forged, method, path).type('json').send(body)),
+      ),
+    );
+    expect(unauthenticated.map((res) => res.status)).toEqual(unauthenticated.map(() => 401));
+    const authenticated = await Promise.all(
+      endpoints.flatMap(([method, path]) =>
+        bodies.map((body) => call(r, method, path).type('json').send(body)),
+      ),
+    );
+    expect(authenticated.map((res) => [res.status, res.body.error])).toEqual(
+      authenticated.map(() => [400, 400]),
+    );
+  });
+
   test('When an Account Admin turns receive_signals off, then the receiver’s tokens stop working at once', async () => {
     const r = await newReceiver();
     expect((await call(r, 'get', '')).status).toBe(200);

@@ -4,7 +4,8 @@
  * for a registered email and for one that is not: the page tells no more than `Retry-After`.
  */
 import { describe, expect, test } from '@jest/globals';
-import { pausedMessage, waitWording } from '../src/sign-in/sign-in-form.js';
+import { waitWording } from '../src/platform/wait-wording.js';
+import { pausedMessage } from '../src/sign-in/sign-in-form.js';
 import { useHarness, type Harness } from './helpers/harness.js';
 import {
   portalDriver,

@@ -5,7 +5,7 @@ import {
   renderKustomization,
   type K8sContainer,
   type K8sObject,
-} from '../../src/k8s-checks.js';
+} from '../../src/k8s-objects.js';
 import { repoRoot } from '../../src/repo-paths.js';
 
 const render = (dir: string) => renderKustomization(join(repoRoot, 'k8s', dir));

@@ -4,7 +4,7 @@ import {
   type SigningAlgorithm,
 } from '@plant/shared/api';
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import Provider, { ExternalSigningKey } from 'oidc-provider';
 import { PERSON_CLIENT_IDS } from '@plant/shared/api';
 import { issuerOf } from '../realms/index.js';
@@ -17,16 +17,11 @@ import {
   serveIssuerPerRequest,
   realmConfiguration,
   wireProvider,
+  type GrantEngine,
   type RealmBinding,
   type RealmProviderDeps,
+  type RealmRequestBinding,
 } from '../oidc/index.js';
-
-/** The realm a token request is for, and its signing key: set on the request by the token route's handler. */
-export interface RealmRequestBinding {
-  tenant: string;
-  issuer: string;
-  signingKey: NodeSigningKey;
-}
 
 const BINDING = Symbol('realm binding');
 type BoundRequest = IncomingMessage & { [BINDING]?: RealmRequestBinding };
@@ -121,13 +116,6 @@ class RealmBoundSigningKey extends ExternalSigningKey {
       return Promise.reject(new Error(`the realm signs ${signingKey.algorithm}, not ${this.#alg}`));
     return signingKey.sign(data);
   }
-}
-
-export interface GrantEngine {
-  /** The oidc-provider itself (tests listen to its events). */
-  provider: Provider;
-  /** Serves a request of the token endpoint for `binding`'s realm (the URL already reduced to the path after the realm). */
-  serve(binding: RealmRequestBinding, req: IncomingMessage, res: ServerResponse): void;
 }
 
 /**

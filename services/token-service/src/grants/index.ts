@@ -9,7 +9,6 @@
  */
 export { ResourceServerAuthentication } from './authenticate-resource-server.js';
 export { createGrantEngine } from './grant-engine.js';
-export type { GrantEngine, RealmRequestBinding } from './grant-engine.js';
 export type { TokenInspector } from './introspect-token.js';
 export { introspectionRoute } from './introspection-route.js';
 export type { IntrospectionDeps } from './introspection-route.js';

@@ -8,7 +8,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: client-auth, grants, platform, realms, second-factors, sign-in, signing-keys, token-exchange
+ * May call: client-auth, platform, realms, signing-keys, token-exchange
  */
 export { TOO_MANY_STARTS, isAuthorizationPath } from './authorization-request-guard.js';
 export {
@@ -44,8 +44,14 @@ export {
   realmConfiguration,
   serviceAccountScope,
 } from './realm-configuration.js';
-export type { PrincipalMetadata } from './realm-configuration.js';
+export type { PrincipalMetadata, SignInRules } from './realm-configuration.js';
 export { exchangeGrant, wireProvider } from './realm-provider.js';
-export type { RealmBinding, RealmProviderDeps } from './realm-provider.js';
+export type {
+  GrantOutcomes,
+  RealmBinding,
+  RealmProviderDeps,
+  ServeClients,
+} from './realm-provider.js';
 export { RealmProviders } from './realm-providers.js';
+export type { GrantEngine, RealmRequestBinding } from './realm-providers.js';
 export { realmMount, tokenRoute } from './realm-routes.js';

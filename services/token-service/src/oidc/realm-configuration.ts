@@ -16,8 +16,6 @@ import {
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../client-auth/index.js';
 import type { IdentityContext } from '../platform/index.js';
-import { ACR_VALUES, hasSecondFactor } from '../second-factors/index.js';
-import { signInPolicy } from '../sign-in/index.js';
 import { realmPath } from '../realms/index.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
@@ -39,12 +37,33 @@ export type RealmConfig = Pick<
   | 'TRUST_PROXY'
 >;
 
+/** A person of the realm as the sign-in rules read them (second-factors' SignInPerson). */
+type RealmPerson = NonNullable<Awaited<ReturnType<IdentityContext['userFactors']['person']>>>;
+
+/**
+ * What a realm's sign-in requires, as oidc-provider is configured with it: the rules are sign-in's
+ * and second-factors' (sign-in/sign-in-policy.ts gathers them), handed in by the composition
+ * root. Those wings sit above this one (they use its pages and providers), so it names the port
+ * and imports neither.
+ */
+export interface SignInRules {
+  /** What a sign-in may verify (`acr`): a second factor, or the password alone. */
+  acrValues: string[];
+  /** oidc-provider's interaction policy with the realm's checks, reading a session's person by `personOf`. */
+  policy(
+    personOf: (sub: string) => Promise<RealmPerson | undefined>,
+  ): NonNullable<Configuration['interactions']>['policy'];
+  /** Whether the person has a second factor (the `factors_enrolled` claim). */
+  factorsEnrolled(person: RealmPerson): boolean;
+}
+
 export interface RealmConfigurationDeps {
   config: RealmConfig;
   identity: Pick<IdentityContext, 'users' | 'userFactors' | 'oidcPayloads'>;
   clientAuth: ClientAuthentication;
   /** Where DPoP proof ids are claimed (replay-detection.ts), shared with the resource servers' kind of store. */
   replay: DpopReplayStore;
+  signInRules: SignInRules;
 }
 
 /** How long a started sign-in (its interaction row) lives; the budget of starts counts over the same window. */
@@ -230,7 +249,7 @@ export function realmConfiguration(
       profile: ['role', 'tenant', 'factors_enrolled'],
     },
     // What a sign-in verified (sign-in/next-step.ts): a second factor, or the password alone.
-    acrValues: ACR_VALUES,
+    acrValues: deps.signInRules.acrValues,
     // The portal's request for an enrolment inside a sign-in (PLANT_ACTIONS).
     extraParams: ['plant_action'],
     // The ID token carries the scope's claims itself (the portal reads role and tenant from it).
@@ -271,7 +290,7 @@ export function realmConfiguration(
     extraTokenClaims: userTokenClaims(users, realmOf),
     findAccount: accountFinder(deps, realmOf),
     interactions: {
-      policy: signInPolicy((sub) => deps.identity.userFactors.person(realmOf(), sub)),
+      policy: deps.signInRules.policy((sub) => deps.identity.userFactors.person(realmOf(), sub)),
       url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
     },
     loadExistingGrant: portalGrantLoader(config, users, realmOf),
@@ -412,7 +431,7 @@ function accountFinder(
         email: person.email,
         role: person.role,
         tenant,
-        factors_enrolled: hasSecondFactor(person),
+        factors_enrolled: deps.signInRules.factorsEnrolled(person),
       }),
     };
   };

@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '@plant/shared/db';
 import { forwardedTrust } from '@plant/shared/http';
 import type { Logger } from '@plant/shared/logging';
 import type { SourceBudget } from '@plant/shared/security';
+import type { Principal } from '@plant/resource-auth';
 import type { IncomingMessage } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import {
@@ -23,21 +24,43 @@ import {
   AssertionUnverifiable,
   ReplayCheckUnavailable,
 } from '../platform/index.js';
-import {
-  serveServiceAccountClients,
-  type TokenInspector,
-  type TokenMetrics,
-} from '../grants/index.js';
 import { exchangeAudiencesOf } from '../config.js';
 import { registerTokenExchange } from './token-exchange-grant.js';
 import { workloadSubject } from './workload-subject.js';
 import type { NodeSigningKey } from '../signing-keys/index.js';
 
+/** Counts the token endpoint's outcomes by grant type (grants/token-metrics.ts). */
+export interface GrantOutcomes {
+  issued(grantType: unknown): void;
+  /** `error`: the OAuth error code. */
+  failed(grantType: unknown, error: string | undefined): void;
+}
+
+/**
+ * Serves service accounts as a provider's clients (grants/service-account-clients.ts): replaces
+ * its client lookup and secret comparison, and fills `credentialOf` with the credential each
+ * client was built from.
+ */
+export type ServeClients = (
+  provider: Provider,
+  deps: {
+    binding: RealmBinding;
+    clientAuth: ClientAuthentication;
+    credentialOf: WeakMap<object, ClientCredential>;
+  },
+) => void;
+
+/**
+ * What a realm's provider is built with. The parts of the wings above oidc (grants' clients and
+ * metrics, the token inspector, sign-in's rules) are ports named here and handed in by the
+ * composition root, so oidc imports none of those wings.
+ */
 export interface RealmProviderDeps extends RealmConfigurationDeps {
   /** Verifies subject and actor tokens of a token exchange as a resource server would (token-inspector.ts). */
-  tokenInspector: TokenInspector;
+  tokenInspector: { inspect(token: string): Promise<Principal> };
   logger: Logger;
-  metrics: TokenMetrics;
+  metrics: GrantOutcomes;
+  serveClients: ServeClients;
   /** Sign-ins started at the authorization endpoint, per source and in total (authorization-request-guard.ts). */
   signInStarts: SourceBudget;
   /** Device codes started and user codes entered, per source and in total (device-flow.ts). */
@@ -145,7 +168,7 @@ function withdrawStaleGrant(
   issuer: RealmBinding['issuer'],
   clientAuth: ClientAuthentication,
   credentialOf: WeakMap<object, ClientCredential>,
-  metrics: TokenMetrics,
+  metrics: GrantOutcomes,
 ): Promise<void> | undefined {
   const { oidc } = ctx as unknown as KoaContextWithOIDC;
   const credential = oidc?.client === undefined ? undefined : credentialOf.get(oidc.client);
@@ -188,7 +211,7 @@ function guardRealmRequests(
   issuer: RealmBinding['issuer'],
   clientAuth: ClientAuthentication,
   credentialOf: WeakMap<object, ClientCredential>,
-  metrics: TokenMetrics,
+  metrics: GrantOutcomes,
 ) {
   return async function guardRealmRequest(
     ctx: ProviderContext,
@@ -274,7 +297,7 @@ export function wireProvider(
 
   // The credential each service-account client was built from, to tell when it changed.
   const credentialOf = new WeakMap<object, ClientCredential>();
-  serveServiceAccountClients(provider, { binding, clientAuth, credentialOf });
+  deps.serveClients(provider, { binding, clientAuth, credentialOf });
   claimReplaysInStore(provider, deps.replay);
   provider.use(pinRequestOrigin(new URL(config.AUTH_URL).origin));
   provider.use(guardRealmRequests(binding.issuer, clientAuth, credentialOf, metrics));

@@ -4,7 +4,6 @@ import type Provider from 'oidc-provider';
 import type { IdentityContext } from '../platform/index.js';
 import { decryptSigningKey, NodeSigningKey } from '../signing-keys/index.js';
 import { issuerOf } from '../realms/index.js';
-import { createGrantEngine, type GrantEngine, type RealmRequestBinding } from '../grants/index.js';
 import { createRealmProvider, type RealmProviderDeps } from './realm-provider.js';
 
 /** How often the cached keys are checked against Postgres (a rotation event may be missed). */
@@ -21,6 +20,24 @@ export const PROVIDER_ENTRY_BYTES = 128 * 1024;
 export const SIGNING_KEY_ENTRY_BYTES = 4 * 1024;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The realm a token request is for, and its signing key: set on the request by the token route's handler. */
+export interface RealmRequestBinding {
+  tenant: string;
+  issuer: string;
+  signingKey: NodeSigningKey;
+}
+
+/**
+ * The one oidc-provider serving every realm's token endpoint (grants/grant-engine.ts, built on
+ * this wing's configuration and handed in by the composition root).
+ */
+export interface GrantEngine {
+  /** The oidc-provider itself (tests listen to its events). */
+  provider: Provider;
+  /** Serves a request of the token endpoint for `binding`'s realm (the URL already reduced to the path after the realm). */
+  serve(binding: RealmRequestBinding, req: IncomingMessage, res: ServerResponse): void;
+}
 
 interface RealmKey {
   kid: string;
@@ -80,10 +97,11 @@ export class RealmProviders {
     private readonly identity: Pick<IdentityContext, 'signingKeys' | 'realms' | 'encryption'>,
     private readonly deps: RealmProviderDeps,
     budgets: RealmCacheBudgets,
+    engine: GrantEngine,
   ) {
     this.#keys = new SizedLru(budgets.keyBytes, () => SIGNING_KEY_ENTRY_BYTES);
     this.#providers = new SizedLru(budgets.providerBytes, () => PROVIDER_ENTRY_BYTES);
-    this.#engine = createGrantEngine(deps);
+    this.#engine = engine;
   }
 
   /** The one oidc-provider serving every realm's token endpoint. */

@@ -5,7 +5,7 @@
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: changes, oidc, people-audit, platform, realms, service-accounts, sign-in
+ * May call: changes, oidc, passwords, people-audit, platform, realms, service-accounts
  */
 export { peopleRoutes, signOutEverywhereRoute } from './internal-people-routes.js';
 export { createInvitationRepository } from './invitation-repository.js';

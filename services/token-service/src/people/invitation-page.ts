@@ -1,7 +1,7 @@
 /** The realm's "Set your password" page of an invitation, and the plain pages of a link that no longer works. */
 import { html, type Html } from '@plant/shared/page-look';
 import { messageCard, page } from '../oidc/index.js';
-import { PASSWORD_MAX } from '../sign-in/index.js';
+import { PASSWORD_MAX } from '../passwords/index.js';
 
 export const PASSWORD_MIN = 8;
 

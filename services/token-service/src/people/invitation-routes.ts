@@ -15,9 +15,9 @@ import { requestIdOf } from '@plant/shared/logging';
 import { constantTimeEquals, type SourceBudget } from '@plant/shared/security';
 import express, { type Request, type Response } from 'express';
 import { isTenantName } from '@plant/shared/api';
-import type { IdentityContext } from '../platform/index.js';
+import { type IdentityContext, waitWording } from '../platform/index.js';
 import { acceptInvitation, findInvitation } from './invitations.js';
-import { type PasswordCheckers, BUSY, PASSWORD_MAX, waitWording } from '../sign-in/index.js';
+import { type PasswordCheckers, BUSY, PASSWORD_MAX } from '../passwords/index.js';
 import type { Html } from '@plant/shared/page-look';
 import { messageCard, page, pageHeaders, unknownRealmPage } from '../oidc/index.js';
 import {

@@ -28,7 +28,7 @@ import {
   UserEmailTaken,
   type IdentityContext,
 } from '../platform/index.js';
-import type { PasswordCheckers } from '../sign-in/index.js';
+import type { PasswordCheckers } from '../passwords/index.js';
 import { assertTenantExists } from '../realms/index.js';
 
 /** 32 random bytes in base64url: 43 characters, nothing else. */

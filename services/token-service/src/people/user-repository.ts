@@ -16,7 +16,7 @@ export interface UserRow {
   disabled_at: Date | null;
   last_sign_in_at: Date | null;
   token_version: number;
-  /** Moved each time a factor is taken away (user-factor-repository.ts). */
+  /** Moved each time a factor is taken away (second-factors/factor-removal-repository.ts). */
   factor_generation: number;
   /** The realm's policy: must an Account Admin hold a second factor? */
   require_admin_factor: boolean;

@@ -22,7 +22,7 @@ import {
   UserNotFound,
   type IdentityContext,
 } from '../platform/index.js';
-import { hashPassword } from '../sign-in/index.js';
+import { hashPassword } from '../passwords/index.js';
 import { assertTenantExists } from '../realms/index.js';
 
 /** A user as the create commands answer it. */

@@ -23,6 +23,7 @@ import { AppError, type AppErrorOptions } from '@plant/shared/api';
 import {
   MAX_KEYS_PER_SERVICE_ACCOUNT,
   MAX_PENDING_INVITATIONS,
+  MAX_SERVICE_ACCOUNTS,
   MAX_TRUSTS_PER_SERVICE_ACCOUNT,
 } from '@plant/shared/token-service-client';
 import { errors } from 'oidc-provider';
@@ -71,7 +72,7 @@ export const ServiceAccountNameTaken = wireError(
 export const ServiceAccountLimitReached = wireError(
   'ServiceAccountLimitReached',
   409,
-  'This tenant already has the maximum of 25 service accounts',
+  `This tenant already has the maximum of ${MAX_SERVICE_ACCOUNTS} service accounts`,
   true,
 );
 export const PrincipalNotFound = wireError('PrincipalNotFound', 404, 'Principal not found', true);

@@ -1,7 +1,7 @@
 /**
  * The platform wing. Owns what every wing shares: the error catalogue, the identity context
  * (the parts a use case is handed), internal authentication and route helpers, the `{actor}`
- * body, optional JSON bodies. The apps that mount every wing are composition roots
+ * body, optional JSON bodies, the wording of a throttle's wait. The apps that mount every wing are composition roots
  * (src/internal-app.ts, src/public-app.ts, src/internal-routes.ts).
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
@@ -80,4 +80,5 @@ export {
 export type { InternalRoute } from './internal-route-helpers.js';
 export { optionalJsonBody } from './optional-json-body.js';
 export { createRedisConnections } from './redis-connections.js';
+export { waitWording } from './wait-wording.js';
 export type { RedisConnections } from './redis-connections.js';

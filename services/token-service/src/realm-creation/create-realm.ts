@@ -1,6 +1,6 @@
 /**
  * Creating a tenant (a realm): its first signing key and first Account Admin are made with it in
- * one transaction, so a realm never exists half-made. A use case above people, sign-in (the
+ * one transaction, so a realm never exists half-made. A use case above people, passwords (the
  * password's hash) and signing keys, which take the realm's lock and naming from the realms wing.
  */
 import { DEFAULT_SIGNING_ALGORITHM, type SigningAlgorithm } from '@plant/shared/api';
@@ -12,7 +12,7 @@ import {
   UserEmailTaken,
   type IdentityContext,
 } from '../platform/index.js';
-import { hashPassword } from '../sign-in/index.js';
+import { hashPassword } from '../passwords/index.js';
 import { createSigningKey } from '../signing-keys/index.js';
 import type { CreatedUser } from '../people/index.js';
 

@@ -1,11 +1,12 @@
 /**
  * The second-factors wing. Owns: a person's second factors: TOTP, passkeys, recovery codes, the
  * realm's factor policy, the factor pages and scripts, their repositories, and the internal factor
- * routes.
+ * routes. What an attempt spends is sign-in's throttle, handed in through the port
+ * attempt-budget.ts names.
  *
  * Other wings import it through this module only; it imports other wings only through theirs.
  *
- * May call: changes, credentials, oidc, people, people-audit, platform, service-accounts, sign-in
+ * May call: changes, credentials, oidc, people, people-audit, platform, service-accounts
  */
 export {
   CODE_MAX,

@@ -24,10 +24,10 @@ import {
 } from '@simplewebauthn/server';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import type { WebAuthnChallengeRepository } from './webauthn-challenge-repository.js';
-import type { PasskeyRow } from './user-factor-repository.js';
+import type { PasskeyRow } from './passkey-repository.js';
 import { DuplicateFactor, type IdentityContext } from '../platform/index.js';
 import { AMR, publishAfterCommit } from './second-factors.js';
-import { isRefusal, type SignInThrottle } from '../sign-in/index.js';
+import { type AttemptBudget, isRefusal } from './attempt-budget.js';
 
 export interface RelyingParty {
   /** The RP ID: a registrable domain suffix of the origin's host. */
@@ -40,7 +40,7 @@ export interface RelyingParty {
 export interface PasskeyDeps {
   identity: Pick<IdentityContext, 'userFactors'> & Partial<Pick<IdentityContext, 'publisher'>>;
   challenges: WebAuthnChallengeRepository;
-  throttle: SignInThrottle;
+  throttle: AttemptBudget;
   rp: RelyingParty;
 }
 

@@ -7,7 +7,7 @@
  * factor (or a passkey, multi-factor on its own: possession and user verification) was verified
  * at `auth_time`, PASSWORD_ACR otherwise; `amr` names the methods (RFC 8176).
  *
- * Code attempts spend the same kind of budget as passwords (sign-in-throttle.ts) in a counter
+ * Code attempts spend the same kind of budget as passwords (attempt-budget.ts) in a counter
  * family of their own: per source, per (person, source), per person from everywhere. A right
  * code gives its points back, so the budget only limits guessing, and the windows expire, so
  * nobody is locked out for good.
@@ -23,7 +23,7 @@ import {
   type IdentityContext,
 } from '../platform/index.js';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeDigest } from './recovery-codes.js';
-import { isRefusal, type SignInThrottle } from '../sign-in/index.js';
+import { type AttemptBudget, isRefusal } from './attempt-budget.js';
 import { matchTotp, newTotpSecret, normalizeTotpCode, totpUri } from './totp.js';
 
 export const FACTOR_ACR = 'urn:plantstore:acr:factor';
@@ -51,7 +51,7 @@ export interface FactorDeps {
   identity: Pick<IdentityContext, 'userFactors' | 'secrets' | 'encryption'> &
     Partial<Pick<IdentityContext, 'publisher'>>;
   /** The code and passkey attempts' budget (a family of counters of its own). */
-  throttle: SignInThrottle;
+  throttle: AttemptBudget;
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { SignInCredentialRow } from '../people/index.js';
 import type { IdentityContext } from '../platform/index.js';
-import type { CheckerSlot, PasswordCheckers } from './password-checkers.js';
-import { DUMMY_PASSWORD_HASH } from './passwords.js';
+import {
+  type CheckerSlot,
+  DUMMY_PASSWORD_HASH,
+  type PasswordCheckers,
+} from '../passwords/index.js';
 import { isStorableText } from '@plant/shared/api';
 import { isRefusal, type SignInReservation, type SignInThrottle } from './sign-in-throttle.js';
 

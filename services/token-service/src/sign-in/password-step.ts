@@ -28,10 +28,9 @@ import {
 } from '../second-factors/index.js';
 import type { InteractionKit, LoadedInteraction } from './interaction-kit.js';
 import { advance } from './next-step.js';
+import { BUSY, PASSWORD_MAX } from '../passwords/index.js';
 import {
-  BUSY,
   EMAIL_MAX,
-  PASSWORD_MAX,
   pausedMessage,
   signInFormPage,
   WRONG_CREDENTIALS,

@@ -7,22 +7,14 @@
  */
 import { html, type Html } from '@plant/shared/page-look';
 import { page } from '../oidc/index.js';
+import { PASSWORD_MAX } from '../passwords/index.js';
+import { waitWording } from '../platform/index.js';
 import { PASSKEY_SCRIPTS } from '../second-factors/index.js';
 
-/** Longest password read (longer is cut: a scrypt input of any size costs the same). */
-export const PASSWORD_MAX = 1024;
 /** Longest email (RFC 5321's path limit). */
 export const EMAIL_MAX = 254;
 
 export const WRONG_CREDENTIALS = 'Email or password is incorrect. Check both and try again.';
-export const BUSY = 'Too many sign-ins at this moment. Try again in a few seconds.';
-
-/** "15 minutes", "40 seconds": the throttle's wait, rounded up to what a person reads. */
-export function waitWording(seconds: number): string {
-  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
-  const minutes = Math.ceil(seconds / 60);
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
 
 /**
  * The failure budget is spent: when to come back, from the throttle's own wait (the same as

@@ -21,8 +21,11 @@
  */
 import { PLANTCTL_CLIENT_ID } from '@plant/shared/api';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
+import type { SignInRules } from '../oidc/index.js';
 import {
+  ACR_VALUES,
   FACTOR_ACR,
+  hasSecondFactor,
   isPlantAction,
   mustEnrol,
   type SignInPerson,
@@ -100,3 +103,10 @@ export function signInPolicy(personOf: PersonOf) {
   );
   return policy;
 }
+
+/** The realm's sign-in rules as oidc's realm configuration reads them (its port, `SignInRules`). */
+export const signInRules: SignInRules = {
+  acrValues: ACR_VALUES,
+  policy: signInPolicy,
+  factorsEnrolled: hasSecondFactor,
+};

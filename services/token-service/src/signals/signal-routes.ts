@@ -95,9 +95,37 @@ function discovery(ctx: SharedSignalsContext, path: string): ExpressRoute {
 interface Guards {
   manage: RequestHandler;
   read: RequestHandler;
-  body: RequestHandler;
-  /** After `body`: a body holding NUL is refused before anything reads it. */
-  storable: RequestHandler;
+}
+
+/** A receiver's request body as its schema reads it (every stream schema is a zod object). */
+type BodySchema<T> = { shape: object; parse(body: unknown, params: typeof REPORT_INPUT): T };
+
+const readJson = jsonBody();
+
+/**
+ * The one body guard of every stream endpoint, after the caller is checked (an unauthenticated
+ * body costs nothing): the body read as JSON, refused if it holds NUL anywhere (what a receiver
+ * sends is stored), then parsed by the endpoint's schema, whose errors are reported as input
+ * errors. The route's `input` names the schema's fields (`fields`: another schema's, when two
+ * endpoints document one shape).
+ */
+function bodyRoute<T>(
+  route: { method: 'POST' | 'PATCH' | 'PUT'; path: string; caller: RequestHandler },
+  schema: BodySchema<T>,
+  handle: (req: Request, res: Response, input: T) => Promise<void>,
+  fields: { shape: object } = schema,
+): ExpressRoute {
+  return {
+    method: route.method,
+    path: route.path,
+    input: { body: { type: 'json', fields: fieldsOf(fields) } },
+    handlers: [
+      route.caller,
+      readJson,
+      storableBody,
+      (req, res) => handle(req, res, schema.parse(req.body, REPORT_INPUT)),
+    ],
+  };
 }
 
 /**
@@ -109,8 +137,6 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
   const guards: Guards = {
     manage: receiverOf(ctx, 'manage'),
     read: receiverOf(ctx, 'read'),
-    body: jsonBody(),
-    storable: storableBody,
   };
   return [
     discovery(ctx, '/.well-known/ssf-configuration/realms/:tenant'),
@@ -123,22 +149,15 @@ export function signalRoutes(ctx: SharedSignalsContext): ExpressRoute[] {
 
 /** SSF 1.0 §8.1.1: a stream created, read (one or all), updated, replaced, deleted. */
 function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressRoute[] {
-  const streamFields = { type: 'json' as const, fields: fieldsOf(UpdateStreamSchema) };
+  const manage = (method: 'POST' | 'PATCH' | 'PUT') => ({
+    method,
+    path: STREAMS,
+    caller: guards.manage,
+  });
   return [
-    {
-      method: 'POST',
-      path: STREAMS,
-      input: { body: { type: 'json', fields: fieldsOf(CreateStreamSchema) } },
-      handlers: [
-        guards.manage,
-        guards.body,
-        guards.storable,
-        async (req, res) => {
-          const input = CreateStreamSchema.parse(req.body, REPORT_INPUT);
-          answer(res, 201, await createStream(ctx, receiver(req), input));
-        },
-      ],
-    },
+    bodyRoute(manage('POST'), CreateStreamSchema, async (req, res, input) => {
+      answer(res, 201, await createStream(ctx, receiver(req), input));
+    }),
     {
       method: 'GET',
       path: STREAMS,
@@ -157,34 +176,22 @@ function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): E
         },
       ],
     },
-    {
-      method: 'PATCH',
-      path: STREAMS,
-      input: { body: streamFields },
-      handlers: [
-        guards.manage,
-        guards.body,
-        guards.storable,
-        async (req, res) => {
-          const { stream_id: id, ...input } = UpdateStreamSchema.parse(req.body, REPORT_INPUT);
-          answer(res, 200, await updateStream(ctx, receiver(req), id, input, false));
-        },
-      ],
-    },
-    {
-      method: 'PUT',
-      path: STREAMS,
-      input: { body: streamFields },
-      handlers: [
-        guards.manage,
-        guards.body,
-        guards.storable,
-        async (req, res) => {
-          const { stream_id: id, ...input } = ReplaceStreamSchema.parse(req.body, REPORT_INPUT);
-          answer(res, 200, await updateStream(ctx, receiver(req), id, input, true));
-        },
-      ],
-    },
+    bodyRoute(
+      manage('PATCH'),
+      UpdateStreamSchema,
+      async (req, res, { stream_id: id, ...input }) => {
+        answer(res, 200, await updateStream(ctx, receiver(req), id, input, false));
+      },
+    ),
+    bodyRoute(
+      manage('PUT'),
+      ReplaceStreamSchema,
+      async (req, res, { stream_id: id, ...input }) => {
+        answer(res, 200, await updateStream(ctx, receiver(req), id, input, true));
+      },
+      // A replacement is documented with the update's fields (its members are the same).
+      UpdateStreamSchema,
+    ),
     {
       method: 'DELETE',
       path: STREAMS,
@@ -203,6 +210,7 @@ function streamConfigurationRoutes(ctx: SharedSignalsContext, guards: Guards): E
 
 /** SSF 1.0 §8.1.2 and §8.1.3: a stream's status, and the subjects it carries. */
 function streamStatusRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressRoute[] {
+  const manage = (path: string) => ({ method: 'POST' as const, path, caller: guards.manage });
   return [
     {
       method: 'GET',
@@ -216,82 +224,43 @@ function streamStatusRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressR
         },
       ],
     },
-    {
-      method: 'POST',
-      path: `${STREAMS}/status`,
-      input: { body: { type: 'json', fields: fieldsOf(StatusUpdateSchema) } },
-      handlers: [
-        guards.manage,
-        guards.body,
-        guards.storable,
-        async (req, res) => {
-          const input = StatusUpdateSchema.parse(req.body, REPORT_INPUT);
-          answer(
-            res,
-            200,
-            await setStatus(ctx, receiver(req), input.stream_id, input.status, input.reason),
-          );
+    bodyRoute(manage(`${STREAMS}/status`), StatusUpdateSchema, async (req, res, input) => {
+      answer(
+        res,
+        200,
+        await setStatus(ctx, receiver(req), input.stream_id, input.status, input.reason),
+      );
+    }),
+    ...(['add', 'remove'] as const).map((action) =>
+      bodyRoute(
+        manage(`${STREAMS}/subjects/${action}`),
+        SubjectRequestSchema,
+        async (req, res, input) => {
+          const mode = action === 'add' ? 'added' : 'removed';
+          await setSubject(ctx, receiver(req), input.stream_id, input.subject, mode);
+          // SSF 1.0 §8.1.3: 200 for an added subject, 204 for a removed one.
+          answer(res, action === 'add' ? 200 : 204);
         },
-      ],
-    },
-    ...(['add', 'remove'] as const).map(
-      (action): ExpressRoute => ({
-        method: 'POST',
-        path: `${STREAMS}/subjects/${action}`,
-        input: { body: { type: 'json', fields: fieldsOf(SubjectRequestSchema) } },
-        handlers: [
-          guards.manage,
-          guards.body,
-          guards.storable,
-          async (req, res) => {
-            const input = SubjectRequestSchema.parse(req.body, REPORT_INPUT);
-            const mode = action === 'add' ? 'added' : 'removed';
-            await setSubject(ctx, receiver(req), input.stream_id, input.subject, mode);
-            // SSF 1.0 §8.1.3: 200 for an added subject, 204 for a removed one.
-            answer(res, action === 'add' ? 200 : 204);
-          },
-        ],
-      }),
+      ),
     ),
   ];
 }
 
 /** SSF 1.0 §8.1.4 verification, and RFC 8936 polling. */
 function verificationAndPollRoutes(ctx: SharedSignalsContext, guards: Guards): ExpressRoute[] {
+  const read = (path: string) => ({ method: 'POST' as const, path, caller: guards.read });
   return [
-    {
-      method: 'POST',
-      path: `${STREAMS}/verify`,
-      input: { body: { type: 'json', fields: fieldsOf(VerificationRequestSchema) } },
-      handlers: [
-        guards.read,
-        guards.body,
-        guards.storable,
-        async (req, res) => {
-          const input = VerificationRequestSchema.parse(req.body, REPORT_INPUT);
-          await requestVerification(ctx, receiver(req), input.stream_id, input.state);
-          answer(res, 204);
-        },
-      ],
-    },
-    {
-      method: 'POST',
-      path: `${STREAMS}/poll/:stream_id`,
-      input: { body: { type: 'json', fields: fieldsOf(PollRequestSchema) } },
-      handlers: [
-        guards.read,
-        guards.body,
-        guards.storable,
-        async (req, res) => {
-          const input = PollRequestSchema.parse(req.body, REPORT_INPUT);
-          // A client that gave up ends the wait (and frees its waiter slot) at once.
-          const gone = new AbortController();
-          res.on('close', () => gone.abort());
-          const id = String(req.params.stream_id).slice(0, 64);
-          if (!isStorableText(id)) throw new StreamNotFound();
-          answer(res, 200, await pollStream(ctx, receiver(req), id, input, gone.signal));
-        },
-      ],
-    },
+    bodyRoute(read(`${STREAMS}/verify`), VerificationRequestSchema, async (req, res, input) => {
+      await requestVerification(ctx, receiver(req), input.stream_id, input.state);
+      answer(res, 204);
+    }),
+    bodyRoute(read(`${STREAMS}/poll/:stream_id`), PollRequestSchema, async (req, res, input) => {
+      // A client that gave up ends the wait (and frees its waiter slot) at once.
+      const gone = new AbortController();
+      res.on('close', () => gone.abort());
+      const id = String(req.params.stream_id).slice(0, 64);
+      if (!isStorableText(id)) throw new StreamNotFound();
+      answer(res, 200, await pollStream(ctx, receiver(req), id, input, gone.signal));
+    }),
   ];
 }

@@ -27,6 +27,9 @@ parentPort.on('message', ({ password, salt, keyLength, options }) => {
  */
 const CHECKER_NICENESS = 19;
 
+/** What a person reads when every checker is busy (a check is refused, never queued). */
+export const BUSY = 'Too many sign-ins at this moment. Try again in a few seconds.';
+
 interface Checker {
   worker: Worker;
   dead: boolean;

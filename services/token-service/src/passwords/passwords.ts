@@ -1,5 +1,8 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
+/** Longest password read (longer is cut: a scrypt input of any size costs the same). */
+export const PASSWORD_MAX = 1024;
+
 /** scrypt (memory-hard): N=2^15, r=8, p=1 uses 32 MiB per hash. Stored as `scrypt$N$r$p$salt$hash`. */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
