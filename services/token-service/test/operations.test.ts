@@ -3,6 +3,7 @@ import {
   askManagementForPublic,
   askPublicForManagement,
   askRaw,
+  eventually,
   spawnService,
   type ServiceProcess,
 } from '@plant/test-kit';
@@ -80,7 +81,12 @@ describe('the built service as a process', () => {
       .set('x-request-id', 'feed-poll-ok')
       .expect(200);
     await request(feed).get('').set('x-request-id', 'feed-poll-refused').expect(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The lines come in the order the answers finished: once the refused poll's is here, the
+    // answered poll's would be too.
+    await eventually(
+      () => svc.logs.some((line) => line.includes('feed-poll-refused')),
+      'the refused poll is logged',
+    );
 
     const lines = svc.logs
       .filter((line) => line.includes('feed-poll-'))
