@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { eventually } from '@plant/test-kit';
 import { AUTH, internal } from './helpers/internal-client.js';
 import { listenToRevocations } from './helpers/revocation-feed.js';
 
@@ -32,8 +33,7 @@ function eventsFor(sub: string) {
 
 /** Publication happens before the API answers; delivery to our subscriber takes a moment more. */
 async function waitForEvents(sub: string, count: number): Promise<Array<Record<string, unknown>>> {
-  for (let i = 0; i < 200 && eventsFor(sub).length < count; i += 1)
-    await new Promise((r) => setTimeout(r, 10));
+  await eventually(() => eventsFor(sub).length >= count, `${count} revocation events for ${sub}`);
   return eventsFor(sub);
 }
 

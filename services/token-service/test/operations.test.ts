@@ -1,13 +1,32 @@
+import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import {
   askManagementForPublic,
   askPublicForManagement,
   askRaw,
+  eventually,
   spawnService,
   type ServiceProcess,
 } from '@plant/test-kit';
 import request from 'supertest';
 import { TEST_ENV } from './helpers/harness.js';
+
+/** A GET on `agent`: `written` once the whole request is on its socket (true if that socket was reused), `status` once its answer has been read. */
+function getOn(agent: Agent, url: string): { written: Promise<boolean>; status: Promise<number> } {
+  const req = httpRequest(url, { agent });
+  const failed = new Promise<never>((_, reject) => req.once('error', reject));
+  const written = new Promise<boolean>((resolve) =>
+    req.once('finish', () => resolve(req.reusedSocket)),
+  );
+  const status = new Promise<number>((resolve) =>
+    req.once('response', (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    }),
+  );
+  req.end();
+  return { written: Promise.race([written, failed]), status: Promise.race([status, failed]) };
+}
 
 let svc: ServiceProcess;
 
@@ -80,7 +99,12 @@ describe('the built service as a process', () => {
       .set('x-request-id', 'feed-poll-ok')
       .expect(200);
     await request(feed).get('').set('x-request-id', 'feed-poll-refused').expect(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The lines come in the order the answers finished: once the refused poll's is here, the
+    // answered poll's would be too.
+    await eventually(
+      () => svc.logs.some((line) => line.includes('feed-poll-refused')),
+      'the refused poll is logged',
+    );
 
     const lines = svc.logs
       .filter((line) => line.includes('feed-poll-'))
@@ -121,15 +145,23 @@ describe('the built service as a process', () => {
 
   test('When it gets SIGTERM, then it drains and exits 0', async () => {
     const other = await spawnService('token-service', { env: { ...TEST_ENV, INTERNAL_PORT: '0' } });
-    // supertest sends on then(); start the request, then signal while it may still be in flight.
-    const inFlight = request(other.managementUrl)
-      .get('/readyz')
-      .then((res) => res);
-    await new Promise((r) => setTimeout(r, 20));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // In flight for certain, not after a guessed delay: a connection the service has accepted
+      // (its first answer came back on it), and the next request written whole on it before the
+      // signal. A request still in the listen queue when the listener closes is reset instead.
+      const first = getOn(agent, `${other.managementUrl}/readyz`);
+      expect(await first.status).toBe(200);
+      const inFlight = getOn(agent, `${other.managementUrl}/readyz`);
+      const reused = await inFlight.written;
 
-    const code = await other.stop('SIGTERM');
+      const code = await other.stop('SIGTERM');
 
-    expect(code).toBe(0);
-    expect((await inFlight).status).toBe(200);
+      expect(reused).toBe(true);
+      expect(code).toBe(0);
+      expect(await inFlight.status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
   });
 });

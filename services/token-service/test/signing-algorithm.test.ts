@@ -12,6 +12,9 @@ import { ADMIN_PASSWORD, basic, decodeJwt, useHarness, type Harness } from './he
 import { AUTH, internal, type CreatedAccount } from './helpers/internal-client.js';
 import { portalDriver } from './helpers/portal-driver.js';
 import { realmJwks, tokenRequest, verifyToken } from './helpers/token-client.js';
+import type { IdentityContext } from '../src/platform/index.js';
+import type { NewSigningKey, SigningKeyRepository } from '../src/signing-keys/index.js';
+import { rotateSigningKey, setSigningAlgorithm } from '../src/signing-keys/signing-keys.js';
 
 let h: Harness;
 
@@ -42,6 +45,38 @@ async function realmWithAccount(): Promise<{
 }> {
   const { tenant, kid } = await h.createTenant();
   return { tenant, kid, account: await internal(h).createServiceAccount(tenant) };
+}
+
+/**
+ * The identity context with its next signing-key write held back: `reached` gives the key once
+ * the caller has read the realm and generated it, and the write goes on (in the real
+ * repository, under the realm's lock) after `release`. Later writes are not held. This is how a
+ * test puts another change between one change's read and its write, in that order, every run.
+ */
+function holdNextKeyWrite(identity: IdentityContext): {
+  identity: IdentityContext;
+  reached: Promise<NewSigningKey>;
+  release(): void;
+} {
+  const reached = Promise.withResolvers<NewSigningKey>();
+  const released = Promise.withResolvers<void>();
+  let holding = true;
+  const signingKeys: SigningKeyRepository = {
+    ...identity.signingKeys,
+    async rotate(realm, key, guard) {
+      if (holding) {
+        holding = false;
+        reached.resolve(key);
+        await released.promise;
+      }
+      return identity.signingKeys.rotate(realm, key, guard);
+    },
+  };
+  return {
+    identity: { ...identity, signingKeys },
+    reached: reached.promise,
+    release: () => released.resolve(),
+  };
 }
 
 describe('switching a realm to ES256 and back', () => {
@@ -196,25 +231,83 @@ describe('setting the algorithm a realm already has', () => {
     expect(decodeJwt(await grant(tenant, account)).header.kid).toBe(keys[0]!.kid);
   });
 
-  test('When plain rotations race a switch to ES256, then the switch is never undone: the realm ends on ES256', async () => {
-    const { tenant } = await realmWithAccount();
-    const { rotateSigningKey } = await import('../src/signing-keys/signing-keys.js');
+  test("When the switch to ES256 commits between a plain rotation's read and its write, then the rotation does not undo it: it drops its RSA key and rotates to ES256", async () => {
+    const { tenant, kid: first } = await realmWithAccount();
+    const held = holdNextKeyWrite(h.service.identity);
 
-    // Each plain rotation reads RS256, then spends an RSA key generation before it writes: the
-    // switch (a quick P-256 key) commits in between.
+    const rotation = rotateSigningKey(held.identity, tenant);
+    const stale = await held.reached;
+    const switched = await setAlgorithm(tenant, { alg: 'ES256' });
+    held.release();
+    const rotated = await rotation;
+
+    expect(stale.publicJwk.alg).toBe('RS256');
+    expect(switched.body).toMatchObject({ alg: 'ES256', rotated: true, retired: 1 });
+    expect(rotated).toEqual({ tenant, kid: expect.any(String), alg: 'ES256', retired: 1 });
+    expect((await realmJwks(h, tenant)).map((k) => [k.kid, k.alg])).toEqual([
+      [rotated.kid, 'ES256'],
+      [switched.body.kid, 'ES256'],
+      [first, 'RS256'],
+    ]);
+  });
+
+  test("When a plain rotation commits between the switch's read and its write, then the rotation keeps RS256 and the switch still goes ahead over it", async () => {
+    const { tenant, kid: first } = await realmWithAccount();
+    const held = holdNextKeyWrite(h.service.identity);
+
+    const switching = setSigningAlgorithm(held.identity, tenant, 'ES256');
+    const key = await held.reached;
+    const rotated = await rotateSigningKey(h.service.identity, tenant);
+    held.release();
+    const switched = await switching;
+
+    expect(rotated).toEqual({ tenant, kid: expect.any(String), alg: 'RS256', retired: 1 });
+    expect(switched).toEqual({ tenant, alg: 'ES256', kid: key.kid, rotated: true, retired: 1 });
+    expect((await realmJwks(h, tenant)).map((k) => [k.kid, k.alg])).toEqual([
+      [key.kid, 'ES256'],
+      [rotated.kid, 'RS256'],
+      [first, 'RS256'],
+    ]);
+  });
+
+  test('When plain rotations race a switch to ES256 freely, then, whatever the order, each stored key is the one its rotation reports and the realm ends on ES256', async () => {
+    const { tenant, kid: first } = await realmWithAccount();
+
+    // Which rotation commits before the switch is up to the scheduler: one that does keeps
+    // RS256, one that does not rotates to ES256 (the two tests above). Only what holds in
+    // every order is asserted here.
     const rotations = [
       rotateSigningKey(h.service.identity, tenant),
       rotateSigningKey(h.service.identity, tenant),
     ];
     const switched = await setAlgorithm(tenant, { alg: 'ES256' });
     const rotated = await Promise.all(rotations);
+    const keys = await realmJwks(h, tenant);
     const shown = await request(h.internalUrl)
       .get(algorithmPath(tenant))
       .set('authorization', AUTH);
 
-    expect(switched.body).toMatchObject({ alg: 'ES256', rotated: true });
-    expect(rotated.map((r) => r.alg)).toEqual(['ES256', 'ES256']);
-    expect(shown.body.alg).toBe('ES256');
+    expect(switched.body).toEqual({
+      tenant,
+      alg: 'ES256',
+      kid: expect.any(String),
+      rotated: true,
+      retired: 1,
+    });
+    expect(rotated.map((r) => r.retired)).toEqual([1, 1]);
+    // Nothing but these four keys was stored: a rotation that lost to the switch dropped its key.
+    expect(new Map(keys.map((k) => [k.kid, k.alg]))).toEqual(
+      new Map([
+        [first, 'RS256'],
+        [switched.body.kid, 'ES256'],
+        ...rotated.map((r): [string, string] => [r.kid, r.alg]),
+      ]),
+    );
+    expect(shown.body).toEqual({ tenant, alg: 'ES256', kid: keys[0]!.kid });
+    expect([
+      switched.body.kid,
+      ...rotated.filter((r) => r.alg === 'ES256').map((r) => r.kid),
+    ]).toContain(shown.body.kid);
   });
 });
 
