@@ -90,6 +90,47 @@ describe('plantctl from a fresh shell', () => {
     expect(withOtherKey.stdout).toBe('');
   });
 
+  test('When a person signs in with plantctl login --browser and a passkey, then the realm redirects the browser to plantctl’s loopback listener, plantctl keeps a DPoP-bound refresh token, and a refresh with it works', async () => {
+    const dir = join(s.work, 'browser-login');
+    let signingIn: Promise<void> | undefined;
+    const signInInBrowser = async (url: string) => {
+      await s.page.goto(url);
+      await s.page.waitForURL(`${s.authUrl}/realms/${s.tenant}/interaction/**`);
+      await s.page.getByRole('button', { name: 'Use a passkey' }).click();
+      // The sign-in ends at plantctl's own listener (RFC 8252 §7.3), which answers a plain page.
+      await s.page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+      await s.page.getByText('Signed in to plantctl.').waitFor();
+    };
+
+    const signedIn = await plantctl(
+      ['login', '--tenant', s.tenant, '--portal', s.platform.portalUrl, '--browser', '--no-open'],
+      dir,
+      (err) => {
+        const url = /Open this page to sign in: (\S+)/.exec(err)?.[1];
+        if (url !== undefined && signingIn === undefined) signingIn = signInInBrowser(url);
+      },
+    );
+    await signingIn;
+
+    expectExit(signedIn, 0);
+    expect(signedIn.stderr).toContain(`Signed in to ${s.tenant} as ${s.admin} (Account Admin).`);
+    const tokensPath = join(dir, s.tenant, 'tokens.json');
+    expect((await stat(tokensPath)).mode & 0o777).toBe(0o600);
+    const tokens = JSON.parse(await readFile(tokensPath, 'utf8')) as Record<string, unknown>;
+    expect(tokens).toMatchObject({ refresh_token: expect.any(String), token_type: 'DPoP' });
+    // The access token counted as expired: the next call refreshes with the key's proof.
+    await writeFile(tokensPath, JSON.stringify({ ...tokens, access_expires_at: 0 }));
+    const whoami = await plantctl(['whoami', '--output', 'json'], dir);
+    expectExit(whoami, 0);
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ email: s.admin, role: 'Account Admin' });
+    const refreshed = JSON.parse(await readFile(tokensPath, 'utf8')) as Record<string, unknown>;
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    // Bound to plantctl's key: without it, the refresh token is worth nothing.
+    await rm(join(dir, s.tenant, 'dpop-key.json'));
+    await writeFile(tokensPath, JSON.stringify({ ...refreshed, access_expires_at: 0 }));
+    expectExit(await plantctl(['whoami'], dir), 3);
+  });
+
   test('When anyone asks the portal for plantctl’s configuration, then it names the realm, the client and the audience from configuration alone; a name that cannot be a tenant is 400', async () => {
     const url = `${s.platform.portalUrl}/.well-known/plantctl-configuration`;
     const known = await fetch(`${url}?tenant=${s.tenant}`);
