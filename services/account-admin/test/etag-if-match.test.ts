@@ -281,6 +281,30 @@ describe('ETag and If-Match on the credential policy', () => {
     expect(await policyEtag()).not.toBe(after.headers.get('etag'));
   });
 
+  test('When If-Match is forged (oversized, or a list of tags the policy is not at), then the change is 400 or 412 and the policy is unchanged', async () => {
+    const etag = await policyEtag();
+    const before = await (await call('GET', '/settings/credentials')).json();
+
+    const oversized = await call(
+      'PATCH',
+      '/settings/credentials',
+      { leak_response: 'notify' },
+      `"v1", ${'"v2", '.repeat(300)}"v3"`,
+    );
+    const others = await call(
+      'PATCH',
+      '/settings/credentials',
+      { leak_response: 'notify' },
+      '"v999999", "v0", "x1"',
+    );
+
+    expect(oversized.status).toBe(400);
+    expect(await oversized.json()).toEqual({ error: 400, message: expect.any(String) });
+    expect(others.status).toBe(412);
+    expect(await policyEtag()).toBe(etag);
+    expect(await (await call('GET', '/settings/credentials')).json()).toEqual(before);
+  });
+
   test('When a burst of policy changes all send the same ETag, then exactly one is 200, the others 412, and the policy is the winner’s', async () => {
     const etag = await policyEtag();
 
