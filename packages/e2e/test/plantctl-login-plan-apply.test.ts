@@ -7,164 +7,21 @@
  *
  * The attacker's side: a copied tokens file without its DPoP key (or with another key) is
  * worth nothing.
- *
- * Passkeys need a domain for their relying party ID (an IP address is refused by browsers), so
- * the token service is reached as `localhost` here.
  */
-import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freePort, type Platform, REPO_ROOT, startPlatform, USER_PASSWORD } from '@plant/test-kit';
-import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
+import { describe, expect, test } from '@jest/globals';
+import { expectExit, usePlantctlShell } from './helpers/plantctl-shell.js';
 
-const CLI = join(REPO_ROOT, 'packages/plantctl/dist/cli.js');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let platform: Platform;
-let browser: Browser;
-let page: Page;
-let cdp: CDPSession;
-let tenant: string;
-let admin: string;
-let authUrl: string;
-let configDir: string;
-let work: string;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** plantctl as a process of its own; `onErr` sees its stderr as it comes (the device code). */
-function plantctl(args: string[], dir = configDir, onErr?: (text: string) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: work, PLANTCTL_CONFIG_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      onErr?.(stderr);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** The run's exit code, with its stderr in the failure message when it is not `code`. */
-function expectExit(run: Run, code: number): void {
-  expect({ code: run.code, stderr: run.code === code ? '' : run.stderr }).toEqual({
-    code,
-    stderr: '',
-  });
-}
-
-const tokenPort = await freePort();
-const internalPort = await freePort();
-
-beforeAll(async () => {
-  authUrl = `http://localhost:${tokenPort}`;
-  platform = await startPlatform({
-    accountAdmin: true,
-    authUrl,
-    ports: { 'token-service': [{ port: tokenPort, internalPort }] },
-  });
-  tenant = await platform.createTenant('pctl');
-  admin = `admin@${tenant}.test`;
-  work = await mkdtemp(join(tmpdir(), 'plantctl-e2e-'));
-  configDir = join(work, 'config');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-sync'],
-  });
-  page = await (await browser.newContext()).newPage();
-  cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-  await enrolPasskey();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await platform?.close();
-  if (work) await rm(work, { recursive: true, force: true });
-});
-
-/** The admin's passkey: the tenant's policy asks for a factor at sign-in, and one is enrolled. */
-async function enrolPasskey(): Promise<void> {
-  await platform.cli('tenant', 'policy', tenant, '--admin-factor', 'required');
-  await page.goto(`${platform.portalUrl}/`);
-  await page.getByLabel('Tenant name').fill(tenant);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL(`${authUrl}/realms/${tenant}/interaction/**`);
-  await page.getByLabel('Email').fill(admin);
-  await page.getByLabel('Password').fill(USER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Add a second factor' }).waitFor();
-  await page.getByRole('button', { name: 'Add a passkey' }).click();
-  await page.waitForURL(`${platform.portalUrl}/settings/service-accounts`);
-  // Signed out of the portal and the realm: the approval below signs in with the passkey alone.
-  await page.context().clearCookies();
-}
-
-/** The person at the realm's device page: checks the code, approves, signs in with the passkey. */
-async function approveWithPasskey(url: string, userCode: string): Promise<void> {
-  await page.goto(url);
-  const enter = page.getByRole('heading', { name: 'Sign in a device' });
-  const confirm = page.getByRole('heading', { name: 'Approve this device?' });
-  await enter.or(confirm).waitFor();
-  if (await enter.isVisible()) {
-    await page.getByLabel(/code/i).fill(userCode);
-    await page.getByRole('button', { name: 'Continue' }).click();
-  }
-  await confirm.waitFor();
-  await expect(page.getByText(userCode).count()).resolves.toBeGreaterThan(0);
-  await page.getByRole('button', { name: 'Approve and sign in' }).click();
-  await page.waitForURL(`${authUrl}/realms/${tenant}/interaction/**`);
-  await page.getByRole('button', { name: 'Use a passkey' }).click();
-  await page.getByRole('heading', { name: 'Device approved' }).waitFor();
-}
-
-/** `plantctl login`, its device code read from its stderr and approved in the browser. */
-async function login(dir: string): Promise<Run> {
-  let approving: Promise<void> | undefined;
-  const run = plantctl(
-    ['login', '--tenant', tenant, '--portal', platform.portalUrl],
-    dir,
-    (err) => {
-      const url = /\(or open (\S+)\)/.exec(err)?.[1];
-      const code = /enter the code (\S+)/.exec(err)?.[1];
-      if (url && code && approving === undefined) approving = approveWithPasskey(url, code);
-    },
-  );
-  const done = await run;
-  await approving;
-  return done;
-}
+const s = usePlantctlShell('pctl');
+const plantctl: typeof s.plantctl = (...args) => s.plantctl(...args);
 
 const tenantFile = (
   grants: string[],
 ) => `# yaml-language-server: $schema=../schema/tenant.schema.json
 apiVersion: plantctl.plantstore.dev/v1
 kind: Tenant
-tenant: ${tenant}
+tenant: ${s.tenant}
 service_accounts:
   - name: ci-deployer
     role: Edit
@@ -173,20 +30,20 @@ service_accounts:
 
 describe('plantctl from a fresh shell', () => {
   test('When a person signs in with plantctl login, approving the device with a passkey, then plan shows the change (2), apply makes it, and a second apply changes nothing (plan 0)', async () => {
-    const signedIn = await login(configDir);
+    const signedIn = await s.login(s.configDir);
     expectExit(signedIn, 0);
-    expect(signedIn.stderr).toContain(`Signed in to ${tenant} as ${admin} (Account Admin).`);
-    for (const file of [`${tenant}/tokens.json`, `${tenant}/dpop-key.json`])
-      expect((await stat(join(configDir, file))).mode & 0o777).toBe(0o600);
+    expect(signedIn.stderr).toContain(`Signed in to ${s.tenant} as ${s.admin} (Account Admin).`);
+    for (const file of [`${s.tenant}/tokens.json`, `${s.tenant}/dpop-key.json`])
+      expect((await stat(join(s.configDir, file))).mode & 0o777).toBe(0o600);
 
-    const file = join(work, 'tenant.yaml');
+    const file = join(s.work, 'tenant.yaml');
     await writeFile(file, tenantFile(['roses']));
     const plan = await plantctl(['plan', '-f', file]);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain('+ create service account "ci-deployer"');
     expect(plan.stdout).toContain('role View → Edit; grants [] → [roses]');
 
-    const secretFile = join(work, 'ci-deployer.json');
+    const secretFile = join(s.work, 'ci-deployer.json');
     const apply = await plantctl([
       'apply',
       '-f',
@@ -202,7 +59,7 @@ describe('plantctl from a fresh shell', () => {
     const secret = JSON.parse(await readFile(secretFile, 'utf8')) as Record<string, string>;
     expect(apply.stdout + apply.stderr).not.toContain(secret.client_secret!);
     // The new account works, with the role and grants of the file.
-    const token = await platform.grantToken(tenant, {
+    const token = await s.platform.grantToken(s.tenant, {
       clientId: secret.client_id!,
       secret: secret.client_secret!,
     });
@@ -216,38 +73,79 @@ describe('plantctl from a fresh shell', () => {
   });
 
   test('When the tokens file is copied to another machine without its key, or beside another key, then it is worth nothing (exit 3)', async () => {
-    const thief = join(work, 'thief');
-    await cp(configDir, thief, { recursive: true });
-    await rm(join(thief, tenant, 'dpop-key.json'));
+    const thief = join(s.work, 'thief');
+    await cp(s.configDir, thief, { recursive: true });
+    await rm(join(thief, s.tenant, 'dpop-key.json'));
     const withoutKey = await plantctl(['service-accounts', 'list'], thief);
     expectExit(withoutKey, 3);
 
     // Another key of the thief's own: the API refuses the bound access token, the realm the refresh.
-    const other = join(work, 'other');
+    const other = join(s.work, 'other');
     await rm(other, { recursive: true, force: true });
-    const loggedIn = await login(other);
+    const loggedIn = await s.login(other);
     expectExit(loggedIn, 0);
-    await cp(join(other, tenant, 'dpop-key.json'), join(thief, tenant, 'dpop-key.json'));
+    await cp(join(other, s.tenant, 'dpop-key.json'), join(thief, s.tenant, 'dpop-key.json'));
     const withOtherKey = await plantctl(['service-accounts', 'list'], thief);
     expectExit(withOtherKey, 3);
     expect(withOtherKey.stdout).toBe('');
   });
 
+  test('When a person signs in with plantctl login --browser and a passkey, then the realm redirects the browser to plantctl’s loopback listener, plantctl keeps a DPoP-bound refresh token, and a refresh with it works', async () => {
+    const dir = join(s.work, 'browser-login');
+    let signingIn: Promise<void> | undefined;
+    const signInInBrowser = async (url: string) => {
+      await s.page.goto(url);
+      await s.page.waitForURL(`${s.authUrl}/realms/${s.tenant}/interaction/**`);
+      await s.page.getByRole('button', { name: 'Use a passkey' }).click();
+      // The sign-in ends at plantctl's own listener (RFC 8252 §7.3), which answers a plain page.
+      await s.page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+      await s.page.getByText('Signed in to plantctl.').waitFor();
+    };
+
+    const signedIn = await plantctl(
+      ['login', '--tenant', s.tenant, '--portal', s.platform.portalUrl, '--browser', '--no-open'],
+      dir,
+      (err) => {
+        const url = /Open this page to sign in: (\S+)/.exec(err)?.[1];
+        if (url !== undefined && signingIn === undefined) signingIn = signInInBrowser(url);
+      },
+    );
+    await signingIn;
+
+    expectExit(signedIn, 0);
+    expect(signedIn.stderr).toContain(`Signed in to ${s.tenant} as ${s.admin} (Account Admin).`);
+    const tokensPath = join(dir, s.tenant, 'tokens.json');
+    expect((await stat(tokensPath)).mode & 0o777).toBe(0o600);
+    const tokens = JSON.parse(await readFile(tokensPath, 'utf8')) as Record<string, unknown>;
+    expect(tokens).toMatchObject({ refresh_token: expect.any(String), token_type: 'DPoP' });
+    // The access token counted as expired: the next call refreshes with the key's proof.
+    await writeFile(tokensPath, JSON.stringify({ ...tokens, access_expires_at: 0 }));
+    const whoami = await plantctl(['whoami', '--output', 'json'], dir);
+    expectExit(whoami, 0);
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ email: s.admin, role: 'Account Admin' });
+    const refreshed = JSON.parse(await readFile(tokensPath, 'utf8')) as Record<string, unknown>;
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    // Bound to plantctl's key: without it, the refresh token is worth nothing.
+    await rm(join(dir, s.tenant, 'dpop-key.json'));
+    await writeFile(tokensPath, JSON.stringify({ ...refreshed, access_expires_at: 0 }));
+    expectExit(await plantctl(['whoami'], dir), 3);
+  });
+
   test('When anyone asks the portal for plantctl’s configuration, then it names the realm, the client and the audience from configuration alone; a name that cannot be a tenant is 400', async () => {
-    const url = `${platform.portalUrl}/.well-known/plantctl-configuration`;
-    const known = await fetch(`${url}?tenant=${tenant}`);
+    const url = `${s.platform.portalUrl}/.well-known/plantctl-configuration`;
+    const known = await fetch(`${url}?tenant=${s.tenant}`);
     expect(known.status).toBe(200);
     expect(await known.json()).toEqual({
-      issuer: `${authUrl}/realms/${tenant}`,
+      issuer: `${s.authUrl}/realms/${s.tenant}`,
       client_id: 'plantctl',
       audience: expect.any(String),
-      api: `${platform.portalUrl}/api/v1`,
+      api: `${s.platform.portalUrl}/api/v1`,
     });
     // No lookup: an unknown tenant reads the same (the realm's discovery says 404), so the
     // answer tells no one which tenants exist.
-    const unknown = await fetch(`${url}?tenant=no-such-${tenant}`);
+    const unknown = await fetch(`${url}?tenant=no-such-${s.tenant}`);
     expect(unknown.status).toBe(200);
-    for (const bad of ['?tenant=../x', '?tenant=A', '', `?tenant=${tenant}&tenant=${tenant}`]) {
+    for (const bad of ['?tenant=../x', '?tenant=A', '', `?tenant=${s.tenant}&tenant=${s.tenant}`]) {
       const res = await fetch(`${url}${bad}`);
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ error: 400, message: expect.any(String) });

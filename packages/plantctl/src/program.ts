@@ -30,6 +30,11 @@ Exit codes:
   5   conflict: name taken, a limit reached, or the tenant changed since the plan (412)
   64  bad arguments
 
+Step-up:
+  A change that needs your second factor verified in the last 10 minutes (the API answers
+  RFC 9470's challenge) is not an error: plantctl says so, signs you in again the way you logged
+  in (a device code to approve, or your browser with --browser), and retries the change once.
+
 Environment:
   PLANTCTL_CONFIG_DIR   where the sign-in key and tokens are kept (default ~/.config/plantctl)`;
 

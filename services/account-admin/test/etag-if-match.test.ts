@@ -1,5 +1,6 @@
 /**
- * Optimistic concurrency on a service account and a person (RFC 9110 `ETag` / `If-Match`): the
+ * Optimistic concurrency on a service account, a person, the credential policy and an
+ * invitation's revocation (RFC 9110 `ETag` / `If-Match`): the
  * resource answers its revision as a strong ETag, a change with a stale one is 412 and changes
  * nothing, a change without one works as before (the portal), and of a burst of changes sent
  * with the same ETag exactly one wins, whatever route each takes.
@@ -233,8 +234,155 @@ describe('ETag and If-Match on a person', () => {
   });
 });
 
+describe('ETag and If-Match on the credential policy', () => {
+  async function policyEtag(): Promise<string> {
+    const res = await call('GET', '/settings/credentials');
+    expect(res.status).toBe(200);
+    return res.headers.get('etag')!;
+  }
+
+  test('When the policy is read and changed, then each answers a strong ETag and no revision field; a stale one is 412 and changes nothing; none, or *, works as before; a malformed one is 400', async () => {
+    const read = await call('GET', '/settings/credentials');
+    const etag = read.headers.get('etag')!;
+
+    const changed = await call('PATCH', '/settings/credentials', { leak_response: 'notify' }, etag);
+    const stale = await call('PATCH', '/settings/credentials', { leak_response: 'revoke' }, etag);
+    const after = await call('GET', '/settings/credentials');
+    const malformed = await call(
+      'PATCH',
+      '/settings/credentials',
+      { leak_response: 'revoke' },
+      'v1',
+    );
+    const any = await call('PATCH', '/settings/credentials', { leak_response: 'notify' }, '*');
+    const portal = await p.asAdminSession('PATCH', '/settings/credentials', {
+      leak_response: 'revoke',
+    });
+
+    expect(etag).toMatch(ETAG);
+    expect(await read.json()).not.toHaveProperty('revision');
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).not.toHaveProperty('revision');
+    expect(changed.headers.get('etag')).toMatch(ETAG);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect({ status: stale.status, body: await stale.json() }).toEqual({
+      status: 412,
+      body: {
+        error: 412,
+        message:
+          'The resource changed since the ETag you sent (If-Match): read it again, then retry',
+      },
+    });
+    expect(after.headers.get('etag')).toBe(changed.headers.get('etag'));
+    expect(await after.json()).toMatchObject({ leak_response: 'notify' });
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error).toBe(400);
+    expect([any.status, portal.status]).toEqual([200, 200]);
+    expect(await policyEtag()).not.toBe(after.headers.get('etag'));
+  });
+
+  test('When If-Match is forged (oversized, or a list of tags the policy is not at), then the change is 400 or 412 and the policy is unchanged', async () => {
+    const etag = await policyEtag();
+    const before = await (await call('GET', '/settings/credentials')).json();
+
+    const oversized = await call(
+      'PATCH',
+      '/settings/credentials',
+      { leak_response: 'notify' },
+      `"v1", ${'"v2", '.repeat(300)}"v3"`,
+    );
+    const others = await call(
+      'PATCH',
+      '/settings/credentials',
+      { leak_response: 'notify' },
+      '"v999999", "v0", "x1"',
+    );
+
+    expect(oversized.status).toBe(400);
+    expect(await oversized.json()).toEqual({ error: 400, message: expect.any(String) });
+    expect(others.status).toBe(412);
+    expect(await policyEtag()).toBe(etag);
+    expect(await (await call('GET', '/settings/credentials')).json()).toEqual(before);
+  });
+
+  test('When a burst of policy changes all send the same ETag, then exactly one is 200, the others 412, and the policy is the winner’s', async () => {
+    const etag = await policyEtag();
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call(
+          'PATCH',
+          '/settings/credentials',
+          { default_quota: { per_minute: 1000 + i, mode: 'off' } },
+          etag,
+        ),
+      ),
+    );
+
+    const won = answers.filter((a) => a.status === 200);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 412)).toHaveLength(9);
+    const winner = (await won[0]!.json()) as { default_quota: { per_minute: number } };
+    const now = (await (await call('GET', '/settings/credentials')).json()) as {
+      default_quota: { per_minute: number };
+    };
+    expect(now.default_quota).toEqual(winner.default_quota);
+    expect(await policyEtag()).toBe(won[0]!.headers.get('etag'));
+  });
+});
+
+describe('ETag and If-Match on an invitation', () => {
+  async function invite(): Promise<{ id: string; etag: string }> {
+    const res = await call('POST', '/users', {
+      email: `${uniqueName('etag-invite')}@example.test`,
+      role: 'View',
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { invitation: Record<string, unknown> };
+    expect(body.invitation).not.toHaveProperty('revision');
+    return { id: String(body.invitation.id), etag: res.headers.get('etag')! };
+  }
+
+  async function pendingIds(): Promise<string[]> {
+    const list = (await (await call('GET', '/invitations?limit=100')).json()) as Array<{
+      id: string;
+    }>;
+    return list.map((i) => i.id);
+  }
+
+  test('When an invitation is made, then it answers its ETag; a revocation naming another is 412 and leaves it pending; with its own it is revoked, and again is 412 (404 without If-Match)', async () => {
+    const { id, etag } = await invite();
+
+    const other = await call('DELETE', `/invitations/${id}`, undefined, '"v2"');
+    const weak = await call('DELETE', `/invitations/${id}`, undefined, `W/${etag}`);
+    const stillPending = await pendingIds();
+    const revoked = await call('DELETE', `/invitations/${id}`, undefined, etag);
+    const again = await call('DELETE', `/invitations/${id}`, undefined, etag);
+    const unconditional = await call('DELETE', `/invitations/${id}`);
+
+    expect(etag).toBe('"v1"');
+    expect([other.status, weak.status]).toEqual([412, 412]);
+    expect(await other.json()).toEqual({ error: 412, message: expect.any(String) });
+    expect(stillPending).toContain(id);
+    expect([revoked.status, again.status, unconditional.status]).toEqual([204, 412, 404]);
+    expect(await pendingIds()).not.toContain(id);
+  });
+
+  test('When a burst of revocations of one invitation all send its ETag, then exactly one is 204 and the others 412', async () => {
+    const { id, etag } = await invite();
+
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call('DELETE', `/invitations/${id}`, undefined, etag)),
+    );
+
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 412)).toHaveLength(7);
+  });
+});
+
 describe('the OpenAPI document', () => {
-  test('When the document is generated, then account reads name the ETag header and every change of an account takes If-Match and may answer 412', () => {
+  test('When the document is generated, then reads of an account, a person and the credential policy name the ETag header, and every change of them (and an invitation’s revocation) takes If-Match and may answer 412', () => {
     const doc = openApiDocument('http://portal.test') as unknown as {
       paths: Record<
         string,
@@ -266,6 +414,15 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/users/{id}/factors']!.delete!.parameters ?? []).not.toContainEqual(
       expect.objectContaining({ name: 'If-Match' }),
     );
+    const policy = doc.paths['/settings/credentials']!;
+    expect(policy.get!.responses['200']!.headers).toHaveProperty('ETag');
+    expect(policy.patch!.responses['200']!.headers).toHaveProperty('ETag');
+    expect(policy.patch!.parameters?.some((q) => q.name === 'If-Match')).toBe(true);
+    expect(policy.patch!.responses).toHaveProperty('412');
+    expect(doc.paths['/users']!.post!.responses['201']!.headers).toHaveProperty('ETag');
+    const revoke = doc.paths['/invitations/{id}']!.delete!;
+    expect(revoke.parameters?.some((q) => q.name === 'If-Match')).toBe(true);
+    expect(revoke.responses).toHaveProperty('412');
     for (const { at, op } of changes) {
       expect({
         at,

@@ -36,13 +36,18 @@ export function internalRoutes({
 }: InternalRoutesDeps): InternalRoute[] {
   const base = '/internal/v1/realms/:tenant';
   const account = `${base}/service-accounts/:client_id`;
-  // A change of one service account, or of one person's role or status, may be conditional
-  // (`If-Match`, checked under the lock the change takes: changeAccount, the user repository's
-  // change): account-admin's ETag / If-Match (docs/decisions/0043-etag-from-revisions.md).
+  // A change of one service account, of one person's role or status, of the credential policy,
+  // or an invitation's revocation may be conditional (`If-Match`, checked under the lock the
+  // change takes: changeAccount, the user repository's change, the realm lock of the policy's,
+  // the revoking update of the invitation's row): account-admin's ETag / If-Match
+  // (docs/decisions/0043-etag-from-revisions.md).
   const user = `${base}/users/:id`;
+  const conditionalPaths = new Set([`${base}/credential-policy`, `${base}/invitations/:id`]);
   const conditional = (route: InternalRoute): InternalRoute =>
     route.method !== 'GET' &&
-    (route.path.startsWith(account) || (route.path === user && route.method !== 'POST'))
+    (route.path.startsWith(account) ||
+      (route.path === user && route.method !== 'POST') ||
+      conditionalPaths.has(route.path))
       ? conditionalRoute(
           route,
           () => new InvalidIfMatch(),

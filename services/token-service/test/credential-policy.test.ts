@@ -141,6 +141,8 @@ describe('secret expiry', () => {
       default_quota: { per_minute: 600, mode: 'off' },
       updated_at: null,
       updated_by: null,
+      // Still the defaults' revision: a refused change counts nothing.
+      revision: 1,
     });
   });
 });

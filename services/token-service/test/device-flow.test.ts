@@ -218,7 +218,7 @@ describe('device authorization grant for plantctl', () => {
     expect(decodeJwt(tokens.body.id_token).header.alg).toBe('ES256');
   });
 
-  test('When plantctl signs in by loopback redirect (--browser), then any loopback port is accepted, the person signs in afresh although the browser has a session, and the code gives a DPoP-bound token (no refresh token yet: see docs/device-flow.md)', async () => {
+  test('When plantctl signs in by loopback redirect (--browser), then any loopback port is accepted, the person signs in afresh although the browser has a session, the sign-in page lets its form end at that port, and the code gives a DPoP-bound access token and refresh token', async () => {
     const b = browser();
     const { body: started } = await startDevice();
     await approve(b, tenant, started.user_code, adminEmail);
@@ -268,6 +268,27 @@ describe('device authorization grant for plantctl', () => {
     expect(tokens.status).toBe(200);
     expect(decodeJwt(tokens.body.access_token).payload).toMatchObject({
       aud: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+      cnf: { jkt: key.thumbprint },
+    });
+    // A browser blocks a form's redirects that leave its form-action: the page names the port.
+    expect(signIn.headers['content-security-policy']).toMatch(/ http:\/\/127\.0\.0\.1:54321;/);
+    expect(tokens.body.refresh_token).toEqual(expect.any(String));
+    const refresh = (proofKey: ReturnType<typeof dpopKey>) =>
+      request(h.publicUrl)
+        .post(h.tokenUrl(tenant))
+        .set('dpop', proofKey.proof({ htm: 'POST', htu }))
+        .type('form')
+        .send({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.body.refresh_token,
+          client_id: 'plantctl',
+          resource: TEST_ENV.ACCOUNT_ADMIN_AUDIENCE,
+        });
+    const stolen = await refresh(dpopKey());
+    const refreshed = await refresh(key);
+    expect(stolen.body.error).toBe('invalid_grant');
+    expect(refreshed.status).toBe(200);
+    expect(decodeJwt(refreshed.body.access_token).payload).toMatchObject({
       cnf: { jkt: key.thumbprint },
     });
   });

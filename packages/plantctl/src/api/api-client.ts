@@ -99,7 +99,18 @@ const EXIT_OF_STATUS: Record<number, ExitCode> = {
   412: EXIT.conflict,
 };
 
-export function apiError(method: string, path: string, status: number, body: unknown): CliError {
+/** The API's refusal of one call: the CliError of its status, which the caller may read. */
+export class ApiError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message, EXIT_OF_STATUS[status] ?? EXIT.error);
+    this.name = 'ApiError';
+  }
+}
+
+export function apiError(method: string, path: string, status: number, body: unknown): ApiError {
   const message =
     typeof body === 'object' &&
     body !== null &&
@@ -107,10 +118,7 @@ export function apiError(method: string, path: string, status: number, body: unk
       ? (body as { message: string }).message
       : `HTTP ${status}`;
   const hint = status === 412 ? ' (it changed since it was read: plan again)' : '';
-  return new CliError(
-    `${method} ${path}: ${status} ${message}${hint}`,
-    EXIT_OF_STATUS[status] ?? EXIT.error,
-  );
+  return new ApiError(`${method} ${path}: ${status} ${message}${hint}`, status);
 }
 
 /** The auth-params of a `Bearer` challenge (RFC 6750 §3, RFC 9470 §3). */

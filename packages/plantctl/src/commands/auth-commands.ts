@@ -15,7 +15,7 @@ export function registerAuthCommands(program: Command, ctx: CommandContext): voi
     .requiredOption('--portal <url>', "the tenant's portal, e.g. https://portal.example.com")
     .option(
       '--browser',
-      'sign in in a browser on this machine (loopback redirect with PKCE, RFC 8252)',
+      'sign in in a browser on this machine (loopback redirect with PKCE, RFC 8252); keeps a refresh token as the device grant does',
     )
     .option('--no-open', 'with --browser: print the URL instead of opening the browser')
     .addHelpText(

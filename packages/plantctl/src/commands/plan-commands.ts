@@ -89,7 +89,16 @@ export function registerPlanCommands(program: Command, ctx: CommandContext): voi
       )
       .option('-f, --file <tenant.yaml>', 'the tenant file (plans, prints, applies)')
       .option('--plan <plan.json>', 'apply a plan saved by plan --out, exactly')
-      .option('--prune', 'also delete what the tenant has and the file lacks'),
+      .option('--prune', 'also delete what the tenant has and the file lacks')
+      .addHelpText(
+        'after',
+        `
+Every change of an existing account is sent with If-Match: the ETag the plan read. When the
+account changed since the plan (another apply, the portal), the API refuses it (412): apply
+stops there, says the account changed since the plan and what it applied before, and exits 5;
+nothing of the other change is overwritten. Plan again. Of two applies racing on one account
+from the same state, exactly one goes through.`,
+      ),
   ).action(async (o: SecretOptions & { file?: string; plan?: string; prune?: boolean }) => {
     if ((o.file === undefined) === (o.plan === undefined))
       throw new CliError('give -f <tenant.yaml> or --plan <plan.json>', EXIT.usage);

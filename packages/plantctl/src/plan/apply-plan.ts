@@ -6,7 +6,7 @@
  * first failure stops the apply; what was done is reported, with the error. A created account's
  * secret goes to the secret sink at once and nowhere else.
  */
-import type { ApiClient } from '../api/api-client.js';
+import { type ApiClient, ApiError } from '../api/api-client.js';
 import {
   accountPath,
   type ServiceAccount,
@@ -39,11 +39,21 @@ export class ApplyFailed extends CliError {
     cause: CliError,
   ) {
     super(
-      `Stopped at step ${applied + 1} (${describeStep(failedStep)}): ${cause.message}\n${applied} step${applied === 1 ? '' : 's'} applied before it.`,
+      `Stopped at step ${applied + 1} (${describeStep(failedStep)}): ${reasonOf(cause)}\n${applied} step${applied === 1 ? '' : 's'} applied before it.`,
       cause.exitCode,
     );
     this.name = 'ApplyFailed';
   }
+}
+
+/**
+ * A 412 is the apply's own refusal, not a fault: someone changed the account after this plan
+ * read it (another apply, the portal). Nothing of theirs was overwritten; a new plan shows it.
+ */
+function reasonOf(cause: CliError): string {
+  if (cause instanceof ApiError && cause.status === 412)
+    return 'the account changed since the plan (412 Precondition Failed): nothing of the other change was overwritten; run plan again';
+  return cause.message;
 }
 
 export async function applyPlan(

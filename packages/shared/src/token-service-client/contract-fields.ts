@@ -51,6 +51,7 @@ export const policyOf = (body: CredentialPolicy): CredentialPolicy => ({
   default_quota: quotaOf(body.default_quota),
   updated_at: body.updated_at ?? null,
   updated_by: body.updated_by ?? null,
+  revision: body.revision,
 });
 
 const dates = (body: {

@@ -79,6 +79,8 @@ export interface CredentialPolicy {
   default_quota: GrantQuota;
   updated_at: string | null;
   updated_by: string | null;
+  /** Counted up by every change: account-admin answers it as the policy's `ETag`. */
+  revision: number;
 }
 
 export interface CredentialPolicyChange {
@@ -199,6 +201,14 @@ export interface Invitation {
   created_by: string | null;
   expires_at: string;
 }
+
+/**
+ * An invitation's revision, the validator of its `ETag`: an invitation is made and then revoked,
+ * accepted or left to expire, never changed, so while it is pending it has this one state. A
+ * revocation conditional on another revision is 412; one on a revocation that lost the race
+ * finds nothing pending, which under `If-Match` is 412 too.
+ */
+export const INVITATION_REVISION = 1;
 
 /** Answered only at creation: the link that carries the token, the one time it is shown. */
 export type InvitationWithUrl = Invitation & { url: string };

@@ -1,4 +1,10 @@
-import { fieldsOf, jsonBody, type OpenAPIRegistry, type Route } from '@plant/shared/http';
+import {
+  type ExpressRoute,
+  fieldsOf,
+  jsonBody,
+  type OpenAPIRegistry,
+  type Route,
+} from '@plant/shared/http';
 import {
   errorResponses,
   JSON_BODY_ERRORS,
@@ -8,10 +14,15 @@ import {
 import { getCredentialPolicy, updateCredentialPolicy } from './credential-policy.js';
 import { UpdateCredentialPolicyBody } from './credential-policy-validators.js';
 import type { ManagementDeps } from '../audit/index.js';
-import { actorOf, noStore, requestMeta } from '../platform/index.js';
+import { actorOf, conditional, etagged, noStore, requestMeta } from '../platform/index.js';
 import { CredentialPolicySchema } from './credential-policy-schemas.js';
 
-/** `/api/v1/settings/credentials`: the tenant's credential policy. Read: every role; change: Account Admin with a recent second factor. */
+/**
+ * `/api/v1/settings/credentials`: the tenant's credential policy. Read: every role; change:
+ * Account Admin with a recent second factor. The policy answers its revision as its `ETag`, and
+ * a change may be conditional on it (`If-Match`, decided under the realm's lock in the token
+ * service), so two admins' edits cannot silently overwrite each other.
+ */
 export function credentialPolicyRoutes(accounts: ManagementDeps, apiBase: string): Route[] {
   const path = `${apiBase}/settings/credentials`;
   return [
@@ -20,11 +31,11 @@ export function credentialPolicyRoutes(accounts: ManagementDeps, apiBase: string
       path,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getCredentialPolicy(accounts, actorOf(req)));
+          noStore(res).json(etagged(res, await getCredentialPolicy(accounts, actorOf(req))));
         },
       ],
     },
-    {
+    conditional<ExpressRoute>({
       method: 'PATCH',
       path,
       input: { body: { type: 'json', fields: fieldsOf(UpdateCredentialPolicyBody) } },
@@ -32,12 +43,16 @@ export function credentialPolicyRoutes(accounts: ManagementDeps, apiBase: string
         jsonBody(),
         async (req, res) => {
           const input = UpdateCredentialPolicyBody.parse(req.body);
-          noStore(res).json(
-            await updateCredentialPolicy(accounts, actorOf(req), requestMeta(req), input),
+          const policy = await updateCredentialPolicy(
+            accounts,
+            actorOf(req),
+            requestMeta(req),
+            input,
           );
+          noStore(res).json(etagged(res, policy));
         },
       ],
-    },
+    }),
   ];
 }
 

@@ -8,7 +8,8 @@ import type { CredentialPolicy } from '@plant/shared/token-service-client';
 import { z } from 'zod';
 import { GrantQuotaBody } from './credential-policy-validators.js';
 
-export const CredentialPolicySchema = responseSchema<CredentialPolicy>()(
+/** The public body: the revision is the `ETag` header (platform/etag.ts), not a field. */
+export const CredentialPolicySchema = responseSchema<Omit<CredentialPolicy, 'revision'>>()(
   z
     .object({
       secret_max_age_days: z.number().int().min(1).max(730).nullable(),

@@ -37,18 +37,21 @@ export const API_BASE = '/api/v1';
 const ACCOUNT_PATH = `${API_BASE}/service-accounts/:client_id`;
 /** One person: their role and status (their factors and sessions are theirs, not covered). */
 const PERSON_PATH = `${API_BASE}/users/:id`;
+/** One invitation: its revocation (an invitation is never changed). */
+const INVITATION_PATH = `${API_BASE}/invitations/:id`;
 
 /**
  * Every change of one service account (its settings, credentials, state: any route under
- * ACCOUNT_PATH but reads), and of one person's role or status (PATCH, DELETE of PERSON_PATH),
- * takes `If-Match`, decided in the token service's transaction (platform/etag.ts); a route added
+ * ACCOUNT_PATH but reads), of one person's role or status (PATCH, DELETE of PERSON_PATH), and
+ * an invitation's revocation (DELETE of INVITATION_PATH) takes `If-Match`, decided in the token service's transaction (platform/etag.ts); a route added
  * under ACCOUNT_PATH adopts it here.
  */
 function conditionalChange(entry: RouteTable[number]): RouteTable[number] {
   if (!('method' in entry) || entry.hot === true || entry.method === 'GET') return entry;
   const covered =
     entry.path.startsWith(ACCOUNT_PATH) ||
-    (entry.path === PERSON_PATH && (entry.method === 'PATCH' || entry.method === 'DELETE'));
+    (entry.path === PERSON_PATH && (entry.method === 'PATCH' || entry.method === 'DELETE')) ||
+    (entry.path === INVITATION_PATH && entry.method === 'DELETE');
   return covered ? conditional(entry) : entry;
 }
 

@@ -74,6 +74,21 @@ export function accountAdminOperations(): OpenAPIRegistry {
     preconditionFailed:
       "If-Match names another state than the person's role and status are at (they changed since): read them again, then retry; nothing was changed",
   });
+  // …on the tenant's credential policy…
+  documentConditionalRequests(registry, {
+    changes: (method, path) => path === '/settings/credentials' && method === 'patch',
+    answersEtag: (_method, path) => path === '/settings/credentials',
+    preconditionFailed:
+      'If-Match names another state than the credential policy is at (someone changed it since): read it again, then retry; nothing was changed',
+  });
+  // …and on an invitation's revocation: an invitation is never changed, so the ETag its
+  // creation answers (`"v1"`) holds while it is pending; one revoked, accepted or expired is 412.
+  documentConditionalRequests(registry, {
+    changes: (method, path) => path === '/invitations/{id}' && method === 'delete',
+    answersEtag: (method, path) => path === '/users' && method === 'post',
+    preconditionFailed:
+      'The invitation is no longer pending (revoked, accepted or expired since), or If-Match names another state than its own: nothing was changed',
+  });
   return registry;
 }
 

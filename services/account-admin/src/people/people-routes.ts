@@ -1,4 +1,5 @@
-import { fieldsOf, jsonBody, type RouteTable } from '@plant/shared/http';
+import { etagOf, fieldsOf, jsonBody, type RouteTable } from '@plant/shared/http';
+import { INVITATION_REVISION } from '@plant/shared/token-service-client';
 import {
   changePerson,
   getPerson,
@@ -47,6 +48,8 @@ export function peopleRoutes(people: PeopleDeps, base: string, portalUrl: string
               'location',
               `${base}/invitations/${encodeURIComponent(answer.invitation.id)}`,
             )
+            // The invitation's (it is never changed): its revocation may be conditional on it.
+            .setHeader('etag', etagOf(INVITATION_REVISION))
             .json(answer);
         },
       ],

@@ -1,4 +1,6 @@
 import type { Knex } from '@plant/shared/db';
+import { meets, takePrecondition } from '@plant/shared/http';
+import { PreconditionFailed } from '../platform/index.js';
 import type {
   GrantQuota,
   LeakResponse,
@@ -18,6 +20,8 @@ export interface CredentialPolicyRow {
   quota_mode: QuotaMode;
   updated_at: Date | null;
   updated_by: string | null;
+  /** Counted up by every change (the policy's `ETag`); the defaults are revision 1. */
+  revision: number;
 }
 
 export const DEFAULT_POLICY: CredentialPolicyRow = Object.freeze({
@@ -27,6 +31,7 @@ export const DEFAULT_POLICY: CredentialPolicyRow = Object.freeze({
   quota_mode: 'off',
   updated_at: null,
   updated_by: null,
+  revision: 1,
 });
 
 export interface CredentialPolicyChange {
@@ -119,6 +124,7 @@ const POLICY_COLUMNS = [
   'quota_mode',
   'updated_at',
   'updated_by',
+  'revision',
 ];
 
 function definedOnly(change: CredentialPolicyChange): Record<string, unknown> {
@@ -145,13 +151,28 @@ function updatePolicy(
   change: CredentialPolicyChange,
   actor: string | null,
 ): ReturnType<CredentialHygieneRepository['updatePolicy']> {
+  // The request's `If-Match` (`conditionalRoute`), decided under the realm's lock: of two
+  // changes naming the same revision, the second finds the first's and gets 412.
+  const precondition = takePrecondition();
   return db.transaction(async (trx) => {
     if (!(await lockRealm(trx, realm))) return undefined;
-    const [policy] = await trx('realm_credential_policies')
-      .insert({ realm, ...definedOnly(change), updated_by: actor })
+    const current = (await trx('realm_credential_policies').where({ realm }).first('revision')) as
+      | { revision: string | number }
+      | undefined;
+    const revision = current === undefined ? DEFAULT_POLICY.revision : Number(current.revision);
+    if (precondition !== undefined && !meets(precondition, revision))
+      throw new PreconditionFailed();
+    const [row] = await trx('realm_credential_policies')
+      .insert({ realm, ...definedOnly(change), updated_by: actor, revision: revision + 1 })
       .onConflict('realm')
-      .merge({ ...definedOnly(change), updated_at: trx.fn.now(), updated_by: actor })
+      .merge({
+        ...definedOnly(change),
+        updated_at: trx.fn.now(),
+        updated_by: actor,
+        revision: revision + 1,
+      })
       .returning(POLICY_COLUMNS);
+    const policy = { ...row, revision: Number(row.revision) };
     // Every account's cached credential carries the policy: the table's entry for
     // `realm.credential-policy` says each is counted changed and announced, none revoked.
     const effects = effectsOf('realm.credential-policy');
@@ -253,7 +274,8 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
   return {
     async policy(realm) {
       const row = await db('realm_credential_policies').where({ realm }).first(POLICY_COLUMNS);
-      return row ?? DEFAULT_POLICY;
+      // bigint arrives as a string; a revision stays far below 2^53.
+      return row === undefined ? DEFAULT_POLICY : { ...row, revision: Number(row.revision) };
     },
 
     updatePolicy: (realm, change, actor) => updatePolicy(db, realm, change, actor),

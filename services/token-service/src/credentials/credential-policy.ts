@@ -24,6 +24,7 @@ function toCredentialPolicy(row: CredentialPolicyRow): CredentialPolicy {
     default_quota: { per_minute: row.quota_per_minute, mode: row.quota_mode },
     updated_at: row.updated_at === null ? null : new Date(row.updated_at).toISOString(),
     updated_by: row.updated_by,
+    revision: row.revision,
   };
 }
 

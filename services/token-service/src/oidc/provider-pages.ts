@@ -27,19 +27,34 @@ export interface RealmPageContext {
  * one line a page names by its digest (`scriptHash`, the sign-out page's) or, with OWN_SCRIPTS,
  * the files this service serves (the passkey pages'). form-action also
  * governs the redirects that follow a form post (sign-in and sign-out end at the portal), so
- * the portal's origin is allowed besides 'self'.
+ * the portal's origin is allowed besides 'self', and on a sign-in page the origin the sign-in
+ * redirects to (plantctl's loopback listener for `login --browser`).
  */
-export function pageSecurityPolicy(portalOrigin: string, scriptHash?: string): string {
+export function pageSecurityPolicy(
+  portalOrigin: string,
+  scriptHash?: string,
+  redirectOrigin?: string,
+): string {
   const scripts = scriptHash === undefined ? '' : ` script-src '${scriptHash}';`;
-  return `default-src 'none';${scripts} style-src 'self'; form-action 'self' ${portalOrigin}; base-uri 'none'; frame-ancestors 'none'`;
+  const redirect = redirectOrigin === undefined ? '' : ` ${redirectOrigin}`;
+  return `default-src 'none';${scripts} style-src 'self'; form-action 'self' ${portalOrigin}${redirect}; base-uri 'none'; frame-ancestors 'none'`;
 }
 
-/** The headers of every page of this service: never cached (a form carries a CSRF field), never framed. */
-export function pageHeaders(portalOrigin: string, scriptHash?: string): Record<string, string> {
+/**
+ * The headers of every page of this service: never cached (a form carries a CSRF field), never
+ * framed. `redirectOrigin`: a sign-in page's, where its sign-in ends (the origin of the
+ * interaction's redirect URI, which oidc-provider checked against the client's registration:
+ * plantctl's loopback listener), so the redirect after its last form is not blocked.
+ */
+export function pageHeaders(
+  portalOrigin: string,
+  scriptHash?: string,
+  redirectOrigin?: string,
+): Record<string, string> {
   return {
     'cache-control': 'no-store',
     'x-frame-options': 'DENY',
-    'content-security-policy': pageSecurityPolicy(portalOrigin, scriptHash),
+    'content-security-policy': pageSecurityPolicy(portalOrigin, scriptHash, redirectOrigin),
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
   };

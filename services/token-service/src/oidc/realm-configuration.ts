@@ -294,9 +294,30 @@ export function realmConfiguration(
       url: (_ctx, interaction) => `${realmPath(realmOf())}/interaction/${interaction.uid}`,
     },
     loadExistingGrant: portalGrantLoader(config, users, realmOf),
+    issueRefreshToken: plantctlKeepsRefreshToken,
+    expiresWithSession: async (_ctx, code) => !keepsRefreshToken(code.clientId, code.scopes),
     renderError: renderErrorPage,
   };
 }
+
+/**
+ * plantctl's sign-ins end with a refresh token, whichever way it signed in. oidc-provider keeps
+ * `offline_access` in an authorization request only with `prompt=consent` (OIDC Core §11), and
+ * these pages never ask consent (the grant is first-party, portalGrantLoader), so the loopback
+ * redirect's code would carry no `offline_access` and give none, while the device grant's does:
+ * for plantctl the scope its grant holds decides, not the request's prompt. The refresh token
+ * is DPoP-bound like the device grant's (a public client's always are), and does not end with
+ * the browser's realm session (the person signed in for the terminal, not for that browser).
+ */
+function keepsRefreshToken(clientId: string | undefined, scopes: Set<string>): boolean {
+  return scopes.has('offline_access') || clientId === PLANTCTL_CLIENT_ID;
+}
+
+const plantctlKeepsRefreshToken: NonNullable<Configuration['issueRefreshToken']> = async (
+  _ctx,
+  client,
+  code,
+) => client.grantTypeAllowed('refresh_token') && keepsRefreshToken(client.clientId, code.scopes);
 
 type RealmBinding = { realm(): string; algorithm(): SigningAlgorithm; cookiePath: string };
 

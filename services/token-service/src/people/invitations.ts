@@ -12,8 +12,10 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { normalizeMailbox, pageLimit, positionCursor } from '@plant/shared/api';
+import { meets, takePrecondition } from '@plant/shared/http';
 import {
   INVITATION_PAGE_MAX,
+  INVITATION_REVISION,
   MAX_PENDING_INVITATIONS,
   type Invitation,
   type InvitationPage,
@@ -24,6 +26,7 @@ import type { InvitationLookup, InvitationRow } from './invitation-repository.js
 import {
   InvitationLimitReached,
   InvitationNotFound,
+  PreconditionFailed,
   TenantNotFound,
   UserEmailTaken,
   type IdentityContext,
@@ -134,6 +137,11 @@ export async function revokeInvitation(
   tenant: string,
   id: string,
 ): Promise<Invitation> {
+  // `If-Match` (conditionalRoute): a pending invitation is always at INVITATION_REVISION; the
+  // revoking update itself decides a race, as only one finds the invitation still pending.
+  const precondition = takePrecondition();
+  if (precondition !== undefined && !meets(precondition, INVITATION_REVISION))
+    throw new PreconditionFailed();
   const row = await ctx.invitations.revoke(tenant, id);
   if (row !== undefined) return toInvitation(row);
   await assertTenantExists(ctx, tenant);

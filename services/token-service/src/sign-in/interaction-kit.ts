@@ -6,7 +6,7 @@ import { constantTimeEquals } from '@plant/shared/security';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import { unknownRealmPage, type RealmProviders } from '../oidc/index.js';
-import { interactionPages } from './interaction-pages.js';
+import { interactionPages, rememberRedirectOrigin } from './interaction-pages.js';
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -86,6 +86,7 @@ export function interactionKit(deps: KitDeps): InteractionKit {
     try {
       const details = await provider.interactionDetails(req, res);
       if (details.uid !== uid) throw new Error('interaction mismatch');
+      rememberRedirectOrigin(res, details.params.redirect_uri);
       return { tenant, uid, provider, details };
     } catch (err) {
       if (isDatabaseUnavailable(err)) throw err;

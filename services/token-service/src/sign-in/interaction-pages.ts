@@ -7,6 +7,27 @@ import type { Response } from 'express';
 import { messageCard, OWN_SCRIPTS, page, pageHeaders, signInAgainLink } from '../oidc/index.js';
 import type { PageAnswers } from './interaction-kit.js';
 
+/**
+ * Where this request's sign-in ends, as `load` found it (interaction-kit.ts): a form on its page
+ * leads there through redirects, which the page's form-action must allow (Chromium blocks a
+ * form's redirect chain that leaves it). Only an http(s) origin is named; anything else, none.
+ */
+export function rememberRedirectOrigin(res: Response, redirectUri: unknown): void {
+  if (typeof redirectUri !== 'string') return;
+  try {
+    const url = new URL(redirectUri);
+    if (url.protocol === 'http:' || url.protocol === 'https:')
+      res.locals.signInRedirectOrigin = url.origin;
+  } catch {
+    // Not a URL: oidc-provider refused it before any page was shown.
+  }
+}
+
+function redirectOriginOf(res: Response): string | undefined {
+  const origin = res.locals.signInRedirectOrigin;
+  return typeof origin === 'string' ? origin : undefined;
+}
+
 export function interactionPages(portalUrl: string): PageAnswers {
   const portalOrigin = new URL(portalUrl).origin;
   const headers = pageHeaders(portalOrigin);
@@ -29,8 +50,16 @@ export function interactionPages(portalUrl: string): PageAnswers {
   }
 
   function sendPage(res: Response, status: number, body: string): void {
+    const redirectOrigin = redirectOriginOf(res);
+    const scripts = loadsScripts(body) ? OWN_SCRIPTS : undefined;
     res
-      .set(loadsScripts(body) ? scriptHeaders : headers)
+      .set(
+        redirectOrigin === undefined || redirectOrigin === portalOrigin
+          ? scripts === undefined
+            ? headers
+            : scriptHeaders
+          : pageHeaders(portalOrigin, scripts, redirectOrigin),
+      )
       .status(status)
       .type('html')
       .send(body);
