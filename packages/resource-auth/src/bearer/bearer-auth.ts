@@ -134,7 +134,7 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     if (revocation === undefined) return principal;
     let verdict: RevocationVerdict | Promise<RevocationVerdict>;
     try {
-      verdict = revocation.check(principal.tenant, principal.sub, principal.ver);
+      verdict = revocation.check(principal.tenant, principal.sub, principal.ver, principal.cred);
     } catch (err) {
       logger.warn({ err: { message: (err as Error).message } }, 'revocation check failed');
       throw new AuthUnavailable();

@@ -37,6 +37,11 @@ export interface Principal {
   exp: number;
   /** The token id, when the issuer set one. */
   jti?: string;
+  /**
+   * The credential that obtained the token (`cred`: `secret:<id>`, `key:<id>`, `trust:<id>`;
+   * decision 0035). Absent for people's tokens and tokens minted before tokens named it.
+   */
+  cred?: string;
   /** The thumbprint of the key the token is bound to (`cnf.jkt`, RFC 9449): set, only a DPoP proof by that key may use it. */
   jkt?: string;
   /** A user token's authentication context class (`acr`): which kind of sign-in it came from. */
@@ -115,6 +120,20 @@ function isText(value: unknown, max = MAX_CLAIM_TEXT): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max;
 }
 
+/** The optional text claims that are there (`jti`, `cred`), or the reason one is malformed. */
+function optionalTexts(
+  claims: Record<'jti' | 'cred', unknown>,
+): Partial<Record<'jti' | 'cred', string>> | string {
+  const present: Partial<Record<'jti' | 'cred', string>> = {};
+  for (const name of ['jti', 'cred'] as const) {
+    const value = claims[name];
+    if (value === undefined) continue;
+    if (!isText(value)) return `Token ${name} claim is invalid`;
+    present[name] = value;
+  }
+  return present;
+}
+
 /**
  * Reads the principal from an already signature-checked payload, or returns the reason
  * the claims are unusable. The issuer/tenant relation is checked earlier (before any key
@@ -133,6 +152,7 @@ export function principalFromClaims(
     ver,
     exp,
     jti,
+    cred,
   } = claims;
   if (!isText(sub)) return 'Token sub claim is missing or invalid';
   if (!isText(clientId)) return 'Token client_id claim is missing or invalid';
@@ -149,7 +169,8 @@ export function principalFromClaims(
     return 'Token ver claim must be a positive integer';
   if (typeof exp !== 'number' || !Number.isFinite(exp))
     return 'Token exp claim is missing or invalid';
-  if (jti !== undefined && !isText(jti)) return 'Token jti claim is invalid';
+  const optional = optionalTexts({ jti, cred });
+  if (typeof optional === 'string') return optional;
   const jkt = readBinding(claims.cnf);
   if (jkt === null) return 'Token cnf claim is invalid';
   const grants = readGrants(claims.grants);
@@ -165,7 +186,7 @@ export function principalFromClaims(
     ver,
     exp,
   };
-  if (jti !== undefined) principal.jti = jti;
+  Object.assign(principal, optional);
   if (jkt !== undefined) principal.jkt = jkt;
   return Object.assign(principal, authContextOf(claims));
 }

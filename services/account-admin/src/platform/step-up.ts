@@ -41,6 +41,8 @@ export const SENSITIVE_ACTIONS = {
   'add-key': { recentFactor: true },
   /** addServiceAccountTrust: POST /service-accounts/{id}/trusts. */
   'add-trust': { recentFactor: true },
+  /** addServiceAccountSecret: POST /service-accounts/{id}/secrets. */
+  'add-secret': { recentFactor: true },
   /** updateCredentialPolicy: PATCH /settings/credentials. */
   'update-credential-policy': { recentFactor: true },
   /** invitePerson: POST /users. */

@@ -11,6 +11,7 @@ import { credentialHygiene } from './0009-credential-hygiene.js';
 import { sharedSignals } from './0010-shared-signals.js';
 import { factorGeneration } from './0011-factor-generation.js';
 import { invitationPages } from './0012-invitation-pages.js';
+import { serviceAccountSecrets } from './0013-service-account-secrets.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   sharedSignals,
   factorGeneration,
   invitationPages,
+  serviceAccountSecrets,
 ];

@@ -1,7 +1,7 @@
 import { NoLiveAccount } from '../platform/index.js';
 import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
-import { bumpTokenVersion, findLiveEntry } from './principal-repository.js';
+import { bumpTokenVersion, findLiveEntry, revokeCredentials } from './principal-repository.js';
 import { type AccountEffects, accountEffectsOf, type AccountChangeKind } from '../changes/index.js';
 import { recordSignals } from '../signals/index.js';
 
@@ -16,6 +16,13 @@ export interface AccountChange {
 }
 
 /**
+ * The credentials a change adds or removes, as `apply` names them (`cred` claim values:
+ * `secret:<id>`, `key:<id>`, `trust:<id>`): the credential events name them, and a kind that
+ * revokes `credential-tokens` revokes exactly their tokens.
+ */
+export type ChangedCredentials = string[];
+
+/**
  * The table's effects, applied in the change's transaction after `apply`: the security events
  * queued (the outbox), a credential change counted (`credentials_revision`, which the credential
  * cache compares), and for a revoking change the token version bumped; the account's entry,
@@ -26,37 +33,40 @@ async function applyEffects(
   realm: string,
   sub: string,
   effects: AccountEffects,
+  changed: ChangedCredentials,
 ): Promise<RevocationEntry | undefined> {
   if (effects.signals.length > 0)
-    await recordSignals(trx, realm, sub, effects.signals, effects.initiatedBy);
+    await recordSignals(trx, realm, sub, effects.signals, effects.initiatedBy, changed);
   if (effects.countsCredentialChange)
     await trx('service_accounts').where({ sub }).increment('credentials_revision', 1);
-  return effects.revoke
-    ? bumpTokenVersion(trx, realm, sub, { deleted: effects.deleted })
+  if (effects.revoke) return bumpTokenVersion(trx, realm, sub, { deleted: effects.deleted });
+  return effects.revokeCredentials
+    ? revokeCredentials(trx, realm, sub, changed)
     : findLiveEntry(trx, realm, sub);
 }
 
 /**
  * Runs `apply` on the locked account row in one transaction, then applies the change's effects
  * as the table lists them (`applyEffects`). `apply` may answer a refusal (a string), which rolls
- * nothing back because it wrote nothing, and applies no effect. Undefined when there is no such
- * account.
+ * nothing back because it wrote nothing, and applies no effect. `apply` names the credentials
+ * it added or removed in `changed` (`ChangedCredentials`). Undefined when there is no such account.
  */
 export async function changeAccount<R extends string = never>(
   db: Knex,
   realm: string,
   sub: string,
   change: AccountChange,
-  apply: (trx: Knex.Transaction) => Promise<R | undefined>,
+  apply: (trx: Knex.Transaction, changed: ChangedCredentials) => Promise<R | undefined>,
 ): Promise<RevocationEntry | R | undefined> {
   const effects = accountEffectsOf(change.kinds, change.parts);
   try {
     return await db.transaction(async (trx) => {
       const locked = await trx('service_accounts').where({ realm, sub }).forUpdate().first('sub');
       if (locked === undefined) return undefined;
-      const refusal = await apply(trx);
+      const changed: ChangedCredentials = [];
+      const refusal = await apply(trx, changed);
       if (typeof refusal === 'string') return refusal;
-      const entry = await applyEffects(trx, realm, sub, effects);
+      const entry = await applyEffects(trx, realm, sub, effects, changed);
       if (!entry) throw new NoLiveAccount();
       return entry;
     });
