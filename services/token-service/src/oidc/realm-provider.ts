@@ -313,9 +313,10 @@ export function exchangeGrant(
   binding: { realm(): string; algorithm(): SigningAlgorithm },
   deps: RealmProviderDeps,
 ): void {
-  const { config, tokenInspector } = deps;
+  const { config, tokenInspector, clientAuth } = deps;
   registerTokenExchange(provider, {
     ...binding,
+    credentialOf: (ctx) => clientAuth.credentialClaim(ctx),
     context: {
       audiences: exchangeAudiencesOf(config),
       portalAudience: config.ACCOUNT_ADMIN_AUDIENCE,
