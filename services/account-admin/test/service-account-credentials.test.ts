@@ -408,6 +408,8 @@ describe('keys through the account admin API', () => {
     const other = await createTenant(ts);
     const otherAdmin = await signIn(portal.url, other.tenant, other.admin);
     const path = `/service-accounts/${account.client_id}`;
+    const before = (await call(admin, 'GET', `${path}/credentials`)).body!;
+    const [secret] = before.secrets as Array<{ id: string }>;
 
     const answers = [
       await call(otherAdmin, 'GET', `${path}/credentials`),
@@ -418,15 +420,16 @@ describe('keys through the account admin API', () => {
         audience: 'y',
       }),
       await call(otherAdmin, 'DELETE', `${path}/secret`),
+      await call(otherAdmin, 'POST', `${path}/secrets`, {}),
+      await call(otherAdmin, 'DELETE', `${path}/secrets/${secret!.id}`),
       await call(otherAdmin, 'POST', `${path}/disable`),
     ];
 
-    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 404]);
-    expect((await call(admin, 'GET', `${path}/credentials`)).body).toMatchObject({
-      keys: [],
-      trusts: [],
-      disabled: false,
-    });
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    for (const answer of answers) expect(answer.body).toMatchObject({ error: 404 });
+    const after = (await call(admin, 'GET', `${path}/credentials`)).body!;
+    expect(after).toMatchObject({ keys: [], trusts: [], disabled: false });
+    expect(after.secrets).toEqual(before.secrets);
   });
 });
 
