@@ -12,6 +12,7 @@ import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { expectExit, usePlantctlShell } from './helpers/plantctl-shell.js';
+import { eventually } from '@plant/test-kit';
 
 const s = usePlantctlShell('pctl');
 const plantctl: typeof s.plantctl = (...args) => s.plantctl(...args);
@@ -70,6 +71,78 @@ describe('plantctl from a fresh shell', () => {
     expectExit(again, 0);
     expect(again.stdout).toContain('No changes: the tenant matches the file.');
     expectExit(await plantctl(['plan', '-f', file]), 0);
+  });
+
+  test('When plantctl adds a second secret and removes the first, then the first is refused, its token revoked, the second and its token keep working, and a third secret is refused (exit 5)', async () => {
+    const firstFile = join(s.work, 'rotate-first.json');
+    const secondFile = join(s.work, 'rotate-second.json');
+    expectExit(
+      await plantctl([
+        'sa',
+        'create',
+        'rotate-me',
+        '--secret-file',
+        firstFile,
+        '--secret-format',
+        'json',
+      ]),
+      0,
+    );
+    const first = JSON.parse(await readFile(firstFile, 'utf8')) as Record<string, string>;
+    const [firstSecret] = JSON.parse(
+      (await plantctl(['sa', 'secrets', 'list', 'rotate-me', '-o', 'json'])).stdout,
+    ) as Array<{ id: string }>;
+    const firstToken = await s.platform.grantToken(s.tenant, {
+      clientId: first.client_id!,
+      secret: first.client_secret!,
+    });
+
+    const added = await plantctl([
+      'sa',
+      'secrets',
+      'add',
+      'rotate-me',
+      '--secret-file',
+      secondFile,
+      '--secret-format',
+      'json',
+    ]);
+    expectExit(added, 0);
+    const second = JSON.parse(await readFile(secondFile, 'utf8')) as Record<string, string>;
+    expect(second.client_id).toBe(first.client_id);
+    expect(added.stdout + added.stderr).not.toContain(second.client_secret!);
+    const listed = JSON.parse(
+      (await plantctl(['sa', 'secrets', 'list', 'rotate-me', '-o', 'json'])).stdout,
+    ) as Array<{ id: string }>;
+    expect(listed.map((one) => one.id)).toContain(firstSecret!.id);
+    expect(listed).toHaveLength(2);
+    const third = await plantctl(['sa', 'secrets', 'add', 'rotate-me']);
+    expect(third.code).toBe(5);
+    expect(third.stdout).toBe('');
+
+    const secondToken = await s.platform.grantToken(s.tenant, {
+      clientId: second.client_id!,
+      secret: second.client_secret!,
+    });
+    expectExit(await plantctl(['sa', 'secrets', 'remove', 'rotate-me', firstSecret!.id]), 0);
+    const refused = await fetch(`${s.authUrl}/realms/${s.tenant}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: first.client_id!,
+        client_secret: first.client_secret!,
+      }),
+    });
+    expect(refused.status).toBe(401);
+    const plants = async (token: string) =>
+      (
+        await fetch(`${s.platform.plantStores[0]!.url}/plants`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).status;
+    await eventually(async () => (await plants(firstToken)) === 401, 'the first token refused');
+    expect(await plants(secondToken)).toBe(200);
   });
 
   test('When the tokens file is copied to another machine without its key, or beside another key, then it is worth nothing (exit 3)', async () => {

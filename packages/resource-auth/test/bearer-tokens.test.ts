@@ -296,6 +296,27 @@ describe('Bearer verification: refused tokens', () => {
       () => issuer.mint({ tenant, claims: { client_id: undefined } }),
       'Token client_id claim is missing or invalid',
     ],
+    // A forged or malformed `cred` is refused, never read as a token naming no credential.
+    [
+      'a numeric cred',
+      () => issuer.mint({ tenant, claims: { cred: 7 } }),
+      'Token cred claim is invalid',
+    ],
+    [
+      'an empty cred',
+      () => issuer.mint({ tenant, claims: { cred: '' } }),
+      'Token cred claim is invalid',
+    ],
+    [
+      'a list of creds',
+      () => issuer.mint({ tenant, claims: { cred: ['secret:a', 'secret:b'] } }),
+      'Token cred claim is invalid',
+    ],
+    [
+      'an oversized cred',
+      () => issuer.mint({ tenant, claims: { cred: `secret:${'a'.repeat(300)}` } }),
+      'Token cred claim is invalid',
+    ],
     [
       'an unknown realm',
       () => issuer.mint({ tenant: uniqueName('gone') }),

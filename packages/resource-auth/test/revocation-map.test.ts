@@ -185,3 +185,74 @@ describe('RevocationMap', () => {
     expect(map.expire(105_000)).toBe(1);
   });
 });
+
+describe('RevocationMap: credentials (decision 0035)', () => {
+  const revoke = (credentials: string[], sub = 'sa-1', version = 1): RevocationEntry => ({
+    tenant: 'acme',
+    sub,
+    version,
+    deleted: false,
+    credentials,
+  });
+
+  test('When a credential is revoked, then exactly its tokens are refused, the principal’s other credentials’ tokens stay valid, and a token naming none is refused', () => {
+    const map = new RevocationMap();
+    expect(map.apply(revoke(['secret:sec-old']))).toBe(true);
+
+    expect(map.verdict('acme', 'sa-1', 1, 'secret:sec-old')).toBe('revoked');
+    expect(map.verdict('acme', 'sa-1', 7, 'secret:sec-old')).toBe('revoked');
+    expect(map.verdict('acme', 'sa-1', 1, 'secret:sec-new')).toBe('valid');
+    expect(map.verdict('acme', 'sa-1', 1, 'key:k1')).toBe('valid');
+    // Minted before tokens named their credential: it may have been the removed one.
+    expect(map.verdict('acme', 'sa-1', 1)).toBe('revoked');
+    expect(map.verdict('acme', 'sa-2', 1, 'secret:sec-old')).toBe('valid');
+    expect(map.verdict('other', 'sa-1', 1, 'secret:sec-old')).toBe('valid');
+  });
+
+  test('When the same credential revocation arrives again, then apply says nothing changed', () => {
+    const map = new RevocationMap();
+    map.apply(revoke(['key:k1']));
+    expect(map.apply(revoke(['key:k1']))).toBe(false);
+    expect(map.apply(revoke(['key:k1', 'key:k2']))).toBe(true);
+    expect(map.size).toBe(3);
+  });
+
+  test('When a forged event names another account’s credential, then that account is untouched and the forged fact goes at the next resync', () => {
+    const map = new RevocationMap();
+    const epoch = map.beginEpoch();
+    // sa-2's secret named under sa-1: tokens of sa-1 never carry it, sa-2 is keyed apart.
+    map.apply(revoke(['secret:sec-of-sa-2'], 'sa-1'));
+    expect(map.verdict('acme', 'sa-2', 1, 'secret:sec-of-sa-2')).toBe('valid');
+    expect(map.verdict('acme', 'sa-1', 1, 'secret:sec-of-sa-1')).toBe('valid');
+    map.replace([], 0);
+    map.settle(epoch + 1);
+    expect(map.size).toBe(0);
+  });
+
+  test('When credential revocations come from the feed, then they expire with their entry: the map holds the changes of one horizon, not the history', () => {
+    const map = new RevocationMap();
+    for (let i = 0; i < 100; i += 1)
+      map.merge([{ ...revoke([`secret:sec-${i}`], `sa-${i}`), ttl: 360 }], 0);
+    map.merge([{ ...revoke(['key:late'], 'sa-late'), ttl: 360 }], 10_000);
+    expect(map.size).toBe(202);
+    expect(map.verdict('acme', 'sa-7', 1, 'secret:sec-7')).toBe('revoked');
+
+    expect(map.expire(360_000)).toBe(200);
+    expect(map.size).toBe(2);
+    expect(map.verdict('acme', 'sa-7', 1, 'secret:sec-7')).toBe('valid');
+    expect(map.verdict('acme', 'sa-late', 1, 'key:late')).toBe('revoked');
+    map.expire(370_000);
+    expect(map.size).toBe(0);
+  });
+
+  test('When a principal’s version and a credential are both revoked, then each holds on its own and both go together', () => {
+    const map = new RevocationMap();
+    map.merge([{ ...revoke(['trust:t1'], 'sa-1', 3), ttl: 10 }], 0);
+    map.merge([{ ...entry(3), ttl: 20 }], 0);
+    expect(map.verdict('acme', 'sa-1', 2, 'key:k')).toBe('revoked');
+    expect(map.verdict('acme', 'sa-1', 3, 'trust:t1')).toBe('revoked');
+    expect(map.verdict('acme', 'sa-1', 3, 'key:k')).toBe('valid');
+    expect(map.expire(10_000)).toBe(0);
+    expect(map.expire(20_000)).toBe(2);
+  });
+});

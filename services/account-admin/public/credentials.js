@@ -68,13 +68,35 @@
     );
   });
 
+  // "Add a secret": the new secret is shown once, in the page's secret dialog (portal.js).
+  const addSecret = formDialog('add-secret-dialog', async (form) => {
+    const day = $('#add-secret-expires', form).value;
+    const body = day ? { expires_at: new Date(`${day}T23:59:59`).toISOString() } : {};
+    const result = await portal.api('POST', `${base}/secrets`, body);
+    if (result.status !== 201) return portal.messageOf(result);
+    form.closest('dialog').close();
+    portal.showSecret(
+      { client_id: head.dataset.clientId, secret: result.body.secret },
+      `New secret for “${name}”`,
+      `A second secret was added to “${name}”.`,
+    );
+    return null;
+  });
+
   const confirmations = {
+    'remove-secret-id': (id) => ({
+      title: `Remove secret “${id}”?`,
+      message:
+        'This secret stops working and exactly the tokens obtained with it are revoked. The other secret, keys and trusted workloads, and their tokens, keep working.',
+      button: 'Remove secret',
+      path: `${base}/secrets/${encodeURIComponent(id)}`,
+    }),
     'remove-key': (id) => ({
       title: `Remove key “${id}”?`,
       message:
-        'Assertions signed with this key stop working, and every token “' +
+        'Assertions signed with this key stop working, and the tokens “' +
         name +
-        '” holds now is revoked.',
+        '” obtained with it are revoked; its other credentials keep working.',
       button: 'Remove key',
       path: `${base}/keys/${encodeURIComponent(id)}`,
     }),
@@ -85,7 +107,7 @@
         row.querySelector('th').textContent.trim() +
         '” stop authenticating “' +
         name +
-        '”, and every token it holds now is revoked.',
+        '”, and the tokens obtained through it are revoked; its other credentials keep working.',
       button: 'Remove trust',
       path: `${base}/trusts/${encodeURIComponent(id)}`,
     }),
@@ -122,10 +144,11 @@
     const action = button.dataset.action;
     if (action === 'add-key') return addKey.open();
     if (action === 'add-trust') return addTrust.open();
+    if (action === 'add-secret') return addSecret.open();
     const describe = confirmations[action];
     if (!describe) return;
     const row = button.closest('tr');
-    const id = row ? row.dataset.keyId || row.dataset.trustId : undefined;
+    const id = row ? row.dataset.keyId || row.dataset.trustId || row.dataset.secretId : undefined;
     const step = describe(id, row);
     portal.confirm({
       title: step.title,

@@ -313,7 +313,16 @@ function portal() {
   wireEditDialog();
   returnFocusOnClose();
   // What credentials.js (an account's page) builds on.
-  window.plantPortal = { api, messageOf, showError, clearError, busy, openDialog, confirm };
+  window.plantPortal = {
+    api,
+    messageOf,
+    showError,
+    clearError,
+    busy,
+    openDialog,
+    confirm,
+    showSecret,
+  };
   replayPendingCall().then((replayed) => {
     if (replayed) showReplayed(replayed);
   });

@@ -57,9 +57,14 @@ describe('/api/v1/settings/credentials', () => {
 
   test('When an Account Admin sets a maximum age, then older secrets are refused saying they expired, the accounts show their expiry, and the trail records the change from/to', async () => {
     const account = await p.createAccount('aged');
+    const aged = new Date(Date.now() - 8 * 86_400_000);
+    await auth('service_account_secrets')
+      .where({ sub: account.client_id })
+      .update({ created_at: aged });
+    // The account row mirrors its newest secret (for replicas of the previous release).
     await auth('service_accounts')
       .where({ sub: account.client_id })
-      .update({ secret_created_at: new Date(Date.now() - 8 * 86_400_000) });
+      .update({ secret_created_at: aged });
 
     const res = await p.asAdminSession('PATCH', '/settings/credentials', {
       secret_max_age_days: 7,

@@ -17,6 +17,7 @@ import {
   isKeyId,
   isTrustId,
   ServiceAccountKeyPath,
+  ServiceAccountSecretPath,
   ServiceAccountTrustPath,
 } from '../src/service-accounts/service-account-credential-validators.js';
 import {
@@ -54,6 +55,7 @@ test('When the operations are registered, then each carries the schema object it
     'delete /service-accounts/{client_id}',
     'delete /service-accounts/{client_id}/keys/{key_id}',
     'delete /service-accounts/{client_id}/secret',
+    'delete /service-accounts/{client_id}/secrets/{secret_id}',
     'delete /service-accounts/{client_id}/trusts/{trust_id}',
     'get /service-accounts/{client_id}',
     'get /service-accounts/{client_id}/credentials',
@@ -63,16 +65,18 @@ test('When the operations are registered, then each carries the schema object it
     'post /service-accounts/{client_id}/enable',
     'post /service-accounts/{client_id}/keys',
     'post /service-accounts/{client_id}/reset-secret',
+    'post /service-accounts/{client_id}/secrets',
     'post /service-accounts/{client_id}/trusts',
     'put /service-accounts/{client_id}/delegations',
   ]);
   const pathOf: Record<string, unknown> = {
     key_id: ServiceAccountKeyPath,
     trust_id: ServiceAccountTrustPath,
+    secret_id: ServiceAccountSecretPath,
   };
   for (const route of withClientId)
     expect(route.request?.params).toBe(
-      pathOf[/\{(key_id|trust_id)\}/.exec(route.path)?.[1] ?? ''] ?? ServiceAccountPath,
+      pathOf[/\{(key_id|trust_id|secret_id)\}/.exec(route.path)?.[1] ?? ''] ?? ServiceAccountPath,
     );
 });
 

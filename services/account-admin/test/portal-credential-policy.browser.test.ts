@@ -60,9 +60,10 @@ beforeAll(async () => {
   leaked = await platform.createServiceAccount(acme.tenant, { name: 'leaky-job' });
   // Backdated: a secret 20 days old, an account made 120 days ago and never used.
   auth = createDatabase({ connectionString: TEST_DATABASE_URL, schema: 'auth', poolMax: 1 });
-  await auth('service_accounts')
-    .where({ sub: soon.clientId })
-    .update({ secret_created_at: new Date(Date.now() - 20 * DAY_MS) });
+  const aged = new Date(Date.now() - 20 * DAY_MS);
+  await auth('service_account_secrets').where({ sub: soon.clientId }).update({ created_at: aged });
+  // The account row mirrors its newest secret (for replicas of the previous release).
+  await auth('service_accounts').where({ sub: soon.clientId }).update({ secret_created_at: aged });
   await auth('principals')
     .where({ sub: idle.clientId })
     .update({ created_at: new Date(Date.now() - 120 * DAY_MS) });

@@ -133,11 +133,40 @@ describe("a service account's credentials in the portal", () => {
     await page.waitForURL(`${platform.portalUrl}/settings/service-accounts/${account.clientId}`);
 
     await expect(page.getByRole('heading', { name: 'Secret' }).isVisible()).resolves.toBe(true);
-    await expect(page.locator('#secret-card dd').first().textContent()).resolves.toMatch(/UTC$/);
+    await expect(
+      page.locator('#secret-card td[data-label="Created"]').first().textContent(),
+    ).resolves.toMatch(/UTC/);
     await expect(page.getByText('No keys.').isVisible()).resolves.toBe(true);
     await page.getByText('Which credential should I use?').click();
     await expect(page.getByText('Trusted workload (federation)').isVisible()).resolves.toBe(true);
     await shot(page, '1-account-page');
+  });
+
+  test('When the admin adds a second secret, then it is shown once, both are listed and work, and removing the old one leaves the new one working', async () => {
+    const oldRow = page.locator('#secrets tbody tr').first();
+    const oldId = await oldRow.getAttribute('data-secret-id');
+    await page.getByRole('button', { name: 'Add a secret' }).click();
+    await page.locator('#add-secret-dialog[open]').waitFor();
+    await page.locator('#add-secret-dialog').getByRole('button', { name: 'Add secret' }).click();
+    await page.locator('#secret-dialog[open]').waitFor();
+    const secret = await page.locator('#secret-value').inputValue();
+    await shot(page, '1b-second-secret');
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.locator('[data-action="secret-done"]').click(),
+    ]);
+
+    await expect(page.locator('#secrets tbody tr').count()).resolves.toBe(2);
+    await expect(page.getByRole('button', { name: 'Add a secret' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: `Remove secret ${oldId}` }).click();
+    await confirmAndReload(page, 'Remove secret');
+
+    await expect(page.locator('#secrets tbody tr').count()).resolves.toBe(1);
+    const token = (s: string) =>
+      clientCredentialsToken(platform.authUrl, acme.tenant, account.clientId, s);
+    expect((await token(account.secret)).status).toBe(401);
+    expect((await token(secret)).status).toBe(200);
+    account = { ...account, secret };
   });
 
   test('When the admin adds a public key (JWK), then the key is listed with its id and algorithm, and an assertion signed with it gets a token the Plant Store accepts', async () => {
@@ -244,7 +273,8 @@ describe("a service account's credentials in the portal", () => {
     for (const what of [
       'Added a key to',
       'Trusted a workload for',
-      'Removed the secret of',
+      'Added a second secret to',
+      'Removed a secret of',
       'Disabled',
       'Enabled',
       'Removed a key of',

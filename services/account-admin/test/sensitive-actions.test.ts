@@ -78,6 +78,7 @@ const callOf = (
   'reset-secret': ['POST', `/service-accounts/${clientId}/reset-secret`],
   'delete-service-account': ['DELETE', `/service-accounts/${clientId}`],
   'add-key': ['POST', `/service-accounts/${clientId}/keys`, { jwk: clientKeyPair('ec').publicJwk }],
+  'add-secret': ['POST', `/service-accounts/${clientId}/secrets`, {}],
   'add-trust': [
     'POST',
     `/service-accounts/${clientId}/trusts`,

@@ -105,6 +105,131 @@ const grant = (body: string) =>
     body,
   });
 
+describe('secrets through the account admin API', () => {
+  const secretGrant = (clientId: string, secret: string) =>
+    grant(
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+      }).toString(),
+    );
+
+  test('When an Account Admin adds a second secret, then 201 with it shown once as documented, both secrets get tokens, the credentials list both, and the add is audited without the secret', async () => {
+    const account = await newAccount();
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
+
+    const added = await call(admin, 'POST', `/service-accounts/${account.client_id}/secrets`, {
+      expires_at: expiresAt,
+    });
+    const second = added.body as { id: string; secret: string; expires_at: string };
+
+    expect(added.status).toBe(201);
+    expect(schemaErrors('ServiceAccountSecretWithValue', added.body)).toEqual([]);
+    expect(second).toMatchObject({
+      id: expect.stringMatching(/^sec-[0-9a-f]{16}$/),
+      expires_at: expiresAt,
+    });
+    expect((await secretGrant(account.client_id, account.secret)).status).toBe(200);
+    expect((await secretGrant(account.client_id, second.secret)).status).toBe(200);
+    const credentials = await call(
+      admin,
+      'GET',
+      `/service-accounts/${account.client_id}/credentials`,
+    );
+    expect(schemaErrors('ServiceAccountCredentials', credentials.body)).toEqual([]);
+    const secrets = credentials.body!.secrets as Array<Record<string, unknown>>;
+    expect(secrets.map((s) => s.id)).toEqual([expect.any(String), second.id]);
+    expect(JSON.stringify(credentials.body)).not.toContain(second.secret);
+    const audit = await auditOf(account.client_id);
+    expect(audit.map((e) => [e.action, e.details])).toEqual(
+      expect.arrayContaining([
+        ['service_account.secret_add', { secret: { id: second.id, expires_at: expiresAt } }],
+      ]),
+    );
+    expect(JSON.stringify(audit)).not.toContain(second.secret);
+  });
+
+  test('When one of two secrets is removed, then 204, it is refused, the other keeps working, and the removal names it; a third secret is 409', async () => {
+    const account = await newAccount();
+    const first = (
+      (await call(admin, 'GET', `/service-accounts/${account.client_id}/credentials`)).body!
+        .secrets as Array<{ id: string }>
+    )[0]!.id;
+    const second = (await call(admin, 'POST', `/service-accounts/${account.client_id}/secrets`, {}))
+      .body as { id: string; secret: string };
+    const third = await call(admin, 'POST', `/service-accounts/${account.client_id}/secrets`, {});
+
+    const removed = await call(
+      admin,
+      'DELETE',
+      `/service-accounts/${account.client_id}/secrets/${first}`,
+    );
+
+    expect(third).toEqual({
+      status: 409,
+      body: {
+        error: 409,
+        message:
+          'This service account already has two live secrets: remove one before adding another',
+      },
+    });
+    expect(removed.status).toBe(204);
+    expect((await secretGrant(account.client_id, account.secret)).status).toBe(401);
+    expect((await secretGrant(account.client_id, second.secret)).status).toBe(200);
+    expect((await auditOf(account.client_id)).map((e) => [e.action, e.details])).toEqual(
+      expect.arrayContaining([['service_account.secret_remove', { secret: { id: first } }]]),
+    );
+    // The last secret is the last credential: refused.
+    expect(
+      (await call(admin, 'DELETE', `/service-accounts/${account.client_id}/secrets/${second.id}`))
+        .status,
+    ).toBe(409);
+  });
+
+  test('When a secret id is malformed or unknown, or the body is hostile, then 404 or 400 in the Error shape and nothing changes; a View user gets 403', async () => {
+    const account = await newAccount();
+    const base = `/service-accounts/${account.client_id}/secrets`;
+
+    const answers = [
+      await call(admin, 'DELETE', `${base}/not-a-secret`),
+      await call(admin, 'DELETE', `${base}/sec-0000000000000000`),
+      await call(admin, 'POST', base, { expires_at: 'tomorrow' }),
+      await call(admin, 'POST', base, { expires_at: '2001-01-01T00:00:00Z' }),
+      await call(admin, 'POST', base, { secret: 'pss_chosen' }),
+      await call(viewer, 'POST', base, {}),
+    ];
+
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 400, 400, 400, 403]);
+    for (const answer of answers)
+      expect(answer.body).toEqual({ error: answer.status, message: expect.any(String) });
+    const credentials = await call(
+      admin,
+      'GET',
+      `/service-accounts/${account.client_id}/credentials`,
+    );
+    expect(credentials.body!.secrets).toHaveLength(1);
+  });
+
+  test('When a secret add cannot be audited, then 503 and the secret is removed again', async () => {
+    const account = await newAccount();
+
+    const res = await call(
+      admin,
+      'POST',
+      `/service-accounts/${account.client_id}/secrets`,
+      {},
+      broken.url,
+    );
+
+    expect(res.status).toBe(503);
+    expect(
+      (await call(admin, 'GET', `/service-accounts/${account.client_id}/credentials`)).body!
+        .secrets,
+    ).toHaveLength(1);
+  });
+});
+
 describe('keys through the account admin API', () => {
   test('When an Account Admin adds a key, then 201 with the key as documented, the event is audited, and an assertion signed with it gets a token', async () => {
     const account = await newAccount();
@@ -267,6 +392,7 @@ describe('keys through the account admin API', () => {
         client_id: account.client_id,
         disabled: false,
         secret: { created_at: expect.any(String), last_used_at: null, expires_at: null },
+        secrets: [expect.objectContaining({ id: expect.stringMatching(/^sec-/) })],
         keys: [],
         trusts: [],
         leaks: [],
@@ -282,6 +408,8 @@ describe('keys through the account admin API', () => {
     const other = await createTenant(ts);
     const otherAdmin = await signIn(portal.url, other.tenant, other.admin);
     const path = `/service-accounts/${account.client_id}`;
+    const before = (await call(admin, 'GET', `${path}/credentials`)).body!;
+    const [secret] = before.secrets as Array<{ id: string }>;
 
     const answers = [
       await call(otherAdmin, 'GET', `${path}/credentials`),
@@ -292,15 +420,16 @@ describe('keys through the account admin API', () => {
         audience: 'y',
       }),
       await call(otherAdmin, 'DELETE', `${path}/secret`),
+      await call(otherAdmin, 'POST', `${path}/secrets`, {}),
+      await call(otherAdmin, 'DELETE', `${path}/secrets/${secret!.id}`),
       await call(otherAdmin, 'POST', `${path}/disable`),
     ];
 
-    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 404]);
-    expect((await call(admin, 'GET', `${path}/credentials`)).body).toMatchObject({
-      keys: [],
-      trusts: [],
-      disabled: false,
-    });
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    for (const answer of answers) expect(answer.body).toMatchObject({ error: 404 });
+    const after = (await call(admin, 'GET', `${path}/credentials`)).body!;
+    expect(after).toMatchObject({ keys: [], trusts: [], disabled: false });
+    expect(after.secrets).toEqual(before.secrets);
   });
 });
 

@@ -91,6 +91,8 @@ describe('the OpenAPI document', () => {
       '/service-accounts/{client_id}/keys/{key_id}': ['delete'],
       '/service-accounts/{client_id}/reset-secret': ['post'],
       '/service-accounts/{client_id}/secret': ['delete'],
+      '/service-accounts/{client_id}/secrets': ['post'],
+      '/service-accounts/{client_id}/secrets/{secret_id}': ['delete'],
       '/service-accounts/{client_id}/trusts': ['post'],
       '/service-accounts/{client_id}/trusts/{trust_id}': ['delete'],
       '/settings/credentials': ['get', 'patch'],

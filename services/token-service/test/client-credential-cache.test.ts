@@ -91,7 +91,7 @@ describe('a change heard while the credential is read', () => {
       const trusted = rows.filter((row) => row !== undefined && repo.isCurrent(row));
       expect(trusted.filter((row) => row!.token_version < entry!.version)).toEqual([]);
       const now = await repo.find(tenant, account.client_id);
-      expect({ digest: now?.secret_digest, version: now?.token_version }).toEqual({
+      expect({ digest: now?.secrets[0]?.digest, version: now?.token_version }).toEqual({
         digest: `${round}`.padStart(64, 'f'),
         version: entry!.version,
       });

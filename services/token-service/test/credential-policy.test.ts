@@ -46,6 +46,11 @@ function setQuota(h: Harness, tenant: string, clientId: string, quota: object | 
 async function ageSecret(h: Harness, clientId: string, ageMs: number): Promise<Date> {
   const createdAt = new Date(Date.now() - ageMs);
   await h.service
+    .db('service_account_secrets')
+    .where({ sub: clientId })
+    .update({ created_at: createdAt });
+  // The account row mirrors its newest secret (for replicas of the previous release).
+  await h.service
     .db('service_accounts')
     .where({ sub: clientId })
     .update({ secret_created_at: createdAt });

@@ -75,6 +75,20 @@ describe('Token exchange decision', () => {
     ).toEqual({ sub: 'sa-actor', ver: 4, act: { sub: 'b', ver: 2, act: { sub: 'c', ver: 3 } } });
   });
 
+  test('When actors authenticated with named credentials, then each act member keeps its own cred', () => {
+    expect(
+      actChain({ ...actor, cred: 'secret:s1' }, [
+        { sub: 'b', ver: 2, cred: 'key:k2' },
+        { sub: 'c', ver: 3 },
+      ]),
+    ).toEqual({
+      sub: 'sa-actor',
+      ver: 4,
+      cred: 'secret:s1',
+      act: { sub: 'b', ver: 2, cred: 'key:k2', act: { sub: 'c', ver: 3 } },
+    });
+  });
+
   test('When the scope or target is asked in other forms, then the rules hold', () => {
     const permitted = new Set(['plants:read', 'plants:write']);
     expect(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startWorkloadIssuer, type WorkloadIssuer } from '@plant/test-kit';
-import { useHarness, type Harness } from './helpers/harness.js';
+import { decodeJwt, useHarness, type Harness } from './helpers/harness.js';
 import { sendAssertion } from './helpers/assertion-client.js';
 import { internal } from './helpers/internal-client.js';
 import { verifyToken } from './helpers/token-client.js';
@@ -142,7 +142,7 @@ describe('trusted workloads (federation)', () => {
     await sendAssertion(h, tenant, sameTenantOther.client_id, token).expect(401);
   });
 
-  test('When a trust is removed, then the workload is refused and the tokens minted before are revoked (version bumped)', async () => {
+  test('When a trust is removed, then the workload is refused and exactly the tokens it obtained are revoked (its credential named, the version kept)', async () => {
     const workload = await trustedWorkload(h, tenant, cluster);
     const before = await workloadGrant(h, tenant, workload).expect(200);
 
@@ -157,9 +157,11 @@ describe('trusted workloads (federation)', () => {
     expect(account.body).toEqual({
       tenant,
       sub: workload.account.client_id,
-      version: 2,
+      version: 1,
       deleted: false,
+      credentials: [`trust:${workload.trustId}`],
     });
+    expect(decodeJwt(before.body.access_token).payload.cred).toBe(`trust:${workload.trustId}`);
   });
 
   test('When six distinct issuers are trusted at once over a tenant capped at three, then exactly three are kept, and another trust of a kept issuer still goes in', async () => {

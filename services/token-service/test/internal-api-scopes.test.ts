@@ -96,6 +96,7 @@ function urlOf(route: Route): string {
     sub: account.client_id,
     key_id: keyId,
     trust_id: trustId,
+    secret_id: 'sec-0000000000000000',
     factor_id: '00000000-0000-4000-8000-000000000000',
   };
   return route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {

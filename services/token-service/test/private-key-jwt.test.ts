@@ -286,6 +286,7 @@ describe('private_key_jwt (RFC 7523) at the token endpoint', () => {
     expect(Object.keys(decodeJwt(res.body.access_token).payload).sort()).toEqual([
       'aud',
       'client_id',
+      'cred',
       'exp',
       'grants',
       'iat',

@@ -107,6 +107,34 @@ describe('pruning the revocation store', () => {
     expect(entries[0]!.ttl).toBeLessThanOrEqual(11);
   });
 
+  test('When 20 secrets were removed longer ago than the horizon and one just now, then pruning deletes the old credential rows and the store holds only the live one', async () => {
+    const { tenant } = await h.createTenant();
+    const recent = await api.createServiceAccount(tenant);
+    for (let i = 0; i < 10; i++) {
+      const account = await api.createServiceAccount(tenant);
+      for (let round = 0; round < 2; round++) {
+        const added = await api.addSecret(tenant, account.client_id).expect(201);
+        await api.removeSecretById(tenant, account.client_id, added.body.id).expect(204);
+      }
+    }
+    await ageChanges(h, tenant, horizonOf(h) + 1);
+    const added = await api.addSecret(tenant, recent.client_id).expect(201);
+    await api.removeSecretById(tenant, recent.client_id, added.body.id).expect(204);
+
+    const pruned = await h.service.pruner.run();
+    const stored = await h.service
+      .db('revocation_changes')
+      .where({ realm: tenant })
+      .select('sub', 'credential');
+
+    // Other tests' changes of this database may fall due in the same run.
+    expect(pruned?.changes).toBeGreaterThanOrEqual(20);
+    expect(stored).toEqual([{ sub: recent.client_id, credential: `secret:${added.body.id}` }]);
+    expect(ofTenant(tenant, (await changes.snapshot()).entries)).toEqual([
+      { ...entryOf(tenant, recent.client_id, 1), credentials: [`secret:${added.body.id}`] },
+    ]);
+  });
+
   test('When a reset is younger than the horizon, then pruning keeps it in the snapshot and the feed, so a token minted just before it stays refused until it expires', async () => {
     const { tenant } = await h.createTenant();
     const account = await api.createServiceAccount(tenant);

@@ -54,12 +54,13 @@ function post(h: Harness, report: SignedLeakReport) {
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
-async function principalVersion(h: Harness, tenant: string, sub: string): Promise<number> {
+/** The principal's revocation entry, as a resource server's fallback lookup reads it. */
+async function principalEntry(h: Harness, tenant: string, sub: string): Promise<unknown> {
   const res = await request(h.internalUrl)
     .get(`/internal/v1/realms/${tenant}/principals/${sub}`)
     .set('authorization', AUTH)
     .expect(200);
-  return (res.body as { version: number }).version;
+  return res.body;
 }
 
 async function securityEvents(h: Harness, sub: string) {
@@ -71,15 +72,20 @@ async function securityEvents(h: Harness, sub: string) {
 }
 
 describe('POST /secret-scanning/github', () => {
-  test('When a live secret is reported, then it stops working on every replica, its tokens are revoked, the account keeps its keys, and the leak is shown and audited', async () => {
+  test('When a live secret is reported, then it stops working on every replica, exactly its tokens are revoked, the other secret and the keys keep working, and the leak names the secret and is audited', async () => {
     const { tenant } = await a.createTenant();
     const account = await internal(a).createServiceAccount(tenant);
     const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     await internal(a)
       .addKey(tenant, account.client_id, { jwk: publicKey.export({ format: 'jwk' }) })
       .expect(201);
-    // Replica B caches the credential; a token is minted before the leak.
+    const leakedId = (await internal(a).credentials(tenant, account.client_id).expect(200)).body
+      .secrets[0].id as string;
+    const second = await internal(a).addSecret(tenant, account.client_id).expect(201);
+    // Replica B caches the credential; a token of each secret is minted before the leak.
     const before = await grant(b, tenant, account.client_id, account.secret).expect(200);
+    const other = await grant(b, tenant, account.client_id, second.body.secret).expect(200);
+    expect(decodeJwt(before.body.access_token as string).payload.cred).toBe(`secret:${leakedId}`);
     const url = 'https://github.com/acme/app/blob/main/.env';
 
     const res = await post(a, reporter.report([leakedToken(account.secret, url)]));
@@ -98,11 +104,19 @@ describe('POST /secret-scanning/github', () => {
       async () => (await grant(b, tenant, account.client_id, account.secret)).status === 401,
       'replica B refuses the leaked secret',
     );
-    const ver = decodeJwt(before.body.access_token as string).payload.ver as number;
-    expect(await principalVersion(a, tenant, account.client_id)).toBeGreaterThan(ver);
+    // The other secret keeps working, and so do its tokens: the version did not move.
+    await grant(b, tenant, account.client_id, second.body.secret).expect(200);
+    const ver = decodeJwt(other.body.access_token as string).payload.ver as number;
+    expect(await principalEntry(a, tenant, account.client_id)).toEqual({
+      tenant,
+      sub: account.client_id,
+      version: ver,
+      deleted: false,
+      credentials: [`secret:${leakedId}`],
+    });
     const credentials = await internal(a).credentials(tenant, account.client_id).expect(200);
     expect(credentials.body).toMatchObject({
-      secret: null,
+      secrets: [expect.objectContaining({ id: second.body.id })],
       keys: [expect.objectContaining({ alg: 'ES256' })],
       leaks: [
         {
@@ -111,6 +125,7 @@ describe('POST /secret-scanning/github', () => {
           reporter: 'GitHub secret scanning',
           action: 'revoked',
           secret_current: false,
+          secret_id: leakedId,
         },
       ],
     });
@@ -118,7 +133,7 @@ describe('POST /secret-scanning/github', () => {
       {
         action: 'service_account.secret_leak_revoked',
         actor_email: 'GitHub secret scanning',
-        details: { url, source: 'content' },
+        details: { url, source: 'content', secret_id: leakedId },
       },
     ]);
     expect(a.logs.join('\n')).not.toContain(account.secret);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
 import { clientKeyPair, eventually, hostileKeys, rsaJwk } from '@plant/test-kit';
 import * as client from 'openid-client';
-import { useHarness, type Harness } from './helpers/harness.js';
+import { decodeJwt, useHarness, type Harness } from './helpers/harness.js';
 import { assertionGrant, keyedAccount } from './helpers/assertion-client.js';
 import { internal } from './helpers/internal-client.js';
 import { listenToRevocations } from './helpers/revocation-feed.js';
@@ -179,7 +179,7 @@ describe("a service account's keys", () => {
     );
   });
 
-  test('When a key is removed, then it stops working, the tokens minted before are revoked (version bumped and published) and another key keeps working', async () => {
+  test("When a key is removed, then it stops working, exactly its tokens are revoked (its credential published, the version kept) and another key's tokens keep working", async () => {
     const keyed = await keyedAccount(h, tenant);
     const spare = clientKeyPair('ec');
     const spareId = (
@@ -188,6 +188,11 @@ describe("a service account's keys", () => {
         .expect(201)
     ).body.id;
     const before = await assertionGrant(h, tenant, keyed).expect(200);
+    const spareBefore = await assertionGrant(h, tenant, {
+      account: keyed.account,
+      key: spare,
+      kid: spareId,
+    }).expect(200);
 
     await internal(h).removeKey(tenant, keyed.account.client_id, keyed.kid).expect(204);
     const removed = await assertionGrant(h, tenant, keyed).expect(401);
@@ -198,15 +203,21 @@ describe("a service account's keys", () => {
     }).expect(200);
 
     expect(removed.body.error).toBe('invalid_client');
-    expect((await verifyToken(h, before.body.access_token, tenant)).ver).toBe(1);
-    expect((await verifyToken(h, after.body.access_token, tenant)).ver).toBe(2);
+    expect(decodeJwt(before.body.access_token).payload.cred).toBe(`key:${keyed.kid}`);
+    expect(decodeJwt(after.body.access_token).payload.cred).toBe(`key:${spareId}`);
     await eventually(
       () =>
         revocations.events.some(
-          (e) => e.sub === keyed.account.client_id && e.version === 2 && !e.deleted,
+          (e) =>
+            e.sub === keyed.account.client_id &&
+            e.version === 1 &&
+            Array.isArray(e.credentials) &&
+            e.credentials.includes(`key:${keyed.kid}`),
         ),
       'the removal published',
     );
+    expect((await verifyToken(h, spareBefore.body.access_token, tenant)).ver).toBe(1);
+    expect((await verifyToken(h, after.body.access_token, tenant)).ver).toBe(1);
   });
 
   test('When a key that does not exist is removed, then 404 and nothing is revoked', async () => {

@@ -55,6 +55,7 @@ describe('client credentials grant', () => {
       role: 'View',
       grants: [],
       ver: 1,
+      cred: expect.stringMatching(/^secret:sec-[0-9a-f]{16}$/),
     });
     await expect(verify(res.body.access_token, tenant)).resolves.toMatchObject({
       sub: account.client_id,

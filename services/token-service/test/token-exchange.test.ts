@@ -394,6 +394,53 @@ describe('Token exchange: what an attacker tries', () => {
     expect(replay.body.error).toBe('invalid_request');
   });
 
+  test("When the actor's secret that made an exchange is removed, then exactly what it exchanged is refused; its other secret's exchange stays active", async () => {
+    const { inventory, subjectToken } = await parties();
+    const firstId = (await api.credentials(tenant, inventory.client_id).expect(200)).body.secrets[0]
+      .id as string;
+    const second = (await api.addSecret(tenant, inventory.client_id).expect(201)).body as {
+      id: string;
+      secret: string;
+    };
+    const viaFirst = (await exchange(inventory, { subject_token: subjectToken }).expect(200)).body
+      .access_token as string;
+    const viaSecond = (
+      await exchange(
+        { ...inventory, secret: second.secret },
+        { subject_token: subjectToken },
+      ).expect(200)
+    ).body.access_token as string;
+    expect(decodeJwt(viaFirst).payload.act).toMatchObject({ cred: `secret:${firstId}` });
+    expect(decodeJwt(viaSecond).payload.act).toMatchObject({ cred: `secret:${second.id}` });
+    expect(decodeJwt(viaFirst).payload.cred).toBe(decodeJwt(subjectToken).payload.cred);
+
+    await api.removeSecretById(tenant, inventory.client_id, firstId).expect(204);
+    await eventually(
+      async () => (await introspect(viaFirst)).body.active === false,
+      'introspection refuses it',
+    );
+    expect((await introspect(viaSecond)).body.active).toBe(true);
+    expect((await introspect(subjectToken)).body.active).toBe(true);
+  });
+
+  test("When the subject's secret is removed, then what was exchanged from its token is refused", async () => {
+    const { caller, inventory, subjectToken } = await parties();
+    const firstId = (await api.credentials(tenant, caller.client_id).expect(200)).body.secrets[0]
+      .id as string;
+    await api.addSecret(tenant, caller.client_id).expect(201);
+    const exchanged = (await exchange(inventory, { subject_token: subjectToken }).expect(200)).body
+      .access_token as string;
+    expect(decodeJwt(exchanged).payload.cred).toBe(`secret:${firstId}`);
+
+    await api.removeSecretById(tenant, caller.client_id, firstId).expect(204);
+    await eventually(
+      async () => (await introspect(exchanged)).body.active === false,
+      'introspection refuses it',
+    );
+    const replay = await exchange(inventory, { subject_token: subjectToken });
+    expect(replay.body.error).toBe('invalid_request');
+  });
+
   test('When the actor is reset or loses the permission, then what it exchanged is refused', async () => {
     const first = await parties();
     const token = (

@@ -52,10 +52,21 @@ export interface ServiceAccountTrust {
   last_used_at: string | null;
 }
 
+/** One of an account's secrets (at most two live), never its value. */
+export interface ServiceAccountSecret {
+  id: string;
+  created_at: string;
+  created_by: string | null;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
 export interface ServiceAccountCredentials {
   client_id: string;
   disabled: boolean;
+  /** The newest secret's dates. */
   secret: { created_at: string; last_used_at: string | null; expires_at: string | null } | null;
+  secrets: ServiceAccountSecret[];
   keys: ServiceAccountKey[];
   trusts: ServiceAccountTrust[];
 }

@@ -9,6 +9,7 @@ import {
   accountPath,
   type ServiceAccount,
   type ServiceAccountCredentials,
+  type ServiceAccountSecret,
   type ServiceAccountWithSecret,
 } from '../api/resources.js';
 import { CliError, EXIT } from '../exit-codes.js';
@@ -28,13 +29,18 @@ const ACCOUNT_COLUMNS: Column<ServiceAccount>[] = [
   ['LAST USED', (a) => a.last_used_at],
 ];
 
-/** The client_id of the account named by `ref` (its client_id, else its exact name). */
-export async function resolveAccount(api: ApiClient, ref: string): Promise<string> {
+/** The account named by `ref` (its client_id, else its exact name). */
+async function findAccount(api: ApiClient, ref: string): Promise<ServiceAccount> {
   const list = await api.request<ServiceAccount[]>('GET', '/service-accounts');
   const found = list.body.find((a) => a.client_id === ref) ?? list.body.find((a) => a.name === ref);
   if (found === undefined)
     throw new CliError(`No service account ${JSON.stringify(ref)} in ${api.tenant}`, EXIT.notFound);
-  return found.client_id;
+  return found;
+}
+
+/** The client_id of the account named by `ref` (its client_id, else its exact name). */
+export async function resolveAccount(api: ApiClient, ref: string): Promise<string> {
+  return (await findAccount(api, ref)).client_id;
 }
 
 const bool = (value: string): boolean => {
@@ -172,6 +178,65 @@ export function registerServiceAccountCommands(program: Command, ctx: CommandCon
     });
 
   registerCredentialCommands(sa, ctx);
+  registerSecretCommands(sa, ctx);
+}
+
+/**
+ * `sa secrets`: rotation without an outage. Add a second secret, move the client to it, then
+ * remove the old one: exactly the tokens the removed secret got are revoked, the new one's stay.
+ */
+function registerSecretCommands(sa: Command, ctx: CommandContext): void {
+  const secrets = sa
+    .command('secrets')
+    .description("An account's secrets (at most two live), for a rotation without an outage");
+  secrets
+    .command('list <account>')
+    .description("The account's secrets: id and dates, never the value")
+    .action(async (ref: string) => {
+      const api = await ctx.api();
+      const { body } = await api.request<ServiceAccountCredentials>(
+        'GET',
+        accountPath(await resolveAccount(api, ref), '/credentials'),
+      );
+      printResult(ctx.io, ctx.output, body.secrets, [
+        ['ID', (s) => s.id],
+        ['CREATED', (s) => s.created_at],
+        ['EXPIRES', (s) => s.expires_at ?? 'never'],
+        ['LAST USED', (s) => s.last_used_at],
+      ]);
+    });
+  withSecretOptions(
+    secrets
+      .command('add <account>')
+      .description(
+        'Add a secret beside the current one (at most two live); shown once, or written where --secret-file says',
+      )
+      .option('--expires-at <time>', 'when it stops working (ISO 8601 with a zone, ≤ 730 days)'),
+  ).action(async (ref: string, options: SecretOptions & { expiresAt?: string }) => {
+    const sink = await secretSink(ctx, options);
+    const api = await ctx.api();
+    const account = await findAccount(api, ref);
+    const { body } = await api.request<ServiceAccountSecret & { secret: string }>(
+      'POST',
+      accountPath(account.client_id, '/secrets'),
+      { body: options.expiresAt === undefined ? {} : { expires_at: options.expiresAt } },
+    );
+    await sink.put({ ...account, secret: body.secret });
+    ctx.tell(`Added secret ${body.id} to ${account.name}.`);
+  });
+  secrets
+    .command('remove <account> <secret-id>')
+    .description(
+      'Remove one secret; exactly the tokens it got are revoked, the other secret keeps working',
+    )
+    .action(async (ref: string, id: string) => {
+      const api = await ctx.api();
+      await api.request(
+        'DELETE',
+        accountPath(await resolveAccount(api, ref), `/secrets/${encodeURIComponent(id)}`),
+      );
+      ctx.tell(`Removed secret ${id}.`);
+    });
 }
 
 // long: the command table of keys and trusts, one entry per subcommand (data).

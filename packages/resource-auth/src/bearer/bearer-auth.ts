@@ -36,7 +36,13 @@ import { BearerTokenChecks } from './bearer-token-checks.js';
 import { FetchBudget } from './fetch-budget.js';
 import { JwksCache } from './jwks-cache.js';
 import type { AuthenticatedRequest } from './authenticated-request.js';
-import { roleRefusal, roleRefusalMessage, type Principal, type Role } from './principal.js';
+import {
+  roleRefusal,
+  roleRefusalMessage,
+  type Actor,
+  type Principal,
+  type Role,
+} from './principal.js';
 import { readHandler, type Caller } from './read-handler.js';
 import { RealmDirectory } from './realm-directory.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
@@ -135,15 +141,19 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
     throw new AuthUnavailable();
   };
 
-  /** One principal's verdict (the subject's, or one actor's), synchronous when the checker answers from memory. */
+  /**
+   * One principal's verdict (the subject's, or one actor's), synchronous when the checker answers
+   * from memory; `cred` is the credential that principal used, so removing it refuses the token.
+   */
   function verdictOf(
     checker: NonNullable<typeof revocation>,
     tenant: string,
     sub: string,
     ver: number,
+    cred: string | undefined,
   ): RevocationVerdict | Promise<RevocationVerdict> {
     try {
-      return checker.check(tenant, sub, ver);
+      return checker.check(tenant, sub, ver, cred);
     } catch (err) {
       return unavailable(err);
     }
@@ -157,11 +167,13 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   function checkChain(
     checker: NonNullable<typeof revocation>,
     principal: Principal,
-    actors: readonly { sub: string; ver: number }[],
+    actors: readonly Actor[],
   ): Principal | Promise<Principal> {
     const verdicts = [
-      verdictOf(checker, principal.tenant, principal.sub, principal.ver),
-      ...actors.map((actor) => verdictOf(checker, principal.tenant, actor.sub, actor.ver)),
+      verdictOf(checker, principal.tenant, principal.sub, principal.ver, principal.cred),
+      ...actors.map((actor) =>
+        verdictOf(checker, principal.tenant, actor.sub, actor.ver, actor.cred),
+      ),
     ];
     const combine = (all: RevocationVerdict[]): RevocationVerdict => {
       if (all.includes('revoked')) return 'revoked';
@@ -176,7 +188,13 @@ export function createBearerAuth(options: BearerAuthOptions): BearerAuth {
   function checkRevocation(principal: Principal): Principal | Promise<Principal> {
     if (revocation === undefined) return principal;
     if (principal.actors !== undefined) return checkChain(revocation, principal, principal.actors);
-    const verdict = verdictOf(revocation, principal.tenant, principal.sub, principal.ver);
+    const verdict = verdictOf(
+      revocation,
+      principal.tenant,
+      principal.sub,
+      principal.ver,
+      principal.cred,
+    );
     if (typeof verdict === 'string') return settle(verdict, principal);
     return verdict.then((v) => settle(v, principal), unavailable);
   }

@@ -22,11 +22,14 @@ export interface Grant {
 /**
  * One party of an exchanged token's chain (RFC 8693 §4.1 `act`): the service account that
  * obtained it for the subject, and its token version then. Revocation checks each one as it
- * checks the subject: a reset, disable or deletion of any actor refuses the token.
+ * checks the subject: a reset, disable or deletion of any actor refuses the token, and so does
+ * the removal of the credential it obtained the token with.
  */
 export interface Actor {
   sub: string;
   ver: number;
+  /** The credential the actor authenticated the exchange with (`cred`, as a token's own; decision 0035). */
+  cred?: string;
 }
 
 /** The deepest chain of actors a token may carry (a token exchanged from an exchanged one, and so on). */
@@ -50,6 +53,11 @@ export interface Principal {
   exp: number;
   /** The token id, when the issuer set one. */
   jti?: string;
+  /**
+   * The credential that obtained the token (`cred`: `secret:<id>`, `key:<id>`, `trust:<id>`;
+   * decision 0035). Absent for people's tokens and tokens minted before tokens named it.
+   */
+  cred?: string;
   /** The thumbprint of the key the token is bound to (`cnf.jkt`, RFC 9449): set, only a DPoP proof by that key may use it. */
   jkt?: string;
   /** A user token's authentication context class (`acr`): which kind of sign-in it came from. */
@@ -134,6 +142,20 @@ function isText(value: unknown, max = MAX_CLAIM_TEXT): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max;
 }
 
+/** The optional text claims that are there (`jti`, `cred`), or the reason one is malformed. */
+function optionalTexts(
+  claims: Record<'jti' | 'cred', unknown>,
+): Partial<Record<'jti' | 'cred', string>> | string {
+  const present: Partial<Record<'jti' | 'cred', string>> = {};
+  for (const name of ['jti', 'cred'] as const) {
+    const value = claims[name];
+    if (value === undefined) continue;
+    if (!isText(value)) return `Token ${name} claim is invalid`;
+    present[name] = value;
+  }
+  return present;
+}
+
 /**
  * Reads the principal from an already signature-checked payload, or returns the reason
  * the claims are unusable. The issuer/tenant relation is checked earlier (before any key
@@ -152,6 +174,7 @@ export function principalFromClaims(
     ver,
     exp,
     jti,
+    cred,
   } = claims;
   if (!isText(sub)) return 'Token sub claim is missing or invalid';
   if (!isText(clientId)) return 'Token client_id claim is missing or invalid';
@@ -168,7 +191,8 @@ export function principalFromClaims(
     return 'Token ver claim must be a positive integer';
   if (typeof exp !== 'number' || !Number.isFinite(exp))
     return 'Token exp claim is missing or invalid';
-  if (jti !== undefined && !isText(jti)) return 'Token jti claim is invalid';
+  const optional = optionalTexts({ jti, cred });
+  if (typeof optional === 'string') return optional;
   const jkt = readBinding(claims.cnf);
   if (jkt === null) return 'Token cnf claim is invalid';
   const grants = readGrants(claims.grants);
@@ -184,7 +208,7 @@ export function principalFromClaims(
     ver,
     exp,
   };
-  if (jti !== undefined) principal.jti = jti;
+  Object.assign(principal, optional);
   if (jkt !== undefined) principal.jkt = jkt;
   return withActors(Object.assign(principal, authContextOf(claims)), claims.act);
 }
@@ -201,7 +225,8 @@ function authContextOf(claims: Record<string, unknown>): Pick<Principal, 'acr' |
 /**
  * The `act` chain, outermost (current) actor first, or undefined when it is malformed or deeper
  * than MAX_ACTOR_DEPTH: such a token is refused, never read as one without actors (that would
- * skip the actors' revocation). Members besides `sub`, `ver` and `act` are informational.
+ * skip the actors' revocation). Members besides `sub`, `ver`, `cred` and `act` are informational;
+ * a `cred` that is there but malformed refuses the token, as the token's own `cred` does.
  */
 function readActors(value: unknown): Actor[] | undefined {
   const actors: Actor[] = [];
@@ -209,10 +234,11 @@ function readActors(value: unknown): Actor[] | undefined {
   while (act !== undefined) {
     if (actors.length === MAX_ACTOR_DEPTH) return undefined;
     if (typeof act !== 'object' || act === null || Array.isArray(act)) return undefined;
-    const { sub, ver } = act as { sub?: unknown; ver?: unknown };
+    const { sub, ver, cred } = act as { sub?: unknown; ver?: unknown; cred?: unknown };
     if (!isText(sub) || typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 1)
       return undefined;
-    actors.push(Object.freeze({ sub, ver }));
+    if (cred !== undefined && !isText(cred)) return undefined;
+    actors.push(Object.freeze(cred === undefined ? { sub, ver } : { sub, ver, cred }));
     act = (act as { act?: unknown }).act;
   }
   return actors;

@@ -11,6 +11,7 @@ import type {
   RevocationEntry,
   RevocationSnapshot,
 } from './revocation-types.js';
+import { MAX_ENTRY_CREDENTIALS } from './revocation-types.js';
 
 const MAX_NAME_LENGTH = 255;
 /** Far longer than any real entry; bounds the parse cost of a hostile or broken publisher. */
@@ -23,15 +24,27 @@ function isName(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH;
 }
 
+/** `credentials` when absent (undefined), or a short list of names; false when malformed. */
+function credentialsOf(value: unknown): string[] | undefined | false {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_ENTRY_CREDENTIALS || !value.every(isName))
+    return false;
+  return value.length === 0 ? undefined : [...(value as string[])];
+}
+
 /** The entry, or undefined when `value` is not exactly a well-formed `RevocationEntry`. Extra fields are dropped. */
 export function toRevocationEntry(value: unknown): RevocationEntry | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { tenant, sub, version, deleted } = value as Record<string, unknown>;
+  const { tenant, sub, version, deleted, credentials } = value as Record<string, unknown>;
   if (!isName(tenant) || !isName(sub)) return undefined;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)
     return undefined;
   if (typeof deleted !== 'boolean') return undefined;
-  return { tenant, sub, version, deleted };
+  const named = credentialsOf(credentials);
+  if (named === false) return undefined;
+  return named === undefined
+    ? { tenant, sub, version, deleted }
+    : { tenant, sub, version, deleted, credentials: named };
 }
 
 /** An entry of the snapshot or the feed: a `RevocationEntry` with its `ttl`, a whole number of seconds ≥ 1. */

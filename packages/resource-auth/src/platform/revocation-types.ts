@@ -2,12 +2,22 @@
 /** The Redis channel on which the token service publishes every `RevocationEntry`. */
 export const REVOCATION_CHANNEL = 'plantstore:revocations';
 
-/** A principal's token version (tokens with a lower `ver` are revoked) and whether it is deleted. */
+/** The most credentials one entry names (a change names one, or two when every secret goes); bounds a hostile message. */
+export const MAX_ENTRY_CREDENTIALS = 16;
+
+/**
+ * A principal's token version (tokens with a lower `ver` are revoked) and whether it is deleted;
+ * with `credentials`, also the credentials whose tokens are revoked (a token's `cred` claim,
+ * `secret:<id>`, `key:<id>` or `trust:<id>`: decision 0035), whatever their `ver`. Resource
+ * servers of an earlier release drop the field and apply the version, which such an entry
+ * does not raise: the field only ever adds revocations.
+ */
 export interface RevocationEntry {
   tenant: string;
   sub: string;
   version: number;
   deleted: boolean;
+  credentials?: string[];
 }
 
 /**

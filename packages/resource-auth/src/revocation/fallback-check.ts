@@ -30,23 +30,28 @@ export class FallbackCheck {
     this.#lookups = new PrincipalLookupCache(options.cacheMs);
   }
 
-  check(tenant: string, sub: string, ver: number): RevocationVerdict | Promise<RevocationVerdict> {
+  check(
+    tenant: string,
+    sub: string,
+    ver: number,
+    credential?: string,
+  ): RevocationVerdict | Promise<RevocationVerdict> {
     const { map, metrics } = this.options;
-    if (map.isRevoked(tenant, sub, ver)) {
+    if (map.isRevoked(tenant, sub, ver, credential)) {
       metrics.fallbacks.inc({ result: 'revoked' });
       return 'revoked';
     }
     const key = PrincipalLookupCache.key(tenant, sub);
     const cached = this.#lookups.get(key, Date.now());
     if (cached !== undefined) {
-      const verdict = this.#verdict(cached, tenant, sub, ver);
+      const verdict = this.#verdict(cached, tenant, sub, ver, credential);
       metrics.fallbacks.inc({ result: verdict });
       return verdict;
     }
     return this.#lookups
       .lookup(key, () => this.#ask(tenant, sub))
       .then(
-        (lookup) => this.#verdict(lookup, tenant, sub, ver),
+        (lookup) => this.#verdict(lookup, tenant, sub, ver, credential),
         () => 'unavailable' as const,
       )
       .then((verdict) => {
@@ -77,15 +82,24 @@ export class FallbackCheck {
     }
   }
 
-  #verdict(lookup: PrincipalLookup, tenant: string, sub: string, ver: number): RevocationVerdict {
+  #verdict(
+    lookup: PrincipalLookup,
+    tenant: string,
+    sub: string,
+    ver: number,
+    credential: string | undefined,
+  ): RevocationVerdict {
     // The token verified against the realm's key, so the principal existed when it was minted;
     // the token service keeps principal rows after deletion. "Never existed" therefore means the
     // realm or the principal was purged: no token of it may work. The authority answered, so
     // this is a revocation (401), not an outage (503).
     if (lookup.kind === 'not-found') return 'revoked';
-    const { version, deleted } = lookup.entry;
+    const { version, deleted, credentials = [] } = lookup.entry;
     if (deleted || ver < version) return 'revoked';
+    // The answer names the credentials revoked within the horizon; a token naming none may be of any (decision 0035).
+    if (credential === undefined ? credentials.length > 0 : credentials.includes(credential))
+      return 'revoked';
     // An event may have arrived since the lookup was sent.
-    return this.options.map.verdict(tenant, sub, ver);
+    return this.options.map.verdict(tenant, sub, ver, credential);
   }
 }

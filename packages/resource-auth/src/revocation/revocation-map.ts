@@ -6,6 +6,8 @@ import type { RevocationVerdict } from './types.js';
 interface Confirmed {
   version: number;
   deleted: boolean;
+  /** The credentials whose tokens are revoked (decision 0035); absent while none is. */
+  credentials: Set<string> | undefined;
   /** `performance.now()` after which no token it revokes can still be live. */
   until: number;
 }
@@ -14,19 +16,53 @@ interface Confirmed {
 interface Provisional {
   version: number;
   deleted: boolean;
+  credentials: Set<string> | undefined;
   /** The resync epoch it was written in (see `beginEpoch`). */
   epoch: number;
 }
 
 type Table<T> = Map<string, Map<string, T>>;
 
-/** Version 1 and not deleted is what absence means already. */
-const isNothing = (entry: RevocationEntry) => entry.version <= 1 && !entry.deleted;
+/** Version 1, not deleted and no credential named is what absence means already. */
+const isNothing = (entry: RevocationEntry) =>
+  entry.version <= 1 && !entry.deleted && (entry.credentials?.length ?? 0) === 0;
+
+/** Joins the entry's credentials into `held`; how many were new. */
+function joinCredentials(
+  held: { credentials: Set<string> | undefined },
+  entry: RevocationEntry,
+): number {
+  if (entry.credentials === undefined) return 0;
+  held.credentials ??= new Set();
+  const before = held.credentials.size;
+  for (const credential of entry.credentials) held.credentials.add(credential);
+  return held.credentials.size - before;
+}
 
 /**
- * The in-memory revocation state: (tenant, sub) -> minimum valid `ver`, or deleted. A principal
- * that is absent has version 1 and is not deleted (the token service's defaults), so only
- * principals with something to revoke take memory.
+ * Whether the held credentials revoke a token naming `credential`. A token that names none was
+ * minted before tokens named their credential: it may have been obtained with any of them, so
+ * any revoked credential of its principal revokes it (decision 0035).
+ */
+function revokesCredential(held: Set<string> | undefined, credential: string | undefined): boolean {
+  if (held === undefined) return false;
+  return credential === undefined ? held.size > 0 : held.has(credential);
+}
+
+/** Whether `fact` refuses a token of `ver` naming `credential`. */
+const refuses = (
+  fact: { version: number; deleted: boolean; credentials: Set<string> | undefined },
+  ver: number,
+  credential: string | undefined,
+) => fact.deleted || ver < fact.version || revokesCredential(fact.credentials, credential);
+
+/**
+ * The in-memory revocation state: (tenant, sub) -> minimum valid `ver`, or deleted, and the
+ * credentials whose tokens are revoked (a token's `cred` claim). A principal that is absent has
+ * version 1, is not deleted and has no revoked credential (the token service's defaults), so
+ * only principals with something to revoke take memory. A principal's revoked credentials live
+ * in its entry and go with it: the entry's time is its latest fact's, so every fact is kept at
+ * least its own horizon and at most until the principal's last change is a horizon old.
  *
  * Two tables, both read by `verdict` (a token is refused if either refuses it):
  * - confirmed: what the snapshot and the change feed said (Postgres, the source of truth). Each
@@ -55,7 +91,7 @@ export class RevocationMap {
   /** The confirmed entries by `until`: `expire` takes only those due. */
   readonly #expiries = new ExpiryQueue();
 
-  /** Entries held, both tables. */
+  /** Entries held, both tables: a principal's entry and each credential it names count one each. */
   get size(): number {
     return this.#confirmedSize + this.#provisionalSize;
   }
@@ -69,6 +105,7 @@ export class RevocationMap {
     if (current !== undefined) {
       current.version = Math.max(current.version, entry.version);
       current.deleted ||= entry.deleted;
+      this.#provisionalSize += joinCredentials(current, entry);
       current.epoch = this.#epoch;
       return stricter;
     }
@@ -76,25 +113,32 @@ export class RevocationMap {
       subs = new Map();
       this.#provisional.set(entry.tenant, subs);
     }
-    subs.set(entry.sub, { version: entry.version, deleted: entry.deleted, epoch: this.#epoch });
-    this.#provisionalSize += 1;
+    const added: Provisional = {
+      version: entry.version,
+      deleted: entry.deleted,
+      credentials: undefined,
+      epoch: this.#epoch,
+    };
+    this.#provisionalSize += 1 + joinCredentials(added, entry);
+    subs.set(entry.sub, added);
     return stricter;
   }
 
-  /** 'valid' iff the principal is not deleted and `ver` is at least its version. Never 'unavailable'. */
-  verdict(tenant: string, sub: string, ver: number): RevocationVerdict {
+  /**
+   * 'valid' iff the principal is not deleted, `ver` is at least its version and the token's
+   * credential (its `cred` claim, undefined when it names none) is not revoked. Never 'unavailable'.
+   */
+  verdict(tenant: string, sub: string, ver: number, credential?: string): RevocationVerdict {
     const confirmed = this.#confirmed.get(tenant)?.get(sub);
-    if (confirmed !== undefined && (confirmed.deleted || ver < confirmed.version)) return 'revoked';
+    if (confirmed !== undefined && refuses(confirmed, ver, credential)) return 'revoked';
     if (this.#provisionalSize === 0) return 'valid';
     const provisional = this.#provisional.get(tenant)?.get(sub);
-    return provisional !== undefined && (provisional.deleted || ver < provisional.version)
-      ? 'revoked'
-      : 'valid';
+    return provisional !== undefined && refuses(provisional, ver, credential) ? 'revoked' : 'valid';
   }
 
   /** True when the map alone proves the token revoked (then no other source can make it valid). */
-  isRevoked(tenant: string, sub: string, ver: number): boolean {
-    return this.verdict(tenant, sub, ver) === 'revoked';
+  isRevoked(tenant: string, sub: string, ver: number, credential?: string): boolean {
+    return this.verdict(tenant, sub, ver, credential) === 'revoked';
   }
 
   /** Starts a resync; every provisional write from now on belongs to the returned epoch. */
@@ -121,6 +165,7 @@ export class RevocationMap {
       if (current !== undefined) {
         current.version = Math.max(current.version, entry.version);
         current.deleted ||= entry.deleted;
+        this.#confirmedSize += joinCredentials(current, entry);
         if (until > current.until) {
           current.until = until;
           this.#expiries.push({ until, tenant: entry.tenant, sub: entry.sub });
@@ -131,9 +176,15 @@ export class RevocationMap {
         subs = new Map();
         this.#confirmed.set(entry.tenant, subs);
       }
-      subs.set(entry.sub, { version: entry.version, deleted: entry.deleted, until });
+      const added: Confirmed = {
+        version: entry.version,
+        deleted: entry.deleted,
+        credentials: undefined,
+        until,
+      };
+      this.#confirmedSize += 1 + joinCredentials(added, entry);
+      subs.set(entry.sub, added);
       this.#expiries.push({ until, tenant: entry.tenant, sub: entry.sub });
-      this.#confirmedSize += 1;
     }
   }
 
@@ -164,7 +215,7 @@ export class RevocationMap {
       if (entry === undefined || entry.until > now) continue;
       subs!.delete(due.sub);
       if (subs!.size === 0) this.#confirmed.delete(due.tenant);
-      removed += 1;
+      removed += 1 + (entry.credentials?.size ?? 0);
     }
     this.#confirmedSize -= removed;
     return removed;
@@ -176,10 +227,15 @@ export class RevocationMap {
     const provisional = this.#provisional.get(entry.tenant)?.get(entry.sub);
     const version = Math.max(confirmed?.version ?? 1, provisional?.version ?? 1);
     const deleted = confirmed?.deleted === true || provisional?.deleted === true;
-    return entry.version > version || (entry.deleted && !deleted);
+    const newCredential = (entry.credentials ?? []).some(
+      (credential) =>
+        confirmed?.credentials?.has(credential) !== true &&
+        provisional?.credentials?.has(credential) !== true,
+    );
+    return entry.version > version || (entry.deleted && !deleted) || newCredential;
   }
 
-  #sweep<T>(
+  #sweep<T extends { credentials: Set<string> | undefined }>(
     table: Table<T>,
     doomed: (entry: T) => boolean,
     count: (removed: number) => void,
@@ -189,7 +245,7 @@ export class RevocationMap {
       for (const [sub, entry] of subs) {
         if (doomed(entry)) {
           subs.delete(sub);
-          removed += 1;
+          removed += 1 + (entry.credentials?.size ?? 0);
         }
       }
       if (subs.size === 0) table.delete(tenant);

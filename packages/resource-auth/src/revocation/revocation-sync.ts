@@ -143,10 +143,15 @@ class ResourceServerRevocation implements RevocationSync {
     });
   }
 
-  check(tenant: string, sub: string, ver: number): RevocationVerdict | Promise<RevocationVerdict> {
-    if (this.#mode === 'live') return this.#map.verdict(tenant, sub, ver);
+  check(
+    tenant: string,
+    sub: string,
+    ver: number,
+    credential?: string,
+  ): RevocationVerdict | Promise<RevocationVerdict> {
+    if (this.#mode === 'live') return this.#map.verdict(tenant, sub, ver, credential);
     if (this.#mode === 'stopped') return 'unavailable';
-    return this.#fallback.check(tenant, sub, ver);
+    return this.#fallback.check(tenant, sub, ver, credential);
   }
 
   isReady(): boolean {
@@ -228,7 +233,13 @@ class ResourceServerRevocation implements RevocationSync {
       this.#metrics.eventDelay.observe(Math.max(0, Date.now() - publishedMs) / 1000);
     if (changed)
       this.#logger.debug(
-        { tenant: entry.tenant, sub: entry.sub, version: entry.version, deleted: entry.deleted },
+        {
+          tenant: entry.tenant,
+          sub: entry.sub,
+          version: entry.version,
+          deleted: entry.deleted,
+          credentials: entry.credentials,
+        },
         'revocation event applied',
       );
     return changed;

@@ -9,6 +9,7 @@ import type {
   SecretLeak,
   ServiceAccount,
   ServiceAccountKey,
+  ServiceAccountSecret,
   ServiceAccountTrust,
   User,
 } from './internal-api-types.js';
@@ -44,6 +45,7 @@ export const leakOf = (body: SecretLeak): SecretLeak => ({
   action: body.action,
   reported_at: body.reported_at,
   secret_current: body.secret_current === true,
+  secret_id: body.secret_id ?? null,
 });
 export const policyOf = (body: CredentialPolicy): CredentialPolicy => ({
   secret_max_age_days: body.secret_max_age_days ?? null,
@@ -67,6 +69,11 @@ export const keyOf = (body: ServiceAccountKey): ServiceAccountKey => ({
   id: body.id,
   alg: body.alg,
   thumbprint: body.thumbprint,
+  ...dates(body),
+});
+export const secretOf = (body: ServiceAccountSecret): ServiceAccountSecret => ({
+  id: body.id,
+  expires_at: body.expires_at ?? null,
   ...dates(body),
 });
 export const trustOf = (body: ServiceAccountTrust): ServiceAccountTrust => ({

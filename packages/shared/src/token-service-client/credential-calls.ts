@@ -3,12 +3,14 @@ import type {
   CredentialPolicy,
   CredentialPolicyChange,
   NewServiceAccountKey,
+  NewServiceAccountSecret,
   NewServiceAccountTrust,
   ServiceAccountCredentials,
   ServiceAccountKey,
+  ServiceAccountSecretWithValue,
   ServiceAccountTrust,
 } from './internal-api-types.js';
-import { leakOf, policyOf, keyOf, trustOf } from './contract-fields.js';
+import { leakOf, policyOf, keyOf, secretOf, trustOf } from './contract-fields.js';
 import { account, realm, seg, type ManagementApi } from './management-call.js';
 
 export function getCredentials(
@@ -33,6 +35,7 @@ export function getCredentials(
       client_id: body.client_id,
       disabled: body.disabled === true,
       secret,
+      secrets: (body.secrets ?? []).map(secretOf),
       keys: body.keys.map(keyOf),
       trusts: body.trusts.map(trustOf),
       leaks: (body.leaks ?? []).map(leakOf),
@@ -88,6 +91,36 @@ export function removeTrust(
 
 export function removeSecret(api: ManagementApi, tenant: string, clientId: string): Promise<void> {
   return api.mapped(() => api.json<void>('DELETE', `${account(tenant, clientId)}/secret`));
+}
+
+/** A second secret beside the first (at most two live); the answer is the one time it is shown. */
+export function addSecret(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+  secret: NewServiceAccountSecret,
+  actor: string,
+): Promise<ServiceAccountSecretWithValue> {
+  return api.mapped(async () => {
+    const body = await api.json<ServiceAccountSecretWithValue>(
+      'POST',
+      `${account(tenant, clientId)}/secrets`,
+      { ...secret, actor },
+    );
+    return { ...secretOf(body), secret: body.secret };
+  });
+}
+
+/** One secret goes, and exactly the tokens it obtained are revoked. */
+export function removeSecretById(
+  api: ManagementApi,
+  tenant: string,
+  clientId: string,
+  secretId: string,
+): Promise<void> {
+  return api.mapped(() =>
+    api.json<void>('DELETE', `${account(tenant, clientId)}/secrets/${seg(secretId)}`),
+  );
 }
 
 export function getCredentialPolicy(api: ManagementApi, tenant: string): Promise<CredentialPolicy> {

@@ -99,6 +99,8 @@ export interface SecretLeak {
   reported_at: string;
   /** The leaked secret still works: it was only reported, and not reset since. */
   secret_current: boolean;
+  /** Which of the account's secrets leaked (its id), when the report named one the account held. */
+  secret_id: string | null;
 }
 
 /** A public key of a service account (`private_key_jwt`); `id` is the `kid` its assertions name. */
@@ -124,10 +126,31 @@ export interface ServiceAccountTrust {
 }
 
 /** Every credential of a service account; the secret only as its dates (it is never stored). */
+/** One of an account's secrets (at most two live); its value is shown once, when it is made. */
+export interface ServiceAccountSecret {
+  id: string;
+  created_at: string;
+  created_by: string | null;
+  /** When it stops working: its own expiry or the realm's maximum age, whichever is first; null: never. */
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Answered only by "add a secret": the one time the new secret is shown. */
+export type ServiceAccountSecretWithValue = ServiceAccountSecret & { secret: string };
+
+/** A second secret to add: optionally expiring (an ISO 8601 instant in the future). */
+export interface NewServiceAccountSecret {
+  expires_at?: string;
+}
+
 export interface ServiceAccountCredentials {
   client_id: string;
   disabled: boolean;
+  /** The newest secret (kept for clients of the single-secret API); `secrets` lists each. */
   secret: { created_at: string; last_used_at: string | null; expires_at: string | null } | null;
+  /** Every secret, oldest first: at most two. */
+  secrets: ServiceAccountSecret[];
   keys: ServiceAccountKey[];
   trusts: ServiceAccountTrust[];
   /** Where its secrets were reported leaked, latest first. */
@@ -272,6 +295,7 @@ export interface FactorPolicy {
 
 export {
   type LiveRevocationEntry,
+  MAX_ENTRY_CREDENTIALS,
   REVOCATION_CHANNEL,
   type RevocationChanges,
   type RevocationEntry,

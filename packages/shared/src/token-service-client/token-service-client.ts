@@ -14,6 +14,8 @@ import type {
   GrantQuota,
   FactorPolicy,
   NewServiceAccountKey,
+  NewServiceAccountSecret,
+  ServiceAccountSecretWithValue,
   NewServiceAccountTrust,
   ServiceAccount,
   ServiceAccountChange,
@@ -134,6 +136,19 @@ export class TokenServiceClient extends TokenServiceReader {
 
   removeSecret(tenant: string, clientId: string): Promise<void> {
     return credentials.removeSecret(this.#api, tenant, clientId);
+  }
+
+  addSecret(
+    tenant: string,
+    clientId: string,
+    secret: NewServiceAccountSecret,
+    actor: string,
+  ): Promise<ServiceAccountSecretWithValue> {
+    return credentials.addSecret(this.#api, tenant, clientId, secret, actor);
+  }
+
+  removeSecretById(tenant: string, clientId: string, secretId: string): Promise<void> {
+    return credentials.removeSecretById(this.#api, tenant, clientId, secretId);
   }
 
   /** Disable (every token refused, no credential works) or enable again. */

@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'service_account.key_remove',
   'service_account.trust_add',
   'service_account.trust_remove',
+  'service_account.secret_add',
   'service_account.secret_remove',
   'service_account.disable',
   'service_account.enable',

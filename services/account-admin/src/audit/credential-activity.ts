@@ -4,17 +4,21 @@ export const CREDENTIAL_ACTION_TEXT: Record<string, string> = {
   'service_account.key_remove': 'Removed a key of',
   'service_account.trust_add': 'Trusted a workload for',
   'service_account.trust_remove': 'Removed a trusted workload of',
-  'service_account.secret_remove': 'Removed the secret of',
+  'service_account.secret_add': 'Added a second secret to',
+  'service_account.secret_remove': 'Removed a secret of',
   'service_account.disable': 'Disabled',
   'service_account.enable': 'Enabled',
   'service_account.delegation_change': 'Changed where others may be acted for by',
 };
 
-/** The key or trust an event names, as short text parts. */
+/** The secret, key or trust an event names, as short text parts. */
 export function describeCredentialDetails(details: Record<string, unknown>): string[] {
   const key = details.key as { id?: string; alg?: string | null } | undefined;
   const trust = details.trust as { issuer?: string | null; subject?: string | null } | undefined;
+  const secret = details.secret as { id?: string; expires_at?: string | null } | undefined;
   const parts: string[] = [];
+  if (secret?.id)
+    parts.push(`secret ${secret.id}${secret.expires_at ? ` (expires ${secret.expires_at})` : ''}`);
   if (key?.id) parts.push(`key ${key.id}${key.alg ? ` (${key.alg})` : ''}`);
   if (trust?.subject) parts.push(`${trust.subject}${trust.issuer ? ` from ${trust.issuer}` : ''}`);
   const delegations = (details.delegations as { to?: unknown } | undefined)?.to;

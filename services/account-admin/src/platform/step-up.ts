@@ -43,6 +43,8 @@ export const SENSITIVE_ACTIONS = {
   'add-trust': { recentFactor: true },
   /** setDelegations: PUT /service-accounts/{id}/delegations (it grants acting for others). */
   'change-delegations': { recentFactor: true },
+  /** addServiceAccountSecret: POST /service-accounts/{id}/secrets. */
+  'add-secret': { recentFactor: true },
   /** updateCredentialPolicy: PATCH /settings/credentials. */
   'update-credential-policy': { recentFactor: true },
   /** invitePerson: POST /users. */

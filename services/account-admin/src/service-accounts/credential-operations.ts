@@ -15,8 +15,10 @@ import {
 } from '@plant/shared/token-service-client';
 import {
   AddKeyBody,
+  AddSecretBody,
   AddTrustBody,
   ServiceAccountKeyPath,
+  ServiceAccountSecretPath,
   ServiceAccountTrustPath,
 } from './service-account-credential-validators.js';
 import type { OperationErrors } from '../platform/index.js';
@@ -25,6 +27,7 @@ import {
   ServiceAccountCredentialsSchema,
   ServiceAccountKeySchema,
   ServiceAccountSchema,
+  ServiceAccountSecretWithValueSchema,
   ServiceAccountTrustSchema,
 } from './service-account-schemas.js';
 
@@ -68,7 +71,8 @@ export function registerCredentialOperations(
   registry.registerPath({
     method: 'delete',
     path: `${base}/keys/{key_id}`,
-    summary: 'Remove a key; the tokens the service account got before are revoked',
+    summary:
+      'Remove a key; exactly the tokens it obtained are revoked (the account keeps its other credentials and their tokens)',
     operationId: 'removeServiceAccountKey',
     request: { params: ServiceAccountKeyPath },
     responses: {
@@ -97,7 +101,8 @@ export function registerCredentialOperations(
   registry.registerPath({
     method: 'delete',
     path: `${base}/trusts/{trust_id}`,
-    summary: 'Remove a trusted workload; the tokens the service account got before are revoked',
+    summary:
+      'Remove a trusted workload; exactly the tokens it obtained are revoked (the account keeps its other credentials and their tokens)',
     operationId: 'removeServiceAccountTrust',
     request: { params: ServiceAccountTrustPath },
     responses: {
@@ -109,7 +114,7 @@ export function registerCredentialOperations(
     method: 'delete',
     path: `${base}/secret`,
     summary:
-      'Remove the secret of an account that has a key or a trusted workload; the tokens it got before are revoked. Reset Secret gives one again',
+      'Remove every secret of an account that has a key or a trusted workload; exactly the tokens they obtained are revoked. Reset Secret gives one again',
     operationId: 'removeServiceAccountSecret',
     request: { params: ServiceAccountPath },
     responses: {
@@ -117,6 +122,43 @@ export function registerCredentialOperations(
       ...errorResponses({
         404: unknown,
         409: 'The secret is its only credential, or it has none',
+        ...management,
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: `${base}/secrets`,
+    summary:
+      'Add a second secret beside the first, shown once, optionally expiring; nothing is revoked (move the client to it, then remove the old one)',
+    operationId: 'addServiceAccountSecret',
+    request: { params: ServiceAccountPath, body: jsonRequestBody(AddSecretBody) },
+    responses: {
+      201: jsonResponse(
+        'Added; the secret is shown this once',
+        ServiceAccountSecretWithValueSchema,
+      ),
+      ...errorResponses({
+        400: 'Invalid body, or an expiry not in the future or more than 730 days ahead',
+        404: unknown,
+        409: 'The account has two live secrets already (SecretLimitReached)',
+        ...JSON_BODY_ERRORS,
+        ...management,
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: `${base}/secrets/{secret_id}`,
+    summary:
+      'Remove one secret; exactly the tokens it obtained are revoked, at once on every replica: the other secret, keys and trusts, and their tokens, keep working',
+    operationId: 'removeServiceAccountSecretById',
+    request: { params: ServiceAccountSecretPath },
+    responses: {
+      204: { description: 'Removed' },
+      ...errorResponses({
+        404: `${unknown} (the account or the secret)`,
+        409: "The secret is the account's only credential",
         ...management,
       }),
     },

@@ -21,7 +21,7 @@ const whichCredential = html`<details class="card help" id="which-credential">
   <summary><h2>Which credential should I use?</h2></summary>
   <dl>
     <dt>Secret</dt>
-    <dd>The simplest: the client sends its client_id and secret. Whatever runs the automation must store the secret, and anyone who copies it can use it until it is reset. Use it to get started, or where nothing better is available.</dd>
+    <dd>The simplest: the client sends its client_id and secret. Whatever runs the automation must store the secret, and anyone who copies it can use it until it is reset. Use it to get started, or where nothing better is available. An account may hold two secrets at once, to rotate without downtime.</dd>
     <dt>Key (private_key_jwt)</dt>
     <dd>The automation keeps a private key (ideally in a key manager or HSM that never hands it out) and signs a short-lived assertion for each token; we hold only the public key, so nothing we store can be used to authenticate. Use it for automation you run yourself. Add the next key before removing the old one to rotate without downtime.</dd>
     <dt>Trusted workload (federation)</dt>
@@ -30,27 +30,40 @@ const whichCredential = html`<details class="card help" id="which-credential">
   <p class="muted">Once a service account uses only keys or trusts, remove its secret. Disable an account to stop all of its credentials and tokens at once without deleting it.</p>
 </details>`;
 
+/** The account's secrets (at most two live): each with its id, dates and its own Remove; Add a secret while one is live. */
 function secretCard(
   account: ServiceAccount,
   credentials: ServiceAccountCredentials,
   canManage: boolean,
 ): Html {
-  const { secret } = credentials;
+  const { secrets } = credentials;
   const others = credentials.keys.length + credentials.trusts.length;
+  const removable = secrets.length > 1 || others > 0;
   return html`<section class="card credential" aria-labelledby="secret-heading" id="secret-card">
-  <div class="card-head"><h2 id="secret-heading">Secret</h2>
+  <div class="card-head"><h2 id="secret-heading">Secrets <span class="muted">(${secrets.length} of 2)</span></h2>
   ${
     canManage
       ? html`<div class="actions">
+    ${secrets.length < 2 ? html`<button type="button" class="button button-small" data-action="add-secret">Add a secret</button>` : ''}
     <button type="button" class="button button-small" data-action="reset" aria-label="Reset secret">Reset secret</button>
-    ${secret !== null && others > 0 ? html`<button type="button" class="button button-small button-danger" data-action="remove-secret">Remove secret</button>` : ''}
+    ${secrets.length === 1 && others > 0 ? html`<button type="button" class="button button-small button-danger" data-action="remove-secret">Remove secret</button>` : ''}
   </div>`
       : ''
   }</div>
   ${
-    secret === null
+    secrets.length === 0
       ? html`<p class="muted" id="no-secret">No secret: this account uses keys or trusted workloads only. Reset secret gives it one again.</p>`
-      : html`<dl class="facts"><dt>Created</dt><dd>${timeOf(secret.created_at)}</dd><dt>Last used</dt><dd>${timeOf(secret.last_used_at)}</dd></dl>${secretExpiryNote(account)}`
+      : html`<table class="table" id="secrets"><caption class="sr-only">Secrets</caption>
+  <thead><tr><th scope="col">Secret id</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th>${canManage && secrets.length > 1 ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
+  <tbody>${secrets.map(
+    (secret) =>
+      html`<tr data-secret-id="${secret.id}"><th scope="row" data-label="Secret id"><code class="client-id">${secret.id}</code></th><td data-label="Created">${timeOf(secret.created_at)}${secret.created_by ? html` <span class="muted">by ${secret.created_by}</span>` : ''}</td><td data-label="Expires">${secret.expires_at === null ? html`<span class="muted">Never</span>` : timeOf(secret.expires_at)}</td><td data-label="Last used">${timeOf(secret.last_used_at)}</td>${
+        canManage && secrets.length > 1 && removable
+          ? html`<td class="actions"><button type="button" class="button button-small button-danger" data-action="remove-secret-id" aria-label="Remove secret ${secret.id}">Remove</button></td>`
+          : ''
+      }</tr>`,
+  )}</tbody></table>${secretExpiryNote(account)}
+  <p class="hint">To rotate without a failed call: add a secret, move the client to it, then remove the old one. Removing a secret revokes only the tokens it obtained.</p>`
   }
 </section>`;
 }
@@ -100,7 +113,18 @@ function trustsCard(credentials: ServiceAccountCredentials, canManage: boolean):
 }
 
 function credentialDialogs(issuer: string): Html {
-  return html`<dialog id="key-dialog" aria-labelledby="key-title">
+  return html`<dialog id="add-secret-dialog" aria-labelledby="add-secret-title">
+  <form class="stack" data-form="add-secret">
+    <h2 id="add-secret-title">Add a secret</h2>
+    <p>A second secret is made beside the current one, which keeps working with its tokens. The new secret is shown once.</p>
+    <label for="add-secret-expires">Expires on (optional)</label>
+    <input id="add-secret-expires" name="expires" type="date" aria-describedby="add-secret-help add-secret-error">
+    <p id="add-secret-help" class="hint">Leave empty for no expiry of its own (the tenant's maximum secret age still applies).</p>
+    <p id="add-secret-error" class="alert alert-error" role="alert" hidden></p>
+    <div class="dialog-actions"><button type="button" class="button" data-close>Cancel</button><button type="submit" class="button button-primary">Add secret</button></div>
+  </form>
+</dialog>
+<dialog id="key-dialog" aria-labelledby="key-title">
   <form class="stack" data-form="add-key">
     <h2 id="key-title">Add a public key</h2>
     <label for="key-value">Public key (JWK or PEM)</label>

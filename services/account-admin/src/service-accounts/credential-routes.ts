@@ -2,6 +2,7 @@ import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import type { Request } from 'express';
 import {
   addServiceAccountKey,
+  addServiceAccountSecret,
   addServiceAccountTrust,
   getServiceAccountCredentials,
   removeServiceAccountCredential,
@@ -9,7 +10,11 @@ import {
   type RemovedCredential,
   type ServiceAccountDeps,
 } from './managed-service-accounts.js';
-import { AddKeyBody, AddTrustBody } from './service-account-credential-validators.js';
+import {
+  AddKeyBody,
+  AddSecretBody,
+  AddTrustBody,
+} from './service-account-credential-validators.js';
 import { actorOf, clientIdOf, etagged, noStore, requestMeta } from '../platform/index.js';
 
 /**
@@ -110,6 +115,32 @@ export function credentialRoutes(accounts: ServiceAccountDeps, accountPath: stri
     },
     removal('/trusts/:trust_id', (req) => ({ kind: 'trust', id: String(req.params.trust_id) })),
     removal('/secret', () => ({ kind: 'secret' })),
+    {
+      method: 'POST',
+      path: `${accountPath}/secrets`,
+      input: { body: { type: 'json', fields: fieldsOf(AddSecretBody) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const input = AddSecretBody.parse(req.body ?? {});
+          noStore(res)
+            .status(201)
+            .json(
+              await addServiceAccountSecret(
+                accounts,
+                actorOf(req),
+                requestMeta(req),
+                clientIdOf(req),
+                input,
+              ),
+            );
+        },
+      ],
+    },
+    removal('/secrets/:secret_id', (req) => ({
+      kind: 'secret',
+      id: String(req.params.secret_id),
+    })),
     toggle(true),
     toggle(false),
   ];

@@ -28,6 +28,7 @@ import type {
   ServiceAccountChange,
   ServiceAccountCredentials,
   ServiceAccountKey,
+  ServiceAccountSecretWithValue,
   ServiceAccountTrust,
   ServiceAccountWithSecret,
 } from '@plant/shared/token-service-client';
@@ -49,8 +50,10 @@ import {
 } from '../platform/index.js';
 import {
   isKeyId,
+  isSecretId,
   isTrustId,
   type AddKeyInput,
+  type AddSecretInput,
   type AddTrustInput,
 } from './service-account-credential-validators.js';
 import {
@@ -368,19 +371,55 @@ export async function addServiceAccountTrust(
   return trust;
 }
 
-/** What to remove: a key, a trusted workload, or the secret. */
+/**
+ * "Add a secret": a second secret beside the first (at most two live), shown once in the
+ * answer, optionally expiring; nothing is revoked. Audited with its id and expiry (never the
+ * secret), or removed again when the audit trail cannot take it.
+ */
+export async function addServiceAccountSecret(
+  deps: ServiceAccountDeps,
+  actor: Actor,
+  meta: RequestMeta,
+  clientId: string,
+  input: AddSecretInput,
+): Promise<ServiceAccountSecretWithValue> {
+  assertCanManage(actor);
+  assertRecentFactor(actor, 'add-secret');
+  assertClientId(clientId);
+  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
+  const added = await deps.tokenService.addSecret(
+    actor.tenant,
+    clientId,
+    input.expires_at === undefined ? {} : { expires_at: input.expires_at },
+    actorLabel(actor),
+  );
+  const details = { secret: { id: added.id, expires_at: added.expires_at } };
+  await recordOrUndo(
+    deps,
+    auditEvent(actor, meta, 'service_account.secret_add', account, details),
+    () => deps.tokenService.removeSecretById(actor.tenant, clientId, added.id),
+  );
+  return added;
+}
+
+/** What to remove: a key, a trusted workload, one secret (by its id), or every secret. */
 export type RemovedCredential =
   | { kind: 'key'; id: string }
   | { kind: 'trust'; id: string }
-  | { kind: 'secret' };
+  | { kind: 'secret'; id?: string };
 
-const NOT_FOUND = { key: 'Key not found', trust: 'Trust not found' } as const;
+const NOT_FOUND = {
+  key: 'Key not found',
+  trust: 'Trust not found',
+  secret: 'Secret not found',
+} as const;
+const IS_ID = { key: isKeyId, trust: isTrustId, secret: isSecretId } as const;
 
 /**
- * Removes one credential; the token service revokes the tokens minted before (as a reset
- * does). The account and the credential are read first, so the audit event names them and an
- * unknown id is a 404 before any change; the event is then retried, as for every irreversible
- * action.
+ * Removes one credential; the token service revokes exactly the tokens it obtained (the
+ * account's other credentials' tokens keep working). The account and the credential are read
+ * first, so the audit event names them and an unknown id is a 404 before any change; the event
+ * is then retried, as for every irreversible action.
  */
 export async function removeServiceAccountCredential(
   deps: ServiceAccountDeps,
@@ -391,15 +430,17 @@ export async function removeServiceAccountCredential(
 ): Promise<void> {
   assertCanManage(actor);
   assertClientId(clientId);
-  if (removed.kind !== 'secret' && !(removed.kind === 'key' ? isKeyId : isTrustId)(removed.id))
+  if (removed.id !== undefined && !IS_ID[removed.kind](removed.id))
     throw new NotFound(NOT_FOUND[removed.kind]);
   const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   const { tenant } = actor;
   if (removed.kind === 'secret') {
-    await deps.tokenService.removeSecret(tenant, clientId);
+    if (removed.id === undefined) await deps.tokenService.removeSecret(tenant, clientId);
+    else await deps.tokenService.removeSecretById(tenant, clientId, removed.id);
+    const details = removed.id === undefined ? {} : { secret: { id: removed.id } };
     await recordIrreversible(
       deps,
-      auditEvent(actor, meta, 'service_account.secret_remove', account),
+      auditEvent(actor, meta, 'service_account.secret_remove', account, details),
     );
     return;
   }

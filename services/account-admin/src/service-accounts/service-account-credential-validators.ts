@@ -14,9 +14,36 @@ import { requiredText, ServiceAccountPath } from './service-account-validators.j
 
 const KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 const TRUST_ID = /^trust-[0-9a-f]{16}$/;
+const SECRET_ID = /^sec-[0-9a-f]{16}$/;
 
 export const isKeyId = (value: string) => KEY_ID.test(value);
 export const isTrustId = (value: string) => TRUST_ID.test(value);
+export const isSecretId = (value: string) => SECRET_ID.test(value);
+
+export const ServiceAccountSecretPath = ServiceAccountPath.extend({
+  secret_id: z.string().regex(SECRET_ID),
+});
+
+/** The longest a secret may be given to live (the tenant policy's longest maximum age). */
+export const SECRET_LIFETIME_MAX_DAYS = 730;
+
+export const AddSecretBody = z
+  .strictObject(
+    {
+      expires_at: z.iso
+        .datetime({ offset: true, error: 'expires_at must be an ISO 8601 date-time' })
+        .optional()
+        .meta({
+          description: `When the new secret stops working: in the future, at most ${SECRET_LIFETIME_MAX_DAYS} days ahead; absent: only the tenant's maximum secret age ends it`,
+        }),
+    },
+    { error: unknownFieldMessage('{expires_at}') },
+  )
+  .meta({
+    id: 'NewServiceAccountSecret',
+    description: 'At most two live secrets per service account',
+  });
+export type AddSecretInput = z.output<typeof AddSecretBody>;
 
 export const ServiceAccountKeyPath = ServiceAccountPath.extend({
   key_id: z.string().regex(KEY_ID),

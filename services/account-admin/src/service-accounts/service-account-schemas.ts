@@ -11,6 +11,8 @@ import {
   type ServiceAccount,
   type ServiceAccountCredentials,
   type ServiceAccountKey,
+  type ServiceAccountSecret,
+  type ServiceAccountSecretWithValue,
   type ServiceAccountTrust,
   type ServiceAccountWithSecret,
 } from '@plant/shared/token-service-client';
@@ -69,6 +71,28 @@ export const ServiceAccountKeySchema = responseSchema<ServiceAccountKey>()(
     .meta({ id: 'ServiceAccountKey' }),
 );
 
+export const ServiceAccountSecretSchema = responseSchema<ServiceAccountSecret>()(
+  z
+    .object({
+      id: z.string().meta({
+        description:
+          'Names the secret: removing it, and the `cred` claim (`secret:<id>`) of its tokens',
+      }),
+      expires_at: z.iso.datetime().nullable().meta({
+        description:
+          "When it stops working: its own expiry or the tenant's maximum secret age, whichever is first; null: never",
+      }),
+      ...credentialDates,
+    })
+    .meta({ id: 'ServiceAccountSecret' }),
+);
+
+export const ServiceAccountSecretWithValueSchema = responseSchema<ServiceAccountSecretWithValue>()(
+  ServiceAccountSecretSchema.extend({
+    secret: z.string().meta({ description: 'The new secret: shown this once, never again' }),
+  }).meta({ id: 'ServiceAccountSecretWithValue' }),
+);
+
 export const ServiceAccountTrustSchema = responseSchema<ServiceAccountTrust>()(
   z
     .object({
@@ -94,6 +118,10 @@ export const SecretLeakSchema = responseSchema<SecretLeak>()(
       secret_current: z.boolean().meta({
         description: 'The leaked secret still works (reported only, not reset since): reset it',
       }),
+      secret_id: z.string().nullable().meta({
+        description:
+          "Which of the account's secrets leaked (its id); null for reports from before secrets had ids",
+      }),
     })
     .meta({ id: 'SecretLeak' }),
 );
@@ -110,7 +138,14 @@ export const ServiceAccountCredentialsSchema = responseSchema<ServiceAccountCred
           expires_at: z.iso.datetime().nullable(),
         })
         .nullable()
-        .meta({ description: 'Only its dates: the secret itself is never stored' }),
+        .meta({
+          description:
+            'The newest secret, only its dates (the secret itself is never stored); `secrets` lists each',
+        }),
+      secrets: z.array(ServiceAccountSecretSchema).max(2).meta({
+        description:
+          'Every secret, oldest first: at most two live. A token names the one that obtained it (`cred`: `secret:<id>`)',
+      }),
       keys: z.array(ServiceAccountKeySchema),
       trusts: z.array(ServiceAccountTrustSchema),
       leaks: z.array(SecretLeakSchema).meta({

@@ -22,6 +22,8 @@ const REVOCATIONS: Record<Revocation, string> = {
   'older-tokens': 'tokens issued before (version bumped; feed row)',
   deleted: 'every token, for good (version bumped, principal deleted; feed row)',
   'older-tokens-of-each': 'tokens issued before, of each reached (version bumped; feed row each)',
+  'credential-tokens':
+    "exactly the removed credential's tokens (`cred` claim; version kept; feed row naming it)",
 };
 
 const PUBLICATIONS: Record<Publication, string> = {

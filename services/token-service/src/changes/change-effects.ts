@@ -21,6 +21,7 @@ import type { AccountSignal, InitiatingEntity } from '../signal-outbox/index.js'
 export const CHANGE_KINDS = [
   'service-account.create',
   'service-account.secret-reset',
+  'service-account.secret-add',
   'service-account.settings-change',
   'service-account.delete',
   'service-account.disable',
@@ -63,10 +64,18 @@ export type AccountChangeKind = Exclude<
  * - `none`: the token version stays, every token keeps working;
  * - `older-tokens`: the version is bumped, every token issued before is refused;
  * - `deleted`: bumped and the principal marked deleted, every token is refused for good;
- * - `older-tokens-of-each`: bumped for each principal the change reaches (named in `reaches`).
- * A bump writes the revocation feed's row (`revocation_changes`, by the trigger on `principals`).
+ * - `older-tokens-of-each`: bumped for each principal the change reaches (named in `reaches`);
+ * - `credential-tokens`: the version stays; exactly the tokens the removed credential obtained
+ *   (their `cred` claim) are refused, and the account's other credentials' tokens keep working.
+ * A bump writes the revocation feed's row (`revocation_changes`, by the trigger on `principals`);
+ * a credential's revocation writes a row naming the credential (`revokeCredentials`).
  */
-export type Revocation = 'none' | 'older-tokens' | 'deleted' | 'older-tokens-of-each';
+export type Revocation =
+  | 'none'
+  | 'older-tokens'
+  | 'deleted'
+  | 'older-tokens-of-each'
+  | 'credential-tokens';
 
 /**
  * What is published after commit:
@@ -137,6 +146,11 @@ export const CHANGE_EFFECTS: Readonly<Record<ChangeKind, ChangeEffects>> = {
     revokes: 'older-tokens',
     signals: [{ type: 'credential-change', credential: 'secret', change: 'update' }],
   },
+  'service-account.secret-add': {
+    ...ACCOUNT,
+    what: 'A second secret is added beside the first (at most two live)',
+    signals: [{ type: 'credential-change', credential: 'secret', change: 'create' }],
+  },
   'service-account.settings-change': {
     ...ACCOUNT,
     what: "The account's role, grants, DPoP requirement or signal reception changes",
@@ -184,8 +198,8 @@ export const CHANGE_EFFECTS: Readonly<Record<ChangeKind, ChangeEffects>> = {
   },
   'service-account.key-remove': {
     ...ACCOUNT,
-    what: 'A public key is removed',
-    revokes: 'older-tokens',
+    what: 'A public key is removed (exactly the tokens it obtained are revoked)',
+    revokes: 'credential-tokens',
     signals: [{ type: 'credential-change', credential: 'key', change: 'delete' }],
   },
   'service-account.trust-add': {
@@ -195,20 +209,20 @@ export const CHANGE_EFFECTS: Readonly<Record<ChangeKind, ChangeEffects>> = {
   },
   'service-account.trust-remove': {
     ...ACCOUNT,
-    what: 'A trusted workload is removed',
-    revokes: 'older-tokens',
+    what: 'A trusted workload is removed (exactly the tokens it obtained are revoked)',
+    revokes: 'credential-tokens',
     signals: [{ type: 'credential-change', credential: 'trust', change: 'delete' }],
   },
   'service-account.secret-remove': {
     ...ACCOUNT,
-    what: 'The secret is removed (the account keeps keys or trusts)',
-    revokes: 'older-tokens',
+    what: 'A secret is removed (the account keeps another secret, keys or trusts; exactly the tokens it obtained are revoked)',
+    revokes: 'credential-tokens',
     signals: [{ type: 'credential-change', credential: 'secret', change: 'delete' }],
   },
   'service-account.leak-revoke': {
     ...ACCOUNT,
-    what: "A leak report names the account's secret, and the realm revokes leaked secrets",
-    revokes: 'older-tokens',
+    what: "A leak report names one of the account's secrets, and the realm revokes leaked secrets (that secret and its tokens only)",
+    revokes: 'credential-tokens',
     signals: [
       {
         type: 'credential-compromise',
@@ -313,7 +327,10 @@ export function effectsOf(kind: ChangeKind): ChangeEffects {
 
 /** What `changeAccount` applies for one or more kinds of a single account change, in order. */
 export interface AccountEffects {
+  /** The token version is bumped (every older token refused). */
   revoke: boolean;
+  /** Exactly the tokens of the credentials the change removed are refused (the version stays). */
+  revokeCredentials: boolean;
   deleted: boolean;
   countsCredentialChange: boolean;
   signals: AccountSignal[];
@@ -338,7 +355,10 @@ export function accountEffectsOf(
     }),
   );
   return {
-    revoke: entries.some((entry) => entry.revokes !== 'none'),
+    revoke: entries.some(
+      (entry) => entry.revokes !== 'none' && entry.revokes !== 'credential-tokens',
+    ),
+    revokeCredentials: entries.some((entry) => entry.revokes === 'credential-tokens'),
     deleted: entries.some((entry) => entry.revokes === 'deleted'),
     countsCredentialChange: entries.every((entry) => entry.countsCredentialChange),
     signals,

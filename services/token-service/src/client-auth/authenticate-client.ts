@@ -3,11 +3,15 @@ import {
   type ClientCredentialRepository,
   type ClientCredentialRow,
   type ClientSecretDigester,
-  isSecretExpired,
-  secretExpiresAt,
+  type CredentialSecret,
+  secretDeadline,
   type UsageRecorder,
 } from '../credentials/index.js';
-import type { ClientAssertionVerifier, UsedCredential } from './client-assertions.js';
+import {
+  type ClientAssertionVerifier,
+  credentialClaimOf,
+  type UsedCredential,
+} from './client-assertions.js';
 import { parseCompactJws } from './jws.js';
 import {
   AssertionRejected,
@@ -35,8 +39,6 @@ export interface ClientAuthenticationDeps {
   usage: UsageRecorder;
   quotas: GrantQuotas;
 }
-
-const SECRET: UsedCredential = Object.freeze({ kind: 'secret' });
 
 /**
  * Point lookups of uncached client ids one address may have in flight; more go through the
@@ -141,33 +143,52 @@ export class ClientAuthentication {
   }
 
   /**
-   * Whether `presented` is the client's secret (`storedDigest`, the credential's or a
-   * placeholder no secret matches). Throws or rejects with `TooManyFailedAuthentications` when
-   * the budget says 429, `SecretExpired` for the right secret past its age, `GrantQuotaExceeded`
-   * for the right secret of an account over its enforced quota.
+   * Whether `presented` is one of the client's secrets; which one is remembered for the request
+   * (the token's `cred` claim, its last use). Throws or rejects with
+   * `TooManyFailedAuthentications` when the budget says 429, `SecretExpired` for a right secret
+   * past its own expiry or the realm's maximum age, `GrantQuotaExceeded` for the right secret
+   * of an account over its enforced quota.
    */
   verifySecret(
     credential: ClientCredential,
-    storedDigest: string,
     presented: string,
     source: ClientAuthSource,
   ): boolean | Promise<boolean> {
     const { realm, sub: clientId } = credential;
     const { ip } = source;
     if (!this.#failures.isClean(ip))
-      return this.#verifyWatched(realm, clientId, storedDigest, presented, ip, source).then(
-        (ok) => ok && this.#admit(credential),
+      return this.#verifyWatched(realm, clientId, credential, presented, ip, source).then(
+        (matched) => matched !== undefined && this.#admit(credential, matched, source),
       );
-    if (!this.#secrets.matches(presented, storedDigest))
-      return this.#countFailure(realm, clientId, ip, source);
-    return this.#admit(credential);
+    const matched = this.#matchSecret(credential, presented);
+    if (matched === undefined) return this.#countFailure(realm, clientId, ip, source);
+    return this.#admit(credential, matched, source);
   }
 
-  /** What an authenticated secret must still pass: its age, then the account's quota. */
-  #admit(credential: ClientCredential): true | Promise<true> {
-    const { secret_created_at: createdAt, secret_max_age_days: maxAgeDays } = credential;
-    if (isSecretExpired(createdAt, maxAgeDays))
-      throw new SecretExpired(secretExpiresAt(createdAt, maxAgeDays)!);
+  /**
+   * The secret `presented` is, or undefined. Each of the (at most two) digests is compared in
+   * constant time, all of them whichever matches, so the time tells nothing of which one did.
+   */
+  #matchSecret(credential: ClientCredential, presented: string): CredentialSecret | undefined {
+    let matched: CredentialSecret | undefined;
+    for (const secret of credential.secrets)
+      if (this.#secrets.matches(presented, secret.digest)) matched ??= secret;
+    return matched;
+  }
+
+  /** What an authenticated secret must still pass: its own expiry and age, then the account's quota. */
+  #admit(
+    credential: ClientCredential,
+    secret: CredentialSecret,
+    source: ClientAuthSource,
+  ): true | Promise<true> {
+    const expiresAt = secretDeadline(
+      secret.created_at,
+      secret.expires_at,
+      credential.secret_max_age_days,
+    );
+    if (expiresAt !== null && Date.now() >= expiresAt.getTime()) throw new SecretExpired(expiresAt);
+    if (typeof source === 'object') this.#verdicts.set(source, { kind: 'secret', id: secret.id });
     const quota = this.#quotas.check(credential);
     return quota === undefined ? true : quota.then(() => true);
   }
@@ -245,7 +266,14 @@ export class ClientAuthentication {
 
   /** What authenticated this request's assertion, when one did (oidc-provider may look its client up again). */
   verifiedAssertion(source: object): UsedCredential | undefined {
-    return this.#verdicts.get(source);
+    const used = this.#verdicts.get(source);
+    return used?.kind === 'secret' ? undefined : used;
+  }
+
+  /** The `cred` claim of the token this request obtains: the credential that authenticated it (decision 0035). */
+  credentialClaim(source: object): string | undefined {
+    const used = this.#verdicts.get(source);
+    return used === undefined ? undefined : credentialClaimOf(used);
   }
 
   /** False when the credential changed since it was read: the grant holding it must not hand out its token. */
@@ -266,12 +294,10 @@ export class ClientAuthentication {
   ): Promise<'issue' | 'retry' | 'refuse'> {
     const now = await this.#credentials.find(credential.realm, credential.sub);
     if (now === undefined) return 'refuse';
-    const used = this.#verdicts.get(source) ?? SECRET;
-    const stillAuthenticates =
-      used.kind === 'secret'
-        ? now.secret_digest !== null && now.secret_digest === credential.secret_digest
-        : (used.kind === 'key' ? now.keys : now.trusts).some((c) => c.id === used.id);
-    if (!stillAuthenticates) return 'refuse';
+    const used = this.#verdicts.get(source);
+    if (used === undefined) return 'refuse';
+    const held = { secret: now.secrets, key: now.keys, trust: now.trusts }[used.kind];
+    if (!held.some((c: { id: string }) => c.id === used.id)) return 'refuse';
     return now.token_version === credential.token_version ? 'issue' : 'retry';
   }
 
@@ -282,12 +308,8 @@ export class ClientAuthentication {
 
   /** A token was issued to the client (last_used_at of the account and of the credential this request used). */
   recordUse(clientId: string, source: object | undefined): void {
-    const used = (source && this.#verdicts.get(source)) ?? SECRET;
-    this.#usage.record(
-      used.kind === 'secret'
-        ? { sub: clientId, kind: 'secret' }
-        : { sub: clientId, kind: used.kind, id: used.id },
-    );
+    const used = source && this.#verdicts.get(source);
+    if (used !== undefined) this.#usage.record({ sub: clientId, kind: used.kind, id: used.id });
   }
 
   async #lookUp(
@@ -312,18 +334,21 @@ export class ClientAuthentication {
   async #verifyWatched(
     realm: string,
     clientId: string,
-    storedDigest: string,
+    credential: ClientCredential,
     presented: string,
     ip: string,
     source: ClientAuthSource,
-  ): Promise<boolean> {
+  ): Promise<CredentialSecret | undefined> {
     const earlier = await this.#failures.clientIpFailures(realm, clientId, ip, source);
     if (earlier.blockedForSeconds > 0)
       throw new TooManyFailedAuthentications(earlier.blockedForSeconds);
-    if (!this.#secrets.matches(presented, storedDigest))
-      return this.#countFailure(realm, clientId, ip, source);
+    const matched = this.#matchSecret(credential, presented);
+    if (matched === undefined) {
+      await this.#countFailure(realm, clientId, ip, source);
+      return undefined;
+    }
     if (earlier.mayExist) this.#failures.forgetClientIp(realm, clientId, ip);
-    return true;
+    return matched;
   }
 
   async #countFailure(

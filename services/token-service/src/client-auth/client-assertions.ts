@@ -6,6 +6,7 @@ import {
   type ClientCredentialRow,
   type CredentialKey,
   type CredentialTrust,
+  credentialName,
   keyObjectOf,
 } from '../credentials/index.js';
 import type { FederatedIssuerKeys } from './federated-issuer-keys.js';
@@ -23,9 +24,15 @@ import {
 } from './jws.js';
 
 /** The credential that authenticated a grant. */
-export type UsedCredential =
-  | { readonly kind: 'secret' }
-  | { readonly kind: 'key' | 'trust'; readonly id: string };
+export type UsedCredential = {
+  readonly kind: 'secret' | 'key' | 'trust';
+  readonly id: string;
+};
+
+/** The `cred` claim of a token `used` obtained (decision 0035): `secret:<id>`, `key:<id>`, `trust:<id>`. */
+export function credentialClaimOf(used: UsedCredential): string {
+  return credentialName(used.kind, used.id);
+}
 
 /** `private_key_jwt`: an assertion may be valid for at most this long from now (RFC 7523 leaves it to us). */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;

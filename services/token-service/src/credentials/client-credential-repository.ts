@@ -11,6 +11,7 @@ export type {
   ClientCredentialRow,
   CredentialCacheLimits,
   CredentialKey,
+  CredentialSecret,
   CredentialTrust,
 } from './client-credentials.js';
 
@@ -40,15 +41,18 @@ interface CredentialRead {
 }
 
 const keyOf = (realm: string, clientId: string) => `${realm}\u0000${clientId}`;
+const digestsOf = (row: ClientCredentialRow) => row.secrets.map((s) => s.digest).join(' ');
 const sameCredential = (a: ClientCredentialRow, b: ClientCredentialRow) =>
   a.token_version === b.token_version &&
-  a.secret_digest === b.secret_digest &&
+  digestsOf(a) === digestsOf(b) &&
   a.credentials_revision === b.credentials_revision;
 /** The account's own quota, else the realm's, else the default (off). The override is both columns or neither. */
 const QUOTA_COLUMNS = `coalesce(sa.quota_per_minute, cp.quota_per_minute, 600) as quota_per_minute,
   coalesce(sa.quota_mode, cp.quota_mode, 'off') as quota_mode`;
 const KEYS_JSON = `coalesce((select json_agg(json_build_object('id', k.id, 'alg', k.alg, 'public_jwk', k.public_jwk) order by k.created_at, k.id)
   from service_account_keys k where k.sub = sa.sub), '[]'::json) as keys`;
+const SECRETS_JSON = `coalesce((select json_agg(json_build_object('id', s.id, 'digest', s.digest, 'created_at', s.created_at, 'expires_at', s.expires_at) order by s.created_at, s.id)
+  from service_account_secrets s where s.sub = sa.sub), '[]'::json) as secrets`;
 const TRUSTS_JSON = `coalesce((select json_agg(json_build_object('id', t.id, 'issuer', t.issuer, 'subject', t.subject, 'audience', t.audience) order by t.created_at, t.id)
   from service_account_trusts t where t.sub = sa.sub), '[]'::json) as trusts`;
 /** Token exchange's permissions ride with the credential: a change to them is a change of the account, announced like any (token-exchange/). */
@@ -211,8 +215,7 @@ class CachedClientCredentials implements ClientCredentialRepository {
         'sa.sub',
         'sa.realm',
         'sa.role',
-        'sa.secret_digest',
-        'sa.secret_created_at',
+        this.db.raw(SECRETS_JSON),
         'cp.secret_max_age_days',
         this.db.raw(QUOTA_COLUMNS),
         'sa.credentials_revision',

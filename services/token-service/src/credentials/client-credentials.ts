@@ -7,6 +7,17 @@ export interface CredentialKey {
   public_jwk: Record<string, unknown>;
 }
 
+/** One of the account's secrets (at most two live), as the token endpoint compares presented secrets with it. */
+export interface CredentialSecret {
+  id: string;
+  /** HMAC-SHA-256(pepper, secret), hex. */
+  digest: string;
+  /** With the realm's maximum age, when it stops working (compared at every authentication, so a cached row never outlives it). */
+  created_at: string;
+  /** Its own expiry, if it was given one; null: none. */
+  expires_at: string | null;
+}
+
 /** A trusted workload: tokens of `issuer` about `subject`, for `audience`. */
 export interface CredentialTrust {
   id: string;
@@ -21,11 +32,9 @@ export interface ClientCredentialRow {
   realm: string;
   role: ServiceAccountRole;
   grants: Grant[];
-  /** Null when the account's secret was removed (it uses keys or trusts). */
-  secret_digest: string | null;
-  /** When the secret was made: with the realm's maximum age, when it stops working (compared at every authentication, so a cached row never outlives it). */
-  secret_created_at: Date | null;
-  /** The realm's maximum secret age; null: none. A policy change counts as a change of every account, so the cached row follows it. */
+  /** The account's secrets, oldest first; empty when it uses only keys or trusts. */
+  secrets: CredentialSecret[];
+  /** The realm's maximum secret age (per secret); null: none. A policy change counts as a change of every account, so the cached row follows it. */
   secret_max_age_days: number | null;
   /** The quota in force for the account: its own, else the realm's default. */
   quota_per_minute: number;

@@ -11,6 +11,7 @@ import { bumpTokenVersion, changeAccount, findLiveEntry } from '../service-accou
 import { effectsOf } from '../changes/index.js';
 import { lockRealm } from '../realms/index.js';
 import { insertPeopleAuditEvent } from '../people-audit/index.js';
+import { deleteSecrets, mirrorNewestSecret } from './account-secret-repository.js';
 
 /** A realm's credential policy as stored; a realm without a row has the defaults. */
 export interface CredentialPolicyRow {
@@ -45,6 +46,8 @@ export interface CredentialPolicyChange {
 export interface LeakedSecret {
   realm: string;
   sub: string;
+  /** Which of the account's secrets it is. */
+  id: string;
   leak_response: LeakResponse;
 }
 
@@ -63,6 +66,8 @@ export interface LeakRow {
   reported_at: Date;
   /** The leaked secret is still the account's (reported only, and not reset since). */
   secret_current: boolean;
+  /** Which secret leaked; null for leaks recorded before secrets had ids. */
+  secret_id: string | null;
 }
 
 /** A credential change for the people audit trail (`user_security_events`, people-audit/people-audit-repository.ts), which account-admin's trail shows beside its own. */
@@ -227,9 +232,11 @@ function recordLeak(
     secret.realm,
     sub,
     { kinds: [kind] },
-    async (trx) => {
-      const current = await trx('service_accounts').where({ sub }).first('secret_digest');
-      if (current?.secret_digest !== digest) return 'changed';
+    async (trx, changed) => {
+      const current = await trx('service_account_secrets')
+        .where({ sub, id: secret.id, digest })
+        .first('id');
+      if (current === undefined) return 'changed';
       if (
         !revoke &&
         (await trx('service_account_leaks')
@@ -237,16 +244,16 @@ function recordLeak(
           .first('id')) !== undefined
       )
         return 'already-reported';
-      // The RISC credential-compromise the table lists goes with the revocation (changeAccount).
-      if (revoke)
-        await trx('service_accounts').where({ sub: secret.sub }).update({
-          secret_digest: null,
-          secret_created_at: null,
-          secret_last_used_at: null,
-        });
+      // Only the leaked secret goes, with exactly its tokens; the account's other secret keeps
+      // working. The RISC credential-compromise the table lists names it (changeAccount).
+      if (revoke) {
+        changed.push(...(await deleteSecrets(trx, sub, [secret.id])));
+        await mirrorNewestSecret(trx, sub);
+      }
       await trx('service_account_leaks').insert({
         realm: secret.realm,
         sub: secret.sub,
+        secret_id: secret.id,
         secret_digest: digest,
         url: report.url,
         source: report.source,
@@ -263,7 +270,7 @@ function recordLeak(
         actorLabel: report.reporter,
         action: effectsOf(kind).audit!,
         targetSub: secret.sub,
-        details: { url: report.url, source: report.source },
+        details: { url: report.url, source: report.source, secret_id: secret.id },
       });
       return undefined;
     },
@@ -283,12 +290,13 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
     setQuota: (realm, sub, quota) => setQuota(db, realm, sub, quota),
 
     async findLiveSecret(digest) {
-      return db('service_accounts as sa')
-        .leftJoin('realm_credential_policies as cp', 'cp.realm', 'sa.realm')
-        .where('sa.secret_digest', digest)
+      return db('service_account_secrets as s')
+        .leftJoin('realm_credential_policies as cp', 'cp.realm', 's.realm')
+        .where('s.digest', digest)
         .first(
-          'sa.realm',
-          'sa.sub',
+          's.realm',
+          's.sub',
+          's.id',
           db.raw("coalesce(cp.leak_response, 'revoke') as leak_response"),
         );
     },
@@ -302,7 +310,6 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
 
     leaks(realm, sub) {
       return db('service_account_leaks as l')
-        .leftJoin('service_accounts as sa', 'sa.sub', 'l.sub')
         .where({ 'l.realm': realm, 'l.sub': sub })
         .orderBy('l.id', 'desc')
         .limit(LEAKS_KEPT_PER_ACCOUNT)
@@ -312,7 +319,10 @@ export function createCredentialHygieneRepository(db: Knex): CredentialHygieneRe
           'l.reporter',
           'l.action',
           'l.reported_at',
-          db.raw('coalesce(l.secret_digest = sa.secret_digest, false) as secret_current'),
+          'l.secret_id',
+          db.raw(
+            'exists (select 1 from service_account_secrets s where s.sub = l.sub and s.digest = l.secret_digest) as secret_current',
+          ),
         );
     },
 

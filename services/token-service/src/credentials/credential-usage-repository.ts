@@ -1,9 +1,11 @@
 import type { Knex } from '@plant/shared/db';
 
 /** A credential that issued a token, for its last-used time. */
-export type CredentialUse =
-  | { sub: string; kind: 'secret' }
-  | { sub: string; kind: 'key' | 'trust'; id: string };
+export interface CredentialUse {
+  sub: string;
+  kind: 'secret' | 'key' | 'trust';
+  id: string;
+}
 
 export interface CredentialUsageRepository {
   /** Sets the accounts' and the credentials' last_used_at, at most once a minute each whichever replica asks. */
@@ -19,20 +21,14 @@ export function createCredentialUsageRepository(db: Knex): CredentialUsageReposi
       if (uses.length === 0) return;
       const now = db.fn.now();
       const subs = [...new Set(uses.map((u) => u.sub))];
-      const secrets = uses.filter((u) => u.kind === 'secret').map((u) => u.sub);
-      const pairs = (kind: 'key' | 'trust') =>
+      const pairs = (kind: CredentialUse['kind']) =>
         uses.flatMap((u) => (u.kind === kind ? [[u.sub, u.id]] : []));
       await db('service_accounts')
         .whereIn('sub', subs)
         .andWhere(stale('last_used_at'))
         .update({ last_used_at: now });
-      if (secrets.length > 0)
-        await db('service_accounts')
-          .whereIn('sub', secrets)
-          .whereNotNull('secret_digest')
-          .andWhere(stale('secret_last_used_at'))
-          .update({ secret_last_used_at: now });
       for (const [table, kind] of [
+        ['service_account_secrets', 'secret'],
         ['service_account_keys', 'key'],
         ['service_account_trusts', 'trust'],
       ] as const) {

@@ -8,11 +8,21 @@
  *
  * May call: changes, client-auth, people-audit, platform, realms, revocation, service-accounts
  */
+export {
+  MAX_LIVE_SECRETS,
+  credentialOfSecret,
+  insertSecret,
+  newSecretId,
+  replaceSecrets,
+} from './account-secret-repository.js';
+export { credentialName } from './credential-names.js';
+export type { CredentialKind } from './credential-names.js';
 export { createClientCredentialRepository } from './client-credential-repository.js';
 export type {
   ClientCredentialRepository,
   ClientCredentialRow,
   CredentialKey,
+  CredentialSecret,
   CredentialTrust,
 } from './client-credentials.js';
 export {
@@ -32,11 +42,12 @@ export type { CredentialUsageRepository } from './credential-usage-repository.js
 export { CredentialChangeFollower } from './follow-credential-changes.js';
 export { credentialRoutes } from './internal-credential-routes.js';
 export { THUMBPRINT_MEMBERS, keyObjectOf, thumbprintOf } from './public-keys.js';
-export { isSecretExpired, secretExpiresAt } from './secret-expiry.js';
+export { isSecretExpired, secretDeadline, secretExpiresAt } from './secret-expiry.js';
 export { createServiceAccountCredentialRepository } from './service-account-credential-repository.js';
 export type {
   AccountCredentialsRow,
   AccountKeyRow,
+  AccountSecretRow,
   AccountTrustRow,
   ServiceAccountCredentialRepository,
 } from './service-account-credential-repository.js';

@@ -6,6 +6,7 @@ import {
 } from './credential-policy.js';
 import {
   AddKeySchema,
+  AddSecretSchema,
   AddTrustSchema,
   SetQuotaSchema,
   UpdateCredentialPolicySchema,
@@ -22,10 +23,12 @@ import {
 } from '../platform/index.js';
 import {
   addServiceAccountKey,
+  addServiceAccountSecret,
   addServiceAccountTrust,
   getServiceAccountCredentials,
   removeServiceAccountKey,
   removeServiceAccountSecret,
+  removeServiceAccountSecretById,
   removeServiceAccountTrust,
 } from './service-account-credentials.js';
 
@@ -43,6 +46,7 @@ export function credentialRoutes(identity: IdentityContext, account: string): In
     ...keyRoutes(identity, account),
     ...trustRoutes(identity, account),
     secretRoute(identity, account),
+    ...secretsRoutes(identity, account),
     toggleRoute(identity, account, true),
     toggleRoute(identity, account, false),
   ];
@@ -174,6 +178,45 @@ function secretRoute(identity: IdentityContext, account: string): InternalRoute 
       },
     ],
   };
+}
+
+/** Adding a second secret (shown once) and removing one secret by its id. */
+function secretsRoutes(identity: IdentityContext, account: string): InternalRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: `${account}/secrets`,
+      scope: 'admin',
+      input: { body: { type: 'json', fields: fieldsOf(AddSecretSchema) } },
+      handlers: [
+        jsonBody(),
+        async (req, res) => {
+          const tenant = tenantOf(req);
+          const clientId = idOf(req, 'client_id');
+          const input = AddSecretSchema.parse(req.body, REPORT_INPUT);
+          noStore(res)
+            .status(201)
+            .json(await addServiceAccountSecret(identity, tenant, clientId, input));
+        },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: `${account}/secrets/:secret_id`,
+      scope: 'admin',
+      handlers: [
+        async (req, res) => {
+          await removeServiceAccountSecretById(
+            identity,
+            tenantOf(req),
+            idOf(req, 'client_id'),
+            idOf(req, 'secret_id'),
+          );
+          res.status(204).end();
+        },
+      ],
+    },
+  ];
 }
 
 /** Disabling or enabling the account. */

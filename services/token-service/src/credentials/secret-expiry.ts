@@ -23,3 +23,18 @@ export function isSecretExpired(
   const expiresAt = secretExpiresAt(createdAt, maxAgeDays);
   return expiresAt !== null && now >= expiresAt.getTime();
 }
+
+/**
+ * When a secret stops working: its own expiry (given when it was added) or the realm's maximum
+ * age counted from its creation, whichever comes first; null: neither applies.
+ */
+export function secretDeadline(
+  createdAt: Date | string,
+  expiresAt: Date | string | null,
+  maxAgeDays: number | null,
+): Date | null {
+  const aged = secretExpiresAt(createdAt, maxAgeDays);
+  const own = expiresAt === null ? null : new Date(expiresAt);
+  if (aged === null) return own;
+  return own === null || aged < own ? aged : own;
+}

@@ -2,6 +2,17 @@ import type { Knex } from '@plant/shared/db';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { changeAccount } from '../service-accounts/index.js';
 import { lockRealm } from '../realms/index.js';
+import {
+  countLiveSecrets,
+  credentialOfSecret,
+  deleteDeadSecrets,
+  deleteSecrets,
+  insertSecret,
+  MAX_LIVE_SECRETS,
+  mirrorNewestSecret,
+  type NewAccountSecret,
+} from './account-secret-repository.js';
+import { credentialName } from './credential-names.js';
 
 export interface AccountKeyRow {
   id: string;
@@ -23,9 +34,22 @@ export interface AccountTrustRow {
   last_used_at: Date | null;
 }
 
+export interface AccountSecretRow {
+  id: string;
+  created_at: Date;
+  expires_at: Date | null;
+  created_by: string | null;
+  last_used_at: Date | null;
+}
+
 /** Every credential of one account, as the API shows them (never the secret's digest). */
 export interface AccountCredentialsRow {
+  /** The newest secret (the single-secret API's view). */
   secret: { created_at: Date; last_used_at: Date | null; max_age_days: number | null } | null;
+  /** Every secret, oldest first. */
+  secrets: AccountSecretRow[];
+  /** The realm's maximum secret age (null: none). */
+  max_age_days: number | null;
   keys: AccountKeyRow[];
   trusts: AccountTrustRow[];
   disabled_at: Date | null;
@@ -84,11 +108,23 @@ export interface ServiceAccountCredentialRepository {
     sub: string,
     id: string,
   ): Promise<RevocationEntry | 'not-found' | undefined>;
-  /** Refused while the account has no key and no trust (it would have no credential), or has no secret. */
+  /** Every secret goes (exactly their tokens are revoked). Refused while the account has no key and no trust (it would have no credential), or has no secret. */
   removeSecret(
     realm: string,
     sub: string,
   ): Promise<RevocationEntry | 'no-other-credential' | 'no-secret' | undefined>;
+  /** A secret beside the live one; refused when `MAX_LIVE_SECRETS` are live already (dead ones go first). Revokes nothing. */
+  addSecret(
+    realm: string,
+    sub: string,
+    secret: NewAccountSecret,
+  ): Promise<RevocationEntry | 'limit-reached' | undefined>;
+  /** One secret goes, and exactly its tokens are revoked; refused when it is the account's last credential. */
+  removeSecretById(
+    realm: string,
+    sub: string,
+    id: string,
+  ): Promise<RevocationEntry | 'not-found' | 'no-other-credential' | undefined>;
   /** Disabling revokes every token; enabling revokes nothing. Setting the state it has changes nothing (`unchanged`). */
   setDisabled(
     realm: string,
@@ -139,9 +175,13 @@ async function readCredentials(
       'cp.secret_max_age_days',
     );
   if (account === undefined) return undefined;
-  const [keys, trusts] = await Promise.all([
+  const [keys, trusts, secrets] = await Promise.all([
     db('service_account_keys').where({ sub }).orderBy(['created_at', 'id']).select(KEY_COLUMNS),
     db('service_account_trusts').where({ sub }).orderBy(['created_at', 'id']).select(TRUST_COLUMNS),
+    db('service_account_secrets')
+      .where({ sub })
+      .orderBy(['created_at', 'id'])
+      .select('id', 'created_at', 'expires_at', 'created_by', 'last_used_at'),
   ]);
   const secret =
     account.secret_digest === null
@@ -151,7 +191,14 @@ async function readCredentials(
           last_used_at: account.secret_last_used_at,
           max_age_days: account.secret_max_age_days,
         };
-  return { secret, keys, trusts, disabled_at: account.disabled_at };
+  return {
+    secret,
+    secrets,
+    max_age_days: account.secret_max_age_days,
+    keys,
+    trusts,
+    disabled_at: account.disabled_at,
+  };
 }
 
 function addKey(
@@ -235,6 +282,21 @@ function addTrust(
   );
 }
 
+/** Keys and trusts of the account, and its secrets other than `exceptSecrets` (in the caller's transaction). */
+async function otherCredentials(
+  trx: Knex,
+  sub: string,
+  exceptSecrets: readonly string[] | 'all',
+): Promise<number> {
+  const secrets = trx('service_account_secrets').where({ sub });
+  if (exceptSecrets !== 'all') secrets.whereNotIn('id', exceptSecrets);
+  return (
+    (exceptSecrets === 'all' ? 0 : await countOf(secrets)) +
+    (await countOf(trx('service_account_keys').where({ sub }))) +
+    (await countOf(trx('service_account_trusts').where({ sub })))
+  );
+}
+
 function removeSecret(
   db: Knex,
   realm: string,
@@ -245,16 +307,53 @@ function removeSecret(
     realm,
     sub,
     { kinds: ['service-account.secret-remove'] },
-    async (trx) => {
-      const account = await trx('service_accounts').where({ sub }).first('secret_digest');
-      if (account?.secret_digest === null) return 'no-secret';
-      const others =
-        (await countOf(trx('service_account_keys').where({ sub }))) +
-        (await countOf(trx('service_account_trusts').where({ sub })));
-      if (others === 0) return 'no-other-credential';
-      await trx('service_accounts')
-        .where({ sub })
-        .update({ secret_digest: null, secret_created_at: null, secret_last_used_at: null });
+    async (trx, changed) => {
+      if ((await countOf(trx('service_account_secrets').where({ sub }))) === 0) return 'no-secret';
+      if ((await otherCredentials(trx, sub, 'all')) === 0) return 'no-other-credential';
+      changed.push(...(await deleteSecrets(trx, sub)));
+      await mirrorNewestSecret(trx, sub);
+    },
+  );
+}
+
+function removeSecretById(
+  db: Knex,
+  realm: string,
+  sub: string,
+  id: string,
+): ReturnType<ServiceAccountCredentialRepository['removeSecretById']> {
+  return changeAccount<'not-found' | 'no-other-credential'>(
+    db,
+    realm,
+    sub,
+    { kinds: ['service-account.secret-remove'] },
+    async (trx, changed) => {
+      if ((await trx('service_account_secrets').where({ sub, id }).first('id')) === undefined)
+        return 'not-found';
+      if ((await otherCredentials(trx, sub, [id])) === 0) return 'no-other-credential';
+      changed.push(...(await deleteSecrets(trx, sub, [id])));
+      await mirrorNewestSecret(trx, sub);
+    },
+  );
+}
+
+function addSecret(
+  db: Knex,
+  realm: string,
+  sub: string,
+  secret: NewAccountSecret,
+): ReturnType<ServiceAccountCredentialRepository['addSecret']> {
+  return changeAccount<'limit-reached'>(
+    db,
+    realm,
+    sub,
+    { kinds: ['service-account.secret-add'] },
+    async (trx, changed) => {
+      await deleteDeadSecrets(trx, sub);
+      if ((await countLiveSecrets(trx, sub)) >= MAX_LIVE_SECRETS) return 'limit-reached';
+      await insertSecret(trx, realm, sub, secret);
+      await mirrorNewestSecret(trx, sub);
+      changed.push(credentialOfSecret(secret.id));
     },
   );
 }
@@ -283,20 +382,24 @@ export function createServiceAccountCredentialRepository(
     addKey: (realm, sub, key, limit) => addKey(db, realm, sub, key, limit),
     removeKey(realm, sub, id) {
       const change = { kinds: ['service-account.key-remove'] } as const;
-      return changeAccount<'not-found'>(db, realm, sub, change, async (trx) => {
+      return changeAccount<'not-found'>(db, realm, sub, change, async (trx, changed) => {
         if ((await trx('service_account_keys').where({ sub, id }).delete()) === 0)
           return 'not-found';
+        changed.push(credentialName('key', id));
       });
     },
     addTrust: (realm, sub, trust, limits) => addTrust(db, realm, sub, trust, limits),
     removeTrust(realm, sub, id) {
       const change = { kinds: ['service-account.trust-remove'] } as const;
-      return changeAccount<'not-found'>(db, realm, sub, change, async (trx) => {
+      return changeAccount<'not-found'>(db, realm, sub, change, async (trx, changed) => {
         if ((await trx('service_account_trusts').where({ sub, id }).delete()) === 0)
           return 'not-found';
+        changed.push(credentialName('trust', id));
       });
     },
     removeSecret: (realm, sub) => removeSecret(db, realm, sub),
+    addSecret: (realm, sub, secret) => addSecret(db, realm, sub, secret),
+    removeSecretById: (realm, sub, id) => removeSecretById(db, realm, sub, id),
     setDisabled: (realm, sub, disabled) => setDisabled(db, realm, sub, disabled),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What a service account authenticates with: a secret, public keys (private_key_jwt) and
- * trusted workloads (another issuer's tokens). Adding a key or a trust revokes nothing;
- * removing one revokes the tokens minted before it went, as a secret reset does. Every change
+ * trusted workloads (another issuer's tokens). Adding a secret, a key or a trust revokes nothing;
+ * removing one revokes exactly the tokens it obtained (their `cred` claim, decision 0035). Every change
  * goes through `publishChange`, so each replica's credential cache and every resource server
  * hear of it the same way. Checking a presented credential is authenticate-client.ts.
  */
@@ -12,8 +12,11 @@ import {
   type RevocationEntry,
   type ServiceAccountCredentials,
   type ServiceAccountKey,
+  type ServiceAccountSecretWithValue,
   type ServiceAccountTrust,
 } from '@plant/shared/token-service-client';
+import { newSecretId } from './account-secret-repository.js';
+import { generateClientSecret } from './client-secrets.js';
 import { urlProblem } from '../client-auth/index.js';
 import {
   DuplicateKey,
@@ -21,7 +24,10 @@ import {
   InvalidTrust,
   KeyLimitReached,
   KeyNotFound,
+  InvalidSecretExpiry,
   NoSecret,
+  SecretLimitReached,
+  SecretNotFound,
   SecretStillNeeded,
   ServiceAccountNotFound,
   TrustedIssuerLimitReached,
@@ -33,6 +39,7 @@ import { importPublicKey } from './public-keys.js';
 import {
   toServiceAccountCredentials,
   toServiceAccountKey,
+  toServiceAccountSecret,
   toServiceAccountTrust,
 } from '../service-accounts/index.js';
 import { assertTenantExists } from '../realms/index.js';
@@ -77,7 +84,7 @@ export async function getServiceAccountCredentials(
   return toServiceAccountCredentials(clientId, row, leaks);
 }
 
-/** The key stops working, and the tokens minted before it went are revoked (version bumped with the removal, as a secret reset does). */
+/** The key stops working, and exactly the tokens it obtained are revoked (decision 0035); the account's other credentials' tokens keep working. */
 export async function removeServiceAccountKey(
   ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
   tenant: string,
@@ -92,7 +99,7 @@ export async function removeServiceAccountKey(
   );
 }
 
-/** The workload's tokens stop authenticating the account, and the tokens minted before are revoked (as a removed key's). */
+/** The workload's tokens stop authenticating the account, and exactly the tokens it obtained are revoked (as a removed key's). */
 export async function removeServiceAccountTrust(
   ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
   tenant: string,
@@ -108,9 +115,9 @@ export async function removeServiceAccountTrust(
 }
 
 /**
- * For an account that uses only keys or trusts: the secret goes (nothing left to leak), and the
- * tokens minted with it are revoked. Refused while the secret is the only credential. Reset
- * Secret gives the account one again.
+ * For an account that uses only keys or trusts: every secret goes (nothing left to leak), and
+ * exactly the tokens minted with them are revoked. Refused while the secrets are the only
+ * credential. Reset Secret gives the account one again.
  */
 export async function removeServiceAccountSecret(
   ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
@@ -121,6 +128,62 @@ export async function removeServiceAccountSecret(
     'no-secret': NoSecret,
     'no-other-credential': SecretStillNeeded,
   });
+}
+
+/** The longest a secret may be given to live: the realm policy's longest maximum age. */
+const MAX_SECRET_LIFETIME_MS = 730 * 86_400_000;
+
+/** `expires_at` as a Date: in the future and at most 730 days ahead; absent: none. */
+function secretExpiry(expiresAt: string | undefined, now = Date.now()): Date | null {
+  if (expiresAt === undefined) return null;
+  const at = new Date(expiresAt);
+  if (!(at.getTime() > now && at.getTime() <= now + MAX_SECRET_LIFETIME_MS))
+    throw new InvalidSecretExpiry();
+  return at;
+}
+
+/**
+ * "Add a secret": a second secret beside the first, shown once in the answer, optionally
+ * expiring. At most two live (`SecretLimitReached`; a secret past its expiry or age no longer
+ * counts, and goes). Adding revokes nothing: the first secret and its tokens keep working, so a
+ * client moves to the new one with no failed call, and the old one is removed after
+ * (`removeServiceAccountSecretById`), which revokes exactly its tokens.
+ */
+export async function addServiceAccountSecret(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher' | 'secrets'>,
+  tenant: string,
+  clientId: string,
+  input: { expires_at?: string | undefined; actor?: string | undefined },
+): Promise<ServiceAccountSecretWithValue> {
+  const expiresAt = secretExpiry(input.expires_at);
+  const secret = generateClientSecret();
+  const id = newSecretId();
+  const outcome = await ctx.accountCredentials.addSecret(tenant, clientId, {
+    id,
+    digest: ctx.secrets.digest(secret),
+    expiresAt,
+    createdBy: input.actor ?? null,
+  });
+  await publishChange(ctx, tenant, outcome, { 'limit-reached': SecretLimitReached });
+  const row = await ctx.accountCredentials.credentials(tenant, clientId);
+  const added = row?.secrets.find((s) => s.id === id);
+  if (row === undefined || added === undefined) throw new SecretNotFound();
+  return { ...toServiceAccountSecret(added, row.max_age_days), secret };
+}
+
+/** One secret goes, and exactly the tokens it obtained are revoked: the account's other secret, keys and trusts, and their tokens, keep working. */
+export async function removeServiceAccountSecretById(
+  ctx: Pick<IdentityContext, 'accountCredentials' | 'realms' | 'publisher'>,
+  tenant: string,
+  clientId: string,
+  secretId: string,
+): Promise<void> {
+  await publishChange(
+    ctx,
+    tenant,
+    await ctx.accountCredentials.removeSecretById(tenant, clientId, secretId),
+    { 'not-found': SecretNotFound, 'no-other-credential': SecretStillNeeded },
+  );
 }
 
 /**

@@ -5,8 +5,7 @@ const FLUSH_MS = 5_000;
 const MIN_INTERVAL_MS = 60_000;
 const MAX_REMEMBERED = 50_000;
 
-const keyOf = (use: CredentialUse) =>
-  use.kind === 'secret' ? `${use.sub}\u0000secret` : `${use.sub}\u0000${use.kind}\u0000${use.id}`;
+const keyOf = (use: CredentialUse) => `${use.sub}\u0000${use.kind}\u0000${use.id}`;
 
 /**
  * last_used_at of accounts and of the credential that issued each token (the secret, a key, a

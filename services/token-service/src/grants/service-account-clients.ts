@@ -72,7 +72,8 @@ function serviceAccountClientMetadata(
     ...(byAssertion
       ? { token_endpoint_auth_method: 'none' }
       : {
-          client_secret: credential.secret_digest ?? NO_SECRET_DIGEST,
+          // Compared by `verifySecret` against each of the account's secrets, never this value.
+          client_secret: credential.secrets[0]?.digest ?? NO_SECRET_DIGEST,
           token_endpoint_auth_method: 'client_secret_basic',
         }),
     // Token exchange only for an account an Account Admin allowed to act for others (unauthorized_client otherwise).
@@ -194,12 +195,7 @@ export function serveServiceAccountClients(
     if (credential === undefined) return false;
     let verdict: boolean | Promise<boolean>;
     try {
-      verdict = clientAuth.verifySecret(
-        credential,
-        client.clientSecret,
-        presented,
-        ctx ?? UNKNOWN_SOURCE,
-      );
+      verdict = clientAuth.verifySecret(credential, presented, ctx ?? UNKNOWN_SOURCE);
     } catch (err) {
       throw asOidcError(ctx, err);
     }

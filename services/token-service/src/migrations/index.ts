@@ -11,6 +11,7 @@ import { credentialHygiene } from './0009-credential-hygiene.js';
 import { sharedSignals } from './0010-shared-signals.js';
 import { factorGeneration } from './0011-factor-generation.js';
 import { invitationPages } from './0012-invitation-pages.js';
+import { serviceAccountSecrets } from './0013-service-account-secrets.js';
 import { tokenExchangeDelegations } from './0014-token-exchange-delegations.js';
 import { resourceRevisions } from './0015-resource-revisions.js';
 import { credentialPolicyRevision } from './0017-credential-policy-revision.js';
@@ -31,6 +32,7 @@ export const migrations: Migration[] = [
   sharedSignals,
   factorGeneration,
   invitationPages,
+  serviceAccountSecrets,
   tokenExchangeDelegations,
   resourceRevisions,
   credentialPolicyRevision,

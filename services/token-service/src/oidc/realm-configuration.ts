@@ -408,6 +408,9 @@ function serviceAccountClaims(
     claims.role = principal.role;
     claims.grants = principal.grants;
     claims.ver = principal.version;
+    // The credential that obtained it: removing that credential revokes exactly its tokens (decision 0035).
+    const credential = deps.clientAuth.credentialClaim(ctx);
+    if (credential !== undefined) claims.cred = credential;
   };
 }
 

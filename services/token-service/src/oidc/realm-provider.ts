@@ -340,6 +340,7 @@ export function exchangeGrant(
   const { config, tokenInspector, clientAuth } = deps;
   registerTokenExchange(provider, {
     ...binding,
+    credentialOf: (ctx) => clientAuth.credentialClaim(ctx),
     context: {
       audiences: exchangeAudiencesOf(config),
       portalAudience: config.ACCOUNT_ADMIN_AUDIENCE,

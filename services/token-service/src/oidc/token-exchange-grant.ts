@@ -6,7 +6,8 @@
  *
  * 1. refuses a client that requires DPoP and sent no proof (before any token is verified);
  * 2. has the token-exchange wing decide (token-exchange/exchange-policy.ts: target, permission,
- *    subject and actor tokens, scope, lifetime, the `act` chain);
+ *    subject and actor tokens, scope, lifetime, the `act` chain, which names the credential the
+ *    actor authenticated with, so removing it revokes the token as it revokes the actor's own);
  * 3. mints the token as client credentials' are minted (oidc-provider's `ClientCredentials`
  *    model, the realm's key, RFC 9068): for the one audience, with the decided scope and
  *    lifetime, bound to the actor's DPoP key when it sent a proof (its id claimed once across
@@ -66,6 +67,8 @@ export interface TokenExchangeDeps {
   realm(): string;
   /** The algorithm the realm signs with. */
   algorithm(): SigningAlgorithm;
+  /** The `cred` of the credential the actor authenticated this request with (decision 0035). */
+  credentialOf(ctx: KoaContextWithOIDC): string | undefined;
   /** Everything the decision needs but the realm. */
   context: Omit<ExchangeContext, 'tenant'>;
 }
@@ -90,9 +93,15 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
     const providerCtx = ctx as unknown as ProviderContext;
     const proof = await dpop.validate(providerCtx);
     dpop.requireIfClientDoes(providerCtx, proof);
+    const cred = deps.credentialOf(ctx);
     const plan = await planExchange(
       ctx.oidc.params as ExchangeParams,
-      { sub: client.clientId, version: principal.version, delegations: principal.delegations },
+      {
+        sub: client.clientId,
+        version: principal.version,
+        delegations: principal.delegations,
+        ...(cred === undefined ? {} : { cred }),
+      },
       { ...deps.context, tenant: deps.realm() },
     );
     annotateActiveSpan(exchangeSpanAttributes(plan, ctx.oidc.params?.subject_token_type));

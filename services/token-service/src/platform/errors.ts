@@ -144,6 +144,19 @@ export const SecretStillNeeded = wireError(
   "The secret is this service account's only credential: add a key or a trust before removing it",
   true,
 );
+export const SecretNotFound = wireError('SecretNotFound', 404, 'Secret not found', true);
+export const SecretLimitReached = wireError(
+  'SecretLimitReached',
+  409,
+  'This service account already has two live secrets: remove one before adding another',
+  true,
+);
+export const InvalidSecretExpiry = wireError(
+  'InvalidSecretExpiry',
+  400,
+  'expires_at must be an instant in the future, at most 730 days from now',
+  true,
+);
 export const NoSecret = wireError(
   'NoSecret',
   409,

@@ -16,6 +16,8 @@ export interface FeedPage {
 }
 
 export interface RevocationFeedRepository {
+  /** The credentials of the principal revoked less than `horizonSeconds` ago (the fallback lookup's answer names them). */
+  revokedCredentials(realm: string, sub: string, horizonSeconds: number): Promise<string[]>;
   /**
    * Every principal changed less than `horizonSeconds` ago, its latest change only, and the head
    * position read in the same statement (so continuing after it misses nothing and repeats
@@ -42,31 +44,45 @@ interface ChangeRow {
   sub: string;
   version: number;
   deleted: boolean;
+  /** Null for a change of the version; else the credential whose tokens it revokes. */
+  credential: string | null;
   ttl: number;
 }
 
+/** A row as the wire has it: a credential's row names it in `credentials` (readers of the previous release drop the field). */
 function toLive(row: Omit<ChangeRow, 'position'>): LiveRevocationEntry {
-  return {
+  const entry: LiveRevocationEntry = {
     tenant: row.realm,
     sub: row.sub,
     version: row.version,
     deleted: row.deleted,
     ttl: row.ttl,
   };
+  if (row.credential !== null) entry.credentials = [row.credential];
+  return entry;
 }
 
 // long: a repository factory, one SQL statement per method
 export function createRevocationFeedRepository(db: Knex): RevocationFeedRepository {
   return {
+    async revokedCredentials(realm, sub, horizonSeconds) {
+      const rows = (await db('revocation_changes')
+        .where({ realm, sub })
+        .whereNotNull('credential')
+        .andWhereRaw('changed_at > now() - make_interval(secs => ?)', [horizonSeconds])
+        .distinct('credential')) as Array<{ credential: string }>;
+      return rows.map((row) => row.credential);
+    },
+
     async snapshot(horizonSeconds) {
       const { rows } = (await db.raw(
-        `select ${HEAD}::text as head, e.realm, e.sub, e.version, e.deleted, e.ttl
+        `select ${HEAD}::text as head, e.realm, e.sub, e.version, e.deleted, e.credential, e.ttl
          from revocation_feed f
          left join lateral (
-           select distinct on (realm, sub) realm, sub, version, deleted, ${TTL} as ttl
+           select distinct on (realm, sub, credential) realm, sub, version, deleted, credential, ${TTL} as ttl
            from revocation_changes
            where changed_at > now() - make_interval(secs => :horizon)
-           order by realm, sub, position desc
+           order by realm, sub, credential, position desc
          ) e on true`,
         { horizon: horizonSeconds },
       )) as { rows: Array<Partial<ChangeRow> & { head: string }> };
@@ -80,10 +96,10 @@ export function createRevocationFeedRepository(db: Knex): RevocationFeedReposito
     async changesAfter(after, limit, horizonSeconds) {
       const { rows } = (await db.raw(
         `select f.pruned_through::text as floor, ${HEAD}::text as head,
-                c.position::text as position, c.realm, c.sub, c.version, c.deleted, c.ttl
+                c.position::text as position, c.realm, c.sub, c.version, c.deleted, c.credential, c.ttl
          from revocation_feed f
          left join lateral (
-           select position, realm, sub, version, deleted, ${TTL} as ttl
+           select position, realm, sub, version, deleted, credential, ${TTL} as ttl
            from revocation_changes
            where position > :after::bigint
            order by position

@@ -118,14 +118,23 @@ export async function getRevocationSnapshot(
   return { position: head, entries };
 }
 
+/**
+ * One principal's entry, for a resource server that cannot follow the feed (its fallback): the
+ * version and deletion, and the credentials revoked within the horizon (`credentials`, absent
+ * when none: decision 0035).
+ */
 export async function getRevocationEntry(
-  ctx: Pick<IdentityContext, 'principals'>,
+  ctx: Pick<IdentityContext, 'principals' | 'revocationFeed'>,
+  accessTokenTtl: number,
   tenant: string,
   sub: string,
 ): Promise<RevocationEntry> {
-  const entry = await ctx.principals.findRevocationEntry(tenant, sub);
+  const [entry, credentials] = await Promise.all([
+    ctx.principals.findRevocationEntry(tenant, sub),
+    ctx.revocationFeed.revokedCredentials(tenant, sub, revocationHorizonSeconds(accessTokenTtl)),
+  ]);
   if (!entry) throw new PrincipalNotFound();
-  return entry;
+  return credentials.length === 0 ? entry : { ...entry, credentials };
 }
 
 /** Rows deleted per statement, and statements per run: a run's work is bounded, the next run continues. */

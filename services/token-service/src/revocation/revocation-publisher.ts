@@ -1,5 +1,6 @@
 import type { Logger } from '@plant/shared/logging';
 import {
+  MAX_ENTRY_CREDENTIALS,
   REVOCATION_CHANNEL,
   revocationMessage,
   type RevocationEntry,
@@ -14,18 +15,38 @@ const REPUBLISH_FIRST_MS = 100;
 export const REPUBLISH_MAX_MS = 1000;
 
 const keyOf = (entry: RevocationEntry) => `${entry.tenant}\u0000${entry.sub}`;
-/** What resource servers make of two entries of one principal, applied in any order (version = max, deleted = or). */
-const join = (a: RevocationEntry, b: RevocationEntry): RevocationEntry => ({
-  tenant: a.tenant,
-  sub: a.sub,
-  version: Math.max(a.version, b.version),
-  deleted: a.deleted || b.deleted,
-});
+/** What resource servers make of two entries of one principal, applied in any order (version = max, deleted = or, credentials = union). */
+const join = (a: RevocationEntry, b: RevocationEntry): RevocationEntry => {
+  const joined: RevocationEntry = {
+    tenant: a.tenant,
+    sub: a.sub,
+    version: Math.max(a.version, b.version),
+    deleted: a.deleted || b.deleted,
+  };
+  const credentials = new Set([...(a.credentials ?? []), ...(b.credentials ?? [])]);
+  if (credentials.size > 0) joined.credentials = [...credentials];
+  return joined;
+};
 const covers = (published: RevocationEntry, held: RevocationEntry) =>
-  published.version >= held.version && (published.deleted || !held.deleted);
+  published.version >= held.version &&
+  (published.deleted || !held.deleted) &&
+  (held.credentials ?? []).every((c) => published.credentials?.includes(c) === true);
 
 /**
- * Publishes `{tenant, sub, version, deleted}` after commit. Local listeners (this replica's
+ * The messages of `entry`: one, or, for a kept entry joined from many credential removals, one
+ * per `MAX_ENTRY_CREDENTIALS` of them (more in one message is refused as malformed).
+ */
+function partsOf(entry: RevocationEntry): RevocationEntry[] {
+  const { credentials } = entry;
+  if (credentials === undefined || credentials.length <= MAX_ENTRY_CREDENTIALS) return [entry];
+  const parts: RevocationEntry[] = [];
+  for (let i = 0; i < credentials.length; i += MAX_ENTRY_CREDENTIALS)
+    parts.push({ ...entry, credentials: credentials.slice(i, i + MAX_ENTRY_CREDENTIALS) });
+  return parts;
+}
+
+/**
+ * Publishes `{tenant, sub, version, deleted, credentials?}` after commit. Local listeners (this replica's
  * client cache) hear it synchronously, so this replica never serves a stale secret even for the
  * instant the Redis round trip takes.
  *
@@ -109,14 +130,15 @@ export class RevocationPublisher {
     trace: { traceparent?: string; tracestate?: string } = {},
   ): Promise<Error | undefined> {
     try {
-      await withTimeout(
-        this.redis!.publish(
-          REVOCATION_CHANNEL,
-          revocationMessage(entry, { ...trace, publishedMs: Date.now() }),
-        ),
-        PUBLISH_TIMEOUT_MS,
-        'publish',
-      );
+      for (const part of partsOf(entry))
+        await withTimeout(
+          this.redis!.publish(
+            REVOCATION_CHANNEL,
+            revocationMessage(part, { ...trace, publishedMs: Date.now() }),
+          ),
+          PUBLISH_TIMEOUT_MS,
+          'publish',
+        );
       return undefined;
     } catch (err) {
       return err as Error;

@@ -29,7 +29,9 @@ export function revocationRoutes(
       scope: 'verify',
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getRevocationEntry(identity, tenantOf(req), idOf(req, 'sub')));
+          noStore(res).json(
+            await getRevocationEntry(identity, accessTokenTtl, tenantOf(req), idOf(req, 'sub')),
+          );
         },
       ],
     },

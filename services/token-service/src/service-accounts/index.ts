@@ -14,10 +14,12 @@ export {
   createPrincipalRepository,
   findLiveEntry,
   insertPrincipal,
+  revokeCredentials,
 } from './principal-repository.js';
 export type { PrincipalRepository } from './principal-repository.js';
 export {
   AddKeySchema,
+  AddSecretSchema,
   AddTrustSchema,
   CreateInvitationSchema,
   EmailSchema,
@@ -36,6 +38,7 @@ export type { ServiceAccountRepository } from './service-account-repository.js';
 export {
   toServiceAccountCredentials,
   toServiceAccountKey,
+  toServiceAccountSecret,
   toServiceAccountTrust,
 } from './service-account-view.js';
 export { getServiceAccount, setServiceAccountDisabled } from './service-accounts.js';

@@ -37,6 +37,36 @@ export async function bumpTokenVersion(
   return row === undefined ? undefined : toEntry(row);
 }
 
+/**
+ * Revokes exactly the tokens `credentials` obtained (their `cred` claim: decision 0035), in the
+ * caller's transaction: one row of the revocation feed per credential, written as the trigger
+ * writes the version's rows (the feed's row lock taken first and held to commit, so positions
+ * become visible in order), carrying the principal's version unchanged. The principal's other
+ * credentials' tokens keep working. The entry to publish after commit, undefined when there is
+ * no live principal. Pruned by the same horizon as every row of the feed.
+ */
+export async function revokeCredentials(
+  trx: Knex,
+  realm: string,
+  sub: string,
+  credentials: readonly string[],
+): Promise<RevocationEntry | undefined> {
+  const entry = await findLiveEntry(trx, realm, sub);
+  if (entry === undefined || credentials.length === 0) return entry;
+  await trx.raw('select 1 from revocation_feed for no key update');
+  await trx('revocation_changes').insert(
+    credentials.map((credential) => ({
+      position: trx.raw("nextval('revocation_change_position')"),
+      realm,
+      sub,
+      version: entry.version,
+      deleted: false,
+      credential,
+    })),
+  );
+  return { ...entry, credentials: [...credentials] };
+}
+
 /** The principal's current entry (nothing bumped), in the caller's transaction; undefined when it is not live. */
 export async function findLiveEntry(
   trx: Knex,

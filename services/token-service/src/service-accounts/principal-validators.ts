@@ -77,6 +77,17 @@ export const FactorPolicySchema = z.object(
   { error: 'body must be a JSON object' },
 );
 
+/** "Add a secret": an optional expiry (ISO 8601 with a zone); the domain checks it lies ahead. */
+export const AddSecretSchema = z.object(
+  {
+    expires_at: z.iso
+      .datetime({ offset: true, error: 'expires_at must be an ISO 8601 date-time' })
+      .optional(),
+    actor: Actor.optional(),
+  },
+  { error: 'body must be a JSON object' },
+);
+
 export const UserRoleSchema = z.enum(['View', 'Edit', 'Account Admin'], {
   error: 'role must be "View", "Edit" or "Account Admin"',
 });

@@ -12,6 +12,7 @@ import { type AccountChangeKind, effectsOf } from '../changes/index.js';
 import { insertPrincipal } from './principal-repository.js';
 import { lockRealm } from '../realms/index.js';
 import { recordSignals } from '../signal-outbox/index.js';
+import { insertSecret, newSecretId, replaceSecrets } from '../credentials/index.js';
 
 export interface ServiceAccountRow {
   sub: string;
@@ -131,6 +132,14 @@ async function insertAccount(trx: Knex.Transaction, account: NewServiceAccount):
     kind: 'service_account',
     created_by: account.createdBy,
   });
+  // Before the account row: the trigger that carries a previous release's writes into the
+  // secrets finds it there and adds none. now() is the transaction's start: both agree.
+  await insertSecret(trx, account.realm, account.sub, {
+    id: newSecretId(),
+    digest: account.secretDigest,
+    expiresAt: null,
+    createdBy: account.createdBy,
+  });
   try {
     await trx('service_accounts').insert({
       sub: account.sub,
@@ -188,16 +197,18 @@ async function writeSettings(
   }
 }
 
-/** The reset's write: the new digest replaces the old; a new secret starts its own life, created now, never used. */
+/** The reset's write: the new digest replaces every secret; a new secret starts its own life, created now, never used. */
 async function writeSecret(
   trx: Knex.Transaction,
+  realm: string,
   sub: string,
   secretDigest: string,
 ): Promise<void> {
-  await trx('service_accounts').where({ sub }).update({
-    secret_digest: secretDigest,
-    secret_created_at: trx.fn.now(),
-    secret_last_used_at: null,
+  await replaceSecrets(trx, realm, sub, {
+    id: newSecretId(),
+    digest: secretDigest,
+    expiresAt: null,
+    createdBy: null,
   });
 }
 
@@ -209,14 +220,19 @@ function updateAccount(
 ): Promise<RevocationEntry | undefined> {
   return changeAccount<never>(db, realm, sub, kindsOfChange(change), async (trx) => {
     await writeSettings(trx, sub, change);
-    if (change.secretDigest !== undefined) await writeSecret(trx, sub, change.secretDigest);
+    if (change.secretDigest !== undefined) await writeSecret(trx, realm, sub, change.secretDigest);
   });
 }
 
 function deleteAccount(db: Knex, realm: string, sub: string): Promise<RevocationEntry | undefined> {
   const change = { kinds: ['service-account.delete'] } as const;
   return changeAccount<never>(db, realm, sub, change, async (trx) => {
-    for (const table of ['grants', 'service_account_keys', 'service_account_trusts'])
+    for (const table of [
+      'grants',
+      'service_account_keys',
+      'service_account_trusts',
+      'service_account_secrets',
+    ])
       await trx(table).where({ sub }).delete();
     await trx('service_accounts').where({ sub }).delete();
     // A receiver's own streams go with it (their queued events too, by cascade).

@@ -3,13 +3,16 @@ import type {
   ServiceAccount,
   ServiceAccountCredentials,
   ServiceAccountKey,
+  ServiceAccountSecret,
   ServiceAccountTrust,
 } from '@plant/shared/token-service-client';
 import {
   type AccountCredentialsRow,
   type AccountKeyRow,
+  type AccountSecretRow,
   type AccountTrustRow,
   type LeakRow,
+  secretDeadline,
   secretExpiresAt,
 } from '../credentials/index.js';
 import type { ServiceAccountRow } from './service-account-repository.js';
@@ -50,6 +53,21 @@ export function toServiceAccountKey(row: AccountKeyRow): ServiceAccountKey {
   };
 }
 
+/** A secret as the API shows it (never its digest): its expiry is the earlier of its own and the realm's maximum age. */
+export function toServiceAccountSecret(
+  row: AccountSecretRow,
+  maxAgeDays: number | null,
+): ServiceAccountSecret {
+  const expires = secretDeadline(row.created_at, row.expires_at, maxAgeDays);
+  return {
+    id: row.id,
+    created_at: iso(row.created_at)!,
+    created_by: row.created_by,
+    expires_at: iso(expires),
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
 export function toServiceAccountTrust(row: AccountTrustRow): ServiceAccountTrust {
   return {
     id: row.id,
@@ -70,6 +88,7 @@ export function toSecretLeak(row: LeakRow): SecretLeak {
     action: row.action,
     reported_at: iso(row.reported_at)!,
     secret_current: row.secret_current,
+    secret_id: row.secret_id,
   };
 }
 
@@ -89,6 +108,7 @@ export function toServiceAccountCredentials(
             last_used_at: iso(row.secret.last_used_at),
             expires_at: iso(secretExpiresAt(row.secret.created_at, row.secret.max_age_days)),
           },
+    secrets: row.secrets.map((secret) => toServiceAccountSecret(secret, row.max_age_days)),
     keys: row.keys.map(toServiceAccountKey),
     trusts: row.trusts.map(toServiceAccountTrust),
     leaks: leaks.map(toSecretLeak),

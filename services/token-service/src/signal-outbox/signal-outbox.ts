@@ -210,12 +210,30 @@ export async function recordSignals(
   sub: string,
   signals: readonly AccountSignal[],
   initiating: InitiatingEntity = 'admin',
+  credentials: readonly string[] = [],
 ): Promise<void> {
   for (const signal of signals) {
-    const { type, event } = eventOf(signal, initiating);
-    for (const stream of await streamsFor(trx, realm, type, sub))
-      await enqueue(trx, stream, { type, sub, event });
+    for (const { type, event } of namingCredentials(eventOf(signal, initiating), credentials))
+      for (const stream of await streamsFor(trx, realm, type, sub))
+        await enqueue(trx, stream, { type, sub, event });
   }
+}
+
+/**
+ * A credential event names the credential it is about (`credential_id`, the value a token's
+ * `cred` claim carries: decision 0035), one event per credential; other events are unchanged.
+ */
+function namingCredentials(
+  made: { type: string; event: Record<string, unknown> },
+  credentials: readonly string[],
+): Array<{ type: string; event: Record<string, unknown> }> {
+  const aboutCredential =
+    made.type === EVENT_TYPES.credentialChange || made.type === EVENT_TYPES.credentialCompromise;
+  if (!aboutCredential || credentials.length === 0) return [made];
+  return credentials.map((credential) => ({
+    type: made.type,
+    event: { ...made.event, credential_id: credential },
+  }));
 }
 
 /**

@@ -57,6 +57,8 @@ export interface ExchangingActor {
   sub: string;
   version: number;
   delegations: readonly { audience: string; scope: string }[];
+  /** The credential the actor authenticated the exchange with (`cred`: `secret:<id>`, …). */
+  cred?: string;
 }
 
 export interface ExchangeContext {
@@ -90,14 +92,20 @@ export interface ExchangePlan {
     role: Principal['role'];
     grants: Principal['grants'];
     ver: number;
+    /** The subject token's own credential: removing it refuses the exchanged token too. */
+    cred?: string;
     act: ActClaim;
   };
 }
 
-/** RFC 8693 §4.1: the current actor, the one before it inside. */
+/**
+ * RFC 8693 §4.1: the current actor, the one before it inside; `cred` is the credential each
+ * actor authenticated its exchange with (decision 0035), checked as a token's own `cred` is.
+ */
 export interface ActClaim {
   sub: string;
   ver: number;
+  cred?: string;
   act?: ActClaim;
 }
 
@@ -292,9 +300,10 @@ export function actChain(actor: ExchangingActor, before: readonly Actor[] = []):
   let inner: ActClaim | undefined;
   for (let i = before.length - 1; i >= 0; i -= 1)
     inner = inner === undefined ? { ...before[i]! } : { ...before[i]!, act: inner };
-  return inner === undefined
-    ? { sub: actor.sub, ver: actor.version }
-    : { sub: actor.sub, ver: actor.version, act: inner };
+  const current: ActClaim = { sub: actor.sub, ver: actor.version };
+  if (actor.cred !== undefined) current.cred = actor.cred;
+  if (inner !== undefined) current.act = inner;
+  return current;
 }
 
 /** The whole decision, steps 1-8 in order (cheap and local first: a refused target costs no token verification). */
@@ -321,6 +330,7 @@ export async function planExchange(
       role: subject.role,
       grants: subject.grants,
       ver: subject.ver,
+      ...(subject.cred === undefined ? {} : { cred: subject.cred }),
       act: actChain(actor, subject.actors),
     },
   };

@@ -91,6 +91,19 @@ export function internal(h: Harness) {
         .delete(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/secret`)
         .set('authorization', AUTH);
     },
+    addSecret(tenant: string, clientId: string, body: { expires_at?: string } = {}) {
+      return agent
+        .post(`/internal/v1/realms/${tenant}/service-accounts/${clientId}/secrets`)
+        .set('authorization', AUTH)
+        .send({ ...body, actor: 'admin@example.test' });
+    },
+    removeSecretById(tenant: string, clientId: string, secretId: string) {
+      return agent
+        .delete(
+          `/internal/v1/realms/${tenant}/service-accounts/${clientId}/secrets/${encodeURIComponent(secretId)}`,
+        )
+        .set('authorization', AUTH);
+    },
     setDisabled(tenant: string, clientId: string, disabled: boolean) {
       return agent
         .post(
