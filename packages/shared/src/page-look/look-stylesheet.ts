@@ -194,6 +194,8 @@ dialog h2 { margin-bottom: 0.25rem; }
 .credential { margin-bottom: 1rem; }
 .card-head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 0.75rem; margin-bottom: 0.75rem; }
 .card-head h2 { margin: 0; }
+/* A card's own buttons (a secret's add, reset and remove) wrap under a phone's width rather than widen the page. */
+.card-head .actions { display: flex; flex-wrap: wrap; gap: 0.5rem; white-space: normal; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.35rem 1rem; margin: 0; }
 .facts dt { font-weight: 600; color: var(--muted); }
 .facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
