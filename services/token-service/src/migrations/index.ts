@@ -13,6 +13,7 @@ import { factorGeneration } from './0011-factor-generation.js';
 import { invitationPages } from './0012-invitation-pages.js';
 import { tokenExchangeDelegations } from './0014-token-exchange-delegations.js';
 import { resourceRevisions } from './0015-resource-revisions.js';
+import { signInEvents } from './0016-sign-in-events.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   invitationPages,
   tokenExchangeDelegations,
   resourceRevisions,
+  signInEvents,
 ];

@@ -2,7 +2,11 @@ import { isUniqueViolation, type Knex } from '@plant/shared/db';
 import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/index.js';
 import { applyPersonChange, type PersonChangeEvent } from '../people/index.js';
-import { insertPeopleAuditEvent } from '../people-audit/index.js';
+import {
+  insertPeopleAuditEvent,
+  insertSignInEvent,
+  type SignInEvent,
+} from '../people-audit/index.js';
 import { DuplicateFactor, StaleFactorGeneration } from '../platform/index.js';
 import { effectsOf } from '../changes/index.js';
 
@@ -178,7 +182,8 @@ export interface UserFactorRepository {
     requireAdminFactor: boolean,
     event: PolicyEvent,
   ): Promise<RevocationEntry[] | false>;
-  recordSignIn(realm: string, sub: string): Promise<void>;
+  /** The person's last sign-in and its entry in the people trail, in one transaction. */
+  recordSignIn(event: SignInEvent): Promise<void>;
 }
 
 export interface PolicyEvent {
@@ -431,8 +436,13 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
     async setPolicy(realm, requireAdminFactor, event) {
       return db.transaction((trx) => writeFactorPolicy(trx, realm, requireAdminFactor, event));
     },
-    async recordSignIn(realm, sub) {
-      await db('users').where({ realm, sub }).update({ last_sign_in_at: db.fn.now() });
+    async recordSignIn(event) {
+      await db.transaction(async (trx) => {
+        await trx('users')
+          .where({ realm: event.realm, sub: event.sub })
+          .update({ last_sign_in_at: trx.fn.now() });
+        await insertSignInEvent(trx, event);
+      });
     },
   };
 }
