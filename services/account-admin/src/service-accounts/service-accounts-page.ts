@@ -22,7 +22,7 @@ function accountRow(account: ServiceAccount, canManage: boolean): Html {
   <td data-label="Grants">${grantsOf(account)}</td>
   ${tokenBindingCell(account)}
   <td data-label="Created">${timeOf(account.created_at)}</td>
-  <td data-label="Created by">${account.created_by ?? html`<span class="muted">Unknown</span>`}</td>
+  <td data-label="Created by">${account.created_by !== null && account.created_by !== undefined ? html`<span class="token">${account.created_by}</span>` : html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Last used">${timeOf(account.last_used_at)}</td>
   ${
     canManage
