@@ -37,14 +37,14 @@ const OPERATOR = 'cli';
 function who(e: AuditEvent) {
   if (e.actor_email === OPERATOR) return html`Operator <span class="badge">command line</span>`;
   const name = e.actor_email ?? e.actor_sub;
-  return html`${name === '' ? html`<span class="muted">Not recorded</span>` : name}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}`;
+  return html`${name === '' ? html`<span class="muted">Not recorded</span>` : html`<span class="token">${name}</span>`}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}`;
 }
 
 function target(e: AuditEvent) {
   if (e.target_type === 'service_account')
     return html`${e.name ?? ''} <code class="client-id">${e.client_id}</code>`;
   if (e.target_type === 'tenant') return html`<span class="badge">tenant</span>`;
-  return html`${e.name ?? ''} <span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`;
+  return html`${e.name === null ? '' : html`<span class="token">${e.name}</span>`} <span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`;
 }
 
 const legend = html`<dl class="facts hint" id="activity-legend">
@@ -95,7 +95,7 @@ ${
     <td data-label="Who">${who(e)}</td>
     <td data-label="What">${ACTION_TEXT[e.action] ?? e.action}${describeDetails(e) ? html` <span class="muted">(${describeDetails(e)})</span>` : ''}</td>
     <td data-label="Target">${target(e)}</td>
-    <td data-label="From">${e.address === null ? html`<span class="muted">Not recorded</span>` : html`<span title="Request ${e.request_id ?? ''}">${e.address}</span>`}</td>
+    <td data-label="From">${e.address === null ? html`<span class="muted">Not recorded</span>` : html`<span class="token" title="Request ${e.request_id ?? ''}">${e.address}</span>`}</td>
   </tr>`,
   )}</tbody>
 </table></div>
