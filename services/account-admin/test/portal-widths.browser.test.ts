@@ -64,19 +64,23 @@ function overflowOf(p: Page) {
 /**
  * Words a table cell breaks inside, as rendered: for each word (a run without spaces) whose
  * characters sit on more than one line, the place it broke. A break right after a hyphen or a
- * slash is where the browser breaks a name or a path anyway; any other break counts unless the
- * word alone is wider than its cell (then only breaking it keeps the page from scrolling).
+ * slash is where the browser breaks a name or a path anyway, after an email's @ where the page
+ * allows it (token()); any other break counts unless the
+ * word alone is wider than its cell and than a third of its table (a token so long that keeping
+ * it whole would starve the other columns). An email or an address squeezed into a narrow
+ * column beside a wide one counts.
  */
 function brokenWordsOf(p: Page) {
   return p.evaluate(() => {
     type Broken = { table: string; label: string; word: string; at: string };
-    /** The room a cell gives its text: its width inside the padding. */
+    /** The room a word may need before cutting it is fair: its cell's, and a third of its table. */
     const roomOf = (cell: HTMLElement) => {
       const style = getComputedStyle(cell);
       const padding = Number.parseFloat(style.paddingLeft) + Number.parseFloat(style.paddingRight);
-      return cell.clientWidth - padding;
+      const table = cell.closest('table')?.clientWidth ?? 0;
+      return Math.max(cell.clientWidth - padding, table / 3);
     };
-    /** Where a word's characters move to a new line, other than after a hyphen or a slash. */
+    /** Where a word's characters move to a new line, other than after a hyphen, a slash or an @. */
     const cutOf = (node: Text, start: number, word: string, room: number) => {
       const range = document.createRange();
       const rects = [...word].map((_, i) => {
@@ -86,7 +90,7 @@ function brokenWordsOf(p: Page) {
       });
       if (rects.reduce((sum, r) => sum + r.width, 0) > room + 0.5) return undefined;
       const at = rects.findIndex(
-        (r, i) => i > 0 && r.top > rects[i - 1]!.top + 1 && !/[-/]/.test(word[i - 1]!),
+        (r, i) => i > 0 && r.top > rects[i - 1]!.top + 1 && !/[-/@]/.test(word[i - 1]!),
       );
       return at > 0 ? `${word.slice(0, at)}|${word.slice(at)}` : undefined;
     };

@@ -106,7 +106,8 @@ describe('an Account Admin in the portal', () => {
     await page.reload();
 
     const row = page.locator(`tr[data-client-id="${state.clientId}"]`);
-    await expect(row.locator('th').textContent()).resolves.toBe(NAME);
+    await expect(row.locator('th a').textContent()).resolves.toBe(NAME);
+    await expect(row.locator('th code.client-id').textContent()).resolves.toBe(state.clientId);
     await expect(row.locator('td[data-label="Role"]').textContent()).resolves.toBe('View');
     await expect(row.locator('td[data-label="Created by"]').textContent()).resolves.toBe(
       acme.admin.email,

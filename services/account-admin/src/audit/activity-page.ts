@@ -1,5 +1,5 @@
 /** The Activity page: the tenant's audit trail merged with the realm's people trail (factors, sign-ins), newest first. */
-import { html } from '@plant/shared/page-look';
+import { html, token } from '@plant/shared/page-look';
 import { SIGN_IN_EVENT_RETENTION } from '@plant/shared/token-service-client';
 import { layout, timeOf, type PageViewer } from '../portal/index.js';
 import {
@@ -37,14 +37,14 @@ const OPERATOR = 'cli';
 function who(e: AuditEvent) {
   if (e.actor_email === OPERATOR) return html`Operator <span class="badge">command line</span>`;
   const name = e.actor_email ?? e.actor_sub;
-  return html`${name === '' ? html`<span class="muted">Not recorded</span>` : html`<span class="token">${name}</span>`}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}`;
+  return html`${name === '' ? html`<span class="muted">Not recorded</span>` : token(name)}${e.actor_type === 'service_account' ? html` <span class="badge">service account</span>` : ''}`;
 }
 
 function target(e: AuditEvent) {
   if (e.target_type === 'service_account')
     return html`${e.name ?? ''} <code class="client-id">${e.client_id}</code>`;
   if (e.target_type === 'tenant') return html`<span class="badge">tenant</span>`;
-  return html`${e.name === null ? '' : html`<span class="token">${e.name}</span>`} <span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`;
+  return html`${e.name === null ? '' : token(e.name)} <span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`;
 }
 
 const legend = html`<dl class="facts hint" id="activity-legend">
