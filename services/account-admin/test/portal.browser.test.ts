@@ -204,7 +204,7 @@ describe('an Account Admin in the portal', () => {
     expect((await token(state.clientId!, state.newSecret!)).status).toBe(401);
   });
 
-  test('When the admin opens Activity, then every action is listed newest first with who, what and from where', async () => {
+  test('When the admin opens Activity, then every action and their own sign-in are listed newest first with who, what and from where', async () => {
     await page.getByRole('link', { name: 'Activity' }).click();
     await page.waitForURL(`${portalUrl}/activity`);
 
@@ -216,7 +216,11 @@ describe('an Account Admin in the portal', () => {
       'Reset the secret of',
       'Changed role or grants of',
       'Created',
+      'Signed in',
     ]);
+    await expect(rows.last().locator('td[data-label="What"]').textContent()).resolves.toBe(
+      'Signed in (with password, to the portal)',
+    );
     const who = await rows.locator('td[data-label="Who"]').allTextContents();
     expect(new Set(who)).toEqual(new Set([acme.admin.email]));
     expect(await page.content()).not.toContain(state.newSecret!);

@@ -148,6 +148,8 @@ input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regul
 .table tbody tr:last-child > * { border-bottom: 0; }
 .table tbody tr:hover { background: #fbfcfb; }
 .table tbody th { font-weight: 600; min-width: 8rem; }
+/* A note under a row's name (the only Account Admin) reads as a note, not as part of the name. */
+.table tbody th .hint { font-weight: 400; }
 /* The cell stays a table cell (a flex cell would leave the row's borders); its buttons are the flex box. */
 .actions { text-align: right; white-space: nowrap; }
 .action-buttons { display: inline-flex; gap: 0.35rem; }
