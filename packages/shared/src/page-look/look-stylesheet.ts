@@ -183,6 +183,8 @@ dialog h2 { margin-bottom: 0.25rem; }
   .action-buttons { flex-wrap: wrap; }
   .actions::before { display: none; }
   .table .client-id { display: inline; max-width: none; }
+  /* A card has no column to widen: a client id or a date wraps where it must. */
+  .table .nowrap { white-space: normal; }
   .card .table { margin: 0 -1.5rem; width: calc(100% + 3rem); }
 }
 @media (max-width: 760px) {

@@ -42,7 +42,7 @@ function who(e: AuditEvent) {
 
 function target(e: AuditEvent) {
   if (e.target_type === 'service_account')
-    return html`${e.name ?? ''} <code class="client-id">${e.client_id}</code>`;
+    return html`${e.name ?? ''} <code class="client-id nowrap">${e.client_id}</code>`;
   if (e.target_type === 'tenant') return html`<span class="badge">tenant</span>`;
   return html`${e.name === null ? '' : token(e.name)} <span class="badge">${TARGET_TEXT[e.target_type] ?? e.target_type}</span>`;
 }

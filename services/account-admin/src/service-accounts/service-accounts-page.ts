@@ -16,7 +16,7 @@ function grantsOf(account: ServiceAccount): Html {
 
 function accountRow(account: ServiceAccount, canManage: boolean): Html {
   return html`<tr data-client-id="${account.client_id}" data-name="${account.name}" data-role="${account.role}" data-grants="${account.grants.map((g) => g.tag).join(', ')}" data-dpop="${String(account.dpop_bound_access_tokens)}" data-signals="${String(account.receive_signals)}">
-  <th scope="row" data-label="Name"><a href="/settings/service-accounts/${account.client_id}">${account.name}</a>${account.disabled ? html` <span class="badge badge-off">Disabled</span>` : ''}<br><code class="client-id" title="Client ID">${account.client_id}</code></th>
+  <th scope="row" data-label="Name"><a href="/settings/service-accounts/${account.client_id}">${account.name}</a>${account.disabled ? html` <span class="badge badge-off">Disabled</span>` : ''}<br><code class="client-id nowrap" title="Client ID">${account.client_id}</code></th>
   <td data-label="Role"><span class="badge">${account.role}</span></td>
   <td data-label="Grants">${grantsOf(account)}</td>
   ${tokenBindingCell(account)}
