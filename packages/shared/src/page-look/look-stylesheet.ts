@@ -86,6 +86,8 @@ main:focus { outline: none; }
 .stack > label, fieldset legend { font-weight: 600; margin-top: 0.5rem; }
 /* A form's buttons keep their own width; only a narrow card's single button (sign in) spans it. */
 .stack > .button, .stack > button { align-self: flex-start; }
+/* A choice is as wide as its longest option, like the number beside it, not the card's width. */
+.stack > select { align-self: flex-start; }
 .card.narrow .stack > .button { align-self: stretch; }
 .form-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.5rem 0 0; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0; min-width: 0; display: flex; flex-direction: column; gap: 0.35rem; }
