@@ -16,6 +16,7 @@ import { useSignedInPortal } from './helpers/portal-api.js';
 const p = useSignedInPortal();
 let viewer: PortalSession;
 let globexAdmin: PortalSession;
+let globexAdminEmail = '';
 /** A service account of acme, created by its admin. */
 let robot: { client_id: string; secret: string; name: string };
 
@@ -25,6 +26,7 @@ beforeAll(async () => {
   // two cores) and answers a sign-in over that 429.
   viewer = await signIn(p.portal.url, p.acme.tenant, p.acme.viewer);
   globexAdmin = await signIn(p.portal.url, globex.tenant, globex.admin);
+  globexAdminEmail = globex.admin.email;
   robot = (await p.createAccount('robot')) as typeof robot;
 }, 60_000);
 
@@ -200,8 +202,12 @@ describe('tenant isolation', () => {
       client_id: string;
     }>;
     expect(list.map((a) => a.client_id)).not.toContain(robot.client_id);
-    const events = (await (await p.call(globexAdmin, 'GET', '/audit-events')).json()) as unknown[];
-    expect(events).toEqual([]);
+    const events = (await (await p.call(globexAdmin, 'GET', '/audit-events')).json()) as Array<{
+      action: string;
+      name: string;
+    }>;
+    // Only globex's own admin signing in: nothing of acme's, nothing of the refused calls.
+    expect(events.map((e) => [e.action, e.name])).toEqual([['user.sign_in', globexAdminEmail]]);
     const still = await p.call(p.admin, 'GET', `/service-accounts/${robot.client_id}`);
     expect(await still.json()).toMatchObject({ client_id: robot.client_id, role: 'View' });
   });

@@ -536,6 +536,7 @@ describe('the merged audit trail', () => {
       ['user.invite', 'merged2@example.test'],
       ['invitation.accept', 'merged1@example.test'],
       ['user.invite', 'merged1@example.test'],
+      ['user.sign_in', tenant.admin.email],
     ]);
     expect(all[0]!.id).toMatch(/^realm-\d+$/);
     expect(arraySchemaErrors('AuditEvent', all)).toEqual([]);

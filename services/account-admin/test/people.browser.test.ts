@@ -156,19 +156,29 @@ describe('an Account Admin managing people with the keyboard', () => {
     await expect(page.locator('#page-status').textContent()).resolves.toBe(`${INVITEE} removed.`);
   });
 
-  test("When the admin opens Activity, then the realm's acceptance sits among the admin's own People actions, newest first", async () => {
+  test("When the admin opens Activity, then the realm's acceptance and the colleague's sign-in sit among the admin's own People actions, newest first", async () => {
     await page.goto(`${platform.portalUrl}/activity`);
 
     const rows = await page.locator('#activity tbody tr td[data-label="What"]').allTextContents();
     const texts = rows.map((t) => t.replace(/\s+/g, ' ').trim());
-    expect(texts.slice(0, 6)).toEqual([
+    expect(texts.slice(0, 7)).toEqual([
       'Removed',
       'Enabled',
       'Disabled',
       'Changed the role of (role View → Edit)',
+      'Signed in (with password, to the portal)',
       'Accepted the invitation:',
       'Invited',
     ]);
+    const signedIn = page.locator('#activity tbody tr').nth(4);
+    await expect(signedIn.locator('td[data-label="Who"]').textContent()).resolves.toBe(INVITEE);
+    await expect(signedIn.locator('td[data-label="From"]').textContent()).resolves.toMatch(
+      /^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/,
+    );
+    // The admin's own sign-in, the first thing this tenant's portal saw, is the oldest entry.
+    await expect(
+      page.locator('#activity tbody tr').last().locator('td[data-label="What"]').textContent(),
+    ).resolves.toContain('Signed in');
     await expectAccessible(page, 'Activity with People events');
     await page.goto(`${platform.portalUrl}/settings/people`);
   });

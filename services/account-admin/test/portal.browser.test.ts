@@ -106,7 +106,8 @@ describe('an Account Admin in the portal', () => {
     await page.reload();
 
     const row = page.locator(`tr[data-client-id="${state.clientId}"]`);
-    await expect(row.locator('th').textContent()).resolves.toBe(NAME);
+    await expect(row.locator('th a').textContent()).resolves.toBe(NAME);
+    await expect(row.locator('th code.client-id').textContent()).resolves.toBe(state.clientId);
     await expect(row.locator('td[data-label="Role"]').textContent()).resolves.toBe('View');
     await expect(row.locator('td[data-label="Created by"]').textContent()).resolves.toBe(
       acme.admin.email,
@@ -203,7 +204,7 @@ describe('an Account Admin in the portal', () => {
     expect((await token(state.clientId!, state.newSecret!)).status).toBe(401);
   });
 
-  test('When the admin opens Activity, then every action is listed newest first with who, what and from where', async () => {
+  test('When the admin opens Activity, then every action and their own sign-in are listed newest first with who, what and from where', async () => {
     await page.getByRole('link', { name: 'Activity' }).click();
     await page.waitForURL(`${portalUrl}/activity`);
 
@@ -215,7 +216,11 @@ describe('an Account Admin in the portal', () => {
       'Reset the secret of',
       'Changed role or grants of',
       'Created',
+      'Signed in',
     ]);
+    await expect(rows.last().locator('td[data-label="What"]').textContent()).resolves.toBe(
+      'Signed in (with password, to the portal)',
+    );
     const who = await rows.locator('td[data-label="Who"]').allTextContents();
     expect(new Set(who)).toEqual(new Set([acme.admin.email]));
     expect(await page.content()).not.toContain(state.newSecret!);

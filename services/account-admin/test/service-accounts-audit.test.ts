@@ -97,13 +97,16 @@ describe('the audit trail', () => {
     });
     const thirdBody = (await third.json()) as Array<Record<string, unknown>>;
 
+    // The admin's sign-in to the portal came first, from the realm's trail.
     expect([...firstBody, ...secondBody, ...thirdBody].map((e) => e.name)).toEqual([
       'page-4',
       'page-3',
       'page-2',
       'page-1',
       'page-0',
+      paged.admin.email,
     ]);
+    expect(thirdBody.at(-1)).toMatchObject({ action: 'user.sign_in', target_type: 'user' });
     expect(third.headers.get('link')).toBeNull();
     const cursorOf = (text: string) => `cursor=${Buffer.from(text).toString('base64url')}`;
     // Past int64, zero and negative ids, a leading zero, and the Plant Store's cursor: none reach Postgres.

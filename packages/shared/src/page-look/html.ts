@@ -35,3 +35,12 @@ function render(value: unknown): string {
   if (value === undefined || value === null || value === false) return '';
   return escapeHtml(value);
 }
+
+/**
+ * A long token (an email, an address) as one `.token` span that a line may break after its `@`
+ * (`<wbr>`), where a reader expects an email to break, and nowhere else on a desktop's width: a
+ * table column then needs only the longer half of an email, not all of it.
+ */
+export function token(value: string): Html {
+  return new Html(`<span class="token">${value.split('@').map(escapeHtml).join('@<wbr>')}</span>`);
+}

@@ -86,6 +86,8 @@ main:focus { outline: none; }
 .stack > label, fieldset legend { font-weight: 600; margin-top: 0.5rem; }
 /* A form's buttons keep their own width; only a narrow card's single button (sign in) spans it. */
 .stack > .button, .stack > button { align-self: flex-start; }
+/* A choice is as wide as its longest option, like the number beside it, not the card's width. */
+.stack > select { align-self: flex-start; }
 .card.narrow .stack > .button { align-self: stretch; }
 .form-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.5rem 0 0; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0; min-width: 0; display: flex; flex-direction: column; gap: 0.35rem; }
@@ -126,23 +128,30 @@ input[readonly] { background: var(--bg); font-family: ui-monospace, SFMono-Regul
 .badge { display: inline-block; font-size: 0.78rem; font-weight: 600; padding: 0.1rem 0.5rem; border-radius: 999px; background: #eceff1; color: #37474f; white-space: nowrap; }
 .tags { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .tag { font-size: 0.78rem; background: var(--brand-soft); color: var(--brand-strong); padding: 0.1rem 0.5rem; border-radius: 6px; }
-.client-id { font-size: 0.8rem; color: var(--muted); word-break: break-all; }
-.table td .client-id { display: inline-block; min-width: 9rem; max-width: 10.5rem; }
+.client-id { font-size: 0.8rem; font-weight: 400; color: var(--muted); }
+/* An id is one token: whole on a desktop's line, cut anywhere only where a phone has no room (code's overflow-wrap). */
+.table .client-id { display: inline-block; max-width: 100%; }
 
 .table-wrap { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); overflow-x: auto; }
 .table-wrap + h2, .table-wrap + .section { margin-top: 2rem; }
 .table { width: 100%; border-collapse: collapse; font-size: 0.92rem; }
-.table th, .table td { text-align: left; padding: 0.65rem 0.7rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+.table th, .table td { text-align: left; padding: 0.65rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
 /*
- * A long value (an email, a URL, a name of 64 characters) wraps in its cell rather than widening
- * the table (a time breaks between its date and its time, timeOf).
+ * Words are never cut on a desktop: a cell wraps between them (and after a name's hyphens), and
+ * its longest word, email or address is the least its column gets, so the table's layout narrows
+ * the columns of prose instead of cutting "Changed" or an address in two (a time breaks between
+ * its date and its time, timeOf). Below 960 px a token (.token: an email, an address; code: an
+ * id) may break anywhere where it has no room.
  */
-.table td { overflow-wrap: anywhere; }
+.table td, .table th, .table code { overflow-wrap: break-word; word-break: normal; }
+.nowrap { white-space: nowrap; }
 .table-wrap + dl { margin-top: 0.75rem; }
 .table thead th { font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); background: #fafbfa; }
 .table tbody tr:last-child > * { border-bottom: 0; }
 .table tbody tr:hover { background: #fbfcfb; }
-.table tbody th { font-weight: 600; min-width: 8rem; overflow-wrap: anywhere; }
+.table tbody th { font-weight: 600; min-width: 8rem; }
+/* A note under a row's name (the only Account Admin) reads as a note, not as part of the name. */
+.table tbody th .hint { font-weight: 400; }
 /* The cell stays a table cell (a flex cell would leave the row's borders); its buttons are the flex box. */
 .actions { text-align: right; white-space: nowrap; }
 .action-buttons { display: inline-flex; gap: 0.35rem; }
@@ -168,13 +177,16 @@ dialog h2 { margin-bottom: 0.25rem; }
   .table tr { border-bottom: 1px solid var(--line); padding: 0.5rem 0; }
   .table tbody tr:last-child { border-bottom: 0; }
   /* The label floats in the cell's left padding; flow-root makes the cell as tall as a label of two lines. */
-  .table tbody th, .table td { border: 0; display: flow-root; padding: 0.3rem 1rem 0.3rem 9rem; white-space: normal; overflow-wrap: anywhere; }
+  .table tbody th, .table td { border: 0; display: flow-root; padding: 0.3rem 1rem 0.3rem 9rem; white-space: normal; }
+  .table .token, .table code { overflow-wrap: anywhere; }
   .table tbody th::before, .table td::before { content: attr(data-label); float: left; width: 7.5rem; margin-left: -8rem; padding-top: 0.1rem; font-weight: 600; color: var(--muted); font-size: 0.8rem; overflow-wrap: normal; }
   .table td.actions { padding-left: 1rem; text-align: left; white-space: normal; }
   .table tbody th { min-width: 0; }
   .action-buttons { flex-wrap: wrap; }
   .actions::before { display: none; }
-  .table td .client-id { display: inline; min-width: 0; max-width: none; }
+  .table .client-id { display: inline; max-width: none; }
+  /* A card has no column to widen: a client id or a date wraps where it must. */
+  .table .nowrap { white-space: normal; }
   .card .table { margin: 0 -1.5rem; width: calc(100% + 3rem); }
 }
 @media (max-width: 760px) {

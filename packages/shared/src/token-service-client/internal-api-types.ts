@@ -259,6 +259,13 @@ export interface RealmSecurityEvent {
   request_id: string | null;
 }
 
+/**
+ * How long the people trail keeps successful sign-ins (`user.sign_in`): a person's newest
+ * `perPerson`, none older than `days`. The token service prunes to it at each sign-in; the
+ * portal's Activity says it.
+ */
+export const SIGN_IN_EVENT_RETENTION = { perPerson: 50, days: 90 } as const;
+
 /** Longest email a person may have (RFC 5321's path limit). */
 export const EMAIL_MAX = 254;
 /**

@@ -14,7 +14,7 @@ export const AuditEventSchema = z
     actor_email: z.string().nullable(),
     actor_type: z.enum(['user', 'service_account']),
     action: z.string().meta({
-      description: `What happened. Account admin's actions: ${AUDIT_ACTIONS.join(', ')}. The realm's own events (prefixed ids \`realm-<n>\`): invitation.accept, and the second-factor events the realm records`,
+      description: `What happened. Account admin's actions: ${AUDIT_ACTIONS.join(', ')}. The realm's own events (prefixed ids \`realm-<n>\`): invitation.accept, user.sign_in (a successful sign-in; \`details\`: \`client_id\`, \`amr\` (RFC 8176), \`step_up\`), and the second-factor events the realm records`,
       examples: ['user.invite', 'invitation.accept'],
     }),
     target_type: z.enum(['service_account', 'user', 'invitation', 'session']).meta({

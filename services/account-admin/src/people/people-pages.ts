@@ -36,7 +36,7 @@ function personRow(person: Person, self: boolean, lastAdmin: boolean): Html {
   const who = person.email;
   const locked = lastAdmin && person.role === 'Account Admin' && !disabled;
   return html`<tr data-person-id="${person.id}" data-email="${who}" data-role="${person.role}" data-status="${person.status}">
-  <th scope="row" data-label="Email">${who}${self ? html` <span class="badge">you</span>` : ''}${locked ? html`<p class="hint" id="last-admin-note">The only Account Admin: invite or promote another before changing this role or access.</p>` : ''}</th>
+  <th scope="row" data-label="Email"><span class="token">${who}</span>${self ? html` <span class="badge">you</span>` : ''}${locked ? html`<p class="hint" id="last-admin-note">The only Account Admin: invite or promote another before changing this role or access.</p>` : ''}</th>
   <td data-label="Role"><span class="badge">${person.role}</span></td>
   <td data-label="Second factors">${factorsOf(person)}</td>
   <td data-label="Status">${disabled ? html`<span class="badge badge-off">Disabled</span>` : 'Active'}</td>
@@ -56,9 +56,9 @@ function personRow(person: Person, self: boolean, lastAdmin: boolean): Html {
 
 function invitationRow(invitation: Invitation): Html {
   return html`<tr data-invitation-id="${invitation.id}" data-email="${invitation.email}">
-  <th scope="row" data-label="Email">${invitation.email}</th>
+  <th scope="row" data-label="Email"><span class="token">${invitation.email}</span></th>
   <td data-label="Role"><span class="badge">${invitation.role}</span></td>
-  <td data-label="Invited by">${invitation.created_by ?? html`<span class="muted">Unknown</span>`}</td>
+  <td data-label="Invited by">${invitation.created_by !== null && invitation.created_by !== undefined ? html`<span class="token">${invitation.created_by}</span>` : html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Expires">${timeOf(invitation.expires_at)}</td>
   <td class="actions" data-label="Actions"><div class="action-buttons">
     <button type="button" class="button button-small button-danger" data-action="revoke" aria-label="Revoke the invitation of ${invitation.email}">Revoke</button>

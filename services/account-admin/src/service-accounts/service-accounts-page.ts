@@ -16,13 +16,12 @@ function grantsOf(account: ServiceAccount): Html {
 
 function accountRow(account: ServiceAccount, canManage: boolean): Html {
   return html`<tr data-client-id="${account.client_id}" data-name="${account.name}" data-role="${account.role}" data-grants="${account.grants.map((g) => g.tag).join(', ')}" data-dpop="${String(account.dpop_bound_access_tokens)}" data-signals="${String(account.receive_signals)}">
-  <th scope="row" data-label="Name"><a href="/settings/service-accounts/${account.client_id}">${account.name}</a>${account.disabled ? html` <span class="badge badge-off">Disabled</span>` : ''}</th>
-  <td data-label="Client ID"><code class="client-id">${account.client_id}</code></td>
+  <th scope="row" data-label="Name"><a href="/settings/service-accounts/${account.client_id}">${account.name}</a>${account.disabled ? html` <span class="badge badge-off">Disabled</span>` : ''}<br><code class="client-id nowrap" title="Client ID">${account.client_id}</code></th>
   <td data-label="Role"><span class="badge">${account.role}</span></td>
   <td data-label="Grants">${grantsOf(account)}</td>
   ${tokenBindingCell(account)}
   <td data-label="Created">${timeOf(account.created_at)}</td>
-  <td data-label="Created by">${account.created_by ?? html`<span class="muted">Unknown</span>`}</td>
+  <td data-label="Created by">${account.created_by !== null && account.created_by !== undefined ? html`<span class="token">${account.created_by}</span>` : html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Last used">${timeOf(account.last_used_at)}</td>
   ${
     canManage
@@ -118,7 +117,7 @@ ${
     ? html`<div class="card empty"><h2>No service accounts yet</h2><p class="muted">${canManage ? 'Create one to let automation call the Plant Store API.' : 'An Account Admin can create one.'}</p></div>`
     : html`<div class="table-wrap"><table class="table" id="service-accounts">
   <caption class="sr-only">Service accounts</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Role</th><th scope="col">Grants</th><th scope="col">Tokens</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
+  <thead><tr><th scope="col">Name and client ID</th><th scope="col">Role</th><th scope="col">Grants</th><th scope="col">Tokens</th><th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last used</th>${canManage ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead>
   <tbody>${accounts.map((a) => accountRow(a, canManage))}</tbody>
 </table></div>`
 }

@@ -33,7 +33,7 @@ function sessionRow(s: SessionView): Html {
   const name = browserName(s.browser);
   return html`<tr data-session-id="${s.id}" data-current="${String(s.current)}">
   <th scope="row" data-label="Browser">${name}${s.current ? html` <span class="badge">This session</span>` : ''}</th>
-  <td data-label="Address">${s.address ?? html`<span class="muted">Unknown</span>`}</td>
+  <td data-label="Address">${s.address !== null && s.address !== undefined ? html`<span class="token">${s.address}</span>` : html`<span class="muted">Unknown</span>`}</td>
   <td data-label="Started">${timeOf(s.started_at)}</td>
   <td data-label="Last seen">${timeOf(s.last_seen_at)}</td>
   <td class="actions" data-label="Actions"><div class="action-buttons">

@@ -14,6 +14,7 @@ import { invitationPages } from './0012-invitation-pages.js';
 import { serviceAccountSecrets } from './0013-service-account-secrets.js';
 import { tokenExchangeDelegations } from './0014-token-exchange-delegations.js';
 import { resourceRevisions } from './0015-resource-revisions.js';
+import { signInEvents } from './0016-sign-in-events.js';
 import { credentialPolicyRevision } from './0017-credential-policy-revision.js';
 
 export { SCHEMA } from './schema.js';
@@ -35,5 +36,6 @@ export const migrations: Migration[] = [
   serviceAccountSecrets,
   tokenExchangeDelegations,
   resourceRevisions,
+  signInEvents,
   credentialPolicyRevision,
 ];

@@ -15,3 +15,11 @@ export type {
   PeopleAuditRepository,
   PeopleAuditRow,
 } from './people-audit-repository.js';
+export {
+  insertSignInEvent,
+  SIGN_IN_ACTION,
+  SIGN_IN_EVENTS_PER_PERSON,
+  SIGN_IN_EXPIRED_PER_WRITE,
+  SIGN_IN_RETENTION_DAYS,
+} from './sign-in-events.js';
+export type { SignInEvent } from './sign-in-events.js';

@@ -6,6 +6,7 @@
  */
 import type { Knex } from '@plant/shared/db';
 import type { UserRole } from '@plant/shared/token-service-client';
+import { insertSignInEvent, type SignInEvent } from '../people-audit/index.js';
 import {
   createFactorPolicyRepository,
   type FactorPolicyRepository,
@@ -48,7 +49,8 @@ export interface UserFactorRepository
   /** The live person (a deleted principal is not one), with the realm's policy and the factors held. */
   person(realm: string, sub: string): Promise<SignInPerson | undefined>;
   list(realm: string, sub: string): Promise<FactorView[]>;
-  recordSignIn(realm: string, sub: string): Promise<void>;
+  /** The person's last sign-in and its entry in the people trail, in one transaction. */
+  recordSignIn(event: SignInEvent): Promise<void>;
 }
 
 /**
@@ -101,8 +103,13 @@ export function createUserFactorRepository(db: Knex): UserFactorRepository {
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
         .select('id', 'kind', 'label', 'created_at', 'last_used_at');
     },
-    async recordSignIn(realm, sub) {
-      await db('users').where({ realm, sub }).update({ last_sign_in_at: db.fn.now() });
+    async recordSignIn(event) {
+      await db.transaction(async (trx) => {
+        await trx('users')
+          .where({ realm: event.realm, sub: event.sub })
+          .update({ last_sign_in_at: trx.fn.now() });
+        await insertSignInEvent(trx, event);
+      });
     },
     ...createTotpRepository(db),
     ...createPasskeyRepository(db),

@@ -86,8 +86,17 @@ async function replaceCodes(ctx: SignInContext): Promise<StepResult> {
 
 /** Nothing left to ask: the sign-in completes with what it verified. */
 async function finish(ctx: SignInContext): Promise<StepResult> {
-  const { state, loaded } = ctx;
-  await ctx.deps.factors.identity.userFactors.recordSignIn(loaded.tenant, state.sub);
+  const { state, loaded, person } = ctx;
+  const clientId = loaded.details.params.client_id;
+  await ctx.deps.factors.identity.userFactors.recordSignIn({
+    realm: loaded.tenant,
+    sub: state.sub,
+    email: person.email,
+    clientId: typeof clientId === 'string' ? clientId : null,
+    amr: state.amr,
+    stepUp: loaded.details.session?.accountId === state.sub,
+    address: ctx.req.ip ?? null,
+  });
   await loaded.provider.interactionFinished(
     ctx.req,
     ctx.res,
