@@ -15,6 +15,7 @@ import { serviceAccountSecrets } from './0013-service-account-secrets.js';
 import { tokenExchangeDelegations } from './0014-token-exchange-delegations.js';
 import { resourceRevisions } from './0015-resource-revisions.js';
 import { credentialPolicyRevision } from './0017-credential-policy-revision.js';
+import { factorPolicyRevision } from './0018-factor-policy-revision.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   tokenExchangeDelegations,
   resourceRevisions,
   credentialPolicyRevision,
+  factorPolicyRevision,
 ];
