@@ -67,7 +67,13 @@ export function createFactorPolicyRepository(db: Knex): FactorPolicyRepository {
         const revision = stateOf(current).revision;
         if (precondition !== undefined && !meets(precondition, revision))
           throw new PreconditionFailed();
-        const entries = await writeFactorPolicy(trx, realm, requireAdminFactor, revision + 1, event);
+        const entries = await writeFactorPolicy(
+          trx,
+          realm,
+          requireAdminFactor,
+          revision + 1,
+          event,
+        );
         if (entries === false) return false;
         return { policy: { requireAdminFactor, revision: revision + 1 }, entries };
       });

@@ -380,10 +380,7 @@ export async function resetFactors(
 }
 
 /** The realm's policy: must an Account Admin hold a second factor? */
-export async function getFactorPolicy(
-  deps: ManageDeps,
-  tenant: string,
-): Promise<FactorPolicy> {
+export async function getFactorPolicy(deps: ManageDeps, tenant: string): Promise<FactorPolicy> {
   const value = await deps.identity.userFactors.policy(tenant);
   if (value === undefined) throw new TenantNotFound();
   return { require_admin_factor: value.requireAdminFactor, revision: value.revision };
