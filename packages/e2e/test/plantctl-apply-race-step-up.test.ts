@@ -135,7 +135,7 @@ describe('plantctl apply against a tenant that moves', () => {
     const got = await s.plantctl(['people', 'get', email, '--output', 'json']);
     expectExit(got, 0);
     expect(won).toContain((JSON.parse(got.stdout) as { role: string }).role);
-  });
+  }, 90_000); // six CLI processes at once, on a shared machine
 
   test('When an apply’s change needs a second factor the sign-in verified more than ten minutes ago, then plantctl says so, signs in again with the passkey through the realm, retries once and succeeds', async () => {
     expectExit(await s.login(), 0);
