@@ -118,6 +118,25 @@ describe('plantctl apply against a tenant that moves', () => {
     );
   });
 
+  test('When plantctl changes people at once, then each change is conditional on the person as it read them: every run exits 0 or 5 (refused, nothing changed), one at least wins, and the person is at a winner’s role', async () => {
+    expectExit(await s.login(), 0);
+    const email = await s.platform.createUser(s.tenant, 'View');
+    const roles = ['Edit', 'View', 'Edit', 'View', 'Edit', 'View'];
+
+    const runs = await Promise.all(
+      roles.map((role) => s.plantctl(['people', 'role', email, role])),
+    );
+
+    const codes = runs.map((r) => r.code);
+    expect(codes.filter((c) => c !== 0 && c !== 5)).toEqual([]);
+    const won = roles.filter((_, i) => codes[i] === 0);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const run of runs.filter((r) => r.code === 5)) expect(run.stderr).toContain('412');
+    const got = await s.plantctl(['people', 'get', email, '--output', 'json']);
+    expectExit(got, 0);
+    expect(won).toContain((JSON.parse(got.stdout) as { role: string }).role);
+  }, 90_000); // six CLI processes at once, on a shared machine
+
   test('When an apply’s change needs a second factor the sign-in verified more than ten minutes ago, then plantctl says so, signs in again with the passkey through the realm, retries once and succeeds', async () => {
     expectExit(await s.login(), 0);
     const tokensPath = join(s.configDir, s.tenant, 'tokens.json');

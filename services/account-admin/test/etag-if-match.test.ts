@@ -1,13 +1,17 @@
 /**
- * Optimistic concurrency on a service account, a person, the credential policy and an
- * invitation's revocation (RFC 9110 `ETag` / `If-Match`): the
+ * Optimistic concurrency on a service account, a person, the credential and people policies,
+ * an invitation's revocation, and the removal of one's own factor or session (RFC 9110 `ETag` /
+ * `If-Match`): the
  * resource answers its revision as a strong ETag, a change with a stale one is 412 and changes
  * nothing, a change without one works as before (the portal), and of a burst of changes sent
  * with the same ETag exactly one wins, whatever route each takes.
  */
-import { beforeAll, describe, expect, test } from '@jest/globals';
-import { uniqueName } from '@plant/test-kit';
-import { userAccessToken } from './helpers/browser-client.js';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createDatabase, type Knex } from '@plant/shared/db';
+import { createLogger } from '@plant/shared/logging';
+import { USER_PASSWORD, uniqueName } from '@plant/test-kit';
+import { type PortalSession, signIn, userAccessToken } from './helpers/browser-client.js';
 import { useSignedInPortal } from './helpers/portal-api.js';
 import { openApiDocument } from '../src/http/openapi.js';
 
@@ -381,6 +385,193 @@ describe('ETag and If-Match on an invitation', () => {
   });
 });
 
+describe('ETag and If-Match on the people policy', () => {
+  async function policyEtag(): Promise<string> {
+    const res = await call('GET', '/settings/people');
+    expect(res.status).toBe(200);
+    return res.headers.get('etag')!;
+  }
+  // Every change keeps the policy off: switching it on would end the sessions of this file's
+  // admin, who holds no factor; a change that sets the same value still counts a revision.
+  const off = { require_admin_second_factor: false };
+
+  test('When the policy is read and changed, then each answers a strong ETag and no revision field; a stale one is 412; none, or *, works as before; a malformed or forged one is 400 or 412', async () => {
+    const read = await call('GET', '/settings/people');
+    const etag = read.headers.get('etag')!;
+
+    const changed = await call('PATCH', '/settings/people', off, etag);
+    const stale = await call('PATCH', '/settings/people', off, etag);
+    const after = await call('GET', '/settings/people');
+    const malformed = await call('PATCH', '/settings/people', off, 'v1');
+    const oversized = await call('PATCH', '/settings/people', off, '"v1", '.repeat(300));
+    const weak = await call('PATCH', '/settings/people', off, `W/${after.headers.get('etag')}`);
+    const others = await call('PATCH', '/settings/people', off, '"v999999", "v0", "x1"');
+    const unchanged = await policyEtag();
+    const any = await call('PATCH', '/settings/people', off, '*');
+    const portal = await p.asAdminSession('PATCH', '/settings/people', off);
+
+    expect(etag).toMatch(ETAG);
+    expect(await read.json()).toEqual(off);
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toEqual(off);
+    expect(changed.headers.get('etag')).toMatch(ETAG);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect({ status: stale.status, body: await stale.json() }).toEqual({
+      status: 412,
+      body: { error: 412, message: expect.any(String) },
+    });
+    expect(after.headers.get('etag')).toBe(changed.headers.get('etag'));
+    expect([malformed.status, oversized.status]).toEqual([400, 400]);
+    expect(await malformed.json()).toEqual({ error: 400, message: expect.any(String) });
+    expect([weak.status, others.status]).toEqual([412, 412]);
+    expect(unchanged).toBe(after.headers.get('etag'));
+    expect([any.status, portal.status]).toEqual([200, 200]);
+    expect(await policyEtag()).not.toBe(unchanged);
+  });
+
+  test('When a burst of policy changes all send the same ETag, then exactly one is 200 and the others 412', async () => {
+    const etag = await policyEtag();
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call('PATCH', '/settings/people', off, etag)),
+    );
+
+    const won = answers.filter((a) => a.status === 200);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 412)).toHaveLength(9);
+    expect(await policyEtag()).toBe(won[0]!.headers.get('etag'));
+  });
+});
+
+describe('If-Match on the removal of one’s own factor', () => {
+  /** The token service's schema, to arrange a factor as an enrolment at the realm leaves it. */
+  let auth: Knex;
+  beforeAll(() => {
+    auth = createDatabase({
+      connectionString: p.ts.databaseUrl,
+      schema: 'auth',
+      poolMax: 2,
+      applicationName: 'etag-if-match-test',
+      logger: createLogger({ name: 'etag-if-match-test', level: 'warn' }),
+    });
+  });
+  afterAll(async () => {
+    await auth?.destroy();
+  });
+
+  /** A new person of acme, signed in, holding a passkey: what ends their sessions touches no other test. */
+  async function personWithFactor(): Promise<{ session: PortalSession; factor: string }> {
+    const email = await p.ts.createUser(
+      p.acme.tenant,
+      'View',
+      `${uniqueName('etag-f')}@${p.acme.tenant}.test`,
+    );
+    const session = await signIn(p.portal.url, p.acme.tenant, { email, password: USER_PASSWORD });
+    const sub = ((await (await p.call(session, 'GET', '/me')).json()) as { sub: string }).sub;
+    const factor = randomUUID();
+    await auth('user_factors').insert({
+      id: factor,
+      sub,
+      realm: p.acme.tenant,
+      kind: 'passkey',
+      label: 'Passkey',
+      credential_id: `cred-${factor}`,
+      public_key: Buffer.from('a public key'),
+      sign_count: 0,
+    });
+    return { session, factor };
+  }
+
+  const remove = (session: PortalSession, factor: string, ifMatch?: string) =>
+    p.call(session, 'DELETE', `/me/factors/${factor}`, {
+      headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
+    });
+
+  test('When a removal names another tag than "v1" (stale, weak, forged), then it is 412 and the factor stays; a malformed one is 400; an unknown factor under If-Match is 412, 404 without', async () => {
+    const { session, factor } = await personWithFactor();
+
+    const other = await remove(session, factor, '"v2"');
+    const weak = await remove(session, factor, 'W/"v1"');
+    const malformed = await remove(session, factor, 'v1');
+    const unknown = await remove(session, randomUUID(), '"v1"');
+    const unknownPlain = await remove(session, randomUUID());
+    const listed = (await (await p.call(session, 'GET', '/me/factors')).json()) as {
+      factors: Array<{ id: string }>;
+    };
+    const removed = await remove(session, factor, '"v1"');
+
+    expect([other.status, weak.status, malformed.status]).toEqual([412, 412, 400]);
+    expect(await other.json()).toEqual({ error: 412, message: expect.any(String) });
+    expect([unknown.status, unknownPlain.status]).toEqual([412, 404]);
+    expect(listed.factors.map((f) => f.id)).toEqual([factor]);
+    expect(removed.status).toBe(204);
+  });
+
+  test('When a burst of removals of one factor all send "v1", then exactly one is 204 and none other succeeds (412, or 401 once the winner ended the session)', async () => {
+    const { session, factor } = await personWithFactor();
+
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => remove(session, factor, '"v1"')),
+    );
+
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 204 && s !== 412 && s !== 401)).toEqual([]);
+    const [left] = await auth('user_factors').where({ id: factor }).count({ n: '*' });
+    expect(Number(left!.n)).toBe(0);
+  });
+});
+
+describe('If-Match on the end of one’s own session', () => {
+  async function personWithSessions(n: number): Promise<PortalSession[]> {
+    const email = await p.ts.createUser(p.acme.tenant, 'View');
+    const sessions: PortalSession[] = [];
+    for (let i = 0; i < n; i++)
+      sessions.push(await signIn(p.portal.url, p.acme.tenant, { email, password: USER_PASSWORD }));
+    return sessions;
+  }
+
+  async function otherSession(session: PortalSession): Promise<string> {
+    const list = (await (await p.call(session, 'GET', '/me/sessions')).json()) as Array<{
+      id: string;
+      current: boolean;
+    }>;
+    return list.find((s) => !s.current)!.id;
+  }
+
+  const end = (session: PortalSession, id: string, ifMatch?: string) =>
+    p.call(session, 'DELETE', `/me/sessions/${id}`, {
+      headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
+    });
+
+  test('When an end names another tag than "v1", then it is 412 and the session lasts; a malformed one is 400; with "v1" it ends, and again is 412 (404 without If-Match)', async () => {
+    const [first, second] = await personWithSessions(2);
+    const id = await otherSession(first!);
+
+    const other = await end(first!, id, '"v7"');
+    const malformed = await end(first!, id, '"v1');
+    const stillThere = await p.call(second!, 'GET', '/me');
+    const ended = await end(first!, id, '"v1"');
+    const again = await end(first!, id, '"v1"');
+    const plain = await end(first!, id);
+
+    expect([other.status, malformed.status, stillThere.status]).toEqual([412, 400, 200]);
+    expect(await other.json()).toEqual({ error: 412, message: expect.any(String) });
+    expect([ended.status, again.status, plain.status]).toEqual([204, 412, 404]);
+  });
+
+  test('When a burst of ends of one session all send "v1", then exactly one is 204 and the others 412', async () => {
+    const [first] = await personWithSessions(2);
+    const id = await otherSession(first!);
+
+    const answers = await Promise.all(Array.from({ length: 8 }, () => end(first!, id, '"v1"')));
+
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 204)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 412)).toHaveLength(7);
+  });
+});
+
 describe('the OpenAPI document', () => {
   test('When the document is generated, then reads of an account, a person and the credential policy name the ETag header, and every change of them (and an invitation’s revocation) takes If-Match and may answer 412', () => {
     const doc = openApiDocument('http://portal.test') as unknown as {
@@ -414,6 +605,17 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/users/{id}/factors']!.delete!.parameters ?? []).not.toContainEqual(
       expect.objectContaining({ name: 'If-Match' }),
     );
+    const people = doc.paths['/settings/people']!;
+    expect(people.get!.responses['200']!.headers).toHaveProperty('ETag');
+    expect(people.patch!.responses['200']!.headers).toHaveProperty('ETag');
+    for (const op of [
+      people.patch!,
+      doc.paths['/me/factors/{factor_id}']!.delete!,
+      doc.paths['/me/sessions/{id}']!.delete!,
+    ]) {
+      expect(op.parameters?.some((q) => q.in === 'header' && q.name === 'If-Match')).toBe(true);
+      expect(op.responses).toHaveProperty('412');
+    }
     const policy = doc.paths['/settings/credentials']!;
     expect(policy.get!.responses['200']!.headers).toHaveProperty('ETag');
     expect(policy.patch!.responses['200']!.headers).toHaveProperty('ETag');

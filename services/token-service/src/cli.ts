@@ -192,7 +192,8 @@ async function runFactorCommand(
       adminFactor === undefined
         ? await getFactorPolicy(deps, tenant)
         : await setFactorPolicy(deps, { tenant, requireAdminFactor: adminFactor, actor });
-    return { tenant, ...policy };
+    // The revision is the API's ETag: an operator's output names the policy only.
+    return { tenant, require_admin_factor: policy.require_admin_factor };
   }
   const email = parse(EmailSchema, option(values, 'email'), '--email');
   const credential = await ctx.users.findSignInCredential(tenant, email);

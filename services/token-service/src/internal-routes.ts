@@ -36,13 +36,19 @@ export function internalRoutes({
 }: InternalRoutesDeps): InternalRoute[] {
   const base = '/internal/v1/realms/:tenant';
   const account = `${base}/service-accounts/:client_id`;
-  // A change of one service account, of one person's role or status, of the credential policy,
-  // or an invitation's revocation may be conditional (`If-Match`, checked under the lock the
-  // change takes: changeAccount, the user repository's change, the realm lock of the policy's,
-  // the revoking update of the invitation's row): account-admin's ETag / If-Match
-  // (docs/decisions/0043-etag-from-revisions.md).
+  // A change of one service account, of one person's role or status, of the credential or the
+  // factor policy, an invitation's revocation or a factor's removal may be conditional
+  // (`If-Match`, checked under the lock the change takes: changeAccount, the user repository's
+  // change, the realm lock of each policy's, the revoking update of the invitation's row, the
+  // deleting one of the factor's): account-admin's ETag / If-Match
+  // (docs/decisions/0043-etag-from-revisions.md, 0045-etag-on-the-policy-and-invitations.md).
   const user = `${base}/users/:id`;
-  const conditionalPaths = new Set([`${base}/credential-policy`, `${base}/invitations/:id`]);
+  const conditionalPaths = new Set([
+    `${base}/credential-policy`,
+    `${base}/invitations/:id`,
+    `${base}/factor-policy`,
+    `${user}/factors/:factor_id`,
+  ]);
   const conditional = (route: InternalRoute): InternalRoute =>
     route.method !== 'GET' &&
     (route.path.startsWith(account) ||
@@ -65,7 +71,8 @@ export function internalRoutes({
     // A person's role and status (PATCH, DELETE of one person) may be conditional too.
     ...peopleRoutes(identity, invitations, base).map(conditional),
     signOutEverywhereRoute(identity, base),
-    ...factorRoutes(identity, base),
+    // The factor policy (PUT) and one factor's removal may be conditional too.
+    ...factorRoutes(identity, base).map(conditional),
     ...revocationRoutes(identity, accessTokenTtl, base),
   ];
 }

@@ -217,7 +217,7 @@ describe('internal API: second factors', () => {
 });
 
 describe("internal API: the realm's policy", () => {
-  test('When the policy is read and set, then it answers require_admin_factor and records the change; a bad body is 400', async () => {
+  test('When the policy is read and set, then it answers require_admin_factor and its revision, counted up, and records the change; a bad body is 400', async () => {
     const { tenant } = await h.createTenant(undefined, { requireAdminFactor: true });
 
     const read = await api()
@@ -235,8 +235,9 @@ describe("internal API: the realm's policy", () => {
       .get('/internal/v1/realms/no-such-realm-here/factor-policy')
       .set('authorization', AUTH);
 
-    expect(read.body).toEqual({ require_admin_factor: true });
-    expect(set.body).toEqual({ require_admin_factor: false });
+    // The revision counts every change (account-admin's ETag on /settings/people).
+    expect(read.body).toEqual({ require_admin_factor: true, revision: 1 });
+    expect(set.body).toEqual({ require_admin_factor: false, revision: 2 });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       error: 400,

@@ -117,7 +117,7 @@ export function apiError(method: string, path: string, status: number, body: unk
     typeof (body as { message?: unknown }).message === 'string'
       ? (body as { message: string }).message
       : `HTTP ${status}`;
-  const hint = status === 412 ? ' (it changed since it was read: plan again)' : '';
+  const hint = status === 412 ? ' (it changed since it was read: read it, or plan, again)' : '';
   return new ApiError(`${method} ${path}: ${status} ${message}${hint}`, status);
 }
 

@@ -42,15 +42,43 @@ async function resolvePerson(ctx: CommandContext, ref: string): Promise<string> 
   return found.id;
 }
 
+/**
+ * The person named by `ref`, read: their path and the ETag of the state a change is meant for.
+ * A change sent with it (`If-Match`) is refused (412, exit 5) when someone changed the person
+ * between this read and the change, rather than applied over what the command never saw.
+ */
+async function readPerson(
+  ctx: CommandContext,
+  ref: string,
+): Promise<{ path: string; etag?: string }> {
+  const path = `/users/${encodeURIComponent(await resolvePerson(ctx, ref))}`;
+  const { etag } = await (await ctx.api()).request<User>('GET', path);
+  return etag === undefined ? { path } : { path, etag };
+}
+
 // long: the command table of people and invitations, one entry per subcommand (data).
 export function registerPeopleCommands(program: Command, ctx: CommandContext): void {
   const people = program
     .command('people')
-    .description("Manage the tenant's people (Account Admins only)");
+    .description(
+      "Manage the tenant's people (Account Admins only); a change is refused (exit 5) when the person changed after the command read them",
+    );
   const userPath = async (ref: string) =>
     `/users/${encodeURIComponent(await resolvePerson(ctx, ref))}`;
   const call = async <T>(method: string, path: string, body?: unknown) =>
     (await (await ctx.api()).request<T>(method, path, body === undefined ? {} : { body })).body;
+  /** A change of the person named by `ref`, conditional on the state just read of them. */
+  const change = async <T>(method: string, ref: string, body?: unknown) => {
+    const { path, etag } = await readPerson(ctx, ref);
+    return (
+      await (
+        await ctx.api()
+      ).request<T>(method, path, {
+        ...(body === undefined ? {} : { body }),
+        ...(etag === undefined ? {} : { ifMatch: etag }),
+      })
+    ).body;
+  };
 
   people
     .command('list')
@@ -85,12 +113,7 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
     .action(async (ref: string, role: string) => {
       if (!ROLES.includes(role))
         throw new CliError(`role must be one of ${ROLES.join(', ')}`, EXIT.usage);
-      printResult(
-        ctx.io,
-        ctx.output,
-        await call<User>('PATCH', await userPath(ref), { role }),
-        USER_COLUMNS,
-      );
+      printResult(ctx.io, ctx.output, await change<User>('PATCH', ref, { role }), USER_COLUMNS);
     });
   for (const [verb, status] of [
     ['disable', 'disabled'],
@@ -104,12 +127,7 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
           : 'Enable a disabled person',
       )
       .action(async (ref: string) =>
-        printResult(
-          ctx.io,
-          ctx.output,
-          await call<User>('PATCH', await userPath(ref), { status }),
-          USER_COLUMNS,
-        ),
+        printResult(ctx.io, ctx.output, await change<User>('PATCH', ref, { status }), USER_COLUMNS),
       );
   people
     .command('remove <person>')
@@ -117,7 +135,7 @@ export function registerPeopleCommands(program: Command, ctx: CommandContext): v
     .option('--yes', 'do it (without --yes nothing is removed)')
     .action(async (ref: string, o: { yes?: boolean }) => {
       if (o.yes !== true) throw new CliError('Removing needs --yes', EXIT.usage);
-      await call('DELETE', await userPath(ref));
+      await change('DELETE', ref);
       ctx.tell(`Removed ${ref}.`);
     });
 

@@ -233,6 +233,14 @@ export interface Invitation {
  */
 export const INVITATION_REVISION = 1;
 
+/**
+ * A second factor's revision, the validator of its `ETag`: a factor is enrolled and then
+ * removed, never changed, so while it is held it has this one state. A removal conditional on
+ * another revision is 412; one that lost the race to another removal finds nothing, which
+ * under `If-Match` is 412 too.
+ */
+export const FACTOR_REVISION = 1;
+
 /** Answered only at creation: the link that carries the token, the one time it is shown. */
 export type InvitationWithUrl = Invitation & { url: string };
 
@@ -298,6 +306,8 @@ export interface UserFactors {
 /** A realm's second-factor policy: must an Account Admin hold a second factor? */
 export interface FactorPolicy {
   require_admin_factor: boolean;
+  /** Counted up by every change: account-admin answers it as the policy's `ETag`. */
+  revision: number;
 }
 
 export {

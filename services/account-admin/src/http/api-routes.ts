@@ -35,7 +35,11 @@ export interface ApiRoutesDeps {
 export const API_BASE = '/api/v1';
 /** One service account, and everything under it: the resource `ETag` / `If-Match` cover. */
 const ACCOUNT_PATH = `${API_BASE}/service-accounts/:client_id`;
-/** One person: their role and status (their factors and sessions are theirs, not covered). */
+/**
+ * One person: their role and status. Their own factors and sessions are conditional in their
+ * wings (a constant `"v1"`), the people policy in its own; a factor reset and "sign out
+ * everywhere" are not (docs/decisions/0045-etag-on-the-policy-and-invitations.md).
+ */
 const PERSON_PATH = `${API_BASE}/users/:id`;
 /** One invitation: its revocation (an invitation is never changed). */
 const INVITATION_PATH = `${API_BASE}/invitations/:id`;
@@ -43,8 +47,9 @@ const INVITATION_PATH = `${API_BASE}/invitations/:id`;
 /**
  * Every change of one service account (its settings, credentials, state: any route under
  * ACCOUNT_PATH but reads), of one person's role or status (PATCH, DELETE of PERSON_PATH), and
- * an invitation's revocation (DELETE of INVITATION_PATH) takes `If-Match`, decided in the token service's transaction (platform/etag.ts); a route added
- * under ACCOUNT_PATH adopts it here.
+ * an invitation's revocation (DELETE of INVITATION_PATH) takes `If-Match`, decided in the token
+ * service's transaction (platform/etag.ts); a route added under ACCOUNT_PATH adopts it here.
+ * The policies, one's own factor and session are made conditional where they are declared.
  */
 function conditionalChange(entry: RouteTable[number]): RouteTable[number] {
   if (!('method' in entry) || entry.hot === true || entry.method === 'GET') return entry;

@@ -81,6 +81,22 @@ export function accountAdminOperations(): OpenAPIRegistry {
     preconditionFailed:
       'If-Match names another state than the credential policy is at (someone changed it since): read it again, then retry; nothing was changed',
   });
+  // …on the tenant's people policy…
+  documentConditionalRequests(registry, {
+    changes: (method, path) => path === '/settings/people' && method === 'patch',
+    answersEtag: (_method, path) => path === '/settings/people',
+    preconditionFailed:
+      'If-Match names another state than the people policy is at (someone changed it since): read it again, then retry; nothing was changed',
+  });
+  // …on the removal of one's own factor or the end of one's own session: neither is ever
+  // changed, so each is at `"v1"` while it exists; one already removed or ended is 412.
+  documentConditionalRequests(registry, {
+    changes: (method, path) =>
+      method === 'delete' && (path === '/me/factors/{factor_id}' || path === '/me/sessions/{id}'),
+    answersEtag: () => false,
+    preconditionFailed:
+      'The factor or session is gone (removed or ended since), or If-Match names another state than its own (`"v1"`): nothing was changed',
+  });
   // …and on an invitation's revocation: an invitation is never changed, so the ETag its
   // creation answers (`"v1"`) holds while it is pending; one revoked, accepted or expired is 412.
   documentConditionalRequests(registry, {

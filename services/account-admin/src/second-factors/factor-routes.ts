@@ -1,4 +1,4 @@
-import { fieldsOf, jsonBody, type Route } from '@plant/shared/http';
+import { type ExpressRoute, fieldsOf, jsonBody, type Route } from '@plant/shared/http';
 import { assertUuid, PeopleSettingsBody } from './factor-validators.js';
 import {
   getPeopleSettings,
@@ -9,13 +9,17 @@ import {
   updatePeopleSettings,
   type FactorDeps,
 } from './managed-factors.js';
-import { actorOf, noStore, requestMeta } from '../platform/index.js';
+import { actorOf, conditional, etagged, noStore, requestMeta } from '../platform/index.js';
 
 /**
  * Second factors and the people policy (`base` is `/api/v1`): a person's own factors
  * (`/me/factors`), an Account Admin's view and reset of another person's, and the tenant's
  * policy (`/settings/people`). Enrolment is not here: it happens at the realm, where the
  * ceremony's origin is (docs/decisions/0015-people-and-second-factors.md).
+ *
+ * The policy answers its revision as its `ETag` and its change may be conditional on it; a
+ * factor is never changed, so its removal may be conditional on its constant `"v1"`, and one
+ * that lost the race to another removal is 412 (docs/decisions/0045-etag-on-the-policy-and-invitations.md).
  */
 export function factorRoutes(deps: FactorDeps, base: string): Route[] {
   const userOf = (id: unknown) => {
@@ -33,7 +37,7 @@ export function factorRoutes(deps: FactorDeps, base: string): Route[] {
         },
       ],
     },
-    {
+    conditional<ExpressRoute>({
       method: 'DELETE',
       path: `${base}/me/factors/:factor_id`,
       handlers: [
@@ -44,7 +48,7 @@ export function factorRoutes(deps: FactorDeps, base: string): Route[] {
           noStore(res).status(204).end();
         },
       ],
-    },
+    }),
     {
       method: 'GET',
       path: `${base}/users/:id/factors`,
@@ -69,11 +73,11 @@ export function factorRoutes(deps: FactorDeps, base: string): Route[] {
       path: `${base}/settings/people`,
       handlers: [
         async (req, res) => {
-          noStore(res).json(await getPeopleSettings(deps, actorOf(req)));
+          noStore(res).json(etagged(res, await getPeopleSettings(deps, actorOf(req))));
         },
       ],
     },
-    {
+    conditional<ExpressRoute>({
       method: 'PATCH',
       path: `${base}/settings/people`,
       input: { body: { type: 'json', fields: fieldsOf(PeopleSettingsBody) } },
@@ -81,11 +85,10 @@ export function factorRoutes(deps: FactorDeps, base: string): Route[] {
         jsonBody(),
         async (req, res) => {
           const input = PeopleSettingsBody.parse(req.body);
-          noStore(res).json(
-            await updatePeopleSettings(deps, actorOf(req), requestMeta(req), input),
-          );
+          const policy = await updatePeopleSettings(deps, actorOf(req), requestMeta(req), input);
+          noStore(res).json(etagged(res, policy));
         },
       ],
-    },
+    }),
   ];
 }

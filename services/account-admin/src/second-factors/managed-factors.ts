@@ -41,6 +41,9 @@ export interface PeopleSettings {
   require_admin_second_factor: boolean;
 }
 
+/** The policy with its revision, which the API answers as its `ETag` (platform/etag.ts). */
+export type PeopleSettingsState = PeopleSettings & { revision: number };
+
 function assertPerson(actor: Actor): void {
   if (actor.type !== 'user') throw new NotAPerson();
 }
@@ -162,19 +165,26 @@ export async function resetUserFactors(
   return reset;
 }
 
-export async function getPeopleSettings(deps: FactorDeps, actor: Actor): Promise<PeopleSettings> {
+export async function getPeopleSettings(
+  deps: FactorDeps,
+  actor: Actor,
+): Promise<PeopleSettingsState> {
   assertPeopleAdmin(actor);
   const policy = await deps.tokenService.getFactorPolicy(actor.tenant);
-  return { require_admin_second_factor: policy.require_admin_factor };
+  return { require_admin_second_factor: policy.require_admin_factor, revision: policy.revision };
 }
 
-/** The policy changes how every Account Admin signs in: a recent factor is asked, and it is audited (its target: the acting admin). */
+/**
+ * The policy changes how every Account Admin signs in: a recent factor is asked, and it is
+ * audited (its target: the acting admin). Under the request's `If-Match` the token service
+ * decides the change against the policy's revision, under the realm's lock.
+ */
 export async function updatePeopleSettings(
   deps: FactorDeps,
   actor: Actor,
   meta: RequestMeta,
   input: PeopleSettings,
-): Promise<PeopleSettings> {
+): Promise<PeopleSettingsState> {
   assertPeopleAdmin(actor);
   assertRecentFactor(actor, 'update-people-settings');
   const policy = await deps.tokenService.setFactorPolicy(
@@ -192,5 +202,5 @@ export async function updatePeopleSettings(
       { require_admin_second_factor: policy.require_admin_factor },
     ),
   );
-  return { require_admin_second_factor: policy.require_admin_factor };
+  return { require_admin_second_factor: policy.require_admin_factor, revision: policy.revision };
 }

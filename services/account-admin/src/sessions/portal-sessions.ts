@@ -32,6 +32,7 @@
  */
 import { AuthUnavailable, type RevocationChecker } from '@plant/resource-auth';
 import { AppError } from '@plant/shared/api';
+import { meets, takePrecondition } from '@plant/shared/http';
 import type { TokenServiceClient, User } from '@plant/shared/token-service-client';
 import {
   USER_AGENT_MAX,
@@ -47,6 +48,7 @@ import {
   type RequestMeta,
   FACTOR_ACR,
   PersonNotFound,
+  PreconditionFailed,
   SessionNotFound,
   TokenServiceUnavailable,
   assertRecentFactor,
@@ -262,13 +264,27 @@ export interface SessionAdminDeps extends ManagementDeps {
   store: SessionStore;
 }
 
-/** Ends one of the actor's own sessions (the current one too: that is a sign-out); audited. */
+/**
+ * A session's revision, the validator of its `ETag`: a session is begun and then ended, never
+ * changed (its expiry slides, which is not a change anyone else makes), so while it lasts it
+ * has this one state (docs/decisions/0045-etag-on-the-policy-and-invitations.md).
+ */
+export const SESSION_REVISION = 1;
+
+/**
+ * Ends one of the actor's own sessions (the current one too: that is a sign-out); audited.
+ * Under `If-Match` (conditionalRoute) another tag than SESSION_REVISION's is 412; the store's
+ * deletion decides a race, as only one finds the session, and the loser's 404 is 412.
+ */
 export async function endOwnSession(
   deps: SessionAdminDeps,
   actor: Actor,
   meta: RequestMeta,
   handle: string,
 ): Promise<void> {
+  const precondition = takePrecondition();
+  if (precondition !== undefined && !meets(precondition, SESSION_REVISION))
+    throw new PreconditionFailed();
   if (actor.type !== 'user' || !HANDLE.test(handle)) throw new SessionNotFound();
   if (!(await deps.store.destroyByHandle(actor.tenant, actor.sub, handle)))
     throw new SessionNotFound();

@@ -1,12 +1,15 @@
-/** A person's own portal sessions, and an Account Admin's "sign out everywhere" of a person. */
-import type { RouteTable } from '@plant/shared/http';
+/**
+ * A person's own portal sessions, and an Account Admin's "sign out everywhere" of a person.
+ * Ending one's own session may be conditional (`If-Match` on the constant `"v1"`, portal-sessions.ts).
+ */
+import type { ExpressRoute, RouteTable } from '@plant/shared/http';
 import {
   endOwnSession,
   listOwnSessions,
   type SessionAdminDeps,
   signOutEverywhere,
 } from './portal-sessions.js';
-import { actorOf, noStore, requestMeta } from '../platform/index.js';
+import { actorOf, conditional, noStore, requestMeta } from '../platform/index.js';
 
 export function sessionRoutes(deps: SessionAdminDeps, apiBase: string): RouteTable {
   return [
@@ -19,7 +22,7 @@ export function sessionRoutes(deps: SessionAdminDeps, apiBase: string): RouteTab
         },
       ],
     },
-    {
+    conditional<ExpressRoute>({
       method: 'DELETE',
       path: `${apiBase}/me/sessions/:id`,
       handlers: [
@@ -28,7 +31,7 @@ export function sessionRoutes(deps: SessionAdminDeps, apiBase: string): RouteTab
           noStore(res).status(204).end();
         },
       ],
-    },
+    }),
     {
       method: 'DELETE',
       path: `${apiBase}/users/:id/sessions`,

@@ -16,6 +16,7 @@ import { tokenExchangeDelegations } from './0014-token-exchange-delegations.js';
 import { resourceRevisions } from './0015-resource-revisions.js';
 import { signInEvents } from './0016-sign-in-events.js';
 import { credentialPolicyRevision } from './0017-credential-policy-revision.js';
+import { factorPolicyRevision } from './0018-factor-policy-revision.js';
 
 export { SCHEMA } from './schema.js';
 
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   resourceRevisions,
   signInEvents,
   credentialPolicyRevision,
+  factorPolicyRevision,
 ];

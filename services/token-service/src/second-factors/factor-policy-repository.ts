@@ -3,35 +3,80 @@
  * effects table (changes/change-effects.ts) says the change does besides.
  */
 import type { Knex } from '@plant/shared/db';
+import { meets, takePrecondition } from '@plant/shared/http';
 import type { RevocationEntry } from '@plant/shared/token-service-client';
 import { bumpTokenVersion } from '../service-accounts/index.js';
 import { insertPeopleAuditEvent } from '../people-audit/index.js';
 import { effectsOf } from '../changes/index.js';
+import { PreconditionFailed } from '../platform/index.js';
 import type { PolicyEvent } from './factor-change-repository.js';
 
+/** The policy and its revision (counted up by every change: account-admin's `ETag`). */
+export interface FactorPolicyState {
+  requireAdminFactor: boolean;
+  revision: number;
+}
+
 export interface FactorPolicyRepository {
-  /** The realm's `require_admin_factor`, undefined for an unknown realm. */
-  policy(realm: string): Promise<boolean | undefined>;
+  /** The realm's `require_admin_factor` and its revision, undefined for an unknown realm. */
+  policy(realm: string): Promise<FactorPolicyState | undefined>;
   /**
    * False for an unknown realm. Switching the policy on bumps the token version of every active
    * Account Admin without a factor (returned): their portal sessions re-read them at their next
-   * request and end, as the policy now requires what they lack.
+   * request and end, as the policy now requires what they lack. The request's `If-Match`
+   * (`conditionalRoute`) is checked against the revision under the realm row's lock (412
+   * `PreconditionFailed`), and the revision is counted up.
    */
   setPolicy(
     realm: string,
     requireAdminFactor: boolean,
     event: PolicyEvent,
-  ): Promise<RevocationEntry[] | false>;
+  ): Promise<{ policy: FactorPolicyState; entries: RevocationEntry[] } | false>;
 }
+
+interface PolicyRow {
+  require_admin_factor: boolean;
+  // bigint arrives as a string; a revision stays far below 2^53.
+  factor_policy_revision: string | number;
+}
+
+const stateOf = (row: PolicyRow): FactorPolicyState => ({
+  requireAdminFactor: row.require_admin_factor,
+  revision: Number(row.factor_policy_revision),
+});
 
 export function createFactorPolicyRepository(db: Knex): FactorPolicyRepository {
   return {
     async policy(realm) {
-      const row = await db('realms').where({ name: realm }).first('require_admin_factor');
-      return row?.require_admin_factor;
+      const row = (await db('realms')
+        .where({ name: realm })
+        .first('require_admin_factor', 'factor_policy_revision')) as PolicyRow | undefined;
+      return row === undefined ? undefined : stateOf(row);
     },
     async setPolicy(realm, requireAdminFactor, event) {
-      return db.transaction((trx) => writeFactorPolicy(trx, realm, requireAdminFactor, event));
+      // Taken before the transaction: the request's first change is this one (precondition.ts).
+      const precondition = takePrecondition();
+      return db.transaction(async (trx) => {
+        // The realm's row, locked: of two changes naming the same revision, the second waits
+        // here, then finds the first's revision and gets 412.
+        const current = (await trx('realms')
+          .where({ name: realm })
+          .forUpdate()
+          .first('require_admin_factor', 'factor_policy_revision')) as PolicyRow | undefined;
+        if (current === undefined) return false;
+        const revision = stateOf(current).revision;
+        if (precondition !== undefined && !meets(precondition, revision))
+          throw new PreconditionFailed();
+        const entries = await writeFactorPolicy(
+          trx,
+          realm,
+          requireAdminFactor,
+          revision + 1,
+          event,
+        );
+        if (entries === false) return false;
+        return { policy: { requireAdminFactor, revision: revision + 1 }, entries };
+      });
     },
   };
 }
@@ -55,11 +100,12 @@ async function writeFactorPolicy(
   trx: Knex,
   realm: string,
   requireAdminFactor: boolean,
+  revision: number,
   event: PolicyEvent,
 ): Promise<RevocationEntry[] | false> {
   const updated = await trx('realms')
     .where({ name: realm })
-    .update({ require_admin_factor: requireAdminFactor });
+    .update({ require_admin_factor: requireAdminFactor, factor_policy_revision: revision });
   if (updated !== 1) return false;
   const effects = effectsOf('realm.factor-policy');
   const affected = requireAdminFactor ? await adminsWithoutFactor(trx, realm) : [];

@@ -13,11 +13,18 @@
  * nobody is locked out for good.
  */
 import { randomUUID } from 'node:crypto';
-import type { RevocationEntry, UserRole } from '@plant/shared/token-service-client';
+import { meets, takePrecondition } from '@plant/shared/http';
+import {
+  FACTOR_REVISION,
+  type FactorPolicy,
+  type RevocationEntry,
+  type UserRole,
+} from '@plant/shared/token-service-client';
 import type { FactorView, SignInPerson } from './user-factor-repository.js';
 import {
   DuplicateFactor,
   FactorNotFound,
+  PreconditionFailed,
   TenantNotFound,
   UserNotFound,
   type IdentityContext,
@@ -335,6 +342,11 @@ export async function removeFactor(
   deps: ManageDeps,
   input: { tenant: string; sub: string; factorId: string; actor: Actor },
 ): Promise<void> {
+  // `If-Match` (conditionalRoute): a held factor is always at FACTOR_REVISION; the deleting
+  // statement itself decides a race, as only one finds the factor still there.
+  const precondition = takePrecondition();
+  if (precondition !== undefined && !meets(precondition, FACTOR_REVISION))
+    throw new PreconditionFailed();
   const person = await personOrNotFound(deps, input.tenant, input.sub);
   // Factor ids are UUIDs: anything else names no factor (and never reaches a uuid column).
   if (!UUID.test(input.factorId)) throw new FactorNotFound();
@@ -368,20 +380,17 @@ export async function resetFactors(
 }
 
 /** The realm's policy: must an Account Admin hold a second factor? */
-export async function getFactorPolicy(
-  deps: ManageDeps,
-  tenant: string,
-): Promise<{ require_admin_factor: boolean }> {
+export async function getFactorPolicy(deps: ManageDeps, tenant: string): Promise<FactorPolicy> {
   const value = await deps.identity.userFactors.policy(tenant);
   if (value === undefined) throw new TenantNotFound();
-  return { require_admin_factor: value };
+  return { require_admin_factor: value.requireAdminFactor, revision: value.revision };
 }
 
 export async function setFactorPolicy(
   deps: ManageDeps,
   input: { tenant: string; requireAdminFactor: boolean; actor: Actor },
-): Promise<{ require_admin_factor: boolean }> {
-  const affected = await deps.identity.userFactors.setPolicy(
+): Promise<FactorPolicy> {
+  const changed = await deps.identity.userFactors.setPolicy(
     input.tenant,
     input.requireAdminFactor,
     {
@@ -390,7 +399,10 @@ export async function setFactorPolicy(
       address: input.actor.address ?? null,
     },
   );
-  if (affected === false) throw new TenantNotFound();
-  await publishAfterCommit(deps, ...affected);
-  return { require_admin_factor: input.requireAdminFactor };
+  if (changed === false) throw new TenantNotFound();
+  await publishAfterCommit(deps, ...changed.entries);
+  return {
+    require_admin_factor: changed.policy.requireAdminFactor,
+    revision: changed.policy.revision,
+  };
 }
