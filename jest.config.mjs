@@ -65,6 +65,8 @@ export default {
   globalSetup,
   // Two cores: more workers only add contention with the services the tests start.
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
-  // Real services on a shared 2-core machine: generous, never a timing assertion.
-  testTimeout: 30_000,
+  // Real services on a shared 2-core machine: generous, never a timing assertion. A test that
+  // waits on an event waits for it; this only ends one that hangs (30 s ended healthy tests on
+  // a saturated host).
+  testTimeout: 120_000,
 };

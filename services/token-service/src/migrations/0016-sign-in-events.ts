@@ -1,7 +1,7 @@
 import type { Knex, Migration } from '@plant/shared/db';
 
 /**
- * The people trail lists successful sign-ins (`user.sign_in`, people-audit/sign-in-events.ts),
+ * The people trail lists successful sign-ins (`user.sign_in`, people-audit/sign-in-event-repository.ts),
  * kept per person to the newest few and for a bounded time. Two partial indexes let each
  * sign-in find what to prune without reading the trail: a person's sign-ins newest first, and
  * the realm's oldest. Expand-only: the previous release never writes the action, so the

@@ -21,5 +21,5 @@ export {
   SIGN_IN_EVENTS_PER_PERSON,
   SIGN_IN_EXPIRED_PER_WRITE,
   SIGN_IN_RETENTION_DAYS,
-} from './sign-in-events.js';
-export type { SignInEvent } from './sign-in-events.js';
+} from './sign-in-event-repository.js';
+export type { SignInEvent } from './sign-in-event-repository.js';
