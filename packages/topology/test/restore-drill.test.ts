@@ -129,10 +129,20 @@ describe('Postgres: backup under load, the primary lost, restored', () => {
     );
 
     const answer = await t.platform.cli('service-accounts', 'reset-secrets', tenant);
-    const after = (await t.grant(tenant, rotated.clientId, resurrected.secret, { agent })).status;
     const reset = answer.reset as Array<{ client_id: string; secret: string }>;
     const fresh = reset.find((r) => r.client_id === rotated.clientId)!.secret;
-    const freshGrant = (await t.grant(tenant, rotated.clientId, fresh, { agent })).status;
+    // Each replica takes the CLI's change when it hears it, or at its next read of the change
+    // feed, every few seconds (credentials/follow-credential-changes.ts).
+    let [after, freshGrant] = [0, 0];
+    await eventually(
+      async () => {
+        after = (await t.grant(tenant, rotated.clientId, resurrected.secret, { agent })).status;
+        freshGrant = (await t.grant(tenant, rotated.clientId, fresh, { agent })).status;
+        return after === 401 && freshGrant === 200;
+      },
+      'the old secret refused and the new one working on every replica',
+      30_000,
+    );
     process.stdout.write(
       `== Restore to an earlier point (${new Date(target).toISOString()}): a secret replaced after it worked again; cli service-accounts reset-secrets reset ${reset.length} accounts, the old secret then answered ${after}, the new one ${freshGrant}\n\n`,
     );
