@@ -6,10 +6,9 @@ import {
   addServiceAccountTrust,
   getServiceAccountCredentials,
   removeServiceAccountCredential,
-  setServiceAccountDisabled,
   type RemovedCredential,
-  type ServiceAccountDeps,
-} from './managed-service-accounts.js';
+} from './managed-credentials.js';
+import { setServiceAccountDisabled, type ServiceAccountDeps } from './managed-service-accounts.js';
 import {
   AddKeyBody,
   AddSecretBody,

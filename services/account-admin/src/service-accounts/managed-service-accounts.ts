@@ -19,17 +19,13 @@
  *   counted, so an operator can replay it. The caller gets the result (a reset secret must
  *   reach its owner, or the account stays unusable).
  *
- * Creating, resetting and deleting an account and adding a key or a trusted workload mint or
- * remove credentials: they also need a recent second factor (platform/step-up.ts) from a person who has one.
+ * Creating, resetting and deleting an account mint or remove credentials: they also need a
+ * recent second factor (platform/step-up.ts) from a person who has one. An account's own
+ * credentials (keys, trusts, secrets) are managed-credentials.ts.
  */
-import { NotFound } from '@plant/shared/api';
 import type {
   ServiceAccount,
   ServiceAccountChange,
-  ServiceAccountCredentials,
-  ServiceAccountKey,
-  ServiceAccountSecretWithValue,
-  ServiceAccountTrust,
   ServiceAccountWithSecret,
 } from '@plant/shared/token-service-client';
 import {
@@ -48,14 +44,6 @@ import {
   ServiceAccountNotFound,
   assertRecentFactor,
 } from '../platform/index.js';
-import {
-  isKeyId,
-  isSecretId,
-  isTrustId,
-  type AddKeyInput,
-  type AddSecretInput,
-  type AddTrustInput,
-} from './service-account-credential-validators.js';
 import {
   type CreateServiceAccountInput,
   isClientId,
@@ -90,7 +78,6 @@ export function auditEvent(
   };
 }
 
-/** The caller's tenant's service accounts (name order); anyone signed in to the tenant may list them. */
 /** Creates the account and returns its secret, the only time it is shown; undone when the audit event cannot be written (audit/record-audit-event.ts). */
 export async function createServiceAccount(
   deps: ServiceAccountDeps,
@@ -157,16 +144,6 @@ export async function getServiceAccount(
 ): Promise<ServiceAccount> {
   assertClientId(clientId);
   return deps.tokenService.getServiceAccount(actor.tenant, clientId);
-}
-
-/** Every credential of the account (the secret only as its dates): readable by every role, like the account itself. */
-export async function getServiceAccountCredentials(
-  deps: ServiceAccountDeps,
-  actor: Actor,
-  clientId: string,
-): Promise<ServiceAccountCredentials> {
-  assertClientId(clientId);
-  return deps.tokenService.getCredentials(actor.tenant, clientId);
 }
 
 /**
@@ -313,155 +290,4 @@ export async function deleteServiceAccount(
   const existing = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
   await deps.tokenService.deleteServiceAccount(actor.tenant, clientId);
   await recordIrreversible(deps, auditEvent(actor, meta, 'service_account.delete', existing));
-}
-
-/** A public key for private_key_jwt; audited, or removed again when the audit trail cannot take it. */
-export async function addServiceAccountKey(
-  deps: ServiceAccountDeps,
-  actor: Actor,
-  meta: RequestMeta,
-  clientId: string,
-  input: AddKeyInput,
-): Promise<ServiceAccountKey> {
-  assertCanManage(actor);
-  assertRecentFactor(actor, 'add-key');
-  assertClientId(clientId);
-  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const key = await deps.tokenService.addKey(
-    actor.tenant,
-    clientId,
-    input.jwk !== undefined ? { jwk: input.jwk } : { pem: input.pem! },
-    actorLabel(actor),
-  );
-  const details = { key: { id: key.id, alg: key.alg, thumbprint: key.thumbprint } };
-  await recordOrUndo(
-    deps,
-    auditEvent(actor, meta, 'service_account.key_add', account, details),
-    () => deps.tokenService.removeKey(actor.tenant, clientId, key.id),
-  );
-  return key;
-}
-
-/** A trusted workload; audited, or removed again when the audit trail cannot take it. */
-export async function addServiceAccountTrust(
-  deps: ServiceAccountDeps,
-  actor: Actor,
-  meta: RequestMeta,
-  clientId: string,
-  input: AddTrustInput,
-): Promise<ServiceAccountTrust> {
-  assertCanManage(actor);
-  assertRecentFactor(actor, 'add-trust');
-  assertClientId(clientId);
-  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const trust = await deps.tokenService.addTrust(
-    actor.tenant,
-    clientId,
-    { issuer: input.issuer, subject: input.subject, audience: input.audience },
-    actorLabel(actor),
-  );
-  const details = {
-    trust: { id: trust.id, issuer: trust.issuer, subject: trust.subject, audience: trust.audience },
-  };
-  await recordOrUndo(
-    deps,
-    auditEvent(actor, meta, 'service_account.trust_add', account, details),
-    () => deps.tokenService.removeTrust(actor.tenant, clientId, trust.id),
-  );
-  return trust;
-}
-
-/**
- * "Add a secret": a second secret beside the first (at most two live), shown once in the
- * answer, optionally expiring; nothing is revoked. Audited with its id and expiry (never the
- * secret), or removed again when the audit trail cannot take it.
- */
-export async function addServiceAccountSecret(
-  deps: ServiceAccountDeps,
-  actor: Actor,
-  meta: RequestMeta,
-  clientId: string,
-  input: AddSecretInput,
-): Promise<ServiceAccountSecretWithValue> {
-  assertCanManage(actor);
-  assertRecentFactor(actor, 'add-secret');
-  assertClientId(clientId);
-  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const added = await deps.tokenService.addSecret(
-    actor.tenant,
-    clientId,
-    input.expires_at === undefined ? {} : { expires_at: input.expires_at },
-    actorLabel(actor),
-  );
-  const details = { secret: { id: added.id, expires_at: added.expires_at } };
-  await recordOrUndo(
-    deps,
-    auditEvent(actor, meta, 'service_account.secret_add', account, details),
-    () => deps.tokenService.removeSecretById(actor.tenant, clientId, added.id),
-  );
-  return added;
-}
-
-/** What to remove: a key, a trusted workload, one secret (by its id), or every secret. */
-export type RemovedCredential =
-  | { kind: 'key'; id: string }
-  | { kind: 'trust'; id: string }
-  | { kind: 'secret'; id?: string };
-
-const NOT_FOUND = {
-  key: 'Key not found',
-  trust: 'Trust not found',
-  secret: 'Secret not found',
-} as const;
-const IS_ID = { key: isKeyId, trust: isTrustId, secret: isSecretId } as const;
-
-/**
- * Removes one credential; the token service revokes exactly the tokens it obtained (the
- * account's other credentials' tokens keep working). The account and the credential are read
- * first, so the audit event names them and an unknown id is a 404 before any change; the event
- * is then retried, as for every irreversible action.
- */
-export async function removeServiceAccountCredential(
-  deps: ServiceAccountDeps,
-  actor: Actor,
-  meta: RequestMeta,
-  clientId: string,
-  removed: RemovedCredential,
-): Promise<void> {
-  assertCanManage(actor);
-  assertClientId(clientId);
-  if (removed.id !== undefined && !IS_ID[removed.kind](removed.id))
-    throw new NotFound(NOT_FOUND[removed.kind]);
-  const account = await deps.tokenService.getServiceAccount(actor.tenant, clientId);
-  const { tenant } = actor;
-  if (removed.kind === 'secret') {
-    if (removed.id === undefined) await deps.tokenService.removeSecret(tenant, clientId);
-    else await deps.tokenService.removeSecretById(tenant, clientId, removed.id);
-    const details = removed.id === undefined ? {} : { secret: { id: removed.id } };
-    await recordIrreversible(
-      deps,
-      auditEvent(actor, meta, 'service_account.secret_remove', account, details),
-    );
-    return;
-  }
-  const credentials = await deps.tokenService.getCredentials(tenant, clientId);
-  if (removed.kind === 'key') {
-    const key = credentials.keys.find((k) => k.id === removed.id);
-    await deps.tokenService.removeKey(tenant, clientId, removed.id);
-    await recordIrreversible(
-      deps,
-      auditEvent(actor, meta, 'service_account.key_remove', account, {
-        key: { id: removed.id, alg: key?.alg ?? null },
-      }),
-    );
-    return;
-  }
-  const trust = credentials.trusts.find((t) => t.id === removed.id);
-  await deps.tokenService.removeTrust(tenant, clientId, removed.id);
-  await recordIrreversible(
-    deps,
-    auditEvent(actor, meta, 'service_account.trust_remove', account, {
-      trust: { id: removed.id, issuer: trust?.issuer ?? null, subject: trust?.subject ?? null },
-    }),
-  );
 }

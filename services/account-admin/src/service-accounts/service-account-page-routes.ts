@@ -6,9 +6,9 @@ import { sendPage } from '../portal/index.js';
 import { actorFromSession } from '../sessions/index.js';
 import { credentialsPage } from './credential-pages.js';
 import { getDelegations } from './managed-delegations.js';
+import { getServiceAccountCredentials } from './managed-credentials.js';
 import {
   getServiceAccount,
-  getServiceAccountCredentials,
   listServiceAccounts,
   type ServiceAccountDeps,
 } from './managed-service-accounts.js';
