@@ -5,7 +5,7 @@
  * secret a reset replaced is refused. Beside the mixed load, a churn of service accounts
  * (created, then deleted) gives the creates and deletes to check.
  */
-import { sleep, uniqueName } from '@plant/test-kit';
+import { eventually, sleep, uniqueName } from '@plant/test-kit';
 import type { LoadAccounts, MixedLoad } from './mixed-load.js';
 import type { PooledDatabase } from './pooled-database.js';
 import type { PortalUser, Topology, TopologyOptions } from './topology-platform.js';
@@ -151,6 +151,14 @@ export async function checkAcknowledged(
     ),
   );
   const agent = t.ingress.agent('127.0.0.9');
+  // Right after a repoint the pools still hold connections to the lost server, and the token
+  // service answers 503 until they are replaced: a refusal is only read once the current secret
+  // is served again, so a 401 means "replaced", not "no database yet".
+  await eventually(
+    async () => (await t.grant(tenant, rotated.clientId, rotated.secret, { agent })).status === 200,
+    'the current secret served on the database that serves now',
+    60_000,
+  );
   const retiredSecretAnswers: number[] = [];
   for (const { secret } of load.retired)
     retiredSecretAnswers.push((await t.grant(tenant, rotated.clientId, secret, { agent })).status);
