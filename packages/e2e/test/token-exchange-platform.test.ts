@@ -191,16 +191,16 @@ describe('Calls on behalf of others', () => {
       status: 200,
       body: [{ name: 'Maidenhair', tag: 'ferns' }],
     });
-    const lines = (await p.plantStores[0]!.flushedLogs()).filter((line) =>
-      line.includes('plants call on behalf of another'),
-    );
-    expect(lines.map((line) => JSON.parse(line))).toEqual(
+    // The create's access line names whose grants it used and which services acted.
+    const lines = (await p.plantStores[0]!.flushedLogs())
+      .filter((line) => line.includes('"on_behalf_of"'))
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
-          tenant,
-          sub: account.clientId,
-          actors: [inventoryAccount.clientId],
-          action: 'create',
+          msg: 'request completed',
+          req: { method: 'POST', path: '/plants' },
+          on_behalf_of: { tenant, sub: account.clientId, actors: [inventoryAccount.clientId] },
         }),
       ]),
     );

@@ -1,7 +1,11 @@
 import { createServer, request, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createRequestObserver, type HttpObservabilityOptions } from '../src/http/index.js';
+import {
+  addAccessLogFields,
+  createRequestObserver,
+  type HttpObservabilityOptions,
+} from '../src/http/index.js';
 import { createLogger, currentRequestId } from '../src/logging/index.js';
 
 let server: Server | undefined;
@@ -12,7 +16,10 @@ afterEach(async () => {
 });
 
 /** Serves one request through an observer; resolves to the id the handler saw in the request context after an await, and the log lines. */
-async function observeOne(options: Partial<HttpObservabilityOptions>): Promise<{
+async function observeOne(
+  options: Partial<HttpObservabilityOptions>,
+  fields: Array<Record<string, unknown>> = [],
+): Promise<{
   inContext: string | undefined;
   header: string | undefined;
   lines: Array<Record<string, unknown>>;
@@ -38,6 +45,7 @@ async function observeOne(options: Partial<HttpObservabilityOptions>): Promise<{
       () => {
         void (async () => {
           await new Promise((resolve) => setImmediate(resolve));
+          for (const added of fields) addAccessLogFields(req, added);
           inContext = currentRequestId();
           res.end('ok');
         })();
@@ -72,6 +80,23 @@ describe('request observer', () => {
         reqId: 'observer-probe-1',
         msg: 'request completed',
         req: { method: 'GET', path: '/probe' },
+      }),
+    ]);
+  });
+
+  it('When a route adds fields, then they are on its one access line, before msg and still valid JSON', async () => {
+    const { lines } = await observeOne({}, [
+      { on_behalf_of: { tenant: 'acme', sub: 'sa-1', actors: ['sa-2', 'sa"3'] } },
+      {},
+      { chain_depth: 2 },
+    ]);
+
+    expect(lines).toEqual([
+      expect.objectContaining({
+        reqId: 'observer-probe-1',
+        msg: 'request completed',
+        on_behalf_of: { tenant: 'acme', sub: 'sa-1', actors: ['sa-2', 'sa"3'] },
+        chain_depth: 2,
       }),
     ]);
   });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { pathOf } from '@plant/resource-auth/platform/node-route';
-import { createAccessLog, outcomeOf } from './http-logger.js';
+import { accessLogFieldsOf, createAccessLog, outcomeOf } from './http-logger.js';
 import { endServerSpan, startServerSpan, traceLogFields } from '../tracing/index.js';
 import { httpRequestRecorder } from './metrics.js';
 import { assignRequestId, type Logger, requestContext } from '../logging/index.js';
@@ -72,6 +72,7 @@ export function createRequestObserver({
           Math.round(ns / 1e6),
           outcomeOf(res),
           trace,
+          accessLogFieldsOf(req),
         );
     });
     // One store for the request's id and, when sampled, its span. A process without the

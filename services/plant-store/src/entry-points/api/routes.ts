@@ -1,5 +1,7 @@
 import { NewPlantSchema } from '@plant/shared/api';
+import type { IncomingMessage } from 'node:http';
 import {
+  addAccessLogFields,
   apiDocumentHandler,
   fieldsOf,
   jsonBody,
@@ -23,16 +25,15 @@ import {
   parseNewPlant,
 } from '../../domain/plant-validators.js';
 import { openApiDocument } from './openapi.js';
-import type { Logger } from '@plant/shared/logging';
 import { annotateActiveSpan } from '@plant/shared/tracing';
 
 /**
- * A call on someone's behalf (an exchanged token, RFC 8693 `act`) is logged and traced with
- * both: whose grants it used and which services acted (ids only, as the token service's span of
- * the exchange names them). A plain token logs nothing more than its access line, so the hot
- * path pays nothing for it.
+ * A call on someone's behalf (an exchanged token, RFC 8693 `act`) names both, in its access
+ * line and its span: whose grants it used and which services acted (ids only, as the token
+ * service's span of the exchange names them). Fields on the access line rather than a line of
+ * their own: one write per request either way, and a plain token adds nothing.
  */
-function logOnBehalf(logger: Logger | undefined, principal: Principal, action: string): void {
+function noteOnBehalf(req: IncomingMessage, principal: Principal): void {
   if (principal.actors === undefined) return;
   const actors = principal.actors.map((actor) => actor.sub);
   annotateActiveSpan({
@@ -41,10 +42,9 @@ function logOnBehalf(logger: Logger | undefined, principal: Principal, action: s
     'plantstore.actors': actors,
     'plantstore.chain_depth': actors.length,
   });
-  logger?.info(
-    { tenant: principal.tenant, sub: principal.sub, actors, action },
-    'plants call on behalf of another',
-  );
+  addAccessLogFields(req, {
+    on_behalf_of: { tenant: principal.tenant, sub: principal.sub, actors },
+  });
 }
 
 export interface PlantRoutesDependencies {
@@ -52,8 +52,6 @@ export interface PlantRoutesDependencies {
   auth: BearerAuth;
   /** Base URL clients use ({base_url}): the `Link` header and the OpenAPI `servers` entry. */
   publicUrl: string;
-  /** Where a call made on someone's behalf is logged, naming the subject and its actors. */
-  logger?: Logger;
 }
 
 type PlantsRequest = AuthenticatedRequest & { body?: unknown };
@@ -62,7 +60,7 @@ type PlantsRequest = AuthenticatedRequest & { body?: unknown };
  * The Plant Store's routes: authenticate, parse, one use case, answer. `GET` and `POST /plants`
  * are the hot path, so their handlers are node-level (`createHttpApp` may serve them without express).
  */
-export function plantRoutes({ plants, auth, publicUrl, logger }: PlantRoutesDependencies): Route[] {
+export function plantRoutes({ plants, auth, publicUrl }: PlantRoutesDependencies): Route[] {
   const base = publicUrl.replace(/\/+$/, '');
   // A read: with a DPoP proof, the page is read while the proof's jti is claimed, and sent only once the claim succeeded.
   const list = auth.readHandler(
@@ -70,7 +68,7 @@ export function plantRoutes({ plants, auth, publicUrl, logger }: PlantRoutesDepe
       const query = queryOf(req);
       const limit = parseLimit(query);
       const page = await listPlants(plants, principal, { limit, afterId: parseCursor(query) });
-      logOnBehalf(logger, principal, 'list');
+      noteOnBehalf(req, principal);
       return { limit, page };
     },
     (res, { limit, page }) => {
@@ -88,7 +86,7 @@ export function plantRoutes({ plants, auth, publicUrl, logger }: PlantRoutesDepe
     const input = parseNewPlant(req.body);
     const principal = principalOf(req);
     const plant = await createPlant(plants, principal, input);
-    logOnBehalf(logger, principal, 'create');
+    noteOnBehalf(req, principal);
     res.setHeader('cache-control', 'no-store');
     sendJson(res, 200, plant);
   };

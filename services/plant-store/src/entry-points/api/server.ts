@@ -21,6 +21,6 @@ export function createApp({ plants, auth, logger, metrics, publicUrl }: AppDepen
   return createHttpApp({
     logger,
     metrics,
-    routes: plantRoutes({ plants, auth, publicUrl, logger }),
+    routes: plantRoutes({ plants, auth, publicUrl }),
   });
 }
