@@ -2,7 +2,9 @@
  * The oidc wing. Owns: the oidc-provider boundary (decision 0013): each realm's provider and its
  * configuration, the Postgres adapter and payload scrubbing, replay detection, the authorization-
  * request guard, the provider's pages, the public realm mount and token route that hand a
- * request to its realm's provider (`realm-routes.ts`), the token-exchange grant
+ * request to its realm's provider (`realm-routes.ts`), what a service account's client carries
+ * and the scopes it follows (principal-metadata.ts), the access tokens' claims
+ * (token-claims.ts), the token-exchange grant
  * (token-exchange-grant.ts), and oidc-provider-internals.ts, the one module that relies on its
  * internals.
  *
@@ -37,14 +39,14 @@ export {
   signInAgainLink,
   unknownRealmPage,
 } from './provider-pages.js';
+export { INTERACTION_TTL_SECONDS, realmConfiguration } from './realm-configuration.js';
+export type { SignInRules } from './realm-configuration.js';
 export {
-  INTERACTION_TTL_SECONDS,
   PRINCIPAL_METADATA,
   SIGNAL_SCOPES,
-  realmConfiguration,
   serviceAccountScope,
-} from './realm-configuration.js';
-export type { PrincipalMetadata, SignInRules } from './realm-configuration.js';
+  type PrincipalMetadata,
+} from './principal-metadata.js';
 export { exchangeGrant, wireProvider } from './realm-provider.js';
 export type {
   GrantOutcomes,

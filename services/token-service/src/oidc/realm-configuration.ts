@@ -6,13 +6,7 @@ import {
 } from '@plant/shared/api';
 import { createHash } from 'node:crypto';
 import { DPOP_SIGNING_ALGS, type DpopReplayStore } from '@plant/resource-auth';
-import type { Grant, ServiceAccountRole } from '@plant/shared/token-service-client';
-import {
-  errors,
-  type Configuration,
-  type ExternalSigningKey,
-  type KoaContextWithOIDC,
-} from 'oidc-provider';
+import { errors, type Configuration, type ExternalSigningKey } from 'oidc-provider';
 import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../client-auth/index.js';
 import type { IdentityContext } from '../platform/index.js';
@@ -21,7 +15,14 @@ import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { DEVICE_CODE_TTL_SECONDS, PLANTCTL_CLIENT, deviceFlowFeature } from './device-flow.js';
 import { EXTERNAL_SIGNING } from './oidc-provider-internals.js';
-import { exchangedClaimsOf } from './token-exchange-grant.js';
+import {
+  applyClientCredentialsScope,
+  PRINCIPAL_METADATA,
+  principalOf,
+  ROLE_SCOPES,
+  SIGNAL_SCOPES,
+} from './principal-metadata.js';
+import { serviceAccountClaims, userTokenClaims } from './token-claims.js';
 
 /** The configuration a realm's provider reads (no secret but the cookie keys: the pepper never reaches oidc-provider). */
 export type RealmConfig = Pick<
@@ -69,72 +70,12 @@ export interface RealmConfigurationDeps {
 /** How long a started sign-in (its interaction row) lives; the budget of starts counts over the same window. */
 export const INTERACTION_TTL_SECONDS = 600;
 
-/** Client metadata property carrying what the token's claims need, consistent with the digest it came with. */
-export const PRINCIPAL_METADATA = 'plant_principal';
-
-export interface PrincipalMetadata {
-  type: 'service_account';
-  role: ServiceAccountRole;
-  grants: Grant[];
-  version: number;
-  /** May ask for the Shared Signals scopes. */
-  receiveSignals: boolean;
-  /** Where it may act for others (token exchange), per target audience. */
-  delegations: readonly { audience: string; scope: string }[];
-}
-
-export const ROLE_SCOPES: Record<string, string> = {
-  View: 'plants:read',
-  Edit: 'plants:read plants:write',
-  'Account Admin': 'plants:read plants:write',
-};
-
-const KNOWN_RESOURCE_SCOPES = new Set(['plants:read', 'plants:write']);
-/**
- * The CAEP interoperability profile's scopes for a receiver (stream configuration; reading it,
- * status and polling): only an account an Account Admin allowed to receive signals may ask for
- * them, and only by asking (the default scope never carries them).
- */
-export const SIGNAL_SCOPES = ['ssf.manage', 'ssf.read'] as const;
-const SIGNAL_SCOPE_SET = new Set<string>(SIGNAL_SCOPES);
-
-/**
- * A service account's scope: its role's, and `plants:write` too for a View account with edit
- * grants. Resource servers let a grant create only with `plants:write` in the token (a scope
- * narrows what the role and grants allow, @plant/resource-auth), so without it here a grant
- * could never be used; the View role itself still writes nothing (hasRole checks the role first).
- */
-export function serviceAccountScope(role: string, grants: readonly Grant[]): string {
-  const scope = ROLE_SCOPES[role]!;
-  return grants.length > 0 && !scope.split(' ').includes('plants:write')
-    ? `${scope} plants:write`
-    : scope;
-}
-
 /** URLs compare equal with or without a trailing slash on an empty path. */
 function sameResource(a: string, b: string): boolean {
   if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
   const left = URL.parse(a);
   const right = URL.parse(b);
   return left !== null && right !== null && left.href === right.href;
-}
-
-/**
- * Client credentials without `scope` get the account's scope (`serviceAccountScope`, RFC 6749 §3.3 default);
- * unknown scope values are refused with invalid_scope rather than silently dropped.
- */
-function applyClientCredentialsScope(ctx: KoaContextWithOIDC, principal: PrincipalMetadata): void {
-  const params = ctx.oidc.params as Record<string, unknown>;
-  const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [];
-  if (requested.length === 0) {
-    params.scope = serviceAccountScope(principal.role, principal.grants);
-    return;
-  }
-  for (const scope of requested) {
-    if (KNOWN_RESOURCE_SCOPES.has(scope)) continue;
-    if (SIGNAL_SCOPE_SET.has(scope) && principal.receiveSignals) continue;
-    throw new errors.InvalidScope('requested scope is not allowed', scope);
-  }
 }
 
 /**
@@ -151,33 +92,6 @@ function dPoPFeature(config: RealmConfig): NonNullable<Configuration['features']
     nonceSecret: createHash('sha256').update(nonceKey).digest(),
     requireNonce: () => true,
   };
-}
-
-/**
- * RFC 9068 §2.2.1: a person's access token says how and when they signed in (`acr`,
- * `auth_time`), copied from the authorization code the token is exchanged for, as the ID
- * token's are. A resource server's step-up (account-admin's, RFC 9470) counts a bearer token's
- * own sign-in by these: without them no bearer token could ever pass it. The portal client asks
- * for no refresh tokens (no `offline_access`); plantctl's come from a device code or its
- * refresh token, which carry the approval's sign-in (a refresh keeps the original `auth_time`,
- * so a refreshed token passes step-up no longer than the sign-in did). A token without any
- * carries neither claim and counts as no factor.
- */
-function signInContextOf(ctx: KoaContextWithOIDC): { acr?: string; auth_time?: number } {
-  const { AuthorizationCode, DeviceCode, RefreshToken } = ctx.oidc.entities;
-  // plantctl's tokens come from a device code or a refresh token, which keep the sign-in's.
-  const code = AuthorizationCode ?? DeviceCode ?? RefreshToken;
-  if (code === undefined) return {};
-  return {
-    ...(typeof code.acr === 'string' ? { acr: code.acr } : {}),
-    ...(typeof code.authTime === 'number' ? { auth_time: code.authTime } : {}),
-  };
-}
-
-export function principalOf(client: unknown): PrincipalMetadata | undefined {
-  return (client as Record<string, unknown> | undefined)?.[PRINCIPAL_METADATA] as
-    | PrincipalMetadata
-    | undefined;
 }
 
 /**
@@ -286,7 +200,7 @@ export function realmConfiguration(
       Grant: 8 * 3600,
     },
     features: realmFeatures(config, binding, apiAudiences),
-    formats: { customizers: { jwt: serviceAccountClaims(deps, realmOf) } },
+    formats: { customizers: { jwt: serviceAccountClaims(deps.clientAuth, realmOf) } },
     extraTokenClaims: userTokenClaims(users, realmOf),
     findAccount: accountFinder(deps, realmOf),
     interactions: {
@@ -380,61 +294,6 @@ function realmFeatures(
         };
       },
     },
-  };
-}
-
-/**
- * Service-account claims go straight into the signed payload; as extraTokenClaims they
- * would ride on the token model and be copied into the payload by a spread on every grant.
- */
-function serviceAccountClaims(
-  deps: RealmConfigurationDeps,
-  realmOf: () => string,
-): NonNullable<NonNullable<Configuration['formats']>['customizers']>['jwt'] {
-  return (ctx, token, jwt) => {
-    if (token.kind !== 'ClientCredentials') return;
-    const principal = principalOf(ctx.oidc.client);
-    if (!principal) return;
-    deps.clientAuth.recordUse(token.clientId!, ctx);
-    const claims = jwt.payload as Record<string, unknown>;
-    // An exchanged token speaks for its subject, with the actor chain in `act` (token-exchange-grant.ts).
-    const exchanged = exchangedClaimsOf(token);
-    if (exchanged !== undefined) {
-      Object.assign(claims, exchanged);
-      return;
-    }
-    claims.tenant = realmOf();
-    claims.principal_type = 'service_account';
-    claims.role = principal.role;
-    claims.grants = principal.grants;
-    claims.ver = principal.version;
-    // The credential that obtained it: removing that credential revokes exactly its tokens (decision 0035).
-    const credential = deps.clientAuth.credentialClaim(ctx);
-    if (credential !== undefined) claims.cred = credential;
-  };
-}
-
-/** The claims of a person's tokens: their tenant, role and token version, and how they signed in. */
-function userTokenClaims(
-  users: RealmConfigurationDeps['identity']['users'],
-  realmOf: () => string,
-): Configuration['extraTokenClaims'] {
-  return async (ctx, token) => {
-    if (token.kind === 'ClientCredentials') return undefined;
-    const accountId = (token as { accountId?: string }).accountId;
-    const tenant = realmOf();
-    const user = accountId === undefined ? undefined : await users.find(tenant, accountId);
-    // A disabled person is no account: their realm session signs nobody in.
-    if (!user || user.disabled_at !== null)
-      throw new errors.InvalidGrant('the account is no longer active');
-    return {
-      tenant,
-      principal_type: 'user',
-      role: user.role,
-      grants: [],
-      ver: user.token_version,
-      ...signInContextOf(ctx),
-    };
   };
 }
 

@@ -11,7 +11,7 @@
  * 3. mints the token as client credentials' are minted (oidc-provider's `ClientCredentials`
  *    model, the realm's key, RFC 9068): for the one audience, with the decided scope and
  *    lifetime, bound to the actor's DPoP key when it sent a proof (its id claimed once across
- *    replicas), and the subject's claims with `act` (realm-configuration.ts writes them);
+ *    replicas), and the subject's claims with `act` (token-claims.ts writes them);
  * 4. answers RFC 8693 §2.2.1's response, with `issued_token_type`; the request's span names
  *    the subject and the actor chain (ids, never a token).
  */
@@ -30,9 +30,9 @@ import {
   type ExchangePlan,
 } from '../token-exchange/index.js';
 import { grantDpopHelpers, type ProviderContext } from './oidc-provider-internals.js';
-import { principalOf } from './realm-configuration.js';
+import { principalOf } from './principal-metadata.js';
 
-/** The exchange's claims of each token this grant minted, read by the JWT customizer (realm-configuration.ts). */
+/** The exchange's claims of each token this grant minted, read by the JWT customizer (token-claims.ts). */
 const EXCHANGED = new WeakMap<object, ExchangePlan['claims']>();
 
 /** The subject's claims and `act` of a token minted by this grant; undefined for any other. */

@@ -8,7 +8,7 @@
 import type { Principal } from '@plant/resource-auth';
 import type { ClientAuthentication } from '../client-auth/index.js';
 import { AssertionRejected, WorkloadTokenRefused } from '../platform/index.js';
-import { serviceAccountScope } from './realm-configuration.js';
+import { serviceAccountScope } from './principal-metadata.js';
 
 export async function workloadSubject(
   clientAuth: ClientAuthentication,
