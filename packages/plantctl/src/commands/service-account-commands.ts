@@ -206,8 +206,9 @@ interface ReadDelegations {
 /**
  * Reads the account, then its delegations. The delegations answer no ETag of their own: the
  * account's covers everything under it, its delegations among them (the token service counts
- * the account's revision up with each change of them). Read before them, the tag can only be
- * older than what was read, never newer: a change made in between makes the PUT 412, not lost.
+ * the account's revision up with each change of them; decisions 0043 and 0045). Read before
+ * them, the tag can only be older than what was read, never newer: a change made in between
+ * makes the PUT 412, not lost.
  */
 async function readDelegations(ctx: CommandContext, ref: string): Promise<ReadDelegations> {
   const api = await ctx.api();
