@@ -32,6 +32,19 @@ const trusts = fc.uniqueArray(
   { maxLength: 3, selector: (t) => JSON.stringify(t) },
 );
 
+/** A set of delegations, each audience once; two audiences are the same URL written two ways. */
+const delegations = fc.uniqueArray(
+  fc.record({
+    audience: fc.constantFrom(
+      'http://plant-store.test',
+      'https://api.example',
+      'https://api.example/',
+    ),
+    scope: fc.subarray(['plants:read', 'plants:write'], { minLength: 1 }),
+  }),
+  { maxLength: 3, selector: (d) => new URL(d.audience).href },
+);
+
 const settings = fc.record({
   role: fc.constantFrom('View' as const, 'Edit' as const),
   grants: tags,
@@ -41,15 +54,18 @@ const settings = fc.record({
   disabled: fc.boolean(),
   keys: thumbprints,
   trusts,
+  /** Absent in the file: not the plan's to manage. */
+  delegations: fc.option(delegations, { nil: undefined }),
 });
 
 const desiredTenant = fc
   .uniqueArray(fc.tuple(names, settings), { maxLength: 5, selector: ([n]) => n })
   .map((entries) =>
     entries.map(
-      ([name, s]): DesiredAccount => ({
+      ([name, { delegations, ...s }]): DesiredAccount => ({
         name,
         ...s,
+        ...(delegations === undefined ? {} : { delegations }),
         keys: s.keys.map((thumbprint) => ({
           thumbprint,
           body: { jwk: { kty: 'OKP', x: thumbprint } },
@@ -61,7 +77,7 @@ const desiredTenant = fc
 let nextId = 0;
 function accountOf(
   name: string,
-  s: Omit<DesiredAccount, 'name' | 'keys' | 'trusts'>,
+  s: Omit<DesiredAccount, 'name' | 'keys' | 'trusts' | 'delegations'>,
 ): ServiceAccount {
   return {
     name,
@@ -102,6 +118,12 @@ const currentTenant = fc
           created_at: '',
           last_used_at: null,
         })),
+        delegations: (s.delegations ?? []).map((d) => ({
+          audience: d.audience,
+          scope: d.scope.join(' '),
+          created_at: null,
+          created_by: null,
+        })),
       }),
     ),
   );
@@ -127,6 +149,7 @@ function applyToModel(current: CurrentAccount[], plan: Plan): CurrentAccount[] {
           }),
           keys: [],
           trusts: [],
+          delegations: [],
         });
         break;
       case 'update':
@@ -154,6 +177,14 @@ function applyToModel(current: CurrentAccount[], plan: Plan): CurrentAccount[] {
         break;
       case 'remove-trust':
         find(step.account).trusts = find(step.account).trusts.filter((t) => t.id !== step.trust_id);
+        break;
+      case 'set-delegations':
+        // The whole set, as the PUT puts it in place.
+        find(step.account).delegations = step.delegations.map((d) => ({
+          ...d,
+          created_at: null,
+          created_by: null,
+        }));
         break;
       case 'disable':
       case 'enable':
@@ -281,5 +312,89 @@ describe('plan', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  test('When the file gives no delegations for an account, then no step touches its delegations, whatever the tenant has', () => {
+    fc.assert(
+      fc.property(desiredTenant, currentTenant, fc.boolean(), (desired, current, prune) => {
+        const plan = computePlan(desired, current, { prune });
+        const managed = new Set(
+          desired.filter((d) => d.delegations !== undefined).map((d) => d.name.toLowerCase()),
+        );
+        for (const step of plan.steps.filter((s) => s.kind === 'set-delegations'))
+          expect(managed.has(step.account.name.toLowerCase())).toBe(true);
+      }),
+    );
+  });
+
+  test('When the file gives an account other delegations, then one step puts the whole set, shown with before and after; the same URL written another way is no change', () => {
+    const base = {
+      role: 'View' as const,
+      grants: [],
+      dpop_bound_access_tokens: false,
+      receive_signals: false,
+      quota: null,
+      disabled: false,
+    };
+    const current: CurrentAccount[] = [
+      {
+        account: accountOf('exchanger', base),
+        keys: [],
+        trusts: [],
+        delegations: [
+          {
+            audience: 'https://api.example',
+            scope: 'plants:read plants:write',
+            created_at: null,
+            created_by: null,
+          },
+          {
+            audience: 'http://plant-store.test',
+            scope: 'plants:read',
+            created_at: null,
+            created_by: null,
+          },
+        ],
+      },
+    ];
+    const desired = (delegations: DesiredAccount['delegations']): DesiredAccount[] => [
+      { name: 'exchanger', ...base, keys: [], trusts: [], delegations },
+    ];
+    expect(
+      computePlan(
+        desired([
+          { audience: 'http://plant-store.test/', scope: ['plants:read'] },
+          { audience: 'https://api.example', scope: ['plants:read', 'plants:write'] },
+        ]),
+        current,
+        { prune: false },
+      ).steps,
+    ).toEqual([]);
+
+    const plan = computePlan(
+      desired([{ audience: 'https://api.example', scope: ['plants:read'] }]),
+      current,
+      { prune: false },
+    );
+    expect(plan.steps).toEqual([
+      {
+        kind: 'set-delegations',
+        account: { name: 'exchanger', client_id: current[0]!.account.client_id },
+        delegations: [{ audience: 'https://api.example', scope: 'plants:read' }],
+        why: 'delegations [https://api.example (plants:read plants:write), http://plant-store.test (plants:read)] → [https://api.example (plants:read)]',
+      },
+    ]);
+    expect(renderPlan(plan, 'acme')).toBe(
+      [
+        'Plan for tenant acme:',
+        `  ~ set the delegations of "exchanger" (${current[0]!.account.client_id}): delegations [https://api.example (plants:read plants:write), http://plant-store.test (plants:read)] → [https://api.example (plants:read)]`,
+        '1 change to make.',
+        '',
+      ].join('\n'),
+    );
+    // [] allows none: every permission is taken away.
+    expect(computePlan(desired([]), current, { prune: false }).steps).toMatchObject([
+      { kind: 'set-delegations', delegations: [] },
+    ]);
   });
 });

@@ -86,6 +86,64 @@ describe('the tenant file', () => {
     }
   });
 
+  test('When an account declares its delegations, then each scope is a sorted set; without them the account has no delegations key (left alone)', async () => {
+    const parsed = await parseTenantFile(
+      file([
+        {
+          name: 'ci',
+          delegations: [
+            { audience: 'https://api.example', scope: ['plants:write', 'plants:read'] },
+            { audience: 'http://plant-store.test', scope: ['plants:read'] },
+          ],
+        },
+        { name: 'none', delegations: [] },
+        { name: 'other' },
+      ]),
+    );
+    expect(parsed.accounts.map((a) => a.delegations)).toEqual([
+      [
+        { audience: 'https://api.example', scope: ['plants:read', 'plants:write'] },
+        { audience: 'http://plant-store.test', scope: ['plants:read'] },
+      ],
+      [],
+      undefined,
+    ]);
+    expect(parsed.accounts[2]).not.toHaveProperty('delegations');
+  });
+
+  test('When a delegation has a scope that cannot be delegated, no scope, no URL or an extra field, then the schema refuses it with where; an audience twice (also with a trailing slash) is refused', async () => {
+    const one = (delegation: unknown) => file([{ name: 'ci', delegations: [delegation] }]);
+    for (const [text, where] of [
+      [one({ audience: 'https://api.example', scope: ['admin'] }), '/delegations/0/scope/0'],
+      [one({ audience: 'https://api.example', scope: [] }), '/delegations/0/scope'],
+      [one({ audience: 'api.example', scope: ['plants:read'] }), '/delegations/0/audience'],
+      [one({ audience: 'https://api.example' }), '/service_accounts/0/delegations/0'],
+      [
+        one({ audience: 'https://api.example', scope: ['plants:read'], actor: 'x' }),
+        '/service_accounts/0/delegations/0',
+      ],
+    ] as const) {
+      const result = await refusal(text);
+      expect(result?.exitCode).toBe(EXIT.usage);
+      expect(result?.message).toContain(where);
+    }
+    const twice = await refusal(
+      file([
+        {
+          name: 'ci',
+          delegations: [
+            { audience: 'https://api.example', scope: ['plants:read'] },
+            { audience: 'https://api.example/', scope: ['plants:write'] },
+          ],
+        },
+      ]),
+    );
+    expect(twice).toEqual({
+      exitCode: EXIT.usage,
+      message: expect.stringContaining('names the audience "https://api.example/" twice'),
+    });
+  });
+
   test('When a name appears twice, also in another letter case, or a key is repeated in YAML, then the file is refused', async () => {
     expect((await refusal(file([{ name: 'ci' }, { name: 'CI' }])))?.message).toContain(
       'appears twice',

@@ -13,7 +13,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from '@jest/globals';
-import { freePort, type Platform, REPO_ROOT, startPlatform, USER_PASSWORD } from '@plant/test-kit';
+import {
+  freePort,
+  type Platform,
+  type PlatformOptions,
+  REPO_ROOT,
+  startPlatform,
+  USER_PASSWORD,
+} from '@plant/test-kit';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 
 const CLI = join(REPO_ROOT, 'packages/plantctl/dist/cli.js');
@@ -57,8 +64,14 @@ export function expectExit(run: Run, code: number): void {
   });
 }
 
-/** Starts all of it before the calling file's tests, closes it after; fields set in beforeAll. */
-export function usePlantctlShell(label: string): PlantctlShell {
+/**
+ * Starts all of it before the calling file's tests, closes it after; fields set in beforeAll.
+ * `serviceEnv` goes over the services' environment (another API's audience, say).
+ */
+export function usePlantctlShell(
+  label: string,
+  { serviceEnv = {} }: Pick<PlatformOptions, 'serviceEnv'> = {},
+): PlantctlShell {
   const s = {} as PlantctlShell;
   let browser: Browser | undefined;
 
@@ -126,6 +139,7 @@ export function usePlantctlShell(label: string): PlantctlShell {
     s.platform = await startPlatform({
       accountAdmin: true,
       authUrl: s.authUrl,
+      serviceEnv,
       ports: { 'token-service': [{ port: tokenPort, internalPort }] },
     });
     s.tenant = await s.platform.createTenant(label);

@@ -71,6 +71,20 @@ export interface ServiceAccountCredentials {
   trusts: ServiceAccountTrust[];
 }
 
+/**
+ * One permission to act for others (token exchange, RFC 8693): the target API and the most the
+ * account may delegate there, space-separated (`plants:read`, `plants:write` or both).
+ */
+export interface Delegation {
+  audience: string;
+  scope: string;
+  created_at: string | null;
+  created_by: string | null;
+}
+
+/** `{audience, scope}`: one entry of the set `PUT …/delegations` puts in place. */
+export type DelegationChange = Pick<Delegation, 'audience' | 'scope'>;
+
 export interface User {
   id: string;
   email: string;
@@ -100,6 +114,17 @@ export interface AuditEvent {
   name: string | null;
   details: unknown;
   address: string | null;
+}
+
+/**
+ * The same audience as the token service compares them (delegations.ts there): the same text,
+ * or the same URL once parsed (`https://api.example` and `https://api.example/`).
+ */
+export function sameAudience(a: string, b: string): boolean {
+  if (a === b) return true;
+  const left = URL.parse(a);
+  const right = URL.parse(b);
+  return left !== null && right !== null && left.href === right.href;
 }
 
 /** `/service-accounts/{client_id}` with the id escaped. */

@@ -28,7 +28,9 @@ async function makePlan(
       `${file} describes tenant ${tenantFile.tenant}, but you are signed in to ${api.tenant} (use --tenant)`,
       EXIT.usage,
     );
-  const state = await readTenantState(api);
+  const state = await readTenantState(api, {
+    delegations: tenantFile.accounts.some((a) => a.delegations !== undefined),
+  });
   const plan = computePlan(tenantFile.accounts, state.accounts, { prune });
   return {
     kind: 'plantctl-plan',

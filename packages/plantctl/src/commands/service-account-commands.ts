@@ -7,6 +7,9 @@ import { type Command, Option } from 'commander';
 import type { ApiClient } from '../api/api-client.js';
 import {
   accountPath,
+  type Delegation,
+  type DelegationChange,
+  sameAudience,
   type ServiceAccount,
   type ServiceAccountCredentials,
   type ServiceAccountSecret,
@@ -179,6 +182,100 @@ export function registerServiceAccountCommands(program: Command, ctx: CommandCon
 
   registerCredentialCommands(sa, ctx);
   registerSecretCommands(sa, ctx);
+  registerDelegationCommands(sa, ctx);
+}
+
+const DELEGATION_COLUMNS: Column<Delegation>[] = [
+  ['AUDIENCE', (d) => d.audience],
+  ['SCOPE', (d) => d.scope],
+  ['ADDED', (d) => d.created_at],
+  ['BY', (d) => d.created_by],
+];
+
+/** What `allow` gives when no scope is named: the least one. */
+const DEFAULT_DELEGATION_SCOPE = 'plants:read';
+
+/** The account's delegations as read, with the ETag a change of them is conditional on. */
+interface ReadDelegations {
+  api: ApiClient;
+  path: string;
+  etag?: string;
+  delegations: Delegation[];
+}
+
+/**
+ * Reads the account, then its delegations. The delegations answer no ETag of their own: the
+ * account's covers everything under it, its delegations among them (the token service counts
+ * the account's revision up with each change of them; decisions 0043 and 0045). Read before
+ * them, the tag can only be older than what was read, never newer: a change made in between
+ * makes the PUT 412, not lost.
+ */
+async function readDelegations(ctx: CommandContext, ref: string): Promise<ReadDelegations> {
+  const api = await ctx.api();
+  const path = accountPath(await resolveAccount(api, ref));
+  const { etag } = await api.request<ServiceAccount>('GET', path);
+  const { body } = await api.request<{ delegations: Delegation[] }>('GET', `${path}/delegations`);
+  return { api, path, delegations: body.delegations, ...(etag === undefined ? {} : { etag }) };
+}
+
+/** Puts the whole set in place, conditional on the account as it was read (412: exit 5). */
+async function putDelegations(
+  read: ReadDelegations,
+  next: DelegationChange[],
+): Promise<Delegation[]> {
+  const { body } = await read.api.request<{ delegations: Delegation[] }>(
+    'PUT',
+    `${read.path}/delegations`,
+    {
+      body: { delegations: next.map(({ audience, scope }) => ({ audience, scope })) },
+      ...(read.etag === undefined ? {} : { ifMatch: read.etag }),
+    },
+  );
+  return body.delegations;
+}
+
+/**
+ * `sa delegations`: where an account may act for others (token exchange, RFC 8693). The API
+ * takes the whole set at once; `allow` and `revoke` read it, change one audience's entry and put
+ * the set back, so the other audiences' entries stay as they were.
+ */
+function registerDelegationCommands(sa: Command, ctx: CommandContext): void {
+  const delegations = sa
+    .command('delegations')
+    .description(
+      'Where an account may act for others (token exchange): target APIs and the most scope it may delegate at each',
+    );
+  const print = (list: Delegation[]) => printResult(ctx.io, ctx.output, list, DELEGATION_COLUMNS);
+  delegations
+    .command('list <account>')
+    .description("The account's permissions to act for others, by target audience")
+    .action(async (ref: string) => print((await readDelegations(ctx, ref)).delegations));
+  delegations
+    .command('allow <account> <audience> [scopes...]')
+    .description(
+      `Allow acting for others at one API with at most these scopes (plants:read, plants:write; none: ${DEFAULT_DELEGATION_SCOPE}); replaces that API's entry, keeps the others`,
+    )
+    .action(async (ref: string, audience: string, scopes: string[]) => {
+      // "plants:read plants:write" as one argument is the same as two.
+      const values = [...new Set(scopes.flatMap((s) => s.split(' ')).filter(Boolean))];
+      const scope = values.length === 0 ? DEFAULT_DELEGATION_SCOPE : values.join(' ');
+      const read = await readDelegations(ctx, ref);
+      const others = read.delegations.filter((d) => !sameAudience(d.audience, audience));
+      print(await putDelegations(read, [...others, { audience, scope }]));
+    });
+  delegations
+    .command('revoke <account> <audience>')
+    .description(
+      "Stop the account acting for others at one API; the account's older tokens are revoked, the exchanged ones among them",
+    )
+    .action(async (ref: string, audience: string) => {
+      const read = await readDelegations(ctx, ref);
+      const kept = read.delegations.filter((d) => !sameAudience(d.audience, audience));
+      if (kept.length === read.delegations.length)
+        throw new CliError(`${ref} may not act for others at ${audience}`, EXIT.notFound);
+      await putDelegations(read, kept);
+      ctx.tell(`Revoked ${ref}'s delegation to ${audience}.`);
+    });
 }
 
 /**

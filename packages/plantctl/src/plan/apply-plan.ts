@@ -91,7 +91,8 @@ function clientIdOf(ref: AccountRef, ctx: ApplyContext): string {
 }
 
 /**
- * An answer without an ETag (a key or trust added or removed: 201 with the credential, 204):
+ * An answer without an ETag (a key or trust added or removed: 201 with the credential, 204;
+ * the delegations put in place):
  * the account's ETag is read again, so the plan's next step on it is still conditional. Only a
  * change made between this plan's own write and this read could go unseen.
  */
@@ -134,6 +135,8 @@ async function applyStep(api: ApiClient, step: Step, ctx: ApplyContext): Promise
       return write('POST', '/trusts', step.trust);
     case 'remove-trust':
       return write('DELETE', `/trusts/${encodeURIComponent(step.trust_id)}`);
+    case 'set-delegations':
+      return write('PUT', '/delegations', { delegations: step.delegations });
     case 'disable':
     case 'enable':
       return write('POST', `/${step.kind}`);

@@ -5,10 +5,14 @@
  *
  * Order: deletions first (they free room under the 25-account cap), then per account in the
  * file's order: create, update, keys removed then added (the 5-key cap), trusts removed then
- * added, disable or enable last. What the tenant has and the file lacks (accounts, keys,
- * trusts) is removed only with `prune`; otherwise it is listed as kept, which is no change.
+ * added, the delegations put in place, disable or enable last. What the tenant has and the file
+ * lacks (accounts, keys, trusts) is removed only with `prune`; otherwise it is listed as kept,
+ * which is no change. Delegations are a set the file gives whole or not at all, as grants are,
+ * so they are converged without `prune`; a file without them leaves them alone.
  */
 import type {
+  Delegation,
+  DelegationChange,
   Quota,
   Role,
   ServiceAccount,
@@ -17,6 +21,7 @@ import type {
 } from '../api/resources.js';
 import {
   type DesiredAccount,
+  type DesiredDelegation,
   type DesiredKey,
   type DesiredTrust,
   nameKey,
@@ -26,6 +31,8 @@ export interface CurrentAccount {
   account: ServiceAccount;
   keys: ServiceAccountKey[];
   trusts: ServiceAccountTrust[];
+  /** Read only when the file gives some account's delegations. */
+  delegations?: Delegation[];
 }
 
 /** An account a step acts on: an existing one by client_id, or the one an earlier step creates. */
@@ -59,6 +66,13 @@ export type Step =
       account: AccountRef;
       trust_id: string;
       trust: DesiredTrust;
+      why: string;
+    }
+  | {
+      kind: 'set-delegations';
+      account: AccountRef;
+      /** The whole set, as `PUT …/delegations` takes it. */
+      delegations: DelegationChange[];
       why: string;
     }
   | { kind: 'disable' | 'enable'; account: AccountRef; why: string }
@@ -95,6 +109,7 @@ function fresh(name: string): CurrentAccount {
     },
     keys: [],
     trusts: [],
+    delegations: [],
   };
 }
 
@@ -143,6 +158,7 @@ function accountSteps(
     });
   keySteps(d, c, account, prune, plan);
   trustSteps(d, c, account, prune, plan);
+  delegationStep(d, c, account, plan);
   if (d.disabled !== c.account.disabled)
     plan.steps.push({
       kind: d.disabled ? 'disable' : 'enable',
@@ -247,6 +263,38 @@ function trustSteps(
       present.add(trustKey(trust));
       plan.steps.push({ kind: 'add-trust', account, trust, why: 'not on the account' });
     }
+}
+
+/** An audience as the token service compares them (a URL once parsed), with its scope values sorted. */
+function delegationKey(audience: string, scope: readonly string[]): string {
+  return JSON.stringify([URL.parse(audience)?.href ?? audience, [...scope].sort()]);
+}
+
+function delegationsText(list: ReadonlyArray<{ audience: string; scope: string }>): string {
+  return `[${list.map((d) => `${d.audience} (${d.scope})`).join(', ')}]`;
+}
+
+function delegationStep(
+  d: DesiredAccount,
+  c: CurrentAccount,
+  account: AccountRef,
+  plan: Plan,
+): void {
+  if (d.delegations === undefined) return;
+  const current = c.delegations ?? [];
+  const wanted = d.delegations.map((w: DesiredDelegation) => ({
+    audience: w.audience,
+    scope: w.scope.join(' '),
+  }));
+  const keys = (list: Array<{ audience: string; scope: string }>) =>
+    list.map((x) => delegationKey(x.audience, x.scope.split(' '))).sort();
+  if (sameList(keys(current), keys(wanted))) return;
+  plan.steps.push({
+    kind: 'set-delegations',
+    account,
+    delegations: wanted,
+    why: `delegations ${delegationsText(current)} → ${delegationsText(wanted)}`,
+  });
 }
 
 function sameList(a: string[], b: string[]): boolean {

@@ -8,6 +8,7 @@ const SIGN: Record<Step['kind'], string> = {
   'remove-key': '-',
   'add-trust': '+',
   'remove-trust': '-',
+  'set-delegations': '~',
   disable: '~',
   enable: '~',
   delete: '-',
@@ -32,6 +33,8 @@ export function describeStep(step: Step): string {
       return `trust ${step.trust.issuer} subject ${step.trust.subject} for ${who(step)}`;
     case 'remove-trust':
       return `remove trust ${step.trust.issuer} subject ${step.trust.subject} from ${who(step)}`;
+    case 'set-delegations':
+      return `set the delegations of ${who(step)}: ${step.why}`;
     case 'disable':
     case 'enable':
       return `${step.kind} ${who(step)}`;
@@ -43,7 +46,7 @@ export function describeStep(step: Step): string {
 export function renderPlan(plan: Plan, tenant: string): string {
   const lines = [`Plan for tenant ${tenant}:`];
   for (const step of plan.steps) {
-    const why = step.kind === 'update' ? '' : `  (${step.why})`;
+    const why = step.kind === 'update' || step.kind === 'set-delegations' ? '' : `  (${step.why})`;
     lines.push(`  ${SIGN[step.kind]} ${describeStep(step)}${why}`);
   }
   for (const kept of plan.kept)

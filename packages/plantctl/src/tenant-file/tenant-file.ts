@@ -2,14 +2,14 @@
  * The tenant file: YAML read with `yaml`, checked against the JSON Schema published with the
  * package (`schema/tenant.schema.json`, the one editors validate with), then normalised into
  * what the plan compares: defaults filled in, grants as a sorted set of tags, each key known by
- * its RFC 7638 thumbprint.
+ * its RFC 7638 thumbprint, each delegation's scope as a sorted set.
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { parseDocument } from 'yaml';
-import type { Quota, Role } from '../api/resources.js';
+import { type Quota, type Role, sameAudience } from '../api/resources.js';
 import { CliError, EXIT } from '../exit-codes.js';
 
 export const API_VERSION = 'plantctl.plantstore.dev/v1';
@@ -29,6 +29,12 @@ export interface DesiredTrust {
   audience: string;
 }
 
+/** One permission to act for others: the target API and its scope values, sorted. */
+export interface DesiredDelegation {
+  audience: string;
+  scope: string[];
+}
+
 export interface DesiredAccount {
   name: string;
   role: Role;
@@ -40,6 +46,11 @@ export interface DesiredAccount {
   disabled: boolean;
   keys: DesiredKey[];
   trusts: DesiredTrust[];
+  /**
+   * The whole set, when the file gives one; absent: the account's delegations are not the
+   * file's to manage (a file written before they could be declared never revokes them).
+   */
+  delegations?: DesiredDelegation[];
 }
 
 export interface TenantFile {
@@ -57,6 +68,7 @@ interface RawAccount {
   disabled?: boolean;
   keys?: Array<{ jwk?: JWK; pem?: string }>;
   trusts?: DesiredTrust[];
+  delegations?: DesiredDelegation[];
 }
 
 let validator: ReturnType<Ajv2020['compile']> | undefined;
@@ -102,6 +114,7 @@ export async function parseTenantFile(text: string, source = 'the file'): Promis
   const raw = value as { tenant?: string; service_accounts: RawAccount[] };
   const accounts = await Promise.all(raw.service_accounts.map(normalise));
   assertUniqueNames(accounts, source);
+  for (const account of accounts) assertUniqueAudiences(account, source);
   return { ...(raw.tenant === undefined ? {} : { tenant: raw.tenant }), accounts };
 }
 
@@ -116,6 +129,14 @@ async function normalise(raw: RawAccount): Promise<DesiredAccount> {
     disabled: raw.disabled ?? false,
     keys: await Promise.all((raw.keys ?? []).map((key) => desiredKey(raw.name, key))),
     trusts: raw.trusts ?? [],
+    ...(raw.delegations === undefined
+      ? {}
+      : {
+          delegations: raw.delegations.map((d) => ({
+            audience: d.audience,
+            scope: [...new Set(d.scope)].sort(),
+          })),
+        }),
   };
 }
 
@@ -136,6 +157,19 @@ async function desiredKey(account: string, key: { jwk?: JWK; pem?: string }): Pr
 /** The name the platform compares: letter case and compatibility forms do not make another name. */
 export function nameKey(name: string): string {
   return name.normalize('NFKC').toLowerCase();
+}
+
+/** The API takes each audience once; the file is refused before the tenant is read. */
+function assertUniqueAudiences(account: DesiredAccount, source: string): void {
+  const seen: string[] = [];
+  for (const { audience } of account.delegations ?? []) {
+    if (seen.some((other) => sameAudience(other, audience)))
+      throw new CliError(
+        `${source}: ${JSON.stringify(account.name)} names the audience ${JSON.stringify(audience)} twice in its delegations`,
+        EXIT.usage,
+      );
+    seen.push(audience);
+  }
 }
 
 function assertUniqueNames(accounts: DesiredAccount[], source: string): void {
