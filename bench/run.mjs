@@ -34,6 +34,7 @@ import {
   perfReport,
   perfUnavailable,
 } from './lib/perf-record.mjs';
+import { imageNodeOptions } from '@plant/test-kit';
 import { rssMb, startServer } from './lib/processes.mjs';
 import { machine, ratios, summaryTable, targetLines } from './lib/report.mjs';
 import { renderTable, writeTable } from './lib/performance-table.mjs';
@@ -196,12 +197,21 @@ let closed = false;
 try {
   const oidcClient = { id: 'baseline-client', secret: 'baseline-secret-0123456789abcdef' };
   const baselineEnv = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0' };
+  // A baseline runs the heap of the service it stands against (its image's NODE_OPTIONS, as the
+  // platform's processes get them): V8 left to size the heap from this host gives 64 MB
+  // semi-spaces, four times the services', and the ratio would compare heaps, not code.
+  /** @param {'token-service' | 'plant-store'} service @returns {Record<string, string>} */
+  const heapOf = (service) => {
+    const options = imageNodeOptions(service);
+    return options === undefined ? {} : { NODE_OPTIONS: options };
+  };
   const oidcServer = (/** @type {string} */ name, /** @type {string} */ alg) =>
     startServer({
       name,
       script: join(ROOT, 'bench/baselines/oidc-provider-server.mjs'),
       env: {
         ...baselineEnv,
+        ...heapOf('token-service'),
         ISSUER: issuerOf('baseline'),
         AUDIENCE: PLANT_STORE_AUDIENCE,
         CLIENT_ID: oidcClient.id,
@@ -220,6 +230,7 @@ try {
       script: join(ROOT, 'bench/baselines/naive-plants-server.mjs'),
       env: {
         ...baselineEnv,
+        ...heapOf('plant-store'),
         DATABASE_URL,
         JWKS_URL: `${platform.tokenService.internalUrl}/internal/v1/realms/${tenant}/jwks`,
         ISSUER: issuerOf(tenant),

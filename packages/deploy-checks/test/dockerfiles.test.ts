@@ -95,10 +95,8 @@ describe.each(SERVICES)('the Dockerfile target %s', (service) => {
         ['NODE_ENV', 'production'],
         ['PORT', String(defaults.PORT)],
         ['MANAGEMENT_PORT', String(defaults.MANAGEMENT_PORT)],
-        // The token service's heap sized for its pod (heap-sizing.test.ts).
-        ...(service === 'token-service'
-          ? [['NODE_OPTIONS', imageEnv(dockerfile, service).get('NODE_OPTIONS')!] as const]
-          : []),
+        // Each service's heap sized for its pod (heap-sizing.test.ts).
+        ['NODE_OPTIONS', imageEnv(dockerfile, service).get('NODE_OPTIONS')!],
       ]),
     );
     // The public port answers /healthz 404: the probe asks the management port, on loopback (its default address).

@@ -1,5 +1,5 @@
 /**
- * The token service's V8 heap, sized for its pod (docs/decisions/0034): its image sets
+ * Each service's V8 heap, sized for its pod (docs/decisions/0034, 0047): its image sets
  * NODE_OPTIONS, the suite and the bench start it with that same value, and the heap's bound
  * (the image's, or the container's own NODE_OPTIONS where an overlay resizes it) plus what the
  * process holds outside the heap fits the memory limit of every overlay.
@@ -16,10 +16,11 @@ import { repoRoot, SERVICES } from '../src/repo-paths.js';
 import { base, containerOf, OVERLAYS } from './helpers/rendered.js';
 
 const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
-const imageOptions = imageEnv(dockerfile, 'token-service').get('NODE_OPTIONS') ?? '';
+const imageOptionsOf = (service: string) => imageEnv(dockerfile, service).get('NODE_OPTIONS') ?? '';
+const imageOptions = imageOptionsOf('token-service');
 /**
- * What the token service holds outside the V8 heap (code, OpenSSL, sockets, malloc): 60–110 MB
- * after load in the soaks on Node 24 (docs/performance.md, "Memory"), with room to spare.
+ * What a service holds outside the V8 heap (code, OpenSSL, sockets, malloc): 60–110 MB after
+ * load in the soaks on Node 24 (docs/performance.md, "Memory"), with room to spare.
  */
 const OUTSIDE_HEAP_MB = 160;
 
@@ -37,42 +38,66 @@ const mebibytes = (quantity: string) => {
   return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
 };
 
-describe("the token service's heap", () => {
-  test('When its image is built, then NODE_OPTIONS bounds both generations: 16 MB semi-spaces and the old generation Node gives a 768 Mi pod', () => {
-    expect(flagMb(imageOptions, 'max-semi-space-size')).toBe(16);
-    expect(flagMb(imageOptions, 'max-old-space-size')).toBe(384);
-  });
+/** What each image sets: 16 MB semi-spaces, and the old generation Node gives its pod. */
+const IMAGE_HEAP: Record<string, { semi: number; old: number }> = {
+  'token-service': { semi: 16, old: 384 }, // a 768 Mi pod
+  'plant-store': { semi: 16, old: 256 }, // 512 Mi
+  'account-admin': { semi: 16, old: 256 }, // 512 Mi
+};
 
-  test('When the pinned node runs with those options, then its heap limit is the bound the checks below count', () => {
-    const limit = execFileSync(
-      process.execPath,
-      ['-p', 'require("node:v8").getHeapStatistics().heap_size_limit / 2 ** 20'],
-      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: imageOptions } },
-    );
-    expect(Number(limit)).toBe(heapBoundMb(imageOptions));
-  });
+describe("each service's heap", () => {
+  test.each(SERVICES)(
+    'When the %s image is built, then NODE_OPTIONS bounds both generations: 16 MB semi-spaces and the old generation Node gives its pod',
+    (service) => {
+      const options = imageOptionsOf(service);
+      expect(flagMb(options, 'max-semi-space-size')).toBe(IMAGE_HEAP[service]!.semi);
+      expect(flagMb(options, 'max-old-space-size')).toBe(IMAGE_HEAP[service]!.old);
+    },
+  );
 
-  test.each(Object.entries({ base, ...OVERLAYS }))(
-    'When it is deployed by %s, then its heap bound and what it holds outside the heap fit its memory limit (a container NODE_OPTIONS replaces the image one and must bound both generations)',
-    (_name, objects) => {
-      const container = containerOf(objects, 'token-service');
+  test.each(SERVICES)(
+    'When the pinned node runs with the %s image options, then its heap limit is the bound the checks below count',
+    (service) => {
+      const options = imageOptionsOf(service);
+      const limit = execFileSync(
+        process.execPath,
+        ['-p', 'require("node:v8").getHeapStatistics().heap_size_limit / 2 ** 20'],
+        { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: options } },
+      );
+      expect(Number(limit)).toBe(heapBoundMb(options));
+    },
+  );
+
+  test.each(
+    SERVICES.flatMap((service) =>
+      Object.entries({ base, ...OVERLAYS }).map(
+        ([name, objects]) => [service, name, objects] as const,
+      ),
+    ),
+  )(
+    'When %s is deployed by %s, then its heap bound and what it holds outside the heap fit its memory limit (a container NODE_OPTIONS replaces the image one and must bound both generations)',
+    (service, _name, objects) => {
+      const container = containerOf(objects, service);
       const limitMb = mebibytes(String(container.resources!.limits!.memory));
       const own = (container.env ?? []).find((e) => e.name === 'NODE_OPTIONS');
       // From a ConfigMap it would change every service's heap at once: only the container's own value.
       expect(containerEnv(container, objects).env.get('NODE_OPTIONS')?.from ?? 'value').toBe(
         'value',
       );
-      const options = own?.value ?? imageOptions;
+      const options = own?.value ?? imageOptionsOf(service);
       expect(flagMb(options, 'max-semi-space-size')).toBeDefined();
       expect(flagMb(options, 'max-old-space-size')).toBeDefined();
       expect(heapBoundMb(options) + OUTSIDE_HEAP_MB).toBeLessThanOrEqual(limitMb);
     },
   );
 
-  test('When compose runs the image, then it keeps the image NODE_OPTIONS', () => {
-    const compose = loadCompose(join(repoRoot, 'docker-compose.yml'));
-    expect(environmentOf(compose.services['token-service']!).has('NODE_OPTIONS')).toBe(false);
-  });
+  test.each(SERVICES)(
+    'When compose runs the %s image, then it keeps the image NODE_OPTIONS',
+    (service) => {
+      const compose = loadCompose(join(repoRoot, 'docker-compose.yml'));
+      expect(environmentOf(compose.services[service]!).has('NODE_OPTIONS')).toBe(false);
+    },
+  );
 
   test('When a limit is too small for the heap, then the bound check refuses it', () => {
     expect(heapBoundMb(imageOptions) + OUTSIDE_HEAP_MB).toBeGreaterThan(512);
