@@ -75,6 +75,12 @@ const atLeast = (value, target) =>
 const atMost = (value, target) =>
   value <= target ? 'met' : `**missed** by ${fmt((value / target - 1) * 100)} %`;
 
+/** `0.95× req/s (CPU per request 1.00×)`; without the CPU ratio where a scenario has none. @param {any} ratio */
+const ratioFigure = (ratio) =>
+  typeof ratio.cpuPerRequest === 'number'
+    ? `${fmt(ratio.rps, 2)}× req/s (CPU per request ${fmt(ratio.cpuPerRequest, 2)}×)`
+    : `${fmt(ratio.rps, 2)}× req/s`;
+
 /**
  * Rows of one scenario: [scenario, against, figure, target, verdict].
  * @param {any} s
@@ -127,7 +133,7 @@ function scenarioRows(s) {
     rows.push([
       rows.length === 0 ? s.scenario : '',
       against,
-      `${fmt(s.ratio.rps, 2)}× req/s (CPU per request ${fmt(s.ratio.cpuPerRequest, 2)}×)`,
+      ratioFigure(s.ratio),
       target === undefined ? '—' : `≥ ${x(target)}`,
       target === undefined ? '—' : atLeast(s.ratio.rps, target),
     ]);
