@@ -50,12 +50,51 @@ export function createDatabase({
   });
 }
 
-/** Applies the service's migrations; knex's lock keeps concurrent runners from both applying. */
+/** SQLSTATEs of a batch that gave way: its lock wait timed out, a deadlock, a serialization failure. */
+const RETRIED_CODES = new Set(['55P03', '40P01', '40001']);
+/** Attempts of a batch of migrations that gave way. */
+const MIGRATION_ATTEMPTS = 10;
+/** The longest a migration's statement waits for a table lock before the batch gives way. */
+const MIGRATION_LOCK_TIMEOUT = '200ms';
+
+/**
+ * Applies the service's migrations; knex's lock keeps concurrent runners from both applying.
+ * Applied while the previous release serves (a rolling upgrade), a migration's DDL takes
+ * table locks that serving transactions' row locks may be waiting on in the other order: one
+ * of the two is aborted, and while the DDL waits every query of that table queues behind it.
+ * So each statement waits at most `MIGRATION_LOCK_TIMEOUT` for its lock (well under Postgres's
+ * one-second deadlock check, so in a cycle it is the migrations that give way, not a serving
+ * request); a batch that gave way was rolled back whole (knex runs a batch in one
+ * transaction) and is run again, up to ten times, after a pause that lets the serving
+ * transactions finish.
+ */
 export async function migrateLatest(
   db: Knex,
   schema: string,
   migrations: Migration[],
+  { pauseMs = 250 }: { pauseMs?: number } = {},
 ): Promise<string[]> {
+  const bounded = migrations.map((m) => ({
+    ...m,
+    async up(knex: Knex) {
+      // `local`: for the batch's transaction only, not the pooled connection after it.
+      await knex.raw(`set local lock_timeout = '${MIGRATION_LOCK_TIMEOUT}'`);
+      await m.up(knex);
+    },
+  }));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db, schema, bounded);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= MIGRATION_ATTEMPTS || typeof code !== 'string' || !RETRIED_CODES.has(code))
+        throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs * attempt));
+    }
+  }
+}
+
+async function migrateOnce(db: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
   // In production the service's role owns its schema but may not create schemas, and
   // Postgres checks that privilege even for `create schema if not exists`: ask first.
   const found = await db.raw('select 1 from pg_namespace where nspname = ?', [schema]);
