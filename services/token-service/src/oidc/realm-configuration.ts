@@ -11,6 +11,7 @@ import { listOf, type TokenServiceConfig } from '../config.js';
 import type { ClientAuthentication } from '../client-auth/index.js';
 import type { IdentityContext } from '../platform/index.js';
 import { realmPath } from '../realms/index.js';
+import { sameAudience } from '../token-exchange/index.js';
 import { postgresAdapterFactory } from './postgres-adapter.js';
 import { renderErrorPage, renderLogoutPage, renderLogoutSuccessPage } from './provider-pages.js';
 import { DEVICE_CODE_TTL_SECONDS, PLANTCTL_CLIENT, deviceFlowFeature } from './device-flow.js';
@@ -69,14 +70,6 @@ export interface RealmConfigurationDeps {
 
 /** How long a started sign-in (its interaction row) lives; the budget of starts counts over the same window. */
 export const INTERACTION_TTL_SECONDS = 600;
-
-/** URLs compare equal with or without a trailing slash on an empty path. */
-function sameResource(a: string, b: string): boolean {
-  if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
-  const left = URL.parse(a);
-  const right = URL.parse(b);
-  return left !== null && right !== null && left.href === right.href;
-}
 
 /**
  * DPoP at the token endpoint (RFC 9449 §5): a proof binds the token to its key; a service
@@ -274,13 +267,13 @@ function realmFeatures(
         // A person's clients (the portal, plantctl) may ask for account-admin tokens.
         const isPortal = PERSON_CLIENT_IDS.has(client.clientId);
         let audience: string | undefined;
-        if (sameResource(indicator, config.PLANT_STORE_AUDIENCE))
+        if (sameAudience(indicator, config.PLANT_STORE_AUDIENCE))
           audience = config.PLANT_STORE_AUDIENCE;
         // Service accounts never get account-admin tokens: automation cannot manage service accounts.
-        else if (isPortal && sameResource(indicator, config.ACCOUNT_ADMIN_AUDIENCE))
+        else if (isPortal && sameAudience(indicator, config.ACCOUNT_ADMIN_AUDIENCE))
           audience = config.ACCOUNT_ADMIN_AUDIENCE;
         // Other teams' APIs (@plant/resource-auth) are for service accounts, as the Plant Store is.
-        else if (!isPortal) audience = apiAudiences.find((api) => sameResource(indicator, api));
+        else if (!isPortal) audience = apiAudiences.find((api) => sameAudience(indicator, api));
         if (audience === undefined) throw new errors.InvalidTarget();
         const principal = principalOf(client);
         if (principal && ctx.oidc.params?.grant_type === 'client_credentials')

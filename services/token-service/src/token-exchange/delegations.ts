@@ -20,9 +20,9 @@ const toDelegation = (row: DelegationRow): Delegation => ({
   created_by: row.created_by,
 });
 
-/** The same URL compared as the token endpoint compares resource indicators (a trailing slash on an empty path is the same). */
+/** The same URL, as the token endpoint compares resource indicators and audiences (a trailing slash on an empty path is the same). */
 export function sameAudience(a: string, b: string): boolean {
-  if (a === b) return true;
+  if (a === b) return true; // the usual case (the default resource): no URL parsing per grant
   const left = URL.parse(a);
   const right = URL.parse(b);
   return left !== null && right !== null && left.href === right.href;

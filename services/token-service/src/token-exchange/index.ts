@@ -9,6 +9,7 @@
  * May call: platform, realms, service-accounts
  */
 export { createDelegationRepository } from './delegation-repository.js';
+export { sameAudience } from './delegations.js';
 export type { DelegationRepository } from './delegation-repository.js';
 export { delegationRoutes } from './internal-delegation-routes.js';
 export {
